@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: file operations of /dev/infiniband/rcm and the ioctl dispatcher.
+ *
+ * Every command struct starts with { __u32 size; __u32 flags; }. The
+ * dispatcher owns the rules the uapi header states once for all commands
+ * (size window, zeroed tail, known flags), so that a handler only ever
+ * sees a kernel copy that passed them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/nospec.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "rcm_priv.h"
+
+#define RCM_OP(_nr, _execute, _struct, _last)                            \
+	[(_nr) - RCM_CMD_BASE] = {                                       \
+		.execute = _execute,                                     \
+		.size = sizeof(_struct),                                 \
+		.min_size = offsetofend(_struct, _last),                 \
+	}
+
+const struct rcm_ioctl_op rcm_ioctl_ops[] = {
+	RCM_OP(RCM_CMD_QUERY, rcm_cmd_query, struct rcm_query, out_num_devices),
+};
+
+const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);
+
+/**
+ * rcm_ioctl_lookup() - find the table entry of an ioctl number
+ * @cmd: the ioctl number as passed to unlocked_ioctl
+ *
+ * Return: the entry, or NULL when @cmd is not an rcm command.
+ */
+const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd)
+{
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (cmd != _IO(RCM_IOCTL_MAGIC, nr) || nr < RCM_CMD_BASE ||
+	    nr - RCM_CMD_BASE >= rcm_ioctl_num_ops)
+		return NULL;
+	nr = array_index_nospec(nr - RCM_CMD_BASE, rcm_ioctl_num_ops);
+	if (!rcm_ioctl_ops[nr].execute)
+		return NULL;
+	return &rcm_ioctl_ops[nr];
+}
+
+/**
+ * rcm_ioctl_check_header() - apply the size and flags rules of the uapi
+ * @op: the command
+ * @user_size: the size member userspace passed
+ * @flags: the flags member userspace passed
+ *
+ * Return: 0, -EINVAL for a size below the command's first release,
+ * -E2BIG for a size above RCM_MAX_CMD_SIZE, or -EOPNOTSUPP for unknown
+ * flag bits. A size between the kernel's struct and RCM_MAX_CMD_SIZE is
+ * accepted here; the caller checks that the extra bytes are zero.
+ */
+int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
+			   u32 flags)
+{
+	if (user_size < op->min_size)
+		return -EINVAL;
+	if (user_size > RCM_MAX_CMD_SIZE)
+		return -E2BIG;
+	if (flags & ~op->flags_mask)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static long rcm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	const struct rcm_ioctl_op *op;
+	u32 hdr[2];	/* size, flags */
+	void *karg;
+	long ret;
+
+	op = rcm_ioctl_lookup(cmd);
+	if (!op)
+		return -ENOTTY;
+	if (copy_from_user(hdr, uarg, sizeof(hdr)))
+		return -EFAULT;
+	ret = rcm_ioctl_check_header(op, hdr[0], hdr[1]);
+	if (ret)
+		return ret;
+
+	karg = kzalloc(op->size, GFP_KERNEL);
+	if (!karg)
+		return -ENOMEM;
+	/* Zero-fills what userspace did not send; E2BIG on a non-zero tail. */
+	ret = copy_struct_from_user(karg, op->size, uarg, hdr[0]);
+	if (ret)
+		goto out;
+	ret = op->execute(filp, karg);
+	if (ret)
+		goto out;
+	if (copy_to_user(uarg, karg, min_t(u32, hdr[0], op->size)))
+		ret = -EFAULT;
+out:
+	kfree(karg);
+	return ret;
+}
+
+static int rcm_open(struct inode *inode, struct file *filp)
+{
+	return nonseekable_open(inode, filp);
+}
+
+const struct file_operations rcm_fops = {
+	.owner = THIS_MODULE,
+	.open = rcm_open,
+	.unlocked_ioctl = rcm_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};

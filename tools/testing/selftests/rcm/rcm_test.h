@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Minimal TAP (kselftest) reporting for the rcm selftests.
+ *
+ * Each program declares its cases with RCM_TEST(name) and ends main()
+ * with rcm_test_run(). Output is TAP 13; the exit status is 0 when every
+ * case passed, 1 when one failed, 4 (KSFT_SKIP) when all were skipped.
+ * A case fails through CHECK() or FAIL(), skips through SKIP().
+ */
+#ifndef RCM_TEST_H
+#define RCM_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RCM_DEV "/dev/infiniband/rcm"
+#define KSFT_PASS 0
+#define KSFT_FAIL 1
+#define KSFT_SKIP 4
+
+struct rcm_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+enum rcm_verdict { RCM_OK, RCM_FAILED, RCM_SKIPPED };
+
+extern enum rcm_verdict rcm_verdict;
+extern char rcm_why[256];
+
+#define RCM_MAX_CASES 64
+extern struct rcm_case rcm_cases[RCM_MAX_CASES];
+extern int rcm_ncases;
+
+#define RCM_TEST(_name)							\
+	static void _name(void);					\
+	__attribute__((constructor)) static void rcm_reg_##_name(void)	\
+	{								\
+		if (rcm_ncases < RCM_MAX_CASES)				\
+			rcm_cases[rcm_ncases++] =			\
+				(struct rcm_case){ #_name, _name };	\
+	}								\
+	static void _name(void)
+
+void rcm_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void rcm_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int rcm_test_run(void);
+
+/* Fail the case (and leave it) unless @cond holds. */
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			rcm_fail(__FILE__, __LINE__, __VA_ARGS__);	\
+			return;						\
+		}							\
+	} while (0)
+
+/* Expect a call to fail with -1 and errno @err. */
+#define CHECK_ERRNO(call, err)						\
+	do {								\
+		long _r = (call);					\
+		int _e = errno;						\
+		CHECK(_r == -1 && _e == (err),				\
+		      "%s returned %ld errno %d (%s), want -1 errno %d (%s)", \
+		      #call, _r, _r == -1 ? _e : 0,			\
+		      _r == -1 ? strerror(_e) : "-", err, strerror(err)); \
+	} while (0)
+
+#define SKIP(...)							\
+	do {								\
+		rcm_skip(__VA_ARGS__);					\
+		return;							\
+	} while (0)
+
+/* Open the rcm device, skipping the case when the module is absent. */
+int rcm_open_dev(void);
+
+#endif /* RCM_TEST_H */

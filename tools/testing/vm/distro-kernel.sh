@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Print "RELEASE VMLINUX" for Debian's installed linux-image-amd64.
+# QEMU boots an uncompressed ELF through the PVH entry several seconds
+# faster than the XZ bzImage under TCG, so the image is unpacked once,
+# with extract-vmlinux from the kernel source, into the rcm cache.
+set -euo pipefail
+
+cache=${RCM_CACHE:-/var/cache/rcm}
+pkg=$(dpkg-query -W -f='${Depends}' linux-image-amd64 |
+	grep -o 'linux-image-[0-9][^ ,]*-amd64' | head -1)
+release=${pkg#linux-image-}
+out=$cache/distro-$release
+if [ ! -f "$out/vmlinux" ]; then
+	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+	src=$cache/src-$srcver/linux-source-6.1
+	mkdir -p "$out"
+	if [ -x "$src/scripts/extract-vmlinux" ]; then
+		extract=$src/scripts/extract-vmlinux
+	else
+		extract=$out/extract-vmlinux
+		tar -xOf /usr/src/linux-source-6.1.tar.xz \
+			linux-source-6.1/scripts/extract-vmlinux >"$extract"
+		chmod +x "$extract"
+	fi
+	"$extract" "/boot/vmlinuz-$release" >"$out/vmlinux.tmp"
+	mv "$out/vmlinux.tmp" "$out/vmlinux"
+fi
+echo "$release $out/vmlinux"

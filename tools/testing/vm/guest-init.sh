@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# /init of the rcm test guest (busybox). Parameters arrive as environment
+# variables from the kernel command line:
+#   rcm_tests=a,b,c     tests to run, in order (names in /tests/list)
+#   rcm_timeout=SECS    per-test bound (default 120)
+#   rcm_rdma=rxe|siw|rxe,siw   soft RDMA devices to create (default rxe)
+#   rcm_kunit=1         load rcm.ko as the KUnit step (test kernel)
+#
+# Every line meant for the host starts with "rcm-": the host harness
+# (run-guest.py) reads results only from those lines.
+#   rcm-result: PASS|FAIL|SKIP <name> [detail]
+#   rcm-ktap: <KTAP line from the kernel log>
+#   rcm-splat: <test> <kernel log line>
+#   rcm-done
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu
+
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+echo "rcm-boot: $(cut -d' ' -f1 /proc/uptime)"
+IP=/usr/sbin/ip	# iproute2's: busybox's applet knows no "type dummy"
+
+timeout_s=${rcm_timeout:-120}
+rdma_kinds=${rcm_rdma:-rxe}
+splat_re='BUG:|WARNING:|KASAN|Oops|general protection fault|kernel BUG|unreferenced object|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|UBSAN:|Call Trace:|blocked for more than|hung_task|refcount_t:'
+
+result() {
+	echo "rcm-result: $*"
+}
+
+# Read and clear the kernel log; report any splat in it against $1.
+scan_log() {
+	dmesg -c >/tmp/slice 2>/dev/null
+	cat /tmp/slice >>/tmp/kernel.log
+	if grep -Eq "$splat_re" /tmp/slice; then
+		grep -E "$splat_re" /tmp/slice | head -20 |
+			sed "s/^/rcm-splat: $1 /"
+		return 1
+	fi
+	return 0
+}
+
+die() {
+	echo "rcm-fatal: $*"
+	scan_log setup
+	echo "rcm-done"
+	sync
+	reboot -f
+}
+
+# --- modules --------------------------------------------------------------
+for m in crc32_generic dummy veth ib_core ib_cm iw_cm ib_uverbs rdma_rxe siw; do
+	modprobe -q "$m" 2>/dev/null
+done
+grep -q '^ib_cm ' /proc/modules || die "ib_cm did not load"
+
+# --- soft RDMA devices ----------------------------------------------------
+# One netdev per device kind, addresses from 198.18.0.0/15 only.
+n=0
+for kind in $(echo "$rdma_kinds" | tr , ' '); do
+	n=$((n + 1))
+	dev=${kind}net0
+	$IP link add "$dev" type dummy || die "cannot create $dev"
+	$IP link set "$dev" mtu 1500 up
+	$IP addr add "198.18.$n.1/24" dev "$dev"
+	$IP -6 addr add "fd00:198:18:$n::1/64" dev "$dev" nodad
+	rdma link add "${kind}0" type "$kind" netdev "$dev" ||
+		die "rdma link add ${kind}0 failed"
+done
+$IP link set lo up
+export RCM_EXPECT_DEVICES=$n
+# The RoCE GID of each IPv4 address appears shortly after the link is
+# added (ib_core fills the GID table from a workqueue): wait for it.
+n=0
+for kind in $(echo "$rdma_kinds" | tr , ' '); do
+	n=$((n + 1))
+	[ "$kind" = rxe ] || continue
+	gid=$(printf 'ffff:c612:%02x01' "$n")
+	i=0
+	until grep -qs "$gid" /sys/class/infiniband/rxe0/ports/1/gids/[0-9]; do
+		i=$((i + 1))
+		[ $i -le 100 ] || die "no RoCE GID for 198.18.$n.1 after 10 s"
+		sleep 0.1
+	done
+done
+
+# --- rcm.ko (and, on the test kernel, its KUnit suites) -------------------
+scan_log setup || die "kernel log not clean before rcm loaded"
+# kmemleak: what booting left behind is not ours; report only new objects.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+fi
+insmod /lib/rcm/rcm.ko || die "insmod rcm.ko failed"
+if [ "$rcm_kunit" = 1 ]; then
+	dmesg >/tmp/kunit.log
+	sed -n 's/^\[[^]]*\] //p' /tmp/kunit.log |
+		grep -E '^ *(KTAP|TAP|# |ok |not ok |1\.\.)' | sed 's/^/rcm-ktap: /'
+fi
+scan_log rcm-load || result FAIL kernel-log.rcm-load
+
+# --- tests ----------------------------------------------------------------
+for t in $(echo "$rcm_tests" | tr , ' '); do
+	cmd=$(sed -n "s/^$t: //p" /tests/list)
+	if [ -z "$cmd" ]; then
+		result FAIL "$t" "unknown test"
+		continue
+	fi
+	echo "rcm-begin: $t"
+	start=$(cut -d' ' -f1 /proc/uptime)
+	( cd /tests && timeout -s KILL "$timeout_s" sh -c "$cmd" ) >/tmp/out 2>&1
+	rc=$?
+	end=$(cut -d' ' -f1 /proc/uptime)
+	sed "s/^/rcm-out: $t: /" /tmp/out
+	# kselftest TAP: one result per case, then the program's own verdict.
+	awk -v t="$t" '
+		/^(not )?ok [0-9]+ / {
+			line = $0; st = "PASS"
+			if (line ~ /^not ok/) st = "FAIL"
+			if (line ~ /# *SKIP/) st = "SKIP"
+			sub(/^(not )?ok [0-9]+ (- )?/, "", line)
+			sub(/ *#.*$/, "", line)
+			gsub(/[^A-Za-z0-9_.-]+/, "_", line)
+			print "rcm-result: " st " " t "." line
+			n++
+		}
+		END { print n + 0 > "/tmp/ncases" }' /tmp/out
+	ncases=$(cat /tmp/ncases)
+	case $rc in
+	0) [ "$ncases" = 0 ] && result PASS "$t" ;;
+	4|77) [ "$ncases" = 0 ] && result SKIP "$t" ;;
+	137) result FAIL "$t" "timed out after ${timeout_s}s" ;;
+	*) grep -q '^not ok' /tmp/out || result FAIL "$t" "exit $rc" ;;
+	esac
+	echo "rcm-time: $t $start $end"
+	scan_log "$t"
+done
+
+# --- unload and leak check ------------------------------------------------
+if rmmod rcm; then
+	result PASS rcm-unload
+else
+	result FAIL rcm-unload
+fi
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	if [ -s /sys/kernel/debug/kmemleak ]; then
+		sed 's/^/rcm-splat: kmemleak /' /sys/kernel/debug/kmemleak | head -60
+	fi
+fi
+scan_log teardown
+echo "rcm-done"
+sync
+reboot -f

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the initramfs of an rcm test guest.
+#
+# mkinitramfs.sh --out FILE --release REL --modroot DIR --rcm-ko FILE
+#                [--tests DIR] [--bin FILE]... [--lib-dir DIR]...
+#
+#   --modroot DIR   root that holds lib/modules/REL (/ for the distro
+#                   kernel, the cached kernel's mods/ for the test kernel)
+#   --tests DIR     directory of guest tests: executables plus "list",
+#                   one "name: command" line per test
+#   --bin FILE      extra host program to copy, with the libraries it needs
+#   --lib-dir DIR   directory of shared objects to copy to /usr/lib/rcm
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+out= release= modroot= rcm_ko= tests=
+bins=(/usr/sbin/ip /usr/bin/rdma)
+libdirs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift 2 ;;
+	--release) release=$2; shift 2 ;;
+	--modroot) modroot=$2; shift 2 ;;
+	--rcm-ko) rcm_ko=$2; shift 2 ;;
+	--tests) tests=$2; shift 2 ;;
+	--bin) bins+=("$2"); shift 2 ;;
+	--lib-dir) libdirs+=("$2"); shift 2 ;;
+	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] && [ -n "$release" ] && [ -n "$modroot" ] && [ -n "$rcm_ko" ] || {
+	echo "usage: $0 --out FILE --release REL --modroot DIR --rcm-ko FILE ..." >&2
+	exit 2
+}
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+chmod 0755 "$stage"
+mkdir -p "$stage"/{bin,sbin,etc,lib,lib64,usr/bin,usr/sbin,usr/lib/rcm,tests,lib/rcm}
+
+cp /bin/busybox "$stage/bin/busybox"
+ln -s busybox "$stage/bin/sh"
+install -m 0755 "$here/guest-init.sh" "$stage/init"
+cp "$rcm_ko" "$stage/lib/rcm/rcm.ko"
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
+	>"$stage/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
+
+# Kernel modules and everything they depend on.
+mods=(crc32_generic dummy veth ib_core ib_cm iw_cm ib_uverbs rdma_cm
+      rdma_ucm rdma_rxe siw)
+kdir=lib/modules/$release
+for m in "${mods[@]}"; do
+	{ modprobe -S "$release" -d "$modroot" --show-depends "$m" 2>/dev/null ||
+		true; } |
+		awk '$1 == "insmod" { print $2 }'
+done | sort -u | while read -r path; do
+	rel=${path#"$modroot"}
+	rel=${rel#/}
+	mkdir -p "$stage/$(dirname "$rel")"
+	cp "$path" "$stage/$rel"
+done
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	if [ -f "$modroot/$kdir/$f" ]; then cp "$modroot/$kdir/$f" "$stage/$kdir/"; fi
+done
+depmod -b "$stage" "$release"
+
+# Programs with their shared libraries (and what glibc and libibverbs
+# load behind ldd's back: libgcc_s for pthread_exit, the providers).
+copy_libs_of() {
+	local lib
+	ldd "$1" 2>/dev/null | awk '/=> \//{ print $3 } /^\t\/lib/{ print $1 }' |
+	while read -r lib; do
+		[ -e "$stage$lib" ] && continue
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+}
+copy_with_libs() {
+	mkdir -p "$stage/$(dirname "$2")"
+	cp -L "$1" "$stage/$2"
+	copy_libs_of "$1"
+}
+for b in "${bins[@]}"; do
+	copy_with_libs "$b" "$b"
+done
+multiarch=/usr/lib/x86_64-linux-gnu
+for p in "$multiarch"/libibverbs/librxe-rdmav*.so \
+	 "$multiarch"/libibverbs/libsiw-rdmav*.so \
+	 "$multiarch"/libgcc_s.so.1 /lib/x86_64-linux-gnu/libgcc_s.so.1; do
+	if [ -e "$p" ]; then copy_with_libs "$p" "$p"; fi
+done
+mkdir -p "$stage/etc/libibverbs.d"
+cp /etc/libibverbs.d/rxe.driver /etc/libibverbs.d/siw.driver \
+	"$stage/etc/libibverbs.d/"
+for d in "${libdirs[@]}"; do
+	for so in "$d"/*.so*; do
+		[ -e "$so" ] || continue
+		cp -a "$so" "$stage/usr/lib/rcm/"
+	done
+done
+
+if [ -n "$tests" ]; then
+	cp -a "$tests"/. "$stage/tests/"
+	for t in "$stage"/tests/*; do
+		if [ -f "$t" ] && [ -x "$t" ]; then copy_libs_of "$t"; fi
+	done
+fi
+
+(cd "$stage" && find . | cpio -o -H newc --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Boot one rcm test guest under QEMU (TCG) and report its results.
+
+The guest's /init (guest-init.sh) runs the requested tests and prints
+"rcm-" lines on the serial console; this program turns them into one
+result line per test on stdout:
+
+    PASS <label>.<test>
+    FAIL <label>.<test>: <why>
+    SKIP <label>.<test>
+
+plus, for every boot, "<label>.guest-finished" (the guest reached the end
+within its time bound) and "<label>.kernel-log" (no BUG, WARNING, KASAN,
+lockdep, oops or kmemleak report in the guest kernel log). The exit
+status is 1 if anything failed. The complete console log is written to
+--log.
+"""
+import argparse
+import os
+import re
+import selectors
+import subprocess
+import sys
+import time
+
+# Backstop for what the guest cannot report itself (a panic, a hang).
+CONSOLE_SPLAT = re.compile(
+    r'Kernel panic|BUG:|WARNING:|KASAN|Oops|general protection fault|'
+    r'kernel BUG|unreferenced object|circular locking|recursive locking|'
+    r'inconsistent lock state|suspicious RCU usage|blocked for more than')
+KTAP_CASE = re.compile(r'^(\s*)(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP.*))?$')
+KTAP_SUBTEST = re.compile(r'^(\s*)# Subtest: (\S+)')
+
+
+class Results:
+    def __init__(self, label):
+        self.label = label
+        self.rows = []
+
+    def add(self, status, name, why=''):
+        name = f'{self.label}.{name}'
+        self.rows.append((status, name, why))
+        line = f'{status} {name}' + (f': {why}' if why else '')
+        print(line, flush=True)
+
+    def failed(self):
+        return any(s == 'FAIL' for s, _, _ in self.rows)
+
+
+def parse_ktap(lines, res):
+    """Report each KUnit case of the KTAP that rcm.ko printed at load."""
+    suite = None
+    ncases = 0
+    cases_in_suite = 0
+    for line in lines:
+        m = KTAP_SUBTEST.match(line)
+        if m and m.group(1):
+            suite = m.group(2)
+            cases_in_suite = 0
+            continue
+        m = KTAP_CASE.match(line)
+        if not m:
+            continue
+        indent, verdict, name, _, skip = m.groups()
+        if indent and suite:
+            status = 'SKIP' if skip else ('PASS' if verdict == 'ok' else 'FAIL')
+            res.add(status, f'kunit.{suite}.{name}')
+            ncases += 1
+            cases_in_suite += 1
+        elif not indent and verdict == 'not ok' and cases_in_suite == 0:
+            res.add('FAIL', f'kunit.{name}', 'suite failed before its cases')
+    if ncases == 0:
+        res.add('FAIL', 'kunit', 'no KTAP case in the kernel log')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument('--label', required=True, help='prefix of result names')
+    ap.add_argument('--vmlinux', required=True)
+    ap.add_argument('--initrd', required=True)
+    ap.add_argument('--tests', default='', help='comma-separated test names')
+    ap.add_argument('--kunit', action='store_true',
+                    help='collect the KUnit results printed when rcm loads')
+    ap.add_argument('--rdma', default='rxe', help='rxe, siw or rxe,siw')
+    ap.add_argument('--test-timeout', type=int, default=120)
+    ap.add_argument('--guest-timeout', type=int, default=900,
+                    help='bound on the whole boot, in seconds')
+    ap.add_argument('--memory', default='2G')
+    ap.add_argument('--log', required=True)
+    args = ap.parse_args()
+
+    tests = [t for t in args.tests.split(',') if t]
+    append = ['console=ttyS0', 'loglevel=4', 'panic=-1',
+              'rdinit=/init', 'kmemleak=on', 'nokaslr',
+              f'rcm_tests={",".join(tests)}', f'rcm_rdma={args.rdma}',
+              f'rcm_timeout={args.test_timeout}',
+              f'rcm_kunit={1 if args.kunit else 0}']
+    qemu = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max', '-smp', '2',
+            '-m', args.memory, '-nodefaults', '-no-user-config',
+            '-display', 'none', '-serial', 'stdio', '-no-reboot',
+            '-kernel', args.vmlinux, '-initrd', args.initrd,
+            '-append', ' '.join(append)]
+    res = Results(args.label)
+    start = time.monotonic()
+    seen = set()
+    ktap = []
+    splats = []
+    done = False
+    timed_out = False
+    boot_s = None
+    with open(args.log, 'w', errors='replace') as log:
+        log.write(' '.join(qemu) + '\n')
+        proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        buf = b''
+        while True:
+            left = args.guest_timeout - (time.monotonic() - start)
+            if left <= 0:
+                timed_out = True
+                proc.kill()
+                break
+            if not sel.select(timeout=min(left, 5)):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            *lines, buf = buf.split(b'\n')
+            for raw in lines:
+                line = raw.decode('utf-8', 'replace').rstrip('\r')
+                log.write(line + '\n')
+                if line.startswith('rcm-result: '):
+                    parts = line[len('rcm-result: '):].split(' ', 2)
+                    status, name = parts[0], parts[1]
+                    why = parts[2] if len(parts) > 2 else ''
+                    seen.add(name.split('.')[0])
+                    res.add(status, name, why)
+                elif line.startswith('rcm-ktap: '):
+                    ktap.append(line[len('rcm-ktap: '):])
+                elif line.startswith('rcm-splat: '):
+                    splats.append(line[len('rcm-splat: '):])
+                elif line.startswith('rcm-boot: '):
+                    boot_s = line.split()[1]
+                elif line.startswith('rcm-fatal: '):
+                    splats.append('guest setup failed: ' + line[11:])
+                elif line.startswith('rcm-done'):
+                    done = True
+                elif CONSOLE_SPLAT.search(line) and not line.startswith('rcm-'):
+                    splats.append('console: ' + line.strip())
+        proc.wait()
+
+    if args.kunit:
+        parse_ktap(ktap, res)
+    for t in tests:
+        if t not in seen:
+            res.add('FAIL', t, 'no result (guest stopped early)')
+    elapsed = time.monotonic() - start
+    if done:
+        res.add('PASS', 'guest-finished')
+    else:
+        why = (f'killed after {args.guest_timeout}s' if timed_out
+               else 'guest stopped before the end')
+        res.add('FAIL', 'guest-finished', why)
+    if splats:
+        res.add('FAIL', 'kernel-log', f'{len(splats)} report line(s), first: '
+                + splats[0])
+        for s in splats[:40]:
+            print(f'    {s}')
+    else:
+        res.add('PASS', 'kernel-log')
+    print(f'# {args.label}: boot to /init {boot_s or "?"} s, '
+          f'whole guest {elapsed:.0f} s, log {args.log}', flush=True)
+    return 1 if res.failed() else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
