@@ -23,7 +23,7 @@
 #define CONST(c)							\
 	{ L_CONST, NULL, #c, (unsigned long long)(c), 0 },		\
 	{ L_CONST_SIZE, NULL, #c, sizeof(c), 0 },			\
-	{ L_CONST_SIGNED, NULL, #c, (__typeof__(c))-1 < 0, 0 },
+	{ L_CONST_SIGNED, NULL, #c, (__typeof__(c))-1 < (__typeof__(c))1, 0 },
 
 const struct layout_entry LAYOUT_TABLE[] = {
 #include "layout_list.h"

@@ -74,6 +74,7 @@ struct rcm_query {
 	__u32 out_abi_version;
 	__u32 out_num_devices;
 };
+
 #define RCM_IOCTL_QUERY _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY)
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rcm: top-level build. The kernel module builds out of tree with Kbuild
+# (see Kbuild and drivers/rcm/Kbuild); everything else is plain make.
+#
+#   make                 rcm.ko against KDIR, the userlib, the selftests
+#   make modules         rcm.ko only (KDIR=/path/to/kernel/build)
+#   make modules_install install rcm.ko into KDIR's module tree, depmod
+#   make userlib         librdmacm.so.1 (userlib/)
+#   make selftests       the guest test programs (tools/testing/selftests/rcm)
+#   make check           everything, on a fresh Debian 12 machine (root)
+#   make demo            boot a guest and show rcm at work
+#   make style           checkpatch --strict on the kernel sources
+#   make sparse          sparse over the module (C=2)
+#   make dkms-install    register, build and install through DKMS
+#   make install         userlib + headers + man pages (PREFIX, DESTDIR)
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+CHECKPATCH ?= $(firstword $(wildcard /var/cache/rcm/src-*/linux-source-6.1/scripts/checkpatch.pl) \
+		$(KDIR)/scripts/checkpatch.pl)
+KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.h)) \
+		  include/uapi/rdma/rcm_user.h
+
+all: modules userlib selftests
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	$(MAKE) -C userlib clean
+	$(MAKE) -C tools/testing/selftests/rcm clean
+	rm -rf build
+
+userlib:
+	$(MAKE) -C userlib
+
+selftests:
+	$(MAKE) -C tools/testing/selftests/rcm
+
+check:
+	tools/testing/check.sh
+
+demo:
+	tools/testing/demo.sh
+
+style:
+	$(CHECKPATCH) --no-tree --strict --quiet --show-types -f $(KERNEL_SOURCES)
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules
+
+install: userlib
+	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -D -m 0644 include/uapi/rdma/rcm_user.h \
+		$(DESTDIR)$(PREFIX)/include/rdma/rcm_user.h
+	install -D -m 0644 packaging/rcm.conf $(DESTDIR)/etc/modules-load.d/rcm.conf
+	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)/etc/udev/rules.d/90-rcm.rules
+	install -D -m 0644 packaging/rcm-modprobe.conf $(DESTDIR)/etc/modprobe.d/rcm.conf
+
+dkms-install:
+	rm -rf /usr/src/rcm-$(VERSION)
+	mkdir -p /usr/src/rcm-$(VERSION)
+	cp -a Kbuild Makefile dkms.conf drivers include /usr/src/rcm-$(VERSION)/
+	dkms add -m rcm -v $(VERSION)
+	dkms build -m rcm -v $(VERSION)
+	dkms install -m rcm -v $(VERSION)
+
+.PHONY: all modules modules_install clean userlib selftests check demo style \
+	sparse install dkms-install

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check: build everything and run every test, on a fresh Debian 12
+# machine, as root. Prints one "PASS|FAIL|SKIP name" line per test and
+# ends with "N passed, N failed, N skipped"; exits 1 on any failure.
+#
+# Steps: packages -> test kernel (cached) -> rcm.ko for both kernels ->
+# style/sparse -> userlib host tests -> selftests -> test-kernel guest
+# (KUnit + selftests over rxe and siw) -> distro-kernel guest (selftests
+# over rxe, rcm.ko built from the distro headers as DKMS would) -> harness
+# self-test.
+#
+# Env: RCM_CACHE (default /var/cache/rcm), RCM_ONLY=test|distro|host to
+# run a subset, RCM_TESTS=a,b to choose guest tests.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$top/tools/testing/vm
+out=$top/build
+results=$out/results.txt
+only=${RCM_ONLY:-}
+mkdir -p "$out"
+: >"$results"
+
+say() { echo "== $*"; }
+report() {	# STATUS NAME [WHY]
+	local line="$1 $2${3:+: $3}"
+	echo "$line" | tee -a "$results"
+}
+# Run a command; one result named $1 from its exit status.
+step() {
+	local name=$1 log=$out/$1.log
+	shift
+	if "$@" >"$log" 2>&1; then
+		report PASS "$name"
+	else
+		report FAIL "$name" "see $log"
+		tail -15 "$log" | sed 's/^/    /'
+		return 1
+	fi
+}
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+
+start=$(date +%s)
+say "packages"
+"$top/tools/testing/install-deps.sh" || exit 1
+
+distro_kdir=
+read -r distro_rel distro_vmlinux < <("$vm/distro-kernel.sh")
+distro_kdir=/lib/modules/$distro_rel/build
+
+# Build rcm.ko for one kernel in its own copy of the sources, so the two
+# builds never share objects.
+build_module() {	# NAME KDIR
+	local dir=$out/$1
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -a "$top/Kbuild" "$top/drivers" "$top/include" "$dir/"
+	find "$dir" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \) -delete
+	make -C "$2" M="$dir" modules
+}
+
+if want host || want distro; then
+	say "rcm.ko against the distro headers ($distro_rel)"
+	step build.rcm-distro build_module distro "$distro_kdir"
+	step style.checkpatch make -C "$top" style
+	step style.sparse make -C "$distro_kdir" M="$out/distro" C=2 \
+		CHECK="sparse -Wsparse-error" modules
+fi
+
+if want host; then
+	say "userlib host tests"
+	if step build.userlib make -C "$top/userlib"; then
+		make -s -C "$top/userlib" check >"$out/userlib-check.log" 2>&1
+		rc=$?
+		grep -E '^(PASS|FAIL|SKIP) ' "$out/userlib-check.log" |
+			sed -E 's/^(PASS|FAIL|SKIP) /\1 userlib./' | tee -a "$results"
+		if [ $rc != 0 ] && ! grep -q '^FAIL ' "$out/userlib-check.log"; then
+			report FAIL userlib.check "exit $rc, see $out/userlib-check.log"
+		fi
+	fi
+
+fi
+
+say "selftests"
+step build.selftests make -C "$top/tools/testing/selftests/rcm" \
+	OUTPUT="$out/selftests"
+guest_tests=${RCM_TESTS:-$(sed 's/:.*//' "$out/selftests/list" | paste -sd,)}
+
+if want test; then
+	say "test kernel (linux-source-6.1 + tools/testing/vm/kernel.config)"
+	if kernel=$("$vm/build-kernel.sh"); then
+		report PASS build.test-kernel "$(cat "$kernel/build-seconds")s cold build"
+		rel=$(cat "$kernel/release")
+		if step build.rcm-test-kernel build_module test "$kernel/build"; then
+			"$vm/mkinitramfs.sh" --out "$out/test.cpio" --release "$rel" \
+				--modroot "$kernel/mods" \
+				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \
+				--tests "$out/selftests"
+			say "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
+			"$vm/run-guest.py" --label test-kernel --vmlinux "$kernel/vmlinux" \
+				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
+				--tests "$guest_tests" --log "$out/guest-test-kernel.log" |
+				tee -a "$results"
+		fi
+	else
+		report FAIL build.test-kernel "see ${RCM_CACHE:-/var/cache/rcm}/kernel-*.log"
+	fi
+fi
+
+if want distro; then
+	say "guest: distro kernel $distro_rel (selftests; rxe)"
+	"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
+		--modroot / --rcm-ko "$out/distro/drivers/rcm/rcm.ko" \
+		--tests "$out/selftests"
+	"$vm/run-guest.py" --label distro-kernel --vmlinux "$distro_vmlinux" \
+		--initrd "$out/distro.cpio" --rdma rxe --tests "$guest_tests" \
+		--log "$out/guest-distro-kernel.log" | tee -a "$results"
+
+	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
+	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
+		"$out/distro/drivers/rcm/rcm.ko" "$out/harness" | tee -a "$results"
+fi
+
+pass=$(grep -c '^PASS ' "$results")
+fail=$(grep -c '^FAIL ' "$results")
+skip=$(grep -c '^SKIP ' "$results")
+echo "== make check took $(( $(date +%s) - start ))s; results in $results"
+grep '^FAIL ' "$results" | sed 's/^/   /'
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

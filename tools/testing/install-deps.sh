@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install the Debian 12 packages that building and testing rcm need, and
+# say which. Does nothing when they are all present.
+set -euo pipefail
+
+pkgs=(
+	# build: module, userlib, selftests
+	build-essential linux-headers-amd64 libibverbs-dev sparse
+	# test kernel: Debian's own source, built with its toolchain needs
+	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves python3
+	# guests: QEMU under TCG, a static busybox, module and RDMA tools
+	qemu-system-x86 busybox-static kmod cpio iproute2
+	# the distro kernel booted for DKMS, interop and benchmarks
+	linux-image-amd64
+	# userspace RDMA: providers (rxe, siw), librdmacm programs, reference
+	# headers for the ABI layout test
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev
+	# packaging
+	dkms
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	case "$p" in \#*) continue ;; esac
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+	     grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "rcm: all build and test packages present"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "rcm: missing packages (run as root to install): ${missing[*]}" >&2
+	exit 1
+fi
+echo "rcm: installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Prove that the guest harness fails a run when it should: boot a guest
+# with a passing test, a failing test, a test that hangs past its bound
+# and a module that WARNs, and check what run-guest.py makes of them.
+# The deliberate failures stay inside this run; what is reported is
+# whether each was detected.
+#
+# harness-selftest.sh RELEASE VMLINUX RCM_KO WORKDIR
+set -uo pipefail
+
+vm=$(cd "$(dirname "$0")" && pwd)
+release=$1 vmlinux=$2 rcm_ko=$3 work=$4
+kdir=/lib/modules/$release/build
+
+rm -rf "$work"
+mkdir -p "$work/mod" "$work/tests"
+cp "$vm/harness-selftest/rcm_harness_warn.c" "$vm/harness-selftest/Kbuild" \
+	"$work/mod/"
+if ! make -C "$kdir" M="$work/mod" modules >"$work/build.log" 2>&1; then
+	echo "FAIL harness.build-warn-module: see $work/build.log"
+	exit 1
+fi
+cp "$work/mod/rcm_harness_warn.ko" "$work/tests/"
+cat >"$work/tests/list" <<'LIST'
+pass: true
+fail: false
+hang: sleep 600
+warn: insmod ./rcm_harness_warn.ko
+LIST
+
+if ! "$vm/mkinitramfs.sh" --out "$work/guest.cpio" --release "$release" \
+	--modroot / --rcm-ko "$rcm_ko" --tests "$work/tests"; then
+	echo "FAIL harness.initramfs: mkinitramfs.sh failed"
+	exit 1
+fi
+"$vm/run-guest.py" --label hs --vmlinux "$vmlinux" --initrd "$work/guest.cpio" \
+	--tests pass,fail,hang,warn --test-timeout 10 --guest-timeout 300 \
+	--log "$work/guest.log" >"$work/results.txt"
+rc=$?
+
+expect() {	# NAME GREP-PATTERN DESCRIPTION
+	if grep -Eq "$2" "$work/results.txt"; then
+		echo "PASS harness.$1"
+	else
+		echo "FAIL harness.$1: $3 (see $work/results.txt)"
+	fi
+}
+expect passing-test-passes '^PASS hs\.pass$' "a passing test was not reported PASS"
+expect detects-failing-test '^FAIL hs\.fail: exit 1' "a failing test was not reported FAIL"
+expect detects-hang '^FAIL hs\.hang: timed out' "a hanging test was not bounded"
+expect detects-kernel-warning '^FAIL hs\.kernel-log: .*warn .*WARNING' \
+	"a kernel WARNING did not fail the run"
+if [ $rc -ne 0 ]; then
+	echo "PASS harness.run-exit-status"
+else
+	echo "FAIL harness.run-exit-status: run-guest.py exited 0 on failures"
+fi
