@@ -267,9 +267,9 @@ enum {
  * enum ib_cm_data_size minus the CMA header where one is sent (REQ and
  * SIDR REQ only, cma.c:cma_user_data_offset()). A UD reject is a SIDR REP
  * with status IB_SIDR_REJECT (cma.c:rdma_reject()), so it has the SIDR REP
- * area. ib_cm enforces the areas in cm_validate_req_param(),
- * ib_send_cm_rep(), ib_send_cm_rej(), ib_send_cm_sidr_req() and
- * ib_send_cm_sidr_rep().
+ * area. ib_cm enforces the areas in cm.c: cm_validate_req_param(),
+ * ib_send_cm_rep(), cm_send_rej_locked(), ib_send_cm_sidr_req() and
+ * cm_send_sidr_rep_locked().
  */
 static const s16 rcm_wire_pdata_max[][RCM_WIRE_OP_NOPS][RCM_WIRE_QP_NCLASSES] = {
 	[RCM_PORT_CM_IB] = {
@@ -477,7 +477,7 @@ int rcm_wire_connect_param(const struct rcm_wire_conn_param *user,
  * With @user, rnr_retry_count is the consumer's, which goes in the REP and
  * is what the *active* QP will use (cma.c:cma_accept_ib()); above 7 is
  * refused. retry_count has no REP field: this side's QP uses the REQ's
- * (cm.c:ib_cm_init_qp_attr()), so @out->retry_count is @req's; a
+ * (cm.c:cm_init_qp_rts_attr()), so @out->retry_count is @req's; a
  * @user->retry_count above 7 is still refused so that one rule holds for
  * connect and accept.
  *

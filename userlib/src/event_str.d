@@ -1,5 +1,0 @@
-event_str.o: event_str.c rcm_lib.h ../include/rdma/rdma_cma.h \
- ../include/rdma/rcm.h
-rcm_lib.h:
-../include/rdma/rdma_cma.h:
-../include/rdma/rcm.h:

@@ -1,4 +1,0 @@
-init.o: init.c rcm_lib.h ../include/rdma/rdma_cma.h ../include/rdma/rcm.h
-rcm_lib.h:
-../include/rdma/rdma_cma.h:
-../include/rdma/rcm.h:
