@@ -45,7 +45,7 @@ static int rcm_check_abi(int fd)
  * rdma_create_event_channel() - open a channel that reports CM events
  *
  * Return: the channel, or NULL with errno set: ENODEV when the rcm module
- * is not loaded or manages no device, ENOSYS when it speaks another ABI,
+ * is not loaded or manages no device, EPERM when it speaks another ABI (as librdmacm),
  * else the error of open(2) or ENOMEM.
  */
 RCM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)

@@ -25,10 +25,10 @@
 
 /*
  * errno when the module answers RCM_IOCTL_QUERY with another ABI version,
- * or the file does not understand the query at all. librdmacm uses EPERM
- * for its own ABI check; rcm reports ENOSYS, see rdma_create_event_channel(3).
+ * or the file does not understand the query at all: EPERM, as librdmacm
+ * reports a bad kernel ABI; see rdma_create_event_channel(3).
  */
-#define RCM_EABI		ENOSYS
+#define RCM_EABI		EPERM
 
 /* librdmacm's convention: set errno, return -1. */
 static inline int rcm_err(int err)

@@ -72,11 +72,11 @@ int main(int argc, char *argv[])
 		return T_EXIT_SKIP;
 	t_require_our_lib((const void *)rdma_event_str);
 
-	T_CHECK(sizeof(names) / sizeof(names[0]) ==
+	T_CHECK(ARRAY_SIZE(names) ==
 		RDMA_CM_EVENT_TIMEWAIT_EXIT + 1);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		T_CHECK_STR(rdma_event_str(i), names[i]);
-	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(unknown); i++)
 		T_CHECK_STR(rdma_event_str(unknown[i]), "UNKNOWN EVENT");
 	/* A static string: the same pointer every time. */
 	T_CHECK(rdma_event_str(RDMA_CM_EVENT_REJECTED) ==

@@ -18,6 +18,8 @@ enum {
 	T_EXIT_SKIP = 77,
 };
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 extern int t_failures;
 
 /* Record a failure and go on, so that one run shows every failed check. */

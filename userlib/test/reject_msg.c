@@ -57,10 +57,10 @@ int main(int argc, char *argv[])
 	T_CHECK_STR(rdma_reject_msg(NULL, -ECONNRESET),
 		    "reset by remote host");
 	T_CHECK_STR(rdma_reject_msg(NULL, -ETIMEDOUT), "setup timeout");
-	for (i = 0; i < sizeof(ib_undefined) / sizeof(ib_undefined[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ib_undefined); i++)
 		T_CHECK_STR(rdma_reject_msg(NULL, ib_undefined[i]),
 			    UNRECOGNIZED);
-	for (i = 0; i < sizeof(iw_undefined) / sizeof(iw_undefined[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(iw_undefined); i++)
 		T_CHECK_STR(rdma_reject_msg(NULL, iw_undefined[i]),
 			    UNRECOGNIZED);
 
