@@ -25,6 +25,10 @@
 
 const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP(RCM_CMD_QUERY, rcm_cmd_query, struct rcm_query, out_num_devices),
+	RCM_OP(RCM_CMD_CREATE_ID, rcm_cmd_create_id, struct rcm_create_id,
+	       out_id),
+	RCM_OP(RCM_CMD_DESTROY_ID, rcm_cmd_destroy_id, struct rcm_destroy_id,
+	       out_events_reported),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);
@@ -107,12 +111,37 @@ out:
 
 static int rcm_open(struct inode *inode, struct file *filp)
 {
+	struct rcm_file *file;
+
+	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	if (!file)
+		return -ENOMEM;
+	xa_init_flags(&file->ids, XA_FLAGS_ALLOC1);
+	spin_lock_init(&file->event_lock);
+	INIT_LIST_HEAD(&file->events);
+	mutex_init(&file->read_mutex);
+	init_waitqueue_head(&file->poll_wait);
+	filp->private_data = file;
 	return nonseekable_open(inode, filp);
+}
+
+static int rcm_release(struct inode *inode, struct file *filp)
+{
+	struct rcm_file *file = filp->private_data;
+
+	rcm_file_destroy_ids(file);
+	xa_destroy(&file->ids);
+	mutex_destroy(&file->read_mutex);
+	kfree(file);
+	return 0;
 }
 
 const struct file_operations rcm_fops = {
 	.owner = THIS_MODULE,
 	.open = rcm_open,
+	.release = rcm_release,
+	.read = rcm_read,
+	.poll = rcm_poll,
 	.unlocked_ioctl = rcm_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,

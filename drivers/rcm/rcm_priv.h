@@ -7,6 +7,8 @@
  *   rcm_device.c  ib_client: per-RDMA-device state
  *   rcm_file.c    file operations: open/release, ioctl dispatch table
  *   rcm_cmd.c     handlers of the global (id-less) commands
+ *   rcm_id.c      communication ids: create, look up, destroy
+ *   rcm_event.c   the per-file event queue, read() and poll()
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
@@ -18,6 +20,8 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rcm_user.h>
 
@@ -95,6 +99,104 @@ int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
 			   u32 flags);
 extern const struct rcm_ioctl_op rcm_ioctl_ops[];
 extern const unsigned int rcm_ioctl_num_ops;
+
+/**
+ * struct rcm_file - one open of /dev/infiniband/rcm
+ * @ids: handle -> struct rcm_id (allocating, handles from 1). An id is
+ *       stored only once complete. Erasing its entry is how a destroyer
+ *       claims an id, so exactly one thread destroys each. Lookups take
+ *       their reference under the xarray lock (rcm_id_get()).
+ * @event_lock: protects @events and every id's @events_reported. Taken
+ *              from process context only.
+ * @events: queued struct rcm_uevent, oldest first
+ * @read_mutex: held by read() while it copies events out and by the
+ *              event purge of a destroy, so an event is never freed while
+ *              it is being copied. Ordered inside an id's @lock never:
+ *              nothing holds an id lock while taking it.
+ * @poll_wait: woken whenever an event is queued
+ *
+ * Allocated by open(), freed by release() after every id is destroyed.
+ * Everything in it is private to the one open file.
+ */
+struct rcm_file {
+	struct xarray ids;
+	spinlock_t event_lock;		/* @events, ids' events_reported */
+	struct list_head events;
+	struct mutex read_mutex;	/* readers vs. event purge */
+	wait_queue_head_t poll_wait;
+};
+
+/**
+ * enum rcm_state - life of an id
+ * @RCM_STATE_IDLE: created, nothing bound
+ * @RCM_STATE_DESTROYING: being destroyed; final. Every asynchronous path
+ *                        checks for it under the id's lock and then does
+ *                        nothing.
+ */
+enum rcm_state {
+	RCM_STATE_IDLE,
+	RCM_STATE_DESTROYING,
+};
+
+/**
+ * struct rcm_id - a communication identifier
+ * @file: the owning file; it outlives the id (release() destroys all ids)
+ * @handle: index in @file->ids
+ * @context: the user's value, echoed in every event of the id
+ * @ref: the @file->ids entry holds the base reference; every command in
+ *       flight on the id and every pending asynchronous operation holds
+ *       one more. The last put completes @done.
+ * @done: destroy waits on it after dropping the base reference, so no
+ *        command or callback can touch the id once it is freed
+ * @lock: serialises commands on the id with the callbacks acting on it;
+ *        @state changes only under it. Never held across a call that
+ *        waits for such a callback (address cancel, CM id destroy).
+ * @state: enum rcm_state
+ * @ps: port space (enum rcm_port_space)
+ * @qp_type: enum rcm_qp_type
+ * @events_reported: events of this id that read() returned; under
+ *                   @file->event_lock
+ */
+struct rcm_id {
+	struct rcm_file *file;
+	u32 handle;
+	u64 context;
+	refcount_t ref;
+	struct completion done;
+	struct mutex lock;		/* commands vs. callbacks; @state */
+	enum rcm_state state;
+	u16 ps;
+	u8 qp_type;
+	u32 events_reported;
+};
+
+/**
+ * struct rcm_uevent - an event on its way to userspace
+ * @list: entry in the file's event queue
+ * @id: the id it is about; its destroy purges the event first
+ * @ev: the record read() copies out
+ */
+struct rcm_uevent {
+	struct list_head list;
+	struct rcm_id *id;
+	struct rcm_event ev;
+};
+
+/* rcm_id.c */
+bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
+struct rcm_id *rcm_id_get(struct rcm_file *file, u32 handle);
+void rcm_id_put(struct rcm_id *id);
+void rcm_file_destroy_ids(struct rcm_file *file);
+int rcm_cmd_create_id(struct file *filp, void *arg);
+int rcm_cmd_destroy_id(struct file *filp, void *arg);
+
+/* rcm_event.c */
+struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
+void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
+void rcm_event_purge(struct rcm_file *file, struct rcm_id *id);
+ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,
+		 loff_t *pos);
+__poll_t rcm_poll(struct file *filp, struct poll_table_struct *wait);
 
 /* rcm_cmd.c */
 int rcm_cmd_query(struct file *filp, void *arg);

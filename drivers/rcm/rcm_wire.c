@@ -380,7 +380,7 @@ int rcm_wire_req_pdata_build(void *buf, size_t size, enum ib_qp_type qp_type,
 					qp_type);
 	if (max < 0)
 		return max;
-	if (ulen > max || (ulen && !udata))
+	if (ulen > (size_t)max || (ulen && !udata))
 		return -EINVAL;
 
 	area = max + sizeof(hdr);

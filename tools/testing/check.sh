@@ -99,7 +99,7 @@ if want test; then
 				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \
 				--tests "$out/selftests"
 			say "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
-			"$vm/run-guest.py" --label test-kernel --vmlinux "$kernel/vmlinux" \
+			"$vm/run-guest.py" --label test-kernel --kernel "$kernel/bzImage" \
 				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
 				--tests "$guest_tests" --log "$out/guest-test-kernel.log" |
 				tee -a "$results"
@@ -114,7 +114,7 @@ if want distro; then
 	"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
 		--modroot / --rcm-ko "$out/distro/drivers/rcm/rcm.ko" \
 		--tests "$out/selftests"
-	"$vm/run-guest.py" --label distro-kernel --vmlinux "$distro_vmlinux" \
+	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
 		--initrd "$out/distro.cpio" --rdma rxe --tests "$guest_tests" \
 		--log "$out/guest-distro-kernel.log" | tee -a "$results"
 

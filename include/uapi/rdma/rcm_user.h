@@ -7,6 +7,7 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#include <linux/socket.h>
 
 /**
  * DOC: rcm ioctl ABI
@@ -55,6 +56,8 @@
 enum rcm_cmd {
 	RCM_CMD_BASE = 0x80,
 	RCM_CMD_QUERY = RCM_CMD_BASE,
+	RCM_CMD_CREATE_ID,
+	RCM_CMD_DESTROY_ID,
 };
 
 /**
@@ -76,5 +79,130 @@ struct rcm_query {
 };
 
 #define RCM_IOCTL_QUERY _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY)
+
+/* Port spaces: the values of librdmacm's enum rdma_port_space. */
+enum rcm_port_space {
+	RCM_PS_IPOIB = 0x0002,
+	RCM_PS_IB = 0x013F,
+	RCM_PS_TCP = 0x0106,
+	RCM_PS_UDP = 0x0111,
+};
+
+/* QP types: the values of libibverbs' enum ibv_qp_type. */
+enum rcm_qp_type {
+	RCM_QPT_RC = 2,
+	RCM_QPT_UD = 4,
+};
+
+/**
+ * struct rcm_create_id - ioctl(RCM_IOCTL_CREATE_ID)
+ * @size: sizeof(struct rcm_create_id)
+ * @flags: Must be 0
+ * @context: opaque user value, returned in every event of the id
+ * @port_space: enum rcm_port_space
+ * @qp_type: enum rcm_qp_type; RCM_PS_TCP takes RC, RCM_PS_UDP and
+ *           RCM_PS_IPOIB take UD, RCM_PS_IB takes either
+ * @reserved: Must be 0
+ * @out_id: handle of the new id, valid in this open file only
+ *
+ * Creates a communication identifier owned by the file. Errors: EINVAL
+ * for an unknown port space or a QP type the port space does not take;
+ * EMFILE when the file already holds RCM_MAX_IDS ids.
+ */
+struct rcm_create_id {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 context;
+	__u16 port_space;
+	__u8 qp_type;
+	__u8 reserved;
+	__u32 out_id;
+};
+
+#define RCM_IOCTL_CREATE_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_CREATE_ID)
+
+/* Ids one open file may hold at once. */
+#define RCM_MAX_IDS 65536
+
+/**
+ * struct rcm_destroy_id - ioctl(RCM_IOCTL_DESTROY_ID)
+ * @size: sizeof(struct rcm_destroy_id)
+ * @flags: Must be 0
+ * @id: the id to destroy
+ * @out_events_reported: number of events of this id that read() has
+ *                       returned, over its whole life
+ *
+ * Destroys the id: cancels what it has in flight, discards its events
+ * that read() has not returned yet, and frees it. The handle is invalid
+ * afterwards (ENOENT). Never blocks on userspace. Errors: ENOENT for a
+ * handle that names no id of this file.
+ */
+struct rcm_destroy_id {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 out_events_reported;
+};
+
+#define RCM_IOCTL_DESTROY_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_DESTROY_ID)
+
+/**
+ * DOC: rcm events
+ *
+ * Events are read from the file with read(). A read returns as many
+ * whole struct rcm_event records as fit in the buffer, never a partial
+ * record; a buffer smaller than one record fails with EINVAL. With no
+ * event queued, read() blocks, or fails with EAGAIN on an O_NONBLOCK
+ * file. poll() and epoll report EPOLLIN | EPOLLRDNORM while an event is
+ * queued. Events of one file come out in the order they happened.
+ *
+ * The status member of an event is 0 on success, a negative errno for a
+ * local failure, or, for RCM_EVENT_REJECTED only, a positive transport
+ * reject reason (the IB CM REJ reason).
+ */
+
+/* Event types: the values of librdmacm's enum rdma_cm_event_type. */
+enum rcm_event_type {
+	RCM_EVENT_ADDR_RESOLVED,
+	RCM_EVENT_ADDR_ERROR,
+	RCM_EVENT_ROUTE_RESOLVED,
+	RCM_EVENT_ROUTE_ERROR,
+	RCM_EVENT_CONNECT_REQUEST,
+	RCM_EVENT_CONNECT_RESPONSE,
+	RCM_EVENT_CONNECT_ERROR,
+	RCM_EVENT_UNREACHABLE,
+	RCM_EVENT_REJECTED,
+	RCM_EVENT_ESTABLISHED,
+	RCM_EVENT_DISCONNECTED,
+	RCM_EVENT_DEVICE_REMOVAL,
+	RCM_EVENT_MULTICAST_JOIN,
+	RCM_EVENT_MULTICAST_ERROR,
+	RCM_EVENT_ADDR_CHANGE,
+	RCM_EVENT_TIMEWAIT_EXIT,
+};
+
+/* Largest private data any event carries (the IB CM REP area). */
+#define RCM_EVENT_PRIVATE_DATA_MAX 196
+
+/**
+ * struct rcm_event - one event record returned by read()
+ * @context: the context of the id the event is for
+ * @id: the handle of that id
+ * @event: enum rcm_event_type
+ * @status: 0, a negative errno, or a positive reject reason
+ * @private_data_len: bytes of @private_data that are valid
+ * @reserved: 0
+ * @private_data: private data the peer sent with the message behind the
+ *                event, zero padded
+ */
+struct rcm_event {
+	__aligned_u64 context;
+	__u32 id;
+	__u32 event;
+	__s32 status;
+	__u8 private_data_len;
+	__u8 reserved[3];
+	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+};
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

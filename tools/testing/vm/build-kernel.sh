@@ -10,11 +10,14 @@
 # Env:   RCM_CACHE   cache root (default /var/cache/rcm)
 #
 # Layout of a cached kernel ($RCM_CACHE/kernel-<key>/):
-#   vmlinux          uncompressed ELF, booted by QEMU through the PVH entry
+#   bzImage          the kernel QEMU boots (LZ4: quick to unpack under TCG;
+#                    the PVH entry of the bare vmlinux cannot be used, its
+#                    early code runs with KASAN instrumentation and faults)
 #   build/           the O= object tree; KDIR for out-of-tree modules
 #   mods/            modules_install root (lib/modules/<release>/...)
 #   release          the kernel release string
 #   build-seconds    wall time of the cold build
+#   source-version   the linux-source-6.1 package version it was built from
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +26,9 @@ frag=$here/kernel.config
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 tarball=/usr/src/linux-source-6.1.tar.xz
-key=$( (cat "$frag" "$0"; echo "$srcver"; gcc --version | head -1) |
+# Bump when a change to this script changes what it builds.
+recipe=2
+key=$( (cat "$frag"; echo "recipe $recipe $srcver"; gcc --version | head -1) |
 	sha256sum | cut -c1-16)
 out=$cache/kernel-$key
 
@@ -71,16 +76,17 @@ while IFS= read -r line; do
 done <"$frag"
 [ "$missing" = 0 ] || exit 1
 
-make -C "$tree" O="$out/build" -j"$(nproc)" vmlinux modules >>"$log" 2>&1 || {
+make -C "$tree" O="$out/build" -j"$(nproc)" bzImage modules >>"$log" 2>&1 || {
 	tail -40 "$log" >&2
 	exit 1
 }
 make -C "$tree" O="$out/build" INSTALL_MOD_PATH="$out/mods" \
 	modules_install >>"$log" 2>&1
-cp "$out/build/vmlinux" "$out/vmlinux"
+cp "$out/build/arch/x86/boot/bzImage" "$out/bzImage"
 make -s -C "$tree" O="$out/build" kernelrelease >"$out/release"
 secs=$(($(date +%s) - start))
 echo "$secs" >"$out/build-seconds"
+echo "$srcver" >"$out/source-version"
 touch "$out/.done"
 echo "rcm: test kernel built in ${secs}s (cold)" >&2
 echo "$out"

@@ -35,7 +35,7 @@ if ! "$vm/mkinitramfs.sh" --out "$work/guest.cpio" --release "$release" \
 	echo "FAIL harness.initramfs: mkinitramfs.sh failed"
 	exit 1
 fi
-"$vm/run-guest.py" --label hs --vmlinux "$vmlinux" --initrd "$work/guest.cpio" \
+"$vm/run-guest.py" --label hs --kernel "$vmlinux" --initrd "$work/guest.cpio" \
 	--tests pass,fail,hang,warn --test-timeout 10 --guest-timeout 300 \
 	--log "$work/guest.log" >"$work/results.txt"
 rc=$?

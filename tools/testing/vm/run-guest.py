@@ -78,7 +78,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument('--label', required=True, help='prefix of result names')
-    ap.add_argument('--vmlinux', required=True)
+    ap.add_argument('--kernel', required=True,
+                    help='kernel image: a PVH-capable vmlinux or a bzImage')
     ap.add_argument('--initrd', required=True)
     ap.add_argument('--tests', default='', help='comma-separated test names')
     ap.add_argument('--kunit', action='store_true',
@@ -100,7 +101,7 @@ def main():
     qemu = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max', '-smp', '2',
             '-m', args.memory, '-nodefaults', '-no-user-config',
             '-display', 'none', '-serial', 'stdio', '-no-reboot',
-            '-kernel', args.vmlinux, '-initrd', args.initrd,
+            '-kernel', args.kernel, '-initrd', args.initrd,
             '-append', ' '.join(append)]
     res = Results(args.label)
     start = time.monotonic()

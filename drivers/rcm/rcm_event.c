@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: the per-file event queue, read() and poll().
+ *
+ * An operation that will complete with an event allocates that event when
+ * it starts (rcm_event_alloc()), so delivering it can never fail for lack
+ * of memory: rcm never loses an event silently. Events are queued in the
+ * order they happen and read() returns them oldest first, several per
+ * call, whole records only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "rcm_priv.h"
+
+/**
+ * rcm_event_alloc() - allocate an event record for an id
+ * @id: the id the event will be about
+ * @type: enum rcm_event_type
+ * @gfp: allocation flags
+ *
+ * Return: the event, not yet queued, or NULL.
+ */
+struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
+{
+	struct rcm_uevent *uevent = kzalloc(sizeof(*uevent), gfp);
+
+	if (!uevent)
+		return NULL;
+	uevent->id = id;
+	uevent->ev.context = id->context;
+	uevent->ev.id = id->handle;
+	uevent->ev.event = type;
+	return uevent;
+}
+
+/**
+ * rcm_event_queue() - make an event visible to read() and poll()
+ * @file: the file of the event's id
+ * @uevent: from rcm_event_alloc(); the queue owns it from now on
+ *
+ * The caller holds the id's lock and has checked that the id is not
+ * being destroyed, so the destroy's purge runs after this and removes
+ * the event if nobody read it.
+ */
+void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
+{
+	lockdep_assert_held(&uevent->id->lock);
+
+	spin_lock(&file->event_lock);
+	list_add_tail(&uevent->list, &file->events);
+	spin_unlock(&file->event_lock);
+	wake_up_interruptible(&file->poll_wait);
+}
+
+/**
+ * rcm_event_purge() - discard the queued events of one id
+ * @file: the id's file
+ * @id: the id, already marked as being destroyed
+ *
+ * Takes the read mutex, so no read() is copying one of these events
+ * while it is freed.
+ */
+void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
+{
+	struct rcm_uevent *uevent, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&file->read_mutex);
+	spin_lock(&file->event_lock);
+	list_for_each_entry_safe(uevent, tmp, &file->events, list)
+		if (uevent->id == id)
+			list_move_tail(&uevent->list, &dead);
+	spin_unlock(&file->event_lock);
+	mutex_unlock(&file->read_mutex);
+
+	list_for_each_entry_safe(uevent, tmp, &dead, list)
+		kfree(uevent);
+}
+
+static bool rcm_events_pending(struct rcm_file *file)
+{
+	bool pending;
+
+	spin_lock(&file->event_lock);
+	pending = !list_empty(&file->events);
+	spin_unlock(&file->event_lock);
+	return pending;
+}
+
+/*
+ * Copy out as many queued events as fit in @len. An event leaves the
+ * queue, and counts as reported for its id, only once it was copied.
+ * Returns the bytes copied, or -EFAULT if not even the first one could be.
+ */
+static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
+			       size_t len)
+{
+	const size_t rec = sizeof(struct rcm_event);
+	struct rcm_uevent *uevent;
+	ssize_t done = 0;
+
+	mutex_lock(&file->read_mutex);
+	while (len - done >= rec) {
+		spin_lock(&file->event_lock);
+		uevent = list_first_entry_or_null(&file->events,
+						  struct rcm_uevent, list);
+		spin_unlock(&file->event_lock);
+		if (!uevent)
+			break;
+		/* Only readers and purges (both under read_mutex) unlink. */
+		if (copy_to_user(buf + done, &uevent->ev, rec)) {
+			if (!done)
+				done = -EFAULT;
+			break;
+		}
+		spin_lock(&file->event_lock);
+		list_del(&uevent->list);
+		uevent->id->events_reported++;
+		spin_unlock(&file->event_lock);
+		kfree(uevent);
+		done += rec;
+	}
+	mutex_unlock(&file->read_mutex);
+	return done;
+}
+
+ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,
+		 loff_t *pos)
+{
+	struct rcm_file *file = filp->private_data;
+	ssize_t ret;
+
+	if (len < sizeof(struct rcm_event))
+		return -EINVAL;
+	for (;;) {
+		ret = rcm_read_events(file, buf, len);
+		if (ret)
+			return ret;
+		if (filp->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(file->poll_wait,
+					     rcm_events_pending(file)))
+			return -ERESTARTSYS;
+	}
+}
+
+__poll_t rcm_poll(struct file *filp, struct poll_table_struct *wait)
+{
+	struct rcm_file *file = filp->private_data;
+
+	poll_wait(filp, &file->poll_wait, wait);
+	return rcm_events_pending(file) ? EPOLLIN | EPOLLRDNORM : 0;
+}

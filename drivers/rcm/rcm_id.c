@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: communication identifiers - creation, lookup and destruction.
+ *
+ * The lifetime rules are written beside struct rcm_id in rcm_priv.h. In
+ * short: the file's xarray entry holds the base reference; erasing the
+ * entry is how a destroyer claims the id, so exactly one thread destroys
+ * it; the destroyer fences callbacks by setting RCM_STATE_DESTROYING under
+ * the id's lock, purges the id's queued events, drops the base reference
+ * and waits until every command and operation in flight has dropped
+ * theirs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "rcm_priv.h"
+
+/**
+ * rcm_id_qp_type_ok() - may an id of this port space use this QP type?
+ * @ps: enum rcm_port_space
+ * @qp_type: enum rcm_qp_type
+ *
+ * TCP ids are RC, UDP and IPoIB ids are UD, IB ids choose (the rules of
+ * the in-tree ucma, which librdmacm relies on).
+ */
+bool rcm_id_qp_type_ok(u16 ps, u8 qp_type)
+{
+	switch (ps) {
+	case RCM_PS_TCP:
+		return qp_type == RCM_QPT_RC;
+	case RCM_PS_UDP:
+	case RCM_PS_IPOIB:
+		return qp_type == RCM_QPT_UD;
+	case RCM_PS_IB:
+		return qp_type == RCM_QPT_RC || qp_type == RCM_QPT_UD;
+	default:
+		return false;
+	}
+}
+
+/**
+ * rcm_id_get() - find an id of a file and take a reference on it
+ * @file: the file the caller acts on
+ * @handle: the handle userspace passed
+ *
+ * Handles are per file, so an id of another file can never be named.
+ *
+ * Return: the id, or NULL if @handle names no live id of @file.
+ */
+struct rcm_id *rcm_id_get(struct rcm_file *file, u32 handle)
+{
+	struct rcm_id *id;
+
+	xa_lock(&file->ids);
+	id = xa_load(&file->ids, handle);
+	/* The entry holds the base reference: the count cannot be zero. */
+	if (id)
+		refcount_inc(&id->ref);
+	xa_unlock(&file->ids);
+	return id;
+}
+
+void rcm_id_put(struct rcm_id *id)
+{
+	if (refcount_dec_and_test(&id->ref))
+		complete(&id->done);
+}
+
+int rcm_cmd_create_id(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_create_id *cmd = arg;
+	struct rcm_id *id;
+	int ret;
+
+	if (cmd->reserved || !rcm_id_qp_type_ok(cmd->port_space, cmd->qp_type))
+		return -EINVAL;
+
+	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	if (!id)
+		return -ENOMEM;
+	id->file = file;
+	id->context = cmd->context;
+	id->ps = cmd->port_space;
+	id->qp_type = cmd->qp_type;
+	id->state = RCM_STATE_IDLE;
+	refcount_set(&id->ref, 1);
+	init_completion(&id->done);
+	mutex_init(&id->lock);
+
+	/* Published complete: nothing else can find it before this. */
+	ret = xa_alloc(&file->ids, &id->handle, id,
+		       XA_LIMIT(1, RCM_MAX_IDS), GFP_KERNEL);
+	if (ret) {
+		mutex_destroy(&id->lock);
+		kfree(id);
+		return ret == -EBUSY ? -EMFILE : ret;
+	}
+	cmd->out_id = id->handle;
+	return 0;
+}
+
+/*
+ * Destroy an id the caller has just erased from its file's xarray, which
+ * hands it the base reference. Returns the number of events read() has
+ * returned for the id.
+ */
+static u32 rcm_id_destroy(struct rcm_id *id)
+{
+	u32 reported;
+
+	mutex_lock(&id->lock);
+	id->state = RCM_STATE_DESTROYING;
+	mutex_unlock(&id->lock);
+
+	rcm_event_purge(id->file, id);
+	rcm_id_put(id);
+	wait_for_completion(&id->done);
+
+	spin_lock(&id->file->event_lock);
+	reported = id->events_reported;
+	spin_unlock(&id->file->event_lock);
+	mutex_destroy(&id->lock);
+	kfree(id);
+	return reported;
+}
+
+int rcm_cmd_destroy_id(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_destroy_id *cmd = arg;
+	struct rcm_id *id;
+
+	id = xa_erase(&file->ids, cmd->id);
+	if (!id)
+		return -ENOENT;
+	cmd->out_events_reported = rcm_id_destroy(id);
+	return 0;
+}
+
+/**
+ * rcm_file_destroy_ids() - destroy every id of a file that is closing
+ * @file: the file; no command can run on it any more
+ */
+void rcm_file_destroy_ids(struct rcm_file *file)
+{
+	struct rcm_id *id;
+	unsigned long index;
+
+	xa_for_each(&file->ids, index, id) {
+		if (xa_erase(&file->ids, index) == id)
+			rcm_id_destroy(id);
+	}
+}

@@ -1,0 +1,948 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: KUnit suites for rcm_wire.c, the device-free IB CM wire layer.
+ *
+ * The expected byte images and numbers below were written by hand from
+ * the in-tree layout (cma.c struct cma_hdr, ib_cm.h enum ib_cm_data_size,
+ * cm.c cm_ack_timeout()), not computed with the code under test.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/string.h>
+#include <rdma/ib.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "rcm_priv.h"
+
+/* --- helpers ---------------------------------------------------------- */
+
+static struct sockaddr_in rcm_t_in4(u8 a, u8 b, u8 c, u8 d, u16 port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+	};
+	u8 *p = (u8 *)&sin.sin_addr.s_addr;
+
+	p[0] = a;
+	p[1] = b;
+	p[2] = c;
+	p[3] = d;
+	return sin;
+}
+
+static struct sockaddr_in6 rcm_t_in6(const u8 addr[16], u16 port)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(port),
+	};
+
+	memcpy(&sin6.sin6_addr, addr, 16);
+	return sin6;
+}
+
+static void rcm_t_expect_bytes(struct kunit *test, const void *got,
+			       const u8 *want, size_t len)
+{
+	const u8 *g = got;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		KUNIT_EXPECT_EQ_MSG(test, g[i], want[i], "byte %zu", i);
+}
+
+/* fe80::1 */
+static const u8 rcm_t_ll6[16] = {
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01,
+};
+
+/* 2001:db8::2 */
+static const u8 rcm_t_doc6[16] = {
+	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02,
+};
+
+/* ::ffff:10.0.0.7 */
+static const u8 rcm_t_mapped6[16] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 7,
+};
+
+/*
+ * 192.168.1.10:49152 -> 192.168.1.20:4791, as cma.c:cma_format_hdr()
+ * lays it out: version 0, IP version 4 in the high nibble, the *source*
+ * port 49152 = 0xc000, then each IPv4 address after twelve zero bytes.
+ */
+static const u8 rcm_t_img4[RCM_WIRE_HDR_SIZE] = {
+	0x00, 0x40, 0xc0, 0x00,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 192, 168, 1, 10,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 192, 168, 1, 20,
+};
+
+/* [fe80::1]:4660 -> [2001:db8::2]:18515: IP version 6, port 0x1234. */
+static const u8 rcm_t_img6[RCM_WIRE_HDR_SIZE] = {
+	0x00, 0x60, 0x12, 0x34,
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01,
+	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02,
+};
+
+/* --- rcm_wire_hdr ----------------------------------------------------- */
+
+static void rcm_wire_hdr_layout_matches_cma_hdr(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct rcm_wire_hdr), (size_t)36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rcm_wire_hdr, port), (size_t)2);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rcm_wire_hdr, src_addr),
+			(size_t)4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rcm_wire_hdr, dst_addr),
+			(size_t)20);
+}
+
+static void rcm_wire_hdr_v4_encodes_to_in_tree_bytes(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
+	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
+	struct rcm_wire_hdr hdr;
+
+	/* Garbage first: encode must write every byte, pad included. */
+	memset(&hdr, 0xa5, sizeof(hdr));
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
+						  (struct sockaddr *)&dst), 0);
+	rcm_t_expect_bytes(test, &hdr, rcm_t_img4, sizeof(rcm_t_img4));
+}
+
+static void rcm_wire_hdr_v6_encodes_to_in_tree_bytes(struct kunit *test)
+{
+	struct sockaddr_in6 src = rcm_t_in6(rcm_t_ll6, 0x1234);
+	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_doc6, 18515);
+	struct rcm_wire_hdr hdr;
+
+	src.sin6_scope_id = 3;
+	src.sin6_flowinfo = htonl(0xabcde);
+	memset(&hdr, 0xa5, sizeof(hdr));
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
+						  (struct sockaddr *)&dst), 0);
+	rcm_t_expect_bytes(test, &hdr, rcm_t_img6, sizeof(rcm_t_img6));
+}
+
+static void rcm_wire_hdr_carries_source_port_not_destination(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(10, 0, 0, 1, 1);
+	struct sockaddr_in dst = rcm_t_in4(10, 0, 0, 2, 65535);
+	struct rcm_wire_hdr hdr;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
+						  (struct sockaddr *)&dst), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(hdr.port), 1);
+}
+
+static void rcm_wire_hdr_v4_round_trip_gives_listen_view(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
+	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
+	struct rcm_wire_req_addrs addrs;
+	struct rcm_wire_hdr hdr;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
+						  (struct sockaddr *)&dst), 0);
+	memset(&addrs, 0xa5, sizeof(addrs));
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_decode(&hdr, sizeof(hdr), 4791,
+						  &addrs), 0);
+	/* The listener's own side: where the client connected to. */
+	KUNIT_EXPECT_EQ(test, addrs.listen.in.sin_family, (sa_family_t)AF_INET);
+	KUNIT_EXPECT_EQ(test, ntohl(addrs.listen.in.sin_addr.s_addr),
+			0xc0a80114U);
+	KUNIT_EXPECT_EQ(test, ntohs(addrs.listen.in.sin_port), 4791);
+	/* The remote side: the client. */
+	KUNIT_EXPECT_EQ(test, addrs.peer.in.sin_family, (sa_family_t)AF_INET);
+	KUNIT_EXPECT_EQ(test, ntohl(addrs.peer.in.sin_addr.s_addr),
+			0xc0a8010aU);
+	KUNIT_EXPECT_EQ(test, ntohs(addrs.peer.in.sin_port), 49152);
+}
+
+static void rcm_wire_hdr_v6_round_trip_gives_listen_view(struct kunit *test)
+{
+	struct sockaddr_in6 src = rcm_t_in6(rcm_t_ll6, 0x1234);
+	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_doc6, 18515);
+	struct rcm_wire_req_addrs addrs;
+	struct rcm_wire_hdr hdr;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
+						  (struct sockaddr *)&dst), 0);
+	memset(&addrs, 0xa5, sizeof(addrs));
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_decode(&hdr, sizeof(hdr), 18515,
+						  &addrs), 0);
+	KUNIT_EXPECT_EQ(test, addrs.listen.in6.sin6_family,
+			(sa_family_t)AF_INET6);
+	rcm_t_expect_bytes(test, &addrs.listen.in6.sin6_addr, rcm_t_doc6, 16);
+	KUNIT_EXPECT_EQ(test, ntohs(addrs.listen.in6.sin6_port), 18515);
+	KUNIT_EXPECT_EQ(test, addrs.peer.in6.sin6_family,
+			(sa_family_t)AF_INET6);
+	rcm_t_expect_bytes(test, &addrs.peer.in6.sin6_addr, rcm_t_ll6, 16);
+	KUNIT_EXPECT_EQ(test, ntohs(addrs.peer.in6.sin6_port), 0x1234);
+	/* Neither scope nor flow info travels; both come out zero. */
+	KUNIT_EXPECT_EQ(test, addrs.peer.in6.sin6_scope_id, 0U);
+	KUNIT_EXPECT_EQ(test, ntohl(addrs.peer.in6.sin6_flowinfo), 0U);
+	KUNIT_EXPECT_EQ(test, addrs.listen.in6.sin6_scope_id, 0U);
+}
+
+static void rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6(struct kunit *test)
+{
+	struct sockaddr_in6 src = rcm_t_in6(rcm_t_mapped6, 5000);
+	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_mapped6, 6000);
+	struct rcm_wire_req_addrs addrs;
+	struct rcm_wire_hdr hdr;
+	const u8 *b = (const u8 *)&hdr;
+
+	dst.sin6_addr.s6_addr[15] = 8;
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
+						  (struct sockaddr *)&dst), 0);
+	KUNIT_EXPECT_EQ(test, b[1], 0x60);
+	rcm_t_expect_bytes(test, b + 4, rcm_t_mapped6, 16);
+	KUNIT_EXPECT_EQ(test, b[14], 0xff);
+	KUNIT_EXPECT_EQ(test, b[35], 8);
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_decode(&hdr, sizeof(hdr), 6000,
+						  &addrs), 0);
+	KUNIT_EXPECT_EQ(test, addrs.peer.sa.sa_family, (sa_family_t)AF_INET6);
+	rcm_t_expect_bytes(test, &addrs.peer.in6.sin6_addr, rcm_t_mapped6, 16);
+}
+
+static void rcm_wire_hdr_v4_is_zero_padded_not_v4_mapped(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(10, 0, 0, 7, 1);
+	struct sockaddr_in dst = rcm_t_in4(10, 0, 0, 8, 2);
+	struct rcm_wire_hdr hdr;
+	const u8 *b = (const u8 *)&hdr;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
+						  (struct sockaddr *)&dst), 0);
+	for (i = 4; i < 16; i++)
+		KUNIT_EXPECT_EQ_MSG(test, b[i], 0, "src pad byte %d", i);
+	for (i = 20; i < 32; i++)
+		KUNIT_EXPECT_EQ_MSG(test, b[i], 0, "dst pad byte %d", i);
+}
+
+static void rcm_wire_hdr_decode_ignores_v4_pad_and_low_nibble(struct kunit *test)
+{
+	struct rcm_wire_req_addrs addrs;
+	u8 img[RCM_WIRE_HDR_SIZE];
+
+	memcpy(img, rcm_t_img4, sizeof(img));
+	img[1] = 0x4f;		/* cma.c:cma_get_ip_ver() reads bits 7:4 only */
+	img[4] = 0xff;		/* and cma_save_ip4_info() the last 4 bytes */
+	img[10] = 0xff;
+	img[11] = 0xff;
+	img[20] = 0x01;
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_decode(img, sizeof(img), 1, &addrs),
+			0);
+	KUNIT_EXPECT_EQ(test, addrs.peer.in.sin_family, (sa_family_t)AF_INET);
+	rcm_t_expect_bytes(test, &addrs.peer.in.sin_addr,
+			   (const u8[]){ 192, 168, 1, 10 }, 4);
+	rcm_t_expect_bytes(test, &addrs.listen.in.sin_addr,
+			   (const u8[]){ 192, 168, 1, 20 }, 4);
+}
+
+static void rcm_wire_hdr_decode_rejects_unknown_cma_version(struct kunit *test)
+{
+	struct rcm_wire_req_addrs addrs;
+	u8 img[RCM_WIRE_HDR_SIZE];
+	int v;
+
+	for (v = 1; v <= 0xff; v++) {
+		memcpy(img, rcm_t_img4, sizeof(img));
+		img[0] = v;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rcm_wire_hdr_decode(img, sizeof(img), 1,
+							&addrs),
+				    -EINVAL, "cma_version %d", v);
+	}
+}
+
+static void rcm_wire_hdr_decode_rejects_ip_version_not_4_or_6(struct kunit *test)
+{
+	struct rcm_wire_req_addrs addrs;
+	u8 img[RCM_WIRE_HDR_SIZE];
+	int v;
+
+	for (v = 0; v < 16; v++) {
+		int want = (v == 4 || v == 6) ? 0 : -EAFNOSUPPORT;
+
+		memcpy(img, rcm_t_img6, sizeof(img));
+		img[1] = v << 4;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rcm_wire_hdr_decode(img, sizeof(img), 1,
+							&addrs),
+				    want, "ip_version %d", v);
+	}
+}
+
+static void rcm_wire_hdr_decode_checks_version_before_ip_version(struct kunit *test)
+{
+	struct rcm_wire_req_addrs addrs;
+	u8 img[RCM_WIRE_HDR_SIZE];
+
+	memcpy(img, rcm_t_img4, sizeof(img));
+	img[0] = 1;
+	img[1] = 0x50;
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_decode(img, sizeof(img), 1, &addrs),
+			-EINVAL);
+}
+
+static void rcm_wire_hdr_decode_rejects_short_data(struct kunit *test)
+{
+	struct rcm_wire_req_addrs addrs;
+
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_decode(rcm_t_img4, 35, 1, &addrs),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_decode(rcm_t_img4, 0, 1, &addrs),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_decode(NULL, 92, 1, &addrs),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_decode(rcm_t_img4, 36, 1, &addrs),
+			0);
+}
+
+static void rcm_wire_hdr_decode_leaves_output_alone_on_error(struct kunit *test)
+{
+	struct rcm_wire_req_addrs addrs;
+	u8 img[RCM_WIRE_HDR_SIZE];
+	const u8 *a = (const u8 *)&addrs;
+	size_t i;
+
+	memcpy(img, rcm_t_img4, sizeof(img));
+	img[1] = 0x50;
+	memset(&addrs, 0x5a, sizeof(addrs));
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_decode(img, sizeof(img), 1, &addrs),
+			-EAFNOSUPPORT);
+	for (i = 0; i < sizeof(addrs); i++)
+		KUNIT_EXPECT_EQ_MSG(test, a[i], 0x5a, "byte %zu", i);
+}
+
+static void rcm_wire_hdr_encode_rejects_bad_families(struct kunit *test)
+{
+	struct sockaddr_in in4 = rcm_t_in4(10, 0, 0, 1, 1);
+	struct sockaddr_in6 in6 = rcm_t_in6(rcm_t_doc6, 1);
+	struct sockaddr_ib ib = { .sib_family = AF_IB };
+	struct rcm_wire_hdr hdr;
+
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&ib,
+						  (struct sockaddr *)&ib),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&in4,
+						  (struct sockaddr *)&in6),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&in6,
+						  (struct sockaddr *)&in4),
+			-EINVAL);
+}
+
+static struct kunit_case rcm_wire_hdr_cases[] = {
+	KUNIT_CASE(rcm_wire_hdr_layout_matches_cma_hdr),
+	KUNIT_CASE(rcm_wire_hdr_v4_encodes_to_in_tree_bytes),
+	KUNIT_CASE(rcm_wire_hdr_v6_encodes_to_in_tree_bytes),
+	KUNIT_CASE(rcm_wire_hdr_carries_source_port_not_destination),
+	KUNIT_CASE(rcm_wire_hdr_v4_round_trip_gives_listen_view),
+	KUNIT_CASE(rcm_wire_hdr_v6_round_trip_gives_listen_view),
+	KUNIT_CASE(rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6),
+	KUNIT_CASE(rcm_wire_hdr_v4_is_zero_padded_not_v4_mapped),
+	KUNIT_CASE(rcm_wire_hdr_decode_ignores_v4_pad_and_low_nibble),
+	KUNIT_CASE(rcm_wire_hdr_decode_rejects_unknown_cma_version),
+	KUNIT_CASE(rcm_wire_hdr_decode_rejects_ip_version_not_4_or_6),
+	KUNIT_CASE(rcm_wire_hdr_decode_checks_version_before_ip_version),
+	KUNIT_CASE(rcm_wire_hdr_decode_rejects_short_data),
+	KUNIT_CASE(rcm_wire_hdr_decode_leaves_output_alone_on_error),
+	KUNIT_CASE(rcm_wire_hdr_encode_rejects_bad_families),
+	{}
+};
+
+static struct kunit_suite rcm_wire_hdr_suite = {
+	.name = "rcm_wire_hdr",
+	.test_cases = rcm_wire_hdr_cases,
+};
+
+/* --- rcm_wire_sid ----------------------------------------------------- */
+
+static const struct {
+	u16 ps;
+	u16 port;
+	u64 sid;
+} rcm_t_sids[] = {
+	{ RDMA_PS_TCP, 0, 0x0000000001060000ULL },
+	{ RDMA_PS_TCP, 4420, 0x0000000001061144ULL },
+	{ RDMA_PS_TCP, 65535, 0x000000000106ffffULL },
+	{ RDMA_PS_UDP, 0, 0x0000000001110000ULL },
+	{ RDMA_PS_UDP, 7471, 0x0000000001111d2fULL },
+	{ RDMA_PS_UDP, 65535, 0x000000000111ffffULL },
+	{ RDMA_PS_IB, 0, 0x00000000013f0000ULL },
+	{ RDMA_PS_IB, 1, 0x00000000013f0001ULL },
+	{ RDMA_PS_IB, 65535, 0x00000000013fffffULL },
+	{ RDMA_PS_IPOIB, 0, 0x0000000000020000ULL },
+	{ RDMA_PS_IPOIB, 18515, 0x0000000000024853ULL },
+	{ RDMA_PS_IPOIB, 65535, 0x000000000002ffffULL },
+};
+
+static void rcm_wire_sid_compose_matches_annex_a11(struct kunit *test)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rcm_t_sids); i++) {
+		__be64 sid = 0;
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rcm_wire_sid_compose(rcm_t_sids[i].ps,
+							 rcm_t_sids[i].port,
+							 &sid),
+				    0, "case %zu", i);
+		KUNIT_EXPECT_EQ_MSG(test, be64_to_cpu(sid), rcm_t_sids[i].sid,
+				    "case %zu", i);
+	}
+}
+
+static void rcm_wire_sid_is_big_endian_on_the_wire(struct kunit *test)
+{
+	static const u8 want[8] = { 0, 0, 0, 0, 0x01, 0x06, 0x11, 0x44 };
+	__be64 sid;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_sid_compose(RDMA_PS_TCP, 4420, &sid), 0);
+	rcm_t_expect_bytes(test, &sid, want, sizeof(want));
+}
+
+static void rcm_wire_sid_ip_ranges_match_rdma_cm_h(struct kunit *test)
+{
+	__be64 sid;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_sid_compose(RDMA_PS_TCP, 0, &sid), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sid) & RDMA_IB_IP_PS_MASK,
+			RDMA_IB_IP_PS_TCP);
+	KUNIT_ASSERT_EQ(test, rcm_wire_sid_compose(RDMA_PS_UDP, 9, &sid), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sid) & RDMA_IB_IP_PS_MASK,
+			RDMA_IB_IP_PS_UDP);
+	KUNIT_ASSERT_EQ(test, rcm_wire_sid_compose(RDMA_PS_IB, 9, &sid), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sid) & RDMA_IB_IP_PS_MASK,
+			RDMA_IB_IP_PS_IB);
+	/* TCP, UDP and IB lie in ib_cm.h's IB_CMA_SERVICE_ID range. */
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sid & IB_CMA_SERVICE_ID_MASK),
+			be64_to_cpu(IB_CMA_SERVICE_ID));
+}
+
+static void rcm_wire_sid_parse_inverts_compose(struct kunit *test)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rcm_t_sids); i++) {
+		u16 ps = 0xdead, port = 0xbeef;
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rcm_wire_sid_parse(cpu_to_be64(rcm_t_sids[i].sid),
+						       &ps, &port),
+				    0, "case %zu", i);
+		KUNIT_EXPECT_EQ_MSG(test, ps, rcm_t_sids[i].ps, "case %zu", i);
+		KUNIT_EXPECT_EQ_MSG(test, port, rcm_t_sids[i].port,
+				    "case %zu", i);
+	}
+}
+
+static void rcm_wire_sid_compose_rejects_unknown_port_space(struct kunit *test)
+{
+	static const u16 bad[] = { 0, 1, 0x0003, 0x0105, 0x0107, 0x0110,
+				   0x0112, 0x013e, 0x0140, 0xffff };
+	__be64 sid = cpu_to_be64(0x1122334455667788ULL);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rcm_wire_sid_compose(bad[i], 1, &sid),
+				    -EINVAL, "ps 0x%x", bad[i]);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sid), 0x1122334455667788ULL);
+}
+
+static void rcm_wire_sid_parse_rejects_non_ip_sids(struct kunit *test)
+{
+	static const u64 bad[] = {
+		0x0000000000000001ULL,	/* port space 0 */
+		0x0000000001070001ULL,	/* unknown port space 0x0107 */
+		0x0000000101060001ULL,	/* bit 32 set */
+		0x8000000001060001ULL,	/* bit 63 set */
+		0xffffffffffffffffULL,
+		0x0000000001000000ULL,	/* IB_CMA_SERVICE_ID itself */
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		u16 ps = 0xdead, port = 0xbeef;
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rcm_wire_sid_parse(cpu_to_be64(bad[i]),
+						       &ps, &port),
+				    -EINVAL, "sid 0x%llx", bad[i]);
+		KUNIT_EXPECT_EQ(test, ps, 0xdead);
+		KUNIT_EXPECT_EQ(test, port, 0xbeef);
+	}
+}
+
+static struct kunit_case rcm_wire_sid_cases[] = {
+	KUNIT_CASE(rcm_wire_sid_compose_matches_annex_a11),
+	KUNIT_CASE(rcm_wire_sid_is_big_endian_on_the_wire),
+	KUNIT_CASE(rcm_wire_sid_ip_ranges_match_rdma_cm_h),
+	KUNIT_CASE(rcm_wire_sid_parse_inverts_compose),
+	KUNIT_CASE(rcm_wire_sid_compose_rejects_unknown_port_space),
+	KUNIT_CASE(rcm_wire_sid_parse_rejects_non_ip_sids),
+	{}
+};
+
+static struct kunit_suite rcm_wire_sid_suite = {
+	.name = "rcm_wire_sid",
+	.test_cases = rcm_wire_sid_cases,
+};
+
+/* --- rcm_wire_limits -------------------------------------------------- */
+
+static const struct {
+	enum rcm_port_cm cm;
+	enum rcm_wire_op op;
+	enum ib_qp_type qpt;
+	int max;
+} rcm_t_limits[] = {
+	{ RCM_PORT_CM_IB, RCM_WIRE_OP_CONNECT, IB_QPT_RC, 56 },
+	{ RCM_PORT_CM_IB, RCM_WIRE_OP_CONNECT, IB_QPT_UC, 56 },
+	{ RCM_PORT_CM_IB, RCM_WIRE_OP_ACCEPT, IB_QPT_RC, 196 },
+	{ RCM_PORT_CM_IB, RCM_WIRE_OP_REJECT, IB_QPT_RC, 148 },
+	{ RCM_PORT_CM_IB, RCM_WIRE_OP_CONNECT, IB_QPT_UD, 180 },
+	{ RCM_PORT_CM_IB, RCM_WIRE_OP_ACCEPT, IB_QPT_UD, 136 },
+	{ RCM_PORT_CM_IB, RCM_WIRE_OP_REJECT, IB_QPT_UD, 136 },
+	{ RCM_PORT_CM_IW, RCM_WIRE_OP_CONNECT, IB_QPT_RC, 255 },
+	{ RCM_PORT_CM_IW, RCM_WIRE_OP_ACCEPT, IB_QPT_RC, 255 },
+	{ RCM_PORT_CM_IW, RCM_WIRE_OP_REJECT, IB_QPT_RC, 255 },
+	{ RCM_PORT_CM_IW, RCM_WIRE_OP_CONNECT, IB_QPT_UD, -EOPNOTSUPP },
+	{ RCM_PORT_CM_IW, RCM_WIRE_OP_ACCEPT, IB_QPT_UD, -EOPNOTSUPP },
+	{ RCM_PORT_CM_IW, RCM_WIRE_OP_REJECT, IB_QPT_UD, -EOPNOTSUPP },
+};
+
+static void rcm_wire_limits_match_ib_cm_areas_and_mpa(struct kunit *test)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rcm_t_limits); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rcm_wire_max_private_data(rcm_t_limits[i].cm,
+							      rcm_t_limits[i].op,
+							      rcm_t_limits[i].qpt),
+				    rcm_t_limits[i].max, "case %zu", i);
+}
+
+static void rcm_wire_limits_header_costs_36_bytes_of_req_areas(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_RC) + RCM_WIRE_HDR_SIZE,
+			(int)IB_CM_REQ_PRIVATE_DATA_SIZE);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_UD) + RCM_WIRE_HDR_SIZE,
+			(int)IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
+}
+
+static void rcm_wire_limits_reject_unknown_arguments(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_NONE,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_RC), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data((enum rcm_port_cm)7,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_RC), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_NOPS, IB_QPT_RC),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  (enum rcm_wire_op)-1,
+						  IB_QPT_RC), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_XRC_INI), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_GSI), -EINVAL);
+}
+
+static void rcm_wire_req_pdata_rc_exactly_at_limit(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
+	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
+	u8 udata[56], buf[100];
+	size_t i;
+
+	for (i = 0; i < sizeof(udata); i++)
+		udata[i] = i + 1;
+	memset(buf, 0xa5, sizeof(buf));
+	KUNIT_ASSERT_EQ(test,
+			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 udata, sizeof(udata)), 92);
+	rcm_t_expect_bytes(test, buf, rcm_t_img4, sizeof(rcm_t_img4));
+	rcm_t_expect_bytes(test, buf + 36, udata, sizeof(udata));
+	/* Nothing past the 92-byte REQ area is touched. */
+	for (i = 92; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0xa5, "byte %zu", i);
+}
+
+static void rcm_wire_req_pdata_rc_one_over_is_einval(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
+	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
+	u8 udata[57] = {}, buf[216];
+
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 udata, sizeof(udata)), -EINVAL);
+}
+
+static void rcm_wire_req_pdata_short_data_is_zero_padded(struct kunit *test)
+{
+	struct sockaddr_in6 src = rcm_t_in6(rcm_t_ll6, 0x1234);
+	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_doc6, 18515);
+	static const u8 udata[3] = { 0xde, 0xad, 0x01 };
+	u8 buf[92];
+	size_t i;
+
+	memset(buf, 0xa5, sizeof(buf));
+	KUNIT_ASSERT_EQ(test,
+			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 udata, sizeof(udata)), 92);
+	rcm_t_expect_bytes(test, buf, rcm_t_img6, sizeof(rcm_t_img6));
+	rcm_t_expect_bytes(test, buf + 36, udata, sizeof(udata));
+	for (i = 39; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %zu", i);
+}
+
+static void rcm_wire_req_pdata_without_user_data_is_header_only(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
+	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
+	u8 buf[92];
+	size_t i;
+
+	memset(buf, 0xa5, sizeof(buf));
+	KUNIT_ASSERT_EQ(test,
+			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 NULL, 0), 92);
+	rcm_t_expect_bytes(test, buf, rcm_t_img4, sizeof(rcm_t_img4));
+	for (i = 36; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %zu", i);
+}
+
+static void rcm_wire_req_pdata_sidr_at_limit_and_one_over(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
+	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
+	u8 *udata, *buf;
+
+	udata = kunit_kzalloc(test, 181, GFP_KERNEL);
+	buf = kunit_kzalloc(test, 216, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, udata);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(udata, 0x77, 181);
+
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, 216, IB_QPT_UD,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 udata, 180), 216);
+	rcm_t_expect_bytes(test, buf, rcm_t_img4, sizeof(rcm_t_img4));
+	rcm_t_expect_bytes(test, buf + 36, udata, 180);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, 216, IB_QPT_UD,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 udata, 181), -EINVAL);
+}
+
+static void rcm_wire_req_pdata_refuses_bad_buffers(struct kunit *test)
+{
+	struct sockaddr_in src = rcm_t_in4(10, 0, 0, 1, 1);
+	struct sockaddr_in dst = rcm_t_in4(10, 0, 0, 2, 2);
+	struct sockaddr_ib ib = { .sib_family = AF_IB };
+	u8 buf[216];
+
+	memset(buf, 0xa5, sizeof(buf));
+	/* One byte short of the REQ area, and of the SIDR REQ area. */
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, 91, IB_QPT_RC,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 NULL, 0), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, 215, IB_QPT_UD,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 NULL, 0), -ENOBUFS);
+	/* A length without data. */
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 NULL, 1), -EINVAL);
+	/* Not a QP type ib_cm sends a REQ or SIDR REQ for. */
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, sizeof(buf),
+						 IB_QPT_RAW_PACKET,
+						 (struct sockaddr *)&src,
+						 (struct sockaddr *)&dst,
+						 NULL, 0), -EINVAL);
+	/* An AF_IB id carries no CMA header. */
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
+						 (struct sockaddr *)&ib,
+						 (struct sockaddr *)&ib,
+						 NULL, 0), -EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, buf[0], 0xa5);
+}
+
+static struct kunit_case rcm_wire_limits_cases[] = {
+	KUNIT_CASE(rcm_wire_limits_match_ib_cm_areas_and_mpa),
+	KUNIT_CASE(rcm_wire_limits_header_costs_36_bytes_of_req_areas),
+	KUNIT_CASE(rcm_wire_limits_reject_unknown_arguments),
+	KUNIT_CASE(rcm_wire_req_pdata_rc_exactly_at_limit),
+	KUNIT_CASE(rcm_wire_req_pdata_rc_one_over_is_einval),
+	KUNIT_CASE(rcm_wire_req_pdata_short_data_is_zero_padded),
+	KUNIT_CASE(rcm_wire_req_pdata_without_user_data_is_header_only),
+	KUNIT_CASE(rcm_wire_req_pdata_sidr_at_limit_and_one_over),
+	KUNIT_CASE(rcm_wire_req_pdata_refuses_bad_buffers),
+	{}
+};
+
+static struct kunit_suite rcm_wire_limits_suite = {
+	.name = "rcm_wire_limits",
+	.test_cases = rcm_wire_limits_cases,
+};
+
+/* --- rcm_wire_params -------------------------------------------------- */
+
+static void rcm_t_expect_param(struct kunit *test,
+			       const struct rcm_wire_conn_param *got,
+			       u32 resp, u32 init, u32 retry, u32 rnr)
+{
+	KUNIT_EXPECT_EQ(test, got->responder_resources, resp);
+	KUNIT_EXPECT_EQ(test, got->initiator_depth, init);
+	KUNIT_EXPECT_EQ(test, got->retry_count, retry);
+	KUNIT_EXPECT_EQ(test, got->rnr_retry_count, rnr);
+}
+
+static void rcm_wire_connect_keeps_values_within_device_limits(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 4, 2, 6, 5 }, out;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 16, 16, &out), 0);
+	rcm_t_expect_param(test, &out, 4, 2, 6, 5);
+}
+
+static void rcm_wire_connect_clamps_depths_to_device(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 200, 100, 7, 7 }, out;
+
+	/* rxe: max_qp_rd_atom 128, max_qp_init_rd_atom 128 */
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 128, 16, &out), 0);
+	rcm_t_expect_param(test, &out, 128, 16, 7, 7);
+	/* Exactly at the device limit stays. */
+	user.responder_resources = 16;
+	user.initiator_depth = 8;
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 16, 8, &out), 0);
+	rcm_t_expect_param(test, &out, 16, 8, 7, 7);
+}
+
+static void rcm_wire_connect_255_means_device_max_and_fits_8_bits(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 255, 255, 0, 0 }, out;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 16, 8, &out), 0);
+	rcm_t_expect_param(test, &out, 16, 8, 0, 0);
+	/* A device claiming more than an 8-bit REQ field can carry. */
+	user.responder_resources = 1000;
+	user.initiator_depth = 300;
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 4096, U32_MAX,
+						     &out), 0);
+	rcm_t_expect_param(test, &out, 255, 255, 0, 0);
+	/* A device without RDMA read support. */
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 0, 0, &out), 0);
+	rcm_t_expect_param(test, &out, 0, 0, 0, 0);
+}
+
+static void rcm_wire_connect_retry_counts_are_3_bits(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 1, 1, 7, RCM_WIRE_RNR_RETRY_INFINITE };
+	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 7, 7);
+
+	user.retry_count = 8;
+	out = (struct rcm_wire_conn_param){ 99, 99, 99, 99 };
+	KUNIT_EXPECT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out),
+			-EINVAL);
+	rcm_t_expect_param(test, &out, 99, 99, 99, 99);
+
+	user.retry_count = 7;
+	user.rnr_retry_count = 8;
+	KUNIT_EXPECT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out),
+			-EINVAL);
+	user.rnr_retry_count = U32_MAX;
+	KUNIT_EXPECT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out),
+			-EINVAL);
+}
+
+/*
+ * A REQ from a peer that connected with responder_resources 4 and
+ * initiator_depth 2, as ib_cm reports it to the passive side: swapped.
+ */
+static const struct rcm_wire_conn_param rcm_t_req = {
+	.responder_resources = 2,	/* the peer's initiator_depth */
+	.initiator_depth = 4,		/* the peer's responder_resources */
+	.retry_count = 6,
+	.rnr_retry_count = 5,
+};
+
+static void rcm_wire_accept_without_param_uses_request_values(struct kunit *test)
+{
+	struct rcm_wire_conn_param out;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, NULL, 16, 16,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 2, 4, 6, 5);
+}
+
+static void rcm_wire_accept_without_param_lowers_to_local_limits(struct kunit *test)
+{
+	struct rcm_wire_conn_param out;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, NULL, 1, 3,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 1, 3, 6, 5);
+}
+
+static void rcm_wire_accept_param_lowered_to_peer_offer(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 8, 8, 3, 7 }, out;
+
+	/* The device allows 8, but the peer only issues 2 / serves 4. */
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 2, 4, 6, 7);
+}
+
+static void rcm_wire_accept_param_lowered_to_device(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 2, 4, 0, 0 }, out;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 1, 1,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 6, 0);
+}
+
+static void rcm_wire_accept_param_below_limits_is_kept(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 1, 0, 0, 3 }, out;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 16, 16,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 1, 0, 6, 3);
+}
+
+static void rcm_wire_accept_retry_counts_are_3_bits(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 1, 1, 0, 8 };
+	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
+	struct rcm_wire_conn_param req = rcm_t_req;
+
+	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
+						    &out), -EINVAL);
+	rcm_t_expect_param(test, &out, 99, 99, 99, 99);
+	user.rnr_retry_count = 0;
+	user.retry_count = 8;
+	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
+						    &out), -EINVAL);
+	/* A request no REQ can carry is a caller bug. */
+	req.rnr_retry_count = 8;
+	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
+			-EINVAL);
+	req = rcm_t_req;
+	req.retry_count = 8;
+	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
+			-EINVAL);
+	req = rcm_t_req;
+	req.initiator_depth = 256;
+	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
+			-EINVAL);
+	req = rcm_t_req;
+	req.responder_resources = 256;
+	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
+			-EINVAL);
+	rcm_t_expect_param(test, &out, 99, 99, 99, 99);
+}
+
+static void rcm_wire_ack_timeout_matches_ib_cm(struct kunit *test)
+{
+	/* { ca_ack_delay, packet_life_time, expected }, worked by hand. */
+	static const u8 cases[][3] = {
+		{ 0, 0, 2 },	/* rtt 1 vs 0: within 2x, round up */
+		{ 0, 18, 19 },	/* RoCE lifetime 18, no HCA delay */
+		{ 15, 18, 19 },	/* rxe delay 15: far below rtt 19 */
+		{ 17, 18, 19 },	/* 17 + 1 < 19: not within 2x */
+		{ 18, 18, 20 },	/* 18 + 1 >= 19: round up */
+		{ 19, 18, 20 },	/* equal exponents: sum is 2x */
+		{ 20, 18, 21 },	/* delay dominates, rtt 19 within 2x */
+		{ 21, 18, 21 },	/* delay dominates alone */
+		{ 16, 0, 16 },	/* delay dominates a tiny lifetime */
+		{ 0, 29, 30 },
+		{ 0, 30, 31 },
+		{ 30, 30, 31 },	/* 32 capped to 31 */
+		{ 31, 31, 31 },
+		{ 255, 255, 31 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rcm_wire_ack_timeout(cases[i][0],
+							 cases[i][1]),
+				    cases[i][2], "delay %u life %u",
+				    cases[i][0], cases[i][1]);
+}
+
+static struct kunit_case rcm_wire_params_cases[] = {
+	KUNIT_CASE(rcm_wire_connect_keeps_values_within_device_limits),
+	KUNIT_CASE(rcm_wire_connect_clamps_depths_to_device),
+	KUNIT_CASE(rcm_wire_connect_255_means_device_max_and_fits_8_bits),
+	KUNIT_CASE(rcm_wire_connect_retry_counts_are_3_bits),
+	KUNIT_CASE(rcm_wire_accept_without_param_uses_request_values),
+	KUNIT_CASE(rcm_wire_accept_without_param_lowers_to_local_limits),
+	KUNIT_CASE(rcm_wire_accept_param_lowered_to_peer_offer),
+	KUNIT_CASE(rcm_wire_accept_param_lowered_to_device),
+	KUNIT_CASE(rcm_wire_accept_param_below_limits_is_kept),
+	KUNIT_CASE(rcm_wire_accept_retry_counts_are_3_bits),
+	KUNIT_CASE(rcm_wire_ack_timeout_matches_ib_cm),
+	{}
+};
+
+static struct kunit_suite rcm_wire_params_suite = {
+	.name = "rcm_wire_params",
+	.test_cases = rcm_wire_params_cases,
+};
+
+kunit_test_suites(&rcm_wire_hdr_suite, &rcm_wire_sid_suite,
+		  &rcm_wire_limits_suite, &rcm_wire_params_suite);
