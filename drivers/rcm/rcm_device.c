@@ -9,8 +9,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/slab.h>
+#include <linux/if_arp.h>
+#include <linux/netdevice.h>
 #include <linux/overflow.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
 
 #include "rcm_priv.h"
 
@@ -41,9 +44,113 @@ static void rcm_device_release(struct kref *ref)
 	complete(&rdev->done);
 }
 
-static void rcm_device_put(struct rcm_device *rdev)
+void rcm_device_put(struct rcm_device *rdev)
 {
 	kref_put(&rdev->ref, rcm_device_release);
+}
+
+/**
+ * rcm_port_gid_type() - the GID type rcm uses on a port
+ * @ibdev: the device
+ * @port: the port
+ *
+ * RoCE v2 where the port has it, else RoCE v1, else IB (InfiniBand and
+ * iWARP), as the in-tree CM chooses by default.
+ */
+enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port)
+{
+	if (rdma_protocol_roce_udp_encap(ibdev, port))
+		return IB_GID_TYPE_ROCE_UDP_ENCAP;
+	if (rdma_protocol_roce(ibdev, port))
+		return IB_GID_TYPE_ROCE;
+	return IB_GID_TYPE_IB;
+}
+
+/*
+ * The GID table entry of @port that carries @id's source address, if the
+ * port can serve the id (the in-tree CM's rules: netns access, link type,
+ * and for RoCE the netdev the address is bound to).
+ */
+static const struct ib_gid_attr *
+rcm_port_find_gid(struct rcm_device *rdev, u32 port, struct rcm_id *id,
+		  union ib_gid *gid)
+{
+	struct rdma_dev_addr *da = &id->dev_addr;
+	struct ib_device *ibdev = rdev->ibdev;
+	enum ib_gid_type type = IB_GID_TYPE_IB;
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev = NULL;
+	bool is_ib;
+
+	if (rdev->port_cm[port - 1] == RCM_PORT_CM_NONE ||
+	    !rdma_dev_access_netns(ibdev, id->net))
+		return ERR_PTR(-ENODEV);
+	is_ib = da->dev_type == ARPHRD_INFINIBAND;
+	if (is_ib != rdma_protocol_ib(ibdev, port))
+		return ERR_PTR(-ENODEV);
+	if (da->dev_type == ARPHRD_ETHER && rdma_protocol_roce(ibdev, port)) {
+		ndev = dev_get_by_index(id->net, da->bound_dev_if);
+		if (!ndev)
+			return ERR_PTR(-ENODEV);
+		type = rcm_port_gid_type(ibdev, port);
+	}
+	attr = rdma_find_gid_by_port(ibdev, gid, type, port, ndev);
+	dev_put(ndev);
+	return attr;
+}
+
+/**
+ * rcm_device_attach() - attach an id to the device and port of its source
+ * @id: the id; @id->bind.addr is its source address and @id->dev_addr
+ *      describes the netdev behind it. The caller holds @id->lock.
+ *
+ * Takes a reference on the device, the GID table entry of the source,
+ * and allocates the DEVICE_REMOVAL event the id may need later.
+ *
+ * Return: 0, -ENODEV when no managed device owns the address, -ENOMEM.
+ */
+int rcm_device_attach(struct rcm_id *id)
+{
+	const struct sockaddr *src = (const struct sockaddr *)&id->bind.addr;
+	struct rdma_dev_addr *da = &id->dev_addr;
+	const struct ib_gid_attr *attr;
+	union ib_gid iboe_gid, gid;
+	struct rcm_device *rdev;
+	struct rcm_uevent *ev;
+	u32 port;
+
+	lockdep_assert_held(&id->lock);
+	ev = rcm_event_alloc(id, RCM_EVENT_DEVICE_REMOVAL, GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	rdma_ip2gid((struct sockaddr *)src, &iboe_gid);
+	memcpy(&gid, da->src_dev_addr + rdma_addr_gid_offset(da), sizeof(gid));
+
+	mutex_lock(&rcm_devices_lock);
+	list_for_each_entry(rdev, &rcm_devices, list) {
+		rdma_for_each_port(rdev->ibdev, port) {
+			attr = rcm_port_find_gid(rdev, port, id,
+						 rdma_protocol_roce(rdev->ibdev, port) ?
+						 &iboe_gid : &gid);
+			if (!IS_ERR(attr))
+				goto found;
+		}
+	}
+	mutex_unlock(&rcm_devices_lock);
+	kfree(ev);
+	return -ENODEV;
+
+found:
+	kref_get(&rdev->ref);
+	da->sgid_attr = attr;
+	id->rdev = rdev;
+	id->port_num = port;
+	id->removal_ev = ev;
+	mutex_lock(&rdev->ids_lock);
+	list_add_tail(&id->dev_node, &rdev->ids);
+	mutex_unlock(&rdev->ids_lock);
+	mutex_unlock(&rcm_devices_lock);
+	return 0;
 }
 
 /**
@@ -76,6 +183,8 @@ static int rcm_add_one(struct ib_device *ibdev)
 	rdev->num_ports = num_ports;
 	kref_init(&rdev->ref);
 	init_completion(&rdev->done);
+	mutex_init(&rdev->ids_lock);
+	INIT_LIST_HEAD(&rdev->ids);
 	rdma_for_each_port(ibdev, port) {
 		u32 caps = ibdev->port_data[port].immutable.core_cap_flags;
 
@@ -100,13 +209,37 @@ static void rcm_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct rcm_device *rdev = client_data;
 
+	struct rcm_id *id;
+
 	mutex_lock(&rcm_devices_lock);
 	list_del(&rdev->list);
 	mutex_unlock(&rcm_devices_lock);
 
+	/*
+	 * No id can attach any more. Claim the attached ones one at a time
+	 * (unlinking is the claim: a racing destroy then leaves the release
+	 * to us) and detach each, which reports DEVICE_REMOVAL. An id on the
+	 * list has not dropped its base reference yet, so taking one is safe.
+	 */
+	for (;;) {
+		mutex_lock(&rdev->ids_lock);
+		id = list_first_entry_or_null(&rdev->ids, struct rcm_id,
+					      dev_node);
+		if (id) {
+			list_del_init(&id->dev_node);
+			refcount_inc(&id->ref);
+		}
+		mutex_unlock(&rdev->ids_lock);
+		if (!id)
+			break;
+		rcm_addr_device_removed(id);
+		rcm_id_put(id);
+	}
+
 	/* Drop the client's reference and wait out every other holder. */
 	rcm_device_put(rdev);
 	wait_for_completion(&rdev->done);
+	mutex_destroy(&rdev->ids_lock);
 	kfree(rdev);
 }
 

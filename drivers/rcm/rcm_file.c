@@ -29,6 +29,10 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	       out_id),
 	RCM_OP(RCM_CMD_DESTROY_ID, rcm_cmd_destroy_id, struct rcm_destroy_id,
 	       out_events_reported),
+	RCM_OP(RCM_CMD_BIND_ADDR, rcm_cmd_bind_addr, struct rcm_bind_addr, addr),
+	RCM_OP(RCM_CMD_RESOLVE_ADDR, rcm_cmd_resolve_addr,
+	       struct rcm_resolve_addr, dst),
+	RCM_OP(RCM_CMD_QUERY_ID, rcm_cmd_query_id, struct rcm_query_id, out_dst),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

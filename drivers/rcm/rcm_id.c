@@ -12,7 +12,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
 
 #include "rcm_priv.h"
 
@@ -87,13 +89,19 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 	id->state = RCM_STATE_IDLE;
 	refcount_set(&id->ref, 1);
 	init_completion(&id->done);
+	mutex_init(&id->cmd_lock);
 	mutex_init(&id->lock);
+	INIT_LIST_HEAD(&id->dev_node);
+	id->net = get_net(current->nsproxy->net_ns);
+	id->dev_addr.net = id->net;
 
 	/* Published complete: nothing else can find it before this. */
 	ret = xa_alloc(&file->ids, &id->handle, id,
 		       XA_LIMIT(1, RCM_MAX_IDS), GFP_KERNEL);
 	if (ret) {
+		put_net(id->net);
 		mutex_destroy(&id->lock);
+		mutex_destroy(&id->cmd_lock);
 		kfree(id);
 		return ret == -EBUSY ? -EMFILE : ret;
 	}
@@ -108,11 +116,20 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
  */
 static u32 rcm_id_destroy(struct rcm_id *id)
 {
+	bool resolving;
 	u32 reported;
 
+	/* The fence: every callback that starts after this does nothing. */
 	mutex_lock(&id->lock);
 	id->state = RCM_STATE_DESTROYING;
+	resolving = id->resolve_ev;
+	rcm_addr_detach(id);
 	mutex_unlock(&id->lock);
+
+	/* Cancels wait for callbacks, which take the lock: not held here. */
+	if (resolving)
+		rcm_addr_cancel(id);
+	rcm_port_release(id);
 
 	rcm_event_purge(id->file, id);
 	rcm_id_put(id);
@@ -121,7 +138,9 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	spin_lock(&id->file->event_lock);
 	reported = id->events_reported;
 	spin_unlock(&id->file->event_lock);
+	put_net(id->net);
 	mutex_destroy(&id->lock);
+	mutex_destroy(&id->cmd_lock);
 	kfree(id);
 	return reported;
 }

@@ -9,6 +9,8 @@
  *   rcm_cmd.c     handlers of the global (id-less) commands
  *   rcm_id.c      communication ids: create, look up, destroy
  *   rcm_event.c   the per-file event queue, read() and poll()
+ *   rcm_port.c    port spaces: which id owns which port
+ *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
@@ -22,6 +24,8 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <linux/socket.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rcm_user.h>
 
@@ -47,6 +51,10 @@ enum rcm_port_cm {
  * @done: completed when @ref drops to zero; rcm_remove_one() waits for
  *        it, so ib_core never frees @ibdev under a user of this struct.
  * @list: entry in the global device list, protected by rcm_devices_lock
+ * @ids_lock: protects @ids. Taken inside an id's lock, never around one.
+ * @ids: ids attached to the device (struct rcm_id.dev_node); each holds
+ *       a reference on the device while attached. On removal the device
+ *       detaches every one of them and reports RCM_EVENT_DEVICE_REMOVAL.
  * @num_ports: rdma_end_port(@ibdev)
  * @port_cm: per-port CM, indexed by port number - 1
  *
@@ -59,6 +67,8 @@ struct rcm_device {
 	struct kref ref;
 	struct completion done;
 	struct list_head list;
+	struct mutex ids_lock;		/* @ids */
+	struct list_head ids;
 	u32 num_ports;
 	enum rcm_port_cm port_cm[];
 };
@@ -69,6 +79,11 @@ int rcm_device_init(void);
 void rcm_device_exit(void);
 u32 rcm_device_count(void);
 enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
+struct rcm_device *rcm_device_get_by_ibdev(struct ib_device *ibdev);
+void rcm_device_put(struct rcm_device *rdev);
+enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port);
+struct rcm_id;
+int rcm_device_attach(struct rcm_id *id);
 
 /* rcm_file.c */
 
@@ -129,13 +144,35 @@ struct rcm_file {
 /**
  * enum rcm_state - life of an id
  * @RCM_STATE_IDLE: created, nothing bound
- * @RCM_STATE_DESTROYING: being destroyed; final. Every asynchronous path
- *                        checks for it under the id's lock and then does
- *                        nothing.
+ * @RCM_STATE_ADDR_BOUND: bound to a local address and port
+ * @RCM_STATE_ADDR_QUERY: address resolution in flight
+ * @RCM_STATE_ADDR_RESOLVED: destination resolved; attached to a device
+ * @RCM_STATE_DEVICE_REMOVAL: its device went away; only destroy is left
+ * @RCM_STATE_DESTROYING: being destroyed; final
+ *
+ * Every asynchronous path takes the id's lock and checks the state it
+ * expects, so a callback that loses a race with destroy or device
+ * removal does nothing.
  */
 enum rcm_state {
 	RCM_STATE_IDLE,
+	RCM_STATE_ADDR_BOUND,
+	RCM_STATE_ADDR_QUERY,
+	RCM_STATE_ADDR_RESOLVED,
+	RCM_STATE_DEVICE_REMOVAL,
 	RCM_STATE_DESTROYING,
+};
+
+/**
+ * struct rcm_binding - what an id asks of its port space
+ * @addr: local address and port (sockaddr_in or sockaddr_in6)
+ * @reuseaddr: RCM option REUSEADDR
+ * @afonly: IPv6 only / IPv4 only: does not share with the other family
+ */
+struct rcm_binding {
+	struct sockaddr_storage addr;
+	bool reuseaddr;
+	bool afonly;
 };
 
 /**
@@ -148,6 +185,8 @@ enum rcm_state {
  *       one more. The last put completes @done.
  * @done: destroy waits on it after dropping the base reference, so no
  *        command or callback can touch the id once it is freed
+ * @cmd_lock: serialises the commands on the id (userspace may issue
+ *            them from several threads at once). Taken before @lock.
  * @lock: serialises commands on the id with the callbacks acting on it;
  *        @state changes only under it. Never held across a call that
  *        waits for such a callback (address cancel, CM id destroy).
@@ -156,6 +195,26 @@ enum rcm_state {
  * @qp_type: enum rcm_qp_type
  * @events_reported: events of this id that read() returned; under
  *                   @file->event_lock
+ * @net: network namespace of the creator (reference held)
+ * @bind: local address, port and port-sharing options; under @lock
+ * @dst_addr: remote address once known; under @lock
+ * @port: the port held in the port space (0: none); see rcm_port.c
+ * @port_node: entry among the port's owners, under rcm_port_lock
+ * @dev_addr: L2 and netdev view of the addresses, filled by ib_core's
+ *            address resolution; its sgid_attr is the GID table entry
+ *            held while attached
+ * @rdev: the device the id is attached to (reference held), or NULL;
+ *        set and cleared under @lock and @rdev->ids_lock
+ * @port_num: port of @rdev
+ * @dev_node: entry in @rdev->ids
+ * @resolve_used: an address resolution was issued on @dev_addr before;
+ *                under @cmd_lock
+ * @resolve_ev: the completion event of an address resolution in flight;
+ *              whoever takes it (the callback, or the canceller after
+ *              rdma_addr_cancel()) also drops the reference the
+ *              resolution holds. Under @lock.
+ * @removal_ev: the DEVICE_REMOVAL event, allocated when the id attaches
+ *              so that the removal can always be reported
  */
 struct rcm_id {
 	struct rcm_file *file;
@@ -163,11 +222,24 @@ struct rcm_id {
 	u64 context;
 	refcount_t ref;
 	struct completion done;
+	struct mutex cmd_lock;		/* one command at a time */
 	struct mutex lock;		/* commands vs. callbacks; @state */
 	enum rcm_state state;
 	u16 ps;
 	u8 qp_type;
 	u32 events_reported;
+	struct net *net;
+	struct rcm_binding bind;
+	struct sockaddr_storage dst_addr;
+	u16 port;
+	struct hlist_node port_node;
+	struct rdma_dev_addr dev_addr;
+	struct rcm_device *rdev;
+	u32 port_num;
+	struct list_head dev_node;
+	bool resolve_used;
+	struct rcm_uevent *resolve_ev;
+	struct rcm_uevent *removal_ev;
 };
 
 /**
@@ -189,6 +261,25 @@ void rcm_id_put(struct rcm_id *id);
 void rcm_file_destroy_ids(struct rcm_file *file);
 int rcm_cmd_create_id(struct file *filp, void *arg);
 int rcm_cmd_destroy_id(struct file *filp, void *arg);
+
+/* rcm_port.c */
+bool rcm_addr_is_any(const struct sockaddr *sa);
+u16 rcm_addr_port(const struct sockaddr *sa);
+bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
+int rcm_port_conflict(const struct rcm_binding *new,
+		      const struct rcm_binding *cur);
+int rcm_port_bind(struct rcm_id *id);
+void rcm_port_release(struct rcm_id *id);
+
+/* rcm_addr.c */
+int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
+		       struct sockaddr_storage *out);
+void rcm_addr_detach(struct rcm_id *id);
+void rcm_addr_device_removed(struct rcm_id *id);
+void rcm_addr_cancel(struct rcm_id *id);
+int rcm_cmd_bind_addr(struct file *filp, void *arg);
+int rcm_cmd_resolve_addr(struct file *filp, void *arg);
+int rcm_cmd_query_id(struct file *filp, void *arg);
 
 /* rcm_event.c */
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);

@@ -58,6 +58,9 @@ enum rcm_cmd {
 	RCM_CMD_QUERY = RCM_CMD_BASE,
 	RCM_CMD_CREATE_ID,
 	RCM_CMD_DESTROY_ID,
+	RCM_CMD_BIND_ADDR,
+	RCM_CMD_RESOLVE_ADDR,
+	RCM_CMD_QUERY_ID,
 };
 
 /**
@@ -145,6 +148,99 @@ struct rcm_destroy_id {
 };
 
 #define RCM_IOCTL_DESTROY_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_DESTROY_ID)
+
+/**
+ * struct rcm_bind_addr - ioctl(RCM_IOCTL_BIND_ADDR)
+ * @size: sizeof(struct rcm_bind_addr)
+ * @flags: Must be 0
+ * @id: the id, which must not be bound yet
+ * @reserved: Must be 0
+ * @addr: a struct sockaddr_in or sockaddr_in6 (the rest zero). Port 0
+ *        takes a free ephemeral port. An IPv6 link-local address needs
+ *        its scope id.
+ *
+ * Binds the id to a local address and a port of its port space. A
+ * specific address also attaches the id to the RDMA device and port
+ * that own it. Errors: ENOENT (no such id), EINVAL (already bound,
+ * link-local without scope, or non-zero bytes after the sockaddr),
+ * EAFNOSUPPORT (family other than AF_INET/AF_INET6), EADDRNOTAVAIL (not
+ * a local address, or no free port), ENODEV (no RDMA device owns the
+ * address), EACCES (port below 1024 without CAP_NET_BIND_SERVICE),
+ * EADDRINUSE (port taken for this address), ENODEV also after the
+ * id's device was removed.
+ */
+struct rcm_bind_addr {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved;
+	struct __kernel_sockaddr_storage addr;
+};
+
+#define RCM_IOCTL_BIND_ADDR _IO(RCM_IOCTL_MAGIC, RCM_CMD_BIND_ADDR)
+
+/* Bound on the timeout of a resolution, in milliseconds. */
+#define RCM_MAX_TIMEOUT_MS 600000
+
+/**
+ * struct rcm_resolve_addr - ioctl(RCM_IOCTL_RESOLVE_ADDR)
+ * @size: sizeof(struct rcm_resolve_addr)
+ * @flags: Must be 0
+ * @id: the id: not bound yet, or bound and not resolved
+ * @timeout_ms: how long to wait for the neighbour, 0..RCM_MAX_TIMEOUT_MS
+ *              (0: fail unless it is known at once)
+ * @src: optional source address (family 0: none); on an unbound id it
+ *       is bound first, as if by RCM_IOCTL_BIND_ADDR, else the wildcard
+ *       of @dst's family with an ephemeral port
+ * @dst: destination, AF_INET or AF_INET6
+ *
+ * Starts resolving @dst to a local RDMA device, port and next hop. It
+ * completes with one RCM_EVENT_ADDR_RESOLVED (status 0), or
+ * RCM_EVENT_ADDR_ERROR with a negative errno: ETIMEDOUT (no neighbour
+ * answer in time), ENETUNREACH / EHOSTUNREACH (no route), ENODEV (no
+ * RDMA device behind the route's netdev). The id is then bound to the
+ * source address the route chose. Errors of the call itself: those of
+ * RCM_IOCTL_BIND_ADDR, EINVAL (already resolved or resolving, timeout
+ * out of range, @src and @dst of different families), and
+ * ENOMEM.
+ */
+struct rcm_resolve_addr {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 timeout_ms;
+	struct __kernel_sockaddr_storage src;
+	struct __kernel_sockaddr_storage dst;
+};
+
+#define RCM_IOCTL_RESOLVE_ADDR _IO(RCM_IOCTL_MAGIC, RCM_CMD_RESOLVE_ADDR)
+
+/**
+ * struct rcm_query_id - ioctl(RCM_IOCTL_QUERY_ID)
+ * @size: sizeof(struct rcm_query_id)
+ * @flags: Must be 0
+ * @id: the id
+ * @out_port_num: port of the RDMA device, 0 when not attached
+ * @out_node_guid: node GUID of the RDMA device (network order), 0 when
+ *                 not attached
+ * @out_sgid: the source GID the id uses, zero when not attached
+ * @out_src: local address (family 0 before the id is bound)
+ * @out_dst: remote address (family 0 before it is known)
+ *
+ * Errors: ENOENT.
+ */
+struct rcm_query_id {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 out_port_num;
+	__aligned_be64 out_node_guid;
+	__u8 out_sgid[16];
+	struct __kernel_sockaddr_storage out_src;
+	struct __kernel_sockaddr_storage out_dst;
+};
+
+#define RCM_IOCTL_QUERY_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY_ID)
 
 /**
  * DOC: rcm events

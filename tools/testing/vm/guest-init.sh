@@ -73,7 +73,18 @@ for kind in $(echo "$rdma_kinds" | tr , ' '); do
 	$IP -6 addr add "fd00:198:18:$n::1/64" dev "$dev" nodad
 	rdma link add "${kind}0" type "$kind" netdev "$dev" ||
 		die "rdma link add ${kind}0 failed"
+	kind_uc=$(echo "$kind" | tr a-z A-Z)
+	export "RCM_ADDR_$kind_uc=198.18.$n.1" "RCM_ADDR6_$kind_uc=fd00:198:18:$n::1"
+	export "RCM_NETDEV_$kind_uc=$dev"
 done
+# A netdev with an address but no RDMA device, and a link whose peer
+# never answers ARP (its far end has no address).
+$IP link add nordma0 type dummy && $IP link set nordma0 up &&
+	$IP addr add 198.18.254.1/24 dev nordma0 || die "cannot create nordma0"
+$IP link add rcmv0 type veth peer name rcmv1 && $IP link set rcmv0 up &&
+	$IP link set rcmv1 up && $IP addr add 198.18.9.1/24 dev rcmv0 ||
+	die "cannot create the veth pair"
+export RCM_ADDR_NORDMA=198.18.254.1 RCM_ADDR_SILENT=198.18.9.2
 $IP link set lo up
 export RCM_EXPECT_DEVICES=$n
 # The RoCE GID of each IPv4 address appears shortly after the link is

@@ -2,6 +2,14 @@
 /*
  * TAP runner shared by the rcm selftests; see rcm_test.h.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <rdma/rcm_user.h>
+
 #include "rcm_test.h"
 
 enum rcm_verdict rcm_verdict;
@@ -33,6 +41,62 @@ void rcm_skip(const char *fmt, ...)
 int rcm_open_dev(void)
 {
 	return open(RCM_DEV, O_RDWR | O_CLOEXEC);
+}
+
+unsigned int rcm_create(int fd, unsigned short ps, unsigned char qp_type,
+			unsigned long long context)
+{
+	struct rcm_create_id c = {
+		.size = sizeof(c), .context = context,
+		.port_space = ps, .qp_type = qp_type,
+	};
+
+	return ioctl(fd, RCM_IOCTL_CREATE_ID, &c) ? 0 : c.out_id;
+}
+
+int rcm_destroy(int fd, unsigned int id)
+{
+	struct rcm_destroy_id d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, RCM_IOCTL_DESTROY_ID, &d);
+}
+
+void rcm_sockaddr(void *kss, const char *ip, unsigned short port)
+{
+	struct sockaddr_in6 *in6 = kss;
+	struct sockaddr_in *in = kss;
+
+	memset(kss, 0, sizeof(struct __kernel_sockaddr_storage));
+	if (inet_pton(AF_INET, ip, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+	} else if (inet_pton(AF_INET6, ip, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+	}
+}
+
+int rcm_wait_event(int fd, int ms, struct rcm_event *ev)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return read(fd, ev, sizeof(*ev)) == sizeof(*ev) ? 0 : -1;
+}
+
+int rcm_sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	strncat(cmd, " >/dev/null 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 int rcm_test_run(void)

@@ -78,7 +78,21 @@ int rcm_test_run(void);
 		return;							\
 	} while (0)
 
-/* Open the rcm device, skipping the case when the module is absent. */
+/* Open the rcm device. */
 int rcm_open_dev(void);
+
+struct rcm_event;
+struct sockaddr;
+/* Create an id; returns its handle, or 0 with errno set. */
+unsigned int rcm_create(int fd, unsigned short ps, unsigned char qp_type,
+			unsigned long long context);
+/* Destroy an id; returns the ioctl's result. */
+int rcm_destroy(int fd, unsigned int id);
+/* Fill a sockaddr_storage from "a.b.c.d" or an IPv6 literal and a port. */
+void rcm_sockaddr(void *kss, const char *ip, unsigned short port);
+/* Wait up to @ms for one event; 0 with *ev filled, -1 on timeout/error. */
+int rcm_wait_event(int fd, int ms, struct rcm_event *ev);
+/* Run a shell command quietly; returns its exit status. */
+int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* RCM_TEST_H */

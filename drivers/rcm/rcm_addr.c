@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: local addresses and address resolution.
+ *
+ * RCM_IOCTL_BIND_ADDR binds an id to a local address and a port of its
+ * port space; RCM_IOCTL_RESOLVE_ADDR asks ib_core's address service
+ * (rdma_resolve_ip()) for the route, next hop and netdev towards a
+ * destination and reports the outcome as an event. A specific address,
+ * or a resolved one, attaches the id to the RDMA device and port whose
+ * GID table carries the source address (rcm_device_attach()).
+ *
+ * A resolution in flight holds a reference on its id and owns the event
+ * it will deliver (id->resolve_ev). Exactly one of the callback and the
+ * canceller (destroy, device removal) takes that event, and with it the
+ * duty to drop the reference: rdma_addr_cancel() returns only once the
+ * callback has finished or can no longer start, and neither side holds
+ * the id's lock across the other.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+
+#include "rcm_priv.h"
+
+/**
+ * rcm_addr_from_user() - take an AF_INET/AF_INET6 address from userspace
+ * @kss: the uapi storage
+ * @out: the kernel copy; bytes past the family's sockaddr are zeroed
+ *
+ * Return: 0, -EAFNOSUPPORT for another family, -EINVAL when bytes past
+ * the family's sockaddr are not zero.
+ */
+int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
+		       struct sockaddr_storage *out)
+{
+	size_t len;
+
+	switch (kss->ss_family) {
+	case AF_INET:
+		len = sizeof(struct sockaddr_in);
+		break;
+	case AF_INET6:
+		len = sizeof(struct sockaddr_in6);
+		break;
+	default:
+		return -EAFNOSUPPORT;
+	}
+	if (memchr_inv((const u8 *)kss + len, 0, sizeof(*kss) - len))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	memcpy(out, kss, len);
+	return 0;
+}
+
+static bool rcm_addr_v6_link_local(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 &&
+	       (ipv6_addr_type(&((const struct sockaddr_in6 *)sa)->sin6_addr) &
+		IPV6_ADDR_LINKLOCAL);
+}
+
+/* Release what attaching took; @id->lock held, @id unlinked from @rdev. */
+static void rcm_addr_release_device(struct rcm_id *id)
+{
+	if (id->dev_addr.sgid_attr) {
+		rdma_put_gid_attr(id->dev_addr.sgid_attr);
+		id->dev_addr.sgid_attr = NULL;
+	}
+	kfree(id->removal_ev);
+	id->removal_ev = NULL;
+	rcm_device_put(id->rdev);
+	id->rdev = NULL;
+	id->port_num = 0;
+}
+
+/**
+ * rcm_addr_detach() - detach an id from its device, if attached
+ * @id: the id; the caller holds its lock
+ *
+ * Unlinking from the device's list is the claim on the release: when the
+ * device's removal has already unlinked the id, the removal releases it
+ * (rcm_addr_device_removed()), so nothing is released twice.
+ */
+void rcm_addr_detach(struct rcm_id *id)
+{
+	struct rcm_device *rdev = id->rdev;
+	bool claimed;
+
+	lockdep_assert_held(&id->lock);
+	if (!rdev)
+		return;
+	mutex_lock(&rdev->ids_lock);
+	claimed = !list_empty(&id->dev_node);
+	if (claimed)
+		list_del_init(&id->dev_node);
+	mutex_unlock(&rdev->ids_lock);
+	if (claimed)
+		rcm_addr_release_device(id);
+}
+
+/**
+ * rcm_addr_cancel() - stop an address resolution in flight, if any
+ * @id: the id; the caller holds neither its lock nor its command lock
+ *      in a way the callback could wait on (the callback takes @id->lock)
+ */
+void rcm_addr_cancel(struct rcm_id *id)
+{
+	struct rcm_uevent *ev;
+
+	rdma_addr_cancel(&id->dev_addr);
+	/* The callback has run to its end, or never will. */
+	mutex_lock(&id->lock);
+	ev = id->resolve_ev;
+	id->resolve_ev = NULL;
+	mutex_unlock(&id->lock);
+	if (!ev)
+		return;
+	kfree(ev);
+	rcm_id_put(id);
+}
+
+/**
+ * rcm_addr_device_removed() - the device of an id is going away
+ * @id: the id, claimed from the device's list with a reference held
+ *
+ * Releases the device at once, so that the removal need not wait for
+ * userspace, and reports RCM_EVENT_DEVICE_REMOVAL unless the id is being
+ * destroyed. The id is then only good for RCM_IOCTL_DESTROY_ID.
+ */
+void rcm_addr_device_removed(struct rcm_id *id)
+{
+	struct rcm_uevent *ev;
+	bool cancel;
+
+	mutex_lock(&id->lock);
+	ev = id->removal_ev;
+	id->removal_ev = NULL;
+	rcm_addr_release_device(id);
+	cancel = id->resolve_ev;
+	if (id->state == RCM_STATE_DESTROYING) {
+		kfree(ev);
+	} else {
+		id->state = RCM_STATE_DEVICE_REMOVAL;
+		rcm_event_queue(id->file, ev);
+	}
+	mutex_unlock(&id->lock);
+	if (cancel)
+		rcm_addr_cancel(id);
+}
+
+/* Errno of a command on an id in a state that cannot take it. */
+static int rcm_addr_state_errno(struct rcm_id *id)
+{
+	switch (id->state) {
+	case RCM_STATE_DESTROYING:
+		return -ENOENT;
+	case RCM_STATE_DEVICE_REMOVAL:
+		return -ENODEV;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Bind @id to @addr: take the port, and attach to a device when the
+ * address is a specific one. @id->lock held, state IDLE.
+ */
+static int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
+{
+	struct sockaddr *sa = (struct sockaddr *)addr;
+	int ret;
+
+	lockdep_assert_held(&id->lock);
+	if (rcm_addr_v6_link_local(sa)) {
+		u32 scope = ((struct sockaddr_in6 *)sa)->sin6_scope_id;
+
+		if (!scope)
+			return -EINVAL;
+		id->dev_addr.bound_dev_if = scope;
+	}
+	id->bind.addr = *addr;
+	if (sa->sa_family == AF_INET6)
+		id->bind.afonly = READ_ONCE(id->net->ipv6.sysctl.bindv6only);
+
+	if (!rcm_addr_is_any(sa)) {
+		ret = rdma_translate_ip(sa, &id->dev_addr);
+		if (ret)
+			goto err;
+		ret = rcm_device_attach(id);
+		if (ret)
+			goto err;
+	}
+	ret = rcm_port_bind(id);
+	if (ret)
+		goto err_detach;
+	id->state = RCM_STATE_ADDR_BOUND;
+	return 0;
+
+err_detach:
+	rcm_addr_detach(id);
+err:
+	memset(&id->bind.addr, 0, sizeof(id->bind.addr));
+	id->dev_addr.bound_dev_if = 0;
+	return ret;
+}
+
+int rcm_cmd_bind_addr(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_bind_addr *cmd = arg;
+	struct sockaddr_storage addr;
+	struct rcm_id *id;
+	int ret;
+
+	if (cmd->reserved)
+		return -EINVAL;
+	ret = rcm_addr_from_user(&cmd->addr, &addr);
+	if (ret)
+		return ret;
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_IDLE)
+		ret = rcm_addr_bind(id, &addr);
+	else
+		ret = rcm_addr_state_errno(id);
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+	return ret;
+}
+
+/* ib_core's address service is done with a resolution of @context. */
+static void rcm_addr_resolved(int status, struct sockaddr *src,
+			      struct rdma_dev_addr *dev_addr, void *context)
+{
+	struct rcm_id *id = context;
+	struct rcm_uevent *ev;
+
+	mutex_lock(&id->lock);
+	/* Never NULL here: a canceller takes it only after we are done. */
+	ev = id->resolve_ev;
+	id->resolve_ev = NULL;
+	if (!ev) {
+		mutex_unlock(&id->lock);
+		return;
+	}
+	if (id->state != RCM_STATE_ADDR_QUERY) {
+		/* Destroy or device removal won; they report what counts. */
+		kfree(ev);
+		goto out;
+	}
+	if (!status) {
+		memcpy(&id->bind.addr, src, rdma_addr_size(src));
+		if (!id->rdev)
+			status = rcm_device_attach(id);
+	}
+	if (status) {
+		id->state = RCM_STATE_ADDR_BOUND;
+		ev->ev.event = RCM_EVENT_ADDR_ERROR;
+		ev->ev.status = status;
+	} else {
+		id->state = RCM_STATE_ADDR_RESOLVED;
+	}
+	rcm_event_queue(id->file, ev);
+out:
+	mutex_unlock(&id->lock);
+	rcm_id_put(id);
+}
+
+/* Start a resolution; @id->lock held, state ADDR_BOUND. */
+static int rcm_addr_resolve(struct rcm_id *id,
+			    const struct sockaddr_storage *dst, u32 timeout_ms)
+{
+	struct sockaddr_storage src = id->bind.addr;
+	struct rcm_uevent *ev;
+	int ret;
+
+	if (id->bind.addr.ss_family != dst->ss_family)
+		return -EINVAL;
+	ev = rcm_event_alloc(id, RCM_EVENT_ADDR_RESOLVED, GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	id->dst_addr = *dst;
+	id->resolve_ev = ev;
+	refcount_inc(&id->ref);		/* the resolution's */
+	id->state = RCM_STATE_ADDR_QUERY;
+	ret = rdma_resolve_ip((struct sockaddr *)&src,
+			      (const struct sockaddr *)dst, &id->dev_addr,
+			      timeout_ms, rcm_addr_resolved, false, id);
+	if (ret) {
+		/* The callback will not run: undo. The caller holds a ref. */
+		id->resolve_ev = NULL;
+		kfree(ev);
+		refcount_dec(&id->ref);
+		id->state = RCM_STATE_ADDR_BOUND;
+		memset(&id->dst_addr, 0, sizeof(id->dst_addr));
+	}
+	return ret;
+}
+
+int rcm_cmd_resolve_addr(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_resolve_addr *cmd = arg;
+	struct sockaddr_storage src, dst;
+	struct rcm_id *id;
+	bool in_flight;
+	int ret;
+
+	if (cmd->timeout_ms > RCM_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	ret = rcm_addr_from_user(&cmd->dst, &dst);
+	if (ret)
+		return ret;
+	if (cmd->src.ss_family) {
+		ret = rcm_addr_from_user(&cmd->src, &src);
+		if (ret)
+			return ret;
+		if (src.ss_family != dst.ss_family)
+			return -EINVAL;
+	} else {
+		memset(&src, 0, sizeof(src));
+		src.ss_family = dst.ss_family;
+		if (rcm_addr_v6_link_local((struct sockaddr *)&dst))
+			((struct sockaddr_in6 *)&src)->sin6_scope_id =
+				((struct sockaddr_in6 *)&dst)->sin6_scope_id;
+	}
+
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	mutex_lock(&id->cmd_lock);
+	/*
+	 * A request of an earlier resolution may still sit in ib_core's
+	 * list for a moment after its callback ran: retire it before the
+	 * same rdma_dev_addr is used again, without the id's lock (the
+	 * callback takes it). Only commands start resolutions and we hold
+	 * the command lock, so none can start in between.
+	 */
+	mutex_lock(&id->lock);
+	in_flight = id->resolve_ev;
+	mutex_unlock(&id->lock);
+	if (id->resolve_used && !in_flight)
+		rdma_addr_cancel(&id->dev_addr);
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_IDLE)
+		ret = rcm_addr_bind(id, &src);
+	else if (id->state != RCM_STATE_ADDR_BOUND)
+		ret = rcm_addr_state_errno(id);
+	if (!ret)
+		ret = rcm_addr_resolve(id, &dst, cmd->timeout_ms);
+	if (!ret)
+		id->resolve_used = true;
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+	return ret;
+}
+
+int rcm_cmd_query_id(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_query_id *cmd = arg;
+	struct rcm_id *id;
+
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	mutex_lock(&id->lock);
+	if (id->bind.addr.ss_family)
+		memcpy(&cmd->out_src, &id->bind.addr, sizeof(cmd->out_src));
+	if (id->dst_addr.ss_family)
+		memcpy(&cmd->out_dst, &id->dst_addr, sizeof(cmd->out_dst));
+	if (id->rdev) {
+		cmd->out_port_num = id->port_num;
+		cmd->out_node_guid = id->rdev->ibdev->node_guid;
+		memcpy(cmd->out_sgid, &id->dev_addr.sgid_attr->gid,
+		       sizeof(cmd->out_sgid));
+	}
+	mutex_unlock(&id->lock);
+	rcm_id_put(id);
+	return 0;
+}

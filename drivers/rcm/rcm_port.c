@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: port spaces - which id owns which port of RDMA_PS_TCP, _UDP, _IB
+ * and _IPOIB.
+ *
+ * rcm's port spaces are its own: they are separate from the TCP/UDP
+ * socket ports and from the in-tree rdma_cm's, exactly as the in-tree
+ * rdma_cm's are separate from the sockets'. One table serves every
+ * network namespace; ids of different namespaces never conflict.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "rcm_priv.h"
+
+/**
+ * struct rcm_port - one port of one port space and its owners
+ * @owners: ids bound to the port (struct rcm_id.port_node), any netns
+ */
+struct rcm_port {
+	struct hlist_head owners;
+};
+
+/* Key of rcm_ports: port space index << 16 | port. */
+static DEFINE_XARRAY(rcm_ports);
+/* Protects rcm_ports, every rcm_port and every id's port binding. */
+static DEFINE_MUTEX(rcm_port_lock);
+/* Ephemeral port handed out last, not reused straight away. */
+static u16 rcm_port_last;
+
+static unsigned long rcm_port_key(u16 ps, u16 port)
+{
+	unsigned long idx;
+
+	switch (ps) {
+	case RCM_PS_TCP:
+		idx = 0;
+		break;
+	case RCM_PS_UDP:
+		idx = 1;
+		break;
+	case RCM_PS_IB:
+		idx = 2;
+		break;
+	default:		/* RCM_PS_IPOIB; ids are validated at create */
+		idx = 3;
+		break;
+	}
+	return idx << 16 | port;
+}
+
+/**
+ * rcm_addr_is_any() - is this the wildcard address of its family?
+ * @sa: an AF_INET or AF_INET6 address
+ */
+bool rcm_addr_is_any(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+/**
+ * rcm_addr_port() - the port of an AF_INET or AF_INET6 address
+ * @sa: the address
+ */
+u16 rcm_addr_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+}
+
+static void rcm_addr_set_port(struct sockaddr *sa, u16 port)
+{
+	if (sa->sa_family == AF_INET)
+		((struct sockaddr_in *)sa)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+}
+
+/**
+ * rcm_addr_equal() - same family and IP address (ports not compared)
+ * @a: an AF_INET or AF_INET6 address
+ * @b: another
+ */
+bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr);
+}
+
+/**
+ * rcm_port_conflict() - may a new binding share a port with an owner?
+ * @new: the binding asked for
+ * @cur: a binding that holds the port (same port space, same netns)
+ *
+ * The in-tree rdma_cm's rules: two REUSEADDR bindings share; two AFONLY
+ * bindings of different families share; otherwise a wildcard on either
+ * side is -EADDRNOTAVAIL and the same address is -EADDRINUSE.
+ *
+ * Return: 0 when they may share, else the errno.
+ */
+int rcm_port_conflict(const struct rcm_binding *new,
+		      const struct rcm_binding *cur)
+{
+	const struct sockaddr *a = (const struct sockaddr *)&new->addr;
+	const struct sockaddr *b = (const struct sockaddr *)&cur->addr;
+
+	if (new->reuseaddr && cur->reuseaddr)
+		return 0;
+	if (new->afonly && cur->afonly && a->sa_family != b->sa_family)
+		return 0;
+	if (rcm_addr_is_any(a) || rcm_addr_is_any(b))
+		return -EADDRNOTAVAIL;
+	if (rcm_addr_equal(a, b))
+		return -EADDRINUSE;
+	return 0;
+}
+
+static int rcm_port_check(struct rcm_port *p, struct rcm_id *id)
+{
+	struct rcm_id *cur;
+	int ret;
+
+	hlist_for_each_entry(cur, &p->owners, port_node) {
+		if (!net_eq(cur->net, id->net))
+			continue;
+		ret = rcm_port_conflict(&id->bind, &cur->bind);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Bind @id to @port if its rules allow; rcm_port_lock held. */
+static int rcm_port_take(struct rcm_id *id, u16 port, bool ephemeral)
+{
+	unsigned long key = rcm_port_key(id->ps, port);
+	struct rcm_port *p;
+	int ret;
+
+	lockdep_assert_held(&rcm_port_lock);
+
+	p = xa_load(&rcm_ports, key);
+	if (p) {
+		/* An ephemeral port is only ever taken whole. */
+		if (ephemeral) {
+			struct rcm_id *cur;
+
+			hlist_for_each_entry(cur, &p->owners, port_node)
+				if (net_eq(cur->net, id->net))
+					return -EADDRNOTAVAIL;
+		} else {
+			ret = rcm_port_check(p, id);
+			if (ret)
+				return ret;
+		}
+	} else {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		INIT_HLIST_HEAD(&p->owners);
+		ret = xa_err(xa_store(&rcm_ports, key, p, GFP_KERNEL));
+		if (ret) {
+			kfree(p);
+			return ret;
+		}
+	}
+	hlist_add_head(&id->port_node, &p->owners);
+	id->port = port;
+	rcm_addr_set_port((struct sockaddr *)&id->bind.addr, port);
+	return 0;
+}
+
+static int rcm_port_take_any(struct rcm_id *id)
+{
+	int low, high, remaining, ret;
+	u32 rover;
+
+	inet_get_local_port_range(id->net, &low, &high);
+	remaining = high - low + 1;
+	rover = low + get_random_u32() % remaining;
+	for (; remaining; remaining--) {
+		if (rover != rcm_port_last &&
+		    !inet_is_local_reserved_port(id->net, rover)) {
+			ret = rcm_port_take(id, rover, true);
+			if (!ret) {
+				rcm_port_last = rover;
+				return 0;
+			}
+			if (ret != -EADDRNOTAVAIL)
+				return ret;
+		}
+		if (++rover > high)
+			rover = low;
+	}
+	return -EADDRNOTAVAIL;
+}
+
+/**
+ * rcm_port_bind() - give an id the port its binding asks for
+ * @id: the id; its @bind holds the address (port 0: any free port), the
+ *      REUSEADDR and AFONLY choices. The caller holds the id's lock.
+ *
+ * Ports below 1024 need CAP_NET_BIND_SERVICE, as in the in-tree CM.
+ *
+ * Return: 0 with the port written into @id->bind.addr, or -EACCES,
+ * -EADDRINUSE, -EADDRNOTAVAIL or -ENOMEM.
+ */
+int rcm_port_bind(struct rcm_id *id)
+{
+	u16 port = rcm_addr_port((struct sockaddr *)&id->bind.addr);
+	int ret;
+
+	lockdep_assert_held(&id->lock);
+	if (port && port < PROT_SOCK && !capable(CAP_NET_BIND_SERVICE))
+		return -EACCES;
+
+	mutex_lock(&rcm_port_lock);
+	if (port)
+		ret = rcm_port_take(id, port, false);
+	else
+		ret = rcm_port_take_any(id);
+	mutex_unlock(&rcm_port_lock);
+	return ret;
+}
+
+/**
+ * rcm_port_release() - give back an id's port, if it holds one
+ * @id: the id, being destroyed or unbound
+ */
+void rcm_port_release(struct rcm_id *id)
+{
+	unsigned long key;
+	struct rcm_port *p;
+
+	if (!id->port)
+		return;
+	key = rcm_port_key(id->ps, id->port);
+	mutex_lock(&rcm_port_lock);
+	hlist_del(&id->port_node);
+	p = xa_load(&rcm_ports, key);
+	if (p && hlist_empty(&p->owners)) {
+		xa_erase(&rcm_ports, key);
+		kfree(p);
+	}
+	mutex_unlock(&rcm_port_lock);
+	id->port = 0;
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * addr: binding ids to local addresses and ports, and resolving
+ * destinations, with the errno values the uapi documents.
+ *
+ * Guest environment (tools/testing/vm/guest-init.sh): RCM_ADDR_RXE and
+ * RCM_ADDR6_RXE are addresses of the Soft-RoCE netdev, RCM_ADDR_SIW of
+ * the soft-iWARP one (test kernel only), RCM_ADDR_NORDMA an address with
+ * no RDMA device, RCM_ADDR_SILENT a neighbour that never answers.
+ */
+#include <arpa/inet.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+static const char *env(const char *name)
+{
+	return getenv(name);
+}
+
+static int bind_addr(int fd, unsigned int id, const char *ip, uint16_t port)
+{
+	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
+
+	rcm_sockaddr(&b.addr, ip, port);
+	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
+}
+
+static int query(int fd, unsigned int id, struct rcm_query_id *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->id = id;
+	return ioctl(fd, RCM_IOCTL_QUERY_ID, q);
+}
+
+static uint16_t port_of(const struct __kernel_sockaddr_storage *kss)
+{
+	return ntohs(((const struct sockaddr_in *)kss)->sin_port);
+}
+
+static int resolve(int fd, unsigned int id, const char *dst, int timeout_ms)
+{
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
+	};
+
+	rcm_sockaddr(&r.dst, dst, 7471);
+	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
+}
+
+#define NEED_ENV(var, name)						\
+	const char *var = env(name);					\
+	do {								\
+		if (!var)						\
+			SKIP("%s not set (no such device here)", name);	\
+	} while (0)
+
+RCM_TEST(bind_wildcard_takes_an_ephemeral_port)
+{
+	struct rcm_query_id q;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(bind_addr(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
+	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(q.out_src.ss_family == AF_INET, "family %u", q.out_src.ss_family);
+	CHECK(port_of(&q.out_src) >= 1024, "ephemeral port %u",
+	      port_of(&q.out_src));
+	CHECK(q.out_port_num == 0 && q.out_node_guid == 0,
+	      "a wildcard bind attached to a device");
+	CHECK_ERRNO(bind_addr(fd, id, "0.0.0.0", 0), EINVAL);
+	close(fd);
+}
+
+RCM_TEST(bind_to_rxe_address_attaches_the_device)
+{
+	NEED_ENV(ip, "RCM_ADDR_RXE");
+	struct rcm_query_id q;
+	struct in6_addr want;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(bind_addr(fd, id, ip, 7471) == 0, "bind %s: %s", ip,
+	      strerror(errno));
+	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(port_of(&q.out_src) == 7471, "port %u", port_of(&q.out_src));
+	CHECK(q.out_port_num == 1, "port_num %u", q.out_port_num);
+	CHECK(q.out_node_guid != 0, "no node GUID");
+	/* RoCE: the GID is the IPv4-mapped address. */
+	memset(&want, 0, sizeof(want));
+	want.s6_addr[10] = want.s6_addr[11] = 0xff;
+	inet_pton(AF_INET, ip, &want.s6_addr[12]);
+	CHECK(!memcmp(q.out_sgid, &want, 16), "sgid is not ::ffff:%s", ip);
+	close(fd);
+}
+
+RCM_TEST(bind_to_rxe_ipv6_address)
+{
+	NEED_ENV(ip, "RCM_ADDR6_RXE");
+	struct rcm_query_id q;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(bind_addr(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
+	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(q.out_src.ss_family == AF_INET6, "family %u", q.out_src.ss_family);
+	CHECK(q.out_port_num == 1, "port_num %u", q.out_port_num);
+	CHECK(!memcmp(q.out_sgid, &((struct sockaddr_in6 *)&q.out_src)->sin6_addr,
+		      16), "sgid is not the IPv6 address");
+	close(fd);
+}
+
+RCM_TEST(bind_to_siw_address_attaches_the_iwarp_device)
+{
+	NEED_ENV(ip, "RCM_ADDR_SIW");
+	struct rcm_query_id q;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(bind_addr(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
+	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(q.out_port_num == 1 && q.out_node_guid != 0,
+	      "not attached (port %u)", q.out_port_num);
+	close(fd);
+}
+
+RCM_TEST(bind_errors)
+{
+	NEED_ENV(nordma, "RCM_ADDR_NORDMA");
+	struct rcm_bind_addr b = { .size = sizeof(b) };
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	/* Not a local address at all. */
+	CHECK_ERRNO(bind_addr(fd, id, "198.18.123.45", 0), EADDRNOTAVAIL);
+	/* Local, but no RDMA device behind it. */
+	CHECK_ERRNO(bind_addr(fd, id, nordma, 0), ENODEV);
+	/* A link-local IPv6 address needs its scope. */
+	CHECK_ERRNO(bind_addr(fd, id, "fe80::1", 0), EINVAL);
+	/* Families other than IPv4/IPv6. */
+	b.id = id;
+	b.addr.ss_family = AF_UNIX;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EAFNOSUPPORT);
+	/* Bytes past the sockaddr_in must be zero. */
+	rcm_sockaddr(&b.addr, "0.0.0.0", 0);
+	b.addr.__data[sizeof(struct sockaddr_in)] = 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EINVAL);
+	rcm_sockaddr(&b.addr, "0.0.0.0", 0);
+	b.reserved = 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EINVAL);
+	b.reserved = 0;
+	b.id = id + 1000;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), ENOENT);
+	/* After all those failures the id still binds. */
+	CHECK(bind_addr(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
+	close(fd);
+}
+
+RCM_TEST(port_conflicts_follow_the_in_tree_rules)
+{
+	NEED_ENV(ip, "RCM_ADDR_RXE");
+	int a = rcm_open_dev(), b = rcm_open_dev();
+	unsigned int x = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 1);
+	unsigned int y = rcm_create(b, RCM_PS_TCP, RCM_QPT_RC, 2);
+	unsigned int z = rcm_create(b, RCM_PS_TCP, RCM_QPT_RC, 3);
+	unsigned int u = rcm_create(b, RCM_PS_UDP, RCM_QPT_UD, 4);
+
+	CHECK(x && y && z && u, "create: %s", strerror(errno));
+	CHECK(bind_addr(a, x, ip, 18515) == 0, "bind: %s", strerror(errno));
+	/* The port space is shared by every file of the namespace. */
+	CHECK_ERRNO(bind_addr(b, y, ip, 18515), EADDRINUSE);
+	CHECK_ERRNO(bind_addr(b, y, "0.0.0.0", 18515), EADDRNOTAVAIL);
+	/* Another port space is another table. */
+	CHECK(bind_addr(b, u, ip, 18515) == 0, "UDP bind: %s", strerror(errno));
+	/* Destroying the owner frees the port. */
+	CHECK(rcm_destroy(a, x) == 0, "destroy: %s", strerror(errno));
+	CHECK(bind_addr(b, z, ip, 18515) == 0, "rebind: %s", strerror(errno));
+	close(a);
+	close(b);
+}
+
+RCM_TEST(ephemeral_ports_are_distinct)
+{
+	static uint16_t ports[300];
+	struct rcm_query_id q;
+	int i, j, fd = rcm_open_dev();
+
+	CHECK(fd >= 0, "open");
+	for (i = 0; i < 300; i++) {
+		unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
+
+		CHECK(id && bind_addr(fd, id, "0.0.0.0", 0) == 0 &&
+		      query(fd, id, &q) == 0, "id %d: %s", i, strerror(errno));
+		ports[i] = port_of(&q.out_src);
+		for (j = 0; j < i; j++)
+			CHECK(ports[j] != ports[i], "port %u twice", ports[i]);
+	}
+	close(fd);
+}
+
+RCM_TEST(privileged_ports_need_cap_net_bind_service)
+{
+	pid_t pid;
+	int st, fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	if (geteuid() != 0)
+		SKIP("needs root to compare with an unprivileged user");
+	CHECK(bind_addr(fd, id, "0.0.0.0", 999) == 0, "root bind 999: %s",
+	      strerror(errno));
+	close(fd);
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		fd = rcm_open_dev();
+		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+		if (!id)
+			_exit(3);
+		if (bind_addr(fd, id, "0.0.0.0", 998) != -1 || errno != EACCES)
+			_exit(4);
+		if (bind_addr(fd, id, "0.0.0.0", 20998))
+			_exit(5);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "unprivileged child failed at step %d", WEXITSTATUS(st));
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+RCM_TEST(resolve_local_rxe_address)
+{
+	NEED_ENV(ip, "RCM_ADDR_RXE");
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xfeed);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(resolve(fd, id, ip, 2000) == 0, "resolve: %s", strerror(errno));
+	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event in 10 s");
+	CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED, "event %u status %d",
+	      ev.event, ev.status);
+	CHECK(ev.status == 0 && ev.id == id && ev.context == 0xfeed,
+	      "status %d id %u context %llx", ev.status, ev.id,
+	      (unsigned long long)ev.context);
+	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(q.out_port_num == 1, "not attached after resolution");
+	CHECK(((struct sockaddr_in *)&q.out_src)->sin_addr.s_addr ==
+	      inet_addr(ip), "source is not the local address");
+	CHECK(((struct sockaddr_in *)&q.out_dst)->sin_addr.s_addr ==
+	      inet_addr(ip), "destination not recorded");
+	/* Resolved ids do not resolve again. */
+	CHECK_ERRNO(resolve(fd, id, ip, 2000), EINVAL);
+	close(fd);
+}
+
+RCM_TEST(resolve_local_rxe_ipv6_address)
+{
+	NEED_ENV(ip, "RCM_ADDR6_RXE");
+	struct rcm_event ev;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 6);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(resolve(fd, id, ip, 2000) == 0, "resolve: %s", strerror(errno));
+	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event in 10 s");
+	CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0,
+	      "event %u status %d", ev.event, ev.status);
+	close(fd);
+}
+
+RCM_TEST(resolve_silent_neighbour_times_out)
+{
+	NEED_ENV(ip, "RCM_ADDR_SILENT");
+	struct rcm_event ev;
+	struct timespec t0;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 7);
+
+	CHECK(id, "create: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(resolve(fd, id, ip, 1000) == 0, "resolve: %s", strerror(errno));
+	CHECK(rcm_wait_event(fd, 15000, &ev) == 0, "no event in 15 s");
+	CHECK(ev.event == RCM_EVENT_ADDR_ERROR && ev.status == -ETIMEDOUT,
+	      "event %u status %d, want ADDR_ERROR -ETIMEDOUT", ev.event,
+	      ev.status);
+	CHECK(ms_since(&t0) >= 900, "gave up after %ld ms of a 1000 ms timeout",
+	      ms_since(&t0));
+	/* Back to bound: the id may try again. */
+	CHECK(resolve(fd, id, ip, 100) == 0, "second resolve: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(fd, 15000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_ADDR_ERROR, "second resolution");
+	close(fd);
+}
+
+RCM_TEST(resolve_without_route_fails_at_once)
+{
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 8);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK_ERRNO(resolve(fd, id, "198.19.255.1", 1000), ENETUNREACH);
+	close(fd);
+}
+
+RCM_TEST(resolve_arguments_are_checked)
+{
+	struct rcm_resolve_addr r = { .size = sizeof(r) };
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 9);
+
+	CHECK(id, "create: %s", strerror(errno));
+	r.id = id;
+	rcm_sockaddr(&r.dst, "198.18.1.1", 1);
+	r.timeout_ms = RCM_MAX_TIMEOUT_MS + 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EINVAL);
+	r.timeout_ms = 100;
+	rcm_sockaddr(&r.src, "::", 0);
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EINVAL);
+	memset(&r.src, 0, sizeof(r.src));
+	r.dst.ss_family = AF_PACKET;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EAFNOSUPPORT);
+	close(fd);
+}
+
+RCM_TEST(destroy_and_close_during_resolution)
+{
+	NEED_ENV(ip, "RCM_ADDR_SILENT");
+	struct rcm_destroy_id d = { .size = sizeof(d) };
+	struct timespec t0;
+	struct rcm_event ev;
+	int i, fd = rcm_open_dev();
+	unsigned int id;
+
+	for (i = 0; i < 20; i++) {
+		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
+		CHECK(id && resolve(fd, id, ip, 10000) == 0, "resolve #%d: %s",
+		      i, strerror(errno));
+		if (i % 2)
+			continue;	/* left for close() */
+		d.id = id;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0, "destroy: %s",
+		      strerror(errno));
+		CHECK(ms_since(&t0) < 2000, "destroy waited %ld ms",
+		      ms_since(&t0));
+		CHECK(d.out_events_reported == 0, "events reported");
+	}
+	CHECK(rcm_wait_event(fd, 200, &ev) == -1,
+	      "an event arrived for a destroyed id");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	close(fd);
+	CHECK(ms_since(&t0) < 2000, "close waited %ld ms", ms_since(&t0));
+}
+
+RCM_TEST(events_reported_counts_what_read_returned)
+{
+	NEED_ENV(ip, "RCM_ADDR_RXE");
+	struct rcm_destroy_id d = { .size = sizeof(d) };
+	struct rcm_event ev;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 10);
+
+	CHECK(id && resolve(fd, id, ip, 2000) == 0, "resolve: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event");
+	d.id = id;
+	CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0, "destroy");
+	CHECK(d.out_events_reported == 1, "reported %u, want 1",
+	      d.out_events_reported);
+	close(fd);
+}
+
+RCM_TEST(one_read_returns_several_events)
+{
+	NEED_ENV(ip, "RCM_ADDR_RXE");
+	struct rcm_event ev[8];
+	unsigned int ids[5];
+	int i, fd = rcm_open_dev();
+	ssize_t n;
+
+	for (i = 0; i < 5; i++) {
+		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 100 + i);
+		CHECK(ids[i] && resolve(fd, ids[i], ip, 2000) == 0,
+		      "resolve #%d: %s", i, strerror(errno));
+	}
+	/* Wait for all five, then take them in one call. */
+	for (i = 0; i < 100; i++) {
+		struct rcm_query_id q;
+		int done = 0, j;
+
+		for (j = 0; j < 5; j++)
+			if (!query(fd, ids[j], &q) && q.out_port_num)
+				done++;
+		if (done == 5)
+			break;
+		usleep(50000);
+	}
+	usleep(100000);
+	n = read(fd, ev, sizeof(ev));
+	CHECK(n == 5 * (ssize_t)sizeof(ev[0]), "read %zd bytes, want 5 events",
+	      n);
+	for (i = 0; i < 5; i++)
+		CHECK(ev[i].event == RCM_EVENT_ADDR_RESOLVED &&
+		      ev[i].context >= 100 && ev[i].context < 105,
+		      "event %d: type %u ctx %llu", i, ev[i].event,
+		      (unsigned long long)ev[i].context);
+	/* All were taken: a non-blocking read now finds nothing. */
+	CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "fcntl");
+	CHECK_ERRNO(read(fd, ev, sizeof(ev[0]) * 3 / 2), EAGAIN);
+	close(fd);
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
