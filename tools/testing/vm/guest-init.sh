@@ -67,7 +67,12 @@ n=0
 for kind in $(echo "$rdma_kinds" | tr , ' '); do
 	n=$((n + 1))
 	dev=${kind}net0
-	$IP link add "$dev" type dummy || die "cannot create $dev"
+	# A veth whose peer has no address: the device's own address
+	# loops back inside the RDMA driver, and 198.18.N.2 is a neighbour
+	# that never answers.
+	$IP link add "$dev" type veth peer name "${kind}peer0" ||
+		die "cannot create $dev"
+	$IP link set "${kind}peer0" up
 	$IP link set "$dev" mtu 1500 up
 	$IP addr add "198.18.$n.1/24" dev "$dev"
 	$IP -6 addr add "fd00:198:18:$n::1/64" dev "$dev" nodad
@@ -77,14 +82,10 @@ for kind in $(echo "$rdma_kinds" | tr , ' '); do
 	export "RCM_ADDR_$kind_uc=198.18.$n.1" "RCM_ADDR6_$kind_uc=fd00:198:18:$n::1"
 	export "RCM_NETDEV_$kind_uc=$dev"
 done
-# A netdev with an address but no RDMA device, and a link whose peer
-# never answers ARP (its far end has no address).
+# A netdev with an address but no RDMA device.
 $IP link add nordma0 type dummy && $IP link set nordma0 up &&
 	$IP addr add 198.18.254.1/24 dev nordma0 || die "cannot create nordma0"
-$IP link add rcmv0 type veth peer name rcmv1 && $IP link set rcmv0 up &&
-	$IP link set rcmv1 up && $IP addr add 198.18.9.1/24 dev rcmv0 ||
-	die "cannot create the veth pair"
-export RCM_ADDR_NORDMA=198.18.254.1 RCM_ADDR_SILENT=198.18.9.2
+export RCM_ADDR_NORDMA=198.18.254.1 RCM_ADDR_SILENT=198.18.1.2
 $IP link set lo up
 export RCM_EXPECT_DEVICES=$n
 # The RoCE GID of each IPv4 address appears shortly after the link is

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * device_removal: deleting the Soft-RoCE device while ids use it never
+ * waits for userspace, reports DEVICE_REMOVAL to exactly the ids that
+ * were attached (also one with a resolution in flight), leaves those ids
+ * good for destroy only, and the device can come back afterwards.
+ *
+ * Needs RCM_ADDR_RXE, RCM_NETDEV_RXE and RCM_ADDR_SILENT from the guest.
+ * The device is re-created at the end, so the test can run anywhere in
+ * the list.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+static int bind_addr(int fd, unsigned int id, const char *ip)
+{
+	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
+
+	rcm_sockaddr(&b.addr, ip, 0);
+	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
+}
+
+static int resolve(int fd, unsigned int id, const char *src, const char *dst,
+		   int timeout_ms)
+{
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
+	};
+
+	if (src)
+		rcm_sockaddr(&r.src, src, 0);
+	rcm_sockaddr(&r.dst, dst, 1);
+	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
+}
+
+static unsigned int num_devices(int fd)
+{
+	struct rcm_query q = { .size = sizeof(q) };
+
+	return ioctl(fd, RCM_IOCTL_QUERY, &q) ? 0 : q.out_num_devices;
+}
+
+static int wait_gid(const char *ip)
+{
+	unsigned char b[4];
+	int i;
+
+	/* The GID of the address is the sign the device is usable. */
+	inet_pton(AF_INET, ip, b);
+	for (i = 0; i < 100; i++) {
+		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/rxe0/ports/1/gids/[0-9]",
+			    b[0], b[1], b[2], b[3]))
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	const char *silent = getenv("RCM_ADDR_SILENT");
+	unsigned int bound, resolved, resolving, loose, before;
+	struct rcm_event ev;
+	struct rcm_query_id q = { .size = sizeof(q) };
+	struct rcm_destroy_id d = { .size = sizeof(d) };
+	struct timespec t0, t1;
+	int n_removal = 0, fd;
+
+	if (!ip || !netdev || !silent)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	before = num_devices(fd);
+
+	bound = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	resolved = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	resolving = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
+	loose = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
+	CHECK(bound && resolved && resolving && loose, "create");
+	CHECK(bind_addr(fd, bound, ip) == 0, "bind: %s", strerror(errno));
+	CHECK(resolve(fd, resolved, NULL, ip, 2000) == 0, "resolve: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(fd, 10000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_ADDR_RESOLVED, "no ADDR_RESOLVED");
+	/* Bound to the device, resolving towards a silent neighbour. */
+	CHECK(resolve(fd, resolving, ip, silent, 60000) == 0,
+	      "resolve towards %s: %s", silent, strerror(errno));
+	CHECK(bind_addr(fd, loose, "0.0.0.0") == 0, "wildcard bind");
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(rcm_sh("rdma link delete rxe0") == 0, "rdma link delete failed");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(t1.tv_sec - t0.tv_sec < 10, "removal took %ld s",
+	      (long)(t1.tv_sec - t0.tv_sec));
+
+	while (rcm_wait_event(fd, 1000, &ev) == 0) {
+		CHECK(ev.event == RCM_EVENT_DEVICE_REMOVAL,
+		      "unexpected event %u (status %d) for ctx %llu", ev.event,
+		      ev.status, (unsigned long long)ev.context);
+		CHECK(ev.id == bound || ev.id == resolved || ev.id == resolving,
+		      "DEVICE_REMOVAL for id %u, which was not attached", ev.id);
+		n_removal++;
+	}
+	CHECK(n_removal == 3, "%d DEVICE_REMOVAL events, want 3", n_removal);
+	CHECK(num_devices(fd) == before - 1, "device count %u after removal",
+	      num_devices(fd));
+
+	/* A removed id is good for destroy only. */
+	CHECK_ERRNO(resolve(fd, resolved, NULL, ip, 100), ENODEV);
+	q.id = bound;
+	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_port_num == 0,
+	      "query of a removed id");
+	d.id = bound;
+	CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0 &&
+	      d.out_events_reported == 1, "destroy: reported %u",
+	      d.out_events_reported);
+	close(fd);
+
+	/* The device comes back and works. */
+	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
+	      "rdma link add failed");
+	CHECK(wait_gid(ip) == 0, "no GID after re-adding rxe0");
+	fd = rcm_open_dev();
+	CHECK(num_devices(fd) == before, "device count %u after re-adding",
+	      num_devices(fd));
+	bound = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 5);
+	CHECK(bind_addr(fd, bound, ip) == 0, "bind after re-add: %s",
+	      strerror(errno));
+	close(fd);
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
