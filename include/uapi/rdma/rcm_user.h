@@ -197,12 +197,13 @@ struct rcm_bind_addr {
  * Starts resolving @dst to a local RDMA device, port and next hop. It
  * completes with one RCM_EVENT_ADDR_RESOLVED (status 0), or
  * RCM_EVENT_ADDR_ERROR with a negative errno: ETIMEDOUT (no neighbour
- * answer in time), ENETUNREACH / EHOSTUNREACH (no route), ENODEV (no
- * RDMA device behind the route's netdev). The id is then bound to the
- * source address the route chose. Errors of the call itself: those of
+ * answer in time), ENODEV (no RDMA device behind the route's netdev),
+ * or another negative errno from the kernel's address service. After
+ * ADDR_RESOLVED the id is bound to the source address the route chose;
+ * after ADDR_ERROR it is bound and may resolve again. Errors of the call itself: those of
  * RCM_IOCTL_BIND_ADDR, EINVAL (already resolved or resolving, timeout
- * out of range, @src and @dst of different families), and
- * ENOMEM.
+ * out of range, @src and @dst of different families), ENETUNREACH (no
+ * route to @dst at all) and ENOMEM.
  */
 struct rcm_resolve_addr {
 	__u32 size;
