@@ -12,11 +12,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
 #include "rcm_priv.h"
+
+static unsigned int max_ids_per_file = RCM_MAX_IDS;
+module_param(max_ids_per_file, uint, 0644);
+MODULE_PARM_DESC(max_ids_per_file,
+		 "Ids one open file may hold at once (default 65536)");
 
 /**
  * rcm_id_qp_type_ok() - may an id of this port space use this QP type?
@@ -97,7 +103,8 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 
 	/* Published complete: nothing else can find it before this. */
 	ret = xa_alloc(&file->ids, &id->handle, id,
-		       XA_LIMIT(1, RCM_MAX_IDS), GFP_KERNEL);
+		       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
+		       GFP_KERNEL);
 	if (ret) {
 		put_net(id->net);
 		mutex_destroy(&id->lock);
@@ -170,5 +177,6 @@ void rcm_file_destroy_ids(struct rcm_file *file)
 	xa_for_each(&file->ids, index, id) {
 		if (xa_erase(&file->ids, index) == id)
 			rcm_id_destroy(id);
+		cond_resched();
 	}
 }

@@ -6,6 +6,8 @@
  * module loads and report KTAP on the kernel log.
  */
 #include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
 
 #include "rcm_priv.h"
 
@@ -143,4 +145,197 @@ static struct kunit_suite rcm_ioctl_suite = {
 	.test_cases = rcm_ioctl_cases,
 };
 
-kunit_test_suites(&rcm_device_suite, &rcm_ioctl_suite);
+/* --- rcm_id.c: port spaces and QP types ------------------------------ */
+
+static void rcm_id_tcp_is_rc_only(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_TCP, RCM_QPT_RC));
+	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_TCP, RCM_QPT_UD));
+}
+
+static void rcm_id_udp_and_ipoib_are_ud_only(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_UDP, RCM_QPT_UD));
+	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_UDP, RCM_QPT_RC));
+	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_IPOIB, RCM_QPT_UD));
+	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_IPOIB, RCM_QPT_RC));
+}
+
+static void rcm_id_ib_takes_rc_or_ud(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_IB, RCM_QPT_RC));
+	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_IB, RCM_QPT_UD));
+	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_IB, 3));
+}
+
+static void rcm_id_unknown_port_space_is_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(0, RCM_QPT_RC));
+	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(0x0107, RCM_QPT_RC));
+	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(0xffff, RCM_QPT_UD));
+}
+
+static struct kunit_case rcm_id_cases[] = {
+	KUNIT_CASE(rcm_id_tcp_is_rc_only),
+	KUNIT_CASE(rcm_id_udp_and_ipoib_are_ud_only),
+	KUNIT_CASE(rcm_id_ib_takes_rc_or_ud),
+	KUNIT_CASE(rcm_id_unknown_port_space_is_refused),
+	{}
+};
+
+static struct kunit_suite rcm_id_suite = {
+	.name = "rcm_id",
+	.test_cases = rcm_id_cases,
+};
+
+/* --- rcm_port.c: port sharing rules ---------------------------------- */
+
+static void rcm_bind4(struct rcm_binding *b, __be32 ip, u16 port,
+		      bool reuse, bool afonly)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)&b->addr;
+
+	memset(b, 0, sizeof(*b));
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = ip;
+	in->sin_port = htons(port);
+	b->reuseaddr = reuse;
+	b->afonly = afonly;
+}
+
+static void rcm_bind6_any(struct rcm_binding *b, u16 port, bool afonly)
+{
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&b->addr;
+
+	memset(b, 0, sizeof(*b));
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons(port);
+	b->afonly = afonly;
+}
+
+#define IP4(a, b, c, d) htonl((a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+static void rcm_port_same_address_is_in_use(struct kunit *test)
+{
+	struct rcm_binding a, b;
+
+	rcm_bind4(&a, IP4(198, 18, 1, 1), 7471, false, false);
+	rcm_bind4(&b, IP4(198, 18, 1, 1), 7471, false, false);
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), -EADDRINUSE);
+}
+
+static void rcm_port_different_addresses_share(struct kunit *test)
+{
+	struct rcm_binding a, b;
+
+	rcm_bind4(&a, IP4(198, 18, 1, 1), 7471, false, false);
+	rcm_bind4(&b, IP4(198, 18, 2, 1), 7471, false, false);
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), 0);
+}
+
+static void rcm_port_wildcard_conflicts_with_anything(struct kunit *test)
+{
+	struct rcm_binding any, one;
+
+	rcm_bind4(&any, htonl(INADDR_ANY), 7471, false, false);
+	rcm_bind4(&one, IP4(198, 18, 1, 1), 7471, false, false);
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&any, &one), -EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&one, &any), -EADDRNOTAVAIL);
+}
+
+static void rcm_port_reuseaddr_needs_both_sides(struct kunit *test)
+{
+	struct rcm_binding a, b;
+
+	rcm_bind4(&a, IP4(198, 18, 1, 1), 7471, true, false);
+	rcm_bind4(&b, IP4(198, 18, 1, 1), 7471, true, false);
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), 0);
+	b.reuseaddr = false;
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&b, &a), -EADDRINUSE);
+}
+
+static void rcm_port_afonly_separates_families(struct kunit *test)
+{
+	struct rcm_binding v4, v6;
+
+	rcm_bind4(&v4, htonl(INADDR_ANY), 7471, false, true);
+	rcm_bind6_any(&v6, 7471, true);
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&v6, &v4), 0);
+	/* One side dual-stack: the wildcards collide. */
+	v6.afonly = false;
+	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&v6, &v4), -EADDRNOTAVAIL);
+}
+
+static struct kunit_case rcm_port_cases[] = {
+	KUNIT_CASE(rcm_port_same_address_is_in_use),
+	KUNIT_CASE(rcm_port_different_addresses_share),
+	KUNIT_CASE(rcm_port_wildcard_conflicts_with_anything),
+	KUNIT_CASE(rcm_port_reuseaddr_needs_both_sides),
+	KUNIT_CASE(rcm_port_afonly_separates_families),
+	{}
+};
+
+static struct kunit_suite rcm_port_suite = {
+	.name = "rcm_port",
+	.test_cases = rcm_port_cases,
+};
+
+/* --- rcm_addr.c: addresses from userspace ---------------------------- */
+
+static void rcm_addr_from_user_takes_v4_and_v6(struct kunit *test)
+{
+	struct __kernel_sockaddr_storage kss = {};
+	struct sockaddr_storage out;
+
+	kss.ss_family = AF_INET;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.ss_family, (sa_family_t)AF_INET);
+	kss.ss_family = AF_INET6;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.ss_family, (sa_family_t)AF_INET6);
+}
+
+static void rcm_addr_from_user_refuses_other_families(struct kunit *test)
+{
+	struct __kernel_sockaddr_storage kss = {};
+	struct sockaddr_storage out;
+
+	kss.ss_family = AF_UNSPEC;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EAFNOSUPPORT);
+	kss.ss_family = AF_IB;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EAFNOSUPPORT);
+}
+
+static void rcm_addr_from_user_wants_a_zero_tail(struct kunit *test)
+{
+	struct __kernel_sockaddr_storage kss = {};
+	struct sockaddr_storage out;
+	u8 *raw = (u8 *)&kss;
+
+	kss.ss_family = AF_INET;
+	raw[sizeof(struct sockaddr_in)] = 1;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EINVAL);
+	/* The last byte of a sockaddr_in6 is still its own. */
+	memset(&kss, 0, sizeof(kss));
+	kss.ss_family = AF_INET6;
+	raw[sizeof(struct sockaddr_in6) - 1] = 1;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
+	raw[sizeof(kss) - 1] = 1;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EINVAL);
+}
+
+static struct kunit_case rcm_addr_cases[] = {
+	KUNIT_CASE(rcm_addr_from_user_takes_v4_and_v6),
+	KUNIT_CASE(rcm_addr_from_user_refuses_other_families),
+	KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
+	{}
+};
+
+static struct kunit_suite rcm_addr_suite = {
+	.name = "rcm_addr",
+	.test_cases = rcm_addr_cases,
+};
+
+kunit_test_suites(&rcm_device_suite, &rcm_ioctl_suite, &rcm_id_suite,
+		  &rcm_port_suite, &rcm_addr_suite);

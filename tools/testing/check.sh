@@ -86,6 +86,15 @@ fi
 say "selftests"
 step build.selftests make -C "$top/tools/testing/selftests/rcm" \
 	OUTPUT="$out/selftests"
+# Guest programs of the userlib run on the library built here, which the
+# initramfs carries in /usr/lib/rcm.
+if step build.userlib-guest-tests make -C "$top/userlib" guest-tests; then
+	for t in "$top"/userlib/test/guest/out/*; do
+		cp "$t" "$out/selftests/"
+		echo "$(basename "$t"): LD_LIBRARY_PATH=/usr/lib/rcm ./$(basename "$t")" \
+			>>"$out/selftests/list"
+	done
+fi
 guest_tests=${RCM_TESTS:-$(sed 's/:.*//' "$out/selftests/list" | paste -sd,)}
 
 if want test; then
@@ -97,10 +106,11 @@ if want test; then
 			"$vm/mkinitramfs.sh" --out "$out/test.cpio" --release "$rel" \
 				--modroot "$kernel/mods" \
 				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \
-				--tests "$out/selftests"
+				--tests "$out/selftests" --lib-dir "$top/userlib/src"
 			say "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
 			"$vm/run-guest.py" --label test-kernel --kernel "$kernel/bzImage" \
 				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
+				--memory 1G --test-timeout 300 \
 				--tests "$guest_tests" --log "$out/guest-test-kernel.log" |
 				tee -a "$results"
 		fi
@@ -113,7 +123,7 @@ if want distro; then
 	say "guest: distro kernel $distro_rel (selftests; rxe)"
 	"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
 		--modroot / --rcm-ko "$out/distro/drivers/rcm/rcm.ko" \
-		--tests "$out/selftests"
+		--tests "$out/selftests" --lib-dir "$top/userlib/src"
 	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
 		--initrd "$out/distro.cpio" --rdma rxe --tests "$guest_tests" \
 		--log "$out/guest-distro-kernel.log" | tee -a "$results"

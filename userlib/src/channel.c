@@ -42,15 +42,15 @@ static int rcm_check_abi(int fd)
 }
 
 /**
- * rdma_create_event_channel() - open a channel that reports CM events
+ * rcm_channel_open() - open the rcm device as a new channel
  *
  * Return: the channel, or NULL with errno set: ENODEV when the rcm module
- * is not loaded or manages no device, EPERM when it speaks another ABI (as librdmacm),
- * else the error of open(2) or ENOMEM.
+ * is not loaded or manages no device, EPERM when it speaks another ABI
+ * (as librdmacm), else the error of open(2) or ENOMEM.
  */
-RCM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
+struct rcm_channel *rcm_channel_open(void)
 {
-	struct rdma_event_channel *channel;
+	struct rcm_channel *chan;
 	int fd, err;
 
 	fd = open(rcm_device_path(), O_RDWR | O_CLOEXEC);
@@ -66,19 +66,88 @@ RCM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 	if (err)
 		goto out_close;
 
-	channel = malloc(sizeof(*channel));
-	if (!channel) {
+	chan = calloc(1, sizeof(*chan));
+	if (!chan) {
 		err = ENOMEM;
 		goto out_close;
 	}
-	channel->fd = fd;
-	return channel;
+	chan->ch.fd = fd;
+	pthread_mutex_init(&chan->read_lock, NULL);
+	pthread_mutex_init(&chan->lock, NULL);
+	return chan;
 
 out_close:
 	close(fd);
 out:
 	errno = err;
 	return NULL;
+}
+
+/* Close the file and free the channel, with any events still queued. */
+void rcm_channel_close(struct rcm_channel *chan)
+{
+	close(chan->ch.fd);
+	pthread_mutex_destroy(&chan->read_lock);
+	pthread_mutex_destroy(&chan->lock);
+	free(chan);
+}
+
+static unsigned int rcm_id_bucket(uint64_t context)
+{
+	/* Ids are malloc'd: the low bits carry no information. */
+	return (unsigned int)((context >> 4) ^ (context >> 12)) %
+	       RCM_ID_BUCKETS;
+}
+
+/* Caller holds neither lock; the id is not visible to the kernel yet. */
+void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id *id)
+{
+	unsigned int b = rcm_id_bucket((uintptr_t)id);
+
+	pthread_mutex_lock(&chan->lock);
+	id->hnext = chan->ids[b];
+	chan->ids[b] = id;
+	pthread_mutex_unlock(&chan->lock);
+}
+
+/* Caller holds chan->lock. */
+void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id)
+{
+	struct rcm_id **p = &chan->ids[rcm_id_bucket((uintptr_t)id)];
+
+	for (; *p; p = &(*p)->hnext) {
+		if (*p == id) {
+			*p = id->hnext;
+			return;
+		}
+	}
+}
+
+/*
+ * The id a record's context names, or NULL. The context is only compared,
+ * never dereferenced, so a record naming no id of the channel is harmless.
+ * Caller holds chan->lock.
+ */
+struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
+				   uint64_t context)
+{
+	struct rcm_id *id = chan->ids[rcm_id_bucket(context)];
+
+	while (id && (uintptr_t)id != context)
+		id = id->hnext;
+	return id;
+}
+
+/**
+ * rdma_create_event_channel() - open a channel that reports CM events
+ *
+ * Return: the channel, or NULL with errno set, see rcm_channel_open().
+ */
+RCM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
+{
+	struct rcm_channel *chan = rcm_channel_open();
+
+	return chan ? &chan->ch : NULL;
 }
 
 /**
@@ -89,8 +158,6 @@ out:
  */
 RCM_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
-	if (!channel)
-		return;
-	close(channel->fd);
-	free(channel);
+	if (channel)
+		rcm_channel_close(rcm_channel(channel));
 }

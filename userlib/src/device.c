@@ -47,8 +47,10 @@ int rcm_devices_init(void)
 		err = ENOMEM;
 		goto out_free_list;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		devs[i].dev = list[i];
+		devs[i].guid = ibv_get_device_guid(list[i]);
+	}
 	rcm_dev_list = list;
 	rcm_devs = devs;
 	rcm_num_devs = n;
@@ -167,4 +169,55 @@ RCM_EXPORT void rdma_free_devices(struct ibv_context **list)
 	}
 	pthread_mutex_unlock(&rcm_dev_lock);
 	free(list);
+}
+
+/**
+ * rcm_device_get() - the library's context of a device, by node GUID
+ * @guid: node GUID in network byte order, as RCM_IOCTL_QUERY_ID gives it
+ *
+ * Opens the device if needed and takes a reference for an id's verbs.
+ *
+ * Return: the context, or NULL with errno ENODEV (no device with that
+ * GUID, e.g. one added after the table was filled) or the error of
+ * opening it.
+ */
+struct ibv_context *rcm_device_get(__be64 guid)
+{
+	struct ibv_context *verbs = NULL;
+	int i, err = ENODEV;
+
+	if (rcm_devices_init())
+		return NULL;
+
+	pthread_mutex_lock(&rcm_dev_lock);
+	for (i = 0; i < rcm_num_devs; i++) {
+		if (rcm_devs[i].guid != guid)
+			continue;
+		if (rcm_device_open(&rcm_devs[i])) {
+			err = errno;
+			break;
+		}
+		rcm_devs[i].refcnt++;
+		verbs = rcm_devs[i].verbs;
+		break;
+	}
+	pthread_mutex_unlock(&rcm_dev_lock);
+	if (!verbs)
+		errno = err;
+	return verbs;
+}
+
+/* Drop a reference from rcm_device_get(); the device stays open. */
+void rcm_device_put(struct ibv_context *verbs)
+{
+	int i;
+
+	pthread_mutex_lock(&rcm_dev_lock);
+	for (i = 0; i < rcm_num_devs; i++) {
+		if (rcm_devs[i].verbs == verbs && rcm_devs[i].refcnt) {
+			rcm_devs[i].refcnt--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rcm_dev_lock);
 }

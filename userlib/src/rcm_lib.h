@@ -8,16 +8,22 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rcm.h>
+#include <rdma/rcm_user.h>
 
 /* Marks the definition of a function that the version script exports. */
 #define RCM_EXPORT __attribute__((visibility("default")))
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* The character device, and the environment variable that overrides it. */
 #define RCM_DEFAULT_DEVICE	"/dev/infiniband/rcm"
@@ -52,6 +58,7 @@ const char *rcm_device_path(void);
  */
 struct rcm_device {
 	struct ibv_device	*dev;
+	__be64			guid;		/* ibv_get_device_guid() */
 	struct ibv_context	*verbs;		/* NULL until opened */
 	unsigned int		refcnt;		/* users of verbs */
 	/* cached from ibv_query_device() when opened */
@@ -62,5 +69,109 @@ struct rcm_device {
 };
 
 int rcm_devices_init(void);
+struct ibv_context *rcm_device_get(__be64 guid);
+void rcm_device_put(struct ibv_context *verbs);
+
+/*
+ * Events come from read() on the channel's fd in batches of up to
+ * RCM_READ_BATCH records, and wait in the channel's queue until
+ * rdma_get_cm_event() hands them out one by one.
+ */
+#define RCM_READ_BATCH		16
+#define RCM_ID_BUCKETS		64
+
+struct rcm_id;
+
+/* A record read from the kernel, with the id it belongs to. */
+struct rcm_queued {
+	struct rcm_event	rec;
+	struct rcm_id		*id;
+};
+
+/*
+ * struct rcm_channel - an event channel (one open file of the rcm device)
+ * @ch: what the application sees
+ * @read_lock: serialises read() on @ch.fd, so that batches are queued in
+ *             the order the kernel returned them; protects @rbuf. Taken
+ *             before @lock, and never held while waiting for an ack.
+ * @lock: protects @queue, @head, @count, @ids and, of every id of the
+ *        channel, hnext, destroyed and events_completed
+ * @queue: records read but not handed out yet, @queue[@head] is the
+ *         oldest; the queue is only refilled when it is empty
+ * @ids: the channel's ids, hashed by the context value given to the
+ *       kernel (the id's address), from before RCM_IOCTL_CREATE_ID
+ *       until rdma_destroy_id() has accounted for all its events
+ */
+struct rcm_channel {
+	struct rdma_event_channel ch;
+	pthread_mutex_t		read_lock;
+	pthread_mutex_t		lock;
+	struct rcm_queued	queue[RCM_READ_BATCH];
+	unsigned int		head;
+	unsigned int		count;
+	struct rcm_event	rbuf[RCM_READ_BATCH];
+	struct rcm_id		*ids[RCM_ID_BUCKETS];
+};
+
+static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
+{
+	return container_of(ch, struct rcm_channel, ch);
+}
+
+/* channel.c */
+struct rcm_channel *rcm_channel_open(void);
+void rcm_channel_close(struct rcm_channel *chan);
+void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id *id);
+void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id);
+struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
+				   uint64_t context);
+
+/*
+ * struct rcm_id - a communication identifier
+ * @id: what the application sees
+ * @chan: the channel of @id.channel (the private one in sync mode)
+ * @handle: the kernel's handle, valid in @chan's file only
+ * @sync: created with a NULL channel; @chan belongs to the id
+ * @destroyed: rdma_destroy_id() has run RCM_IOCTL_DESTROY_ID; no event of
+ *             the id is handed out any more (under @chan->lock)
+ * @events_completed: events of the id the kernel reported that are done
+ *                    with: acked by the application, or dropped by the
+ *                    library (under @chan->lock)
+ * @acked: signalled when @events_completed grows (with @chan->lock)
+ * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
+ *
+ * Lifetime: freed by rdma_destroy_id() once @events_completed reaches
+ * the kernel's out_events_reported, so that a record or event still
+ * pointing at the id never outlives it.
+ */
+struct rcm_id {
+	struct rdma_cm_id	id;
+	struct rcm_channel	*chan;
+	uint32_t		handle;
+	bool			sync;
+	bool			destroyed;
+	uint32_t		events_completed;
+	pthread_cond_t		acked;
+	struct rcm_id		*hnext;
+};
+
+static inline struct rcm_id *rcm_id(struct rdma_cm_id *id)
+{
+	return container_of(id, struct rcm_id, id);
+}
+
+/* Caller holds id->chan->lock. */
+static inline void rcm_id_complete_locked(struct rcm_id *id)
+{
+	id->events_completed++;
+	pthread_cond_broadcast(&id->acked);
+}
+
+/* id.c */
+int rcm_id_refresh(struct rcm_id *id);
+int rcm_sync_complete(struct rcm_id *id);
+
+/* event.c */
+void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id);
 
 #endif /* RCM_LIB_H */

@@ -40,6 +40,11 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	return list;
 }
 
+__be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	return FAKE_GUID(device - fake_devices);
+}
+
 void ibv_free_device_list(struct ibv_device **list)
 {
 	free(list);

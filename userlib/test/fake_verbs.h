@@ -12,9 +12,13 @@
 #ifndef RCM_TEST_FAKE_VERBS_H
 #define RCM_TEST_FAKE_VERBS_H
 
+#include <endian.h>
 #include <infiniband/verbs.h>
 
 #define FAKE_MAX_DEVICES 4
+
+/* Node GUID of fake_devices[i], network order (ibv_get_device_guid()). */
+#define FAKE_GUID(i)	htobe64(0x0002c90300a0b000ULL + (i))
 
 extern int fake_num_devices;		/* what the next listing reports */
 extern int fake_open_fail_index;	/* device whose open fails, or -1 */

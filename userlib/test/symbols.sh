@@ -17,13 +17,21 @@ err() { echo "$*" >&2; fail=1; }
 # The specification: symbol@@node for every function implemented so far.
 # Nodes are rdma-core 44's (librdmacm.map), RCM_1.0 is rcm's own.
 expected='
+rdma_ack_cm_event@@RDMACM_1.0
+rdma_bind_addr@@RDMACM_1.0
 rdma_create_event_channel@@RDMACM_1.0
+rdma_create_id@@RDMACM_1.0
 rdma_destroy_event_channel@@RDMACM_1.0
+rdma_destroy_id@@RDMACM_1.0
 rdma_event_str@@RDMACM_1.0
 rdma_free_devices@@RDMACM_1.0
 rdma_freeaddrinfo@@RDMACM_1.0
+rdma_get_cm_event@@RDMACM_1.0
 rdma_get_devices@@RDMACM_1.0
+rdma_get_dst_port@@RDMACM_1.0
+rdma_get_src_port@@RDMACM_1.0
 rdma_getaddrinfo@@RDMACM_1.0
+rdma_resolve_addr@@RDMACM_1.0
 rdma_reject_msg@@RCM_1.0
 '
 nodes='RCM_1.0 RDMACM_1.0 RDMACM_1.1 RDMACM_1.2 RDMACM_1.3'

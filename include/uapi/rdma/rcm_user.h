@@ -110,7 +110,8 @@ enum rcm_qp_type {
  *
  * Creates a communication identifier owned by the file. Errors: EINVAL
  * for an unknown port space or a QP type the port space does not take;
- * EMFILE when the file already holds RCM_MAX_IDS ids.
+ * EMFILE when the file already holds as many ids as the module parameter
+ * max_ids_per_file allows (RCM_MAX_IDS by default).
  */
 struct rcm_create_id {
 	__u32 size;
@@ -124,7 +125,7 @@ struct rcm_create_id {
 
 #define RCM_IOCTL_CREATE_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_CREATE_ID)
 
-/* Ids one open file may hold at once. */
+/* Default bound on the ids one open file holds (rcm.max_ids_per_file). */
 #define RCM_MAX_IDS 65536
 
 /**

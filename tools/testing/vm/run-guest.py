@@ -93,7 +93,7 @@ def main():
     args = ap.parse_args()
 
     tests = [t for t in args.tests.split(',') if t]
-    append = ['console=ttyS0', 'loglevel=4', 'panic=-1',
+    append = ['console=ttyS0', 'loglevel=4', 'panic=-1', '8250.nr_uarts=1',
               'rdinit=/init', 'kmemleak=on', 'nokaslr',
               f'rcm_tests={",".join(tests)}', f'rcm_rdma={args.rdma}',
               f'rcm_timeout={args.test_timeout}',

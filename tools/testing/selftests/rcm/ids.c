@@ -135,21 +135,53 @@ RCM_TEST(handles_of_another_file_are_enoent)
 	close(b);
 }
 
-RCM_TEST(file_holds_at_most_max_ids)
+static int write_param(const char *path, unsigned int v)
 {
-	uint32_t id;
-	int i, fd = rcm_open_dev();
+	FILE *f = fopen(path, "w");
+	int ret;
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	for (i = 0; i < RCM_MAX_IDS; i++)
-		CHECK(create_id(fd, RCM_PS_TCP, RCM_QPT_RC, i, &id) == 0,
-		      "create #%d: %s", i, strerror(errno));
-	CHECK_ERRNO(create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 0, &id), EMFILE);
-	/* One destroyed makes room for one more. */
-	CHECK(destroy_id(fd, id, NULL) == 0, "destroy: %s", strerror(errno));
-	CHECK(create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 0, &id) == 0,
-	      "create after destroy: %s", strerror(errno));
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%u\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+RCM_TEST(file_holds_at_most_max_ids_per_file)
+{
+	static const char param[] = "/sys/module/rcm/parameters/max_ids_per_file";
+	unsigned int limit = 0, id;
+	int i, fd, other, full_errno, other_ok, refill_ok;
+	FILE *f = fopen(param, "r");
+
+	CHECK(f, "open %s: %s", param, strerror(errno));
+	CHECK(fscanf(f, "%u", &limit) == 1, "read %s", param);
+	fclose(f);
+	CHECK(limit == RCM_MAX_IDS, "default limit %u, want %u", limit,
+	      RCM_MAX_IDS);
+	if (geteuid() != 0)
+		SKIP("needs root to lower the limit");
+
+	/* Creating 65536 ids is slow under KASAN: prove the rule on 500. */
+	CHECK(write_param(param, 500) == 0, "set limit: %s", strerror(errno));
+	fd = rcm_open_dev();
+	other = rcm_open_dev();
+	for (i = 0; i < 500; i++)
+		if (!rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i))
+			break;
+	full_errno = create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 0, &id) ? errno : 0;
+	/* The limit is per file; one destroyed makes room for one more. */
+	other_ok = rcm_create(other, RCM_PS_TCP, RCM_QPT_RC, 0) != 0;
+	refill_ok = destroy_id(fd, 500, NULL) == 0 &&
+		    create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 0, &id) == 0;
 	close(fd);
+	close(other);
+	CHECK(write_param(param, limit) == 0, "restore limit");
+
+	CHECK(i == 500, "only %d ids fit under a limit of 500", i);
+	CHECK(full_errno == EMFILE, "id 501: errno %d, want EMFILE",
+	      full_errno);
+	CHECK(other_ok, "another file was refused");
+	CHECK(refill_ok, "no room after a destroy");
 }
 
 struct racer {

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * rcm userlib: events, rdma_get_cm_event() and rdma_ack_cm_event().
+ *
+ * One read() returns up to RCM_READ_BATCH records; they wait in the
+ * channel's queue and are handed out one per rdma_get_cm_event(). Event
+ * accounting (see struct rcm_id): the kernel counts an event as reported
+ * once read() returned it; the library counts it as completed when the
+ * application acks it, or when the library drops it because its id is
+ * being destroyed. rdma_destroy_id() waits for the two counts to meet.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rcm_lib.h"
+
+/*
+ * struct rcm_cm_event - an event handed to the application
+ * @event: what the application sees
+ * @id: the id the event is charged to
+ * @private_data: the event's private data; param.conn.private_data (or
+ *                param.ud.private_data) points here until the ack
+ */
+struct rcm_cm_event {
+	struct rdma_cm_event	event;
+	struct rcm_id		*id;
+	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+};
+
+/*
+ * Queue one record read from the kernel, or drop it: records of an id
+ * being destroyed are completed at once, records naming no id of the
+ * channel are ignored. Caller holds chan->read_lock and chan->lock.
+ */
+static void rcm_queue_add(struct rcm_channel *chan,
+			  const struct rcm_event *rec)
+{
+	struct rcm_id *id = rcm_channel_find_id(chan, rec->context);
+	struct rcm_queued *q;
+
+	/* A handle is known once RCM_IOCTL_CREATE_ID returned. */
+	if (!id || (id->handle && id->handle != rec->id))
+		return;
+	if (id->destroyed) {
+		rcm_id_complete_locked(id);
+		return;
+	}
+	q = &chan->queue[chan->head + chan->count++];
+	q->rec = *rec;
+	q->id = id;
+}
+
+/**
+ * rcm_queue_drop_id() - drop the queued events of an id being destroyed
+ * @chan: the id's channel
+ * @id: the id
+ *
+ * The events were read from the kernel but never handed out, so they
+ * count as completed: rdma_destroy_id() never waits for them. The order
+ * of the other events is kept. Caller holds chan->lock.
+ */
+void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
+{
+	unsigned int i, end = chan->head + chan->count, to = chan->head;
+
+	for (i = chan->head; i < end; i++) {
+		if (chan->queue[i].id == id) {
+			rcm_id_complete_locked(id);
+			continue;
+		}
+		if (to != i)
+			chan->queue[to] = chan->queue[i];
+		to++;
+	}
+	chan->count = to - chan->head;
+}
+
+/*
+ * Read one batch into the empty queue. Returns 0, or an errno value:
+ * that of read(2) (EAGAIN on an O_NONBLOCK channel, EINTR), or ENODATA
+ * when the kernel returned something that is not whole records.
+ */
+static int rcm_channel_fill(struct rcm_channel *chan)
+{
+	size_t rec = sizeof(chan->rbuf[0]);
+	bool empty;
+	ssize_t n;
+	int i, err = 0;
+
+	pthread_mutex_lock(&chan->read_lock);
+	pthread_mutex_lock(&chan->lock);
+	empty = !chan->count;
+	pthread_mutex_unlock(&chan->lock);
+	if (!empty)		/* another thread filled it meanwhile */
+		goto out;
+
+	n = read(chan->ch.fd, chan->rbuf, sizeof(chan->rbuf));
+	if (n < 0) {
+		err = errno;
+		goto out;
+	}
+	if (n == 0 || n % rec) {
+		err = ENODATA;
+		goto out;
+	}
+	pthread_mutex_lock(&chan->lock);
+	chan->head = 0;
+	for (i = 0; i < n / (ssize_t)rec; i++)
+		rcm_queue_add(chan, &chan->rbuf[i]);
+	pthread_mutex_unlock(&chan->lock);
+out:
+	pthread_mutex_unlock(&chan->read_lock);
+	return err;
+}
+
+/* Take the oldest queued record, reading a batch if the queue is empty. */
+static int rcm_channel_next(struct rcm_channel *chan, struct rcm_queued *q)
+{
+	int err;
+
+	pthread_mutex_lock(&chan->lock);
+	while (!chan->count) {
+		pthread_mutex_unlock(&chan->lock);
+		err = rcm_channel_fill(chan);
+		if (err)
+			return err;
+		pthread_mutex_lock(&chan->lock);
+	}
+	*q = chan->queue[chan->head++];
+	if (!--chan->count)
+		chan->head = 0;
+	pthread_mutex_unlock(&chan->lock);
+	return 0;
+}
+
+static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
+{
+	struct rdma_cm_id *id = &q->id->id;
+	unsigned int len = q->rec.private_data_len;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->id = q->id;
+	ev->event.id = id;
+	ev->event.listen_id = NULL;
+	ev->event.event = q->rec.event;
+	ev->event.status = q->rec.status;
+
+	if (len > sizeof(ev->private_data))
+		len = sizeof(ev->private_data);
+	memcpy(ev->private_data, q->rec.private_data, len);
+	/* conn and ud start alike: pointer, then length. */
+	if (id->qp_type == IBV_QPT_UD) {
+		ev->event.param.ud.private_data = ev->private_data;
+		ev->event.param.ud.private_data_len = len;
+	} else {
+		ev->event.param.conn.private_data = ev->private_data;
+		ev->event.param.conn.private_data_len = len;
+	}
+}
+
+/**
+ * rdma_get_cm_event() - the next event of a channel
+ * @channel: the channel
+ * @event: where to store the event, to be acked with rdma_ack_cm_event()
+ *
+ * Blocks while no event is pending, unless the channel's fd is
+ * O_NONBLOCK. Before an ADDR_RESOLVED event is handed out, the id's
+ * addresses, device and port are refreshed from the kernel; if that
+ * fails, the event becomes ADDR_ERROR with a negative errno status.
+ * Events of an id that rdma_destroy_id() is destroying are dropped.
+ *
+ * Return: 0, or -1 with errno: EINVAL (NULL argument), ENOMEM, EAGAIN
+ * (O_NONBLOCK and nothing pending), EINTR, ENODATA (the kernel returned
+ * a partial record), or another error of read(2).
+ */
+RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
+				 struct rdma_cm_event **event)
+{
+	struct rcm_channel *chan;
+	struct rcm_cm_event *ev;
+	struct rcm_queued q;
+	int err;
+
+	if (!channel || !event)
+		return rcm_err(EINVAL);
+	chan = rcm_channel(channel);
+
+	/* Allocated first: a record taken from the queue is never lost. */
+	ev = malloc(sizeof(*ev));
+	if (!ev)
+		return rcm_err(ENOMEM);
+
+	for (;;) {
+		err = rcm_channel_next(chan, &q);
+		if (err) {
+			free(ev);
+			return rcm_err(err);
+		}
+		rcm_event_fill(ev, &q);
+
+		if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
+		    rcm_id_refresh(q.id)) {
+			ev->event.event = RDMA_CM_EVENT_ADDR_ERROR;
+			ev->event.status = -errno;
+		}
+
+		/* Destroyed while we worked on it: never hand it out. */
+		pthread_mutex_lock(&chan->lock);
+		if (!q.id->destroyed) {
+			pthread_mutex_unlock(&chan->lock);
+			break;
+		}
+		rcm_id_complete_locked(q.id);
+		pthread_mutex_unlock(&chan->lock);
+	}
+	*event = &ev->event;
+	return 0;
+}
+
+/**
+ * rdma_ack_cm_event() - release an event from rdma_get_cm_event()
+ * @event: the event
+ *
+ * Frees the event and its private data, and lets an rdma_destroy_id()
+ * waiting for it go on.
+ *
+ * Return: 0, or -1 with errno EINVAL for a NULL event.
+ */
+RCM_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	struct rcm_cm_event *ev;
+	struct rcm_channel *chan;
+
+	if (!event)
+		return rcm_err(EINVAL);
+	ev = container_of(event, struct rcm_cm_event, event);
+	chan = ev->id->chan;
+
+	pthread_mutex_lock(&chan->lock);
+	rcm_id_complete_locked(ev->id);
+	pthread_mutex_unlock(&chan->lock);
+	free(ev);
+	return 0;
+}

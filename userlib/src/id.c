@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * rcm userlib: id lifetime, rdma_create_id() and rdma_destroy_id(), the
+ * id's view of its kernel state, and synchronous mode.
+ *
+ * The kernel returns every event of an id with the context it was created
+ * with; the library uses the address of its struct rcm_id as that
+ * context, and finds the id of a record by looking the value up in the
+ * channel's table (never by dereferencing it).
+ */
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "rcm_lib.h"
+
+static int rcm_create_id(struct rdma_event_channel *channel,
+			 struct rdma_cm_id **out, void *context,
+			 enum rdma_port_space ps, enum ibv_qp_type qp_type)
+{
+	struct rcm_create_id cmd = { .size = sizeof(cmd) };
+	struct rcm_channel *chan;
+	struct rcm_id *id;
+	int err;
+
+	if (!out)
+		return rcm_err(EINVAL);
+
+	id = calloc(1, sizeof(*id));
+	if (!id)
+		return rcm_err(ENOMEM);
+	pthread_cond_init(&id->acked, NULL);
+
+	if (channel) {
+		chan = rcm_channel(channel);
+	} else {
+		chan = rcm_channel_open();
+		if (!chan) {
+			err = errno;
+			goto out_free;
+		}
+		id->sync = true;
+	}
+	id->chan = chan;
+	id->id.channel = &chan->ch;
+	id->id.context = context;
+	id->id.ps = ps;
+	id->id.qp_type = qp_type;
+
+	/* In the table before the kernel can report anything for it. */
+	rcm_channel_add_id(chan, id);
+
+	cmd.context = (uintptr_t)id;
+	cmd.port_space = ps;
+	cmd.qp_type = qp_type;
+	if (ioctl(chan->ch.fd, RCM_IOCTL_CREATE_ID, &cmd)) {
+		err = errno;
+		pthread_mutex_lock(&chan->lock);
+		rcm_channel_del_id(chan, id);
+		pthread_mutex_unlock(&chan->lock);
+		goto out_close;
+	}
+	pthread_mutex_lock(&chan->lock);
+	id->handle = cmd.out_id;
+	pthread_mutex_unlock(&chan->lock);
+
+	*out = &id->id;
+	return 0;
+
+out_close:
+	if (id->sync)
+		rcm_channel_close(chan);
+out_free:
+	pthread_cond_destroy(&id->acked);
+	free(id);
+	return rcm_err(err);
+}
+
+/**
+ * rdma_create_id() - create a communication identifier
+ * @channel: where the id's events are reported; NULL for synchronous mode
+ * @id: where to store the new id
+ * @context: the application's value, in id->context
+ * @ps: the port space
+ *
+ * The QP type follows from the port space: UD for RDMA_PS_UDP and
+ * RDMA_PS_IPOIB, RC otherwise (RDMA_PS_TCP, RDMA_PS_IB), as in librdmacm.
+ * In synchronous mode the id gets a private channel.
+ *
+ * Return: 0, or -1 with errno: EINVAL (NULL @id, or a port space the
+ * kernel does not know), EMFILE (the channel holds RCM_MAX_IDS ids),
+ * ENOMEM, and in synchronous mode the errors of
+ * rdma_create_event_channel().
+ */
+RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
+			      struct rdma_cm_id **id, void *context,
+			      enum rdma_port_space ps)
+{
+	enum ibv_qp_type qp_type;
+
+	qp_type = (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ?
+		  IBV_QPT_UD : IBV_QPT_RC;
+	return rcm_create_id(channel, id, context, ps, qp_type);
+}
+
+/**
+ * rdma_destroy_id() - destroy a communication identifier
+ * @id: the id
+ *
+ * Destroys the kernel's id, which discards the events read() has not
+ * returned yet and reports how many it did return. Of those, the events
+ * still queued in the library, and the event a synchronous call left in
+ * id->event, are dropped and count as acked. The call then waits until
+ * the application has acked every event of the id that
+ * rdma_get_cm_event() returned; it never waits for anything else.
+ *
+ * Return: 0, or -1 with errno from RCM_IOCTL_DESTROY_ID (the id stays
+ * valid then).
+ */
+RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct rcm_destroy_id cmd = { .size = sizeof(cmd) };
+	struct rcm_channel *chan;
+	struct rcm_id *rid;
+
+	if (!id)
+		return rcm_err(EINVAL);
+	rid = rcm_id(id);
+	chan = rid->chan;
+
+	cmd.id = rid->handle;
+	if (ioctl(chan->ch.fd, RCM_IOCTL_DESTROY_ID, &cmd))
+		return -1;
+
+	if (id->event) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
+
+	pthread_mutex_lock(&chan->lock);
+	rid->destroyed = true;
+	rcm_queue_drop_id(chan, rid);
+	/* Counters wrap; compare their distance. */
+	while ((int32_t)(cmd.out_events_reported - rid->events_completed) > 0)
+		pthread_cond_wait(&rid->acked, &chan->lock);
+	rcm_channel_del_id(chan, rid);
+	pthread_mutex_unlock(&chan->lock);
+
+	if (id->verbs)
+		rcm_device_put(id->verbs);
+	if (rid->sync)
+		rcm_channel_close(chan);
+	pthread_cond_destroy(&rid->acked);
+	free(rid);
+	return 0;
+}
+
+/* Copy a kernel sockaddr into one of the id's, unless it is unset. */
+static void rcm_copy_addr(struct sockaddr_storage *to,
+			  const struct __kernel_sockaddr_storage *from)
+{
+	if (from->ss_family)
+		memcpy(to, from, sizeof(*to) < sizeof(*from) ?
+		       sizeof(*to) : sizeof(*from));
+}
+
+/**
+ * rcm_id_refresh() - update the id's fields from RCM_IOCTL_QUERY_ID
+ * @id: the id
+ *
+ * Sets route.addr.src and dst (when the kernel knows them), port_num,
+ * verbs (the library's context of the device with the kernel's node
+ * GUID, NULL while not attached), the source GID, and the P_Key: rcm
+ * does not report one, so an attached id gets the default 0xffff, which
+ * is what librdmacm reports on RoCE and iWARP.
+ *
+ * Return: 0, or -1 with errno from the query, or ENODEV when no verbs
+ * device has the kernel's node GUID.
+ */
+int rcm_id_refresh(struct rcm_id *id)
+{
+	struct rcm_query_id cmd = { .size = sizeof(cmd) };
+	struct rdma_cm_id *cm = &id->id;
+	struct ibv_context *verbs = NULL;
+	struct rdma_ib_addr *ib = &cm->route.addr.addr.ibaddr;
+
+	cmd.id = id->handle;
+	if (ioctl(id->chan->ch.fd, RCM_IOCTL_QUERY_ID, &cmd))
+		return -1;
+	if (cmd.out_node_guid) {
+		verbs = rcm_device_get(cmd.out_node_guid);
+		if (!verbs)
+			return -1;
+	}
+
+	rcm_copy_addr(&cm->route.addr.src_storage, &cmd.out_src);
+	rcm_copy_addr(&cm->route.addr.dst_storage, &cmd.out_dst);
+	if (cm->verbs)
+		rcm_device_put(cm->verbs);
+	cm->verbs = verbs;
+	cm->port_num = cmd.out_port_num;
+	memcpy(ib->sgid.raw, cmd.out_sgid, sizeof(ib->sgid.raw));
+	ib->pkey = verbs ? htobe16(0xffff) : 0;
+	return 0;
+}
+
+/**
+ * rcm_sync_complete() - wait for the event of a synchronous call
+ * @id: a synchronous id
+ *
+ * Acks the event the previous call left in id->event, waits for the next
+ * event on the id's private channel and leaves it in id->event, where
+ * the application may read it until its next call on the id.
+ *
+ * Return: 0 if the event's status is 0, else -1 with errno: ECONNREFUSED
+ * for REJECTED, -status for a negative status, status for a positive
+ * one; or the errors of rdma_get_cm_event() (EAGAIN when the application
+ * made the private channel's fd O_NONBLOCK).
+ */
+int rcm_sync_complete(struct rcm_id *id)
+{
+	struct rdma_cm_event *ev;
+
+	if (id->id.event) {
+		rdma_ack_cm_event(id->id.event);
+		id->id.event = NULL;
+	}
+	if (rdma_get_cm_event(&id->chan->ch, &ev))
+		return -1;
+	id->id.event = ev;
+	if (!ev->status)
+		return 0;
+	if (ev->event == RDMA_CM_EVENT_REJECTED)
+		return rcm_err(ECONNREFUSED);
+	return rcm_err(ev->status < 0 ? -ev->status : ev->status);
+}

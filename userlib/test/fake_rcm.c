@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * rcm userlib tests: a stand-in for the rcm module, see fake_rcm.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fake_rcm.h"
+
+#define FAKE_MAX_FILES	16
+#define FAKE_MAX_EVENTS	64
+
+struct fake_id {
+	bool		live;
+	uint64_t	context;
+	uint32_t	reported;
+	bool		bound;
+	bool		resolving;
+	bool		attached;
+	struct sockaddr_storage src;
+	struct sockaddr_storage dst;
+};
+
+struct fake_file {
+	int		fd;		/* -1: slot free */
+	struct fake_id	ids[FAKE_RCM_MAX_IDS];	/* handle h is ids[h - 1] */
+	struct rcm_event events[FAKE_MAX_EVENTS];
+	int		nevents;
+};
+
+enum fake_resolve fake_resolve_mode = FAKE_RESOLVE_OK;
+int fake_resolve_status = -ETIMEDOUT;
+uint64_t fake_attach_guid;
+uint32_t fake_attach_port = 1;
+uint8_t fake_attach_sgid[16];
+struct sockaddr_storage fake_resolve_src;
+uint16_t fake_ephemeral = 50000;
+
+struct rcm_create_id fake_last_create;
+struct rcm_destroy_id fake_last_destroy;
+struct rcm_bind_addr fake_last_bind;
+struct rcm_resolve_addr fake_last_resolve;
+struct rcm_query_id fake_last_query_id;
+int fake_calls[8];
+int fake_read_calls;
+size_t fake_read_len;
+int fake_read_blocked;
+
+static int fail_next[8];
+static struct fake_file files[FAKE_MAX_FILES];
+static bool files_init;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
+
+void fake_rcm_init(void)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&fake_resolve_src;
+
+	setenv("RCM_DEVICE", "/dev/null", 1);
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, "192.0.2.10", &sin->sin_addr);
+}
+
+void fake_rcm_fail_next(unsigned int cmd, int err)
+{
+	fail_next[cmd - RCM_CMD_BASE] = err;
+}
+
+/* Caller holds lock. */
+static struct fake_file *file_of(int fd, bool create)
+{
+	struct fake_file *free_slot = NULL;
+	int i;
+
+	if (!files_init) {
+		for (i = 0; i < FAKE_MAX_FILES; i++)
+			files[i].fd = -1;
+		files_init = true;
+	}
+	for (i = 0; i < FAKE_MAX_FILES; i++) {
+		if (files[i].fd == fd)
+			return &files[i];
+		if (files[i].fd < 0 && !free_slot)
+			free_slot = &files[i];
+	}
+	if (!create || !free_slot)
+		return NULL;
+	memset(free_slot, 0, sizeof(*free_slot));
+	free_slot->fd = fd;
+	return free_slot;
+}
+
+static struct fake_id *id_of(struct fake_file *f, uint32_t handle)
+{
+	if (!handle || handle > FAKE_RCM_MAX_IDS || !f->ids[handle - 1].live)
+		return NULL;
+	return &f->ids[handle - 1];
+}
+
+static bool push_locked(struct fake_file *f, uint32_t handle, uint32_t event,
+			int32_t status, const void *pdata, uint8_t len)
+{
+	struct fake_id *id = id_of(f, handle);
+	struct rcm_event *ev;
+
+	if (!id || f->nevents == FAKE_MAX_EVENTS)
+		return false;
+	ev = &f->events[f->nevents++];
+	memset(ev, 0, sizeof(*ev));
+	ev->context = id->context;
+	ev->id = handle;
+	ev->event = event;
+	ev->status = status;
+	ev->private_data_len = len;
+	if (len)
+		memcpy(ev->private_data, pdata, len);
+	pthread_cond_broadcast(&queued);
+	return true;
+}
+
+bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
+		   const void *pdata, uint8_t len)
+{
+	struct fake_file *f;
+	bool ok = false;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	if (f)
+		ok = push_locked(f, handle, event, status, pdata, len);
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+int fake_rcm_queued(int fd)
+{
+	struct fake_file *f;
+	int n = -1;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	if (f)
+		n = f->nevents;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+bool fake_rcm_id_live(int fd, uint32_t handle)
+{
+	struct fake_file *f;
+	bool live = false;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	if (f)
+		live = id_of(f, handle) != NULL;
+	pthread_mutex_unlock(&lock);
+	return live;
+}
+
+static size_t sockaddr_len(int family)
+{
+	return family == AF_INET ? sizeof(struct sockaddr_in) :
+	       family == AF_INET6 ? sizeof(struct sockaddr_in6) : 0;
+}
+
+/* The kernel's checks of an address argument. */
+static int check_addr(const struct __kernel_sockaddr_storage *a)
+{
+	size_t len = sockaddr_len(a->ss_family), i;
+	const uint8_t *p = (const uint8_t *)a;
+
+	if (!len)
+		return EAFNOSUPPORT;
+	for (i = len; i < sizeof(*a); i++)
+		if (p[i])
+			return EINVAL;
+	return 0;
+}
+
+static void set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
+{
+	struct fake_id *id;
+	int err, i;
+
+	switch (cmd) {
+	case RCM_CMD_CREATE_ID: {
+		struct rcm_create_id *c = arg;
+
+		fake_last_create = *c;
+		if (c->size != sizeof(*c) || c->flags || c->reserved)
+			return EINVAL;
+		for (i = 0; i < FAKE_RCM_MAX_IDS && f->ids[i].live; i++)
+			;
+		if (i == FAKE_RCM_MAX_IDS)
+			return EMFILE;
+		memset(&f->ids[i], 0, sizeof(f->ids[i]));
+		f->ids[i].live = true;
+		f->ids[i].context = c->context;
+		c->out_id = i + 1;
+		fake_last_create = *c;
+		return 0;
+	}
+	case RCM_CMD_DESTROY_ID: {
+		struct rcm_destroy_id *c = arg;
+		int to = 0;
+
+		fake_last_destroy = *c;
+		if (c->size != sizeof(*c) || c->flags)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		for (i = 0; i < f->nevents; i++)
+			if (f->events[i].id != c->id)
+				f->events[to++] = f->events[i];
+		f->nevents = to;
+		c->out_events_reported = id->reported;
+		fake_last_destroy = *c;
+		id->live = false;
+		return 0;
+	}
+	case RCM_CMD_BIND_ADDR: {
+		struct rcm_bind_addr *c = arg;
+		struct sockaddr_in *sin;
+
+		fake_last_bind = *c;
+		if (c->size != sizeof(*c) || c->flags || c->reserved)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		err = check_addr(&c->addr);
+		if (err)
+			return err;
+		if (id->bound)
+			return EINVAL;
+		memcpy(&id->src, &c->addr, sizeof(id->src));
+		sin = (struct sockaddr_in *)&id->src;
+		if (!sin->sin_port)
+			set_port(&id->src, fake_ephemeral);
+		/* A specific IPv4 address attaches the id. */
+		id->attached = sin->sin_family == AF_INET &&
+			       sin->sin_addr.s_addr != htonl(INADDR_ANY);
+		id->bound = true;
+		return 0;
+	}
+	case RCM_CMD_RESOLVE_ADDR: {
+		struct rcm_resolve_addr *c = arg;
+
+		fake_last_resolve = *c;
+		if (c->size != sizeof(*c) || c->flags)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		err = check_addr(&c->dst);
+		if (!err && c->src.ss_family)
+			err = check_addr(&c->src);
+		if (err)
+			return err;
+		if (id->resolving || c->timeout_ms > RCM_MAX_TIMEOUT_MS)
+			return EINVAL;
+		id->resolving = true;
+		if (!id->bound) {
+			if (c->src.ss_family)
+				memcpy(&id->src, &c->src, sizeof(id->src));
+			else
+				id->src = fake_resolve_src;
+			set_port(&id->src, fake_ephemeral);
+			id->bound = true;
+		}
+		memcpy(&id->dst, &c->dst, sizeof(id->dst));
+		if (fake_resolve_mode == FAKE_RESOLVE_OK) {
+			id->attached = true;
+			push_locked(f, c->id, RCM_EVENT_ADDR_RESOLVED, 0,
+				    NULL, 0);
+		} else if (fake_resolve_mode == FAKE_RESOLVE_ERROR) {
+			id->resolving = false;
+			push_locked(f, c->id, RCM_EVENT_ADDR_ERROR,
+				    fake_resolve_status, NULL, 0);
+		}
+		return 0;
+	}
+	case RCM_CMD_QUERY_ID: {
+		struct rcm_query_id *c = arg;
+
+		fake_last_query_id = *c;
+		if (c->size != sizeof(*c) || c->flags)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		memset(&c->out_port_num, 0,
+		       sizeof(*c) - offsetof(struct rcm_query_id, out_port_num));
+		memcpy(&c->out_src, &id->src, sizeof(c->out_src));
+		memcpy(&c->out_dst, &id->dst, sizeof(c->out_dst));
+		if (id->attached) {
+			c->out_port_num = fake_attach_port;
+			c->out_node_guid = fake_attach_guid;
+			memcpy(c->out_sgid, fake_attach_sgid,
+			       sizeof(c->out_sgid));
+		}
+		return 0;
+	}
+	default:
+		return ENOTTY;
+	}
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	struct fake_file *f;
+	unsigned int cmd;
+	va_list ap;
+	void *arg;
+	int err;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+
+	if (_IOC_TYPE(request) != RCM_IOCTL_MAGIC)
+		return syscall(SYS_ioctl, fd, request, arg);
+	cmd = _IOC_NR(request);
+
+	pthread_mutex_lock(&lock);
+	if (request == RCM_IOCTL_QUERY) {
+		struct rcm_query *q = arg;
+
+		/* A new open file: forget what an earlier one left. */
+		f = file_of(fd, true);
+		if (f) {
+			memset(f, 0, sizeof(*f));
+			f->fd = fd;
+		}
+		q->out_abi_version = RCM_ABI_VERSION;
+		q->out_num_devices = 1;
+		err = f ? 0 : ENFILE;
+		goto out;
+	}
+	f = file_of(fd, false);
+	if (!f || cmd < RCM_CMD_BASE || cmd >= RCM_CMD_BASE + 8) {
+		err = ENOTTY;
+		goto out;
+	}
+	fake_calls[cmd - RCM_CMD_BASE]++;
+	err = fail_next[cmd - RCM_CMD_BASE];
+	if (err) {
+		fail_next[cmd - RCM_CMD_BASE] = 0;
+		goto out;
+	}
+	err = do_cmd(f, cmd, arg);
+out:
+	pthread_mutex_unlock(&lock);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+	struct fake_file *f;
+	struct rcm_event *out = buf;
+	size_t n, i;
+	ssize_t ret;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	if (!f) {
+		pthread_mutex_unlock(&lock);
+		return syscall(SYS_read, fd, buf, len);
+	}
+	fake_read_calls++;
+	fake_read_len = len;
+	if (len < sizeof(*out)) {
+		ret = -1;
+		errno = EINVAL;
+		goto out;
+	}
+	while (!f->nevents) {
+		if (fcntl(fd, F_GETFL) & O_NONBLOCK) {
+			ret = -1;
+			errno = EAGAIN;
+			goto out;
+		}
+		fake_read_blocked++;
+		pthread_cond_wait(&queued, &lock);
+		fake_read_blocked--;
+	}
+	n = len / sizeof(*out);
+	if (n > (size_t)f->nevents)
+		n = f->nevents;
+	for (i = 0; i < n; i++) {
+		out[i] = f->events[i];
+		f->ids[out[i].id - 1].reported++;
+	}
+	memmove(f->events, f->events + n,
+		(f->nevents - n) * sizeof(f->events[0]));
+	f->nevents -= n;
+	ret = n * sizeof(*out);
+out:
+	pthread_mutex_unlock(&lock);
+	return ret;
+}

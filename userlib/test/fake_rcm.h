@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * rcm userlib tests: a stand-in for the rcm module.
+ *
+ * A test program that links fake_rcm.o defines ioctl() and read() itself;
+ * the executable comes first in the symbol lookup order, so the library
+ * under test calls these. Channels are opened on /dev/null (RCM_DEVICE,
+ * set by fake_rcm_init()); the first RCM_IOCTL_QUERY on a file makes it a
+ * fake rcm file. Other files get the real system calls.
+ *
+ * The fake follows the uapi documentation: per-file ids with handles from
+ * 1, events queued per file and returned by read() as whole records
+ * (blocking, or EAGAIN on an O_NONBLOCK file), DESTROY_ID discarding the
+ * id's unread events and returning how many read() returned.
+ */
+#ifndef RCM_TEST_FAKE_RCM_H
+#define RCM_TEST_FAKE_RCM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <rdma/rcm_user.h>
+
+#define FAKE_RCM_MAX_IDS	32
+
+/* How RCM_IOCTL_RESOLVE_ADDR completes. */
+enum fake_resolve {
+	FAKE_RESOLVE_OK,	/* RCM_EVENT_ADDR_RESOLVED, id attached */
+	FAKE_RESOLVE_ERROR,	/* RCM_EVENT_ADDR_ERROR, fake_resolve_status */
+	FAKE_RESOLVE_SILENT,	/* no event (yet) */
+};
+
+extern enum fake_resolve fake_resolve_mode;
+extern int fake_resolve_status;
+
+/* What an attached id reports in RCM_IOCTL_QUERY_ID. */
+extern uint64_t fake_attach_guid;	/* network order */
+extern uint32_t fake_attach_port;
+extern uint8_t fake_attach_sgid[16];
+/* Local address the fake gives a resolving id (port: fake_ephemeral). */
+extern struct sockaddr_storage fake_resolve_src;
+extern uint16_t fake_ephemeral;		/* host order */
+
+/* One-shot errno for the next call of a command (index: RCM_CMD_*). */
+void fake_rcm_fail_next(unsigned int cmd, int err);
+
+/* The argument of the last call of each command, as the library passed it. */
+extern struct rcm_create_id fake_last_create;
+extern struct rcm_destroy_id fake_last_destroy;
+extern struct rcm_bind_addr fake_last_bind;
+extern struct rcm_resolve_addr fake_last_resolve;
+extern struct rcm_query_id fake_last_query_id;
+extern int fake_calls[8];		/* per RCM_CMD_* - RCM_CMD_BASE */
+#define FAKE_CALLS(cmd)	fake_calls[(cmd) - RCM_CMD_BASE]
+
+/* read() on fake files: calls (also failed ones), last buffer size. */
+extern int fake_read_calls;
+extern size_t fake_read_len;
+extern int fake_read_blocked;		/* readers waiting right now */
+
+/* Point RCM_DEVICE at /dev/null. Call before the first library call. */
+void fake_rcm_init(void);
+
+/*
+ * Queue an event for id handle of the file fd, as the module would.
+ * Returns false if there is no such id.
+ */
+bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
+		   const void *pdata, uint8_t len);
+
+/* Number of events queued (unread) in the file of fd. */
+int fake_rcm_queued(int fd);
+
+/* Whether handle is a live id of the file of fd. */
+bool fake_rcm_id_live(int fd, uint32_t handle);
+
+#endif /* RCM_TEST_FAKE_RCM_H */

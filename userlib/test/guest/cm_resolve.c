@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_resolve: address resolution through librdmacm.so.1 (rcm) against the
+ * real rcm module, in a guest with a Soft-RoCE device. kselftest TAP.
+ *
+ *   RCM_ADDR_RXE     IPv4 address that resolves to the Soft-RoCE device
+ *   RCM_ADDR_SILENT  IPv4 neighbour on that network that never answers
+ *
+ * 1. async: rdma_resolve_addr() on a channel, ADDR_RESOLVED with status
+ *    0, then id->verbs set, port_num 1, an IPv4 source address with a
+ *    non-zero port, the destination port 7471; ack and destroy;
+ * 2. sync: the same with a NULL channel, the event in id->event;
+ * 3. sync to the silent neighbour with a 500 ms timeout: -1, ETIMEDOUT.
+ *
+ * Exit: 0 all passed (or skipped), 1 a test failed, 4 nothing to run
+ * (RCM_ADDR_RXE not set).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_SKIP	4
+
+#define PORT		7471
+#define NTESTS		3
+
+static int failed;
+
+#define CHECK(cond)							\
+	({								\
+		bool ok_ = (cond);					\
+		if (!ok_)						\
+			printf("# %s:%d: check failed: %s (errno %d: %s)\n", \
+			       __FILE__, __LINE__, #cond, errno,	\
+			       strerror(errno));			\
+		ok_;							\
+	})
+
+static void result(int n, const char *name, bool ok)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", n, name);
+	if (!ok)
+		failed = 1;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "Bail out! timed out after 30 s\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(KSFT_FAIL);
+	_exit(KSFT_FAIL);
+}
+
+static bool parse(const char *ip, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(PORT);
+	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1;
+}
+
+/* What ADDR_RESOLVED must have left in the id. */
+static bool check_resolved(struct rdma_cm_id *id)
+{
+	const struct sockaddr_in *src;
+	bool ok = true;
+
+	src = (const struct sockaddr_in *)rdma_get_local_addr(id);
+	ok &= CHECK(id->verbs != NULL);
+	ok &= CHECK(id->port_num == 1);
+	ok &= CHECK(src->sin_family == AF_INET);
+	ok &= CHECK(src->sin_addr.s_addr != htonl(INADDR_ANY));
+	ok &= CHECK(rdma_get_src_port(id) != 0);
+	ok &= CHECK(rdma_get_dst_port(id) == htons(PORT));
+	if (id->verbs)
+		printf("# device %s port %u, source %s:%u\n",
+		       id->verbs->device->name, id->port_num,
+		       inet_ntoa(src->sin_addr), ntohs(rdma_get_src_port(id)));
+	return ok;
+}
+
+static bool async_resolve(struct sockaddr_in *dst)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev = NULL;
+	struct rdma_cm_id *id = NULL;
+	bool ok = true;
+
+	ch = rdma_create_event_channel();
+	if (!CHECK(ch != NULL))
+		return false;
+	if (!CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0))
+		goto out_channel;
+	ok &= CHECK(id->qp_type == IBV_QPT_RC);
+	if (!CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)dst,
+				     2000) == 0)) {
+		ok = false;
+		goto out_id;
+	}
+	if (!CHECK(rdma_get_cm_event(ch, &ev) == 0)) {
+		ok = false;
+		goto out_id;
+	}
+	ok &= CHECK(ev->id == id);
+	ok &= CHECK(ev->event == RDMA_CM_EVENT_ADDR_RESOLVED);
+	ok &= CHECK(ev->status == 0);
+	if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || ev->status)
+		printf("# got %s, status %d\n", rdma_event_str(ev->event),
+		       ev->status);
+	ok &= check_resolved(id);
+	ok &= CHECK(rdma_ack_cm_event(ev) == 0);
+out_id:
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+	rdma_destroy_event_channel(ch);
+	return ok;
+out_channel:
+	rdma_destroy_event_channel(ch);
+	return false;
+}
+
+static bool sync_resolve(struct sockaddr_in *dst)
+{
+	struct rdma_cm_id *id = NULL;
+	bool ok = true;
+
+	if (!CHECK(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == 0))
+		return false;
+	if (CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)dst,
+				    2000) == 0)) {
+		ok &= CHECK(id->event != NULL);
+		ok &= CHECK(id->event &&
+			    id->event->event == RDMA_CM_EVENT_ADDR_RESOLVED);
+		ok &= check_resolved(id);
+	} else {
+		ok = false;
+	}
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+	return ok;
+}
+
+static bool sync_timeout(struct sockaddr_in *dst)
+{
+	struct rdma_cm_id *id = NULL;
+	struct timespec t0, t1;
+	bool ok = true;
+	long ms;
+	int ret;
+
+	if (!CHECK(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == 0))
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	errno = 0;
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, 500);
+	ok &= CHECK(ret == -1);
+	ok &= CHECK(errno == ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+	     (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	printf("# failed after %ld ms\n", ms);
+	ok &= CHECK(id->event &&
+		    id->event->event == RDMA_CM_EVENT_ADDR_ERROR &&
+		    id->event->status == -ETIMEDOUT);
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+	return ok;
+}
+
+int main(void)
+{
+	const char *rxe = getenv("RCM_ADDR_RXE");
+	const char *silent = getenv("RCM_ADDR_SILENT");
+	struct sockaddr_in dst;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	if (!rxe || !*rxe) {
+		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+		return KSFT_SKIP;
+	}
+	printf("1..%d\n", NTESTS);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+
+	if (!parse(rxe, &dst)) {
+		printf("# RCM_ADDR_RXE=%s is not an IPv4 address\n", rxe);
+		result(1, "async_resolve", false);
+		result(2, "sync_resolve", false);
+	} else {
+		result(1, "async_resolve", async_resolve(&dst));
+		result(2, "sync_resolve", sync_resolve(&dst));
+	}
+
+	if (!silent || !*silent) {
+		printf("ok 3 sync_resolve_timeout # SKIP RCM_ADDR_SILENT is not set\n");
+	} else if (!parse(silent, &dst)) {
+		printf("# RCM_ADDR_SILENT=%s is not an IPv4 address\n", silent);
+		result(3, "sync_resolve_timeout", false);
+	} else {
+		result(3, "sync_resolve_timeout", sync_timeout(&dst));
+	}
+	return failed ? KSFT_FAIL : KSFT_PASS;
+}
