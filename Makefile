@@ -13,6 +13,7 @@
 #   make style           checkpatch --strict on the kernel sources
 #   make sparse          sparse over the module (C=2)
 #   make dkms-install    register, build and install through DKMS
+#   make dkms-source     the DKMS source tree alone, in DKMS_SRC
 #   make install         userlib + headers + man pages (PREFIX, DESTDIR)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -63,13 +64,26 @@ install: userlib
 	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)/etc/udev/rules.d/90-rcm.rules
 	install -D -m 0644 packaging/rcm-modprobe.conf $(DESTDIR)/etc/modprobe.d/rcm.conf
 
+# The DKMS source tree: what the module build needs and nothing else (no
+# userlib, no tools, no objects from an in-tree build).
+# tools/testing/dkms-check.sh builds from the same tree.
+DKMS_SRC ?= /usr/src/rcm-$(VERSION)
+
+dkms-source:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -a Kbuild dkms.conf drivers include $(DKMS_SRC)/
+	find $(DKMS_SRC) \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' -o -name '.*.d' \
+		-o -name modules.order -o -name Module.symvers \) -delete
+
 dkms-install:
-	rm -rf /usr/src/rcm-$(VERSION)
-	mkdir -p /usr/src/rcm-$(VERSION)
-	cp -a Kbuild Makefile dkms.conf drivers include /usr/src/rcm-$(VERSION)/
+	if dkms status -m rcm -v $(VERSION) | grep -q .; then \
+		dkms remove -m rcm -v $(VERSION) --all; fi
+	$(MAKE) dkms-source DKMS_SRC=/usr/src/rcm-$(VERSION)
 	dkms add -m rcm -v $(VERSION)
 	dkms build -m rcm -v $(VERSION)
 	dkms install -m rcm -v $(VERSION)
 
 .PHONY: all modules modules_install clean userlib selftests check demo style \
-	sparse install dkms-install
+	sparse install dkms-source dkms-install

@@ -152,19 +152,6 @@ void rcm_addr_device_removed(struct rcm_id *id)
 		rcm_addr_cancel(id);
 }
 
-/* Errno of a command on an id in a state that cannot take it. */
-static int rcm_addr_state_errno(struct rcm_id *id)
-{
-	switch (id->state) {
-	case RCM_STATE_DESTROYING:
-		return -ENOENT;
-	case RCM_STATE_DEVICE_REMOVAL:
-		return -ENODEV;
-	default:
-		return -EINVAL;
-	}
-}
-
 /*
  * Bind @id to @addr: take the port, and attach to a device when the
  * address is a specific one. @id->lock held, state IDLE.
@@ -229,7 +216,7 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg)
 	if (id->state == RCM_STATE_IDLE)
 		ret = rcm_addr_bind(id, &addr);
 	else
-		ret = rcm_addr_state_errno(id);
+		ret = rcm_id_state_errno(id);
 	mutex_unlock(&id->lock);
 	mutex_unlock(&id->cmd_lock);
 	rcm_id_put(id);
@@ -353,7 +340,7 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 	if (id->state == RCM_STATE_IDLE)
 		ret = rcm_addr_bind(id, &src);
 	else if (id->state != RCM_STATE_ADDR_BOUND)
-		ret = rcm_addr_state_errno(id);
+		ret = rcm_id_state_errno(id);
 	if (!ret)
 		ret = rcm_addr_resolve(id, &dst, cmd->timeout_ms);
 	if (!ret)
@@ -378,6 +365,7 @@ int rcm_cmd_query_id(struct file *filp, void *arg)
 		memcpy(&cmd->out_src, &id->bind.addr, sizeof(cmd->out_src));
 	if (id->dst_addr.ss_family)
 		memcpy(&cmd->out_dst, &id->dst_addr, sizeof(cmd->out_dst));
+	rcm_route_fill(id, &cmd->out_num_paths, &cmd->out_path);
 	if (id->rdev) {
 		cmd->out_port_num = id->port_num;
 		cmd->out_node_guid = id->rdev->ibdev->node_guid;

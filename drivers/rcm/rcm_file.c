@@ -33,6 +33,8 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP(RCM_CMD_RESOLVE_ADDR, rcm_cmd_resolve_addr,
 	       struct rcm_resolve_addr, dst),
 	RCM_OP(RCM_CMD_QUERY_ID, rcm_cmd_query_id, struct rcm_query_id, out_dst),
+	RCM_OP(RCM_CMD_RESOLVE_ROUTE, rcm_cmd_resolve_route,
+	       struct rcm_resolve_route, timeout_ms),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

@@ -48,6 +48,26 @@ bool rcm_id_qp_type_ok(u16 ps, u8 qp_type)
 }
 
 /**
+ * rcm_id_state_errno() - errno of a command an id's state cannot take
+ * @id: the id; the caller holds its lock
+ *
+ * Return: -ENOENT while it is being destroyed, -ENODEV after its device
+ * was removed, else -EINVAL.
+ */
+int rcm_id_state_errno(struct rcm_id *id)
+{
+	lockdep_assert_held(&id->lock);
+	switch (id->state) {
+	case RCM_STATE_DESTROYING:
+		return -ENOENT;
+	case RCM_STATE_DEVICE_REMOVAL:
+		return -ENODEV;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
  * rcm_id_get() - find an id of a file and take a reference on it
  * @file: the file the caller acts on
  * @handle: the handle userspace passed
@@ -145,6 +165,7 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	spin_lock(&id->file->event_lock);
 	reported = id->events_reported;
 	spin_unlock(&id->file->event_lock);
+	kfree(id->path);
 	put_net(id->net);
 	mutex_destroy(&id->lock);
 	mutex_destroy(&id->cmd_lock);

@@ -11,6 +11,7 @@
  *   rcm_event.c   the per-file event queue, read() and poll()
  *   rcm_port.c    port spaces: which id owns which port
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
+ *   rcm_route.c   route resolution: the RoCE path
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
@@ -26,6 +27,7 @@
 #include <linux/xarray.h>
 #include <linux/socket.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rcm_user.h>
 
@@ -147,6 +149,7 @@ struct rcm_file {
  * @RCM_STATE_ADDR_BOUND: bound to a local address and port
  * @RCM_STATE_ADDR_QUERY: address resolution in flight
  * @RCM_STATE_ADDR_RESOLVED: destination resolved; attached to a device
+ * @RCM_STATE_ROUTE_RESOLVED: path built (RoCE) or not needed (iWARP)
  * @RCM_STATE_DEVICE_REMOVAL: its device went away; only destroy is left
  * @RCM_STATE_DESTROYING: being destroyed; final
  *
@@ -159,6 +162,7 @@ enum rcm_state {
 	RCM_STATE_ADDR_BOUND,
 	RCM_STATE_ADDR_QUERY,
 	RCM_STATE_ADDR_RESOLVED,
+	RCM_STATE_ROUTE_RESOLVED,
 	RCM_STATE_DEVICE_REMOVAL,
 	RCM_STATE_DESTROYING,
 };
@@ -215,6 +219,9 @@ struct rcm_binding {
  *              resolution holds. Under @lock.
  * @removal_ev: the DEVICE_REMOVAL event, allocated when the id attaches
  *              so that the removal can always be reported
+ * @tos: type of service of the id's traffic (RoCE traffic class)
+ * @path: the RoCE path once the route is resolved; freed at destroy.
+ *        Under @lock.
  */
 struct rcm_id {
 	struct rcm_file *file;
@@ -240,6 +247,8 @@ struct rcm_id {
 	bool resolve_used;
 	struct rcm_uevent *resolve_ev;
 	struct rcm_uevent *removal_ev;
+	u8 tos;
+	struct sa_path_rec *path;
 };
 
 /**
@@ -256,6 +265,7 @@ struct rcm_uevent {
 
 /* rcm_id.c */
 bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
+int rcm_id_state_errno(struct rcm_id *id);
 struct rcm_id *rcm_id_get(struct rcm_file *file, u32 handle);
 void rcm_id_put(struct rcm_id *id);
 void rcm_file_destroy_ids(struct rcm_file *file);
@@ -280,6 +290,12 @@ void rcm_addr_cancel(struct rcm_id *id);
 int rcm_cmd_bind_addr(struct file *filp, void *arg);
 int rcm_cmd_resolve_addr(struct file *filp, void *arg);
 int rcm_cmd_query_id(struct file *filp, void *arg);
+
+/* rcm_route.c */
+u32 rcm_route_flow_label(const struct sockaddr *src,
+			 const struct sockaddr *dst);
+int rcm_cmd_resolve_route(struct file *filp, void *arg);
+void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
 
 /* rcm_event.c */
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);

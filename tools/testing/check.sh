@@ -8,7 +8,7 @@
 # Steps: packages -> test kernel (cached) -> rcm.ko for both kernels ->
 # style/sparse -> userlib host tests -> selftests -> test-kernel guest
 # (KUnit + selftests over rxe and siw) -> distro-kernel guest (selftests
-# over rxe, rcm.ko built from the distro headers as DKMS would) -> harness
+# over rxe, rcm.ko built by DKMS in a private DKMS tree) -> harness
 # self-test.
 #
 # Env: RCM_CACHE (default /var/cache/rcm), RCM_ONLY=test|distro|host to
@@ -120,9 +120,18 @@ if want test; then
 fi
 
 if want distro; then
+	say "rcm.ko through DKMS for $distro_rel (a private DKMS tree)"
+	distro_ko=$out/distro/drivers/rcm/rcm.ko
+	if "$top/tools/testing/dkms-check.sh" "$distro_rel" "$out/dkms" |
+		tee -a "$results"; then
+		distro_ko=$out/dkms/rcm.ko
+	else
+		say "no DKMS module; the distro guest loads $distro_ko"
+	fi
+
 	say "guest: distro kernel $distro_rel (selftests; rxe)"
 	"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
-		--modroot / --rcm-ko "$out/distro/drivers/rcm/rcm.ko" \
+		--modroot / --rcm-ko "$distro_ko" \
 		--tests "$out/selftests" --lib-dir "$top/userlib/src"
 	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
 		--initrd "$out/distro.cpio" --rdma rxe --tests "$guest_tests" \
@@ -130,7 +139,7 @@ if want distro; then
 
 	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
 	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
-		"$out/distro/drivers/rcm/rcm.ko" "$out/harness" | tee -a "$results"
+		"$distro_ko" "$out/harness" | tee -a "$results"
 fi
 
 pass=$(grep -c '^PASS ' "$results")

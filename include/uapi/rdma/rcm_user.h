@@ -61,6 +61,7 @@ enum rcm_cmd {
 	RCM_CMD_BIND_ADDR,
 	RCM_CMD_RESOLVE_ADDR,
 	RCM_CMD_QUERY_ID,
+	RCM_CMD_RESOLVE_ROUTE,
 };
 
 /**
@@ -218,6 +219,38 @@ struct rcm_resolve_addr {
 #define RCM_IOCTL_RESOLVE_ADDR _IO(RCM_IOCTL_MAGIC, RCM_CMD_RESOLVE_ADDR)
 
 /**
+ * struct rcm_path - the path an id's connection will take
+ * @dgid: destination GID
+ * @sgid: source GID
+ * @dmac: next-hop MAC address (RoCE)
+ * @hop_limit: IP hop limit / TTL (RoCE v2)
+ * @traffic_class: IP traffic class (the id's TOS)
+ * @flow_label: IPv6 flow label / RoCE v2 UDP source port entropy
+ * @pkey: partition key (0xffff on RoCE)
+ * @sl: service level, from the TOS through the netdev's priority map
+ * @mtu: path MTU as enum ib_mtu (1: 256 ... 5: 4096)
+ * @rate: static rate as enum ib_rate (2: port current)
+ * @packet_life_time: log2(4.096 us units) of the one-way packet lifetime
+ * @rec_type: 0 InfiniBand, 1 RoCE v1, 2 RoCE v2
+ * @reserved: 0
+ */
+struct rcm_path {
+	__u8 dgid[16];
+	__u8 sgid[16];
+	__u8 dmac[6];
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u32 flow_label;
+	__u16 pkey;
+	__u8 sl;
+	__u8 mtu;
+	__u8 rate;
+	__u8 packet_life_time;
+	__u8 rec_type;
+	__u8 reserved[5];
+};
+
+/**
  * struct rcm_query_id - ioctl(RCM_IOCTL_QUERY_ID)
  * @size: sizeof(struct rcm_query_id)
  * @flags: Must be 0
@@ -228,6 +261,9 @@ struct rcm_resolve_addr {
  * @out_sgid: the source GID the id uses, zero when not attached
  * @out_src: local address (family 0 before the id is bound)
  * @out_dst: remote address (family 0 before it is known)
+ * @out_num_paths: 1 once a path is resolved (RoCE), else 0
+ * @out_reserved: 0
+ * @out_path: the resolved path when @out_num_paths is 1
  *
  * Errors: ENOENT.
  */
@@ -240,9 +276,40 @@ struct rcm_query_id {
 	__u8 out_sgid[16];
 	struct __kernel_sockaddr_storage out_src;
 	struct __kernel_sockaddr_storage out_dst;
+	__u32 out_num_paths;
+	__u32 out_reserved;
+	struct rcm_path out_path;
 };
 
 #define RCM_IOCTL_QUERY_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY_ID)
+
+/**
+ * struct rcm_resolve_route - ioctl(RCM_IOCTL_RESOLVE_ROUTE)
+ * @size: sizeof(struct rcm_resolve_route)
+ * @flags: Must be 0
+ * @id: the id, whose address is resolved
+ * @timeout_ms: bound on a path query, 0..RCM_MAX_TIMEOUT_MS. RoCE and
+ *              iWARP routes are built locally at once, so it bounds
+ *              nothing there.
+ *
+ * Builds the path towards the id's destination. Completes with
+ * RCM_EVENT_ROUTE_RESOLVED, queued before the call returns. A RoCE path
+ * takes its GIDs from the addresses, the next-hop MAC from the address
+ * resolution, the MTU from the netdev, the traffic class from the id's
+ * TOS and its service level from the netdev's priority map; an iWARP
+ * route needs no path. Errors: ENOENT, EINVAL (address not resolved,
+ * already routed, timeout out of range), ENODEV (device removed or the
+ * netdev is gone), EOPNOTSUPP (an InfiniBand port: path queries to the
+ * subnet administrator are not implemented), ENOMEM.
+ */
+struct rcm_resolve_route {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 timeout_ms;
+};
+
+#define RCM_IOCTL_RESOLVE_ROUTE _IO(RCM_IOCTL_MAGIC, RCM_CMD_RESOLVE_ROUTE)
 
 /**
  * DOC: rcm events
