@@ -50,20 +50,9 @@ distro_kdir=
 read -r distro_rel distro_vmlinux < <("$vm/distro-kernel.sh")
 distro_kdir=/lib/modules/$distro_rel/build
 
-# Build rcm.ko for one kernel in its own copy of the sources, so the two
-# builds never share objects.
-build_module() {	# NAME KDIR
-	local dir=$out/$1
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	cp -a "$top/Kbuild" "$top/drivers" "$top/include" "$dir/"
-	find "$dir" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \) -delete
-	make -C "$2" M="$dir" modules
-}
-
 if want host || want distro; then
 	say "rcm.ko against the distro headers ($distro_rel)"
-	step build.rcm-distro build_module distro "$distro_kdir"
+	step build.rcm-distro "$vm/build-module.sh" "$distro_kdir" "$out/distro"
 	step style.checkpatch make -C "$top" style
 	step style.sparse make -C "$distro_kdir" M="$out/distro" C=2 \
 		CHECK="sparse -Wsparse-error" modules
@@ -102,7 +91,7 @@ if want test; then
 	if kernel=$("$vm/build-kernel.sh"); then
 		report PASS build.test-kernel "$(cat "$kernel/build-seconds")s cold build"
 		rel=$(cat "$kernel/release")
-		if step build.rcm-test-kernel build_module test "$kernel/build"; then
+		if step build.rcm-test-kernel "$vm/build-module.sh" "$kernel/build" "$out/test"; then
 			"$vm/mkinitramfs.sh" --out "$out/test.cpio" --release "$rel" \
 				--modroot "$kernel/mods" \
 				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \

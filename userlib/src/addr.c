@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * rcm userlib: addresses, rdma_bind_addr(), rdma_resolve_addr(),
- * rdma_get_src_port() and rdma_get_dst_port().
+ * rcm userlib: addresses and routes, rdma_bind_addr(),
+ * rdma_resolve_addr(), rdma_resolve_route(), rdma_get_src_port() and
+ * rdma_get_dst_port().
  */
 #include <endian.h>
 #include <string.h>
@@ -58,7 +59,7 @@ RCM_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	memcpy(&cmd.addr, addr, len);
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_BIND_ADDR, &cmd))
 		return -1;
-	return rcm_id_refresh(rid);
+	return rcm_id_refresh(rid, false);
 }
 
 /**
@@ -105,6 +106,41 @@ RCM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 		memcpy(&cmd.src, src_addr, src_len);
 	memcpy(&cmd.dst, dst_addr, dst_len);
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_RESOLVE_ADDR, &cmd))
+		return -1;
+
+	return rid->sync ? rcm_sync_complete(rid) : 0;
+}
+
+/**
+ * rdma_resolve_route() - resolve the path to an id's destination
+ * @id: an id whose address is resolved
+ * @timeout_ms: bound on a path query, 0..RCM_MAX_TIMEOUT_MS
+ *
+ * Starts building the path, which completes with ROUTE_RESOLVED on the
+ * id's channel (the kernel queues it before the ioctl returns). Before
+ * the event is handed out, rdma_get_cm_event() takes the path into
+ * route.path_rec and route.num_paths (see rcm_id_refresh()). In
+ * synchronous mode the call waits for that event (see
+ * rcm_sync_complete()), so a ROUTE_ERROR becomes -1/errno.
+ *
+ * Return: 0, or -1 with errno: EINVAL (NULL @id, address not resolved,
+ * already routed, @timeout_ms out of range), EOPNOTSUPP (InfiniBand
+ * port), the other errors of RCM_IOCTL_RESOLVE_ROUTE, and in synchronous
+ * mode those of the completion.
+ */
+RCM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct rcm_resolve_route cmd = { .size = sizeof(cmd) };
+	struct rcm_id *rid;
+
+	if (!id)
+		return rcm_err(EINVAL);
+	rid = rcm_id(id);
+
+	cmd.id = rid->handle;
+	/* Negative values become huge ones, which the kernel refuses. */
+	cmd.timeout_ms = (uint32_t)timeout_ms;
+	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_RESOLVE_ROUTE, &cmd))
 		return -1;
 
 	return rid->sync ? rcm_sync_complete(rid) : 0;

@@ -168,6 +168,9 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  * O_NONBLOCK. Before an ADDR_RESOLVED event is handed out, the id's
  * addresses, device and port are refreshed from the kernel; if that
  * fails, the event becomes ADDR_ERROR with a negative errno status.
+ * Before a ROUTE_RESOLVED event, the same refresh also takes the path
+ * into route.path_rec and route.num_paths; on failure the event becomes
+ * ROUTE_ERROR with a negative errno status.
  * Events of an id that rdma_destroy_id() is destroying are dropped.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument), ENOMEM, EAGAIN
@@ -200,8 +203,12 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		rcm_event_fill(ev, &q);
 
 		if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
-		    rcm_id_refresh(q.id)) {
+		    rcm_id_refresh(q.id, false)) {
 			ev->event.event = RDMA_CM_EVENT_ADDR_ERROR;
+			ev->event.status = -errno;
+		} else if (ev->event.event == RDMA_CM_EVENT_ROUTE_RESOLVED &&
+			   rcm_id_refresh(q.id, true)) {
+			ev->event.event = RDMA_CM_EVENT_ROUTE_ERROR;
 			ev->event.status = -errno;
 		}
 

@@ -149,6 +149,7 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 
 	if (id->verbs)
 		rcm_device_put(id->verbs);
+	free(id->route.path_rec);
 	if (rid->sync)
 		rcm_channel_close(chan);
 	pthread_cond_destroy(&rid->acked);
@@ -165,33 +166,83 @@ static void rcm_copy_addr(struct sockaddr_storage *to,
 		       sizeof(*to) : sizeof(*from));
 }
 
+/*
+ * Convert the kernel's path into librdmacm's path record, as librdmacm
+ * converts the kernel's (ucma_convert_path()): LIDs 0 (RoCE has none),
+ * flow label and P_Key in network byte order, one reversible path, and
+ * the selectors of the MTU, rate and packet lifetime all "exactly" (2).
+ */
+static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
+			   const struct rcm_path *path)
+{
+	memset(rec, 0, sizeof(*rec));
+	memcpy(rec->dgid.raw, path->dgid, sizeof(rec->dgid.raw));
+	memcpy(rec->sgid.raw, path->sgid, sizeof(rec->sgid.raw));
+	rec->dlid = 0;
+	rec->slid = 0;
+	rec->raw_traffic = 0;
+	rec->flow_label = htobe32(path->flow_label);
+	rec->hop_limit = path->hop_limit;
+	rec->traffic_class = path->traffic_class;
+	rec->reversible = 1;
+	rec->numb_path = 1;
+	rec->pkey = htobe16(path->pkey);
+	rec->sl = path->sl;
+	rec->mtu_selector = 2;
+	rec->mtu = path->mtu;
+	rec->rate_selector = 2;
+	rec->rate = path->rate;
+	rec->packet_life_time_selector = 2;
+	rec->packet_life_time = path->packet_life_time;
+	rec->preference = 0;
+}
+
 /**
  * rcm_id_refresh() - update the id's fields from RCM_IOCTL_QUERY_ID
  * @id: the id
+ * @route: also take the route: route.num_paths and route.path_rec
  *
  * Sets route.addr.src and dst (when the kernel knows them), port_num,
  * verbs (the library's context of the device with the kernel's node
- * GUID, NULL while not attached), the source GID, and the P_Key: rcm
- * does not report one, so an attached id gets the default 0xffff, which
- * is what librdmacm reports on RoCE and iWARP.
+ * GUID, NULL while not attached), the source GID, and the P_Key: an
+ * attached id gets the default 0xffff, which is what librdmacm reports
+ * on RoCE and iWARP.
  *
- * Return: 0, or -1 with errno from the query, or ENODEV when no verbs
- * device has the kernel's node GUID.
+ * With @route, the kernel's path (RoCE) replaces route.path_rec, a
+ * one-entry array the library allocates and rdma_destroy_id() frees, and
+ * its destination GID and P_Key go into route.addr.addr.ibaddr, as
+ * librdmacm does after ROUTE_RESOLVED. Without a path (iWARP) num_paths
+ * is 0 and path_rec NULL. The id is left unchanged on failure.
+ *
+ * Return: 0, or -1 with errno from the query, ENODEV when no verbs
+ * device has the kernel's node GUID, or ENOMEM.
  */
-int rcm_id_refresh(struct rcm_id *id)
+int rcm_id_refresh(struct rcm_id *id, bool route)
 {
 	struct rcm_query_id cmd = { .size = sizeof(cmd) };
 	struct rdma_cm_id *cm = &id->id;
 	struct ibv_context *verbs = NULL;
 	struct rdma_ib_addr *ib = &cm->route.addr.addr.ibaddr;
+	struct ibv_sa_path_rec *rec = NULL;
 
 	cmd.id = id->handle;
 	if (ioctl(id->chan->ch.fd, RCM_IOCTL_QUERY_ID, &cmd))
 		return -1;
+	if (route && cmd.out_num_paths) {
+		/* The kernel reports at most one path. */
+		if (cmd.out_num_paths != 1)
+			return rcm_err(EPROTO);
+		rec = malloc(sizeof(*rec));
+		if (!rec)
+			return rcm_err(ENOMEM);
+		rcm_path_to_sa(rec, &cmd.out_path);
+	}
 	if (cmd.out_node_guid) {
 		verbs = rcm_device_get(cmd.out_node_guid);
-		if (!verbs)
+		if (!verbs) {
+			free(rec);
 			return -1;
+		}
 	}
 
 	rcm_copy_addr(&cm->route.addr.src_storage, &cmd.out_src);
@@ -202,6 +253,15 @@ int rcm_id_refresh(struct rcm_id *id)
 	cm->port_num = cmd.out_port_num;
 	memcpy(ib->sgid.raw, cmd.out_sgid, sizeof(ib->sgid.raw));
 	ib->pkey = verbs ? htobe16(0xffff) : 0;
+	if (route) {
+		free(cm->route.path_rec);
+		cm->route.path_rec = rec;
+		cm->route.num_paths = rec ? 1 : 0;
+		if (rec) {
+			ib->dgid = rec->dgid;
+			ib->pkey = rec->pkey;
+		}
+	}
 	return 0;
 }
 

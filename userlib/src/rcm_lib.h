@@ -168,7 +168,7 @@ static inline void rcm_id_complete_locked(struct rcm_id *id)
 }
 
 /* id.c */
-int rcm_id_refresh(struct rcm_id *id);
+int rcm_id_refresh(struct rcm_id *id, bool route);
 int rcm_sync_complete(struct rcm_id *id);
 
 /* event.c */

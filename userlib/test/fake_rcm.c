@@ -26,6 +26,8 @@ struct fake_id {
 	bool		bound;
 	bool		resolving;
 	bool		attached;
+	bool		addr_resolved;
+	bool		routed;
 	struct sockaddr_storage src;
 	struct sockaddr_storage dst;
 };
@@ -37,6 +39,10 @@ struct fake_file {
 	int		nevents;
 };
 
+enum fake_route fake_route_mode = FAKE_ROUTE_OK;
+int fake_route_status = -ETIMEDOUT;
+uint32_t fake_route_num_paths = 1;
+struct rcm_path fake_route_path;
 enum fake_resolve fake_resolve_mode = FAKE_RESOLVE_OK;
 int fake_resolve_status = -ETIMEDOUT;
 uint64_t fake_attach_guid;
@@ -50,6 +56,7 @@ struct rcm_destroy_id fake_last_destroy;
 struct rcm_bind_addr fake_last_bind;
 struct rcm_resolve_addr fake_last_resolve;
 struct rcm_query_id fake_last_query_id;
+struct rcm_resolve_route fake_last_resolve_route;
 int fake_calls[8];
 int fake_read_calls;
 size_t fake_read_len;
@@ -290,6 +297,7 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		memcpy(&id->dst, &c->dst, sizeof(id->dst));
 		if (fake_resolve_mode == FAKE_RESOLVE_OK) {
 			id->attached = true;
+			id->addr_resolved = true;
 			push_locked(f, c->id, RCM_EVENT_ADDR_RESOLVED, 0,
 				    NULL, 0);
 		} else if (fake_resolve_mode == FAKE_RESOLVE_ERROR) {
@@ -318,6 +326,33 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			memcpy(c->out_sgid, fake_attach_sgid,
 			       sizeof(c->out_sgid));
 		}
+		if (id->routed && fake_route_num_paths) {
+			c->out_num_paths = fake_route_num_paths;
+			c->out_path = fake_route_path;
+		}
+		return 0;
+	}
+	case RCM_CMD_RESOLVE_ROUTE: {
+		struct rcm_resolve_route *c = arg;
+
+		fake_last_resolve_route = *c;
+		if (c->size != sizeof(*c) || c->flags)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		if (!id->addr_resolved || id->routed ||
+		    c->timeout_ms > RCM_MAX_TIMEOUT_MS)
+			return EINVAL;
+		if (fake_route_mode == FAKE_ROUTE_ERROR) {
+			push_locked(f, c->id, RCM_EVENT_ROUTE_ERROR,
+				    fake_route_status, NULL, 0);
+			return 0;
+		}
+		id->routed = true;
+		if (fake_route_mode == FAKE_ROUTE_OK)
+			push_locked(f, c->id, RCM_EVENT_ROUTE_RESOLVED, 0,
+				    NULL, 0);
 		return 0;
 	}
 	default:

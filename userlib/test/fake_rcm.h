@@ -12,6 +12,9 @@
  * 1, events queued per file and returned by read() as whole records
  * (blocking, or EAGAIN on an O_NONBLOCK file), DESTROY_ID discarding the
  * id's unread events and returning how many read() returned.
+ * RCM_IOCTL_RESOLVE_ROUTE needs an id whose ADDR_RESOLVED was queued,
+ * and routes it once; QUERY_ID then reports fake_route_num_paths and
+ * fake_route_path.
  */
 #ifndef RCM_TEST_FAKE_RCM_H
 #define RCM_TEST_FAKE_RCM_H
@@ -34,6 +37,19 @@ enum fake_resolve {
 extern enum fake_resolve fake_resolve_mode;
 extern int fake_resolve_status;
 
+/* How RCM_IOCTL_RESOLVE_ROUTE completes. */
+enum fake_route {
+	FAKE_ROUTE_OK,		/* RCM_EVENT_ROUTE_RESOLVED, id routed */
+	FAKE_ROUTE_ERROR,	/* RCM_EVENT_ROUTE_ERROR, fake_route_status */
+	FAKE_ROUTE_SILENT,	/* id routed, no event: the test pushes it */
+};
+
+extern enum fake_route fake_route_mode;
+extern int fake_route_status;
+/* What a routed id reports in RCM_IOCTL_QUERY_ID (0: iWARP, no path). */
+extern uint32_t fake_route_num_paths;
+extern struct rcm_path fake_route_path;
+
 /* What an attached id reports in RCM_IOCTL_QUERY_ID. */
 extern uint64_t fake_attach_guid;	/* network order */
 extern uint32_t fake_attach_port;
@@ -51,6 +67,7 @@ extern struct rcm_destroy_id fake_last_destroy;
 extern struct rcm_bind_addr fake_last_bind;
 extern struct rcm_resolve_addr fake_last_resolve;
 extern struct rcm_query_id fake_last_query_id;
+extern struct rcm_resolve_route fake_last_resolve_route;
 extern int fake_calls[8];		/* per RCM_CMD_* - RCM_CMD_BASE */
 #define FAKE_CALLS(cmd)	fake_calls[(cmd) - RCM_CMD_BASE]
 

@@ -4,18 +4,27 @@
  * real rcm module, in a guest with a Soft-RoCE device. kselftest TAP.
  *
  *   RCM_ADDR_RXE     IPv4 address that resolves to the Soft-RoCE device
+ *                    (its netdev MTU 1500)
  *   RCM_ADDR_SILENT  IPv4 neighbour on that network that never answers
+ *   RCM_ADDR_SIW     IPv4 address that resolves to a Soft-iWARP device
  *
  * 1. async: rdma_resolve_addr() on a channel, ADDR_RESOLVED with status
  *    0, then id->verbs set, port_num 1, an IPv4 source address with a
  *    non-zero port, the destination port 7471; ack and destroy;
  * 2. sync: the same with a NULL channel, the event in id->event;
- * 3. sync to the silent neighbour with a 500 ms timeout: -1, ETIMEDOUT.
+ * 3. sync to the silent neighbour with a 500 ms timeout: -1, ETIMEDOUT;
+ * 4. sync rdma_resolve_addr() + rdma_resolve_route() to RCM_ADDR_RXE:
+ *    ROUTE_RESOLVED in id->event, num_paths 1, path_rec->mtu
+ *    IBV_MTU_1024, P_Key 0xffff (network order), source GID
+ *    ::ffff:RCM_ADDR_RXE, the mtu/rate/lifetime selectors 2;
+ * 5. the same to RCM_ADDR_SIW: an iWARP route, num_paths 0 and path_rec
+ *    NULL (skipped without RCM_ADDR_SIW).
  *
  * Exit: 0 all passed (or skipped), 1 a test failed, 4 nothing to run
  * (RCM_ADDR_RXE not set).
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -32,7 +41,7 @@
 #define KSFT_SKIP	4
 
 #define PORT		7471
-#define NTESTS		3
+#define NTESTS		5
 
 static int failed;
 
@@ -176,11 +185,88 @@ static bool sync_timeout(struct sockaddr_in *dst)
 	return ok;
 }
 
+/* A synchronous id whose address and route are resolved to dst, or NULL. */
+static struct rdma_cm_id *sync_route(struct sockaddr_in *dst)
+{
+	struct rdma_cm_id *id = NULL;
+
+	if (!CHECK(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == 0))
+		return NULL;
+	if (!CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)dst,
+				     2000) == 0) ||
+	    !CHECK(rdma_resolve_route(id, 2000) == 0)) {
+		if (id->event)
+			printf("# got %s, status %d\n",
+			       rdma_event_str(id->event->event),
+			       id->event->status);
+		CHECK(rdma_destroy_id(id) == 0);
+		return NULL;
+	}
+	if (!CHECK(id->event &&
+		   id->event->event == RDMA_CM_EVENT_ROUTE_RESOLVED &&
+		   id->event->status == 0)) {
+		CHECK(rdma_destroy_id(id) == 0);
+		return NULL;
+	}
+	return id;
+}
+
+static bool route_roce(struct sockaddr_in *dst)
+{
+	struct ibv_sa_path_rec *rec;
+	union ibv_gid want = { .raw = { [10] = 0xff, [11] = 0xff } };
+	char gid[INET6_ADDRSTRLEN];
+	struct rdma_cm_id *id;
+	bool ok = true;
+
+	memcpy(&want.raw[12], &dst->sin_addr, 4);
+	id = sync_route(dst);
+	if (!id)
+		return false;
+	ok &= check_resolved(id);
+	ok &= CHECK(id->route.num_paths == 1);
+	rec = id->route.path_rec;
+	if (CHECK(rec != NULL)) {
+		inet_ntop(AF_INET6, rec->sgid.raw, gid, sizeof(gid));
+		printf("# sgid %s, mtu %u, pkey 0x%04x, sl %u, rate %u\n",
+		       gid, rec->mtu, be16toh(rec->pkey), rec->sl, rec->rate);
+		ok &= CHECK(rec->mtu == IBV_MTU_1024);
+		ok &= CHECK(rec->pkey == htobe16(0xffff));
+		ok &= CHECK(!memcmp(rec->sgid.raw, want.raw, 16));
+		ok &= CHECK(!memcmp(rec->dgid.raw, want.raw, 16));
+		ok &= CHECK(rec->mtu_selector == 2 && rec->rate_selector == 2 &&
+			    rec->packet_life_time_selector == 2);
+		ok &= CHECK(!memcmp(id->route.addr.addr.ibaddr.dgid.raw,
+				    want.raw, 16));
+	} else {
+		ok = false;
+	}
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+	return ok;
+}
+
+static bool route_iwarp(struct sockaddr_in *dst)
+{
+	struct rdma_cm_id *id;
+	bool ok = true;
+
+	id = sync_route(dst);
+	if (!id)
+		return false;
+	ok &= check_resolved(id);
+	ok &= CHECK(id->route.num_paths == 0);
+	ok &= CHECK(id->route.path_rec == NULL);
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+	return ok;
+}
+
 int main(void)
 {
 	const char *rxe = getenv("RCM_ADDR_RXE");
 	const char *silent = getenv("RCM_ADDR_SILENT");
-	struct sockaddr_in dst;
+	const char *siw = getenv("RCM_ADDR_SIW");
+	struct sockaddr_in dst, rxe_dst;
+	bool rxe_ok;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
@@ -192,14 +278,11 @@ int main(void)
 	signal(SIGALRM, on_alarm);
 	alarm(30);
 
-	if (!parse(rxe, &dst)) {
+	rxe_ok = parse(rxe, &rxe_dst);
+	if (!rxe_ok)
 		printf("# RCM_ADDR_RXE=%s is not an IPv4 address\n", rxe);
-		result(1, "async_resolve", false);
-		result(2, "sync_resolve", false);
-	} else {
-		result(1, "async_resolve", async_resolve(&dst));
-		result(2, "sync_resolve", sync_resolve(&dst));
-	}
+	result(1, "async_resolve", rxe_ok && async_resolve(&rxe_dst));
+	result(2, "sync_resolve", rxe_ok && sync_resolve(&rxe_dst));
 
 	if (!silent || !*silent) {
 		printf("ok 3 sync_resolve_timeout # SKIP RCM_ADDR_SILENT is not set\n");
@@ -208,6 +291,17 @@ int main(void)
 		result(3, "sync_resolve_timeout", false);
 	} else {
 		result(3, "sync_resolve_timeout", sync_timeout(&dst));
+	}
+
+	result(4, "route_roce", rxe_ok && route_roce(&rxe_dst));
+
+	if (!siw || !*siw) {
+		printf("ok 5 route_iwarp # SKIP RCM_ADDR_SIW is not set\n");
+	} else if (!parse(siw, &dst)) {
+		printf("# RCM_ADDR_SIW=%s is not an IPv4 address\n", siw);
+		result(5, "route_iwarp", false);
+	} else {
+		result(5, "route_iwarp", route_iwarp(&dst));
 	}
 	return failed ? KSFT_FAIL : KSFT_PASS;
 }

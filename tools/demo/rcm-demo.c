@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm-demo: what rcm does today, through the plain librdmacm API.
+ *
+ * Resolves the address and the route to a Soft-RoCE address the way any
+ * librdmacm client starts a connection, and prints what the connection
+ * manager found. The program uses nothing but <rdma/rdma_cma.h>: it runs
+ * on rcm's librdmacm.so.1 and on rdma-core's alike.
+ *
+ * Usage: rcm-demo IPV4-OR-IPV6-ADDRESS [PORT]
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/rdma_cma.h>
+
+static const char *mtu_str(enum ibv_mtu mtu)
+{
+	static const char *const names[] = {
+		[IBV_MTU_256] = "256", [IBV_MTU_512] = "512",
+		[IBV_MTU_1024] = "1024", [IBV_MTU_2048] = "2048",
+		[IBV_MTU_4096] = "4096",
+	};
+
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? names[mtu] : "?";
+}
+
+static void print_addr(const char *what, struct sockaddr *sa)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned short port = 0;
+
+	if (sa->sa_family == AF_INET) {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, host,
+			  sizeof(host));
+		port = ntohs(((struct sockaddr_in *)sa)->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)sa)->sin6_addr,
+			  host, sizeof(host));
+		port = ntohs(((struct sockaddr_in6 *)sa)->sin6_port);
+	}
+	printf("  %-12s %s port %u\n", what, host, port);
+}
+
+static int expect(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev;
+	int status;
+
+	if (rdma_get_cm_event(ch, &ev)) {
+		perror("rdma_get_cm_event");
+		return -1;
+	}
+	printf("event: %s (status %d)\n", rdma_event_str(ev->event),
+	       ev->status);
+	status = ev->event == want ? 0 : -1;
+	rdma_ack_cm_event(ev);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	char gid[INET6_ADDRSTRLEN];
+	int ret;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s ADDRESS [PORT]\n", argv[0]);
+		return 2;
+	}
+	ret = rdma_getaddrinfo(argv[1], argc > 2 ? argv[2] : "7471", &hints,
+			       &res);
+	if (ret) {
+		fprintf(stderr, "rdma_getaddrinfo: %s\n",
+			ret == -1 ? strerror(errno) : gai_strerror(ret));
+		return 1;
+	}
+	ch = rdma_create_event_channel();
+	if (!ch) {
+		perror("rdma_create_event_channel");
+		return 1;
+	}
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		perror("rdma_create_id");
+		return 1;
+	}
+	printf("resolving %s ...\n", argv[1]);
+	if (rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000) ||
+	    expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED)) {
+		perror("rdma_resolve_addr");
+		return 1;
+	}
+	if (rdma_resolve_route(id, 2000) ||
+	    expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED)) {
+		perror("rdma_resolve_route");
+		return 1;
+	}
+	printf("connection manager's view:\n");
+	print_addr("source", rdma_get_local_addr(id));
+	print_addr("destination", rdma_get_peer_addr(id));
+	printf("  %-12s %s port %u\n", "device",
+	       ibv_get_device_name(id->verbs->device), id->port_num);
+	if (id->route.num_paths && id->route.path_rec) {
+		inet_ntop(AF_INET6, id->route.path_rec->dgid.raw, gid,
+			  sizeof(gid));
+		printf("  %-12s dgid %s, MTU %s, P_Key %#x, packet lifetime %u\n",
+		       "path", gid, mtu_str(id->route.path_rec->mtu),
+		       ntohs(id->route.path_rec->pkey),
+		       id->route.path_rec->packet_life_time);
+	} else {
+		printf("  %-12s none needed (iWARP)\n", "path");
+	}
+	printf("next step, rdma_connect(): not implemented by rcm yet\n");
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	rdma_freeaddrinfo(res);
+	return 0;
+}

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make demo: boot Debian's kernel in a QEMU guest with a Soft-RoCE device,
+# load rcm.ko, and run tools/demo/rcm-demo on rcm's librdmacm.so.1: it
+# resolves an address and a route the way every librdmacm client starts,
+# and prints what rcm found. Installs what it needs, like make check.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$top/tools/testing/vm
+out=$top/build/demo
+mkdir -p "$out"
+
+"$top/tools/testing/install-deps.sh"
+read -r rel vmlinux < <("$vm/distro-kernel.sh")
+echo "== building rcm.ko ($rel), the userlib and rcm-demo"
+"$vm/build-module.sh" "/lib/modules/$rel/build" "$out/module" >"$out/build.log" 2>&1
+make -C "$top/userlib" >>"$out/build.log" 2>&1
+rm -rf "$out/tests"
+make -C "$top/tools/demo" OUTPUT="$out/tests" >>"$out/build.log" 2>&1
+echo 'demo: LD_LIBRARY_PATH=/usr/lib/rcm ./rcm-demo $RCM_ADDR_RXE' >"$out/tests/list"
+"$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
+	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
+	--lib-dir "$top/userlib/src"
+
+echo "== booting $rel under QEMU (TCG), rxe0 on 198.18.1.1, rcm.ko loaded"
+status=0
+"$vm/run-guest.py" --label demo --kernel "$vmlinux" --initrd "$out/guest.cpio" \
+	--tests demo --log "$out/guest.log" >"$out/results.txt" || status=1
+echo "== rcm-demo in the guest:"
+sed -n 's/^rcm-out: demo: /    /p' "$out/guest.log"
+echo "== guest checks:"
+sed 's/^/    /' "$out/results.txt"
+exit $status
