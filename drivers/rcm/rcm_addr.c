@@ -170,8 +170,9 @@ static int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
 		id->dev_addr.bound_dev_if = scope;
 	}
 	id->bind.addr = *addr;
-	if (sa->sa_family == AF_INET6)
-		id->bind.afonly = READ_ONCE(id->net->ipv6.sysctl.bindv6only);
+	if (sa->sa_family == AF_INET6 && !id->afonly_set)
+		rcm_port_set_sharing(id, id->bind.reuseaddr,
+				     READ_ONCE(id->net->ipv6.sysctl.bindv6only));
 
 	if (!rcm_addr_is_any(sa)) {
 		ret = rdma_translate_ip(sa, &id->dev_addr);

@@ -35,6 +35,8 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP(RCM_CMD_QUERY_ID, rcm_cmd_query_id, struct rcm_query_id, out_dst),
 	RCM_OP(RCM_CMD_RESOLVE_ROUTE, rcm_cmd_resolve_route,
 	       struct rcm_resolve_route, timeout_ms),
+	RCM_OP(RCM_CMD_SET_OPTION, rcm_cmd_set_option, struct rcm_set_option,
+	       value),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

@@ -239,6 +239,23 @@ int rcm_port_bind(struct rcm_id *id)
 }
 
 /**
+ * rcm_port_set_sharing() - change an id's REUSEADDR and AFONLY choices
+ * @id: the id; the caller holds its lock
+ * @reuseaddr: share with other REUSEADDR bindings
+ * @afonly: do not share with bindings of the other address family
+ *
+ * Under rcm_port_lock, since the conflict checks of other ids read them.
+ */
+void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly)
+{
+	lockdep_assert_held(&id->lock);
+	mutex_lock(&rcm_port_lock);
+	id->bind.reuseaddr = reuseaddr;
+	id->bind.afonly = afonly;
+	mutex_unlock(&rcm_port_lock);
+}
+
+/**
  * rcm_port_release() - give back an id's port, if it holds one
  * @id: the id, being destroyed or unbound
  */

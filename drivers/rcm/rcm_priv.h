@@ -12,6 +12,7 @@
  *   rcm_port.c    port spaces: which id owns which port
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
+ *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout)
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
@@ -220,6 +221,9 @@ struct rcm_binding {
  * @removal_ev: the DEVICE_REMOVAL event, allocated when the id attaches
  *              so that the removal can always be reported
  * @tos: type of service of the id's traffic (RoCE traffic class)
+ * @afonly_set: AFONLY was set explicitly; bind keeps it
+ * @ack_timeout_set: @ack_timeout was set explicitly
+ * @ack_timeout: local ACK timeout exponent (4.096 us * 2^n)
  * @path: the RoCE path once the route is resolved; freed at destroy.
  *        Under @lock.
  */
@@ -248,6 +252,9 @@ struct rcm_id {
 	struct rcm_uevent *resolve_ev;
 	struct rcm_uevent *removal_ev;
 	u8 tos;
+	bool afonly_set;
+	bool ack_timeout_set;
+	u8 ack_timeout;
 	struct sa_path_rec *path;
 };
 
@@ -280,6 +287,7 @@ int rcm_port_conflict(const struct rcm_binding *new,
 		      const struct rcm_binding *cur);
 int rcm_port_bind(struct rcm_id *id);
 void rcm_port_release(struct rcm_id *id);
+void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
 
 /* rcm_addr.c */
 int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
@@ -296,6 +304,9 @@ u32 rcm_route_flow_label(const struct sockaddr *src,
 			 const struct sockaddr *dst);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
+
+/* rcm_option.c */
+int rcm_cmd_set_option(struct file *filp, void *arg);
 
 /* rcm_event.c */
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);

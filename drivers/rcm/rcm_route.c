@@ -88,7 +88,15 @@ static int rcm_route_roce(struct rcm_id *id)
 	path->rate_selector = IB_SA_EQ;
 	path->rate = IB_RATE_PORT_CURRENT;
 	path->packet_life_time_selector = IB_SA_EQ;
-	path->packet_life_time = RCM_ROCE_PACKET_LIFETIME;
+	/*
+	 * With an ACK timeout set, take half of it as the packet lifetime:
+	 * local ACK timeout = 2 * packet lifetime + the CA's ACK delay
+	 * (IBTA 12.7.34), the delay being negligible on RoCE.
+	 */
+	if (id->ack_timeout_set && id->ack_timeout)
+		path->packet_life_time = id->ack_timeout - 1;
+	else
+		path->packet_life_time = RCM_ROCE_PACKET_LIFETIME;
 	dev_put(ndev);
 	if (!path->mtu) {
 		/* The netdev's MTU is below the smallest RoCE MTU. */

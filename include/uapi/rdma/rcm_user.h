@@ -62,6 +62,7 @@ enum rcm_cmd {
 	RCM_CMD_RESOLVE_ADDR,
 	RCM_CMD_QUERY_ID,
 	RCM_CMD_RESOLVE_ROUTE,
+	RCM_CMD_SET_OPTION,
 };
 
 /**
@@ -310,6 +311,59 @@ struct rcm_resolve_route {
 };
 
 #define RCM_IOCTL_RESOLVE_ROUTE _IO(RCM_IOCTL_MAGIC, RCM_CMD_RESOLVE_ROUTE)
+
+/* Option levels and names: the values of librdmacm's. */
+enum rcm_option_level {
+	RCM_OPTION_ID = 0,
+};
+
+enum rcm_option_id {
+	RCM_OPTION_ID_TOS = 0,
+	RCM_OPTION_ID_REUSEADDR = 1,
+	RCM_OPTION_ID_AFONLY = 2,
+	RCM_OPTION_ID_ACK_TIMEOUT = 3,
+};
+
+/**
+ * struct rcm_set_option - ioctl(RCM_IOCTL_SET_OPTION)
+ * @size: sizeof(struct rcm_set_option)
+ * @flags: Must be 0
+ * @id: the id
+ * @level: enum rcm_option_level
+ * @optname: enum rcm_option_id
+ * @reserved: Must be 0
+ * @value: the option's value
+ *
+ * RCM_OPTION_ID_TOS (0..255): type of service of the id's traffic; a
+ * RoCE route resolved afterwards carries it as traffic class and maps
+ * it to a service level. Any state.
+ *
+ * RCM_OPTION_ID_REUSEADDR (0 or 1): the id may share its port with
+ * other REUSEADDR ids. Turning it on is refused (EINVAL) while the id
+ * listens; turning it off, once the id is bound.
+ *
+ * RCM_OPTION_ID_AFONLY (0 or 1): an IPv6 id does not share its port
+ * with IPv4 ids (and the reverse). Before the id listens or resolves
+ * only; the default is net.ipv6.bindv6only at bind time.
+ *
+ * RCM_OPTION_ID_ACK_TIMEOUT (0..31): local ACK timeout of the id's
+ * connection, 4.096 us * 2^value; RC ids only. A RoCE route resolved
+ * afterwards takes value - 1 as its packet lifetime.
+ *
+ * Errors: ENOENT, ENOPROTOOPT (unknown level or option name), EINVAL
+ * (value out of range, a state or QP type the option does not allow).
+ */
+struct rcm_set_option {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 level;
+	__u32 optname;
+	__u32 reserved;
+	__aligned_u64 value;
+};
+
+#define RCM_IOCTL_SET_OPTION _IO(RCM_IOCTL_MAGIC, RCM_CMD_SET_OPTION)
 
 /**
  * DOC: rcm events

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: id options (RCM_IOCTL_SET_OPTION), with the in-tree rdma_cm's
+ * rules on when each may change.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "rcm_priv.h"
+
+/* The IB local ACK timeout field is five bits wide. */
+#define RCM_ACK_TIMEOUT_MAX 31
+
+/* Apply one option; @id->lock held. */
+static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
+{
+	bool bound = id->state != RCM_STATE_IDLE;
+
+	switch (optname) {
+	case RCM_OPTION_ID_TOS:
+		if (value > U8_MAX)
+			return -EINVAL;
+		id->tos = value;
+		return 0;
+	case RCM_OPTION_ID_REUSEADDR:
+		if (value > 1 || (!value && bound))
+			return -EINVAL;
+		rcm_port_set_sharing(id, value, id->bind.afonly);
+		return 0;
+	case RCM_OPTION_ID_AFONLY:
+		if (value > 1 || (id->state != RCM_STATE_IDLE &&
+				  id->state != RCM_STATE_ADDR_BOUND))
+			return -EINVAL;
+		rcm_port_set_sharing(id, id->bind.reuseaddr, value);
+		id->afonly_set = true;
+		return 0;
+	case RCM_OPTION_ID_ACK_TIMEOUT:
+		if (value > RCM_ACK_TIMEOUT_MAX || id->qp_type != RCM_QPT_RC)
+			return -EINVAL;
+		id->ack_timeout = value;
+		id->ack_timeout_set = true;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+int rcm_cmd_set_option(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_set_option *cmd = arg;
+	struct rcm_id *id;
+	int ret;
+
+	if (cmd->reserved)
+		return -EINVAL;
+	if (cmd->level != RCM_OPTION_ID)
+		return -ENOPROTOOPT;
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_DESTROYING ||
+	    id->state == RCM_STATE_DEVICE_REMOVAL)
+		ret = rcm_id_state_errno(id);
+	else
+		ret = rcm_option_id(id, cmd->optname, cmd->value);
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+	return ret;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * options: RCM_IOCTL_SET_OPTION takes TOS, REUSEADDR, AFONLY and the ACK
+ * timeout with the in-tree CM's rules, and each shows its effect: port
+ * sharing at bind time, traffic class and packet lifetime in the path.
+ */
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+static int set_opt(int fd, unsigned int id, uint32_t level, uint32_t name,
+		   uint64_t value)
+{
+	struct rcm_set_option o = {
+		.size = sizeof(o), .id = id, .level = level,
+		.optname = name, .value = value,
+	};
+
+	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
+}
+
+static int bind_addr(int fd, unsigned int id, const char *ip, uint16_t port)
+{
+	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
+
+	rcm_sockaddr(&b.addr, ip, port);
+	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
+}
+
+/* Resolve address and route to @ip; fill @q with the result. */
+static int routed(int fd, unsigned int id, const char *ip,
+		  struct rcm_query_id *q)
+{
+	struct rcm_resolve_addr ra = {
+		.size = sizeof(ra), .id = id, .timeout_ms = 2000,
+	};
+	struct rcm_resolve_route rr = { .size = sizeof(rr), .id = id };
+	struct rcm_event ev;
+
+	rcm_sockaddr(&ra.dst, ip, 7471);
+	if (ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &ra) ||
+	    rcm_wait_event(fd, 10000, &ev) ||
+	    ev.event != RCM_EVENT_ADDR_RESOLVED ||
+	    ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &rr) ||
+	    rcm_wait_event(fd, 10000, &ev) ||
+	    ev.event != RCM_EVENT_ROUTE_RESOLVED)
+		return -1;
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->id = id;
+	return ioctl(fd, RCM_IOCTL_QUERY_ID, q);
+}
+
+RCM_TEST(unknown_options_are_enoprotoopt)
+{
+	struct rcm_set_option o = { .size = sizeof(o) };
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK_ERRNO(set_opt(fd, id, 1, 1, 0), ENOPROTOOPT);	/* IB_PATH */
+	CHECK_ERRNO(set_opt(fd, id, 7, 0, 0), ENOPROTOOPT);
+	CHECK_ERRNO(set_opt(fd, id, RCM_OPTION_ID, 4, 0), ENOPROTOOPT);
+	CHECK_ERRNO(set_opt(fd, id + 99, RCM_OPTION_ID, 0, 0), ENOENT);
+	o.id = id;
+	o.reserved = 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_SET_OPTION, &o), EINVAL);
+	close(fd);
+}
+
+RCM_TEST(values_out_of_range_are_einval)
+{
+	int fd = rcm_open_dev();
+	unsigned int rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	unsigned int ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
+
+	CHECK(rc && ud, "create: %s", strerror(errno));
+	CHECK_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 256), EINVAL);
+	CHECK_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 2),
+		    EINVAL);
+	CHECK_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 2),
+		    EINVAL);
+	CHECK_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 32),
+		    EINVAL);
+	/* The ACK timeout is an RC notion. */
+	CHECK_ERRNO(set_opt(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 14),
+		    EINVAL);
+	CHECK(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 31) == 0,
+	      "ack timeout 31: %s", strerror(errno));
+	CHECK(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 255) == 0,
+	      "tos 255: %s", strerror(errno));
+	close(fd);
+}
+
+RCM_TEST(reuseaddr_lets_two_ids_share_a_port)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	int fd = rcm_open_dev();
+	unsigned int a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	unsigned int b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	unsigned int c = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	CHECK(a && b && c, "create: %s", strerror(errno));
+	CHECK(set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0 &&
+	      set_opt(fd, b, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0,
+	      "set: %s", strerror(errno));
+	CHECK(bind_addr(fd, a, ip, 19000) == 0, "bind a: %s", strerror(errno));
+	CHECK(bind_addr(fd, b, ip, 19000) == 0, "bind b: %s", strerror(errno));
+	CHECK_ERRNO(bind_addr(fd, c, ip, 19000), EADDRINUSE);
+	/* Once bound, it cannot be turned off; on is still fine. */
+	CHECK_ERRNO(set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 0),
+		    EINVAL);
+	CHECK(set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0,
+	      "set again: %s", strerror(errno));
+	close(fd);
+}
+
+RCM_TEST(afonly_separates_ipv4_and_ipv6)
+{
+	int fd = rcm_open_dev();
+	unsigned int v6 = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	unsigned int v4 = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	unsigned int v6b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
+	unsigned int v4b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
+
+	CHECK(v6 && v4 && v6b && v4b, "create: %s", strerror(errno));
+	/* Dual-stack wildcards collide (net.ipv6.bindv6only is 0 here). */
+	CHECK(bind_addr(fd, v6, "::", 19100) == 0, "bind v6: %s",
+	      strerror(errno));
+	CHECK_ERRNO(bind_addr(fd, v4, "0.0.0.0", 19100), EADDRNOTAVAIL);
+	/* AFONLY on both sides: they share. */
+	CHECK(set_opt(fd, v6b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0 &&
+	      set_opt(fd, v4b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0,
+	      "set: %s", strerror(errno));
+	CHECK(bind_addr(fd, v6b, "::", 19101) == 0, "bind v6b: %s",
+	      strerror(errno));
+	CHECK(bind_addr(fd, v4b, "0.0.0.0", 19101) == 0, "bind v4b: %s",
+	      strerror(errno));
+	close(fd);
+}
+
+RCM_TEST(afonly_is_fixed_once_resolved)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_query_id q;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	CHECK(id && routed(fd, id, ip, &q) == 0, "route: %s", strerror(errno));
+	CHECK_ERRNO(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1),
+		    EINVAL);
+	close(fd);
+}
+
+RCM_TEST(tos_and_ack_timeout_shape_the_path)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_query_id q;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 0x68) == 0,
+	      "tos: %s", strerror(errno));
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 14) == 0,
+	      "ack timeout: %s", strerror(errno));
+	CHECK(routed(fd, id, ip, &q) == 0, "route: %s", strerror(errno));
+	CHECK(q.out_num_paths == 1, "no path");
+	CHECK(q.out_path.traffic_class == 0x68, "traffic class %#x",
+	      q.out_path.traffic_class);
+	CHECK(q.out_path.packet_life_time == 13, "packet lifetime %u, want 13",
+	      q.out_path.packet_life_time);
+	close(fd);
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
