@@ -84,7 +84,8 @@ if step build.userlib-guest-tests make -C "$top/userlib" guest-tests; then
 			>>"$out/selftests/list"
 	done
 fi
-guest_tests=${RCM_TESTS:-$(sed 's/:.*//' "$out/selftests/list" | paste -sd,)}
+guest_tests=${RCM_TESTS:-$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_' | paste -sd,)}
+pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$out/selftests/list" | paste -sd,)}
 
 if want test; then
 	say "test kernel (linux-source-6.1 + tools/testing/vm/kernel.config)"
@@ -125,6 +126,11 @@ if want distro; then
 	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
 		--initrd "$out/distro.cpio" --rdma rxe --tests "$guest_tests" \
 		--log "$out/guest-distro-kernel.log" | tee -a "$results"
+
+	say "guests: two distro kernels joined by a socket netdev on 127.0.0.1"
+	"$vm/run-guest.py" --pair --label pair --kernel "$distro_vmlinux" \
+		--initrd "$out/distro.cpio" --rdma rxe --tests "$pair_tests" \
+		--log "$out/guest-pair.log" | tee -a "$results"
 
 	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
 	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \

@@ -28,6 +28,7 @@ struct fake_id {
 	bool		attached;
 	bool		addr_resolved;
 	bool		routed;
+	uint32_t	qp_type;
 	struct sockaddr_storage src;
 	struct sockaddr_storage dst;
 };
@@ -57,6 +58,7 @@ struct rcm_bind_addr fake_last_bind;
 struct rcm_resolve_addr fake_last_resolve;
 struct rcm_query_id fake_last_query_id;
 struct rcm_resolve_route fake_last_resolve_route;
+struct rcm_set_option fake_last_set_option;
 int fake_calls[8];
 int fake_read_calls;
 size_t fake_read_len;
@@ -221,6 +223,7 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		memset(&f->ids[i], 0, sizeof(f->ids[i]));
 		f->ids[i].live = true;
 		f->ids[i].context = c->context;
+		f->ids[i].qp_type = c->qp_type;
 		c->out_id = i + 1;
 		fake_last_create = *c;
 		return 0;
@@ -354,6 +357,30 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			push_locked(f, c->id, RCM_EVENT_ROUTE_RESOLVED, 0,
 				    NULL, 0);
 		return 0;
+	}
+	case RCM_CMD_SET_OPTION: {
+		struct rcm_set_option *c = arg;
+
+		fake_last_set_option = *c;
+		if (c->size != sizeof(*c) || c->flags || c->reserved)
+			return EINVAL;
+		if (c->level != RCM_OPTION_ID)
+			return ENOPROTOOPT;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		switch (c->optname) {
+		case RCM_OPTION_ID_TOS:
+			return c->value > 255 ? EINVAL : 0;
+		case RCM_OPTION_ID_REUSEADDR:
+		case RCM_OPTION_ID_AFONLY:
+			return c->value > 1 ? EINVAL : 0;
+		case RCM_OPTION_ID_ACK_TIMEOUT:
+			return c->value > 31 || id->qp_type != RCM_QPT_RC ?
+			       EINVAL : 0;
+		default:
+			return ENOPROTOOPT;
+		}
 	}
 	default:
 		return ENOTTY;

@@ -14,7 +14,9 @@
  * id's unread events and returning how many read() returned.
  * RCM_IOCTL_RESOLVE_ROUTE needs an id whose ADDR_RESOLVED was queued,
  * and routes it once; QUERY_ID then reports fake_route_num_paths and
- * fake_route_path.
+ * fake_route_path. RCM_IOCTL_SET_OPTION checks level (ENOPROTOOPT), id,
+ * name (ENOPROTOOPT) and value range (EINVAL; ACK_TIMEOUT on RC ids
+ * only), and changes nothing.
  */
 #ifndef RCM_TEST_FAKE_RCM_H
 #define RCM_TEST_FAKE_RCM_H
@@ -68,6 +70,7 @@ extern struct rcm_bind_addr fake_last_bind;
 extern struct rcm_resolve_addr fake_last_resolve;
 extern struct rcm_query_id fake_last_query_id;
 extern struct rcm_resolve_route fake_last_resolve_route;
+extern struct rcm_set_option fake_last_set_option;
 extern int fake_calls[8];		/* per RCM_CMD_* - RCM_CMD_BASE */
 #define FAKE_CALLS(cmd)	fake_calls[(cmd) - RCM_CMD_BASE]
 

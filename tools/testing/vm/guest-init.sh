@@ -7,6 +7,10 @@
 #   rcm_timeout=SECS    per-test bound (default 120)
 #   rcm_rdma=rxe|siw|rxe,siw   soft RDMA devices to create (default rxe)
 #   rcm_kunit=1         load rcm.ko as the KUnit step (test kernel)
+#   rcm_pair=a|b        one of two guests joined by a socket netdev: the
+#                       RDMA device sits on the virtio NIC (eth0) at
+#                       198.18.20.1 (a) or .2 (b); rcm_peer_mac is the
+#                       other guest's MAC
 #
 # Every line meant for the host starts with "rcm-": the host harness
 # (run-guest.py) reads results only from those lines.
@@ -56,7 +60,8 @@ die() {
 }
 
 # --- modules --------------------------------------------------------------
-for m in crc32_generic dummy veth ib_core ib_cm iw_cm ib_uverbs rdma_rxe siw; do
+for m in crc32_generic dummy veth virtio_pci virtio_net ib_core ib_cm iw_cm \
+	 ib_uverbs rdma_rxe siw; do
 	modprobe -q "$m" 2>/dev/null
 done
 grep -q '^ib_cm ' /proc/modules || die "ib_cm did not load"
@@ -64,6 +69,22 @@ grep -q '^ib_cm ' /proc/modules || die "ib_cm did not load"
 # --- soft RDMA devices ----------------------------------------------------
 # One netdev per device kind, addresses from 198.18.0.0/15 only.
 n=0
+if [ -n "$rcm_pair" ]; then
+	# The peer guest is the only other host on eth0.
+	me=1 peer=2
+	[ "$rcm_pair" = b ] && me=2 peer=1
+	$IP link set eth0 up || die "no eth0 for the pair link"
+	$IP addr add "198.18.20.$me/24" dev eth0
+	rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 failed"
+	n=1
+	export RCM_ADDR_RXE=198.18.20.$me RCM_NETDEV_RXE=eth0
+	export RCM_PEER_ADDR=198.18.20.$peer RCM_PEER_MAC=$rcm_peer_mac
+	# Half of the end-of-run barrier: the peer says here when it is done.
+	nc -l -p 7000 >/tmp/peer-done 2>/dev/null &
+	rdma_kinds=rxe
+	rxe_gid_net=20
+	rxe_gid_host=$me
+else
 for kind in $(echo "$rdma_kinds" | tr , ' '); do
 	n=$((n + 1))
 	dev=${kind}net0
@@ -82,26 +103,31 @@ for kind in $(echo "$rdma_kinds" | tr , ' '); do
 	export "RCM_ADDR_$kind_uc=198.18.$n.1" "RCM_ADDR6_$kind_uc=fd00:198:18:$n::1"
 	export "RCM_NETDEV_$kind_uc=$dev"
 done
+rxe_gid_net=1
+rxe_gid_host=1
+fi
 # A netdev with an address but no RDMA device.
 $IP link add nordma0 type dummy && $IP link set nordma0 up &&
 	$IP addr add 198.18.254.1/24 dev nordma0 || die "cannot create nordma0"
-export RCM_ADDR_NORDMA=198.18.254.1 RCM_ADDR_SILENT=198.18.1.2
+export RCM_ADDR_NORDMA=198.18.254.1
+if [ -n "$rcm_pair" ]; then
+	export RCM_ADDR_SILENT=198.18.20.99
+else
+	export RCM_ADDR_SILENT=198.18.1.2
+fi
 $IP link set lo up
 export RCM_EXPECT_DEVICES=$n
-# The RoCE GID of each IPv4 address appears shortly after the link is
+# The RoCE GID of the rxe address appears shortly after the link is
 # added (ib_core fills the GID table from a workqueue): wait for it.
-n=0
-for kind in $(echo "$rdma_kinds" | tr , ' '); do
-	n=$((n + 1))
-	[ "$kind" = rxe ] || continue
-	gid=$(printf 'ffff:c612:%02x01' "$n")
+if echo "$rdma_kinds" | grep -q rxe; then
+	gid=$(printf 'ffff:c612:%02x%02x' "$rxe_gid_net" "$rxe_gid_host")
 	i=0
 	until grep -qs "$gid" /sys/class/infiniband/rxe0/ports/1/gids/[0-9]; do
 		i=$((i + 1))
-		[ $i -le 100 ] || die "no RoCE GID for 198.18.$n.1 after 10 s"
+		[ $i -le 100 ] || die "no RoCE GID for the rxe address after 10 s"
 		sleep 0.1
 	done
-done
+fi
 
 # --- rcm.ko (and, on the test kernel, its KUnit suites) -------------------
 scan_log setup || die "kernel log not clean before rcm loaded"
@@ -154,6 +180,22 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	echo "rcm-time: $t $start $end"
 	scan_log "$t"
 done
+
+# --- pair barrier: neither guest stops while the other may need it --------
+if [ -n "$rcm_pair" ]; then
+	i=0
+	until echo done | nc -w 2 "$RCM_PEER_ADDR" 7000 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le 300 ] || { result FAIL pair-barrier "peer never listened"; break; }
+		sleep 1
+	done
+	i=0
+	until grep -qs done /tmp/peer-done; do
+		i=$((i + 1))
+		[ $i -le 300 ] || { result FAIL pair-barrier "peer never finished"; break; }
+		sleep 1
+	done
+fi
 
 # --- unload and leak check ------------------------------------------------
 if rmmod rcm; then

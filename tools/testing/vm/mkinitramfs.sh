@@ -49,7 +49,7 @@ printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
 # Kernel modules and everything they depend on.
-mods=(crc32_generic dummy veth ib_core ib_cm iw_cm ib_uverbs rdma_cm
+mods=(crc32_generic dummy veth virtio_pci virtio_net ib_core ib_cm iw_cm ib_uverbs rdma_cm
       rdma_ucm rdma_rxe siw)
 kdir=lib/modules/$release
 for m in "${mods[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Boot one rcm test guest under QEMU (TCG) and report its results.
+"""Boot an rcm test guest (or a pair) under QEMU (TCG) and report results.
 
 The guest's /init (guest-init.sh) runs the requested tests and prints
 "rcm-" lines on the serial console; this program turns them into one
@@ -15,13 +15,20 @@ within its time bound) and "<label>.kernel-log" (no BUG, WARNING, KASAN,
 lockdep, oops or kmemleak report in the guest kernel log). The exit
 status is 1 if anything failed. The complete console log is written to
 --log.
+
+With --pair, two guests boot at once, joined by a QEMU socket netdev on
+127.0.0.1 (their only network); each puts its RDMA devices on its
+virtio NIC (198.18.20.1 for "a", 198.18.20.2 for "b") and its results
+are labelled <label>.a and <label>.b.
 """
 import argparse
 import os
 import re
 import selectors
 import subprocess
+import socket
 import sys
+import threading
 import time
 
 # Backstop for what the guest cannot report itself (a panic, a hang).
@@ -33,6 +40,14 @@ KTAP_CASE = re.compile(r'^(\s*)(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP.*))?$')
 KTAP_SUBTEST = re.compile(r'^(\s*)# Subtest: (\S+)')
 
 
+PRINT_LOCK = threading.Lock()
+
+
+def say(line):
+    with PRINT_LOCK:
+        print(line, flush=True)
+
+
 class Results:
     def __init__(self, label):
         self.label = label
@@ -41,8 +56,7 @@ class Results:
     def add(self, status, name, why=''):
         name = f'{self.label}.{name}'
         self.rows.append((status, name, why))
-        line = f'{status} {name}' + (f': {why}' if why else '')
-        print(line, flush=True)
+        say(f'{status} {name}' + (f': {why}' if why else ''))
 
     def failed(self):
         return any(s == 'FAIL' for s, _, _ in self.rows)
@@ -74,36 +88,20 @@ def parse_ktap(lines, res):
         res.add('FAIL', 'kunit', 'no KTAP case in the kernel log')
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument('--label', required=True, help='prefix of result names')
-    ap.add_argument('--kernel', required=True,
-                    help='kernel image: a PVH-capable vmlinux or a bzImage')
-    ap.add_argument('--initrd', required=True)
-    ap.add_argument('--tests', default='', help='comma-separated test names')
-    ap.add_argument('--kunit', action='store_true',
-                    help='collect the KUnit results printed when rcm loads')
-    ap.add_argument('--rdma', default='rxe', help='rxe, siw or rxe,siw')
-    ap.add_argument('--test-timeout', type=int, default=120)
-    ap.add_argument('--guest-timeout', type=int, default=900,
-                    help='bound on the whole boot, in seconds')
-    ap.add_argument('--memory', default='2G')
-    ap.add_argument('--log', required=True)
-    args = ap.parse_args()
-
+def run_guest(args, label, log_path, extra_append=(), extra_qemu=()):
+    """Boot one guest, report its results; True if nothing failed."""
     tests = [t for t in args.tests.split(',') if t]
     append = ['console=ttyS0', 'loglevel=4', 'panic=-1', '8250.nr_uarts=1',
               'rdinit=/init', 'kmemleak=on', 'nokaslr',
               f'rcm_tests={",".join(tests)}', f'rcm_rdma={args.rdma}',
               f'rcm_timeout={args.test_timeout}',
-              f'rcm_kunit={1 if args.kunit else 0}']
+              f'rcm_kunit={1 if args.kunit else 0}', *extra_append]
     qemu = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max', '-smp', '2',
             '-m', args.memory, '-nodefaults', '-no-user-config',
             '-display', 'none', '-serial', 'stdio', '-no-reboot',
             '-kernel', args.kernel, '-initrd', args.initrd,
-            '-append', ' '.join(append)]
-    res = Results(args.label)
+            '-append', ' '.join(append), *extra_qemu]
+    res = Results(label)
     start = time.monotonic()
     seen = set()
     ktap = []
@@ -111,7 +109,7 @@ def main():
     done = False
     timed_out = False
     boot_s = None
-    with open(args.log, 'w', errors='replace') as log:
+    with open(log_path, 'w', errors='replace') as log:
         log.write(' '.join(qemu) + '\n')
         proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
@@ -171,12 +169,70 @@ def main():
         res.add('FAIL', 'kernel-log', f'{len(splats)} report line(s), first: '
                 + splats[0])
         for s in splats[:40]:
-            print(f'    {s}')
+            say(f'    {s}')
     else:
         res.add('PASS', 'kernel-log')
-    print(f'# {args.label}: boot to /init {boot_s or "?"} s, '
-          f'whole guest {elapsed:.0f} s, log {args.log}', flush=True)
-    return 1 if res.failed() else 0
+    say(f'# {label}: boot to /init {boot_s or "?"} s, '
+        f'whole guest {elapsed:.0f} s, log {log_path}')
+    return not res.failed()
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def run_pair(args):
+    """Boot guests a and b joined by a socket netdev; True if all passed."""
+    port = free_port()
+    ok = {}
+    threads = []
+    for i, role in enumerate(('a', 'b')):
+        mode = 'listen' if role == 'a' else 'connect'
+        mac = f'52:54:00:18:20:0{i + 1}'
+        peer_mac = f'52:54:00:18:20:0{2 - i}'
+        qemu = ['-netdev', f'socket,id=n0,{mode}=127.0.0.1:{port}',
+                '-device', f'virtio-net-pci,netdev=n0,mac={mac}']
+        append = [f'rcm_pair={role}', f'rcm_peer_mac={peer_mac}']
+        label = f'{args.label}.{role}'
+
+        def boot(label=label, role=role, append=append, qemu=qemu):
+            ok[role] = run_guest(args, label, f'{args.log}.{role}',
+                                 append, qemu)
+        t = threading.Thread(target=boot)
+        t.start()
+        threads.append(t)
+        if role == 'a':
+            time.sleep(1)   # b connects to a's listening socket
+    for t in threads:
+        t.join()
+    return ok.get('a', False) and ok.get('b', False)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument('--label', required=True, help='prefix of result names')
+    ap.add_argument('--kernel', required=True,
+                    help='kernel image: a PVH-capable vmlinux or a bzImage')
+    ap.add_argument('--initrd', required=True)
+    ap.add_argument('--tests', default='', help='comma-separated test names')
+    ap.add_argument('--kunit', action='store_true',
+                    help='collect the KUnit results printed when rcm loads')
+    ap.add_argument('--rdma', default='rxe', help='rxe, siw or rxe,siw')
+    ap.add_argument('--pair', action='store_true',
+                    help='boot two guests joined by a socket netdev')
+    ap.add_argument('--test-timeout', type=int, default=120)
+    ap.add_argument('--guest-timeout', type=int, default=900,
+                    help='bound on the whole boot, in seconds')
+    ap.add_argument('--memory', default='2G')
+    ap.add_argument('--log', required=True)
+    args = ap.parse_args()
+    if args.pair:
+        return 0 if run_pair(args) else 1
+    return 0 if run_guest(args, args.label, args.log) else 1
 
 
 if __name__ == '__main__':
