@@ -18,7 +18,12 @@
  *    IBV_MTU_1024, P_Key 0xffff (network order), source GID
  *    ::ffff:RCM_ADDR_RXE, the mtu/rate/lifetime selectors 2;
  * 5. the same to RCM_ADDR_SIW: an iWARP route, num_paths 0 and path_rec
- *    NULL (skipped without RCM_ADDR_SIW).
+ *    NULL (skipped without RCM_ADDR_SIW);
+ * 6. rdma_set_option() TOS 0x68 and ACK_TIMEOUT 14 on a synchronous TCP
+ *    id, then address and route to RCM_ADDR_RXE: path_rec traffic_class
+ *    0x68 and packet_life_time 13;
+ * 7. REUSEADDR (an int 1) on two TCP ids: both bind to RCM_ADDR_RXE port
+ *    REUSE_PORT; a third id without the option gets EADDRINUSE there.
  *
  * Exit: 0 all passed (or skipped), 1 a test failed, 4 nothing to run
  * (RCM_ADDR_RXE not set).
@@ -41,7 +46,8 @@
 #define KSFT_SKIP	4
 
 #define PORT		7471
-#define NTESTS		5
+#define NTESTS		7
+#define REUSE_PORT	19500
 
 static int failed;
 
@@ -185,13 +191,13 @@ static bool sync_timeout(struct sockaddr_in *dst)
 	return ok;
 }
 
-/* A synchronous id whose address and route are resolved to dst, or NULL. */
-static struct rdma_cm_id *sync_route(struct sockaddr_in *dst)
+/*
+ * Resolve address and route of the synchronous id to dst; the id, or
+ * NULL after destroying it.
+ */
+static struct rdma_cm_id *sync_route_id(struct rdma_cm_id *id,
+					struct sockaddr_in *dst)
 {
-	struct rdma_cm_id *id = NULL;
-
-	if (!CHECK(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == 0))
-		return NULL;
 	if (!CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)dst,
 				     2000) == 0) ||
 	    !CHECK(rdma_resolve_route(id, 2000) == 0)) {
@@ -209,6 +215,16 @@ static struct rdma_cm_id *sync_route(struct sockaddr_in *dst)
 		return NULL;
 	}
 	return id;
+}
+
+/* A synchronous id whose address and route are resolved to dst, or NULL. */
+static struct rdma_cm_id *sync_route(struct sockaddr_in *dst)
+{
+	struct rdma_cm_id *id = NULL;
+
+	if (!CHECK(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == 0))
+		return NULL;
+	return sync_route_id(id, dst);
 }
 
 static bool route_roce(struct sockaddr_in *dst)
@@ -260,6 +276,74 @@ static bool route_iwarp(struct sockaddr_in *dst)
 	return ok;
 }
 
+static bool options_route(struct sockaddr_in *dst)
+{
+	struct ibv_sa_path_rec *rec;
+	struct rdma_cm_id *id = NULL;
+	uint8_t tos = 0x68, ack_timeout = 14;
+	bool ok = true;
+
+	if (!CHECK(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == 0))
+		return false;
+	if (!CHECK(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS,
+				   &tos, sizeof(tos)) == 0) ||
+	    !CHECK(rdma_set_option(id, RDMA_OPTION_ID,
+				   RDMA_OPTION_ID_ACK_TIMEOUT, &ack_timeout,
+				   sizeof(ack_timeout)) == 0)) {
+		CHECK(rdma_destroy_id(id) == 0);
+		return false;
+	}
+	id = sync_route_id(id, dst);
+	if (!id)
+		return false;
+	ok &= CHECK(id->route.num_paths == 1);
+	rec = id->route.path_rec;
+	if (CHECK(rec != NULL)) {
+		printf("# traffic_class 0x%02x, packet_life_time %u, sl %u\n",
+		       rec->traffic_class, rec->packet_life_time, rec->sl);
+		ok &= CHECK(rec->traffic_class == 0x68);
+		ok &= CHECK(rec->packet_life_time == 13);
+	} else {
+		ok = false;
+	}
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+	return ok;
+}
+
+static bool reuseaddr_bind(const struct sockaddr_in *rxe)
+{
+	struct rdma_cm_id *ids[3] = { NULL, NULL, NULL };
+	struct sockaddr_in addr = *rxe;
+	bool ok = true;
+	int one = 1, i;
+
+	addr.sin_port = htons(REUSE_PORT);
+	for (i = 0; i < 3; i++) {
+		if (!CHECK(rdma_create_id(NULL, &ids[i], NULL,
+					  RDMA_PS_TCP) == 0)) {
+			ok = false;
+			goto out;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		ok &= CHECK(rdma_set_option(ids[i], RDMA_OPTION_ID,
+					    RDMA_OPTION_ID_REUSEADDR, &one,
+					    sizeof(one)) == 0);
+		ok &= CHECK(rdma_bind_addr(ids[i],
+					   (struct sockaddr *)&addr) == 0);
+		ok &= CHECK(rdma_get_src_port(ids[i]) == htons(REUSE_PORT));
+	}
+	/* Both sides must share: without the option the port is taken. */
+	errno = 0;
+	ok &= CHECK(rdma_bind_addr(ids[2], (struct sockaddr *)&addr) == -1);
+	ok &= CHECK(errno == EADDRINUSE);
+out:
+	for (i = 0; i < 3; i++)
+		if (ids[i])
+			ok &= CHECK(rdma_destroy_id(ids[i]) == 0);
+	return ok;
+}
+
 int main(void)
 {
 	const char *rxe = getenv("RCM_ADDR_RXE");
@@ -303,5 +387,8 @@ int main(void)
 	} else {
 		result(5, "route_iwarp", route_iwarp(&dst));
 	}
+
+	result(6, "options_route", rxe_ok && options_route(&rxe_dst));
+	result(7, "reuseaddr_bind", rxe_ok && reuseaddr_bind(&rxe_dst));
 	return failed ? KSFT_FAIL : KSFT_PASS;
 }
