@@ -152,11 +152,15 @@ void rcm_addr_device_removed(struct rcm_id *id)
 		rcm_addr_cancel(id);
 }
 
-/*
- * Bind @id to @addr: take the port, and attach to a device when the
- * address is a specific one. @id->lock held, state IDLE.
+/**
+ * rcm_addr_bind() - bind an id to a local address and port
+ * @id: the id, in state IDLE; the caller holds its lock
+ * @addr: the address (port 0: an ephemeral one)
+ *
+ * Takes the port, and attaches to a device when the address is a
+ * specific one. Return: 0 or the errno RCM_IOCTL_BIND_ADDR documents.
  */
-static int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
+int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
 {
 	struct sockaddr *sa = (struct sockaddr *)addr;
 	int ret;

@@ -14,6 +14,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
 
 #include "rcm_priv.h"
 
@@ -99,6 +100,22 @@ rcm_port_find_gid(struct rcm_device *rdev, u32 port, struct rcm_id *id,
 	return attr;
 }
 
+/* Link @id to @rdev; rcm_devices_lock held, @rdev on the device list. */
+static void rcm_device_link(struct rcm_id *id, struct rcm_device *rdev,
+			    u32 port, const struct ib_gid_attr *attr,
+			    struct rcm_uevent *removal_ev)
+{
+	lockdep_assert_held(&rcm_devices_lock);
+	kref_get(&rdev->ref);
+	id->dev_addr.sgid_attr = attr;
+	id->rdev = rdev;
+	id->port_num = port;
+	id->removal_ev = removal_ev;
+	mutex_lock(&rdev->ids_lock);
+	list_add_tail(&id->dev_node, &rdev->ids);
+	mutex_unlock(&rdev->ids_lock);
+}
+
 /**
  * rcm_device_attach() - attach an id to the device and port of its source
  * @id: the id; @id->bind.addr is its source address and @id->dev_addr
@@ -132,25 +149,72 @@ int rcm_device_attach(struct rcm_id *id)
 			attr = rcm_port_find_gid(rdev, port, id,
 						 rdma_protocol_roce(rdev->ibdev, port) ?
 						 &iboe_gid : &gid);
-			if (!IS_ERR(attr))
-				goto found;
+			if (!IS_ERR(attr)) {
+				rcm_device_link(id, rdev, port, attr, ev);
+				mutex_unlock(&rcm_devices_lock);
+				return 0;
+			}
 		}
 	}
 	mutex_unlock(&rcm_devices_lock);
 	kfree(ev);
 	return -ENODEV;
+}
 
-found:
-	kref_get(&rdev->ref);
-	da->sgid_attr = attr;
-	id->rdev = rdev;
-	id->port_num = port;
-	id->removal_ev = ev;
-	mutex_lock(&rdev->ids_lock);
-	list_add_tail(&id->dev_node, &rdev->ids);
-	mutex_unlock(&rdev->ids_lock);
+/**
+ * rcm_device_attach_at() - attach an id to a given device, port and GID
+ * @id: the id (a request's new id); the caller holds @id->lock
+ * @ibdev: the device the request arrived on
+ * @port: its port
+ * @attr: the GID table entry the request targets; a reference is taken
+ *
+ * Return: 0, -ENODEV when rcm no longer manages @ibdev, -ENOMEM.
+ */
+int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
+			 u32 port, const struct ib_gid_attr *attr)
+{
+	struct rcm_device *rdev;
+	struct rcm_uevent *ev;
+
+	lockdep_assert_held(&id->lock);
+	ev = rcm_event_alloc(id, RCM_EVENT_DEVICE_REMOVAL, GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	mutex_lock(&rcm_devices_lock);
+	list_for_each_entry(rdev, &rcm_devices, list) {
+		if (rdev->ibdev == ibdev) {
+			rdma_hold_gid_attr(attr);
+			rcm_device_link(id, rdev, port, attr, ev);
+			mutex_unlock(&rcm_devices_lock);
+			return 0;
+		}
+	}
 	mutex_unlock(&rcm_devices_lock);
-	return 0;
+	kfree(ev);
+	return -ENODEV;
+}
+
+/**
+ * rcm_device_for_each() - call @fn for every managed device
+ * @fn: called with rcm_devices_lock held; must not sleep on ids
+ * @arg: passed to @fn
+ *
+ * Return: the first non-zero value @fn returned, or 0.
+ */
+int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
+			void *arg)
+{
+	struct rcm_device *rdev;
+	int ret = 0;
+
+	mutex_lock(&rcm_devices_lock);
+	list_for_each_entry(rdev, &rcm_devices, list) {
+		ret = fn(rdev, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&rcm_devices_lock);
+	return ret;
 }
 
 /**
@@ -201,6 +265,7 @@ static int rcm_add_one(struct ib_device *ibdev)
 	mutex_lock(&rcm_devices_lock);
 	list_add_tail(&rdev->list, &rcm_devices);
 	mutex_unlock(&rcm_devices_lock);
+	rcm_listen_device_added(rdev);
 	dev_dbg(&ibdev->dev, "rcm: managing %u port(s)\n", num_ports);
 	return 0;
 }
@@ -214,6 +279,8 @@ static void rcm_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&rcm_devices_lock);
 	list_del(&rdev->list);
 	mutex_unlock(&rcm_devices_lock);
+	/* No new listen can start on it now; end the ones running. */
+	rcm_listen_device_removed(rdev);
 
 	/*
 	 * No id can attach any more. Claim the attached ones one at a time

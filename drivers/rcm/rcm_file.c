@@ -37,6 +37,8 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	       struct rcm_resolve_route, timeout_ms),
 	RCM_OP(RCM_CMD_SET_OPTION, rcm_cmd_set_option, struct rcm_set_option,
 	       value),
+	RCM_OP(RCM_CMD_LISTEN, rcm_cmd_listen, struct rcm_listen, backlog),
+	RCM_OP(RCM_CMD_REJECT, rcm_cmd_reject, struct rcm_reject, private_data),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

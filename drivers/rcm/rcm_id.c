@@ -16,6 +16,7 @@
 #include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
 
 #include "rcm_priv.h"
 
@@ -95,6 +96,70 @@ void rcm_id_put(struct rcm_id *id)
 		complete(&id->done);
 }
 
+/**
+ * rcm_id_alloc() - a new id, not yet visible to anyone
+ * @file: the file that will own it
+ * @context: the user's value for its events
+ * @ps: port space
+ * @qp_type: QP type
+ * @net: its network namespace (a reference is taken)
+ *
+ * Return: the id in state IDLE holding its base reference, or NULL.
+ */
+struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
+			    u8 qp_type, struct net *net)
+{
+	struct rcm_id *id = kzalloc(sizeof(*id), GFP_KERNEL);
+
+	if (!id)
+		return NULL;
+	id->file = file;
+	id->context = context;
+	id->ps = ps;
+	id->qp_type = qp_type;
+	id->state = RCM_STATE_IDLE;
+	refcount_set(&id->ref, 1);
+	init_completion(&id->done);
+	mutex_init(&id->cmd_lock);
+	mutex_init(&id->lock);
+	INIT_LIST_HEAD(&id->dev_node);
+	INIT_LIST_HEAD(&id->listens);
+	INIT_LIST_HEAD(&id->listener_node);
+	id->net = get_net(net);
+	id->dev_addr.net = id->net;
+	return id;
+}
+
+/**
+ * rcm_id_free() - free an id that holds nothing any more
+ * @id: never published, or destroyed and waited for
+ */
+void rcm_id_free(struct rcm_id *id)
+{
+	kfree(id->path);
+	put_net(id->net);
+	mutex_destroy(&id->lock);
+	mutex_destroy(&id->cmd_lock);
+	kfree(id);
+}
+
+/**
+ * rcm_id_publish() - make a complete id visible in its file
+ * @id: the id; nothing can find it before this
+ *
+ * Return: 0 with @id->handle set, -EMFILE when the file holds
+ * max_ids_per_file ids, -ENOMEM.
+ */
+int rcm_id_publish(struct rcm_id *id)
+{
+	int ret;
+
+	ret = xa_alloc(&id->file->ids, &id->handle, id,
+		       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
+		       GFP_KERNEL);
+	return ret == -EBUSY ? -EMFILE : ret;
+}
+
 int rcm_cmd_create_id(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;
@@ -104,33 +169,14 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 
 	if (cmd->reserved || !rcm_id_qp_type_ok(cmd->port_space, cmd->qp_type))
 		return -EINVAL;
-
-	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	id = rcm_id_alloc(file, cmd->context, cmd->port_space, cmd->qp_type,
+			  current->nsproxy->net_ns);
 	if (!id)
 		return -ENOMEM;
-	id->file = file;
-	id->context = cmd->context;
-	id->ps = cmd->port_space;
-	id->qp_type = cmd->qp_type;
-	id->state = RCM_STATE_IDLE;
-	refcount_set(&id->ref, 1);
-	init_completion(&id->done);
-	mutex_init(&id->cmd_lock);
-	mutex_init(&id->lock);
-	INIT_LIST_HEAD(&id->dev_node);
-	id->net = get_net(current->nsproxy->net_ns);
-	id->dev_addr.net = id->net;
-
-	/* Published complete: nothing else can find it before this. */
-	ret = xa_alloc(&file->ids, &id->handle, id,
-		       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
-		       GFP_KERNEL);
+	ret = rcm_id_publish(id);
 	if (ret) {
-		put_net(id->net);
-		mutex_destroy(&id->lock);
-		mutex_destroy(&id->cmd_lock);
-		kfree(id);
-		return ret == -EBUSY ? -EMFILE : ret;
+		rcm_id_free(id);
+		return ret;
 	}
 	cmd->out_id = id->handle;
 	return 0;
@@ -143,6 +189,7 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
  */
 static u32 rcm_id_destroy(struct rcm_id *id)
 {
+	struct ib_cm_id *cm_id;
 	bool resolving;
 	u32 reported;
 
@@ -150,10 +197,18 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	mutex_lock(&id->lock);
 	id->state = RCM_STATE_DESTROYING;
 	resolving = id->resolve_ev;
+	cm_id = id->cm_id;
+	rcm_listen_release_slot(id);
 	rcm_addr_detach(id);
 	mutex_unlock(&id->lock);
 
-	/* Cancels wait for callbacks, which take the lock: not held here. */
+	/*
+	 * These wait for callbacks, which take the lock: not held here.
+	 * Destroying an unanswered request's cm_id rejects the request.
+	 */
+	rcm_listen_stop(id);
+	if (cm_id)
+		ib_destroy_cm_id(cm_id);
 	if (resolving)
 		rcm_addr_cancel(id);
 	rcm_port_release(id);
@@ -165,11 +220,7 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	spin_lock(&id->file->event_lock);
 	reported = id->events_reported;
 	spin_unlock(&id->file->event_lock);
-	kfree(id->path);
-	put_net(id->net);
-	mutex_destroy(&id->lock);
-	mutex_destroy(&id->cmd_lock);
-	kfree(id);
+	rcm_id_free(id);
 	return reported;
 }
 
@@ -195,9 +246,15 @@ void rcm_file_destroy_ids(struct rcm_file *file)
 	struct rcm_id *id;
 	unsigned long index;
 
-	xa_for_each(&file->ids, index, id) {
-		if (xa_erase(&file->ids, index) == id)
-			rcm_id_destroy(id);
-		cond_resched();
+	/*
+	 * A listener may add request ids below the index the walk has
+	 * passed until it is destroyed itself: walk until nothing is left.
+	 */
+	while (!xa_empty(&file->ids)) {
+		xa_for_each(&file->ids, index, id) {
+			if (xa_erase(&file->ids, index) == id)
+				rcm_id_destroy(id);
+			cond_resched();
+		}
 	}
 }

@@ -238,6 +238,58 @@ int rcm_port_bind(struct rcm_id *id)
 	return ret;
 }
 
+/* Does a listener bound to @bound take requests dialled to @dialled? */
+static bool rcm_port_listen_match(const struct rcm_binding *bound,
+				  const struct sockaddr *dialled)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&bound->addr;
+
+	if (sa->sa_family == dialled->sa_family)
+		return rcm_addr_is_any(sa) || rcm_addr_equal(sa, dialled);
+	/* A dual-stack IPv6 wildcard also takes IPv4 requests. */
+	return sa->sa_family == AF_INET6 && dialled->sa_family == AF_INET &&
+	       rcm_addr_is_any(sa) && !bound->afonly;
+}
+
+/**
+ * rcm_port_find_listener() - the listening id a connection request is for
+ * @ps: port space, from the request's service ID
+ * @port: port, from the service ID
+ * @net: network namespace of the netdev the request arrived on
+ * @dialled: the address the peer connected to (from the CMA header)
+ * @ibdev: the device the request arrived on
+ *
+ * A listener bound to a specific address listens on that address's
+ * device only; a wildcard one on every device.
+ *
+ * Return: the listener with a reference taken, or NULL.
+ */
+struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
+				      const struct sockaddr *dialled,
+				      struct ib_device *ibdev)
+{
+	struct rcm_id *cur, *found = NULL;
+	struct rcm_port *p;
+
+	mutex_lock(&rcm_port_lock);
+	p = xa_load(&rcm_ports, rcm_port_key(ps, port));
+	if (p) {
+		hlist_for_each_entry(cur, &p->owners, port_node) {
+			if (READ_ONCE(cur->state) != RCM_STATE_LISTEN ||
+			    !net_eq(cur->net, net) ||
+			    !rcm_port_listen_match(&cur->bind, dialled) ||
+			    (cur->rdev && cur->rdev->ibdev != ibdev))
+				continue;
+			/* An owner has not dropped its base reference yet. */
+			refcount_inc(&cur->ref);
+			found = cur;
+			break;
+		}
+	}
+	mutex_unlock(&rcm_port_lock);
+	return found;
+}
+
 /**
  * rcm_port_set_sharing() - change an id's REUSEADDR and AFONLY choices
  * @id: the id; the caller holds its lock

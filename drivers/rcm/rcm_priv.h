@@ -13,6 +13,7 @@
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
  *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout)
+ *   rcm_listen.c  passive side: listen, connection requests, reject
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
@@ -82,11 +83,14 @@ int rcm_device_init(void);
 void rcm_device_exit(void);
 u32 rcm_device_count(void);
 enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
-struct rcm_device *rcm_device_get_by_ibdev(struct ib_device *ibdev);
 void rcm_device_put(struct rcm_device *rdev);
 enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port);
 struct rcm_id;
 int rcm_device_attach(struct rcm_id *id);
+int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
+			 u32 port, const struct ib_gid_attr *attr);
+int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
+			void *arg);
 
 /* rcm_file.c */
 
@@ -151,6 +155,8 @@ struct rcm_file {
  * @RCM_STATE_ADDR_QUERY: address resolution in flight
  * @RCM_STATE_ADDR_RESOLVED: destination resolved; attached to a device
  * @RCM_STATE_ROUTE_RESOLVED: path built (RoCE) or not needed (iWARP)
+ * @RCM_STATE_LISTEN: listening for connection requests
+ * @RCM_STATE_CONNECT: a connection request's id, waiting for an answer
  * @RCM_STATE_DEVICE_REMOVAL: its device went away; only destroy is left
  * @RCM_STATE_DESTROYING: being destroyed; final
  *
@@ -164,6 +170,8 @@ enum rcm_state {
 	RCM_STATE_ADDR_QUERY,
 	RCM_STATE_ADDR_RESOLVED,
 	RCM_STATE_ROUTE_RESOLVED,
+	RCM_STATE_LISTEN,
+	RCM_STATE_CONNECT,
 	RCM_STATE_DEVICE_REMOVAL,
 	RCM_STATE_DESTROYING,
 };
@@ -226,6 +234,15 @@ struct rcm_binding {
  * @ack_timeout: local ACK timeout exponent (4.096 us * 2^n)
  * @path: the RoCE path once the route is resolved; freed at destroy.
  *        Under @lock.
+ * @listens: a listener's IB CM listens (struct rcm_listen_dev), under
+ *           rcm_listeners_lock (rcm_listen.c)
+ * @listener_node: a listener's entry in rcm_listeners, same lock
+ * @backlog: a listener's answer slots (struct rcm_backlog, referenced)
+ * @slot: a request id's slot of its listener's backlog until answered;
+ *        under @lock
+ * @cm_id: a request id's ib_cm connection; destroyed (rejecting an
+ *         unanswered request) when the id is destroyed, never under @lock
+ * @answered: a request id was rejected or the peer gave up; under @lock
  */
 struct rcm_id {
 	struct rcm_file *file;
@@ -256,6 +273,12 @@ struct rcm_id {
 	bool ack_timeout_set;
 	u8 ack_timeout;
 	struct sa_path_rec *path;
+	struct list_head listens;
+	struct list_head listener_node;
+	struct rcm_backlog *backlog;
+	struct rcm_backlog *slot;
+	struct ib_cm_id *cm_id;
+	bool answered;
 };
 
 /**
@@ -272,6 +295,10 @@ struct rcm_uevent {
 
 /* rcm_id.c */
 bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
+struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
+			    u8 qp_type, struct net *net);
+int rcm_id_publish(struct rcm_id *id);
+void rcm_id_free(struct rcm_id *id);
 int rcm_id_state_errno(struct rcm_id *id);
 struct rcm_id *rcm_id_get(struct rcm_file *file, u32 handle);
 void rcm_id_put(struct rcm_id *id);
@@ -288,10 +315,14 @@ int rcm_port_conflict(const struct rcm_binding *new,
 int rcm_port_bind(struct rcm_id *id);
 void rcm_port_release(struct rcm_id *id);
 void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
+struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
+				      const struct sockaddr *dialled,
+				      struct ib_device *ibdev);
 
 /* rcm_addr.c */
 int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
 		       struct sockaddr_storage *out);
+int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr);
 void rcm_addr_detach(struct rcm_id *id);
 void rcm_addr_device_removed(struct rcm_id *id);
 void rcm_addr_cancel(struct rcm_id *id);
@@ -304,6 +335,14 @@ u32 rcm_route_flow_label(const struct sockaddr *src,
 			 const struct sockaddr *dst);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
+
+/* rcm_listen.c */
+int rcm_cmd_listen(struct file *filp, void *arg);
+int rcm_cmd_reject(struct file *filp, void *arg);
+void rcm_listen_stop(struct rcm_id *id);
+void rcm_listen_release_slot(struct rcm_id *id);
+void rcm_listen_device_added(struct rcm_device *rdev);
+void rcm_listen_device_removed(struct rcm_device *rdev);
 
 /* rcm_option.c */
 int rcm_cmd_set_option(struct file *filp, void *arg);

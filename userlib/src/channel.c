@@ -99,21 +99,36 @@ static unsigned int rcm_id_bucket(uint64_t context)
 	       RCM_ID_BUCKETS;
 }
 
+/* The bucket of an id: by address, or by handle for a request. */
+static struct rcm_id **rcm_id_head(struct rcm_channel *chan,
+				   struct rcm_id *id)
+{
+	if (id->request)
+		return &chan->reqs[id->handle % RCM_ID_BUCKETS];
+	return &chan->ids[rcm_id_bucket((uintptr_t)id)];
+}
+
+/* Caller holds chan->lock; a request's handle is set. */
+void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id *id)
+{
+	struct rcm_id **head = rcm_id_head(chan, id);
+
+	id->hnext = *head;
+	*head = id;
+}
+
 /* Caller holds neither lock; the id is not visible to the kernel yet. */
 void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id *id)
 {
-	unsigned int b = rcm_id_bucket((uintptr_t)id);
-
 	pthread_mutex_lock(&chan->lock);
-	id->hnext = chan->ids[b];
-	chan->ids[b] = id;
+	rcm_channel_add_id_locked(chan, id);
 	pthread_mutex_unlock(&chan->lock);
 }
 
 /* Caller holds chan->lock. */
 void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id)
 {
-	struct rcm_id **p = &chan->ids[rcm_id_bucket((uintptr_t)id)];
+	struct rcm_id **p = rcm_id_head(chan, id);
 
 	for (; *p; p = &(*p)->hnext) {
 		if (*p == id) {
@@ -124,18 +139,41 @@ void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id)
 }
 
 /*
- * The id a record's context names, or NULL. The context is only compared,
- * never dereferenced, so a record naming no id of the channel is harmless.
- * Caller holds chan->lock.
+ * The id a record names, or NULL: by its context, or by its handle when
+ * the context is 0 (the later events of a request id). The context is
+ * only compared, never dereferenced, so a record naming no id of the
+ * channel is harmless. Caller holds chan->lock.
  */
 struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
-				   uint64_t context)
+				   uint64_t context, uint32_t handle)
 {
-	struct rcm_id *id = chan->ids[rcm_id_bucket(context)];
+	struct rcm_id *id;
 
+	if (!context) {
+		id = chan->reqs[handle % RCM_ID_BUCKETS];
+		while (id && id->handle != handle)
+			id = id->hnext;
+		return id;
+	}
+	id = chan->ids[rcm_id_bucket(context)];
 	while (id && (uintptr_t)id != context)
 		id = id->hnext;
 	return id;
+}
+
+/*
+ * Drop a synchronous id's use of its private channel, closing it after
+ * the last one. Caller holds no lock of the channel.
+ */
+void rcm_channel_put_sync(struct rcm_channel *chan)
+{
+	bool last;
+
+	pthread_mutex_lock(&chan->lock);
+	last = !--chan->sync_users;
+	pthread_mutex_unlock(&chan->lock);
+	if (last)
+		rcm_channel_close(chan);
 }
 
 /**

@@ -29,6 +29,34 @@ struct rcm_cm_event {
 };
 
 /*
+ * A CONNECT_REQUEST: make the request's id and queue the record charged
+ * to the listener. If the listener is gone or being destroyed, or there
+ * is no memory for the id, destroy the kernel's request id instead (which
+ * rejects the request): nobody would ever answer or destroy it.
+ */
+static void rcm_queue_add_request(struct rcm_channel *chan,
+				  const struct rcm_event *rec)
+{
+	struct rcm_id *listener = NULL, *req = NULL;
+	struct rcm_queued *q;
+
+	if (rec->context)
+		listener = rcm_channel_find_id(chan, rec->context, 0);
+	if (listener && listener->handle == rec->listen_id &&
+	    !listener->destroyed && !listener->request)
+		req = rcm_request_new(chan, listener, rec->id);
+	if (!req) {
+		rcm_kernel_destroy_id(chan, rec->id);
+		return;
+	}
+	listener->events_charged++;
+	q = &chan->queue[chan->head + chan->count++];
+	q->rec = *rec;
+	q->id = listener;
+	q->req = req;
+}
+
+/*
  * Queue one record read from the kernel, or drop it: records of an id
  * being destroyed are completed at once, records naming no id of the
  * channel are ignored. Caller holds chan->read_lock and chan->lock.
@@ -36,9 +64,14 @@ struct rcm_cm_event {
 static void rcm_queue_add(struct rcm_channel *chan,
 			  const struct rcm_event *rec)
 {
-	struct rcm_id *id = rcm_channel_find_id(chan, rec->context);
+	struct rcm_id *id;
 	struct rcm_queued *q;
 
+	if (rec->event == RCM_EVENT_CONNECT_REQUEST) {
+		rcm_queue_add_request(chan, rec);
+		return;
+	}
+	id = rcm_channel_find_id(chan, rec->context, rec->id);
 	/* A handle is known once RCM_IOCTL_CREATE_ID returned. */
 	if (!id || (id->handle && id->handle != rec->id))
 		return;
@@ -49,6 +82,7 @@ static void rcm_queue_add(struct rcm_channel *chan,
 	q = &chan->queue[chan->head + chan->count++];
 	q->rec = *rec;
 	q->id = id;
+	q->req = NULL;
 }
 
 /**
@@ -57,15 +91,20 @@ static void rcm_queue_add(struct rcm_channel *chan,
  * @id: the id
  *
  * The events were read from the kernel but never handed out, so they
- * count as completed: rdma_destroy_id() never waits for them. The order
- * of the other events is kept. Caller holds chan->lock.
+ * count as completed: rdma_destroy_id() never waits for them. The
+ * request ids of dropped CONNECT_REQUESTs are destroyed. The order of
+ * the other events is kept. Caller holds chan->lock.
  */
 void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
 {
 	unsigned int i, end = chan->head + chan->count, to = chan->head;
+	struct rcm_id *reqs[RCM_READ_BATCH];
+	unsigned int nreqs = 0;
 
 	for (i = chan->head; i < end; i++) {
 		if (chan->queue[i].id == id) {
+			if (chan->queue[i].req)
+				reqs[nreqs++] = chan->queue[i].req;
 			rcm_id_complete_locked(id);
 			continue;
 		}
@@ -74,6 +113,10 @@ void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
 		to++;
 	}
 	chan->count = to - chan->head;
+	if (!chan->count)
+		chan->head = 0;
+	for (i = 0; i < nreqs; i++)
+		rcm_request_discard(chan, reqs[i]);
 }
 
 /*
@@ -136,13 +179,14 @@ static int rcm_channel_next(struct rcm_channel *chan, struct rcm_queued *q)
 
 static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
 {
-	struct rdma_cm_id *id = &q->id->id;
+	struct rdma_cm_id *id = q->req ? &q->req->id : &q->id->id;
+	const struct rcm_conn_param *conn = &q->rec.conn;
 	unsigned int len = q->rec.private_data_len;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->id = q->id;
 	ev->event.id = id;
-	ev->event.listen_id = NULL;
+	ev->event.listen_id = q->req ? &q->id->id : NULL;
 	ev->event.event = q->rec.event;
 	ev->event.status = q->rec.status;
 
@@ -156,6 +200,15 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
 	} else {
 		ev->event.param.conn.private_data = ev->private_data;
 		ev->event.param.conn.private_data_len = len;
+		/* The kernel reports zeros where it has nothing. */
+		ev->event.param.conn.responder_resources =
+			conn->responder_resources;
+		ev->event.param.conn.initiator_depth = conn->initiator_depth;
+		ev->event.param.conn.flow_control = conn->flow_control;
+		ev->event.param.conn.retry_count = conn->retry_count;
+		ev->event.param.conn.rnr_retry_count = conn->rnr_retry_count;
+		ev->event.param.conn.srq = conn->srq;
+		ev->event.param.conn.qp_num = conn->qp_num;
 	}
 }
 
@@ -171,6 +224,16 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  * Before a ROUTE_RESOLVED event, the same refresh also takes the path
  * into route.path_rec and route.num_paths; on failure the event becomes
  * ROUTE_ERROR with a negative errno status.
+ *
+ * A CONNECT_REQUEST comes with a new id for the request (made when the
+ * record was read, see rcm_request_new()) in event->id, and the listener
+ * in event->listen_id; the request id gets its addresses, device, port
+ * and path from the kernel first, and the event param.conn the peer's
+ * parameters and the request's private data. A request that cannot be
+ * queried, or whose listener is being destroyed, is rejected by
+ * destroying its id, and skipped. Later events of the request id (such
+ * as REJECTED when the peer gives up) are that id's.
+ *
  * Events of an id that rdma_destroy_id() is destroying are dropped.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument), ENOMEM, EAGAIN
@@ -183,6 +246,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 	struct rcm_channel *chan;
 	struct rcm_cm_event *ev;
 	struct rcm_queued q;
+	bool drop;
 	int err;
 
 	if (!channel || !event)
@@ -201,9 +265,13 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			return rcm_err(err);
 		}
 		rcm_event_fill(ev, &q);
+		drop = false;
 
-		if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
-		    rcm_id_refresh(q.id, false)) {
+		if (q.req) {
+			/* librdmacm skips a request it cannot query. */
+			drop = rcm_id_refresh(q.req, true) != 0;
+		} else if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
+			   rcm_id_refresh(q.id, false)) {
 			ev->event.event = RDMA_CM_EVENT_ADDR_ERROR;
 			ev->event.status = -errno;
 		} else if (ev->event.event == RDMA_CM_EVENT_ROUTE_RESOLVED &&
@@ -214,10 +282,12 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 
 		/* Destroyed while we worked on it: never hand it out. */
 		pthread_mutex_lock(&chan->lock);
-		if (!q.id->destroyed) {
+		if (!drop && !q.id->destroyed) {
 			pthread_mutex_unlock(&chan->lock);
 			break;
 		}
+		if (q.req)
+			rcm_request_discard(chan, q.req);
 		rcm_id_complete_locked(q.id);
 		pthread_mutex_unlock(&chan->lock);
 	}

@@ -15,6 +15,8 @@
 
 #include "rcm_lib.h"
 
+static void rcm_id_free(struct rcm_id *rid);
+
 static int rcm_create_id(struct rdma_event_channel *channel,
 			 struct rdma_cm_id **out, void *context,
 			 enum rdma_port_space ps, enum ibv_qp_type qp_type)
@@ -40,6 +42,7 @@ static int rcm_create_id(struct rdma_event_channel *channel,
 			err = errno;
 			goto out_free;
 		}
+		chan->sync_users = 1;
 		id->sync = true;
 	}
 	id->chan = chan;
@@ -106,14 +109,19 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
 
 /**
  * rdma_destroy_id() - destroy a communication identifier
- * @id: the id
+ * @id: the id, also one from RDMA_CM_EVENT_CONNECT_REQUEST
  *
  * Destroys the kernel's id, which discards the events read() has not
- * returned yet and reports how many it did return. Of those, the events
+ * returned yet and reports how many it did return; the kernel rejects a
+ * connection request that was not answered. Of those events, the ones
  * still queued in the library, and the event a synchronous call left in
- * id->event, are dropped and count as acked. The call then waits until
- * the application has acked every event of the id that
- * rdma_get_cm_event() returned; it never waits for anything else.
+ * id->event, are dropped and count as acked; so do the queued
+ * CONNECT_REQUESTs of a listener, whose request ids are destroyed. The
+ * call then waits until the application has acked every event of the id
+ * that rdma_get_cm_event() returned (for a listener: also its
+ * CONNECT_REQUESTs, which librdmacm charges to the listener); it never
+ * waits for anything else. A synchronous listener's private channel
+ * stays open while request ids from rdma_get_request() use it.
  *
  * Return: 0, or -1 with errno from RCM_IOCTL_DESTROY_ID (the id stays
  * valid then).
@@ -142,19 +150,111 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	rid->destroyed = true;
 	rcm_queue_drop_id(chan, rid);
 	/* Counters wrap; compare their distance. */
-	while ((int32_t)(cmd.out_events_reported - rid->events_completed) > 0)
+	while ((int32_t)(cmd.out_events_reported + rid->events_charged -
+			 rid->events_completed) > 0)
 		pthread_cond_wait(&rid->acked, &chan->lock);
 	rcm_channel_del_id(chan, rid);
 	pthread_mutex_unlock(&chan->lock);
 
-	if (id->verbs)
-		rcm_device_put(id->verbs);
-	free(id->route.path_rec);
-	if (rid->sync)
-		rcm_channel_close(chan);
+	rcm_id_free(rid);
+	return 0;
+}
+
+/* Free what an id owns, and the id; it is out of its channel's table. */
+static void rcm_id_free(struct rcm_id *rid)
+{
+	struct rcm_channel *chan = rid->chan;
+	bool sync = rid->sync;
+
+	if (rid->id.verbs)
+		rcm_device_put(rid->id.verbs);
+	free(rid->id.route.path_rec);
 	pthread_cond_destroy(&rid->acked);
 	free(rid);
-	return 0;
+	if (sync)
+		rcm_channel_put_sync(chan);
+}
+
+/**
+ * rcm_kernel_destroy_id() - destroy a kernel id the application never saw
+ * @chan: the channel whose file holds it
+ * @handle: its handle
+ *
+ * For a request id this rejects the request. Errors are ignored: the id
+ * is gone either way (ENOENT), or goes when the file is closed.
+ */
+void rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
+{
+	struct rcm_destroy_id cmd = { .size = sizeof(cmd), .id = handle };
+	int err = errno;
+
+	ioctl(chan->ch.fd, RCM_IOCTL_DESTROY_ID, &cmd);
+	errno = err;
+}
+
+/**
+ * rcm_request_new() - the id of a connection request
+ * @chan: the listener's channel
+ * @listener: the listening id the kernel reported the request for
+ * @handle: the kernel's request id
+ *
+ * Makes the id librdmacm makes for RDMA_CM_EVENT_CONNECT_REQUEST: on the
+ * listener's channel, with its context, port space and QP type, and
+ * synchronous if the listener is. It goes into @chan->reqs at once, so
+ * that the request's later events (reported with context 0) find it.
+ * The CONNECT_REQUEST, which the kernel counts for the request id, is
+ * charged to the listener (as librdmacm does), so for the request id it
+ * counts as completed from the start. Caller holds @chan->lock.
+ *
+ * Return: the id, or NULL (ENOMEM).
+ */
+struct rcm_id *rcm_request_new(struct rcm_channel *chan,
+			       struct rcm_id *listener, uint32_t handle)
+{
+	struct rcm_id *req = calloc(1, sizeof(*req));
+
+	if (!req)
+		return NULL;
+	pthread_cond_init(&req->acked, NULL);
+	req->chan = chan;
+	req->handle = handle;
+	req->request = true;
+	req->events_completed = 1;
+	req->id.channel = &chan->ch;
+	req->id.context = listener->id.context;
+	req->id.ps = listener->id.ps;
+	req->id.qp_type = listener->id.qp_type;
+	if (listener->sync) {
+		req->sync = true;
+		chan->sync_users++;
+	}
+	rcm_channel_add_id_locked(chan, req);
+	return req;
+}
+
+/**
+ * rcm_request_discard() - destroy a request id never handed out
+ * @chan: its channel
+ * @req: the id
+ *
+ * Destroys the kernel's id (which rejects the request), drops the id's
+ * queued events and frees it. Its listener is still there (a discarded
+ * request always holds a charge on it), so a synchronous channel never
+ * closes here. Caller holds @chan->lock.
+ */
+void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
+{
+	rcm_kernel_destroy_id(chan, req->handle);
+	req->destroyed = true;
+	rcm_queue_drop_id(chan, req);
+	rcm_channel_del_id(chan, req);
+	if (req->id.verbs)
+		rcm_device_put(req->id.verbs);
+	free(req->id.route.path_rec);
+	if (req->sync)
+		chan->sync_users--;
+	pthread_cond_destroy(&req->acked);
+	free(req);
 }
 
 /* Copy a kernel sockaddr into one of the id's, unless it is unset. */

@@ -82,10 +82,15 @@ void rcm_device_put(struct ibv_context *verbs);
 
 struct rcm_id;
 
-/* A record read from the kernel, with the id it belongs to. */
+/*
+ * A record read from the kernel, with the id it is charged to. For
+ * RCM_EVENT_CONNECT_REQUEST that is the listener, as in librdmacm, and
+ * @req is the id the library made for the request.
+ */
 struct rcm_queued {
 	struct rcm_event	rec;
 	struct rcm_id		*id;
+	struct rcm_id		*req;
 };
 
 /*
@@ -101,6 +106,11 @@ struct rcm_queued {
  * @ids: the channel's ids, hashed by the context value given to the
  *       kernel (the id's address), from before RCM_IOCTL_CREATE_ID
  *       until rdma_destroy_id() has accounted for all its events
+ * @reqs: the ids of connection requests, hashed by kernel handle: the
+ *        kernel reports their later events with context 0
+ * @sync_users: synchronous ids using the channel (the id that created
+ *              it and the requests of a synchronous listener); the
+ *              last one to go closes it
  */
 struct rcm_channel {
 	struct rdma_event_channel ch;
@@ -111,6 +121,8 @@ struct rcm_channel {
 	unsigned int		count;
 	struct rcm_event	rbuf[RCM_READ_BATCH];
 	struct rcm_id		*ids[RCM_ID_BUCKETS];
+	struct rcm_id		*reqs[RCM_ID_BUCKETS];
+	unsigned int		sync_users;
 };
 
 static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
@@ -123,25 +135,34 @@ struct rcm_channel *rcm_channel_open(void);
 void rcm_channel_close(struct rcm_channel *chan);
 void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id *id);
 void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id);
+void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id *id);
 struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
-				   uint64_t context);
+				   uint64_t context, uint32_t handle);
+void rcm_channel_put_sync(struct rcm_channel *chan);
 
 /*
  * struct rcm_id - a communication identifier
  * @id: what the application sees
  * @chan: the channel of @id.channel (the private one in sync mode)
  * @handle: the kernel's handle, valid in @chan's file only
- * @sync: created with a NULL channel; @chan belongs to the id
+ * @sync: created with a NULL channel, or a request of such a listener:
+ *        @chan is private, shared with the listener and its requests
+ *        (see rcm_channel.sync_users)
+ * @request: made for RCM_EVENT_CONNECT_REQUEST; in @chan->reqs, not ids
  * @destroyed: rdma_destroy_id() has run RCM_IOCTL_DESTROY_ID; no event of
  *             the id is handed out any more (under @chan->lock)
  * @events_completed: events of the id the kernel reported that are done
  *                    with: acked by the application, or dropped by the
  *                    library (under @chan->lock)
+ * @events_charged: events the library charged to the id that the kernel
+ *                  reported for another one: a listener's
+ *                  CONNECT_REQUESTs, which the kernel counts for the
+ *                  request id (under @chan->lock)
  * @acked: signalled when @events_completed grows (with @chan->lock)
  * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
  *
  * Lifetime: freed by rdma_destroy_id() once @events_completed reaches
- * the kernel's out_events_reported, so that a record or event still
+ * the kernel's out_events_reported plus @events_charged, so that a record or event still
  * pointing at the id never outlives it.
  */
 struct rcm_id {
@@ -149,8 +170,10 @@ struct rcm_id {
 	struct rcm_channel	*chan;
 	uint32_t		handle;
 	bool			sync;
+	bool			request;
 	bool			destroyed;
 	uint32_t		events_completed;
+	uint32_t		events_charged;
 	pthread_cond_t		acked;
 	struct rcm_id		*hnext;
 };
@@ -169,6 +192,10 @@ static inline void rcm_id_complete_locked(struct rcm_id *id)
 
 /* id.c */
 int rcm_id_refresh(struct rcm_id *id, bool route);
+struct rcm_id *rcm_request_new(struct rcm_channel *chan,
+			       struct rcm_id *listener, uint32_t handle);
+void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req);
+void rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
 int rcm_sync_complete(struct rcm_id *id);
 
 /* event.c */

@@ -28,6 +28,10 @@ struct fake_id {
 	bool		attached;
 	bool		addr_resolved;
 	bool		routed;
+	bool		listening;
+	bool		request;
+	bool		answered;
+	bool		rejected;
 	uint32_t	qp_type;
 	struct sockaddr_storage src;
 	struct sockaddr_storage dst;
@@ -59,12 +63,15 @@ struct rcm_resolve_addr fake_last_resolve;
 struct rcm_query_id fake_last_query_id;
 struct rcm_resolve_route fake_last_resolve_route;
 struct rcm_set_option fake_last_set_option;
-int fake_calls[8];
+struct rcm_listen fake_last_listen;
+struct rcm_reject fake_last_reject;
+uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
+int fake_calls[FAKE_NR_CMDS];
 int fake_read_calls;
 size_t fake_read_len;
 int fake_read_blocked;
 
-static int fail_next[8];
+static int fail_next[FAKE_NR_CMDS];
 static struct fake_file files[FAKE_MAX_FILES];
 static bool files_init;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -148,6 +155,67 @@ bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
 		ok = push_locked(f, handle, event, status, pdata, len);
 	pthread_mutex_unlock(&lock);
 	return ok;
+}
+
+uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
+			       const struct rcm_conn_param *conn,
+			       const struct sockaddr_storage *peer,
+			       const void *pdata, uint8_t len)
+{
+	struct fake_id *l, *r;
+	struct fake_file *f;
+	struct rcm_event *ev;
+	uint32_t handle = 0;
+	int i;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	l = f ? id_of(f, listen_handle) : NULL;
+	if (!l || !l->listening || f->nevents == FAKE_MAX_EVENTS ||
+	    len > 56)
+		goto out;
+	for (i = 0; i < FAKE_RCM_MAX_IDS && f->ids[i].live; i++)
+		;
+	if (i == FAKE_RCM_MAX_IDS)
+		goto out;
+	r = &f->ids[i];
+	memset(r, 0, sizeof(*r));
+	r->live = true;
+	r->request = true;
+	r->bound = true;
+	r->attached = true;
+	r->qp_type = RCM_QPT_RC;
+	r->src = l->src;
+	r->dst = *peer;
+	handle = i + 1;
+
+	ev = &f->events[f->nevents++];
+	memset(ev, 0, sizeof(*ev));
+	ev->context = l->context;
+	ev->id = handle;
+	ev->listen_id = listen_handle;
+	ev->event = RCM_EVENT_CONNECT_REQUEST;
+	ev->conn = *conn;
+	ev->private_data_len = 56;
+	if (len)
+		memcpy(ev->private_data, pdata, len);
+	pthread_cond_broadcast(&queued);
+out:
+	pthread_mutex_unlock(&lock);
+	return handle;
+}
+
+bool fake_rcm_rejected(int fd, uint32_t handle)
+{
+	struct fake_file *f;
+	bool rej = false;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	if (f && handle && handle <= FAKE_RCM_MAX_IDS)
+		rej = f->ids[handle - 1].rejected;
+	pthread_mutex_unlock(&lock);
+	return rej;
 }
 
 int fake_rcm_queued(int fd)
@@ -382,6 +450,53 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			return ENOPROTOOPT;
 		}
 	}
+	case RCM_CMD_LISTEN: {
+		struct rcm_listen *c = arg;
+		struct sockaddr_in *sin;
+
+		fake_last_listen = *c;
+		if (c->size != sizeof(*c) || c->flags)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		if (id->listening || id->request || id->resolving)
+			return EINVAL;
+		if (id->qp_type != RCM_QPT_RC)
+			return EOPNOTSUPP;
+		if (!id->bound) {
+			memset(&id->src, 0, sizeof(id->src));
+			sin = (struct sockaddr_in *)&id->src;
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(fake_ephemeral);
+			id->bound = true;
+		}
+		id->listening = true;
+		return 0;
+	}
+	case RCM_CMD_REJECT: {
+		struct rcm_reject *c = arg;
+
+		fake_last_reject = *c;
+		if (c->size != sizeof(*c) || c->flags || c->reserved ||
+		    c->private_data_len > RCM_REJECT_PRIVATE_DATA_MAX ||
+		    (c->reason && c->reason != RCM_REJ_CONSUMER_DEFINED &&
+		     c->reason != RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
+			return EINVAL;
+		memset(fake_reject_data, 0, sizeof(fake_reject_data));
+		if (c->private_data_len)
+			memcpy(fake_reject_data,
+			       (const void *)(uintptr_t)c->private_data,
+			       c->private_data_len);
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		if (!id->request || id->answered)
+			return EINVAL;
+		id->answered = true;
+		id->rejected = true;
+		return 0;
+	}
 	default:
 		return ENOTTY;
 	}
@@ -419,7 +534,7 @@ int ioctl(int fd, unsigned long request, ...)
 		goto out;
 	}
 	f = file_of(fd, false);
-	if (!f || cmd < RCM_CMD_BASE || cmd >= RCM_CMD_BASE + 8) {
+	if (!f || cmd < RCM_CMD_BASE || cmd >= RCM_CMD_BASE + FAKE_NR_CMDS) {
 		err = ENOTTY;
 		goto out;
 	}

@@ -16,7 +16,13 @@
  * and routes it once; QUERY_ID then reports fake_route_num_paths and
  * fake_route_path. RCM_IOCTL_SET_OPTION checks level (ENOPROTOOPT), id,
  * name (ENOPROTOOPT) and value range (EINVAL; ACK_TIMEOUT on RC ids
- * only), and changes nothing.
+ * only), and changes nothing. RCM_IOCTL_LISTEN binds an unbound id to
+ * the IPv4 wildcard (port fake_ephemeral) and refuses UD ids
+ * (EOPNOTSUPP) and ids listening already (EINVAL);
+ * fake_rcm_push_request() makes a request id as the module does for a
+ * peer's REQ. RCM_IOCTL_REJECT checks reason, length and reserved
+ * (EINVAL), copies the private data into fake_reject_data, and answers
+ * an unanswered request id only (else EINVAL).
  */
 #ifndef RCM_TEST_FAKE_RCM_H
 #define RCM_TEST_FAKE_RCM_H
@@ -71,7 +77,12 @@ extern struct rcm_resolve_addr fake_last_resolve;
 extern struct rcm_query_id fake_last_query_id;
 extern struct rcm_resolve_route fake_last_resolve_route;
 extern struct rcm_set_option fake_last_set_option;
-extern int fake_calls[8];		/* per RCM_CMD_* - RCM_CMD_BASE */
+extern struct rcm_listen fake_last_listen;
+extern struct rcm_reject fake_last_reject;
+/* The private data of the last RCM_IOCTL_REJECT that got so far. */
+extern uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
+#define FAKE_NR_CMDS	16
+extern int fake_calls[FAKE_NR_CMDS];	/* per RCM_CMD_* - RCM_CMD_BASE */
 #define FAKE_CALLS(cmd)	fake_calls[(cmd) - RCM_CMD_BASE]
 
 /* read() on fake files: calls (also failed ones), last buffer size. */
@@ -88,6 +99,22 @@ void fake_rcm_init(void);
  */
 bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
 		   const void *pdata, uint8_t len);
+
+/*
+ * A peer's connection request to the listening id listen_handle of fd:
+ * a new id (context 0, attached, bound to the listener's address, with
+ * peer as destination), and RCM_EVENT_CONNECT_REQUEST with the
+ * listener's context, the new handle, listen_id, conn and pdata (len
+ * bytes, the rest of the 56-byte area zero; private_data_len 56).
+ * Returns the new handle, or 0 if listen_handle does not listen.
+ */
+uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
+			       const struct rcm_conn_param *conn,
+			       const struct sockaddr_storage *peer,
+			       const void *pdata, uint8_t len);
+
+/* Whether handle is a request id of fd that was rejected (by the call). */
+bool fake_rcm_rejected(int fd, uint32_t handle);
 
 /* Number of events queued (unread) in the file of fd. */
 int fake_rcm_queued(int fd);

@@ -29,11 +29,15 @@ rdma_freeaddrinfo@@RDMACM_1.0
 rdma_get_cm_event@@RDMACM_1.0
 rdma_get_devices@@RDMACM_1.0
 rdma_get_dst_port@@RDMACM_1.0
+rdma_get_request@@RDMACM_1.0
 rdma_get_src_port@@RDMACM_1.0
 rdma_getaddrinfo@@RDMACM_1.0
+rdma_listen@@RDMACM_1.0
+rdma_reject@@RDMACM_1.0
 rdma_resolve_addr@@RDMACM_1.0
 rdma_resolve_route@@RDMACM_1.0
 rdma_set_option@@RDMACM_1.0
+rdma_reject_ece@@RDMACM_1.3
 rdma_reject_msg@@RCM_1.0
 '
 nodes='RCM_1.0 RDMACM_1.0 RDMACM_1.1 RDMACM_1.2 RDMACM_1.3'

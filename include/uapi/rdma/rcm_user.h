@@ -63,6 +63,8 @@ enum rcm_cmd {
 	RCM_CMD_QUERY_ID,
 	RCM_CMD_RESOLVE_ROUTE,
 	RCM_CMD_SET_OPTION,
+	RCM_CMD_LISTEN,
+	RCM_CMD_REJECT,
 };
 
 /**
@@ -365,6 +367,74 @@ struct rcm_set_option {
 
 #define RCM_IOCTL_SET_OPTION _IO(RCM_IOCTL_MAGIC, RCM_CMD_SET_OPTION)
 
+/* Default and largest listen backlog. */
+#define RCM_MAX_BACKLOG 1024
+
+/**
+ * struct rcm_listen - ioctl(RCM_IOCTL_LISTEN)
+ * @size: sizeof(struct rcm_listen)
+ * @flags: Must be 0
+ * @id: the id: bound (or not: it is then bound to the IPv4 wildcard
+ *      with an ephemeral port first)
+ * @backlog: connection requests that may wait for an answer at once;
+ *           0 or above RCM_MAX_BACKLOG means RCM_MAX_BACKLOG. Requests
+ *           beyond it are dropped without a reply, so the peer retries.
+ *
+ * Listens for connection requests on the id's address and port: on the
+ * RDMA device of a specific address, or on every device with an IB CM
+ * port (now and added later) for a wildcard. Each request arrives as
+ * RCM_EVENT_CONNECT_REQUEST on a new id of the same file (see struct
+ * rcm_event). Errors: ENOENT, EINVAL (state), EADDRINUSE (another id, or
+ * another connection manager such as the in-tree rdma_cm, listens on the
+ * same service ID of a device), ENODEV, ENOMEM.
+ */
+struct rcm_listen {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 backlog;
+};
+
+#define RCM_IOCTL_LISTEN _IO(RCM_IOCTL_MAGIC, RCM_CMD_LISTEN)
+
+/* IB CM reject reasons userspace may send. */
+#define RCM_REJ_CONSUMER_DEFINED 28
+#define RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED 35
+
+/* Private data a reject carries at most (the IB CM REJ area). */
+#define RCM_REJECT_PRIVATE_DATA_MAX 148
+
+/**
+ * struct rcm_reject - ioctl(RCM_IOCTL_REJECT)
+ * @size: sizeof(struct rcm_reject)
+ * @flags: Must be 0
+ * @id: an id created by RCM_EVENT_CONNECT_REQUEST, not yet answered
+ * @reason: 0 (meaning RCM_REJ_CONSUMER_DEFINED), RCM_REJ_CONSUMER_DEFINED
+ *          or RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED
+ * @private_data_len: bytes at @private_data, at most
+ *                    RCM_REJECT_PRIVATE_DATA_MAX
+ * @reserved: Must be 0
+ * @private_data: user pointer to the private data (ignored when
+ *                @private_data_len is 0)
+ *
+ * Refuses the connection request: the peer gets REJECTED with @reason
+ * and the private data. Destroying such an id without an answer
+ * rejects too, with RCM_REJ_CONSUMER_DEFINED and no data. Errors:
+ * ENOENT, EINVAL (not a request awaiting an answer, bad reason, too much
+ * private data), EFAULT.
+ */
+struct rcm_reject {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reason;
+	__u32 private_data_len;
+	__u32 reserved;
+	__aligned_u64 private_data;
+};
+
+#define RCM_IOCTL_REJECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_REJECT)
+
 /**
  * DOC: rcm events
  *
@@ -404,12 +474,42 @@ enum rcm_event_type {
 #define RCM_EVENT_PRIVATE_DATA_MAX 196
 
 /**
+ * struct rcm_conn_param - connection parameters carried by an event
+ * @qp_num: the peer's QP number
+ * @responder_resources: RDMA reads and atomics this side may serve at
+ *                       once (for a request: the peer's initiator depth)
+ * @initiator_depth: RDMA reads and atomics this side may issue at once
+ *                   (for a request: the peer's responder resources)
+ * @flow_control: the peer's receive queue is flow controlled
+ * @retry_count: transport retries, 0..7
+ * @rnr_retry_count: RNR retries, 0..7 (7: infinite)
+ * @srq: the peer's QP uses a shared receive queue
+ * @reserved: 0
+ */
+struct rcm_conn_param {
+	__u32 qp_num;
+	__u8 responder_resources;
+	__u8 initiator_depth;
+	__u8 flow_control;
+	__u8 retry_count;
+	__u8 rnr_retry_count;
+	__u8 srq;
+	__u8 reserved[2];
+};
+
+/**
  * struct rcm_event - one event record returned by read()
- * @context: the context of the id the event is for
- * @id: the handle of that id
+ * @context: the context of the id the event is for; for
+ *           RCM_EVENT_CONNECT_REQUEST, the listening id's context
+ * @id: the handle of that id; for RCM_EVENT_CONNECT_REQUEST, the new id
+ *      that represents the request (owned by the same file)
  * @event: enum rcm_event_type
  * @status: 0, a negative errno, or a positive reject reason
- * @private_data_len: bytes of @private_data that are valid
+ * @listen_id: for RCM_EVENT_CONNECT_REQUEST, the listening id; else 0
+ * @conn: connection parameters of RCM_EVENT_CONNECT_REQUEST
+ * @private_data_len: bytes of @private_data that are valid. The IB CM
+ *                    carries no length, so this is the whole area the
+ *                    message has for the consumer (56 for a request).
  * @reserved: 0
  * @private_data: private data the peer sent with the message behind the
  *                event, zero padded
@@ -419,6 +519,8 @@ struct rcm_event {
 	__u32 id;
 	__u32 event;
 	__s32 status;
+	__u32 listen_id;
+	struct rcm_conn_param conn;
 	__u8 private_data_len;
 	__u8 reserved[3];
 	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];

@@ -61,7 +61,7 @@ die() {
 
 # --- modules --------------------------------------------------------------
 for m in crc32_generic dummy veth virtio_pci virtio_net ib_core ib_cm iw_cm \
-	 ib_uverbs rdma_rxe siw; do
+	 ib_uverbs rdma_cm rdma_ucm rdma_rxe siw; do
 	modprobe -q "$m" 2>/dev/null
 done
 grep -q '^ib_cm ' /proc/modules || die "ib_cm did not load"

@@ -73,7 +73,7 @@ RCM_TEST(blocking_read_is_interruptible)
 RCM_TEST(event_record_layout_is_fixed)
 {
 	/* Userspace and kernel agree on one record size for every arch. */
-	CHECK(sizeof(struct rcm_event) == 224, "sizeof %zu",
+	CHECK(sizeof(struct rcm_event) == 240, "sizeof %zu",
 	      sizeof(struct rcm_event));
 	CHECK(sizeof(struct rcm_event) % 8 == 0, "not 8-byte sized");
 }

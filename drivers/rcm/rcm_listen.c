@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: the passive side - listening, connection requests, reject.
+ *
+ * A listening id registers one IB CM listen per device it listens on
+ * (struct rcm_listen_dev), for the service ID of its port space and
+ * port. ib_cm shares a listen between every listener of one (device,
+ * service ID) only when they use the same handler and a NULL context,
+ * so all of rcm's listens use rcm_ib_req_handler() and find their rcm
+ * listener from the request itself: the service ID names the port, the
+ * CMA header the address that was dialled, the GID the netns.
+ *
+ * A request becomes a new id (a "request id") in the listener's file,
+ * reported by RCM_EVENT_CONNECT_REQUEST. It owns the ib_cm connection id
+ * that ib_cm created for the request. Until userspace answers, the
+ * request holds a slot of the listener's backlog (struct rcm_backlog,
+ * shared so that neither side outlives the other's accounting).
+ *
+ * Locking: rcm_listeners_lock protects rcm_listeners and every id's
+ * @listens. Order: id->lock -> rcm_listeners_lock -> rcm_devices_lock.
+ * ib_destroy_cm_id() waits for the handlers of its cm_id, which take id
+ * locks, so it is only ever called with none of rcm's locks held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "rcm_priv.h"
+
+/* The ib_cm service timeout of the delayed MRA: 2^24 * 4.096 us = 68 s. */
+#define RCM_MRA_SERVICE_TIMEOUT 24
+
+static DEFINE_MUTEX(rcm_listeners_lock);
+/* Every listening id (struct rcm_id.listener_node). */
+static LIST_HEAD(rcm_listeners);
+
+/**
+ * struct rcm_backlog - the answer slots of one listener
+ * @ref: the listener holds one, and each request id holding a slot
+ * @avail: slots left; a request takes one until it is answered
+ */
+struct rcm_backlog {
+	refcount_t ref;
+	atomic_t avail;
+};
+
+/**
+ * struct rcm_listen_dev - a listener's IB CM listen on one device
+ * @node: in the listener's @listens, under rcm_listeners_lock
+ * @rdev: the device (reference held)
+ * @cm_id: the shared ib_cm listen
+ */
+struct rcm_listen_dev {
+	struct list_head node;
+	struct rcm_device *rdev;
+	struct ib_cm_id *cm_id;
+};
+
+static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
+			      const struct ib_cm_event *event);
+
+static void rcm_backlog_put(struct rcm_backlog *bl)
+{
+	if (refcount_dec_and_test(&bl->ref))
+		kfree(bl);
+}
+
+/* Listen on @rdev unless already; rcm_listeners_lock held. */
+static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
+{
+	struct rcm_listen_dev *ld;
+	struct ib_cm_id *cm_id;
+	__be64 sid;
+	u32 port;
+	int ret;
+
+	lockdep_assert_held(&rcm_listeners_lock);
+	list_for_each_entry(ld, &id->listens, node)
+		if (ld->rdev == rdev)
+			return 0;
+	rdma_for_each_port(rdev->ibdev, port)
+		if (rdev->port_cm[port - 1] == RCM_PORT_CM_IB)
+			break;
+	if (port > rdev->num_ports)
+		return 0;	/* no IB CM port: iWARP listens are not done */
+
+	ret = rcm_wire_sid_compose(id->ps, id->port, &sid);
+	if (ret)
+		return ret;
+	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
+	if (!ld)
+		return -ENOMEM;
+	cm_id = ib_cm_insert_listen(rdev->ibdev, rcm_ib_req_handler, sid);
+	if (IS_ERR(cm_id)) {
+		kfree(ld);
+		/* Someone with another handler listens on that SID. */
+		return PTR_ERR(cm_id) == -EINVAL ? -EADDRINUSE : PTR_ERR(cm_id);
+	}
+	kref_get(&rdev->ref);
+	ld->rdev = rdev;
+	ld->cm_id = cm_id;
+	list_add_tail(&ld->node, &id->listens);
+	return 0;
+}
+
+static int rcm_listen_on_cb(struct rcm_device *rdev, void *arg)
+{
+	return rcm_listen_on(arg, rdev);
+}
+
+static void rcm_listen_free(struct list_head *dead)
+{
+	struct rcm_listen_dev *ld, *tmp;
+
+	list_for_each_entry_safe(ld, tmp, dead, node) {
+		ib_destroy_cm_id(ld->cm_id);
+		rcm_device_put(ld->rdev);
+		kfree(ld);
+	}
+}
+
+/**
+ * rcm_listen_stop() - end every listen of an id, if it listens
+ * @id: the id; the caller holds none of rcm's locks (ib_cm waits for
+ *      request handlers, which take them)
+ */
+void rcm_listen_stop(struct rcm_id *id)
+{
+	LIST_HEAD(dead);
+
+	mutex_lock(&rcm_listeners_lock);
+	if (!list_empty(&id->listener_node))
+		list_del_init(&id->listener_node);
+	list_splice_init(&id->listens, &dead);
+	mutex_unlock(&rcm_listeners_lock);
+	rcm_listen_free(&dead);
+	if (id->backlog && id->state == RCM_STATE_DESTROYING) {
+		rcm_backlog_put(id->backlog);
+		id->backlog = NULL;
+	}
+}
+
+/**
+ * rcm_listen_device_added() - wildcard listeners listen on a new device
+ * @rdev: the device, already on the device list
+ */
+void rcm_listen_device_added(struct rcm_device *rdev)
+{
+	struct rcm_id *id;
+
+	mutex_lock(&rcm_listeners_lock);
+	list_for_each_entry(id, &rcm_listeners, listener_node) {
+		if (id->rdev)
+			continue;
+		if (rcm_listen_on(id, rdev))
+			dev_warn(&rdev->ibdev->dev,
+				 "rcm: a wildcard listener cannot listen here\n");
+	}
+	mutex_unlock(&rcm_listeners_lock);
+}
+
+/**
+ * rcm_listen_device_removed() - end every listen on a departing device
+ * @rdev: the device, already off the device list
+ */
+void rcm_listen_device_removed(struct rcm_device *rdev)
+{
+	struct rcm_listen_dev *ld, *tmp;
+	struct rcm_id *id;
+	LIST_HEAD(dead);
+
+	mutex_lock(&rcm_listeners_lock);
+	list_for_each_entry(id, &rcm_listeners, listener_node)
+		list_for_each_entry_safe(ld, tmp, &id->listens, node)
+			if (ld->rdev == rdev)
+				list_move_tail(&ld->node, &dead);
+	mutex_unlock(&rcm_listeners_lock);
+	rcm_listen_free(&dead);
+}
+
+int rcm_cmd_listen(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_listen *cmd = arg;
+	struct sockaddr_storage any = { .ss_family = AF_INET };
+	struct rcm_backlog *bl;
+	struct rcm_id *id;
+	u32 backlog = cmd->backlog;
+	int ret = 0;
+
+	if (!backlog || backlog > RCM_MAX_BACKLOG)
+		backlog = RCM_MAX_BACKLOG;
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	bl = kzalloc(sizeof(*bl), GFP_KERNEL);
+	if (!bl) {
+		rcm_id_put(id);
+		return -ENOMEM;
+	}
+	refcount_set(&bl->ref, 1);
+	atomic_set(&bl->avail, backlog);
+
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_IDLE)
+		ret = rcm_addr_bind(id, &any);
+	else if (id->state != RCM_STATE_ADDR_BOUND)
+		ret = rcm_id_state_errno(id);
+	if (ret)
+		goto out;
+	if (id->qp_type != RCM_QPT_RC) {
+		ret = -EOPNOTSUPP;	/* UD requests (SIDR) are not done */
+		goto out;
+	}
+
+	mutex_lock(&rcm_listeners_lock);
+	if (id->rdev)
+		ret = rcm_listen_on(id, id->rdev);
+	else
+		ret = rcm_device_for_each(rcm_listen_on_cb, id);
+	if (!ret) {
+		list_add_tail(&id->listener_node, &rcm_listeners);
+		id->backlog = bl;
+		bl = NULL;
+		WRITE_ONCE(id->state, RCM_STATE_LISTEN);
+	}
+	mutex_unlock(&rcm_listeners_lock);
+out:
+	mutex_unlock(&id->lock);
+	if (ret)
+		rcm_listen_stop(id);	/* listens made before a failure */
+	mutex_unlock(&id->cmd_lock);
+	kfree(bl);
+	rcm_id_put(id);
+	return ret;
+}
+
+/* Fill the CONNECT_REQUEST event of @child from the REQ. */
+static void rcm_listen_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
+				 const struct ib_cm_event *event)
+{
+	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
+
+	ev->ev.context = listener->context;
+	ev->ev.listen_id = listener->handle;
+	ev->ev.conn.qp_num = req->remote_qpn;
+	/* ib_cm already turned the peer's values into ours. */
+	ev->ev.conn.responder_resources = req->responder_resources;
+	ev->ev.conn.initiator_depth = req->initiator_depth;
+	ev->ev.conn.flow_control = req->flow_control;
+	ev->ev.conn.retry_count = req->retry_count;
+	ev->ev.conn.rnr_retry_count = req->rnr_retry_count;
+	ev->ev.conn.srq = req->srq;
+	ev->ev.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE -
+				  RCM_WIRE_HDR_SIZE;
+	memcpy(ev->ev.private_data,
+	       (const u8 *)event->private_data + RCM_WIRE_HDR_SIZE,
+	       ev->ev.private_data_len);
+}
+
+static int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
+			       const struct ib_cm_event *event);
+
+/*
+ * Make the request id for a REQ that @listener (locked, LISTEN) accepts
+ * to see, publish it in the listener's file and report it. On success
+ * the request id owns @cm_id; on failure ib_cm destroys @cm_id.
+ */
+static int rcm_listen_new_request(struct rcm_id *listener,
+				  struct ib_cm_id *cm_id,
+				  const struct ib_cm_event *event,
+				  const struct rcm_wire_req_addrs *addrs)
+{
+	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
+	struct rcm_backlog *bl = listener->backlog;
+	struct rcm_uevent *ev;
+	struct rcm_id *child;
+	int ret;
+
+	if (!atomic_add_unless(&bl->avail, -1, 0))
+		return -ENOMEM;	/* ib_cm drops it; the peer retries */
+	child = rcm_id_alloc(listener->file, 0, listener->ps, RCM_QPT_RC,
+			     listener->net);
+	if (!child) {
+		ret = -ENOMEM;
+		goto err_slot;
+	}
+	mutex_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+	memcpy(&child->bind.addr, &addrs->listen, sizeof(addrs->listen));
+	memcpy(&child->dst_addr, &addrs->peer, sizeof(addrs->peer));
+	child->state = RCM_STATE_CONNECT;
+	ret = rcm_device_attach_at(child, cm_id->device, req->port,
+				   req->ppath_sgid_attr);
+	if (ret)
+		goto err_child;
+	ev = rcm_event_alloc(child, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
+	if (!ev) {
+		ret = -ENOMEM;
+		goto err_child;
+	}
+	ret = rcm_id_publish(child);
+	if (ret) {
+		kfree(ev);
+		goto err_child;
+	}
+	ev->ev.id = child->handle;
+	rcm_listen_req_event(ev, listener, event);
+	refcount_inc(&bl->ref);
+	child->slot = bl;
+	child->cm_id = cm_id;
+	cm_id->context = child;
+	cm_id->cm_handler = rcm_ib_conn_handler;
+	rcm_event_queue(listener->file, ev);
+	/*
+	 * Userspace answers later: if the peer repeats its REQ meanwhile,
+	 * ib_cm answers with an MRA so it waits instead of timing out.
+	 */
+	ib_send_cm_mra(cm_id, IB_CM_MRA_FLAG_DELAY | RCM_MRA_SERVICE_TIMEOUT,
+		       NULL, 0);
+	mutex_unlock(&child->lock);
+	return 0;
+
+err_child:
+	rcm_addr_detach(child);
+	mutex_unlock(&child->lock);
+	rcm_id_free(child);
+err_slot:
+	atomic_inc(&bl->avail);
+	return ret;
+}
+
+/* ib_cm: a REQ (or SIDR REQ) arrived on one of rcm's listens. */
+static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
+			      const struct ib_cm_event *event)
+{
+	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
+	struct rcm_wire_req_addrs addrs;
+	struct rcm_id *listener;
+	struct net_device *ndev;
+	struct net *net;
+	u16 ps, port;
+	int ret;
+
+	if (event->event != IB_CM_REQ_RECEIVED)
+		return -EOPNOTSUPP;	/* SIDR: UD service is not done */
+	if (req->qp_type != IB_QPT_RC || !req->ppath_sgid_attr)
+		return -EINVAL;
+	ret = rcm_wire_sid_parse(cm_id->service_id, &ps, &port);
+	if (ret)
+		return ret;
+	ret = rcm_wire_hdr_decode(event->private_data,
+				  IB_CM_REQ_PRIVATE_DATA_SIZE, port, &addrs);
+	if (ret)
+		return ret;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(req->ppath_sgid_attr);
+	net = IS_ERR(ndev) ? NULL : maybe_get_net(dev_net(ndev));
+	rcu_read_unlock();
+	if (!net)
+		return -EHOSTUNREACH;
+	/* Takes a reference on the listener it finds. */
+	listener = rcm_port_find_listener(ps, port, net, &addrs.listen.sa,
+					  cm_id->device);
+	put_net(net);
+	if (!listener)
+		return -ECONNREFUSED;
+
+	mutex_lock(&listener->lock);
+	if (listener->state == RCM_STATE_LISTEN)
+		ret = rcm_listen_new_request(listener, cm_id, event, &addrs);
+	else
+		ret = -ECONNABORTED;
+	mutex_unlock(&listener->lock);
+	rcm_id_put(listener);
+	return ret;
+}
+
+/* ib_cm: an event on the connection of a request id. */
+static int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
+			       const struct ib_cm_event *event)
+{
+	struct rcm_id *id = cm_id->context;
+	struct rcm_uevent *ev;
+
+	if (event->event != IB_CM_REJ_RECEIVED)
+		return 0;	/* nothing else can reach an unanswered request */
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_CONNECT) {
+		/* The peer gave up on its request. */
+		ev = rcm_event_alloc(id, RCM_EVENT_REJECTED, GFP_KERNEL);
+		if (ev) {
+			ev->ev.status = event->param.rej_rcvd.reason;
+			rcm_event_queue(id->file, ev);
+		}
+		id->answered = true;
+		rcm_listen_release_slot(id);
+	}
+	mutex_unlock(&id->lock);
+	return 0;
+}
+
+/**
+ * rcm_listen_release_slot() - give a request's backlog slot back
+ * @id: a request id; the caller holds its lock
+ */
+void rcm_listen_release_slot(struct rcm_id *id)
+{
+	struct rcm_backlog *bl = id->slot;
+
+	lockdep_assert_held(&id->lock);
+	if (!bl)
+		return;
+	id->slot = NULL;
+	atomic_inc(&bl->avail);
+	rcm_backlog_put(bl);
+}
+
+int rcm_cmd_reject(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_reject *cmd = arg;
+	u8 pdata[RCM_REJECT_PRIVATE_DATA_MAX];
+	u32 reason = cmd->reason ?: RCM_REJ_CONSUMER_DEFINED;
+	struct rcm_id *id;
+	int ret;
+
+	if (cmd->reserved ||
+	    cmd->private_data_len > RCM_REJECT_PRIVATE_DATA_MAX ||
+	    (reason != RCM_REJ_CONSUMER_DEFINED &&
+	     reason != RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
+		return -EINVAL;
+	if (cmd->private_data_len &&
+	    copy_from_user(pdata, u64_to_user_ptr(cmd->private_data),
+			   cmd->private_data_len))
+		return -EFAULT;
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	if (id->state != RCM_STATE_CONNECT || !id->cm_id || id->answered) {
+		ret = id->state == RCM_STATE_CONNECT ? -EINVAL :
+		      rcm_id_state_errno(id);
+	} else {
+		ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
+				     cmd->private_data_len);
+		if (!ret) {
+			id->answered = true;
+			rcm_listen_release_slot(id);
+		}
+	}
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+	return ret;
+}

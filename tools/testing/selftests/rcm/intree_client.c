@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * intree_client: an active side on the in-tree stack (rdma-core's
+ * librdmacm over rdma_ucm.ko and rdma_cm.ko), used by the listen test to
+ * prove that an in-tree peer reaches an rcm listener.
+ *
+ * Usage: intree_client ADDRESS PORT PRIVATE-DATA EXPECT
+ *   EXPECT is "reject:REASON:DATA" - the connection must be REJECTED
+ *   with that status and private data beginning with DATA (or "-" for
+ *   none).
+ * Prints what happened; exits 0 when it matches EXPECT.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/rdma_cma.h>
+
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
+{
+	struct rdma_cm_event *ev;
+
+	if (rdma_get_cm_event(ch, &ev)) {
+		perror("rdma_get_cm_event");
+		exit(2);
+	}
+	printf("intree_client: %s status %d\n", rdma_event_str(ev->event),
+	       ev->status);
+	return ev;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
+	struct rdma_conn_param param = {
+		.responder_resources = 2, .initiator_depth = 1,
+		.retry_count = 5, .rnr_retry_count = 6, .qp_num = 0x1234,
+	};
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int reason;
+	char want[200];
+
+	if (argc != 5 || sscanf(argv[4], "reject:%d:%199s", &reason, want) != 2) {
+		fprintf(stderr, "usage: %s ADDR PORT DATA reject:REASON:DATA\n",
+			argv[0]);
+		return 2;
+	}
+	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &res))
+		return 2;
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		return 2;
+	if (rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000))
+		return 2;
+	ev = next_event(ch);
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(id, 2000))
+		return 2;
+	ev = next_event(ch);
+	rdma_ack_cm_event(ev);
+	param.private_data = argv[3];
+	param.private_data_len = strlen(argv[3]) + 1;
+	if (rdma_connect(id, &param)) {
+		perror("rdma_connect");
+		return 2;
+	}
+	ev = next_event(ch);
+	if (ev->event != RDMA_CM_EVENT_REJECTED || ev->status != reason) {
+		fprintf(stderr, "want REJECTED status %d\n", reason);
+		return 1;
+	}
+	if (strcmp(want, "-") &&
+	    (!ev->param.conn.private_data ||
+	     strncmp(ev->param.conn.private_data, want, strlen(want)))) {
+		fprintf(stderr, "reject data is not '%s'\n", want);
+		return 1;
+	}
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	rdma_freeaddrinfo(res);
+	return 0;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * listen: an rcm listener receives connection requests from an in-tree
+ * peer (rdma-core's librdmacm on rdma_cm.ko, run as ./intree_client) as
+ * RCM_EVENT_CONNECT_REQUEST on new ids, with the peer's addresses,
+ * parameters and private data, and answers them with a reject carrying
+ * private data, or by destroying the request id.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+static int bind_addr(int fd, unsigned int id, const char *ip, uint16_t port)
+{
+	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
+
+	rcm_sockaddr(&b.addr, ip, port);
+	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
+}
+
+static int do_listen(int fd, unsigned int id, unsigned int backlog)
+{
+	struct rcm_listen l = { .size = sizeof(l), .id = id,
+				.backlog = backlog };
+
+	return ioctl(fd, RCM_IOCTL_LISTEN, &l);
+}
+
+static int do_reject(int fd, unsigned int id, const char *data)
+{
+	struct rcm_reject r = { .size = sizeof(r), .id = id };
+
+	if (data) {
+		r.private_data = (uintptr_t)data;
+		r.private_data_len = strlen(data) + 1;
+	}
+	return ioctl(fd, RCM_IOCTL_REJECT, &r);
+}
+
+static pid_t client(const char *ip, const char *port, const char *data,
+		    const char *expect)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("./intree_client", "intree_client", ip, port, data,
+		      expect, (char *)NULL);
+		_exit(3);
+	}
+	return pid;
+}
+
+static int client_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int have_intree_cm(void)
+{
+	return access("/dev/infiniband/rdma_cm", R_OK | W_OK) == 0;
+}
+
+RCM_TEST(listen_errors)
+{
+	int fd = rcm_open_dev();
+	unsigned int ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 1);
+	unsigned int rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	struct rcm_reject r = { .size = sizeof(r), .id = rc };
+
+	CHECK(ud && rc, "create: %s", strerror(errno));
+	CHECK_ERRNO(do_listen(fd, ud, 0), EOPNOTSUPP);
+	CHECK_ERRNO(do_listen(fd, rc + 100, 0), ENOENT);
+	/* Unbound: bound to the IPv4 wildcard first. */
+	CHECK(do_listen(fd, rc, 0) == 0, "listen: %s", strerror(errno));
+	CHECK_ERRNO(do_listen(fd, rc, 0), EINVAL);
+	/* Only a request id can be rejected. */
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_REJECT, &r), EINVAL);
+	r.private_data_len = RCM_REJECT_PRIVATE_DATA_MAX + 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_REJECT, &r), EINVAL);
+	r.private_data_len = 0;
+	r.reason = 27;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_REJECT, &r), EINVAL);
+	close(fd);
+}
+
+RCM_TEST(intree_client_is_rejected_with_private_data)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_query_id q = { .size = sizeof(q) };
+	struct rcm_event ev;
+	unsigned int lid;
+	int fd;
+	pid_t pid;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	fd = rcm_open_dev();
+	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x1157);
+	CHECK(lid && bind_addr(fd, lid, ip, 20001) == 0 &&
+	      do_listen(fd, lid, 4) == 0, "listen: %s", strerror(errno));
+
+	pid = client(ip, "20001", "hello rcm", "reject:28:go-away");
+	CHECK(pid > 0, "fork");
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0, "no request in 30 s");
+	CHECK(ev.event == RCM_EVENT_CONNECT_REQUEST, "event %u status %d",
+	      ev.event, ev.status);
+	CHECK(ev.listen_id == lid && ev.context == 0x1157 && ev.id &&
+	      ev.id != lid, "listen_id %u context %llx id %u", ev.listen_id,
+	      (unsigned long long)ev.context, ev.id);
+	CHECK(ev.private_data_len == 56, "private data length %u",
+	      ev.private_data_len);
+	CHECK(!strcmp((char *)ev.private_data, "hello rcm"),
+	      "private data '%.56s'", ev.private_data);
+	CHECK(ev.conn.qp_num == 0x1234, "qp_num %#x", ev.conn.qp_num);
+	/* The peer's initiator depth is our responder resources. */
+	CHECK(ev.conn.responder_resources == 1 && ev.conn.initiator_depth == 2,
+	      "responder_resources %u initiator_depth %u",
+	      ev.conn.responder_resources, ev.conn.initiator_depth);
+	CHECK(ev.conn.retry_count == 5 && ev.conn.rnr_retry_count == 6,
+	      "retry %u rnr %u", ev.conn.retry_count, ev.conn.rnr_retry_count);
+
+	q.id = ev.id;
+	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0, "query: %s",
+	      strerror(errno));
+	CHECK(((struct sockaddr_in *)&q.out_src)->sin_addr.s_addr ==
+	      inet_addr(ip) &&
+	      ntohs(((struct sockaddr_in *)&q.out_src)->sin_port) == 20001,
+	      "local address of the request");
+	CHECK(((struct sockaddr_in *)&q.out_dst)->sin_addr.s_addr ==
+	      inet_addr(ip), "peer address of the request");
+	CHECK(q.out_port_num == 1, "request not attached to the device");
+
+	CHECK(do_reject(fd, ev.id, "go-away") == 0, "reject: %s",
+	      strerror(errno));
+	CHECK_ERRNO(do_reject(fd, ev.id, NULL), EINVAL);
+	CHECK(client_status(pid) == 0, "the in-tree client did not see the reject");
+	CHECK(rcm_destroy(fd, ev.id) == 0, "destroy request id");
+	close(fd);
+}
+
+RCM_TEST(destroying_a_request_rejects_it)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_event ev;
+	unsigned int lid;
+	int fd;
+	pid_t pid;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	fd = rcm_open_dev();
+	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 7);
+	CHECK(lid && bind_addr(fd, lid, "0.0.0.0", 20002) == 0 &&
+	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	pid = client(ip, "20002", "x", "reject:28:-");
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	CHECK(rcm_destroy(fd, ev.id) == 0, "destroy: %s", strerror(errno));
+	CHECK(client_status(pid) == 0, "the in-tree client was not rejected");
+	close(fd);
+}
+
+RCM_TEST(closing_with_unanswered_requests)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_event ev;
+	unsigned int lid;
+	int fd;
+	pid_t pid;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	fd = rcm_open_dev();
+	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 8);
+	CHECK(lid && bind_addr(fd, lid, ip, 20003) == 0 &&
+	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	pid = client(ip, "20003", "y", "reject:28:-");
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	close(fd);	/* destroys listener and request: the peer is rejected */
+	CHECK(client_status(pid) == 0, "the in-tree client was not rejected");
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
