@@ -100,20 +100,70 @@ rcm_port_find_gid(struct rcm_device *rdev, u32 port, struct rcm_id *id,
 	return attr;
 }
 
-/* Link @id to @rdev; rcm_devices_lock held, @rdev on the device list. */
-static void rcm_device_link(struct rcm_id *id, struct rcm_device *rdev,
-			    u32 port, const struct ib_gid_attr *attr,
-			    struct rcm_uevent *removal_ev)
+/*
+ * Attach @id to the first device, port and GID table entry @find yields
+ * (an entry it returns is owned by the id from then on). @id->lock held.
+ */
+static int rcm_device_attach_found(struct rcm_id *id,
+				   const struct ib_gid_attr *(*find)(struct rcm_device *rdev,
+								     u32 *port,
+								     void *arg),
+				   void *arg)
 {
-	lockdep_assert_held(&rcm_devices_lock);
-	kref_get(&rdev->ref);
-	id->dev_addr.sgid_attr = attr;
-	id->rdev = rdev;
-	id->port_num = port;
-	id->removal_ev = removal_ev;
-	mutex_lock(&rdev->ids_lock);
-	list_add_tail(&id->dev_node, &rdev->ids);
-	mutex_unlock(&rdev->ids_lock);
+	const struct ib_gid_attr *attr;
+	struct rcm_device *rdev;
+	struct rcm_uevent *ev;
+	u32 port;
+
+	lockdep_assert_held(&id->lock);
+	ev = rcm_event_alloc(id, RCM_EVENT_DEVICE_REMOVAL, GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	mutex_lock(&rcm_devices_lock);
+	list_for_each_entry(rdev, &rcm_devices, list) {
+		attr = find(rdev, &port, arg);
+		if (IS_ERR(attr))
+			continue;
+		kref_get(&rdev->ref);
+		id->dev_addr.sgid_attr = attr;
+		id->rdev = rdev;
+		id->port_num = port;
+		id->removal_ev = ev;
+		mutex_lock(&rdev->ids_lock);
+		list_add_tail(&id->dev_node, &rdev->ids);
+		mutex_unlock(&rdev->ids_lock);
+		mutex_unlock(&rcm_devices_lock);
+		return 0;
+	}
+	mutex_unlock(&rcm_devices_lock);
+	kfree(ev);
+	return -ENODEV;
+}
+
+/* The port of @rdev whose GID table carries the source of @arg (an id). */
+static const struct ib_gid_attr *rcm_find_by_source(struct rcm_device *rdev,
+						    u32 *port, void *arg)
+{
+	struct rcm_id *id = arg;
+	const struct sockaddr *src = (const struct sockaddr *)&id->bind.addr;
+	struct rdma_dev_addr *da = &id->dev_addr;
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+	u32 p;
+
+	rdma_for_each_port(rdev->ibdev, p) {
+		if (rdma_protocol_roce(rdev->ibdev, p))
+			rdma_ip2gid((struct sockaddr *)src, &gid);
+		else
+			memcpy(&gid, da->src_dev_addr + rdma_addr_gid_offset(da),
+			       sizeof(gid));
+		attr = rcm_port_find_gid(rdev, p, id, &gid);
+		if (!IS_ERR(attr)) {
+			*port = p;
+			return attr;
+		}
+	}
+	return ERR_PTR(-ENODEV);
 }
 
 /**
@@ -128,37 +178,25 @@ static void rcm_device_link(struct rcm_id *id, struct rcm_device *rdev,
  */
 int rcm_device_attach(struct rcm_id *id)
 {
-	const struct sockaddr *src = (const struct sockaddr *)&id->bind.addr;
-	struct rdma_dev_addr *da = &id->dev_addr;
-	const struct ib_gid_attr *attr;
-	union ib_gid iboe_gid, gid;
-	struct rcm_device *rdev;
-	struct rcm_uevent *ev;
+	return rcm_device_attach_found(id, rcm_find_by_source, id);
+}
+
+struct rcm_attach_at {
+	struct ib_device *ibdev;
 	u32 port;
+	const struct ib_gid_attr *attr;
+};
 
-	lockdep_assert_held(&id->lock);
-	ev = rcm_event_alloc(id, RCM_EVENT_DEVICE_REMOVAL, GFP_KERNEL);
-	if (!ev)
-		return -ENOMEM;
-	rdma_ip2gid((struct sockaddr *)src, &iboe_gid);
-	memcpy(&gid, da->src_dev_addr + rdma_addr_gid_offset(da), sizeof(gid));
+static const struct ib_gid_attr *rcm_find_at(struct rcm_device *rdev,
+					     u32 *port, void *arg)
+{
+	struct rcm_attach_at *at = arg;
 
-	mutex_lock(&rcm_devices_lock);
-	list_for_each_entry(rdev, &rcm_devices, list) {
-		rdma_for_each_port(rdev->ibdev, port) {
-			attr = rcm_port_find_gid(rdev, port, id,
-						 rdma_protocol_roce(rdev->ibdev, port) ?
-						 &iboe_gid : &gid);
-			if (!IS_ERR(attr)) {
-				rcm_device_link(id, rdev, port, attr, ev);
-				mutex_unlock(&rcm_devices_lock);
-				return 0;
-			}
-		}
-	}
-	mutex_unlock(&rcm_devices_lock);
-	kfree(ev);
-	return -ENODEV;
+	if (rdev->ibdev != at->ibdev)
+		return ERR_PTR(-ENODEV);
+	*port = at->port;
+	rdma_hold_gid_attr(at->attr);
+	return at->attr;
 }
 
 /**
@@ -173,25 +211,10 @@ int rcm_device_attach(struct rcm_id *id)
 int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
 			 u32 port, const struct ib_gid_attr *attr)
 {
-	struct rcm_device *rdev;
-	struct rcm_uevent *ev;
+	struct rcm_attach_at at = { .ibdev = ibdev, .port = port,
+				    .attr = attr };
 
-	lockdep_assert_held(&id->lock);
-	ev = rcm_event_alloc(id, RCM_EVENT_DEVICE_REMOVAL, GFP_KERNEL);
-	if (!ev)
-		return -ENOMEM;
-	mutex_lock(&rcm_devices_lock);
-	list_for_each_entry(rdev, &rcm_devices, list) {
-		if (rdev->ibdev == ibdev) {
-			rdma_hold_gid_attr(attr);
-			rcm_device_link(id, rdev, port, attr, ev);
-			mutex_unlock(&rcm_devices_lock);
-			return 0;
-		}
-	}
-	mutex_unlock(&rcm_devices_lock);
-	kfree(ev);
-	return -ENODEV;
+	return rcm_device_attach_found(id, rcm_find_at, &at);
 }
 
 /**

@@ -24,35 +24,9 @@ static const char *env(const char *name)
 	return getenv(name);
 }
 
-static int bind_addr(int fd, unsigned int id, const char *ip, uint16_t port)
-{
-	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
-
-	rcm_sockaddr(&b.addr, ip, port);
-	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
-}
-
-static int query(int fd, unsigned int id, struct rcm_query_id *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->id = id;
-	return ioctl(fd, RCM_IOCTL_QUERY_ID, q);
-}
-
 static uint16_t port_of(const struct __kernel_sockaddr_storage *kss)
 {
 	return ntohs(((const struct sockaddr_in *)kss)->sin_port);
-}
-
-static int resolve(int fd, unsigned int id, const char *dst, int timeout_ms)
-{
-	struct rcm_resolve_addr r = {
-		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
-	};
-
-	rcm_sockaddr(&r.dst, dst, 7471);
-	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
 }
 
 #define NEED_ENV(var, name)						\
@@ -69,14 +43,14 @@ RCM_TEST(bind_wildcard_takes_an_ephemeral_port)
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK(bind_addr(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
-	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(rcm_bind(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
+	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
 	CHECK(q.out_src.ss_family == AF_INET, "family %u", q.out_src.ss_family);
 	CHECK(port_of(&q.out_src) >= 1024, "ephemeral port %u",
 	      port_of(&q.out_src));
 	CHECK(q.out_port_num == 0 && q.out_node_guid == 0,
 	      "a wildcard bind attached to a device");
-	CHECK_ERRNO(bind_addr(fd, id, "0.0.0.0", 0), EINVAL);
+	CHECK_ERRNO(rcm_bind(fd, id, "0.0.0.0", 0), EINVAL);
 	close(fd);
 }
 
@@ -89,9 +63,9 @@ RCM_TEST(bind_to_rxe_address_attaches_the_device)
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK(bind_addr(fd, id, ip, 7471) == 0, "bind %s: %s", ip,
+	CHECK(rcm_bind(fd, id, ip, 7471) == 0, "bind %s: %s", ip,
 	      strerror(errno));
-	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
 	CHECK(port_of(&q.out_src) == 7471, "port %u", port_of(&q.out_src));
 	CHECK(q.out_port_num == 1, "port_num %u", q.out_port_num);
 	CHECK(q.out_node_guid != 0, "no node GUID");
@@ -111,8 +85,8 @@ RCM_TEST(bind_to_rxe_ipv6_address)
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK(bind_addr(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
-	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(rcm_bind(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
+	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
 	CHECK(q.out_src.ss_family == AF_INET6, "family %u", q.out_src.ss_family);
 	CHECK(q.out_port_num == 1, "port_num %u", q.out_port_num);
 	CHECK(!memcmp(q.out_sgid, &((struct sockaddr_in6 *)&q.out_src)->sin6_addr,
@@ -128,8 +102,8 @@ RCM_TEST(bind_to_siw_address_attaches_the_iwarp_device)
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK(bind_addr(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
-	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(rcm_bind(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
+	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
 	CHECK(q.out_port_num == 1 && q.out_node_guid != 0,
 	      "not attached (port %u)", q.out_port_num);
 	close(fd);
@@ -144,11 +118,11 @@ RCM_TEST(bind_errors)
 
 	CHECK(id, "create: %s", strerror(errno));
 	/* Not a local address at all. */
-	CHECK_ERRNO(bind_addr(fd, id, "198.18.123.45", 0), EADDRNOTAVAIL);
+	CHECK_ERRNO(rcm_bind(fd, id, "198.18.123.45", 0), EADDRNOTAVAIL);
 	/* Local, but no RDMA device behind it. */
-	CHECK_ERRNO(bind_addr(fd, id, nordma, 0), ENODEV);
+	CHECK_ERRNO(rcm_bind(fd, id, nordma, 0), ENODEV);
 	/* A link-local IPv6 address needs its scope. */
-	CHECK_ERRNO(bind_addr(fd, id, "fe80::1", 0), EINVAL);
+	CHECK_ERRNO(rcm_bind(fd, id, "fe80::1", 0), EINVAL);
 	/* Families other than IPv4/IPv6. */
 	b.id = id;
 	b.addr.ss_family = AF_UNIX;
@@ -164,7 +138,7 @@ RCM_TEST(bind_errors)
 	b.id = id + 1000;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), ENOENT);
 	/* After all those failures the id still binds. */
-	CHECK(bind_addr(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
+	CHECK(rcm_bind(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
 	close(fd);
 }
 
@@ -178,15 +152,15 @@ RCM_TEST(port_conflicts_follow_the_in_tree_rules)
 	unsigned int u = rcm_create(b, RCM_PS_UDP, RCM_QPT_UD, 4);
 
 	CHECK(x && y && z && u, "create: %s", strerror(errno));
-	CHECK(bind_addr(a, x, ip, 18515) == 0, "bind: %s", strerror(errno));
+	CHECK(rcm_bind(a, x, ip, 18515) == 0, "bind: %s", strerror(errno));
 	/* The port space is shared by every file of the namespace. */
-	CHECK_ERRNO(bind_addr(b, y, ip, 18515), EADDRINUSE);
-	CHECK_ERRNO(bind_addr(b, y, "0.0.0.0", 18515), EADDRNOTAVAIL);
+	CHECK_ERRNO(rcm_bind(b, y, ip, 18515), EADDRINUSE);
+	CHECK_ERRNO(rcm_bind(b, y, "0.0.0.0", 18515), EADDRNOTAVAIL);
 	/* Another port space is another table. */
-	CHECK(bind_addr(b, u, ip, 18515) == 0, "UDP bind: %s", strerror(errno));
+	CHECK(rcm_bind(b, u, ip, 18515) == 0, "UDP bind: %s", strerror(errno));
 	/* Destroying the owner frees the port. */
 	CHECK(rcm_destroy(a, x) == 0, "destroy: %s", strerror(errno));
-	CHECK(bind_addr(b, z, ip, 18515) == 0, "rebind: %s", strerror(errno));
+	CHECK(rcm_bind(b, z, ip, 18515) == 0, "rebind: %s", strerror(errno));
 	close(a);
 	close(b);
 }
@@ -201,8 +175,8 @@ RCM_TEST(ephemeral_ports_are_distinct)
 	for (i = 0; i < 300; i++) {
 		unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
 
-		CHECK(id && bind_addr(fd, id, "0.0.0.0", 0) == 0 &&
-		      query(fd, id, &q) == 0, "id %d: %s", i, strerror(errno));
+		CHECK(id && rcm_bind(fd, id, "0.0.0.0", 0) == 0 &&
+		      rcm_query(fd, id, &q) == 0, "id %d: %s", i, strerror(errno));
 		ports[i] = port_of(&q.out_src);
 		for (j = 0; j < i; j++)
 			CHECK(ports[j] != ports[i], "port %u twice", ports[i]);
@@ -219,7 +193,7 @@ RCM_TEST(privileged_ports_need_cap_net_bind_service)
 	CHECK(id, "create: %s", strerror(errno));
 	if (geteuid() != 0)
 		SKIP("needs root to compare with an unprivileged user");
-	CHECK(bind_addr(fd, id, "0.0.0.0", 999) == 0, "root bind 999: %s",
+	CHECK(rcm_bind(fd, id, "0.0.0.0", 999) == 0, "root bind 999: %s",
 	      strerror(errno));
 	close(fd);
 	pid = fork();
@@ -231,9 +205,9 @@ RCM_TEST(privileged_ports_need_cap_net_bind_service)
 		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 		if (!id)
 			_exit(3);
-		if (bind_addr(fd, id, "0.0.0.0", 998) != -1 || errno != EACCES)
+		if (rcm_bind(fd, id, "0.0.0.0", 998) != -1 || errno != EACCES)
 			_exit(4);
-		if (bind_addr(fd, id, "0.0.0.0", 20998))
+		if (rcm_bind(fd, id, "0.0.0.0", 20998))
 			_exit(5);
 		_exit(0);
 	}
@@ -260,21 +234,21 @@ RCM_TEST(resolve_local_rxe_address)
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xfeed);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK(resolve(fd, id, ip, 2000) == 0, "resolve: %s", strerror(errno));
+	CHECK(rcm_resolve(fd, id, NULL, ip, 2000) == 0, "resolve: %s", strerror(errno));
 	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event in 10 s");
 	CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED, "event %u status %d",
 	      ev.event, ev.status);
 	CHECK(ev.status == 0 && ev.id == id && ev.context == 0xfeed,
 	      "status %d id %u context %llx", ev.status, ev.id,
 	      (unsigned long long)ev.context);
-	CHECK(query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
 	CHECK(q.out_port_num == 1, "not attached after resolution");
 	CHECK(((struct sockaddr_in *)&q.out_src)->sin_addr.s_addr ==
 	      inet_addr(ip), "source is not the local address");
 	CHECK(((struct sockaddr_in *)&q.out_dst)->sin_addr.s_addr ==
 	      inet_addr(ip), "destination not recorded");
 	/* Resolved ids do not resolve again. */
-	CHECK_ERRNO(resolve(fd, id, ip, 2000), EINVAL);
+	CHECK_ERRNO(rcm_resolve(fd, id, NULL, ip, 2000), EINVAL);
 	close(fd);
 }
 
@@ -286,7 +260,7 @@ RCM_TEST(resolve_local_rxe_ipv6_address)
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 6);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK(resolve(fd, id, ip, 2000) == 0, "resolve: %s", strerror(errno));
+	CHECK(rcm_resolve(fd, id, NULL, ip, 2000) == 0, "resolve: %s", strerror(errno));
 	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event in 10 s");
 	CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0,
 	      "event %u status %d", ev.event, ev.status);
@@ -303,7 +277,7 @@ RCM_TEST(resolve_silent_neighbour_times_out)
 
 	CHECK(id, "create: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(resolve(fd, id, ip, 1000) == 0, "resolve: %s", strerror(errno));
+	CHECK(rcm_resolve(fd, id, NULL, ip, 1000) == 0, "resolve: %s", strerror(errno));
 	CHECK(rcm_wait_event(fd, 15000, &ev) == 0, "no event in 15 s");
 	CHECK(ev.event == RCM_EVENT_ADDR_ERROR && ev.status == -ETIMEDOUT,
 	      "event %u status %d, want ADDR_ERROR -ETIMEDOUT", ev.event,
@@ -311,7 +285,7 @@ RCM_TEST(resolve_silent_neighbour_times_out)
 	CHECK(ms_since(&t0) >= 900, "gave up after %ld ms of a 1000 ms timeout",
 	      ms_since(&t0));
 	/* Back to bound: the id may try again. */
-	CHECK(resolve(fd, id, ip, 100) == 0, "second resolve: %s",
+	CHECK(rcm_resolve(fd, id, NULL, ip, 100) == 0, "second resolve: %s",
 	      strerror(errno));
 	CHECK(rcm_wait_event(fd, 15000, &ev) == 0 &&
 	      ev.event == RCM_EVENT_ADDR_ERROR, "second resolution");
@@ -324,7 +298,7 @@ RCM_TEST(resolve_without_route_fails_at_once)
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 8);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK_ERRNO(resolve(fd, id, "198.19.255.1", 1000), ENETUNREACH);
+	CHECK_ERRNO(rcm_resolve(fd, id, NULL, "198.19.255.1", 1000), ENETUNREACH);
 	close(fd);
 }
 
@@ -359,7 +333,7 @@ RCM_TEST(destroy_and_close_during_resolution)
 
 	for (i = 0; i < 20; i++) {
 		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
-		CHECK(id && resolve(fd, id, ip, 10000) == 0, "resolve #%d: %s",
+		CHECK(id && rcm_resolve(fd, id, NULL, ip, 10000) == 0, "resolve #%d: %s",
 		      i, strerror(errno));
 		if (i % 2)
 			continue;	/* left for close() */
@@ -386,7 +360,7 @@ RCM_TEST(events_reported_counts_what_read_returned)
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 10);
 
-	CHECK(id && resolve(fd, id, ip, 2000) == 0, "resolve: %s",
+	CHECK(id && rcm_resolve(fd, id, NULL, ip, 2000) == 0, "resolve: %s",
 	      strerror(errno));
 	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event");
 	d.id = id;
@@ -406,7 +380,7 @@ RCM_TEST(one_read_returns_several_events)
 
 	for (i = 0; i < 5; i++) {
 		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 100 + i);
-		CHECK(ids[i] && resolve(fd, ids[i], ip, 2000) == 0,
+		CHECK(ids[i] && rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0,
 		      "resolve #%d: %s", i, strerror(errno));
 	}
 	/* Wait for all five, then take them in one call. */
@@ -415,7 +389,7 @@ RCM_TEST(one_read_returns_several_events)
 		int done = 0, j;
 
 		for (j = 0; j < 5; j++)
-			if (!query(fd, ids[j], &q) && q.out_port_num)
+			if (!rcm_query(fd, ids[j], &q) && q.out_port_num)
 				done++;
 		if (done == 5)
 			break;

@@ -17,27 +17,6 @@
 
 #include "rcm_test.h"
 
-static int bind_addr(int fd, unsigned int id, const char *ip)
-{
-	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
-
-	rcm_sockaddr(&b.addr, ip, 0);
-	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
-}
-
-static int resolve(int fd, unsigned int id, const char *src, const char *dst,
-		   int timeout_ms)
-{
-	struct rcm_resolve_addr r = {
-		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
-	};
-
-	if (src)
-		rcm_sockaddr(&r.src, src, 0);
-	rcm_sockaddr(&r.dst, dst, 1);
-	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
-}
-
 static unsigned int num_devices(int fd)
 {
 	struct rcm_query q = { .size = sizeof(q) };
@@ -84,15 +63,15 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	resolving = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
 	loose = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
 	CHECK(bound && resolved && resolving && loose, "create");
-	CHECK(bind_addr(fd, bound, ip) == 0, "bind: %s", strerror(errno));
-	CHECK(resolve(fd, resolved, NULL, ip, 2000) == 0, "resolve: %s",
+	CHECK(rcm_bind(fd, bound, ip, 0) == 0, "bind: %s", strerror(errno));
+	CHECK(rcm_resolve(fd, resolved, NULL, ip, 2000) == 0, "resolve: %s",
 	      strerror(errno));
 	CHECK(rcm_wait_event(fd, 10000, &ev) == 0 &&
 	      ev.event == RCM_EVENT_ADDR_RESOLVED, "no ADDR_RESOLVED");
 	/* Bound to the device, resolving towards a silent neighbour. */
-	CHECK(resolve(fd, resolving, ip, silent, 60000) == 0,
+	CHECK(rcm_resolve(fd, resolving, ip, silent, 60000) == 0,
 	      "resolve towards %s: %s", silent, strerror(errno));
-	CHECK(bind_addr(fd, loose, "0.0.0.0") == 0, "wildcard bind");
+	CHECK(rcm_bind(fd, loose, "0.0.0.0", 0) == 0, "wildcard bind");
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK(rcm_sh("rdma link delete rxe0") == 0, "rdma link delete failed");
@@ -113,7 +92,7 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	      num_devices(fd));
 
 	/* A removed id is good for destroy only. */
-	CHECK_ERRNO(resolve(fd, resolved, NULL, ip, 100), ENODEV);
+	CHECK_ERRNO(rcm_resolve(fd, resolved, NULL, ip, 100), ENODEV);
 	q.id = bound;
 	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_port_num == 0,
 	      "query of a removed id");
@@ -131,7 +110,7 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	CHECK(num_devices(fd) == before, "device count %u after re-adding",
 	      num_devices(fd));
 	bound = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 5);
-	CHECK(bind_addr(fd, bound, ip) == 0, "bind after re-add: %s",
+	CHECK(rcm_bind(fd, bound, ip, 0) == 0, "bind after re-add: %s",
 	      strerror(errno));
 	close(fd);
 }

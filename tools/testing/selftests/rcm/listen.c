@@ -15,14 +15,6 @@
 
 #include "rcm_test.h"
 
-static int bind_addr(int fd, unsigned int id, const char *ip, uint16_t port)
-{
-	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
-
-	rcm_sockaddr(&b.addr, ip, port);
-	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
-}
-
 static int do_listen(int fd, unsigned int id, unsigned int backlog)
 {
 	struct rcm_listen l = { .size = sizeof(l), .id = id,
@@ -107,7 +99,7 @@ RCM_TEST(intree_client_is_rejected_with_private_data)
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
 	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x1157);
-	CHECK(lid && bind_addr(fd, lid, ip, 20001) == 0 &&
+	CHECK(lid && rcm_bind(fd, lid, ip, 20001) == 0 &&
 	      do_listen(fd, lid, 4) == 0, "listen: %s", strerror(errno));
 
 	pid = client(ip, "20001", "hello rcm", "reject:28:go-away");
@@ -163,7 +155,7 @@ RCM_TEST(destroying_a_request_rejects_it)
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
 	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 7);
-	CHECK(lid && bind_addr(fd, lid, "0.0.0.0", 20002) == 0 &&
+	CHECK(lid && rcm_bind(fd, lid, "0.0.0.0", 20002) == 0 &&
 	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
 	pid = client(ip, "20002", "x", "reject:28:-");
 	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
@@ -187,7 +179,7 @@ RCM_TEST(closing_with_unanswered_requests)
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
 	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 8);
-	CHECK(lid && bind_addr(fd, lid, ip, 20003) == 0 &&
+	CHECK(lid && rcm_bind(fd, lid, ip, 20003) == 0 &&
 	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
 	pid = client(ip, "20003", "y", "reject:28:-");
 	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&

@@ -22,36 +22,17 @@ static int set_opt(int fd, unsigned int id, uint32_t level, uint32_t name,
 	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
 }
 
-static int bind_addr(int fd, unsigned int id, const char *ip, uint16_t port)
-{
-	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
-
-	rcm_sockaddr(&b.addr, ip, port);
-	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
-}
-
 /* Resolve address and route to @ip; fill @q with the result. */
 static int routed(int fd, unsigned int id, const char *ip,
 		  struct rcm_query_id *q)
 {
-	struct rcm_resolve_addr ra = {
-		.size = sizeof(ra), .id = id, .timeout_ms = 2000,
-	};
-	struct rcm_resolve_route rr = { .size = sizeof(rr), .id = id };
 	struct rcm_event ev;
 
-	rcm_sockaddr(&ra.dst, ip, 7471);
-	if (ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &ra) ||
-	    rcm_wait_event(fd, 10000, &ev) ||
-	    ev.event != RCM_EVENT_ADDR_RESOLVED ||
-	    ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &rr) ||
+	if (rcm_resolved(fd, id, ip) || rcm_route(fd, id, 2000) ||
 	    rcm_wait_event(fd, 10000, &ev) ||
 	    ev.event != RCM_EVENT_ROUTE_RESOLVED)
 		return -1;
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->id = id;
-	return ioctl(fd, RCM_IOCTL_QUERY_ID, q);
+	return rcm_query(fd, id, q);
 }
 
 RCM_TEST(unknown_options_are_enoprotoopt)
@@ -109,9 +90,9 @@ RCM_TEST(reuseaddr_lets_two_ids_share_a_port)
 	CHECK(set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0 &&
 	      set_opt(fd, b, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0,
 	      "set: %s", strerror(errno));
-	CHECK(bind_addr(fd, a, ip, 19000) == 0, "bind a: %s", strerror(errno));
-	CHECK(bind_addr(fd, b, ip, 19000) == 0, "bind b: %s", strerror(errno));
-	CHECK_ERRNO(bind_addr(fd, c, ip, 19000), EADDRINUSE);
+	CHECK(rcm_bind(fd, a, ip, 19000) == 0, "bind a: %s", strerror(errno));
+	CHECK(rcm_bind(fd, b, ip, 19000) == 0, "bind b: %s", strerror(errno));
+	CHECK_ERRNO(rcm_bind(fd, c, ip, 19000), EADDRINUSE);
 	/* Once bound, it cannot be turned off; on is still fine. */
 	CHECK_ERRNO(set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 0),
 		    EINVAL);
@@ -130,16 +111,16 @@ RCM_TEST(afonly_separates_ipv4_and_ipv6)
 
 	CHECK(v6 && v4 && v6b && v4b, "create: %s", strerror(errno));
 	/* Dual-stack wildcards collide (net.ipv6.bindv6only is 0 here). */
-	CHECK(bind_addr(fd, v6, "::", 19100) == 0, "bind v6: %s",
+	CHECK(rcm_bind(fd, v6, "::", 19100) == 0, "bind v6: %s",
 	      strerror(errno));
-	CHECK_ERRNO(bind_addr(fd, v4, "0.0.0.0", 19100), EADDRNOTAVAIL);
+	CHECK_ERRNO(rcm_bind(fd, v4, "0.0.0.0", 19100), EADDRNOTAVAIL);
 	/* AFONLY on both sides: they share. */
 	CHECK(set_opt(fd, v6b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0 &&
 	      set_opt(fd, v4b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0,
 	      "set: %s", strerror(errno));
-	CHECK(bind_addr(fd, v6b, "::", 19101) == 0, "bind v6b: %s",
+	CHECK(rcm_bind(fd, v6b, "::", 19101) == 0, "bind v6b: %s",
 	      strerror(errno));
-	CHECK(bind_addr(fd, v4b, "0.0.0.0", 19101) == 0, "bind v4b: %s",
+	CHECK(rcm_bind(fd, v4b, "0.0.0.0", 19101) == 0, "bind v4b: %s",
 	      strerror(errno));
 	close(fd);
 }

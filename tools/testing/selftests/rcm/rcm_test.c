@@ -76,6 +76,59 @@ void rcm_sockaddr(void *kss, const char *ip, unsigned short port)
 	}
 }
 
+int rcm_bind(int fd, unsigned int id, const char *ip, unsigned short port)
+{
+	struct rcm_bind_addr b = { .size = sizeof(b), .id = id };
+
+	rcm_sockaddr(&b.addr, ip, port);
+	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
+}
+
+int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
+		unsigned int timeout_ms)
+{
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
+	};
+
+	if (src)
+		rcm_sockaddr(&r.src, src, 0);
+	rcm_sockaddr(&r.dst, dst, 7471);
+	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
+}
+
+int rcm_resolved(int fd, unsigned int id, const char *dst)
+{
+	struct rcm_event ev;
+
+	if (rcm_resolve(fd, id, NULL, dst, 2000))
+		return -1;
+	if (rcm_wait_event(fd, 10000, &ev))
+		return -1;
+	if (ev.event != RCM_EVENT_ADDR_RESOLVED) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int rcm_route(int fd, unsigned int id, unsigned int timeout_ms)
+{
+	struct rcm_resolve_route r = {
+		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
+	};
+
+	return ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &r);
+}
+
+int rcm_query(int fd, unsigned int id, struct rcm_query_id *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->id = id;
+	return ioctl(fd, RCM_IOCTL_QUERY_ID, q);
+}
+
 int rcm_wait_event(int fd, int ms, struct rcm_event *ev)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };

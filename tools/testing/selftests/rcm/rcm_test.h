@@ -92,6 +92,22 @@ int rcm_destroy(int fd, unsigned int id);
 void rcm_sockaddr(void *kss, const char *ip, unsigned short port);
 /* Wait up to @ms for one event; 0 with *ev filled, -1 on timeout/error. */
 int rcm_wait_event(int fd, int ms, struct rcm_event *ev);
+/* Bind @id to @ip:@port; the ioctl's result. */
+int rcm_bind(int fd, unsigned int id, const char *ip, unsigned short port);
+/*
+ * Start resolving @dst (port 7471) from @src (NULL: none); the ioctl's
+ * result. rcm_resolved() also waits up to 10 s for ADDR_RESOLVED: 0 when
+ * it came, -1 (errno EIO if another event came) otherwise.
+ */
+int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
+		unsigned int timeout_ms);
+int rcm_resolved(int fd, unsigned int id, const char *dst);
+/* RCM_IOCTL_RESOLVE_ROUTE; the ioctl's result. */
+int rcm_route(int fd, unsigned int id, unsigned int timeout_ms);
+/* RCM_IOCTL_QUERY_ID into a zeroed @q; the ioctl's result. */
+struct rcm_query_id;
+int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
+
 /* Run a shell command quietly; returns its exit status. */
 int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -12,41 +12,14 @@
 
 #include "rcm_test.h"
 
-static int resolve_addr(int fd, unsigned int id, const char *dst)
-{
-	struct rcm_resolve_addr r = {
-		.size = sizeof(r), .id = id, .timeout_ms = 2000,
-	};
-	struct rcm_event ev;
-
-	rcm_sockaddr(&r.dst, dst, 7471);
-	if (ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r))
-		return -1;
-	if (rcm_wait_event(fd, 10000, &ev) ||
-	    ev.event != RCM_EVENT_ADDR_RESOLVED) {
-		errno = EIO;
-		return -1;
-	}
-	return 0;
-}
-
-static int resolve_route(int fd, unsigned int id, uint32_t timeout_ms)
-{
-	struct rcm_resolve_route r = {
-		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
-	};
-
-	return ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &r);
-}
-
 RCM_TEST(route_needs_a_resolved_address)
 {
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
 	CHECK(id, "create: %s", strerror(errno));
-	CHECK_ERRNO(resolve_route(fd, id, 1000), EINVAL);
-	CHECK_ERRNO(resolve_route(fd, id + 100, 1000), ENOENT);
+	CHECK_ERRNO(rcm_route(fd, id, 1000), EINVAL);
+	CHECK_ERRNO(rcm_route(fd, id + 100, 1000), ENOENT);
 	close(fd);
 }
 
@@ -64,10 +37,10 @@ RCM_TEST(roce_path_is_built_locally)
 		SKIP("no Soft-RoCE device");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xabc);
-	CHECK(id && resolve_addr(fd, id, ip) == 0, "address: %s",
+	CHECK(id && rcm_resolved(fd, id, ip) == 0, "address: %s",
 	      strerror(errno));
-	CHECK_ERRNO(resolve_route(fd, id, RCM_MAX_TIMEOUT_MS + 1), EINVAL);
-	CHECK(resolve_route(fd, id, 2000) == 0, "route: %s", strerror(errno));
+	CHECK_ERRNO(rcm_route(fd, id, RCM_MAX_TIMEOUT_MS + 1), EINVAL);
+	CHECK(rcm_route(fd, id, 2000) == 0, "route: %s", strerror(errno));
 	/* Queued before the call returned. */
 	CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "fcntl");
 	CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev), "no event queued: %s",
@@ -98,7 +71,7 @@ RCM_TEST(roce_path_is_built_locally)
 	fl = (sport * 31 + 7471) & 0xfffff;
 	CHECK(q.out_path.flow_label == fl, "flow label %#x, want %#x",
 	      q.out_path.flow_label, fl);
-	CHECK_ERRNO(resolve_route(fd, id, 2000), EINVAL);
+	CHECK_ERRNO(rcm_route(fd, id, 2000), EINVAL);
 	close(fd);
 }
 
@@ -114,9 +87,9 @@ RCM_TEST(iwarp_route_needs_no_path)
 		SKIP("no soft-iWARP device");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	CHECK(id && resolve_addr(fd, id, ip) == 0, "address: %s",
+	CHECK(id && rcm_resolved(fd, id, ip) == 0, "address: %s",
 	      strerror(errno));
-	CHECK(resolve_route(fd, id, 2000) == 0, "route: %s", strerror(errno));
+	CHECK(rcm_route(fd, id, 2000) == 0, "route: %s", strerror(errno));
 	CHECK(rcm_wait_event(fd, 1000, &ev) == 0 &&
 	      ev.event == RCM_EVENT_ROUTE_RESOLVED, "no ROUTE_RESOLVED");
 	q.id = id;
