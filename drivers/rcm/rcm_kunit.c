@@ -267,7 +267,50 @@ static void rcm_port_afonly_separates_families(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&v6, &v4), -EADDRNOTAVAIL);
 }
 
+static bool rcm_listen_match(const struct rcm_binding *l,
+			     const struct rcm_binding *dialled)
+{
+	return rcm_port_listen_match(l, (const struct sockaddr *)&dialled->addr);
+}
+
+static void rcm_port_listener_takes_its_address(struct kunit *test)
+{
+	struct rcm_binding l, d;
+
+	rcm_bind4(&l, IP4(198, 18, 1, 1), 7471, false, false);
+	rcm_bind4(&d, IP4(198, 18, 1, 1), 7471, false, false);
+	KUNIT_EXPECT_TRUE(test, rcm_listen_match(&l, &d));
+	rcm_bind4(&d, IP4(198, 18, 2, 1), 7471, false, false);
+	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
+}
+
+static void rcm_port_wildcard_listener_takes_its_family(struct kunit *test)
+{
+	struct rcm_binding l, d;
+
+	rcm_bind4(&l, htonl(INADDR_ANY), 7471, false, false);
+	rcm_bind4(&d, IP4(198, 18, 2, 1), 7471, false, false);
+	KUNIT_EXPECT_TRUE(test, rcm_listen_match(&l, &d));
+	/* An IPv4 wildcard never takes IPv6. */
+	rcm_bind6_any(&d, 7471, false);
+	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
+}
+
+static void rcm_port_dual_stack_listener_takes_ipv4(struct kunit *test)
+{
+	struct rcm_binding l, d;
+
+	rcm_bind6_any(&l, 7471, false);
+	rcm_bind4(&d, IP4(198, 18, 1, 1), 7471, false, false);
+	KUNIT_EXPECT_TRUE(test, rcm_listen_match(&l, &d));
+	l.afonly = true;
+	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
+}
+
 static struct kunit_case rcm_port_cases[] = {
+	KUNIT_CASE(rcm_port_listener_takes_its_address),
+	KUNIT_CASE(rcm_port_wildcard_listener_takes_its_family),
+	KUNIT_CASE(rcm_port_dual_stack_listener_takes_ipv4),
 	KUNIT_CASE(rcm_port_same_address_is_in_use),
 	KUNIT_CASE(rcm_port_different_addresses_share),
 	KUNIT_CASE(rcm_port_wildcard_conflicts_with_anything),

@@ -238,15 +238,21 @@ int rcm_port_bind(struct rcm_id *id)
 	return ret;
 }
 
-/* Does a listener bound to @bound take requests dialled to @dialled? */
-static bool rcm_port_listen_match(const struct rcm_binding *bound,
-				  const struct sockaddr *dialled)
+/**
+ * rcm_port_listen_match() - does a listener take requests to an address?
+ * @bound: the listener's binding
+ * @dialled: the address the peer connected to
+ *
+ * The same address, or the wildcard of its family; a dual-stack (not
+ * AFONLY) IPv6 wildcard also takes IPv4.
+ */
+bool rcm_port_listen_match(const struct rcm_binding *bound,
+			   const struct sockaddr *dialled)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&bound->addr;
 
 	if (sa->sa_family == dialled->sa_family)
 		return rcm_addr_is_any(sa) || rcm_addr_equal(sa, dialled);
-	/* A dual-stack IPv6 wildcard also takes IPv4 requests. */
 	return sa->sa_family == AF_INET6 && dialled->sa_family == AF_INET &&
 	       rcm_addr_is_any(sa) && !bound->afonly;
 }

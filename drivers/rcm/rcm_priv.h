@@ -315,6 +315,8 @@ int rcm_port_conflict(const struct rcm_binding *new,
 int rcm_port_bind(struct rcm_id *id);
 void rcm_port_release(struct rcm_id *id);
 void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
+bool rcm_port_listen_match(const struct rcm_binding *bound,
+			   const struct sockaddr *dialled);
 struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
 				      const struct sockaddr *dialled,
 				      struct ib_device *ibdev);
