@@ -182,14 +182,18 @@ static void rcm_id_free(struct rcm_id *rid)
  *
  * For a request id this rejects the request. Errors are ignored: the id
  * is gone either way (ENOENT), or goes when the file is closed.
+ *
+ * Return: the events read() returned for the id, 0 on an error.
  */
-void rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
+uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
 {
 	struct rcm_destroy_id cmd = { .size = sizeof(cmd), .id = handle };
 	int err = errno;
 
-	ioctl(chan->ch.fd, RCM_IOCTL_DESTROY_ID, &cmd);
+	if (ioctl(chan->ch.fd, RCM_IOCTL_DESTROY_ID, &cmd))
+		cmd.out_events_reported = 0;
 	errno = err;
+	return cmd.out_events_reported;
 }
 
 /**
@@ -238,15 +242,22 @@ struct rcm_id *rcm_request_new(struct rcm_channel *chan,
  * @req: the id
  *
  * Destroys the kernel's id (which rejects the request), drops the id's
- * queued events and frees it. Its listener is still there (a discarded
- * request always holds a charge on it), so a synchronous channel never
- * closes here. Caller holds @chan->lock.
+ * queued events and frees it. Another thread may have handed out a
+ * later event of the id (REJECTED) while its CONNECT_REQUEST was being
+ * worked on: that one is waited for, as rdma_destroy_id() would. Its
+ * listener is still there (a discarded request always holds a charge on
+ * it), so a synchronous channel never closes here. Caller holds
+ * @chan->lock, which the wait releases.
  */
 void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
 {
-	rcm_kernel_destroy_id(chan, req->handle);
+	uint32_t reported = rcm_kernel_destroy_id(chan, req->handle);
+
 	req->destroyed = true;
 	rcm_queue_drop_id(chan, req);
+	if (reported)
+		while ((int32_t)(reported - req->events_completed) > 0)
+			pthread_cond_wait(&req->acked, &chan->lock);
 	rcm_channel_del_id(chan, req);
 	if (req->id.verbs)
 		rcm_device_put(req->id.verbs);

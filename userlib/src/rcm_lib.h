@@ -195,7 +195,7 @@ int rcm_id_refresh(struct rcm_id *id, bool route);
 struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 			       struct rcm_id *listener, uint32_t handle);
 void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req);
-void rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
+uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
 int rcm_sync_complete(struct rcm_id *id);
 
 /* event.c */

@@ -219,6 +219,7 @@ static void connect_request(void)
 	T_CHECK(ch != NULL);
 	if (!ch)
 		return;
+	set_nonblock(ch->fd);	/* a lost event fails instead of hanging */
 	l = listener(ch, &ctx, &hl);
 	if (!l)
 		return;
@@ -483,6 +484,7 @@ static void get_request(void)
 		return;
 	ch = l->channel;
 	fd = ch->fd;
+	set_nonblock(fd);	/* a lost event fails instead of hanging */
 	errno = 0;
 	T_CHECK(rdma_get_request(NULL, &r1) == -1 && errno == EINVAL);
 	T_CHECK(rdma_get_request(l, NULL) == -1 && errno == EINVAL);
@@ -524,7 +526,6 @@ static void get_request(void)
 	errno = 0;
 	T_CHECK(rdma_get_request(l, &r1) == -1 && errno == ECONNREFUSED);
 	T_CHECK(l->event && l->event->event == RDMA_CM_EVENT_REJECTED);
-	set_nonblock(fd);
 	errno = 0;
 	T_CHECK(rdma_get_request(l, &r1) == -1 && errno == EAGAIN);
 	T_CHECK(l->event == NULL);	/* acked by the call */

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_listen: an rcm listener through librdmacm.so.1 (rcm) receives a
+ * connection request from an in-tree peer and rejects it, in a guest
+ * with a Soft-RoCE device. kselftest TAP.
+ *
+ *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *
+ * The peer is ./intree_client (tools/testing/selftests/rcm), which
+ * connects with rdma-core's librdmacm on the kernel's rdma_cm: it runs
+ * with LD_LIBRARY_PATH reset to the distribution's library directories,
+ * so that it does not load this librdmacm.so.1.
+ *
+ * 1. async: a listener on a channel, bound to RCM_ADDR_RXE port
+ *    LISTEN_PORT; the client connects with private data "hello-lib";
+ *    CONNECT_REQUEST with listen_id == the listener, a new id with
+ *    verbs set and the listener's context, the private data; then
+ *    rdma_reject(id, "nope", 5), and the client sees REJECTED with
+ *    reason 28 and "nope" (exit 0); destroy both ids;
+ * 2. sync: the same with a NULL channel and rdma_get_request(), the
+ *    event in id->event; reject with "sync-no".
+ *
+ * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
+ * not set, or no /dev/infiniband/rdma_cm for the in-tree client).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_SKIP	4
+
+#define LISTEN_PORT	20100
+#define LISTEN_PORT_STR	"20100"
+#define NTESTS		2
+/* Distribution library directories for the in-tree client. */
+#define SYSTEM_LIBS	"/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu"
+
+static int failed;
+
+#define CHECK(cond)							\
+	({								\
+		bool ok_ = (cond);					\
+		if (!ok_)						\
+			printf("# %s:%d: check failed: %s (errno %d: %s)\n", \
+			       __FILE__, __LINE__, #cond, errno,	\
+			       strerror(errno));			\
+		ok_;							\
+	})
+
+static void result(int n, const char *name, bool ok)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", n, name);
+	if (!ok)
+		failed = 1;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "Bail out! timed out after 60 s\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(KSFT_FAIL);
+	_exit(KSFT_FAIL);
+}
+
+/* Start ./intree_client against ip:LISTEN_PORT; -1 on failure. */
+static pid_t start_client(const char *ip, const char *data,
+			  const char *expect)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		/* Debian's librdmacm on rdma_cm.ko, not ours. */
+		setenv("LD_LIBRARY_PATH", SYSTEM_LIBS, 1);
+		execl("./intree_client", "intree_client", ip,
+		      LISTEN_PORT_STR, data, expect, (char *)NULL);
+		_exit(3);
+	}
+	return pid;
+}
+
+/* The client's exit status, 128 + signal, or -1. */
+static int client_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+/* Wait up to 15 s for an event on fd, so that a lost request fails. */
+static bool wait_event(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 15000) == 1;
+}
+
+static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
+				   const char *ip, void *ctx)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_cm_id *id = NULL;
+
+	sin.sin_port = htons(LISTEN_PORT);
+	if (!CHECK(inet_pton(AF_INET, ip, &sin.sin_addr) == 1))
+		return NULL;
+	if (!CHECK(rdma_create_id(ch, &id, ctx, RDMA_PS_TCP) == 0))
+		return NULL;
+	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
+	    !CHECK(rdma_listen(id, 4) == 0)) {
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	CHECK(rdma_get_src_port(id) == htons(LISTEN_PORT));
+	return id;
+}
+
+/* What a CONNECT_REQUEST with the given data must look like. */
+static bool check_request(struct rdma_cm_event *ev, struct rdma_cm_id *l,
+			  const char *data, void *ctx)
+{
+	const struct sockaddr_in *dst;
+	struct rdma_cm_id *id = ev->id;
+	bool ok = true;
+
+	ok &= CHECK(ev->event == RDMA_CM_EVENT_CONNECT_REQUEST);
+	ok &= CHECK(ev->status == 0);
+	ok &= CHECK(ev->listen_id == l);
+	ok &= CHECK(id != NULL && id != l);
+	if (!id)
+		return false;
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		printf("# got %s, status %d\n", rdma_event_str(ev->event),
+		       ev->status);
+	ok &= CHECK(id->verbs != NULL);
+	ok &= CHECK(id->port_num == 1);
+	ok &= CHECK(id->context == ctx);
+	ok &= CHECK(id->channel == l->channel);
+	ok &= CHECK(rdma_get_src_port(id) == htons(LISTEN_PORT));
+	dst = (const struct sockaddr_in *)rdma_get_peer_addr(id);
+	ok &= CHECK(dst->sin_family == AF_INET);
+	ok &= CHECK(ev->param.conn.private_data_len == 56);
+	ok &= CHECK(ev->param.conn.private_data &&
+		    !memcmp(ev->param.conn.private_data, data,
+			    strlen(data) + 1));
+	ok &= CHECK(ev->param.conn.qp_num != 0);
+	if (id->verbs)
+		printf("# request on %s port %u from %s:%u\n",
+		       id->verbs->device->name, id->port_num,
+		       inet_ntoa(dst->sin_addr), ntohs(rdma_get_dst_port(id)));
+	return ok;
+}
+
+static bool async_reject(const char *ip)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev = NULL;
+	struct rdma_cm_id *l, *id = NULL;
+	bool ok = true;
+	int ctx, st;
+	pid_t pid;
+
+	ch = rdma_create_event_channel();
+	if (!CHECK(ch != NULL))
+		return false;
+	l = listener(ch, ip, &ctx);
+	if (!l) {
+		rdma_destroy_event_channel(ch);
+		return false;
+	}
+	pid = start_client(ip, "hello-lib", "reject:28:nope");
+	if (!CHECK(pid > 0)) {
+		ok = false;
+		goto out;
+	}
+	if (!CHECK(wait_event(ch->fd)) ||
+	    !CHECK(rdma_get_cm_event(ch, &ev) == 0)) {
+		kill(pid, SIGKILL);
+		client_status(pid);
+		ok = false;
+		goto out;
+	}
+	ok &= check_request(ev, l, "hello-lib", &ctx);
+	id = ev->id;
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		ok &= CHECK(rdma_reject(id, "nope", 5) == 0);
+	st = client_status(pid);
+	if (st)
+		printf("# intree_client exit status %d\n", st);
+	ok &= CHECK(st == 0);
+	ok &= CHECK(rdma_ack_cm_event(ev) == 0);
+	if (id && id != l)
+		ok &= CHECK(rdma_destroy_id(id) == 0);
+out:
+	ok &= CHECK(rdma_destroy_id(l) == 0);
+	rdma_destroy_event_channel(ch);
+	return ok;
+}
+
+static bool sync_reject(const char *ip)
+{
+	struct rdma_cm_id *l, *id = NULL;
+	bool ok = true;
+	int ctx, st;
+	pid_t pid;
+
+	l = listener(NULL, ip, &ctx);
+	if (!l)
+		return false;
+	pid = start_client(ip, "hello-sync", "reject:28:sync-no");
+	if (!CHECK(pid > 0)) {
+		ok = false;
+		goto out;
+	}
+	if (!CHECK(wait_event(l->channel->fd)) ||
+	    !CHECK(rdma_get_request(l, &id) == 0)) {
+		kill(pid, SIGKILL);
+		client_status(pid);
+		ok = false;
+		goto out;
+	}
+	ok &= CHECK(id->event != NULL);
+	if (id->event) {
+		ok &= CHECK(id->event->id == id);
+		ok &= check_request(id->event, l, "hello-sync", &ctx);
+	}
+	ok &= CHECK(rdma_reject(id, "sync-no", 8) == 0);
+	st = client_status(pid);
+	if (st)
+		printf("# intree_client exit status %d\n", st);
+	ok &= CHECK(st == 0);
+	/* Acks id->event, which the listener's destroy would wait for. */
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+out:
+	ok &= CHECK(rdma_destroy_id(l) == 0);
+	return ok;
+}
+
+int main(void)
+{
+	const char *rxe = getenv("RCM_ADDR_RXE");
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	if (!rxe || !*rxe) {
+		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+		return KSFT_SKIP;
+	}
+	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK)) {
+		printf("1..0 # SKIP no /dev/infiniband/rdma_cm for the in-tree client\n");
+		return KSFT_SKIP;
+	}
+	printf("1..%d\n", NTESTS);
+	signal(SIGALRM, on_alarm);
+	alarm(60);
+
+	result(1, "async_reject", async_reject(rxe));
+	result(2, "sync_get_request_reject", sync_reject(rxe));
+	return failed ? KSFT_FAIL : KSFT_PASS;
+}
