@@ -7,7 +7,9 @@
  * manager found. The program uses nothing but <rdma/rdma_cma.h>: it runs
  * on rcm's librdmacm.so.1 and on rdma-core's alike.
  *
- * Usage: rcm-demo IPV4-OR-IPV6-ADDRESS [PORT]
+ * Usage: rcm-demo ADDRESS [PORT]           resolve address and route
+ *        rcm-demo --listen ADDRESS PORT    take one connection request,
+ *                                          print it and reject it
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -61,6 +63,60 @@ static int expect(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
 	return status;
 }
 
+/* Wait for one connection request on ADDRESS:PORT and refuse it. */
+static int listen_once(const char *addr, const char *port)
+{
+	struct rdma_addrinfo hints = {
+		.ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP,
+	}, *res;
+	static const char answer[] = "rcm says hello, and no";
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *listener, *req;
+
+	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
+		perror("rdma_getaddrinfo");
+		return 1;
+	}
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &listener, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(listener, res->ai_src_addr) ||
+	    rdma_listen(listener, 4)) {
+		perror("rcm-demo: listen");
+		return 1;
+	}
+	printf("listening on %s port %s\n", addr, port);
+	fflush(stdout);
+	if (rdma_get_cm_event(ch, &ev)) {
+		perror("rdma_get_cm_event");
+		return 1;
+	}
+	printf("event: %s\n", rdma_event_str(ev->event));
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 1;
+	req = ev->id;
+	print_addr("from", rdma_get_peer_addr(req));
+	printf("  %-12s \"%.*s\"\n", "private data",
+	       (int)strnlen(ev->param.conn.private_data,
+			    ev->param.conn.private_data_len),
+	       (const char *)ev->param.conn.private_data);
+	printf("  %-12s responder resources %u, initiator depth %u\n",
+	       "asks for", ev->param.conn.responder_resources,
+	       ev->param.conn.initiator_depth);
+	printf("rejecting with \"%s\" (accept is not implemented yet)\n",
+	       answer);
+	if (rdma_reject(req, answer, sizeof(answer))) {
+		perror("rdma_reject");
+		return 1;
+	}
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(req);
+	rdma_destroy_id(listener);
+	rdma_destroy_event_channel(ch);
+	rdma_freeaddrinfo(res);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
@@ -69,8 +125,11 @@ int main(int argc, char **argv)
 	char gid[INET6_ADDRSTRLEN];
 	int ret;
 
+	if (argc == 4 && !strcmp(argv[1], "--listen"))
+		return listen_once(argv[2], argv[3]);
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s ADDRESS [PORT]\n", argv[0]);
+		fprintf(stderr, "usage: %s ADDRESS [PORT] | --listen ADDRESS PORT\n",
+			argv[0]);
 		return 2;
 	}
 	ret = rdma_getaddrinfo(argv[1], argc > 2 ? argv[2] : "7471", &hints,
@@ -116,6 +175,7 @@ int main(int argc, char **argv)
 		printf("  %-12s none needed (iWARP)\n", "path");
 	}
 	printf("next step, rdma_connect(): not implemented by rcm yet\n");
+	fflush(stdout);
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 	rdma_freeaddrinfo(res);

@@ -68,6 +68,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ev = next_event(ch);
+	if (ev->param.conn.private_data && ev->param.conn.private_data_len)
+		printf("intree_client: private data \"%.*s\"\n",
+		       (int)strnlen(ev->param.conn.private_data,
+				    ev->param.conn.private_data_len),
+		       (const char *)ev->param.conn.private_data);
 	if (ev->event != RDMA_CM_EVENT_REJECTED || ev->status != reason) {
 		fprintf(stderr, "want REJECTED status %d\n", reason);
 		return 1;
