@@ -6,8 +6,8 @@
  *
  * Usage: intree_client ADDRESS PORT PRIVATE-DATA EXPECT
  *   EXPECT is "reject:REASON:DATA" - the connection must be REJECTED
- *   with that status and private data beginning with DATA (or "-" for
- *   none).
+ *   with that status (-1: any) and private data beginning with DATA (or
+ *   "-" for none).
  * Prints what happened; exits 0 when it matches EXPECT.
  */
 #include <errno.h>
@@ -73,7 +73,8 @@ int main(int argc, char **argv)
 		       (int)strnlen(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len),
 		       (const char *)ev->param.conn.private_data);
-	if (ev->event != RDMA_CM_EVENT_REJECTED || ev->status != reason) {
+	if (ev->event != RDMA_CM_EVENT_REJECTED ||
+	    (reason >= 0 && ev->status != reason)) {
 		fprintf(stderr, "want REJECTED status %d\n", reason);
 		return 1;
 	}

@@ -188,6 +188,45 @@ RCM_TEST(closing_with_unanswered_requests)
 	CHECK(client_status(pid) == 0, "the in-tree client was not rejected");
 }
 
+RCM_TEST(many_requests_while_the_listener_goes_away)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_event ev;
+	pid_t pids[8];
+	unsigned int lid;
+	int i, fd, seen = 0, failed = 0;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	fd = rcm_open_dev();
+	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 9);
+	CHECK(lid && rcm_bind(fd, lid, ip, 20004) == 0 &&
+	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	for (i = 0; i < 8; i++)
+		pids[i] = client(ip, "20004", "z", "reject:-1:-");
+	/*
+	 * Answer some requests each way, then close the file with the
+	 * listener, the unanswered requests and REQs still arriving.
+	 */
+	while (seen < 4 && rcm_wait_event(fd, 30000, &ev) == 0) {
+		if (ev.event != RCM_EVENT_CONNECT_REQUEST)
+			continue;
+		if (seen++ % 2)
+			do_reject(fd, ev.id, "no");
+		else
+			rcm_destroy(fd, ev.id);
+	}
+	close(fd);
+	for (i = 0; i < 8; i++)
+		if (client_status(pids[i]) != 0)
+			failed++;
+	CHECK(seen == 4, "only %d requests arrived", seen);
+	/* Late REQs find no listener: ib_cm rejects them (reason 8). */
+	CHECK(!failed, "%d in-tree clients were not rejected", failed);
+}
+
 int main(void)
 {
 	return rcm_test_run();
