@@ -39,6 +39,9 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	       value),
 	RCM_OP(RCM_CMD_LISTEN, rcm_cmd_listen, struct rcm_listen, backlog),
 	RCM_OP(RCM_CMD_REJECT, rcm_cmd_reject, struct rcm_reject, private_data),
+	RCM_OP(RCM_CMD_ACCEPT, rcm_cmd_accept, struct rcm_accept, private_data),
+	RCM_OP(RCM_CMD_DISCONNECT, rcm_cmd_disconnect, struct rcm_disconnect,
+	       reserved),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -264,9 +265,6 @@ static void rcm_listen_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	       ev->ev.private_data_len);
 }
 
-static int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
-			       const struct ib_cm_event *event);
-
 /*
  * Make the request id for a REQ that @listener (locked, LISTEN) accepts
  * to see, publish it in the listener's file and report it. On success
@@ -311,6 +309,11 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	}
 	ev->ev.id = child->handle;
 	rcm_listen_req_event(ev, listener, event);
+	child->req_param.responder_resources = req->responder_resources;
+	child->req_param.initiator_depth = req->initiator_depth;
+	child->req_param.retry_count = req->retry_count;
+	child->req_param.rnr_retry_count = req->rnr_retry_count;
+	child->seq_num = get_random_u32() & 0xffffff;
 	refcount_inc(&bl->ref);
 	child->slot = bl;
 	child->cm_id = cm_id;
@@ -380,30 +383,6 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	mutex_unlock(&listener->lock);
 	rcm_id_put(listener);
 	return ret;
-}
-
-/* ib_cm: an event on the connection of a request id. */
-static int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
-			       const struct ib_cm_event *event)
-{
-	struct rcm_id *id = cm_id->context;
-	struct rcm_uevent *ev;
-
-	if (event->event != IB_CM_REJ_RECEIVED)
-		return 0;	/* nothing else can reach an unanswered request */
-	mutex_lock(&id->lock);
-	if (id->state == RCM_STATE_CONNECT) {
-		/* The peer gave up on its request. */
-		ev = rcm_event_alloc(id, RCM_EVENT_REJECTED, GFP_KERNEL);
-		if (ev) {
-			ev->ev.status = event->param.rej_rcvd.reason;
-			rcm_event_queue(id->file, ev);
-		}
-		id->answered = true;
-		rcm_listen_release_slot(id);
-	}
-	mutex_unlock(&id->lock);
-	return 0;
 }
 
 /**

@@ -14,6 +14,7 @@
  *   rcm_route.c   route resolution: the RoCE path
  *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout)
  *   rcm_listen.c  passive side: listen, connection requests, reject
+ *   rcm_conn.c    connections: accept, disconnect, ib_cm connection events
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
@@ -123,6 +124,20 @@ extern const struct rcm_ioctl_op rcm_ioctl_ops[];
 extern const unsigned int rcm_ioctl_num_ops;
 
 /**
+ * struct rcm_wire_conn_param - the negotiated values of a REQ or REP
+ * @responder_resources: RDMA reads/atomics this side serves at once
+ * @initiator_depth: RDMA reads/atomics this side issues at once
+ * @retry_count: transport retries, 0..7
+ * @rnr_retry_count: RNR NAK retries, 0..7, 7 meaning infinite
+ */
+struct rcm_wire_conn_param {
+	u32 responder_resources;
+	u32 initiator_depth;
+	u32 retry_count;
+	u32 rnr_retry_count;
+};
+
+/**
  * struct rcm_file - one open of /dev/infiniband/rcm
  * @ids: handle -> struct rcm_id (allocating, handles from 1). An id is
  *       stored only once complete. Erasing its entry is how a destroyer
@@ -156,7 +171,9 @@ struct rcm_file {
  * @RCM_STATE_ADDR_RESOLVED: destination resolved; attached to a device
  * @RCM_STATE_ROUTE_RESOLVED: path built (RoCE) or not needed (iWARP)
  * @RCM_STATE_LISTEN: listening for connection requests
- * @RCM_STATE_CONNECT: a connection request's id, waiting for an answer
+ * @RCM_STATE_CONNECT: a connection request's id: waiting for an answer,
+ *                     accepted, or established
+ * @RCM_STATE_DISCONNECT: the connection is down (DISCONNECTED reported)
  * @RCM_STATE_DEVICE_REMOVAL: its device went away; only destroy is left
  * @RCM_STATE_DESTROYING: being destroyed; final
  *
@@ -172,6 +189,7 @@ enum rcm_state {
 	RCM_STATE_ROUTE_RESOLVED,
 	RCM_STATE_LISTEN,
 	RCM_STATE_CONNECT,
+	RCM_STATE_DISCONNECT,
 	RCM_STATE_DEVICE_REMOVAL,
 	RCM_STATE_DESTROYING,
 };
@@ -242,7 +260,11 @@ struct rcm_binding {
  *        under @lock
  * @cm_id: a request id's ib_cm connection; destroyed (rejecting an
  *         unanswered request) when the id is destroyed, never under @lock
- * @answered: a request id was rejected or the peer gave up; under @lock
+ * @answered: a request id was answered (accept, reject) or the peer gave
+ *            up; under @lock
+ * @accepted: a request id was accepted; under @lock
+ * @req_param: a request id's REQ parameters, seen from this side
+ * @seq_num: starting PSN this side announces (24 bits)
  */
 struct rcm_id {
 	struct rcm_file *file;
@@ -279,6 +301,9 @@ struct rcm_id {
 	struct rcm_backlog *slot;
 	struct ib_cm_id *cm_id;
 	bool answered;
+	bool accepted;
+	struct rcm_wire_conn_param req_param;
+	u32 seq_num;
 };
 
 /**
@@ -345,6 +370,13 @@ void rcm_listen_stop(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
 void rcm_listen_device_added(struct rcm_device *rdev);
 void rcm_listen_device_removed(struct rcm_device *rdev);
+
+/* rcm_conn.c */
+struct ib_cm_event;
+int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
+			const struct ib_cm_event *event);
+int rcm_cmd_accept(struct file *filp, void *arg);
+int rcm_cmd_disconnect(struct file *filp, void *arg);
 
 /* rcm_option.c */
 int rcm_cmd_set_option(struct file *filp, void *arg);
@@ -452,20 +484,6 @@ int rcm_wire_req_pdata_build(void *buf, size_t size, enum ib_qp_type qp_type,
 /* retry_count and rnr_retry_count are 3-bit; RNR retry 7 is infinite. */
 #define RCM_WIRE_RETRY_MAX		7
 #define RCM_WIRE_RNR_RETRY_INFINITE	7
-
-/**
- * struct rcm_wire_conn_param - the negotiated values of a REQ or REP
- * @responder_resources: RDMA reads/atomics this side serves at once
- * @initiator_depth: RDMA reads/atomics this side issues at once
- * @retry_count: transport retries, 0..7
- * @rnr_retry_count: RNR NAK retries, 0..7, 7 meaning infinite
- */
-struct rcm_wire_conn_param {
-	u32 responder_resources;
-	u32 initiator_depth;
-	u32 retry_count;
-	u32 rnr_retry_count;
-};
 
 int rcm_wire_connect_param(const struct rcm_wire_conn_param *user,
 			   u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,

@@ -65,6 +65,8 @@ enum rcm_cmd {
 	RCM_CMD_SET_OPTION,
 	RCM_CMD_LISTEN,
 	RCM_CMD_REJECT,
+	RCM_CMD_ACCEPT,
+	RCM_CMD_DISCONNECT,
 };
 
 /**
@@ -434,6 +436,76 @@ struct rcm_reject {
 };
 
 #define RCM_IOCTL_REJECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_REJECT)
+
+/* Private data an accept carries at most (the IB CM REP area). */
+#define RCM_ACCEPT_PRIVATE_DATA_MAX 196
+
+/**
+ * struct rcm_accept - ioctl(RCM_IOCTL_ACCEPT)
+ * @size: sizeof(struct rcm_accept)
+ * @flags: Must be 0
+ * @id: an id created by RCM_EVENT_CONNECT_REQUEST, not yet answered
+ * @qp_num: the number of the QP that will carry the connection (24 bits)
+ * @context: the user's value for this id's events from now on
+ * @responder_resources: RDMA reads/atomics this side serves at once;
+ *                       lowered to the peer's initiator depth
+ * @initiator_depth: RDMA reads/atomics this side issues at once;
+ *                   lowered to the peer's responder resources
+ * @flow_control: this side's receive queue is flow controlled
+ * @rnr_retry_count: RNR retries the peer should make, 0..7 (7: infinite)
+ * @srq: the QP uses a shared receive queue
+ * @reserved: Must be 0
+ * @private_data_len: bytes at @private_data, at most
+ *                    RCM_ACCEPT_PRIVATE_DATA_MAX
+ * @private_data: user pointer (ignored when @private_data_len is 0)
+ *
+ * Accepts the request: sends the IB CM REP. The connection is
+ * established when the peer's RTU arrives (RCM_EVENT_ESTABLISHED), or
+ * fails with RCM_EVENT_UNREACHABLE (no RTU after the retries) or
+ * RCM_EVENT_REJECTED. The QP is the caller's: the kernel never touches
+ * it. Errors: ENOENT, EINVAL (not an unanswered request, a value out of
+ * range, too much private data, @qp_num above 24 bits), EFAULT.
+ */
+struct rcm_accept {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 qp_num;
+	__aligned_u64 context;
+	__u8 responder_resources;
+	__u8 initiator_depth;
+	__u8 flow_control;
+	__u8 rnr_retry_count;
+	__u8 srq;
+	__u8 reserved[3];
+	__u32 private_data_len;
+	__u32 reserved2;
+	__aligned_u64 private_data;
+};
+
+#define RCM_IOCTL_ACCEPT _IO(RCM_IOCTL_MAGIC, RCM_CMD_ACCEPT)
+
+/**
+ * struct rcm_disconnect - ioctl(RCM_IOCTL_DISCONNECT)
+ * @size: sizeof(struct rcm_disconnect)
+ * @flags: Must be 0
+ * @id: an id with an accepted or established connection
+ * @reserved: Must be 0
+ *
+ * Ends the connection: sends a DREQ, or the DREP when the peer's DREQ
+ * came first. RCM_EVENT_DISCONNECTED follows once when the connection
+ * is down (DREP received, DREQ received, or the DREQ timed out), and
+ * RCM_EVENT_TIMEWAIT_EXIT when the QP may be reused. Errors: ENOENT,
+ * EINVAL (no connection).
+ */
+struct rcm_disconnect {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved;
+};
+
+#define RCM_IOCTL_DISCONNECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_DISCONNECT)
 
 /**
  * DOC: rcm events

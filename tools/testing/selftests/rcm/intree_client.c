@@ -7,7 +7,10 @@
  * Usage: intree_client ADDRESS PORT PRIVATE-DATA EXPECT
  *   EXPECT is "reject:REASON:DATA" - the connection must be REJECTED
  *   with that status (-1: any) and private data beginning with DATA (or
- *   "-" for none).
+ *   "-" for none); or "accept:DATA" - the reply must carry that private
+ *   data (CONNECT_RESPONSE: this client has no QP, so it completes the
+ *   connection with rdma_establish(), which sends the RTU), after which
+ *   it disconnects and must see DISCONNECTED.
  * Prints what happened; exits 0 when it matches EXPECT.
  */
 #include <errno.h>
@@ -40,12 +43,14 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *ch;
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
-	int reason;
+	int reason = 0, accept = 0;
 	char want[200];
 
-	if (argc != 5 || sscanf(argv[4], "reject:%d:%199s", &reason, want) != 2) {
-		fprintf(stderr, "usage: %s ADDR PORT DATA reject:REASON:DATA\n",
-			argv[0]);
+	if (argc == 5 && sscanf(argv[4], "accept:%199s", want) == 1)
+		accept = 1;
+	else if (argc != 5 ||
+		 sscanf(argv[4], "reject:%d:%199s", &reason, want) != 2) {
+		fprintf(stderr, "usage: %s ADDR PORT DATA EXPECT\n", argv[0]);
 		return 2;
 	}
 	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &res))
@@ -73,6 +78,34 @@ int main(int argc, char **argv)
 		       (int)strnlen(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len),
 		       (const char *)ev->param.conn.private_data);
+	if (accept) {
+		if (ev->event != RDMA_CM_EVENT_CONNECT_RESPONSE ||
+		    !ev->param.conn.private_data ||
+		    strncmp(ev->param.conn.private_data, want, strlen(want))) {
+			fprintf(stderr, "want CONNECT_RESPONSE with '%s'\n",
+				want);
+			return 1;
+		}
+		rdma_ack_cm_event(ev);
+		if (rdma_establish(id)) {
+			perror("rdma_establish");
+			return 1;
+		}
+		printf("intree_client: established\n");
+		fflush(stdout);
+		if (rdma_disconnect(id)) {
+			perror("rdma_disconnect");
+			return 1;
+		}
+		ev = next_event(ch);
+		if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
+			return 1;
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(id);
+		rdma_destroy_event_channel(ch);
+		rdma_freeaddrinfo(res);
+		return 0;
+	}
 	if (ev->event != RDMA_CM_EVENT_REJECTED ||
 	    (reason >= 0 && ev->status != reason)) {
 		fprintf(stderr, "want REJECTED status %d\n", reason);

@@ -227,6 +227,85 @@ RCM_TEST(many_requests_while_the_listener_goes_away)
 	CHECK(!failed, "%d in-tree clients were not rejected", failed);
 }
 
+static int do_accept(int fd, unsigned int id, unsigned int qpn,
+		     const char *data)
+{
+	struct rcm_accept a = {
+		.size = sizeof(a), .id = id, .qp_num = qpn, .context = 0xacce,
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+
+	if (data) {
+		a.private_data = (uintptr_t)data;
+		a.private_data_len = strlen(data) + 1;
+	}
+	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
+}
+
+static int do_disconnect(int fd, unsigned int id)
+{
+	struct rcm_disconnect d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, RCM_IOCTL_DISCONNECT, &d);
+}
+
+/* Wait for an event of @id of type @type, skipping nothing else. */
+static int expect_event(int fd, unsigned int id, unsigned int type,
+			int ms, struct rcm_event *ev)
+{
+	if (rcm_wait_event(fd, ms, ev))
+		return -1;
+	return ev->id == id && ev->event == type ? 0 : -1;
+}
+
+RCM_TEST(intree_client_is_accepted_and_disconnects)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_accept big = { .size = sizeof(big) };
+	struct rcm_event ev;
+	unsigned int lid, rid;
+	int fd;
+	pid_t pid;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	fd = rcm_open_dev();
+	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x11);
+	CHECK(lid && rcm_bind(fd, lid, ip, 20005) == 0 &&
+	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	pid = client(ip, "20005", "knock", "accept:welcome");
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	rid = ev.id;
+
+	/* Arguments the REP cannot carry, and ids that cannot accept. */
+	CHECK_ERRNO(do_accept(fd, rid, 1U << 24, NULL), EINVAL);
+	big.id = rid;
+	big.private_data_len = RCM_ACCEPT_PRIVATE_DATA_MAX + 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_ACCEPT, &big), EINVAL);
+	CHECK_ERRNO(do_accept(fd, lid, 0x4321, NULL), EINVAL);
+	CHECK_ERRNO(do_disconnect(fd, rid), EINVAL);	/* not accepted yet */
+
+	CHECK(do_accept(fd, rid, 0x4321, "welcome") == 0, "accept: %s",
+	      strerror(errno));
+	CHECK_ERRNO(do_accept(fd, rid, 0x4321, NULL), EINVAL);
+	CHECK(expect_event(fd, rid, RCM_EVENT_ESTABLISHED, 30000, &ev) == 0,
+	      "no ESTABLISHED (event %u status %d)", ev.event, ev.status);
+	CHECK(ev.context == 0xacce, "context %llx after accept",
+	      (unsigned long long)ev.context);
+	/* The client disconnects; we answer its DREQ. */
+	CHECK(expect_event(fd, rid, RCM_EVENT_DISCONNECTED, 30000, &ev) == 0,
+	      "no DISCONNECTED (event %u status %d)", ev.event, ev.status);
+	CHECK(do_disconnect(fd, rid) == 0, "disconnect: %s", strerror(errno));
+	CHECK(client_status(pid) == 0, "the in-tree client failed");
+	CHECK(expect_event(fd, rid, RCM_EVENT_TIMEWAIT_EXIT, 30000, &ev) == 0,
+	      "no TIMEWAIT_EXIT (event %u status %d)", ev.event, ev.status);
+	close(fd);
+}
+
 int main(void)
 {
 	return rcm_test_run();
