@@ -103,7 +103,7 @@ static int listen_once(const char *addr, const char *port)
 	printf("  %-12s responder resources %u, initiator depth %u\n",
 	       "asks for", ev->param.conn.responder_resources,
 	       ev->param.conn.initiator_depth);
-	printf("rejecting with \"%s\" (accept is not implemented yet)\n",
+	printf("rejecting with \"%s\" (rdma_accept is not in rcm's librdmacm yet)\n",
 	       answer);
 	if (rdma_reject(req, answer, sizeof(answer))) {
 		perror("rdma_reject");
