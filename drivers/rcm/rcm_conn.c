@@ -69,8 +69,7 @@ int rcm_ib_conn_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 				event->param.rej_rcvd.reason,
 				event->private_data,
 				IB_CM_REJ_PRIVATE_DATA_SIZE);
-		id->answered = true;
-		rcm_listen_release_slot(id);
+		rcm_request_answered(id);
 		break;
 	case IB_CM_DREQ_RECEIVED:
 	case IB_CM_DREP_RECEIVED:
@@ -96,7 +95,6 @@ int rcm_ib_conn_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 
 int rcm_cmd_accept(struct file *filp, void *arg)
 {
-	struct rcm_file *file = filp->private_data;
 	struct rcm_accept *cmd = arg;
 	u8 pdata[RCM_ACCEPT_PRIVATE_DATA_MAX];
 	struct rcm_wire_conn_param user = {
@@ -117,16 +115,9 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 	    copy_from_user(pdata, u64_to_user_ptr(cmd->private_data),
 			   cmd->private_data_len))
 		return -EFAULT;
-	id = rcm_id_get(file, cmd->id);
-	if (!id)
-		return -ENOENT;
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
-	if (id->state != RCM_STATE_CONNECT || !id->cm_id || id->answered) {
-		ret = id->state == RCM_STATE_CONNECT ? -EINVAL :
-		      rcm_id_state_errno(id);
-		goto out;
-	}
+	id = rcm_request_lock(filp->private_data, cmd->id);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
 	attrs = &id->rdev->ibdev->attrs;
 	ret = rcm_wire_accept_param(&id->req_param, &user,
 				    attrs->max_qp_rd_atom,
@@ -147,13 +138,10 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 		goto out;
 	/* From now on the id's events carry the caller's context. */
 	id->context = cmd->context;
-	id->answered = true;
 	id->accepted = true;
-	rcm_listen_release_slot(id);
+	rcm_request_answered(id);
 out:
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_id_put(id);
+	rcm_request_unlock(id);
 	return ret;
 }
 

@@ -401,9 +401,55 @@ void rcm_listen_release_slot(struct rcm_id *id)
 	rcm_backlog_put(bl);
 }
 
+/**
+ * rcm_request_lock() - find an unanswered request id and lock it
+ * @file: the caller's file
+ * @handle: the id userspace named
+ *
+ * Return: the id with a reference, its command lock and its lock held,
+ * or ERR_PTR(-ENOENT) (no such id), ERR_PTR(-EINVAL) (not a request
+ * waiting for an answer) or another state errno. Undo with
+ * rcm_request_unlock().
+ */
+struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle)
+{
+	struct rcm_id *id = rcm_id_get(file, handle);
+	int ret;
+
+	if (!id)
+		return ERR_PTR(-ENOENT);
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_CONNECT && id->cm_id && !id->answered)
+		return id;
+	ret = id->state == RCM_STATE_CONNECT ? -EINVAL : rcm_id_state_errno(id);
+	rcm_request_unlock(id);
+	return ERR_PTR(ret);
+}
+
+/**
+ * rcm_request_unlock() - undo rcm_request_lock()
+ * @id: the id it returned
+ */
+void rcm_request_unlock(struct rcm_id *id)
+{
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+}
+
+/**
+ * rcm_request_answered() - a request id got its answer, or its peer gave up
+ * @id: the id; the caller holds its lock
+ */
+void rcm_request_answered(struct rcm_id *id)
+{
+	id->answered = true;
+	rcm_listen_release_slot(id);
+}
+
 int rcm_cmd_reject(struct file *filp, void *arg)
 {
-	struct rcm_file *file = filp->private_data;
 	struct rcm_reject *cmd = arg;
 	u8 pdata[RCM_REJECT_PRIVATE_DATA_MAX];
 	u32 reason = cmd->reason ?: RCM_REJ_CONSUMER_DEFINED;
@@ -419,24 +465,13 @@ int rcm_cmd_reject(struct file *filp, void *arg)
 	    copy_from_user(pdata, u64_to_user_ptr(cmd->private_data),
 			   cmd->private_data_len))
 		return -EFAULT;
-	id = rcm_id_get(file, cmd->id);
-	if (!id)
-		return -ENOENT;
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
-	if (id->state != RCM_STATE_CONNECT || !id->cm_id || id->answered) {
-		ret = id->state == RCM_STATE_CONNECT ? -EINVAL :
-		      rcm_id_state_errno(id);
-	} else {
-		ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
-				     cmd->private_data_len);
-		if (!ret) {
-			id->answered = true;
-			rcm_listen_release_slot(id);
-		}
-	}
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_id_put(id);
+	id = rcm_request_lock(filp->private_data, cmd->id);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
+			     cmd->private_data_len);
+	if (!ret)
+		rcm_request_answered(id);
+	rcm_request_unlock(id);
 	return ret;
 }

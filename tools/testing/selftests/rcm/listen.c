@@ -56,6 +56,25 @@ static int client_status(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* A listener on @ip:@port with @ctx and @backlog; its handle or 0. */
+static unsigned int listener(int fd, const char *ip, unsigned short port,
+			     unsigned long long ctx, unsigned int backlog)
+{
+	unsigned int lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+
+	if (!lid || rcm_bind(fd, lid, ip, port) || do_listen(fd, lid, backlog))
+		return 0;
+	return lid;
+}
+
+/* The next CONNECT_REQUEST within 30 s; 0 when it came. */
+static int next_request(int fd, struct rcm_event *ev)
+{
+	if (rcm_wait_event(fd, 30000, ev))
+		return -1;
+	return ev->event == RCM_EVENT_CONNECT_REQUEST ? 0 : -1;
+}
+
 static int have_intree_cm(void)
 {
 	return access("/dev/infiniband/rdma_cm", R_OK | W_OK) == 0;
@@ -98,9 +117,8 @@ RCM_TEST(intree_client_is_rejected_with_private_data)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x1157);
-	CHECK(lid && rcm_bind(fd, lid, ip, 20001) == 0 &&
-	      do_listen(fd, lid, 4) == 0, "listen: %s", strerror(errno));
+	lid = listener(fd, ip, 20001, 0x1157, 4);
+	CHECK(lid, "listen: %s", strerror(errno));
 
 	pid = client(ip, "20001", "hello rcm", "reject:28:go-away");
 	CHECK(pid > 0, "fork");
@@ -154,12 +172,10 @@ RCM_TEST(destroying_a_request_rejects_it)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 7);
-	CHECK(lid && rcm_bind(fd, lid, "0.0.0.0", 20002) == 0 &&
-	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	lid = listener(fd, "0.0.0.0", 20002, 7, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
 	pid = client(ip, "20002", "x", "reject:28:-");
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	CHECK(next_request(fd, &ev) == 0, "no request");
 	CHECK(rcm_destroy(fd, ev.id) == 0, "destroy: %s", strerror(errno));
 	CHECK(client_status(pid) == 0, "the in-tree client was not rejected");
 	close(fd);
@@ -178,12 +194,10 @@ RCM_TEST(closing_with_unanswered_requests)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 8);
-	CHECK(lid && rcm_bind(fd, lid, ip, 20003) == 0 &&
-	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	lid = listener(fd, ip, 20003, 8, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
 	pid = client(ip, "20003", "y", "reject:28:-");
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	CHECK(next_request(fd, &ev) == 0, "no request");
 	close(fd);	/* destroys listener and request: the peer is rejected */
 	CHECK(client_status(pid) == 0, "the in-tree client was not rejected");
 }
@@ -201,9 +215,8 @@ RCM_TEST(many_requests_while_the_listener_goes_away)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 9);
-	CHECK(lid && rcm_bind(fd, lid, ip, 20004) == 0 &&
-	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	lid = listener(fd, ip, 20004, 9, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
 	for (i = 0; i < 8; i++)
 		pids[i] = client(ip, "20004", "z", "reject:-1:-");
 	/*
@@ -273,12 +286,10 @@ RCM_TEST(intree_client_is_accepted_and_disconnects)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x11);
-	CHECK(lid && rcm_bind(fd, lid, ip, 20005) == 0 &&
-	      do_listen(fd, lid, 0) == 0, "listen: %s", strerror(errno));
+	lid = listener(fd, ip, 20005, 0x11, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
 	pid = client(ip, "20005", "knock", "accept:welcome");
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	CHECK(next_request(fd, &ev) == 0, "no request");
 	rid = ev.id;
 
 	/* Arguments the REP cannot carry, and ids that cannot accept. */
