@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
 
 #include "rcm_priv.h"
 
@@ -133,14 +134,20 @@ void rcm_addr_cancel(struct rcm_id *id)
  */
 void rcm_addr_device_removed(struct rcm_id *id)
 {
+	struct ib_cm_id *cm_id;
 	struct rcm_uevent *ev;
-	bool cancel;
+	bool cancel, stop;
 
 	mutex_lock(&id->lock);
 	ev = id->removal_ev;
 	id->removal_ev = NULL;
 	rcm_addr_release_device(id);
 	cancel = id->resolve_ev;
+	stop = id->state != RCM_STATE_DESTROYING;
+	/* A connection's ib_cm id holds the device too: end it now. */
+	cm_id = id->cm_id;
+	id->cm_id = NULL;
+	rcm_listen_release_slot(id);
 	if (id->state == RCM_STATE_DESTROYING) {
 		kfree(ev);
 	} else {
@@ -148,8 +155,13 @@ void rcm_addr_device_removed(struct rcm_id *id)
 		rcm_event_queue(id->file, ev);
 	}
 	mutex_unlock(&id->lock);
+	if (cm_id)
+		ib_destroy_cm_id(cm_id);
 	if (cancel)
 		rcm_addr_cancel(id);
+	/* A listener bound to the device stops (a destroy does it itself). */
+	if (stop)
+		rcm_listen_stop(id);
 }
 
 /**

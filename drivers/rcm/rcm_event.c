@@ -32,8 +32,6 @@ struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
 	if (!uevent)
 		return NULL;
 	uevent->id = id;
-	uevent->ev.context = id->context;
-	uevent->ev.id = id->handle;
 	uevent->ev.event = type;
 	return uevent;
 }
@@ -46,10 +44,20 @@ struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
  * The caller holds the id's lock and has checked that the id is not
  * being destroyed, so the destroy's purge runs after this and removes
  * the event if nobody read it.
+ *
+ * The record takes the id's handle and context as they are now (an
+ * event allocated early, such as DEVICE_REMOVAL, may be queued after an
+ * accept changed the context); a CONNECT_REQUEST keeps the context of
+ * its listener, which its filler set.
  */
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
 {
-	lockdep_assert_held(&uevent->id->lock);
+	struct rcm_id *id = uevent->id;
+
+	lockdep_assert_held(&id->lock);
+	uevent->ev.id = id->handle;
+	if (uevent->ev.event != RCM_EVENT_CONNECT_REQUEST)
+		uevent->ev.context = id->context;
 
 	spin_lock(&file->event_lock);
 	list_add_tail(&uevent->list, &file->events);

@@ -207,6 +207,7 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	 * Destroying an unanswered request's cm_id rejects the request.
 	 */
 	rcm_listen_stop(id);
+	rcm_listen_drop_backlog(id);
 	if (cm_id)
 		ib_destroy_cm_id(cm_id);
 	if (resolving)

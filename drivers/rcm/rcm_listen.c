@@ -140,10 +140,20 @@ void rcm_listen_stop(struct rcm_id *id)
 	list_splice_init(&id->listens, &dead);
 	mutex_unlock(&rcm_listeners_lock);
 	rcm_listen_free(&dead);
-	if (id->backlog && id->state == RCM_STATE_DESTROYING) {
-		rcm_backlog_put(id->backlog);
-		id->backlog = NULL;
-	}
+}
+
+/**
+ * rcm_listen_drop_backlog() - a destroyed listener lets go of its backlog
+ * @id: the id, past its destroy's fence; only the destroy calls this
+ *
+ * Its unanswered requests keep the backlog alive until they are answered.
+ */
+void rcm_listen_drop_backlog(struct rcm_id *id)
+{
+	if (!id->backlog)
+		return;
+	rcm_backlog_put(id->backlog);
+	id->backlog = NULL;
 }
 
 /**
@@ -307,7 +317,6 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 		kfree(ev);
 		goto err_child;
 	}
-	ev->ev.id = child->handle;
 	rcm_listen_req_event(ev, listener, event);
 	child->req_param.responder_resources = req->responder_resources;
 	child->req_param.initiator_depth = req->initiator_depth;
@@ -330,8 +339,16 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	return 0;
 
 err_child:
+	/*
+	 * Never published, but a device removal may have claimed it from
+	 * the device's list and wait for its lock: fence it as a destroy
+	 * does and wait for that reference before freeing.
+	 */
+	child->state = RCM_STATE_DESTROYING;
 	rcm_addr_detach(child);
 	mutex_unlock(&child->lock);
+	rcm_id_put(child);
+	wait_for_completion(&child->done);
 	rcm_id_free(child);
 err_slot:
 	atomic_inc(&bl->avail);

@@ -367,6 +367,7 @@ void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
 int rcm_cmd_listen(struct file *filp, void *arg);
 int rcm_cmd_reject(struct file *filp, void *arg);
 void rcm_listen_stop(struct rcm_id *id);
+void rcm_listen_drop_backlog(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
 struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle);
 void rcm_request_unlock(struct rcm_id *id);

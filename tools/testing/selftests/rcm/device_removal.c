@@ -12,6 +12,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <rdma/rcm_user.h>
 
@@ -113,6 +115,85 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	CHECK(rcm_bind(fd, bound, ip, 0) == 0, "bind after re-add: %s",
 	      strerror(errno));
 	close(fd);
+}
+
+static int listen_on(int fd, unsigned int id, const char *ip,
+		     unsigned short port)
+{
+	struct rcm_listen l = { .size = sizeof(l), .id = id };
+
+	if (rcm_bind(fd, id, ip, port))
+		return -1;
+	l.id = id;
+	return ioctl(fd, RCM_IOCTL_LISTEN, &l);
+}
+
+/* Reap @pid within @secs seconds, killing it if it is still there. */
+static void reap(pid_t pid, int secs)
+{
+	int i, st;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+RCM_TEST(request_ids_let_the_device_go)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	struct timespec t0, t1;
+	struct rcm_event ev;
+	unsigned int lid, rid;
+	int fd, removals = 0;
+	pid_t pid;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
+		SKIP("in-tree rdma_ucm not loaded");
+	fd = rcm_open_dev();
+	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	CHECK(lid && listen_on(fd, lid, ip, 20300) == 0, "listen: %s",
+	      strerror(errno));
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		execl("./intree_client", "intree_client", ip, "20300", "r",
+		      "reject:-1:-", (char *)NULL);
+		_exit(3);
+	}
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	rid = ev.id;
+
+	/* The request's ib_cm id must not hold the device. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(rcm_sh("rdma link delete rxe0") == 0, "rdma link delete failed");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(t1.tv_sec - t0.tv_sec < 10, "removal took %ld s",
+	      (long)(t1.tv_sec - t0.tv_sec));
+	while (rcm_wait_event(fd, 1000, &ev) == 0) {
+		printf("# event %u status %d on id %u (listener %u, request %u)\n",
+		       ev.event, ev.status, ev.id, lid, rid);
+		if (ev.event == RCM_EVENT_DEVICE_REMOVAL &&
+		    (ev.id == lid || ev.id == rid))
+			removals++;
+	}
+	CHECK(removals == 2, "%d DEVICE_REMOVAL events, want 2 (listener and request)",
+	      removals);
+	CHECK(rcm_destroy(fd, rid) == 0 && rcm_destroy(fd, lid) == 0,
+	      "destroy: %s", strerror(errno));
+	close(fd);
+	reap(pid, 20);
+
+	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
+	      "rdma link add failed");
+	CHECK(wait_gid(ip) == 0, "no GID after re-adding rxe0");
 }
 
 int main(void)
