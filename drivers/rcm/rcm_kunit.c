@@ -440,5 +440,134 @@ static struct kunit_suite rcm_route_suite = {
 	.test_cases = rcm_route_cases,
 };
 
+/* --- rcm_event.c: the queue ------------------------------------------ */
+
+struct rcm_event_fixture {
+	struct rcm_file file;
+	struct rcm_id a, b;
+};
+
+static int rcm_event_test_init(struct kunit *test)
+{
+	struct rcm_event_fixture *f = kunit_kzalloc(test, sizeof(*f),
+						    GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	spin_lock_init(&f->file.event_lock);
+	INIT_LIST_HEAD(&f->file.events);
+	mutex_init(&f->file.read_mutex);
+	init_waitqueue_head(&f->file.poll_wait);
+	mutex_init(&f->a.lock);
+	mutex_init(&f->b.lock);
+	f->a.file = &f->file;
+	f->a.handle = 1;
+	f->a.context = 0xa;
+	f->b.file = &f->file;
+	f->b.handle = 2;
+	f->b.context = 0xb;
+	test->priv = f;
+	return 0;
+}
+
+static void rcm_event_test_exit(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+
+	/* Whatever a case left queued belongs to a or b. */
+	rcm_event_purge(&f->file, &f->a);
+	rcm_event_purge(&f->file, &f->b);
+}
+
+static void rcm_event_queue_one(struct kunit *test, struct rcm_id *id, u32 type)
+{
+	struct rcm_uevent *ev = rcm_event_alloc(id, type, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	mutex_lock(&id->lock);
+	rcm_event_queue(id->file, ev);
+	mutex_unlock(&id->lock);
+}
+
+static unsigned int rcm_event_count(struct rcm_file *file)
+{
+	struct rcm_uevent *ev;
+	unsigned int n = 0;
+
+	list_for_each_entry(ev, &file->events, list)
+		n++;
+	return n;
+}
+
+static void rcm_event_takes_handle_and_context_when_queued(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+	struct rcm_uevent *ev;
+
+	ev = rcm_event_alloc(&f->a, RCM_EVENT_DEVICE_REMOVAL, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	/* Allocated early; the id changes before it is queued. */
+	f->a.handle = 7;
+	f->a.context = 0x77;
+	mutex_lock(&f->a.lock);
+	rcm_event_queue(&f->file, ev);
+	mutex_unlock(&f->a.lock);
+	KUNIT_EXPECT_EQ(test, ev->ev.id, 7U);
+	KUNIT_EXPECT_EQ(test, ev->ev.context, 0x77ULL);
+}
+
+static void rcm_event_connect_request_keeps_listener_context(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+	struct rcm_uevent *ev;
+
+	ev = rcm_event_alloc(&f->b, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	ev->ev.context = 0xa;		/* the listener's */
+	ev->ev.listen_id = f->a.handle;
+	mutex_lock(&f->b.lock);
+	rcm_event_queue(&f->file, ev);
+	mutex_unlock(&f->b.lock);
+	KUNIT_EXPECT_EQ(test, ev->ev.id, f->b.handle);
+	KUNIT_EXPECT_EQ(test, ev->ev.context, 0xaULL);
+}
+
+static void rcm_event_purge_takes_only_its_id(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+	struct rcm_uevent *ev;
+	u32 want[] = { RCM_EVENT_ADDR_RESOLVED, RCM_EVENT_ESTABLISHED };
+	unsigned int i = 0;
+
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ADDR_RESOLVED);
+	rcm_event_queue_one(test, &f->b, RCM_EVENT_ROUTE_RESOLVED);
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ESTABLISHED);
+	rcm_event_queue_one(test, &f->b, RCM_EVENT_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, rcm_event_count(&f->file), 4U);
+
+	rcm_event_purge(&f->file, &f->b);
+	KUNIT_ASSERT_EQ(test, rcm_event_count(&f->file), 2U);
+	/* What is left is a's, in the order it happened. */
+	list_for_each_entry(ev, &f->file.events, list) {
+		KUNIT_EXPECT_PTR_EQ(test, ev->id, &f->a);
+		KUNIT_EXPECT_EQ(test, ev->ev.event, want[i++]);
+	}
+}
+
+static struct kunit_case rcm_event_cases[] = {
+	KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
+	KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
+	KUNIT_CASE(rcm_event_purge_takes_only_its_id),
+	{}
+};
+
+static struct kunit_suite rcm_event_suite = {
+	.name = "rcm_event",
+	.init = rcm_event_test_init,
+	.exit = rcm_event_test_exit,
+	.test_cases = rcm_event_cases,
+};
+
 kunit_test_suites(&rcm_device_suite, &rcm_ioctl_suite, &rcm_id_suite,
-		  &rcm_port_suite, &rcm_addr_suite, &rcm_route_suite);
+		  &rcm_port_suite, &rcm_addr_suite, &rcm_route_suite,
+		  &rcm_event_suite);
