@@ -67,6 +67,10 @@ enum rcm_cmd {
 	RCM_CMD_REJECT,
 	RCM_CMD_ACCEPT,
 	RCM_CMD_DISCONNECT,
+	RCM_CMD_CONNECT,
+	RCM_CMD_ESTABLISH,
+	RCM_CMD_INIT_QP_ATTR,
+	RCM_CMD_NOTIFY,
 };
 
 /**
@@ -507,6 +511,219 @@ struct rcm_disconnect {
 
 #define RCM_IOCTL_DISCONNECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_DISCONNECT)
 
+/* Private data a connect carries at most (the IB CM REQ area less the
+ * 36-byte header rcm puts in front, as the in-tree rdma_cm does). */
+#define RCM_CONNECT_PRIVATE_DATA_MAX 56
+
+/**
+ * struct rcm_connect - ioctl(RCM_IOCTL_CONNECT)
+ * @size: sizeof(struct rcm_connect)
+ * @flags: Must be 0
+ * @id: an RC id whose route is resolved
+ * @qp_num: the number of the QP that will carry the connection (24 bits)
+ * @responder_resources: RDMA reads/atomics this side serves at once;
+ *                       lowered to the device's max_qp_rd_atom
+ * @initiator_depth: RDMA reads/atomics this side issues at once;
+ *                   lowered to the device's max_qp_init_rd_atom
+ * @flow_control: this side's receive queue is flow controlled (0 or 1)
+ * @retry_count: transport retries the QPs make, 0..7
+ * @rnr_retry_count: RNR retries the peer should make, 0..7 (7: infinite)
+ * @srq: the QP uses a shared receive queue (0 or 1)
+ * @reserved: Must be 0
+ * @private_data_len: bytes at @private_data, at most
+ *                    RCM_CONNECT_PRIVATE_DATA_MAX
+ * @reserved2: Must be 0
+ * @private_data: user pointer (ignored when @private_data_len is 0)
+ *
+ * Sends the connection request: an IB CM REQ for the id's service ID
+ * (port space and destination port) carrying the in-tree rdma_cm's
+ * 36-byte address header and the private data. The answer arrives as
+ * RCM_EVENT_CONNECT_RESPONSE (the peer accepted: move the QP to RTR and
+ * RTS, then RCM_IOCTL_ESTABLISH), RCM_EVENT_REJECTED (status: the reject
+ * reason, e.g. 8 when nobody listens on the service ID, 28 when the
+ * peer's consumer rejected) or RCM_EVENT_UNREACHABLE (status -ETIMEDOUT:
+ * no answer after the CM's retries). Errors: ENOENT, EINVAL (route not
+ * resolved, not an RC id, a value out of range, too much private data),
+ * EFAULT, ENODEV (device removed), ENOMEM.
+ */
+struct rcm_connect {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 qp_num;
+	__u8 responder_resources;
+	__u8 initiator_depth;
+	__u8 flow_control;
+	__u8 retry_count;
+	__u8 rnr_retry_count;
+	__u8 srq;
+	__u8 reserved[2];
+	__u32 private_data_len;
+	__u32 reserved2;
+	__aligned_u64 private_data;
+};
+
+#define RCM_IOCTL_CONNECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_CONNECT)
+
+/**
+ * struct rcm_establish - ioctl(RCM_IOCTL_ESTABLISH)
+ * @size: sizeof(struct rcm_establish)
+ * @flags: Must be 0
+ * @id: an id that reported RCM_EVENT_CONNECT_RESPONSE
+ * @reserved: Must be 0
+ *
+ * Completes the connection on the active side: sends the IB CM RTU once
+ * the caller's QP is ready to send (RTS). No event follows; the
+ * connection is established when the call returns. Errors: ENOENT,
+ * EINVAL (no accepted connect awaiting its RTU).
+ */
+struct rcm_establish {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved;
+};
+
+#define RCM_IOCTL_ESTABLISH _IO(RCM_IOCTL_MAGIC, RCM_CMD_ESTABLISH)
+
+/* QP states: the values of libibverbs' enum ibv_qp_state. */
+enum rcm_qp_state {
+	RCM_QPS_INIT = 1,
+	RCM_QPS_RTR = 2,
+	RCM_QPS_RTS = 3,
+};
+
+/**
+ * struct rcm_ah_attr - the address vector of a QP attribute set
+ * @dgid: destination GID
+ * @flow_label: IPv6 flow label
+ * @sgid_index: index of the source GID in the port's GID table
+ * @hop_limit: IP hop limit
+ * @traffic_class: IP traffic class
+ * @sl: service level
+ * @dlid: destination LID (InfiniBand; 0 on RoCE)
+ * @src_path_bits: source path bits (InfiniBand)
+ * @static_rate: enum ibv_rate
+ * @is_global: a GRH is used (always 1 on RoCE)
+ * @port_num: port of the device
+ * @reserved: 0
+ *
+ * The members libibverbs' struct ibv_ah_attr (and its ibv_global_route)
+ * takes, under the same names. On RoCE the kernel resolves the next-hop
+ * MAC address from @dgid when the QP is modified.
+ */
+struct rcm_ah_attr {
+	__u8 dgid[16];
+	__u32 flow_label;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;
+	__u16 dlid;
+	__u8 src_path_bits;
+	__u8 static_rate;
+	__u8 is_global;
+	__u8 port_num;
+	__u8 reserved[2];
+};
+
+/**
+ * struct rcm_qp_attr - QP attributes for one state transition
+ * @qp_attr_mask: the attributes that are valid, as enum ibv_qp_attr_mask
+ *                bits (IBV_QP_STATE, IBV_QP_AV, ...): pass it to
+ *                ibv_modify_qp() as is
+ * @qp_state: enum rcm_qp_state
+ * @path_mtu: enum ibv_mtu
+ * @qkey: Q_Key (UD)
+ * @rq_psn: first PSN the receive queue expects
+ * @sq_psn: first PSN the send queue sends
+ * @dest_qp_num: the peer's QP number
+ * @qp_access_flags: enum ibv_access_flags bits
+ * @pkey_index: index of the partition key
+ * @port_num: port of the device
+ * @max_rd_atomic: RDMA reads/atomics the QP issues at once
+ * @max_dest_rd_atomic: RDMA reads/atomics the QP serves at once
+ * @min_rnr_timer: RNR NAK timer code
+ * @timeout: local ACK timeout, 4.096 us * 2^timeout
+ * @retry_cnt: transport retries
+ * @rnr_retry: RNR retries (7: infinite)
+ * @reserved: 0
+ * @ah_attr: the path to the peer
+ */
+struct rcm_qp_attr {
+	__u32 qp_attr_mask;
+	__u32 qp_state;
+	__u32 path_mtu;
+	__u32 qkey;
+	__u32 rq_psn;
+	__u32 sq_psn;
+	__u32 dest_qp_num;
+	__u32 qp_access_flags;
+	__u16 pkey_index;
+	__u8 port_num;
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 reserved[3];
+	struct rcm_ah_attr ah_attr;
+};
+
+/**
+ * struct rcm_init_qp_attr - ioctl(RCM_IOCTL_INIT_QP_ATTR)
+ * @size: sizeof(struct rcm_init_qp_attr)
+ * @flags: Must be 0
+ * @id: the id
+ * @qp_states: the states wanted, a mask of (1 << enum rcm_qp_state) bits
+ * @out_attr: for each state S asked for, @out_attr[S - 1] holds the
+ *            attributes that move a QP into S; the others are zero
+ *
+ * Returns the attributes the id's QP needs for its next transitions, so
+ * userspace moves its own QP with ibv_modify_qp(). One call may ask for
+ * several states: RTR and RTS together are what a QP needs once the
+ * peer's answer is in. INIT needs an id attached to a device; RTR and RTS
+ * need a connection request received (passive side) or a
+ * RCM_EVENT_CONNECT_RESPONSE (active side). The per-id ACK timeout
+ * option replaces the computed @timeout of RTS. Errors: ENOENT, EINVAL
+ * (no state, a state other than INIT/RTR/RTS, or a state the id is not
+ * ready for), ENODEV (the device was removed).
+ */
+struct rcm_init_qp_attr {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 qp_states;
+	struct rcm_qp_attr out_attr[3];
+};
+
+#define RCM_IOCTL_INIT_QP_ATTR _IO(RCM_IOCTL_MAGIC, RCM_CMD_INIT_QP_ATTR)
+
+/* The asynchronous event rcm_notify passes on: ibv_event_type's value. */
+#define RCM_NOTIFY_COMM_EST 9
+
+/**
+ * struct rcm_notify - ioctl(RCM_IOCTL_NOTIFY)
+ * @size: sizeof(struct rcm_notify)
+ * @flags: Must be 0
+ * @id: an id whose connection is accepted (passive side)
+ * @event: RCM_NOTIFY_COMM_EST
+ *
+ * Tells the CM that the QP received data before the RTU arrived, so the
+ * connection counts as established: RCM_EVENT_ESTABLISHED follows, as if
+ * the RTU had come. Errors: ENOENT, EINVAL (another event, or no
+ * accepted connection waiting for its RTU).
+ */
+struct rcm_notify {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 event;
+};
+
+#define RCM_IOCTL_NOTIFY _IO(RCM_IOCTL_MAGIC, RCM_CMD_NOTIFY)
+
 /**
  * DOC: rcm events
  *
@@ -578,10 +795,12 @@ struct rcm_conn_param {
  * @event: enum rcm_event_type
  * @status: 0, a negative errno, or a positive reject reason
  * @listen_id: for RCM_EVENT_CONNECT_REQUEST, the listening id; else 0
- * @conn: connection parameters of RCM_EVENT_CONNECT_REQUEST
+ * @conn: connection parameters of RCM_EVENT_CONNECT_REQUEST and
+ *        RCM_EVENT_CONNECT_RESPONSE
  * @private_data_len: bytes of @private_data that are valid. The IB CM
  *                    carries no length, so this is the whole area the
- *                    message has for the consumer (56 for a request).
+ *                    message has for the consumer (56 for a request,
+ *                    196 for a response, 148 for a reject).
  * @reserved: 0
  * @private_data: private data the peer sent with the message behind the
  *                event, zero padded
