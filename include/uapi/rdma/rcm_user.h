@@ -414,7 +414,9 @@ struct rcm_listen {
  * struct rcm_reject - ioctl(RCM_IOCTL_REJECT)
  * @size: sizeof(struct rcm_reject)
  * @flags: Must be 0
- * @id: an id created by RCM_EVENT_CONNECT_REQUEST, not yet answered
+ * @id: an id created by RCM_EVENT_CONNECT_REQUEST, not yet answered, or
+ *      an active id that reported RCM_EVENT_CONNECT_RESPONSE and was not
+ *      established (its QP could not be readied, say)
  * @reason: 0 (meaning RCM_REJ_CONSUMER_DEFINED), RCM_REJ_CONSUMER_DEFINED
  *          or RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED
  * @private_data_len: bytes at @private_data, at most
@@ -423,8 +425,9 @@ struct rcm_listen {
  * @private_data: user pointer to the private data (ignored when
  *                @private_data_len is 0)
  *
- * Refuses the connection request: the peer gets REJECTED with @reason
- * and the private data. Destroying such an id without an answer
+ * Refuses the connection request (or the accepted connection, on the
+ * active side): the peer gets REJECTED with @reason and the private
+ * data. Destroying such an id without an answer
  * rejects too, with RCM_REJ_CONSUMER_DEFINED and no data. Errors:
  * ENOENT, EINVAL (not a request awaiting an answer, bad reason, too much
  * private data), EFAULT.
