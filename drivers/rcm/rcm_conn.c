@@ -1,22 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rcm: connections over the IB CM - accept, disconnect, and the events
- * ib_cm reports on a connection (RTU, REJ, DREQ/DREP, timewait).
+ * rcm: connections over the IB CM - connect, accept, establish, notify,
+ * disconnect, and the events ib_cm reports on a connection (REP, RTU,
+ * REJ, DREQ/DREP, timewait, timeouts).
  *
- * The QP of a connection is always the user's: rcm sends the CM messages
- * and reports what the peer did; userspace moves its QP.
+ * The QP of a connection is always the user's: rcm sends the CM messages,
+ * reports what the peer did and hands out the QP attributes (rcm_qp.c);
+ * userspace moves its QP.
+ *
+ * One ib_cm id carries a connection, on either side: the one ib_cm made
+ * for a request (rcm_listen.c hands it over) or the one connect creates.
+ * It lives in @id->cm_id until the id is destroyed or its device goes
+ * away; both destroy it without holding @id->lock, because
+ * ib_destroy_cm_id() waits for rcm_ib_conn_handler(), which takes it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_cm.h>
 
 #include "rcm_priv.h"
 
-/* Queue an event the peer caused; @id->lock held, state checked. */
+/* The in-tree rdma_cm's CM timers, so both behave alike on the wire. */
+#define RCM_CM_RESPONSE_TIMEOUT	20	/* 4.096 us * 2^20 = 4.3 s */
+#define RCM_MAX_CM_RETRIES	15
+
+/**
+ * rcm_private_data_from_user() - copy the private data of a command in
+ * @buf: where to; at least @len bytes, checked by the caller
+ * @uptr: the user pointer of the command (not read when @len is 0)
+ * @len: its length
+ *
+ * Return: 0 or -EFAULT.
+ */
+int rcm_private_data_from_user(void *buf, u64 uptr, u32 len)
+{
+	if (len && copy_from_user(buf, u64_to_user_ptr(uptr), len))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Queue an event the peer caused; @id->lock held, state checked. @conn,
+ * if any, is copied into the record.
+ */
 static void rcm_conn_report(struct rcm_id *id, u32 type, int status,
-			    const void *pdata, u8 len)
+			    const void *pdata, u8 len,
+			    const struct rcm_conn_param *conn)
 {
 	struct rcm_uevent *ev;
 
@@ -34,13 +66,40 @@ static void rcm_conn_report(struct rcm_id *id, u32 type, int status,
 		memcpy(ev->ev.private_data, pdata, len);
 		ev->ev.private_data_len = len;
 	}
+	if (conn)
+		ev->ev.conn = *conn;
 	rcm_event_queue(id->file, ev);
+}
+
+/* The peer accepted our request: CONNECT_RESPONSE with its REP. */
+static void rcm_conn_rep_received(struct rcm_id *id,
+				  const struct ib_cm_event *event)
+{
+	const struct ib_cm_rep_event_param *rep = &event->param.rep_rcvd;
+	/* ib_cm already turned the peer's values into ours. */
+	struct rcm_conn_param conn = {
+		.qp_num = rep->remote_qpn,
+		.responder_resources = rep->responder_resources,
+		.initiator_depth = rep->initiator_depth,
+		.flow_control = rep->flow_control,
+		.rnr_retry_count = rep->rnr_retry_count,
+		.srq = rep->srq,
+	};
+
+	id->answered = true;
+	id->accepted = true;
+	rcm_conn_report(id, RCM_EVENT_CONNECT_RESPONSE, 0, event->private_data,
+			IB_CM_REP_PRIVATE_DATA_SIZE, &conn);
 }
 
 /**
  * rcm_ib_conn_handler() - ib_cm's events on a connection of an id
  * @cm_id: the ib_cm id; its context is the rcm id
  * @event: what happened
+ *
+ * Every case checks the state it expects under the id's lock: after a
+ * destroy's or a device removal's fence, or a second report of the same
+ * fact, it does nothing.
  *
  * Return: always 0; the id destroys @cm_id itself (ib_cm waits for this
  * handler to return before that completes).
@@ -50,26 +109,54 @@ int rcm_ib_conn_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 	struct rcm_id *id = cm_id->context;
 
 	mutex_lock(&id->lock);
+	if (id->state != RCM_STATE_CONNECT &&
+	    id->state != RCM_STATE_DISCONNECT)
+		goto out;
 	switch (event->event) {
+	case IB_CM_REP_RECEIVED:
+		if (id->state == RCM_STATE_CONNECT && id->active &&
+		    !id->answered)
+			rcm_conn_rep_received(id, event);
+		break;
+	case IB_CM_REQ_ERROR:
+		/* Our REQ was never answered. */
+		if (id->state == RCM_STATE_CONNECT && id->active &&
+		    !id->answered) {
+			id->answered = true;
+			rcm_conn_report(id, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
+					NULL, 0, NULL);
+		}
+		break;
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
-		if (id->state == RCM_STATE_CONNECT && id->accepted)
-			rcm_conn_report(id, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
+		if (id->state == RCM_STATE_CONNECT && !id->active &&
+		    id->accepted && !id->established) {
+			id->established = true;
+			rcm_conn_report(id, RCM_EVENT_ESTABLISHED, 0, NULL, 0,
+					NULL);
+		}
 		break;
 	case IB_CM_REP_ERROR:
 		/* Our REP was never answered with an RTU. */
-		if (id->state == RCM_STATE_CONNECT)
+		if (id->state == RCM_STATE_CONNECT && !id->active &&
+		    id->accepted && !id->established) {
+			id->accepted = false;
 			rcm_conn_report(id, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-					NULL, 0);
+					NULL, 0, NULL);
+		}
 		break;
 	case IB_CM_REJ_RECEIVED:
-		if (id->state != RCM_STATE_CONNECT)
+		if (id->state != RCM_STATE_CONNECT || id->established)
 			break;
+		if (id->active)
+			id->answered = true;
+		else
+			rcm_request_answered(id);
+		id->accepted = false;
 		rcm_conn_report(id, RCM_EVENT_REJECTED,
 				event->param.rej_rcvd.reason,
 				event->private_data,
-				IB_CM_REJ_PRIVATE_DATA_SIZE);
-		rcm_request_answered(id);
+				IB_CM_REJ_PRIVATE_DATA_SIZE, NULL);
 		break;
 	case IB_CM_DREQ_RECEIVED:
 	case IB_CM_DREP_RECEIVED:
@@ -80,17 +167,136 @@ int rcm_ib_conn_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 		id->state = RCM_STATE_DISCONNECT;
 		rcm_conn_report(id, RCM_EVENT_DISCONNECTED,
 				event->event == IB_CM_DREQ_ERROR ? -ETIMEDOUT : 0,
-				NULL, 0);
+				NULL, 0, NULL);
 		break;
 	case IB_CM_TIMEWAIT_EXIT:
 		if (id->state == RCM_STATE_DISCONNECT)
-			rcm_conn_report(id, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
+			rcm_conn_report(id, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0,
+					NULL);
 		break;
 	default:
+		/* MRAs, LAP/APR: ib_cm handles them; nothing to report. */
 		break;
 	}
+out:
 	mutex_unlock(&id->lock);
 	return 0;
+}
+
+/* Fill the REQ of an active id; @id->lock held, route resolved. */
+static int rcm_conn_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
+			      const struct rcm_wire_conn_param *param,
+			      const void *udata, void *pdata,
+			      struct ib_cm_req_param *req)
+{
+	int len;
+
+	len = rcm_wire_req_pdata_build(pdata, IB_CM_REQ_PRIVATE_DATA_SIZE,
+				       IB_QPT_RC,
+				       (struct sockaddr *)&id->bind.addr,
+				       (struct sockaddr *)&id->dst_addr,
+				       udata, cmd->private_data_len);
+	if (len < 0)
+		return len;
+	memset(req, 0, sizeof(*req));
+	req->primary_path = id->path;
+	req->ppath_sgid_attr = id->dev_addr.sgid_attr;
+	req->qp_num = cmd->qp_num;
+	req->qp_type = IB_QPT_RC;
+	req->starting_psn = id->seq_num;
+	req->private_data = pdata;
+	req->private_data_len = len;
+	req->responder_resources = param->responder_resources;
+	req->initiator_depth = param->initiator_depth;
+	req->remote_cm_response_timeout = RCM_CM_RESPONSE_TIMEOUT;
+	req->local_cm_response_timeout = RCM_CM_RESPONSE_TIMEOUT;
+	req->flow_control = cmd->flow_control;
+	req->retry_count = param->retry_count;
+	req->rnr_retry_count = param->rnr_retry_count;
+	req->max_cm_retries = RCM_MAX_CM_RETRIES;
+	req->srq = cmd->srq;
+	return rcm_wire_sid_compose(id->ps,
+				    rcm_addr_port((struct sockaddr *)&id->dst_addr),
+				    &req->service_id);
+}
+
+int rcm_cmd_connect(struct file *filp, void *arg)
+{
+	struct rcm_connect *cmd = arg;
+	u8 udata[RCM_CONNECT_PRIVATE_DATA_MAX];
+	/* The CMA header, then the user's bytes, as they go on the wire. */
+	u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
+	struct rcm_wire_conn_param user = {
+		.responder_resources = cmd->responder_resources,
+		.initiator_depth = cmd->initiator_depth,
+		.retry_count = cmd->retry_count,
+		.rnr_retry_count = cmd->rnr_retry_count,
+	}, param;
+	struct ib_cm_req_param req;
+	struct ib_device_attr *attrs;
+	struct ib_cm_id *cm_id = NULL;
+	struct rcm_id *id;
+	int ret;
+
+	if (cmd->reserved[0] || cmd->reserved[1] || cmd->reserved2 ||
+	    cmd->qp_num > 0xffffff || cmd->flow_control > 1 || cmd->srq > 1 ||
+	    cmd->private_data_len > RCM_CONNECT_PRIVATE_DATA_MAX)
+		return -EINVAL;
+	ret = rcm_private_data_from_user(udata, cmd->private_data,
+					 cmd->private_data_len);
+	if (ret)
+		return ret;
+	id = rcm_id_lock(filp->private_data, cmd->id);
+	if (!id)
+		return -ENOENT;
+	if (id->state != RCM_STATE_ROUTE_RESOLVED) {
+		ret = rcm_id_state_errno(id);
+		goto out;
+	}
+	if (id->qp_type != RCM_QPT_RC) {
+		ret = -EINVAL;	/* UD lookups (SIDR) are not done */
+		goto out;
+	}
+	if (id->rdev->port_cm[id->port_num - 1] != RCM_PORT_CM_IB || !id->path) {
+		ret = -EOPNOTSUPP;	/* iWARP connections are not done */
+		goto out;
+	}
+	attrs = &id->rdev->ibdev->attrs;
+	ret = rcm_wire_connect_param(&user, attrs->max_qp_rd_atom,
+				     attrs->max_qp_init_rd_atom, &param);
+	if (ret)
+		goto out;
+	id->seq_num = get_random_u32() & 0xffffff;
+	ret = rcm_conn_req_param(id, cmd, &param, udata, pdata, &req);
+	if (ret)
+		goto out;
+	cm_id = ib_create_cm_id(id->rdev->ibdev, rcm_ib_conn_handler, id);
+	if (IS_ERR(cm_id)) {
+		ret = PTR_ERR(cm_id);
+		cm_id = NULL;
+		goto out;
+	}
+	/*
+	 * Publish the connection before the REQ leaves: its handler may run
+	 * as soon as it is sent, and waits for this lock.
+	 */
+	id->cm_id = cm_id;
+	id->active = true;
+	id->state = RCM_STATE_CONNECT;
+	ret = ib_send_cm_req(cm_id, &req);
+	if (ret) {
+		id->cm_id = NULL;
+		id->active = false;
+		id->state = RCM_STATE_ROUTE_RESOLVED;
+	} else {
+		cm_id = NULL;
+	}
+out:
+	rcm_id_unlock(id);
+	/* Never sent: no handler can be running; destroyed without locks. */
+	if (cm_id)
+		ib_destroy_cm_id(cm_id);
+	return ret;
 }
 
 int rcm_cmd_accept(struct file *filp, void *arg)
@@ -111,10 +317,10 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 	    cmd->reserved2 || cmd->qp_num > 0xffffff || cmd->flow_control > 1 ||
 	    cmd->srq > 1 || cmd->private_data_len > RCM_ACCEPT_PRIVATE_DATA_MAX)
 		return -EINVAL;
-	if (cmd->private_data_len &&
-	    copy_from_user(pdata, u64_to_user_ptr(cmd->private_data),
-			   cmd->private_data_len))
-		return -EFAULT;
+	ret = rcm_private_data_from_user(pdata, cmd->private_data,
+					 cmd->private_data_len);
+	if (ret)
+		return ret;
 	id = rcm_request_lock(filp->private_data, cmd->id);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
@@ -141,37 +347,73 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 	id->accepted = true;
 	rcm_request_answered(id);
 out:
-	rcm_request_unlock(id);
+	rcm_id_unlock(id);
+	return ret;
+}
+
+int rcm_cmd_establish(struct file *filp, void *arg)
+{
+	struct rcm_establish *cmd = arg;
+	struct rcm_id *id;
+	int ret;
+
+	if (cmd->reserved)
+		return -EINVAL;
+	id = rcm_id_lock(filp->private_data, cmd->id);
+	if (!id)
+		return -ENOENT;
+	if (!rcm_id_awaits_rtu(id)) {
+		ret = rcm_id_state_errno(id);
+		goto out;
+	}
+	ret = ib_send_cm_rtu(id->cm_id, NULL, 0);
+	if (!ret)
+		id->established = true;
+out:
+	rcm_id_unlock(id);
+	return ret;
+}
+
+int rcm_cmd_notify(struct file *filp, void *arg)
+{
+	struct rcm_notify *cmd = arg;
+	struct rcm_id *id;
+	int ret;
+
+	if (cmd->event != RCM_NOTIFY_COMM_EST)
+		return -EINVAL;
+	id = rcm_id_lock(filp->private_data, cmd->id);
+	if (!id)
+		return -ENOENT;
+	if (id->state != RCM_STATE_CONNECT || id->active || !id->accepted ||
+	    id->established)
+		ret = rcm_id_state_errno(id);
+	else
+		/* ib_cm answers with IB_CM_USER_ESTABLISHED: ESTABLISHED. */
+		ret = ib_cm_notify(id->cm_id, IB_EVENT_COMM_EST);
+	rcm_id_unlock(id);
 	return ret;
 }
 
 int rcm_cmd_disconnect(struct file *filp, void *arg)
 {
-	struct rcm_file *file = filp->private_data;
 	struct rcm_disconnect *cmd = arg;
 	struct rcm_id *id;
 	int ret;
 
 	if (cmd->reserved)
 		return -EINVAL;
-	id = rcm_id_get(file, cmd->id);
+	id = rcm_id_lock(filp->private_data, cmd->id);
 	if (!id)
 		return -ENOENT;
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
 	if ((id->state != RCM_STATE_CONNECT &&
-	     id->state != RCM_STATE_DISCONNECT) || !id->accepted) {
-		ret = id->state == RCM_STATE_CONNECT ||
-		      id->state == RCM_STATE_DISCONNECT ? -EINVAL :
-		      rcm_id_state_errno(id);
-	} else if (ib_send_cm_dreq(id->cm_id, NULL, 0)) {
+	     id->state != RCM_STATE_DISCONNECT) || !id->accepted)
+		ret = rcm_id_state_errno(id);
+	else if (ib_send_cm_dreq(id->cm_id, NULL, 0))
 		/* The peer's DREQ came first: answer it. */
 		ret = ib_send_cm_drep(id->cm_id, NULL, 0);
-	} else {
+	else
 		ret = 0;
-	}
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_id_put(id);
+	rcm_id_unlock(id);
 	return ret;
 }

@@ -42,6 +42,13 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP(RCM_CMD_ACCEPT, rcm_cmd_accept, struct rcm_accept, private_data),
 	RCM_OP(RCM_CMD_DISCONNECT, rcm_cmd_disconnect, struct rcm_disconnect,
 	       reserved),
+	RCM_OP(RCM_CMD_CONNECT, rcm_cmd_connect, struct rcm_connect,
+	       private_data),
+	RCM_OP(RCM_CMD_ESTABLISH, rcm_cmd_establish, struct rcm_establish,
+	       reserved),
+	RCM_OP(RCM_CMD_INIT_QP_ATTR, rcm_cmd_init_qp_attr,
+	       struct rcm_init_qp_attr, out_attr),
+	RCM_OP(RCM_CMD_NOTIFY, rcm_cmd_notify, struct rcm_notify, event),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

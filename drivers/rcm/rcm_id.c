@@ -69,6 +69,36 @@ int rcm_id_state_errno(struct rcm_id *id)
 }
 
 /**
+ * rcm_id_lock() - find an id of a file for a command and lock it
+ * @file: the caller's file
+ * @handle: the id userspace named
+ *
+ * Return: the id with a reference, its command lock and its lock held,
+ * or NULL when the file has no such id. Undo with rcm_id_unlock().
+ */
+struct rcm_id *rcm_id_lock(struct rcm_file *file, u32 handle)
+{
+	struct rcm_id *id = rcm_id_get(file, handle);
+
+	if (!id)
+		return NULL;
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	return id;
+}
+
+/**
+ * rcm_id_unlock() - undo rcm_id_lock()
+ * @id: the id it returned
+ */
+void rcm_id_unlock(struct rcm_id *id)
+{
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+}
+
+/**
  * rcm_id_get() - find an id of a file and take a reference on it
  * @file: the file the caller acts on
  * @handle: the handle userspace passed

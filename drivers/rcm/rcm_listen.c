@@ -423,36 +423,22 @@ void rcm_listen_release_slot(struct rcm_id *id)
  * @file: the caller's file
  * @handle: the id userspace named
  *
- * Return: the id with a reference, its command lock and its lock held,
- * or ERR_PTR(-ENOENT) (no such id), ERR_PTR(-EINVAL) (not a request
- * waiting for an answer) or another state errno. Undo with
- * rcm_request_unlock().
+ * Return: the id as rcm_id_lock() returns it, or ERR_PTR(-ENOENT) (no
+ * such id), ERR_PTR(-EINVAL) (not a request waiting for an answer) or
+ * another state errno.
  */
 struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle)
 {
-	struct rcm_id *id = rcm_id_get(file, handle);
+	struct rcm_id *id = rcm_id_lock(file, handle);
 	int ret;
 
 	if (!id)
 		return ERR_PTR(-ENOENT);
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
-	if (id->state == RCM_STATE_CONNECT && id->cm_id && !id->answered)
+	if (rcm_id_is_request(id))
 		return id;
-	ret = id->state == RCM_STATE_CONNECT ? -EINVAL : rcm_id_state_errno(id);
-	rcm_request_unlock(id);
+	ret = rcm_id_state_errno(id);
+	rcm_id_unlock(id);
 	return ERR_PTR(ret);
-}
-
-/**
- * rcm_request_unlock() - undo rcm_request_lock()
- * @id: the id it returned
- */
-void rcm_request_unlock(struct rcm_id *id)
-{
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_id_put(id);
 }
 
 /**
@@ -478,17 +464,26 @@ int rcm_cmd_reject(struct file *filp, void *arg)
 	    (reason != RCM_REJ_CONSUMER_DEFINED &&
 	     reason != RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
 		return -EINVAL;
-	if (cmd->private_data_len &&
-	    copy_from_user(pdata, u64_to_user_ptr(cmd->private_data),
-			   cmd->private_data_len))
-		return -EFAULT;
-	id = rcm_request_lock(filp->private_data, cmd->id);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
+	ret = rcm_private_data_from_user(pdata, cmd->private_data,
+					 cmd->private_data_len);
+	if (ret)
+		return ret;
+	id = rcm_id_lock(filp->private_data, cmd->id);
+	if (!id)
+		return -ENOENT;
+	if (!rcm_id_is_request(id) && !rcm_id_awaits_rtu(id)) {
+		ret = rcm_id_state_errno(id);
+		goto out;
+	}
 	ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
 			     cmd->private_data_len);
-	if (!ret)
+	if (ret)
+		goto out;
+	if (id->active)
+		id->accepted = false;	/* the connection is gone */
+	else
 		rcm_request_answered(id);
-	rcm_request_unlock(id);
+out:
+	rcm_id_unlock(id);
 	return ret;
 }

@@ -14,7 +14,9 @@
  *   rcm_route.c   route resolution: the RoCE path
  *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout)
  *   rcm_listen.c  passive side: listen, connection requests, reject
- *   rcm_conn.c    connections: accept, disconnect, ib_cm connection events
+ *   rcm_conn.c    connections: connect, accept, establish, notify,
+ *                 disconnect, and the ib_cm events of a connection
+ *   rcm_qp.c      the attributes a user QP needs for each transition
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
@@ -171,8 +173,10 @@ struct rcm_file {
  * @RCM_STATE_ADDR_RESOLVED: destination resolved; attached to a device
  * @RCM_STATE_ROUTE_RESOLVED: path built (RoCE) or not needed (iWARP)
  * @RCM_STATE_LISTEN: listening for connection requests
- * @RCM_STATE_CONNECT: a connection request's id: waiting for an answer,
- *                     accepted, or established
+ * @RCM_STATE_CONNECT: a connection: a request id (passive side) waiting
+ *                     for its answer, accepted or established; or an id
+ *                     that sent a request (active side) waiting for the
+ *                     peer's answer, answered or established
  * @RCM_STATE_DISCONNECT: the connection is down (DISCONNECTED reported)
  * @RCM_STATE_DEVICE_REMOVAL: its device went away; only destroy is left
  * @RCM_STATE_DESTROYING: being destroyed; final
@@ -258,11 +262,18 @@ struct rcm_binding {
  * @backlog: a listener's answer slots (struct rcm_backlog, referenced)
  * @slot: a request id's slot of its listener's backlog until answered;
  *        under @lock
- * @cm_id: a request id's ib_cm connection; destroyed (rejecting an
- *         unanswered request) when the id is destroyed, never under @lock
- * @answered: a request id was answered (accept, reject) or the peer gave
- *            up; under @lock
- * @accepted: a request id was accepted; under @lock
+ * @cm_id: the ib_cm id of the id's connection (a request id's, or the
+ *         one an active id's connect created); destroyed (rejecting an
+ *         unanswered request, sending a DREQ on an established
+ *         connection) when the id is destroyed, never under @lock
+ * @active: the id sent the connection request (RCM_IOCTL_CONNECT)
+ * @answered: passive: the request was answered (accept, reject) or the
+ *            peer gave up; active: the peer's REP, REJ or the timeout
+ *            came. Under @lock
+ * @accepted: passive: this side sent its REP; active: the peer's REP
+ *            came. Under @lock
+ * @established: the RTU went (active) or came (passive, or the user's
+ *               notify), so the connection is up. Under @lock
  * @req_param: a request id's REQ parameters, seen from this side
  * @seq_num: starting PSN this side announces (24 bits)
  */
@@ -300,8 +311,10 @@ struct rcm_id {
 	struct rcm_backlog *backlog;
 	struct rcm_backlog *slot;
 	struct ib_cm_id *cm_id;
+	bool active;
 	bool answered;
 	bool accepted;
+	bool established;
 	struct rcm_wire_conn_param req_param;
 	u32 seq_num;
 };
@@ -326,6 +339,8 @@ int rcm_id_publish(struct rcm_id *id);
 void rcm_id_free(struct rcm_id *id);
 int rcm_id_state_errno(struct rcm_id *id);
 struct rcm_id *rcm_id_get(struct rcm_file *file, u32 handle);
+struct rcm_id *rcm_id_lock(struct rcm_file *file, u32 handle);
+void rcm_id_unlock(struct rcm_id *id);
 void rcm_id_put(struct rcm_id *id);
 void rcm_file_destroy_ids(struct rcm_file *file);
 int rcm_cmd_create_id(struct file *filp, void *arg);
@@ -370,17 +385,37 @@ void rcm_listen_stop(struct rcm_id *id);
 void rcm_listen_drop_backlog(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
 struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle);
-void rcm_request_unlock(struct rcm_id *id);
 void rcm_request_answered(struct rcm_id *id);
 void rcm_listen_device_added(struct rcm_device *rdev);
 void rcm_listen_device_removed(struct rcm_device *rdev);
+
+/* A request id (passive side) that userspace has not answered yet. */
+static inline bool rcm_id_is_request(const struct rcm_id *id)
+{
+	return id->state == RCM_STATE_CONNECT && !id->active && id->cm_id &&
+	       !id->answered;
+}
+
+/* An active id the peer accepted, whose RTU userspace has not sent. */
+static inline bool rcm_id_awaits_rtu(const struct rcm_id *id)
+{
+	return id->state == RCM_STATE_CONNECT && id->active && id->cm_id &&
+	       id->accepted && !id->established;
+}
 
 /* rcm_conn.c */
 struct ib_cm_event;
 int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *event);
+int rcm_private_data_from_user(void *buf, u64 uptr, u32 len);
+int rcm_cmd_connect(struct file *filp, void *arg);
 int rcm_cmd_accept(struct file *filp, void *arg);
+int rcm_cmd_establish(struct file *filp, void *arg);
+int rcm_cmd_notify(struct file *filp, void *arg);
 int rcm_cmd_disconnect(struct file *filp, void *arg);
+
+/* rcm_qp.c */
+int rcm_cmd_init_qp_attr(struct file *filp, void *arg);
 
 /* rcm_option.c */
 int rcm_cmd_set_option(struct file *filp, void *arg);

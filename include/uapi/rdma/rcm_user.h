@@ -514,8 +514,10 @@ struct rcm_disconnect {
 
 #define RCM_IOCTL_DISCONNECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_DISCONNECT)
 
-/* Private data a connect carries at most (the IB CM REQ area less the
- * 36-byte header rcm puts in front, as the in-tree rdma_cm does). */
+/*
+ * Private data a connect carries at most: the IB CM REQ area less the
+ * 36-byte header rcm puts in front, as the in-tree rdma_cm does.
+ */
 #define RCM_CONNECT_PRIVATE_DATA_MAX 56
 
 /**

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: the attributes a user QP needs for each state transition.
+ *
+ * rcm never touches a user's QP: it tells userspace, through
+ * RCM_IOCTL_INIT_QP_ATTR, what to pass to ibv_modify_qp(). Once an id has
+ * a connection, ib_cm knows every value (the path, the peer's QP number
+ * and PSN, the negotiated RDMA read depths) and fills them in; before
+ * that only INIT is possible, from the device and port the id is
+ * attached to.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "rcm_priv.h"
+
+/* RoCE and iWARP have one partition, the default full-member key. */
+#define RCM_DEFAULT_PKEY 0xffff
+
+/* INIT before there is a connection; @id->lock held, id attached. */
+static int rcm_qp_init_local(struct rcm_id *id, struct ib_qp_attr *attr,
+			     int *mask)
+{
+	int ret;
+
+	attr->qp_access_flags = 0;
+	*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS;
+	if (id->rdev->port_cm[id->port_num - 1] != RCM_PORT_CM_IB)
+		return 0;
+	ret = ib_find_cached_pkey(id->rdev->ibdev, id->port_num,
+				  RCM_DEFAULT_PKEY, &attr->pkey_index);
+	if (ret)
+		return ret;
+	attr->port_num = id->port_num;
+	*mask |= IB_QP_PKEY_INDEX | IB_QP_PORT;
+	return 0;
+}
+
+static void rcm_qp_ah_to_user(const struct rdma_ah_attr *ah,
+			      struct rcm_ah_attr *out)
+{
+	const struct ib_global_route *grh;
+
+	out->sl = rdma_ah_get_sl(ah);
+	out->static_rate = rdma_ah_get_static_rate(ah);
+	out->port_num = rdma_ah_get_port_num(ah);
+	out->src_path_bits = rdma_ah_get_path_bits(ah);
+	if (ah->type == RDMA_AH_ATTR_TYPE_IB)
+		out->dlid = rdma_ah_get_dlid(ah);
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return;
+	grh = rdma_ah_read_grh(ah);
+	out->is_global = 1;
+	memcpy(out->dgid, grh->dgid.raw, sizeof(out->dgid));
+	out->flow_label = grh->flow_label;
+	out->sgid_index = grh->sgid_attr ? grh->sgid_attr->index :
+					   grh->sgid_index;
+	out->hop_limit = grh->hop_limit;
+	out->traffic_class = grh->traffic_class;
+}
+
+static void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
+				struct rcm_qp_attr *out)
+{
+	out->qp_attr_mask = mask;
+	out->qp_state = attr->qp_state;
+	out->path_mtu = attr->path_mtu;
+	out->qkey = attr->qkey;
+	out->rq_psn = attr->rq_psn;
+	out->sq_psn = attr->sq_psn;
+	out->dest_qp_num = attr->dest_qp_num;
+	out->qp_access_flags = attr->qp_access_flags;
+	out->pkey_index = attr->pkey_index;
+	out->port_num = attr->port_num;
+	out->max_rd_atomic = attr->max_rd_atomic;
+	out->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	out->min_rnr_timer = attr->min_rnr_timer;
+	out->timeout = attr->timeout;
+	out->retry_cnt = attr->retry_cnt;
+	out->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_AV)
+		rcm_qp_ah_to_user(&attr->ah_attr, &out->ah_attr);
+}
+
+/* The attributes into @state; @id->lock held. */
+static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
+		       struct rcm_qp_attr *out)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask = 0;
+	int ret;
+
+	if (!id->rdev)
+		return rcm_id_state_errno(id);
+	if (id->qp_type != RCM_QPT_RC)
+		return -EINVAL;	/* UD attributes come with SIDR */
+	/*
+	 * ib_cm's RTR PSN is the starting PSN this side announced, which
+	 * is what the in-tree rdma_cm forces there too (its seq_num).
+	 */
+	if (id->cm_id && (id->state == RCM_STATE_CONNECT ||
+			  id->state == RCM_STATE_DISCONNECT))
+		ret = ib_cm_init_qp_attr(id->cm_id, &attr, &mask);
+	else if (state == IB_QPS_INIT)
+		ret = rcm_qp_init_local(id, &attr, &mask);
+	else
+		ret = -EINVAL;
+	if (ret)
+		return ret;
+	if ((mask & IB_QP_TIMEOUT) && id->ack_timeout_set)
+		attr.timeout = id->ack_timeout;
+	rcm_qp_attr_to_user(&attr, mask, out);
+	return 0;
+}
+
+#define RCM_QP_STATES (BIT(RCM_QPS_INIT) | BIT(RCM_QPS_RTR) | BIT(RCM_QPS_RTS))
+
+static_assert((int)RCM_QPS_INIT == (int)IB_QPS_INIT &&
+	      (int)RCM_QPS_RTR == (int)IB_QPS_RTR &&
+	      (int)RCM_QPS_RTS == (int)IB_QPS_RTS);
+static_assert(IB_QP_STATE == 1 && IB_QP_AV == 1 << 7 &&
+	      IB_QP_DEST_QPN == 1 << 20, "ibv_qp_attr_mask values");
+
+int rcm_cmd_init_qp_attr(struct file *filp, void *arg)
+{
+	struct rcm_init_qp_attr *cmd = arg;
+	struct rcm_id *id;
+	u32 state;
+	int ret = 0;
+
+	if (!cmd->qp_states || (cmd->qp_states & ~RCM_QP_STATES))
+		return -EINVAL;
+	id = rcm_id_lock(filp->private_data, cmd->id);
+	if (!id)
+		return -ENOENT;
+	memset(cmd->out_attr, 0, sizeof(cmd->out_attr));
+	for (state = RCM_QPS_INIT; state <= RCM_QPS_RTS && !ret; state++)
+		if (cmd->qp_states & BIT(state))
+			ret = rcm_qp_attr(id, state, &cmd->out_attr[state - 1]);
+	rcm_id_unlock(id);
+	return ret;
+}
