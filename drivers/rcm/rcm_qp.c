@@ -96,10 +96,6 @@ static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 		return rcm_id_state_errno(id);
 	if (id->qp_type != RCM_QPT_RC)
 		return -EINVAL;	/* UD attributes come with SIDR */
-	/*
-	 * ib_cm's RTR PSN is the starting PSN this side announced, which
-	 * is what the in-tree rdma_cm forces there too (its seq_num).
-	 */
 	if (id->cm_id && (id->state == RCM_STATE_CONNECT ||
 			  id->state == RCM_STATE_DISCONNECT))
 		ret = ib_cm_init_qp_attr(id->cm_id, &attr, &mask);
@@ -109,6 +105,14 @@ static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 		ret = -EINVAL;
 	if (ret)
 		return ret;
+	/*
+	 * The starting PSN a REQ or REP announces is the sender's receive
+	 * PSN. ib_cm learns a passive side's only when the REP goes, but
+	 * userspace readies its QP before it accepts: take it from the id,
+	 * as the in-tree rdma_cm does.
+	 */
+	if (state == IB_QPS_RTR)
+		attr.rq_psn = id->seq_num;
 	if ((mask & IB_QP_TIMEOUT) && id->ack_timeout_set)
 		attr.timeout = id->ack_timeout;
 	rcm_qp_attr_to_user(&attr, mask, out);

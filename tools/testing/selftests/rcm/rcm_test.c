@@ -97,19 +97,38 @@ int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
 	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
 }
 
-int rcm_resolved(int fd, unsigned int id, const char *dst)
+/* Wait up to 10 s for one event of type @type: 0, or -1 (errno EIO). */
+static int rcm_expect(int fd, unsigned int type)
 {
 	struct rcm_event ev;
 
-	if (rcm_resolve(fd, id, NULL, dst, 2000))
-		return -1;
 	if (rcm_wait_event(fd, 10000, &ev))
 		return -1;
-	if (ev.event != RCM_EVENT_ADDR_RESOLVED) {
+	if (ev.event != type) {
 		errno = EIO;
 		return -1;
 	}
 	return 0;
+}
+
+int rcm_resolved(int fd, unsigned int id, const char *dst)
+{
+	if (rcm_resolve(fd, id, NULL, dst, 2000))
+		return -1;
+	return rcm_expect(fd, RCM_EVENT_ADDR_RESOLVED);
+}
+
+int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port)
+{
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = 2000,
+	};
+
+	rcm_sockaddr(&r.dst, dst, port);
+	if (ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r) ||
+	    rcm_expect(fd, RCM_EVENT_ADDR_RESOLVED) || rcm_route(fd, id, 0))
+		return -1;
+	return rcm_expect(fd, RCM_EVENT_ROUTE_RESOLVED);
 }
 
 int rcm_route(int fd, unsigned int id, unsigned int timeout_ms)

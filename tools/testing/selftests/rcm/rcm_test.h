@@ -102,6 +102,11 @@ int rcm_bind(int fd, unsigned int id, const char *ip, unsigned short port);
 int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
 		unsigned int timeout_ms);
 int rcm_resolved(int fd, unsigned int id, const char *dst);
+/*
+ * Resolve @dst:@port and its route, each within 10 s (the events read):
+ * 0, or -1 with errno set (EIO: another event came).
+ */
+int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port);
 /* RCM_IOCTL_RESOLVE_ROUTE; the ioctl's result. */
 int rcm_route(int fd, unsigned int id, unsigned int timeout_ms);
 /* RCM_IOCTL_QUERY_ID into a zeroed @q; the ioctl's result. */

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * intree_server: a passive side on the in-tree stack (rdma-core's
+ * librdmacm over rdma_ucm.ko and rdma_cm.ko), used by the connect test
+ * to prove that an rcm client reaches an in-tree listener.
+ *
+ * Usage: intree_server ADDRESS PORT EXPECT-DATA REPLY
+ *   Listens on ADDRESS:PORT and prints "listening". The one connection
+ *   request must carry private data beginning with EXPECT-DATA. REPLY is
+ *   "accept:DATA" - accept it (no QP: QP number 0x4321) with that private
+ *   data, wait for ESTABLISHED, disconnect and wait for DISCONNECTED - or
+ *   "reject:DATA" - reject it with that private data.
+ * Exits 0 when all of it happened, 1 when not, 2 on a set-up error.
+ * Gives up after 60 s.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
+{
+	struct rdma_cm_event *ev;
+
+	if (rdma_get_cm_event(ch, &ev)) {
+		perror("rdma_get_cm_event");
+		exit(2);
+	}
+	fprintf(stderr, "intree_server: %s status %d\n",
+		rdma_event_str(ev->event), ev->status);
+	return ev;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_addrinfo hints = {
+		.ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP,
+	}, *res;
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7, .qp_num = 0x4321,
+	};
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *lid, *id;
+	struct rdma_cm_event *ev;
+	char data[200];
+	int accept;
+
+	if (argc != 5 || sscanf(argv[4], "%*[a-z]:%199s", data) != 1) {
+		fprintf(stderr, "usage: %s ADDR PORT EXPECT REPLY\n", argv[0]);
+		return 2;
+	}
+	accept = !strncmp(argv[4], "accept:", 7);
+	alarm(60);
+	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &res))
+		return 2;
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lid, res->ai_src_addr) || rdma_listen(lid, 4))
+		return 2;
+	printf("listening\n");
+	fflush(stdout);
+
+	ev = next_event(ch);
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST ||
+	    !ev->param.conn.private_data ||
+	    strncmp(ev->param.conn.private_data, argv[3], strlen(argv[3]))) {
+		fprintf(stderr, "want a request carrying '%s'\n", argv[3]);
+		return 1;
+	}
+	id = ev->id;
+	rdma_ack_cm_event(ev);
+	param.private_data = data;
+	param.private_data_len = strlen(data) + 1;
+	if (!accept) {
+		if (rdma_reject(id, data, strlen(data) + 1))
+			return 1;
+		rdma_destroy_id(id);
+		rdma_destroy_id(lid);
+		rdma_destroy_event_channel(ch);
+		rdma_freeaddrinfo(res);
+		return 0;
+	}
+	if (rdma_accept(id, &param)) {
+		perror("rdma_accept");
+		return 1;
+	}
+	ev = next_event(ch);
+	if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
+		return 1;
+	rdma_ack_cm_event(ev);
+	if (rdma_disconnect(id))
+		return 1;
+	ev = next_event(ch);
+	if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
+		return 1;
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+	rdma_destroy_id(lid);
+	rdma_destroy_event_channel(ch);
+	rdma_freeaddrinfo(res);
+	return 0;
+}
