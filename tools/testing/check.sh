@@ -84,6 +84,8 @@ if step build.userlib-guest-tests make -C "$top/userlib" guest-tests; then
 			>>"$out/selftests/list"
 	done
 fi
+# Debian's librdmacm programs that the rping test runs on rcm and in-tree.
+librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime"
 guest_tests=${RCM_TESTS:-$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_' | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$out/selftests/list" | paste -sd,)}
 
@@ -96,7 +98,8 @@ if want test; then
 			"$vm/mkinitramfs.sh" --out "$out/test.cpio" --release "$rel" \
 				--modroot "$kernel/mods" \
 				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \
-				--tests "$out/selftests" --lib-dir "$top/userlib/src"
+				--tests "$out/selftests" --lib-dir "$top/userlib/src" \
+				$librdmacm_programs
 			say "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
 			"$vm/run-guest.py" --label test-kernel --kernel "$kernel/bzImage" \
 				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
@@ -122,7 +125,8 @@ if want distro; then
 	say "guest: distro kernel $distro_rel (selftests; rxe)"
 	"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
 		--modroot / --rcm-ko "$distro_ko" \
-		--tests "$out/selftests" --lib-dir "$top/userlib/src"
+		--tests "$out/selftests" --lib-dir "$top/userlib/src" \
+		$librdmacm_programs
 	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
 		--initrd "$out/distro.cpio" --rdma rxe --tests "$guest_tests" \
 		--log "$out/guest-distro-kernel.log" | tee -a "$results"

@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rping: unmodified librdmacm programs - Debian's rping and cmtime
+# (rdma-core 44, linked against librdmacm.so.1) - run on rcm through
+# LD_LIBRARY_PATH=/usr/lib/rcm (rcm's userlib), over Soft-RoCE:
+#   rcm <-> rcm with the in-tree rdma_ucm unloaded, so nothing can reach
+#   the in-tree CM; then, with rdma_ucm back, an rcm server against an
+#   in-tree client and an in-tree server against an rcm client.
+# rping moves and verifies 20 messages (-C 20 -v -V); cmtime makes and
+# tears down 100 connections (-c 100). TAP output; exit 0 when all pass.
+
+ip=${RCM_ADDR_RXE:-}
+tmp=${TMPDIR:-/tmp}/rcm-rping.$$
+mkdir -p "$tmp"
+n=0
+failed=0
+skipped=0
+
+echo "TAP version 13"
+echo "1..9"
+
+result() {	# VERDICT NAME [WHY]
+	n=$((n + 1))
+	case $1 in
+	ok) echo "ok $n $2" ;;
+	skip) echo "ok $n $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
+	*) echo "not ok $n $2"; failed=$((failed + 1))
+	   [ -n "${3:-}" ] && echo "# $3" ;;
+	esac
+}
+
+# LIB PROGRAM ARGS...: run PROGRAM on rcm's userlib or on the in-tree one.
+on() {
+	lib=$1
+	shift
+	if [ "$lib" = rcm ]; then
+		LD_LIBRARY_PATH=/usr/lib/rcm "$@"
+	else
+		"$@"
+	fi
+}
+
+# Show the tail of a log as TAP diagnostics.
+diag() {
+	tail -n 8 "$1" 2>/dev/null | sed 's/^/#   /'
+}
+
+# NAME SERVER-LIB CLIENT-LIB PORT [CLIENT FLAGS...]
+rping_case() {
+	name=$1 slib=$2 clib=$3 port=$4
+	shift 4
+	on "$slib" timeout 120 rping -s -a "$ip" -p "$port" -C 20 -v -V \
+		>"$tmp/s$port" 2>&1 &
+	spid=$!
+	# The server listens at some point after it starts: a client that
+	# comes too early is rejected, so it tries again.
+	tries=0
+	until on "$clib" timeout 60 rping -c -a "$ip" -p "$port" -C 20 -v -V \
+		"$@" >"$tmp/c$port" 2>&1; do
+		tries=$((tries + 1))
+		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
+			break
+		fi
+		sleep 1
+	done
+	wait $spid
+	src=$?
+	got=$(grep -c '^ping data: ' "$tmp/c$port")
+	sgot=$(grep -c '^server ping data: ' "$tmp/s$port")
+	if [ $tries -lt 5 ] && [ $src = 0 ] && [ "$got" = 20 ] &&
+	   [ "$sgot" = 20 ]; then
+		result ok "$name"
+	else
+		result fail "$name" "server exit $src, $sgot/20 server and $got/20 client pings; client tries $tries"
+		echo "# server:"; diag "$tmp/s$port"
+		echo "# client:"; diag "$tmp/c$port"
+	fi
+}
+
+# NAME SERVER-LIB CLIENT-LIB PORT
+cmtime_case() {
+	name=$1 slib=$2 clib=$3 port=$4
+	on "$slib" timeout 300 cmtime -b "$ip" -p "$port" -c 100 \
+		>"$tmp/s$port" 2>&1 &
+	spid=$!
+	tries=0
+	until on "$clib" timeout 300 cmtime -s "$ip" -p "$port" -c 100 \
+		>"$tmp/c$port" 2>&1; do
+		tries=$((tries + 1))
+		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
+			break
+		fi
+		sleep 1
+	done
+	wait $spid
+	src=$?
+	# cmtime prints its step table once every connection went through.
+	if [ $tries -lt 5 ] && [ $src = 0 ] &&
+	   grep -q '^connect' "$tmp/c$port"; then
+		result ok "$name"
+	else
+		result fail "$name" "server exit $src, client tries $tries"
+		echo "# server:"; diag "$tmp/s$port"
+		echo "# client:"; diag "$tmp/c$port"
+	fi
+}
+
+if [ -z "$ip" ]; then
+	for t in rcm_rcm_without_rdma_ucm rcm_rcm_self_modified_qp \
+		 rcm_server_intree_client intree_server_rcm_client \
+		 cmtime_rcm_rcm cmtime_rcm_server_intree_client \
+		 cmtime_intree_server_rcm_client rdma_ucm_unused \
+		 rdma_ucm_reloaded; do
+		result skip $t "no Soft-RoCE device"
+	done
+	exit 4
+fi
+
+# rcm alone: the in-tree user-space CM is not there to be used.
+if rmmod rdma_ucm 2>/dev/null || ! [ -e /dev/infiniband/rdma_cm ]; then
+	rping_case rcm_rcm_without_rdma_ucm rcm rcm 20201
+	rping_case rcm_rcm_self_modified_qp rcm rcm 20202 -q
+	cmtime_case cmtime_rcm_rcm rcm rcm 20203
+	if [ -e /dev/infiniband/rdma_cm ]; then
+		result fail rdma_ucm_unused "/dev/infiniband/rdma_cm came back"
+	else
+		result ok rdma_ucm_unused
+	fi
+else
+	for t in rcm_rcm_without_rdma_ucm rcm_rcm_self_modified_qp \
+		 cmtime_rcm_rcm rdma_ucm_unused; do
+		result fail $t "rdma_ucm cannot be unloaded"
+	done
+fi
+if modprobe rdma_ucm && [ -e /dev/infiniband/rdma_cm ]; then
+	result ok rdma_ucm_reloaded
+else
+	result fail rdma_ucm_reloaded "modprobe rdma_ucm failed"
+fi
+
+# rcm against the in-tree stack, both ways.
+rping_case rcm_server_intree_client rcm intree 20204
+rping_case intree_server_rcm_client intree rcm 20205
+cmtime_case cmtime_rcm_server_intree_client rcm intree 20206
+cmtime_case cmtime_intree_server_rcm_client intree rcm 20207
+
+rm -rf "$tmp"
+echo "# Totals: pass:$((n - failed - skipped)) fail:$failed skip:$skipped"
+[ $failed = 0 ]
