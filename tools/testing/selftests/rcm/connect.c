@@ -25,45 +25,6 @@
 #define QP_ATTR_AV	(1 << 7)
 #define QP_ATTR_DEST_QPN (1 << 20)
 
-static int do_listen(int fd, unsigned int id)
-{
-	struct rcm_listen l = { .size = sizeof(l), .id = id };
-
-	return ioctl(fd, RCM_IOCTL_LISTEN, &l);
-}
-
-static int do_connect(int fd, unsigned int id, unsigned int qpn,
-		      const char *data)
-{
-	struct rcm_connect c = {
-		.size = sizeof(c), .id = id, .qp_num = qpn,
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
-
-	if (data) {
-		c.private_data = (uintptr_t)data;
-		c.private_data_len = strlen(data) + 1;
-	}
-	return ioctl(fd, RCM_IOCTL_CONNECT, &c);
-}
-
-static int do_accept(int fd, unsigned int id, unsigned int qpn,
-		     unsigned long long ctx, const char *data)
-{
-	struct rcm_accept a = {
-		.size = sizeof(a), .id = id, .qp_num = qpn, .context = ctx,
-		.responder_resources = 1, .initiator_depth = 1,
-		.rnr_retry_count = 7,
-	};
-
-	if (data) {
-		a.private_data = (uintptr_t)data;
-		a.private_data_len = strlen(data) + 1;
-	}
-	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
-}
-
 static int do_simple(int fd, unsigned long cmd, unsigned int id)
 {
 	/* establish and disconnect share their shape */
@@ -95,16 +56,6 @@ static int expect(int fd, unsigned int type, struct rcm_event *ev)
 	return 0;
 }
 
-/* A listener on @ip:@port; its handle, or 0. */
-static unsigned int listener(int fd, const char *ip, unsigned short port)
-{
-	unsigned int lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x11);
-
-	if (!lid || rcm_bind(fd, lid, ip, port) || do_listen(fd, lid))
-		return 0;
-	return lid;
-}
-
 /* An RC id routed to @ip:@port; its handle, or 0. */
 static unsigned int routed(int fd, const char *ip, unsigned short port,
 			   unsigned long long ctx)
@@ -133,8 +84,8 @@ RCM_TEST(connect_errors)
 	ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
 	CHECK(id && ud, "create: %s", strerror(errno));
 	/* Nothing resolved yet. */
-	CHECK_ERRNO(do_connect(fd, id, 1, NULL), EINVAL);
-	CHECK_ERRNO(do_connect(fd, id + 100, 1, NULL), ENOENT);
+	CHECK_ERRNO(rcm_connect(fd, id, 1, NULL), EINVAL);
+	CHECK_ERRNO(rcm_connect(fd, id + 100, 1, NULL), ENOENT);
 	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a), EINVAL);
 	CHECK_ERRNO(qp_attrs(fd, id, 0, &a), EINVAL);
 	CHECK_ERRNO(qp_attrs(fd, id, 1 << 4, &a), EINVAL);
@@ -152,7 +103,7 @@ RCM_TEST(connect_errors)
 	CHECK(rcm_routed(fd, ud, ip, 20150) == 0, "route UD: %s",
 	      strerror(errno));
 	/* SIDR is not done: a UD id cannot connect yet. */
-	CHECK_ERRNO(do_connect(fd, ud, 1, NULL), EINVAL);
+	CHECK_ERRNO(rcm_connect(fd, ud, 1, NULL), EINVAL);
 	/* Before a connection: INIT only. */
 	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0, "INIT: %s",
 	      strerror(errno));
@@ -187,9 +138,9 @@ RCM_TEST(connect_errors)
 	c.private_data = 8;	/* not mapped */
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EFAULT);
 	/* The failures left the id as it was: it still connects. */
-	CHECK(do_connect(fd, id, 5, NULL) == 0, "connect: %s",
+	CHECK(rcm_connect(fd, id, 5, NULL) == 0, "connect: %s",
 	      strerror(errno));
-	CHECK_ERRNO(do_connect(fd, id, 5, NULL), EINVAL);
+	CHECK_ERRNO(rcm_connect(fd, id, 5, NULL), EINVAL);
 	/* No answer yet: no RTR, no establish. */
 	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
 	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
@@ -208,11 +159,11 @@ RCM_TEST(connect_accept_establish_disconnect)
 		SKIP("no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = listener(s, ip, 20101);
+	lid = rcm_listener(s, ip, 20101, 0x11, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
 	cid = routed(c, ip, 20101, 0xc1);
 	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(do_connect(c, cid, 0x111, "ping") == 0, "connect: %s",
+	CHECK(rcm_connect(c, cid, 0x111, "ping") == 0, "connect: %s",
 	      strerror(errno));
 
 	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
@@ -233,9 +184,9 @@ RCM_TEST(connect_accept_establish_disconnect)
 	      "passive RTR: qpn %#x mask %#x global %u mtu %u",
 	      sa.out_attr[1].dest_qp_num, sa.out_attr[1].qp_attr_mask,
 	      sa.out_attr[1].ah_attr.is_global, sa.out_attr[1].path_mtu);
-	CHECK(do_accept(s, rid, 0x222, 0xacce, "pong") == 0, "accept: %s",
+	CHECK(rcm_accept(s, rid, 0x222, 0xacce, "pong") == 0, "accept: %s",
 	      strerror(errno));
-	CHECK_ERRNO(do_accept(s, rid, 0x222, 0xacce, "pong"), EINVAL);
+	CHECK_ERRNO(rcm_accept(s, rid, 0x222, 0xacce, "pong"), EINVAL);
 
 	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	CHECK(ev.id == cid && ev.context == 0xc1, "response id %u ctx %llx",
@@ -296,7 +247,7 @@ RCM_TEST(nobody_listens_is_rejected)
 	fd = rcm_open_dev();
 	id = routed(fd, ip, 20199, 3);
 	CHECK(id, "route: %s", strerror(errno));
-	CHECK(do_connect(fd, id, 0x33, "anyone?") == 0, "connect: %s",
+	CHECK(rcm_connect(fd, id, 0x33, "anyone?") == 0, "connect: %s",
 	      strerror(errno));
 	CHECK(expect(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == REJ_INVALID_SERVICE_ID, "status %d", ev.status);
@@ -317,10 +268,10 @@ RCM_TEST(reject_carries_private_data)
 		SKIP("no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = listener(s, ip, 20102);
+	lid = rcm_listener(s, ip, 20102, 0x11, 0);
 	cid = routed(c, ip, 20102, 4);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
-	CHECK(do_connect(c, cid, 0x44, "let me in") == 0, "connect: %s",
+	CHECK(rcm_connect(c, cid, 0x44, "let me in") == 0, "connect: %s",
 	      strerror(errno));
 	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	r.id = ev.id;
@@ -351,14 +302,14 @@ RCM_TEST(active_side_rejects_the_response)
 		SKIP("no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = listener(s, ip, 20103);
+	lid = rcm_listener(s, ip, 20103, 0x11, 0);
 	cid = routed(c, ip, 20103, 5);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
-	CHECK(do_connect(c, cid, 0x55, NULL) == 0, "connect: %s",
+	CHECK(rcm_connect(c, cid, 0x55, NULL) == 0, "connect: %s",
 	      strerror(errno));
 	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
-	CHECK(do_accept(s, rid, 0x66, 6, NULL) == 0, "accept: %s",
+	CHECK(rcm_accept(s, rid, 0x66, 6, NULL) == 0, "accept: %s",
 	      strerror(errno));
 	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	/* Say the QP could not be readied: the client gives up. */
@@ -389,17 +340,17 @@ RCM_TEST(two_clients_at_once)
 		SKIP("no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = listener(s, ip, 20104);
+	lid = rcm_listener(s, ip, 20104, 0x11, 0);
 	cid[0] = routed(c, ip, 20104, 100);
 	cid[1] = routed(c, ip, 20104, 101);
 	CHECK(lid && cid[0] && cid[1], "set-up: %s", strerror(errno));
-	CHECK(do_connect(c, cid[0], 0x70, "first") == 0 &&
-	      do_connect(c, cid[1], 0x71, "second") == 0, "connect: %s",
+	CHECK(rcm_connect(c, cid[0], 0x70, "first") == 0 &&
+	      rcm_connect(c, cid[1], 0x71, "second") == 0, "connect: %s",
 	      strerror(errno));
 	for (i = 0; i < 2; i++) {
 		CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
 		      "request %d", i);
-		CHECK(do_accept(s, ev.id, 0x80 + ev.conn.qp_num, ev.id,
+		CHECK(rcm_accept(s, ev.id, 0x80 + ev.conn.qp_num, ev.id,
 				(char *)ev.private_data) == 0, "accept: %s",
 		      strerror(errno));
 	}
@@ -439,14 +390,14 @@ RCM_TEST(client_killed_mid_connect)
 	if (!ip)
 		SKIP("no Soft-RoCE device");
 	s = rcm_open_dev();
-	lid = listener(s, ip, 20105);
+	lid = rcm_listener(s, ip, 20105, 0x11, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
 		int c = rcm_open_dev();
 		unsigned int cid = routed(c, ip, 20105, 7);
 
-		if (!cid || do_connect(c, cid, 0x77, "bye"))
+		if (!cid || rcm_connect(c, cid, 0x77, "bye"))
 			_exit(1);
 		raise(SIGKILL);
 	}
@@ -514,7 +465,7 @@ RCM_TEST(rcm_client_to_intree_listener)
 	c = rcm_open_dev();
 	cid = routed(c, ip, 20106, 8);
 	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(do_connect(c, cid, 0x88, "from-rcm") == 0, "connect: %s",
+	CHECK(rcm_connect(c, cid, 0x88, "from-rcm") == 0, "connect: %s",
 	      strerror(errno));
 	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	CHECK(!strcmp((char *)ev.private_data, "from-intree") &&
@@ -547,7 +498,7 @@ RCM_TEST(intree_listener_rejects_rcm_client)
 	c = rcm_open_dev();
 	cid = routed(c, ip, 20107, 9);
 	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(do_connect(c, cid, 0x99, "knock") == 0, "connect: %s",
+	CHECK(rcm_connect(c, cid, 0x99, "knock") == 0, "connect: %s",
 	      strerror(errno));
 	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == RCM_REJ_CONSUMER_DEFINED &&

@@ -117,17 +117,6 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	close(fd);
 }
 
-static int listen_on(int fd, unsigned int id, const char *ip,
-		     unsigned short port)
-{
-	struct rcm_listen l = { .size = sizeof(l), .id = id };
-
-	if (rcm_bind(fd, id, ip, port))
-		return -1;
-	l.id = id;
-	return ioctl(fd, RCM_IOCTL_LISTEN, &l);
-}
-
 /* Reap @pid within @secs seconds, killing it if it is still there. */
 static void reap(pid_t pid, int secs)
 {
@@ -157,9 +146,8 @@ RCM_TEST(request_ids_let_the_device_go)
 	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	CHECK(lid && listen_on(fd, lid, ip, 20300) == 0, "listen: %s",
-	      strerror(errno));
+	lid = rcm_listener(fd, ip, 20300, 1, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
 	pid = fork();
 	CHECK(pid >= 0, "fork");
 	if (pid == 0) {
@@ -190,6 +178,73 @@ RCM_TEST(request_ids_let_the_device_go)
 	      "destroy: %s", strerror(errno));
 	close(fd);
 	reap(pid, 20);
+
+	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
+	      "rdma link add failed");
+	CHECK(wait_gid(ip) == 0, "no GID after re-adding rxe0");
+}
+
+RCM_TEST(connections_let_the_device_go)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	unsigned int lid, cid, rid, pending, seen = 0;
+	struct timespec t0, t1;
+	struct rcm_event ev;
+	int fd;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	/* An established connection (both ends), and a connect in flight. */
+	lid = rcm_listener(fd, ip, 20301, 1, 0);
+	cid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	pending = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
+	CHECK(lid && cid && pending, "create: %s", strerror(errno));
+	CHECK(rcm_routed(fd, cid, ip, 20301) == 0 &&
+	      rcm_routed(fd, pending, ip, 20301) == 0, "route: %s",
+	      strerror(errno));
+	CHECK(rcm_connect(fd, cid, 0x10, NULL) == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	rid = ev.id;
+	CHECK(rcm_accept(fd, rid, 0x20, 4, NULL) == 0, "accept: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_RESPONSE, "no response");
+	{
+		struct rcm_establish e = { .size = sizeof(e), .id = cid };
+
+		CHECK(ioctl(fd, RCM_IOCTL_ESTABLISH, &e) == 0,
+		      "establish: %s", strerror(errno));
+	}
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_ESTABLISHED, "not established");
+	/* Its request stays unanswered: the listener's second request. */
+	CHECK(rcm_connect(fd, pending, 0x30, NULL) == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no second request");
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(rcm_sh("rdma link delete rxe0") == 0, "rdma link delete failed");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(t1.tv_sec - t0.tv_sec < 10, "removal took %ld s",
+	      (long)(t1.tv_sec - t0.tv_sec));
+	while (rcm_wait_event(fd, 1000, &ev) == 0) {
+		printf("# event %u status %d on id %u\n", ev.event, ev.status,
+		       ev.id);
+		if (ev.event == RCM_EVENT_DEVICE_REMOVAL)
+			seen++;
+	}
+	/*
+	 * Listener, both ends of the connection, the pending connect and
+	 * the second request.
+	 */
+	CHECK(seen == 5, "%u DEVICE_REMOVAL events, want 5", seen);
+	CHECK_ERRNO(rcm_connect(fd, pending, 0x30, NULL), ENODEV);
+	close(fd);
 
 	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
 	      "rdma link add failed");

@@ -15,14 +15,6 @@
 
 #include "rcm_test.h"
 
-static int do_listen(int fd, unsigned int id, unsigned int backlog)
-{
-	struct rcm_listen l = { .size = sizeof(l), .id = id,
-				.backlog = backlog };
-
-	return ioctl(fd, RCM_IOCTL_LISTEN, &l);
-}
-
 static int do_reject(int fd, unsigned int id, const char *data)
 {
 	struct rcm_reject r = { .size = sizeof(r), .id = id };
@@ -56,17 +48,6 @@ static int client_status(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-/* A listener on @ip:@port with @ctx and @backlog; its handle or 0. */
-static unsigned int listener(int fd, const char *ip, unsigned short port,
-			     unsigned long long ctx, unsigned int backlog)
-{
-	unsigned int lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
-
-	if (!lid || rcm_bind(fd, lid, ip, port) || do_listen(fd, lid, backlog))
-		return 0;
-	return lid;
-}
-
 /* The next CONNECT_REQUEST within 30 s; 0 when it came. */
 static int next_request(int fd, struct rcm_event *ev)
 {
@@ -88,11 +69,11 @@ RCM_TEST(listen_errors)
 	struct rcm_reject r = { .size = sizeof(r), .id = rc };
 
 	CHECK(ud && rc, "create: %s", strerror(errno));
-	CHECK_ERRNO(do_listen(fd, ud, 0), EOPNOTSUPP);
-	CHECK_ERRNO(do_listen(fd, rc + 100, 0), ENOENT);
+	CHECK_ERRNO(rcm_listen(fd, ud, 0), EOPNOTSUPP);
+	CHECK_ERRNO(rcm_listen(fd, rc + 100, 0), ENOENT);
 	/* Unbound: bound to the IPv4 wildcard first. */
-	CHECK(do_listen(fd, rc, 0) == 0, "listen: %s", strerror(errno));
-	CHECK_ERRNO(do_listen(fd, rc, 0), EINVAL);
+	CHECK(rcm_listen(fd, rc, 0) == 0, "listen: %s", strerror(errno));
+	CHECK_ERRNO(rcm_listen(fd, rc, 0), EINVAL);
 	/* Only a request id can be rejected. */
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_REJECT, &r), EINVAL);
 	r.private_data_len = RCM_REJECT_PRIVATE_DATA_MAX + 1;
@@ -117,7 +98,7 @@ RCM_TEST(intree_client_is_rejected_with_private_data)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = listener(fd, ip, 20001, 0x1157, 4);
+	lid = rcm_listener(fd, ip, 20001, 0x1157, 4);
 	CHECK(lid, "listen: %s", strerror(errno));
 
 	pid = client(ip, "20001", "hello rcm", "reject:28:go-away");
@@ -172,7 +153,7 @@ RCM_TEST(destroying_a_request_rejects_it)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = listener(fd, "0.0.0.0", 20002, 7, 0);
+	lid = rcm_listener(fd, "0.0.0.0", 20002, 7, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
 	pid = client(ip, "20002", "x", "reject:28:-");
 	CHECK(next_request(fd, &ev) == 0, "no request");
@@ -194,7 +175,7 @@ RCM_TEST(closing_with_unanswered_requests)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = listener(fd, ip, 20003, 8, 0);
+	lid = rcm_listener(fd, ip, 20003, 8, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
 	pid = client(ip, "20003", "y", "reject:28:-");
 	CHECK(next_request(fd, &ev) == 0, "no request");
@@ -215,7 +196,7 @@ RCM_TEST(many_requests_while_the_listener_goes_away)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = listener(fd, ip, 20004, 9, 0);
+	lid = rcm_listener(fd, ip, 20004, 9, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
 	for (i = 0; i < 8; i++)
 		pids[i] = client(ip, "20004", "z", "reject:-1:-");
@@ -286,7 +267,7 @@ RCM_TEST(intree_client_is_accepted_and_disconnects)
 	if (!have_intree_cm())
 		SKIP("in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = listener(fd, ip, 20005, 0x11, 0);
+	lid = rcm_listener(fd, ip, 20005, 0x11, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
 	pid = client(ip, "20005", "knock", "accept:welcome");
 	CHECK(next_request(fd, &ev) == 0, "no request");

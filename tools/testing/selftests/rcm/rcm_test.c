@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -138,6 +139,55 @@ int rcm_route(int fd, unsigned int id, unsigned int timeout_ms)
 	};
 
 	return ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &r);
+}
+
+int rcm_listen(int fd, unsigned int id, unsigned int backlog)
+{
+	struct rcm_listen l = { .size = sizeof(l), .id = id,
+				.backlog = backlog };
+
+	return ioctl(fd, RCM_IOCTL_LISTEN, &l);
+}
+
+unsigned int rcm_listener(int fd, const char *ip, unsigned short port,
+			  unsigned long long ctx, unsigned int backlog)
+{
+	unsigned int lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+
+	if (!lid || rcm_bind(fd, lid, ip, port) || rcm_listen(fd, lid, backlog))
+		return 0;
+	return lid;
+}
+
+int rcm_connect(int fd, unsigned int id, unsigned int qpn, const char *data)
+{
+	struct rcm_connect c = {
+		.size = sizeof(c), .id = id, .qp_num = qpn,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+
+	if (data) {
+		c.private_data = (uintptr_t)data;
+		c.private_data_len = strlen(data) + 1;
+	}
+	return ioctl(fd, RCM_IOCTL_CONNECT, &c);
+}
+
+int rcm_accept(int fd, unsigned int id, unsigned int qpn,
+	       unsigned long long ctx, const char *data)
+{
+	struct rcm_accept a = {
+		.size = sizeof(a), .id = id, .qp_num = qpn, .context = ctx,
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+
+	if (data) {
+		a.private_data = (uintptr_t)data;
+		a.private_data_len = strlen(data) + 1;
+	}
+	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
 }
 
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q)

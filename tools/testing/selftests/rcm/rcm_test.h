@@ -109,6 +109,19 @@ int rcm_resolved(int fd, unsigned int id, const char *dst);
 int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port);
 /* RCM_IOCTL_RESOLVE_ROUTE; the ioctl's result. */
 int rcm_route(int fd, unsigned int id, unsigned int timeout_ms);
+/* RCM_IOCTL_LISTEN; the ioctl's result. */
+int rcm_listen(int fd, unsigned int id, unsigned int backlog);
+/* An RC id listening on @ip:@port with @ctx; its handle, or 0. */
+unsigned int rcm_listener(int fd, const char *ip, unsigned short port,
+			  unsigned long long ctx, unsigned int backlog);
+/*
+ * RCM_IOCTL_CONNECT and RCM_IOCTL_ACCEPT with QP number @qpn, one RDMA
+ * read each way, 7 retries and the string @data (NULL: none) as private
+ * data; the ioctl's result.
+ */
+int rcm_connect(int fd, unsigned int id, unsigned int qpn, const char *data);
+int rcm_accept(int fd, unsigned int id, unsigned int qpn,
+	       unsigned long long ctx, const char *data);
 /* RCM_IOCTL_QUERY_ID into a zeroed @q; the ioctl's result. */
 struct rcm_query_id;
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
