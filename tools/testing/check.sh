@@ -94,12 +94,13 @@ if want test; then
 	if kernel=$("$vm/build-kernel.sh"); then
 		report PASS build.test-kernel "$(cat "$kernel/build-seconds")s cold build"
 		rel=$(cat "$kernel/release")
-		if step build.rcm-test-kernel "$vm/build-module.sh" "$kernel/build" "$out/test"; then
+		if step build.rcm-test-kernel "$vm/build-module.sh" "$kernel/build" "$out/test" &&
+		   step build.initramfs-test-kernel \
 			"$vm/mkinitramfs.sh" --out "$out/test.cpio" --release "$rel" \
 				--modroot "$kernel/mods" \
 				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \
 				--tests "$out/selftests" --lib-dir "$top/userlib/src" \
-				$librdmacm_programs
+				$librdmacm_programs; then
 			say "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
 			"$vm/run-guest.py" --label test-kernel --kernel "$kernel/bzImage" \
 				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
@@ -123,12 +124,15 @@ if want distro; then
 	fi
 
 	say "guest: distro kernel $distro_rel (selftests; rxe)"
-	"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
+	rm -f "$out/distro.cpio"
+	step build.initramfs-distro \
+		"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
 		--modroot / --rcm-ko "$distro_ko" \
 		--tests "$out/selftests" --lib-dir "$top/userlib/src" \
 		$librdmacm_programs
 	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
-		--initrd "$out/distro.cpio" --rdma rxe --tests "$guest_tests" \
+		--initrd "$out/distro.cpio" --rdma rxe --test-timeout 300 \
+		--tests "$guest_tests" \
 		--log "$out/guest-distro-kernel.log" | tee -a "$results"
 
 	say "guests: two distro kernels joined by a socket netdev on 127.0.0.1"

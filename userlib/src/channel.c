@@ -74,6 +74,7 @@ struct rcm_channel *rcm_channel_open(void)
 	chan->ch.fd = fd;
 	pthread_mutex_init(&chan->read_lock, NULL);
 	pthread_mutex_init(&chan->lock, NULL);
+	pthread_cond_init(&chan->sync_cond, NULL);
 	return chan;
 
 out_close:
@@ -89,6 +90,7 @@ void rcm_channel_close(struct rcm_channel *chan)
 	close(chan->ch.fd);
 	pthread_mutex_destroy(&chan->read_lock);
 	pthread_mutex_destroy(&chan->lock);
+	pthread_cond_destroy(&chan->sync_cond);
 	free(chan);
 }
 
@@ -140,24 +142,29 @@ void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id)
 
 /*
  * The id a record names, or NULL: by its context, or by its handle when
- * the context is 0 (the later events of a request id). The context is
- * only compared, never dereferenced, so a record naming no id of the
- * channel is harmless. Caller holds chan->lock.
+ * the context is 0 (the later events of a request id). A request id
+ * that rdma_accept() gave its own address as context is found by its
+ * handle too, if the context matches. The context is only compared,
+ * never dereferenced, so a record naming no id of the channel is
+ * harmless. Caller holds chan->lock.
  */
 struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
 				   uint64_t context, uint32_t handle)
 {
 	struct rcm_id *id;
 
-	if (!context) {
-		id = chan->reqs[handle % RCM_ID_BUCKETS];
-		while (id && id->handle != handle)
+	if (context) {
+		id = chan->ids[rcm_id_bucket(context)];
+		while (id && (uintptr_t)id != context)
 			id = id->hnext;
-		return id;
+		if (id || !handle)
+			return id;
 	}
-	id = chan->ids[rcm_id_bucket(context)];
-	while (id && (uintptr_t)id != context)
+	id = chan->reqs[handle % RCM_ID_BUCKETS];
+	while (id && id->handle != handle)
 		id = id->hnext;
+	if (id && context && (uintptr_t)id != context)
+		return NULL;
 	return id;
 }
 

@@ -90,6 +90,20 @@ static int rcm_device_open(struct rcm_device *d)
 	return 0;
 }
 
+/*
+ * Drop one reference; the last one frees the default PD. Caller holds
+ * rcm_dev_lock.
+ */
+static void rcm_device_unref(struct rcm_device *d)
+{
+	if (!d->refcnt)
+		return;
+	if (!--d->refcnt && d->pd) {
+		ibv_dealloc_pd(d->pd);
+		d->pd = NULL;
+	}
+}
+
 /**
  * rdma_get_devices() - list the RDMA devices, opened
  * @num_devices: where to store the number of entries, or NULL
@@ -162,7 +176,7 @@ RCM_EXPORT void rdma_free_devices(struct ibv_context **list)
 	for (p = list; *p; p++) {
 		for (i = 0; i < rcm_num_devs; i++) {
 			if (rcm_devs[i].verbs == *p && rcm_devs[i].refcnt) {
-				rcm_devs[i].refcnt--;
+				rcm_device_unref(&rcm_devs[i]);
 				break;
 			}
 		}
@@ -175,11 +189,12 @@ RCM_EXPORT void rdma_free_devices(struct ibv_context **list)
  * rcm_device_get() - the library's context of a device, by node GUID
  * @guid: node GUID in network byte order, as RCM_IOCTL_QUERY_ID gives it
  *
- * Opens the device if needed and takes a reference for an id's verbs.
+ * Opens the device if needed, allocates its default PD if it has none,
+ * and takes a reference for an id's verbs.
  *
  * Return: the context, or NULL with errno ENODEV (no device with that
- * GUID, e.g. one added after the table was filled) or the error of
- * opening it.
+ * GUID, e.g. one added after the table was filled), the error of opening
+ * it, or ENOMEM (no PD; librdmacm's error too).
  */
 struct ibv_context *rcm_device_get(__be64 guid)
 {
@@ -197,6 +212,13 @@ struct ibv_context *rcm_device_get(__be64 guid)
 			err = errno;
 			break;
 		}
+		if (!rcm_devs[i].pd) {
+			rcm_devs[i].pd = ibv_alloc_pd(rcm_devs[i].verbs);
+			if (!rcm_devs[i].pd) {
+				err = ENOMEM;
+				break;
+			}
+		}
 		rcm_devs[i].refcnt++;
 		verbs = rcm_devs[i].verbs;
 		break;
@@ -207,7 +229,10 @@ struct ibv_context *rcm_device_get(__be64 guid)
 	return verbs;
 }
 
-/* Drop a reference from rcm_device_get(); the device stays open. */
+/*
+ * Drop a reference from rcm_device_get(); the device stays open, its
+ * default PD goes with the last reference.
+ */
 void rcm_device_put(struct ibv_context *verbs)
 {
 	int i;
@@ -215,9 +240,36 @@ void rcm_device_put(struct ibv_context *verbs)
 	pthread_mutex_lock(&rcm_dev_lock);
 	for (i = 0; i < rcm_num_devs; i++) {
 		if (rcm_devs[i].verbs == verbs && rcm_devs[i].refcnt) {
-			rcm_devs[i].refcnt--;
+			rcm_device_unref(&rcm_devs[i]);
 			break;
 		}
 	}
 	pthread_mutex_unlock(&rcm_dev_lock);
+}
+
+/**
+ * rcm_device_of() - the table entry of an opened device
+ * @verbs: a context the caller holds a reference on (an id's verbs)
+ *
+ * Entries never move, and what a reference holder reads (pd and the
+ * cached attributes) does not change while the reference is held.
+ *
+ * Return: the entry, or NULL if @verbs is not the library's.
+ */
+struct rcm_device *rcm_device_of(struct ibv_context *verbs)
+{
+	struct rcm_device *d = NULL;
+	int i;
+
+	if (!verbs)
+		return NULL;
+	pthread_mutex_lock(&rcm_dev_lock);
+	for (i = 0; i < rcm_num_devs; i++) {
+		if (rcm_devs[i].verbs == verbs) {
+			d = &rcm_devs[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rcm_dev_lock);
+	return d;
 }

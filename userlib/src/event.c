@@ -16,19 +16,6 @@
 #include "rcm_lib.h"
 
 /*
- * struct rcm_cm_event - an event handed to the application
- * @event: what the application sees
- * @id: the id the event is charged to
- * @private_data: the event's private data; param.conn.private_data (or
- *                param.ud.private_data) points here until the ack
- */
-struct rcm_cm_event {
-	struct rdma_cm_event	event;
-	struct rcm_id		*id;
-	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
-};
-
-/*
  * A CONNECT_REQUEST: make the request's id and queue the record charged
  * to the listener. If the listener is gone or being destroyed, or there
  * is no memory for the id, destroy the kernel's request id instead (which
@@ -234,6 +221,14 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  * destroying its id, and skipped. Later events of the request id (such
  * as REJECTED when the peer gives up) are that id's.
  *
+ * Connection events (see rcm_conn_event()): a CONNECT_RESPONSE of an id
+ * with a QP readies the QP and completes the connection, and is handed
+ * out as ESTABLISHED, or CONNECT_ERROR if that failed; REJECTED moves
+ * the id's QP to the error state. After such a
+ * CONNECT_ERROR, the id's REJECTED and DISCONNECTED are dropped, as in
+ * librdmacm. The CONNECT_REQUEST's responder resources and initiator
+ * depth are kept in the request id for rdma_accept().
+ *
  * Events of an id that rdma_destroy_id() is destroying are dropped.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument), ENOMEM, EAGAIN
@@ -270,6 +265,9 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		if (q.req) {
 			/* librdmacm skips a request it cannot query. */
 			drop = rcm_id_refresh(q.req, true) != 0;
+			q.req->req_responder_resources =
+				q.rec.conn.responder_resources;
+			q.req->req_initiator_depth = q.rec.conn.initiator_depth;
 		} else if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
 			   rcm_id_refresh(q.id, false)) {
 			ev->event.event = RDMA_CM_EVENT_ADDR_ERROR;
@@ -278,6 +276,17 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			   rcm_id_refresh(q.id, true)) {
 			ev->event.event = RDMA_CM_EVENT_ROUTE_ERROR;
 			ev->event.status = -errno;
+		}
+
+		if (!q.req) {
+			pthread_mutex_lock(&chan->lock);
+			drop = q.id->destroyed ||
+			       (q.id->connect_error &&
+				(q.rec.event == RCM_EVENT_REJECTED ||
+				 q.rec.event == RCM_EVENT_DISCONNECTED));
+			pthread_mutex_unlock(&chan->lock);
+			if (!drop)
+				rcm_conn_event(q.id, ev);
 		}
 
 		/* Destroyed while we worked on it: never hand it out. */

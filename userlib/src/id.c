@@ -16,10 +16,15 @@
 #include "rcm_lib.h"
 
 static void rcm_id_free(struct rcm_id *rid);
+static void rcm_stash_dispose(struct rcm_cm_event *ev);
 
-static int rcm_create_id(struct rdma_event_channel *channel,
-			 struct rdma_cm_id **out, void *context,
-			 enum rdma_port_space ps, enum ibv_qp_type qp_type)
+/*
+ * rcm_create_id() - rdma_create_id() with an explicit QP type, which
+ * rdma_create_ep() takes from its rdma_addrinfo.
+ */
+int rcm_create_id(struct rdma_event_channel *channel,
+		  struct rdma_cm_id **out, void *context,
+		  enum rdma_port_space ps, enum ibv_qp_type qp_type)
 {
 	struct rcm_create_id cmd = { .size = sizeof(cmd) };
 	struct rcm_channel *chan;
@@ -123,12 +128,21 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
  * waits for anything else. A synchronous listener's private channel
  * stays open while request ids from rdma_get_request() use it.
  *
+ * Events of a synchronous id that another synchronous call read for it
+ * (its stash) are acked too; a synchronous listener's stashed
+ * CONNECT_REQUESTs have their request ids destroyed (which rejects the
+ * requests).
+ *
+ * The QP, SRQ and CQs of the id are the application's to destroy first
+ * (rdma_destroy_qp(), rdma_destroy_srq()), as in librdmacm.
+ *
  * Return: 0, or -1 with errno from RCM_IOCTL_DESTROY_ID (the id stays
  * valid then).
  */
 RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct rcm_destroy_id cmd = { .size = sizeof(cmd) };
+	struct rcm_cm_event *stash, *next;
 	struct rcm_channel *chan;
 	struct rcm_id *rid;
 
@@ -148,6 +162,15 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 
 	pthread_mutex_lock(&chan->lock);
 	rid->destroyed = true;
+	stash = rid->stash;
+	rid->stash = NULL;
+	pthread_mutex_unlock(&chan->lock);
+	for (; stash; stash = next) {
+		next = stash->next;
+		rcm_stash_dispose(stash);
+	}
+
+	pthread_mutex_lock(&chan->lock);
 	rcm_queue_drop_id(chan, rid);
 	/* Counters wrap; compare their distance. */
 	while ((int32_t)(cmd.out_events_reported + rid->events_charged -
@@ -169,6 +192,8 @@ static void rcm_id_free(struct rcm_id *rid)
 	if (rid->id.verbs)
 		rcm_device_put(rid->id.verbs);
 	free(rid->id.route.path_rec);
+	free(rid->qp_init_attr);
+	free(rid->connect_hdr);
 	pthread_cond_destroy(&rid->acked);
 	free(rid);
 	if (sync)
@@ -317,7 +342,9 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
  * verbs (the library's context of the device with the kernel's node
  * GUID, NULL while not attached), the source GID, and the P_Key: an
  * attached id gets the default 0xffff, which is what librdmacm reports
- * on RoCE and iWARP.
+ * on RoCE and iWARP. When verbs changes, pd becomes the device's default
+ * PD (NULL without a device); otherwise pd is left alone, so that the PD
+ * rdma_create_ep() or rdma_create_qp() put there stays, as in librdmacm.
  *
  * With @route, the kernel's path (RoCE) replaces route.path_rec, a
  * one-entry array the library allocates and rdma_destroy_id() frees, and
@@ -358,6 +385,8 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
 
 	rcm_copy_addr(&cm->route.addr.src_storage, &cmd.out_src);
 	rcm_copy_addr(&cm->route.addr.dst_storage, &cmd.out_dst);
+	if (cm->verbs != verbs)
+		cm->pd = verbs ? rcm_device_of(verbs)->pd : NULL;
 	if (cm->verbs)
 		rcm_device_put(cm->verbs);
 	cm->verbs = verbs;
@@ -381,8 +410,9 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
  * @id: a synchronous id
  *
  * Acks the event the previous call left in id->event, waits for the next
- * event on the id's private channel and leaves it in id->event, where
- * the application may read it until its next call on the id.
+ * event of the id on its private channel (see rcm_sync_get_event()) and
+ * leaves it in id->event, where the application may read it until its
+ * next call on the id.
  *
  * Return: 0 if the event's status is 0, else -1 with errno: ECONNREFUSED
  * for REJECTED, -status for a negative status, status for a positive
@@ -397,7 +427,7 @@ int rcm_sync_complete(struct rcm_id *id)
 		rdma_ack_cm_event(id->id.event);
 		id->id.event = NULL;
 	}
-	if (rdma_get_cm_event(&id->chan->ch, &ev))
+	if (rcm_sync_get_event(id, &ev))
 		return -1;
 	id->id.event = ev;
 	if (!ev->status)
@@ -405,4 +435,93 @@ int rcm_sync_complete(struct rcm_id *id)
 	if (ev->event == RDMA_CM_EVENT_REJECTED)
 		return rcm_err(ECONNREFUSED);
 	return rcm_err(ev->status < 0 ? -ev->status : ev->status);
+}
+
+/*
+ * Ack an event that nobody will take: its id is being destroyed. A
+ * CONNECT_REQUEST's request id goes too, which rejects the request.
+ */
+static void rcm_stash_dispose(struct rcm_cm_event *ev)
+{
+	if (ev->event.event == RDMA_CM_EVENT_CONNECT_REQUEST &&
+	    ev->event.listen_id)
+		rdma_destroy_id(ev->event.id);
+	rdma_ack_cm_event(&ev->event);
+}
+
+/* Keep an event for its id's next synchronous call, or dispose of it. */
+static void rcm_stash_add(struct rcm_channel *chan, struct rcm_cm_event *ev)
+{
+	struct rcm_cm_event **p;
+
+	pthread_mutex_lock(&chan->lock);
+	if (ev->id->destroyed) {
+		pthread_mutex_unlock(&chan->lock);
+		rcm_stash_dispose(ev);
+		return;
+	}
+	for (p = &ev->id->stash; *p; p = &(*p)->next)
+		;
+	ev->next = NULL;
+	*p = ev;
+	pthread_cond_broadcast(&chan->sync_cond);
+	pthread_mutex_unlock(&chan->lock);
+}
+
+/**
+ * rcm_sync_get_event() - the next event of a synchronous id
+ * @id: a synchronous id
+ * @event: where to store the event
+ *
+ * A synchronous listener shares its private channel with its request
+ * ids (librdmacm gives each its own channel, rcm has no migration), so
+ * the channel's next event may be another id's. One synchronous call at
+ * a time reads the channel; an event it reads for another id goes to
+ * that id's stash, where that id's current or next synchronous call
+ * finds it, in order. For a listener, its CONNECT_REQUESTs are its
+ * events (they are charged to it). Calls for other ids wait meanwhile.
+ *
+ * Return: 0, or -1 with errno of rdma_get_cm_event() (EAGAIN on an
+ * O_NONBLOCK channel with nothing for @id).
+ */
+int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event)
+{
+	struct rcm_channel *chan = id->chan;
+	struct rdma_cm_event *e = NULL;
+	struct rcm_cm_event *ev;
+	int err = 0;
+
+	pthread_mutex_lock(&chan->lock);
+	while (!id->stash && chan->sync_reader)
+		pthread_cond_wait(&chan->sync_cond, &chan->lock);
+	ev = id->stash;
+	if (ev) {
+		id->stash = ev->next;
+		ev->next = NULL;
+		pthread_mutex_unlock(&chan->lock);
+		*event = &ev->event;
+		return 0;
+	}
+	chan->sync_reader = true;
+	pthread_mutex_unlock(&chan->lock);
+
+	for (;;) {
+		if (rdma_get_cm_event(&chan->ch, &e)) {
+			err = errno;
+			break;
+		}
+		ev = container_of(e, struct rcm_cm_event, event);
+		if (ev->id == id)
+			break;
+		rcm_stash_add(chan, ev);
+	}
+
+	pthread_mutex_lock(&chan->lock);
+	chan->sync_reader = false;
+	pthread_cond_broadcast(&chan->sync_cond);
+	pthread_mutex_unlock(&chan->lock);
+	if (err)
+		return rcm_err(err);
+	*event = e;
+	return 0;
 }

@@ -58,23 +58,34 @@ RCM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
  *
  * rcm keeps a synchronous listener's request ids on the listener's
  * private channel (librdmacm moves each to a channel of its own). Their
- * own events, such as REJECTED when a peer gives up, are therefore read
- * here too; nothing waits for them yet, and they are acked and skipped.
+ * own events, such as REJECTED when a peer gives up or ESTABLISHED, may
+ * therefore be read here; they are kept for the request id's next
+ * synchronous call (rdma_accept(), rdma_disconnect()), see
+ * rcm_sync_get_event().
+ *
+ * A listener from rdma_create_ep() with QP attributes gives the request
+ * id a QP (rdma_create_qp() on the listener's id->pd, or the request's
+ * default PD). If that fails, the request id is destroyed, which
+ * rejects the request, and the call fails with the error.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument, @listen not
  * synchronous, or see above), ECONNREFUSED, the errors of
  * rdma_get_cm_event() (EAGAIN when the private channel's fd was made
- * O_NONBLOCK).
+ * O_NONBLOCK) and of rdma_create_qp().
  */
 RCM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 				struct rdma_cm_id **id)
 {
 	struct rdma_cm_event *event;
+	struct ibv_qp_init_attr attr;
+	struct rdma_cm_id *req;
+	struct rcm_id *rl;
 	int err;
 
 	if (!listen || !id)
 		return rcm_err(EINVAL);
-	if (!rcm_id(listen)->sync)
+	rl = rcm_id(listen);
+	if (!rl->sync)
 		return rcm_err(EINVAL);
 
 	if (listen->event) {
@@ -82,13 +93,8 @@ RCM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 		listen->event = NULL;
 	}
 
-	for (;;) {
-		if (rdma_get_cm_event(listen->channel, &event))
-			return -1;
-		if (event->id == listen || event->listen_id == listen)
-			break;
-		rdma_ack_cm_event(event);
-	}
+	if (rcm_sync_get_event(rl, &event))
+		return -1;
 
 	if (event->event == RDMA_CM_EVENT_REJECTED) {
 		err = ECONNREFUSED;
@@ -103,8 +109,18 @@ RCM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 		goto err;
 	}
 
-	*id = event->id;
-	(*id)->event = event;
+	req = event->id;
+	if (rl->qp_init_attr) {
+		attr = *rl->qp_init_attr;
+		if (rdma_create_qp(req, listen->pd, &attr)) {
+			err = errno;
+			rdma_ack_cm_event(event);
+			rdma_destroy_id(req);
+			return rcm_err(err);
+		}
+	}
+	*id = req;
+	req->event = event;
 	return 0;
 
 err:

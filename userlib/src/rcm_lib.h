@@ -54,13 +54,20 @@ const char *rcm_device_path(void);
  * first use and stays open while the library is loaded, so the
  * ibv_context pointers handed out (rdma_get_devices(), later id->verbs)
  * are stable. rcm_dev_lock protects the table, each entry's verbs and
- * attribute cache, and refcnt.
+ * attribute cache, pd and refcnt.
+ *
+ * The default PD (librdmacm's id->pd) is allocated when an id first
+ * attaches to the device (rcm_device_get()) and deallocated when the
+ * last reference goes, as librdmacm does. Holders of a reference may
+ * read verbs, pd and the cached attributes without the lock: they do
+ * not change while a reference is held.
  */
 struct rcm_device {
 	struct ibv_device	*dev;
 	__be64			guid;		/* ibv_get_device_guid() */
 	struct ibv_context	*verbs;		/* NULL until opened */
 	unsigned int		refcnt;		/* users of verbs */
+	struct ibv_pd		*pd;		/* default PD */
 	/* cached from ibv_query_device() when opened */
 	uint8_t			port_cnt;
 	int			max_qp_wr;
@@ -71,6 +78,7 @@ struct rcm_device {
 int rcm_devices_init(void);
 struct ibv_context *rcm_device_get(__be64 guid);
 void rcm_device_put(struct ibv_context *verbs);
+struct rcm_device *rcm_device_of(struct ibv_context *verbs);
 
 /*
  * Events come from read() on the channel's fd in batches of up to
@@ -81,6 +89,22 @@ void rcm_device_put(struct ibv_context *verbs);
 #define RCM_ID_BUCKETS		64
 
 struct rcm_id;
+
+/*
+ * struct rcm_cm_event - an event handed to the application
+ * @event: what the application sees
+ * @id: the id the event is charged to (a CONNECT_REQUEST's listener)
+ * @next: next event in @id's stash (synchronous mode, see
+ *        rcm_sync_get_event()), under the channel's lock
+ * @private_data: the event's private data; param.conn.private_data (or
+ *                param.ud.private_data) points here until the ack
+ */
+struct rcm_cm_event {
+	struct rdma_cm_event	event;
+	struct rcm_id		*id;
+	struct rcm_cm_event	*next;
+	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+};
 
 /*
  * A record read from the kernel, with the id it is charged to. For
@@ -111,6 +135,10 @@ struct rcm_queued {
  * @sync_users: synchronous ids using the channel (the id that created
  *              it and the requests of a synchronous listener); the
  *              last one to go closes it
+ * @sync_reader: a synchronous call is reading events of the channel for
+ *               its id; the others wait on @sync_cond for their ids'
+ *               stashes (under @lock)
+ * @sync_cond: signalled when an event is stashed or @sync_reader clears
  */
 struct rcm_channel {
 	struct rdma_event_channel ch;
@@ -123,6 +151,8 @@ struct rcm_channel {
 	struct rcm_id		*ids[RCM_ID_BUCKETS];
 	struct rcm_id		*reqs[RCM_ID_BUCKETS];
 	unsigned int		sync_users;
+	bool			sync_reader;
+	pthread_cond_t		sync_cond;
 };
 
 static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
@@ -160,10 +190,31 @@ void rcm_channel_put_sync(struct rcm_channel *chan);
  *                  request id (under @chan->lock)
  * @acked: signalled when @events_completed grows (with @chan->lock)
  * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
+ * @stash: events of a synchronous id that another synchronous call on
+ *         the same private channel read, oldest first, for the id's
+ *         next synchronous call (under @chan->lock)
+ * @connect_error: the library failed to complete the connection after
+ *                 CONNECT_RESPONSE and reported CONNECT_ERROR; the id's
+ *                 later REJECTED and DISCONNECTED are dropped, as
+ *                 librdmacm does (under @chan->lock)
+ * @req_responder_resources: of a request id, the CONNECT_REQUEST's
+ *                           responder resources (the peer's initiator
+ *                           depth): what rdma_accept() defaults to
+ * @req_initiator_depth: the same for the initiator depth
+ * @accepted: rdma_accept() sent the reply; another one would only wreck
+ *            the QP
+ * @local_ece: what rdma_set_local_ece() stored
+ * @remote_ece: the peer's ECE; always zero, rcm's wire carries none
+ * @qp_init_attr: a passive rdma_create_ep()'s QP attributes, for the
+ *                QPs rdma_get_request() makes (malloc'd, or NULL)
+ * @connect_hdr: an active rdma_create_ep()'s ai_connect, put in front of
+ *               the next rdma_connect()'s private data (malloc'd, or
+ *               NULL)
+ * @connect_hdr_len: its length
  *
  * Lifetime: freed by rdma_destroy_id() once @events_completed reaches
- * the kernel's out_events_reported plus @events_charged, so that a record or event still
- * pointing at the id never outlives it.
+ * the kernel's out_events_reported plus @events_charged, so that a
+ * record or event still pointing at the id never outlives it.
  */
 struct rcm_id {
 	struct rdma_cm_id	id;
@@ -176,6 +227,16 @@ struct rcm_id {
 	uint32_t		events_charged;
 	pthread_cond_t		acked;
 	struct rcm_id		*hnext;
+	struct rcm_cm_event	*stash;
+	bool			connect_error;
+	uint8_t			req_responder_resources;
+	uint8_t			req_initiator_depth;
+	bool			accepted;
+	struct ibv_ece		local_ece;
+	struct ibv_ece		remote_ece;
+	struct ibv_qp_init_attr	*qp_init_attr;
+	void			*connect_hdr;
+	uint8_t			connect_hdr_len;
 };
 
 static inline struct rcm_id *rcm_id(struct rdma_cm_id *id)
@@ -191,14 +252,26 @@ static inline void rcm_id_complete_locked(struct rcm_id *id)
 }
 
 /* id.c */
+int rcm_create_id(struct rdma_event_channel *channel,
+		  struct rdma_cm_id **out, void *context,
+		  enum rdma_port_space ps, enum ibv_qp_type qp_type);
 int rcm_id_refresh(struct rcm_id *id, bool route);
 struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 			       struct rcm_id *listener, uint32_t handle);
 void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req);
 uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
 int rcm_sync_complete(struct rcm_id *id);
+int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event);
 
 /* event.c */
 void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id);
+
+/* qp.c: the id's QP and the attributes the kernel gives for it */
+int rcm_qp_ready(struct rcm_id *id, int responder_resources,
+		 int initiator_depth);
+int rcm_qp_move(struct rdma_cm_id *id, enum ibv_qp_state state);
+
+/* conn.c: connection events */
+void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev);
 
 #endif /* RCM_LIB_H */

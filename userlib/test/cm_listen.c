@@ -23,7 +23,8 @@
  *   (not read yet, or read and queued in the library), or whose id
  *   cannot be queried, gets its kernel id destroyed and never shows up;
  * - rdma_get_request(): EINVAL on an async listener; returns the request
- *   id with the event in id->event; skips a request id's own events;
+ *   id with the event in id->event; keeps a request id's own events for
+ *   that id's next synchronous call (destroying the id acks them);
  *   ECONNREFUSED/-status/EINVAL for other listener events, kept in
  *   listen->event; the listener's destroy waits for the requests'
  *   events in id->event (as librdmacm's), and the private channel
@@ -502,7 +503,7 @@ static void get_request(void)
 				     "one"));
 	T_CHECK(r1->verbs != NULL && l->event == NULL);
 
-	/* r1's own event is skipped; the next request comes out. */
+	/* r1's own event is kept for r1; the next request comes out. */
 	T_CHECK(fake_rcm_push(fd, h1, RCM_EVENT_REJECTED, 8, NULL, 0));
 	h2 = fake_rcm_push_request(fd, hl, &conn, &peer, "two", 4);
 	T_CHECK(rdma_get_request(l, &r2) == 0);

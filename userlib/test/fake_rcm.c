@@ -32,6 +32,11 @@ struct fake_id {
 	bool		request;
 	bool		answered;
 	bool		rejected;
+	bool		connecting;	/* CONNECT issued */
+	bool		responded;	/* CONNECT_RESPONSE queued */
+	bool		accepted;	/* ACCEPT issued */
+	bool		established;
+	bool		disconnected;
 	uint32_t	qp_type;
 	struct sockaddr_storage src;
 	struct sockaddr_storage dst;
@@ -65,7 +70,23 @@ struct rcm_resolve_route fake_last_resolve_route;
 struct rcm_set_option fake_last_set_option;
 struct rcm_listen fake_last_listen;
 struct rcm_reject fake_last_reject;
+struct rcm_accept fake_last_accept;
+struct rcm_disconnect fake_last_disconnect;
+struct rcm_connect fake_last_connect;
+struct rcm_establish fake_last_establish;
+struct rcm_init_qp_attr fake_last_init_qp_attr;
+struct rcm_notify fake_last_notify;
 uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
+uint8_t fake_connect_data[RCM_CONNECT_PRIVATE_DATA_MAX];
+uint8_t fake_accept_data[RCM_ACCEPT_PRIVATE_DATA_MAX];
+enum fake_connect fake_connect_mode = FAKE_CONNECT_ACCEPT;
+int fake_connect_status = 8;
+struct rcm_conn_param fake_connect_response;
+uint8_t fake_peer_data[RCM_EVENT_PRIVATE_DATA_MAX];
+bool fake_accept_establishes;
+bool fake_disconnect_event = true;
+struct rcm_qp_attr fake_qp_attr[3];
+int fake_cmd_seq[FAKE_NR_CMDS];
 int fake_calls[FAKE_NR_CMDS];
 int fake_read_calls;
 size_t fake_read_len;
@@ -122,14 +143,15 @@ static struct fake_id *id_of(struct fake_file *f, uint32_t handle)
 	return &f->ids[handle - 1];
 }
 
-static bool push_locked(struct fake_file *f, uint32_t handle, uint32_t event,
-			int32_t status, const void *pdata, uint8_t len)
+static struct rcm_event *push_locked(struct fake_file *f, uint32_t handle,
+				     uint32_t event, int32_t status,
+				     const void *pdata, uint8_t len)
 {
 	struct fake_id *id = id_of(f, handle);
 	struct rcm_event *ev;
 
 	if (!id || f->nevents == FAKE_MAX_EVENTS)
-		return false;
+		return NULL;
 	ev = &f->events[f->nevents++];
 	memset(ev, 0, sizeof(*ev));
 	ev->context = id->context;
@@ -140,7 +162,7 @@ static bool push_locked(struct fake_file *f, uint32_t handle, uint32_t event,
 	if (len)
 		memcpy(ev->private_data, pdata, len);
 	pthread_cond_broadcast(&queued);
-	return true;
+	return ev;
 }
 
 bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
@@ -152,7 +174,7 @@ bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
 	pthread_mutex_lock(&lock);
 	f = file_of(fd, false);
 	if (f)
-		ok = push_locked(f, handle, event, status, pdata, len);
+		ok = push_locked(f, handle, event, status, pdata, len) != NULL;
 	pthread_mutex_unlock(&lock);
 	return ok;
 }
@@ -218,6 +240,21 @@ bool fake_rcm_rejected(int fd, uint32_t handle)
 	return rej;
 }
 
+uint64_t fake_rcm_context(int fd, uint32_t handle)
+{
+	struct fake_file *f;
+	struct fake_id *id;
+	uint64_t ctx = 0;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	id = f ? id_of(f, handle) : NULL;
+	if (id)
+		ctx = id->context;
+	pthread_mutex_unlock(&lock);
+	return ctx;
+}
+
 int fake_rcm_queued(int fd)
 {
 	struct fake_file *f;
@@ -270,6 +307,121 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in *)ss)->sin_port = htons(port);
 	else
 		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+static bool zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static int do_connect(struct fake_file *f, struct rcm_connect *c)
+{
+	struct fake_id *id;
+	struct rcm_event *ev;
+
+	fake_last_connect = *c;
+	if (c->size != sizeof(*c) || c->flags || c->reserved2 ||
+	    !zero(c->reserved, sizeof(c->reserved)))
+		return EINVAL;
+	id = id_of(f, c->id);
+	if (!id)
+		return ENOENT;
+	if (!id->routed || id->qp_type != RCM_QPT_RC || id->connecting ||
+	    c->flow_control > 1 || c->retry_count > 7 ||
+	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
+	    c->private_data_len > RCM_CONNECT_PRIVATE_DATA_MAX)
+		return EINVAL;
+	memset(fake_connect_data, 0, sizeof(fake_connect_data));
+	if (c->private_data_len)
+		memcpy(fake_connect_data,
+		       (const void *)(uintptr_t)c->private_data,
+		       c->private_data_len);
+	id->connecting = true;
+	switch (fake_connect_mode) {
+	case FAKE_CONNECT_ACCEPT:
+		ev = push_locked(f, c->id, RCM_EVENT_CONNECT_RESPONSE, 0,
+				 fake_peer_data, RCM_ACCEPT_PRIVATE_DATA_MAX);
+		if (ev)
+			ev->conn = fake_connect_response;
+		id->responded = true;
+		break;
+	case FAKE_CONNECT_REJECT:
+		push_locked(f, c->id, RCM_EVENT_REJECTED, fake_connect_status,
+			    fake_peer_data, RCM_REJECT_PRIVATE_DATA_MAX);
+		break;
+	case FAKE_CONNECT_UNREACHABLE:
+		push_locked(f, c->id, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
+			    NULL, 0);
+		break;
+	case FAKE_CONNECT_SILENT:
+		break;
+	}
+	return 0;
+}
+
+static int do_accept(struct fake_file *f, struct rcm_accept *c)
+{
+	struct fake_id *id;
+
+	fake_last_accept = *c;
+	if (c->size != sizeof(*c) || c->flags || c->reserved2 ||
+	    !zero(c->reserved, sizeof(c->reserved)))
+		return EINVAL;
+	id = id_of(f, c->id);
+	if (!id)
+		return ENOENT;
+	if (!id->request || id->answered || c->flow_control > 1 ||
+	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
+	    c->private_data_len > RCM_ACCEPT_PRIVATE_DATA_MAX)
+		return EINVAL;
+	memset(fake_accept_data, 0, sizeof(fake_accept_data));
+	if (c->private_data_len)
+		memcpy(fake_accept_data,
+		       (const void *)(uintptr_t)c->private_data,
+		       c->private_data_len);
+	id->answered = true;
+	id->accepted = true;
+	id->context = c->context;
+	if (fake_accept_establishes) {
+		id->established = true;
+		push_locked(f, c->id, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
+	}
+	return 0;
+}
+
+static int do_init_qp_attr(struct fake_file *f, struct rcm_init_qp_attr *c)
+{
+	const uint32_t all = (1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) |
+			     (1u << RCM_QPS_RTS);
+	struct fake_id *id;
+	uint32_t s;
+
+	fake_last_init_qp_attr = *c;
+	if (c->size != sizeof(*c) || c->flags)
+		return EINVAL;
+	id = id_of(f, c->id);
+	if (!id)
+		return ENOENT;
+	if (!c->qp_states || (c->qp_states & ~all))
+		return EINVAL;
+	if ((c->qp_states & (1u << RCM_QPS_INIT)) && !id->attached)
+		return EINVAL;
+	if ((c->qp_states & ~(1u << RCM_QPS_INIT)) &&
+	    !(id->request && !id->rejected) && !id->responded)
+		return EINVAL;
+	memset(c->out_attr, 0, sizeof(c->out_attr));
+	for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++) {
+		if (!(c->qp_states & (1u << s)))
+			continue;
+		c->out_attr[s - 1] = fake_qp_attr[s - 1];
+		c->out_attr[s - 1].qp_state = s;
+	}
+	return 0;
 }
 
 static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
@@ -491,10 +643,69 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		id = id_of(f, c->id);
 		if (!id)
 			return ENOENT;
+		if (id->responded && !id->established && !id->rejected) {
+			id->rejected = true;
+			return 0;
+		}
 		if (!id->request || id->answered)
 			return EINVAL;
 		id->answered = true;
 		id->rejected = true;
+		return 0;
+	}
+	case RCM_CMD_CONNECT:
+		return do_connect(f, arg);
+	case RCM_CMD_ESTABLISH: {
+		struct rcm_establish *c = arg;
+
+		fake_last_establish = *c;
+		if (c->size != sizeof(*c) || c->flags || c->reserved)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		if (!id->responded || id->established || id->rejected)
+			return EINVAL;
+		id->established = true;
+		return 0;
+	}
+	case RCM_CMD_INIT_QP_ATTR:
+		return do_init_qp_attr(f, arg);
+	case RCM_CMD_ACCEPT:
+		return do_accept(f, arg);
+	case RCM_CMD_NOTIFY: {
+		struct rcm_notify *c = arg;
+
+		fake_last_notify = *c;
+		if (c->size != sizeof(*c) || c->flags)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		if (c->event != RCM_NOTIFY_COMM_EST || !id->accepted ||
+		    id->established)
+			return EINVAL;
+		id->established = true;
+		push_locked(f, c->id, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
+		return 0;
+	}
+	case RCM_CMD_DISCONNECT: {
+		struct rcm_disconnect *c = arg;
+
+		fake_last_disconnect = *c;
+		if (c->size != sizeof(*c) || c->flags || c->reserved)
+			return EINVAL;
+		id = id_of(f, c->id);
+		if (!id)
+			return ENOENT;
+		/* As the module: an accepted request or a responded connect. */
+		if ((!id->accepted && !id->responded) || id->rejected ||
+		    id->disconnected)
+			return EINVAL;
+		id->disconnected = true;
+		if (fake_disconnect_event)
+			push_locked(f, c->id, RCM_EVENT_DISCONNECTED, 0,
+				    NULL, 0);
 		return 0;
 	}
 	default:
@@ -539,6 +750,7 @@ int ioctl(int fd, unsigned long request, ...)
 		goto out;
 	}
 	fake_calls[cmd - RCM_CMD_BASE]++;
+	fake_cmd_seq[cmd - RCM_CMD_BASE] = ++fake_seq;
 	err = fail_next[cmd - RCM_CMD_BASE];
 	if (err) {
 		fail_next[cmd - RCM_CMD_BASE] = 0;

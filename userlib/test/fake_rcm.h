@@ -22,7 +22,26 @@
  * fake_rcm_push_request() makes a request id as the module does for a
  * peer's REQ. RCM_IOCTL_REJECT checks reason, length and reserved
  * (EINVAL), copies the private data into fake_reject_data, and answers
- * an unanswered request id only (else EINVAL).
+ * an unanswered request id, or an active id that reported
+ * CONNECT_RESPONSE and is not established (else EINVAL).
+ *
+ * Connections: RCM_IOCTL_CONNECT needs a routed RC id (EINVAL), checks
+ * the ranges of the uapi (EINVAL), copies the private data into
+ * fake_connect_data and answers as fake_connect_mode says.
+ * RCM_IOCTL_ESTABLISH takes an id that reported CONNECT_RESPONSE once.
+ * RCM_IOCTL_ACCEPT takes an unanswered request id, checks the ranges,
+ * copies the private data into fake_accept_data, makes the accept's
+ * context the id's, and queues ESTABLISHED (the peer's RTU) if
+ * fake_accept_establishes. RCM_IOCTL_INIT_QP_ATTR fills, for each state
+ * S asked for, out_attr[S - 1] with fake_qp_attr[S - 1] and qp_state S:
+ * INIT for an attached id, RTR and RTS for a request id or an id that
+ * reported CONNECT_RESPONSE (else EINVAL). RCM_IOCTL_NOTIFY takes event
+ * 9 on an accepted id not established yet and queues ESTABLISHED.
+ * RCM_IOCTL_DISCONNECT takes an accepted request id or an id that
+ * reported CONNECT_RESPONSE (and was not rejected) once, and
+ * queues DISCONNECTED if fake_disconnect_event. Every command sets
+ * fake_cmd_seq[] from fake_seq (fake_verbs.h), so that tests can check
+ * the order of module commands and QP changes.
  */
 #ifndef RCM_TEST_FAKE_RCM_H
 #define RCM_TEST_FAKE_RCM_H
@@ -32,6 +51,8 @@
 #include <sys/socket.h>
 
 #include <rdma/rcm_user.h>
+
+#include "fake_verbs.h"
 
 #define FAKE_RCM_MAX_IDS	32
 
@@ -66,6 +87,29 @@ extern uint8_t fake_attach_sgid[16];
 extern struct sockaddr_storage fake_resolve_src;
 extern uint16_t fake_ephemeral;		/* host order */
 
+/* How RCM_IOCTL_CONNECT is answered. */
+/*
+ * ACCEPT: CONNECT_RESPONSE with fake_connect_response and fake_peer_data
+ * (196 bytes); REJECT: REJECTED with fake_connect_status and
+ * fake_peer_data (148 bytes); UNREACHABLE: UNREACHABLE, -ETIMEDOUT;
+ * SILENT: nothing (yet).
+ */
+enum fake_connect {
+	FAKE_CONNECT_ACCEPT,
+	FAKE_CONNECT_REJECT,
+	FAKE_CONNECT_UNREACHABLE,
+	FAKE_CONNECT_SILENT,
+};
+
+extern enum fake_connect fake_connect_mode;
+extern int fake_connect_status;
+extern struct rcm_conn_param fake_connect_response;
+extern uint8_t fake_peer_data[RCM_EVENT_PRIVATE_DATA_MAX];
+extern bool fake_accept_establishes;	/* default false */
+extern bool fake_disconnect_event;	/* default true */
+/* What RCM_IOCTL_INIT_QP_ATTR reports for INIT, RTR and RTS. */
+extern struct rcm_qp_attr fake_qp_attr[3];
+
 /* One-shot errno for the next call of a command (index: RCM_CMD_*). */
 void fake_rcm_fail_next(unsigned int cmd, int err);
 
@@ -79,11 +123,23 @@ extern struct rcm_resolve_route fake_last_resolve_route;
 extern struct rcm_set_option fake_last_set_option;
 extern struct rcm_listen fake_last_listen;
 extern struct rcm_reject fake_last_reject;
+extern struct rcm_accept fake_last_accept;
+extern struct rcm_disconnect fake_last_disconnect;
+extern struct rcm_connect fake_last_connect;
+extern struct rcm_establish fake_last_establish;
+extern struct rcm_init_qp_attr fake_last_init_qp_attr;
+extern struct rcm_notify fake_last_notify;
 /* The private data of the last RCM_IOCTL_REJECT that got so far. */
 extern uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
+/* The same for RCM_IOCTL_CONNECT and RCM_IOCTL_ACCEPT. */
+extern uint8_t fake_connect_data[RCM_CONNECT_PRIVATE_DATA_MAX];
+extern uint8_t fake_accept_data[RCM_ACCEPT_PRIVATE_DATA_MAX];
 #define FAKE_NR_CMDS	16
 extern int fake_calls[FAKE_NR_CMDS];	/* per RCM_CMD_* - RCM_CMD_BASE */
 #define FAKE_CALLS(cmd)	fake_calls[(cmd) - RCM_CMD_BASE]
+/* fake_seq after the last call of each command (failed ones too). */
+extern int fake_cmd_seq[FAKE_NR_CMDS];
+#define FAKE_SEQ(cmd)	fake_cmd_seq[(cmd) - RCM_CMD_BASE]
 
 /* read() on fake files: calls (also failed ones), last buffer size. */
 extern int fake_read_calls;
@@ -115,6 +171,9 @@ uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
 
 /* Whether handle is a request id of fd that was rejected (by the call). */
 bool fake_rcm_rejected(int fd, uint32_t handle);
+
+/* The context the module reports handle's events with. */
+uint64_t fake_rcm_context(int fd, uint32_t handle);
 
 /* Number of events queued (unread) in the file of fd. */
 int fake_rcm_queued(int fd);

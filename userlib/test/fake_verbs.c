@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * rcm userlib tests: a stand-in for libibverbs' device calls, see
- * fake_verbs.h.
+ * rcm userlib tests: a stand-in for libibverbs, see fake_verbs.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,24 @@ int fake_list_calls;
 int fake_open_calls;
 int fake_close_calls;
 int fake_query_calls;
+
+int fake_seq;
+int fake_live_pds;
+int fake_live_channels;
+int fake_live_cqs;
+int fake_live_qps;
+int fake_live_srqs;
+int fake_create_qp_errno;
+int fake_destroy_srq_errno;
+uint32_t fake_next_qp_num = 0x100;
+
+static enum ibv_qp_state fail_modify_state;
+static int fail_modify_errno;
+
+static struct ibv_qp *fake_create_qp_ex_op(struct ibv_context *context,
+					   struct ibv_qp_init_attr_ex *attr);
+static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
+					     struct ibv_srq_init_attr_ex *attr);
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -50,26 +68,31 @@ void ibv_free_device_list(struct ibv_device **list)
 	free(list);
 }
 
+/* An extended context: the inline verbs find create_qp_ex and friends. */
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	struct ibv_context *ctx;
+	struct verbs_context *vctx;
 
 	fake_open_calls++;
 	if (device - fake_devices == fake_open_fail_index) {
 		errno = EACCES;
 		return NULL;
 	}
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
+	vctx = calloc(1, sizeof(*vctx));
+	if (!vctx)
 		return NULL;
-	ctx->device = device;
-	return ctx;
+	vctx->sz = sizeof(*vctx);
+	vctx->create_qp_ex = fake_create_qp_ex_op;
+	vctx->create_srq_ex = fake_create_srq_ex_op;
+	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	vctx->context.device = device;
+	return &vctx->context;
 }
 
 int ibv_close_device(struct ibv_context *context)
 {
 	fake_close_calls++;
-	free(context);
+	free(verbs_get_ctx(context));
 	return 0;
 }
 
@@ -84,5 +107,192 @@ int ibv_query_device(struct ibv_context *context,
 	device_attr->max_qp_wr = 1024;
 	device_attr->max_qp_rd_atom = 16;
 	device_attr->max_qp_init_rd_atom = 16;
+	return 0;
+}
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct ibv_pd *pd = calloc(1, sizeof(*pd));
+
+	if (!pd)
+		return NULL;
+	pd->context = context;
+	fake_live_pds++;
+	return pd;
+}
+
+int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	fake_live_pds--;
+	free(pd);
+	return 0;
+}
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct ibv_comp_channel *ch = calloc(1, sizeof(*ch));
+
+	if (!ch)
+		return NULL;
+	ch->context = context;
+	ch->fd = -1;
+	fake_live_channels++;
+	return ch;
+}
+
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	fake_live_channels--;
+	free(channel);
+	return 0;
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+			     void *cq_context, struct ibv_comp_channel *channel,
+			     int comp_vector)
+{
+	struct ibv_cq *cq;
+
+	(void)comp_vector;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	cq->context = context;
+	cq->channel = channel;
+	cq->cq_context = cq_context;
+	cq->cqe = cqe;
+	fake_live_cqs++;
+	return cq;
+}
+
+int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	fake_live_cqs--;
+	free(cq);
+	return 0;
+}
+
+static struct ibv_qp *fake_qp_new(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct fake_qp *f;
+
+	if (fake_create_qp_errno) {
+		errno = fake_create_qp_errno;
+		fake_create_qp_errno = 0;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	attr->cap.max_inline_data = FAKE_INLINE_DATA;
+	f->init = *attr;
+	f->qp.context = context;
+	f->qp.qp_context = attr->qp_context;
+	f->qp.pd = attr->pd;
+	f->qp.send_cq = attr->send_cq;
+	f->qp.recv_cq = attr->recv_cq;
+	f->qp.srq = attr->srq;
+	f->qp.qp_num = fake_next_qp_num++;
+	f->qp.state = IBV_QPS_RESET;
+	f->qp.qp_type = attr->qp_type;
+	fake_live_qps++;
+	return &f->qp;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+			     struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex attr;
+	struct ibv_qp *qp;
+
+	memset(&attr, 0, sizeof(attr));
+	memcpy(&attr, qp_init_attr, sizeof(*qp_init_attr));
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.pd = pd;
+	qp = fake_qp_new(pd->context, &attr);
+	qp_init_attr->cap = attr.cap;
+	return qp;
+}
+
+static struct ibv_qp *fake_create_qp_ex_op(struct ibv_context *context,
+					   struct ibv_qp_init_attr_ex *attr)
+{
+	return fake_qp_new(context, attr);
+}
+
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	fake_live_qps--;
+	free(fake_qp(qp));
+	return 0;
+}
+
+void fake_fail_modify(enum ibv_qp_state state, int err)
+{
+	fail_modify_state = state;
+	fail_modify_errno = err;
+}
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct fake_qp *f = fake_qp(qp);
+	struct fake_qp_mod *m;
+
+	fake_seq++;
+	if (f->nmods < FAKE_MAX_MODS) {
+		m = &f->mods[f->nmods++];
+		m->attr = *attr;
+		m->mask = attr_mask;
+		m->seq = fake_seq;
+	}
+	if (fail_modify_errno && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == fail_modify_state) {
+		int err = fail_modify_errno;
+
+		fail_modify_errno = 0;
+		return err;
+	}
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	return 0;
+}
+
+static struct ibv_srq *fake_srq_new(struct ibv_context *context,
+				    struct ibv_pd *pd, void *srq_context)
+{
+	struct ibv_srq *srq = calloc(1, sizeof(*srq));
+
+	if (!srq)
+		return NULL;
+	srq->context = context;
+	srq->pd = pd;
+	srq->srq_context = srq_context;
+	fake_live_srqs++;
+	return srq;
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *srq_init_attr)
+{
+	return fake_srq_new(pd->context, pd, srq_init_attr->srq_context);
+}
+
+static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
+					     struct ibv_srq_init_attr_ex *attr)
+{
+	return fake_srq_new(context, attr->pd, attr->srq_context);
+}
+
+int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	if (fake_destroy_srq_errno) {
+		int err = fake_destroy_srq_errno;
+
+		fake_destroy_srq_errno = 0;
+		return err;
+	}
+	fake_live_srqs--;
+	free(srq);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * rcm userlib tests: a stand-in for libibverbs' device calls.
+ * rcm userlib tests: a stand-in for libibverbs.
  *
  * A test program that links fake_verbs.o defines ibv_get_device_list(),
  * ibv_free_device_list(), ibv_open_device(), ibv_close_device() and
@@ -8,6 +8,15 @@
  * lookup order, so the library under test calls these instead of
  * libibverbs' and the tests run the same on hosts with and without RDMA
  * hardware. The counters prove that the interposition took place.
+ *
+ * The objects the library makes for an id are faked too: PDs, completion
+ * channels, CQs, QPs and SRQs (ibv_alloc_pd() ... ibv_destroy_srq()),
+ * each counted while it lives. The contexts are extended ones, so that
+ * the inline ibv_create_qp_ex() and ibv_create_srq_ex() reach the fake's
+ * create_qp_ex and create_srq_ex for masks beyond the PD. A QP records
+ * every ibv_modify_qp() (attributes, mask, and fake_seq, a counter that
+ * fake_rcm.c shares, so that tests can check the order of QP changes
+ * and module commands) and keeps the state it was moved to.
  */
 #ifndef RCM_TEST_FAKE_VERBS_H
 #define RCM_TEST_FAKE_VERBS_H
@@ -28,5 +37,50 @@ extern int fake_list_calls;
 extern int fake_open_calls;
 extern int fake_close_calls;
 extern int fake_query_calls;
+
+/* Incremented by every ibv_modify_qp() and every fake module command. */
+extern int fake_seq;
+
+/* Objects alive now, and what the next creation does. */
+extern int fake_live_pds;
+extern int fake_live_channels;
+extern int fake_live_cqs;
+extern int fake_live_qps;
+extern int fake_live_srqs;
+extern int fake_create_qp_errno;	/* one-shot failure of the next QP */
+extern int fake_destroy_srq_errno;	/* one-shot failure (EBUSY, say) */
+
+#define FAKE_MAX_MODS	8
+
+struct fake_qp_mod {
+	struct ibv_qp_attr	attr;
+	int			mask;
+	int			seq;		/* fake_seq when it happened */
+};
+
+/*
+ * A fake QP: the library sees qp. init is what it was created with
+ * (comp_mask IBV_QP_INIT_ATTR_PD for ibv_create_qp()); qp.state follows
+ * the successful ibv_modify_qp() calls, all of which are in mods.
+ */
+struct fake_qp {
+	struct ibv_qp		qp;
+	struct ibv_qp_init_attr_ex init;
+	int			nmods;
+	struct fake_qp_mod	mods[FAKE_MAX_MODS];
+};
+
+static inline struct fake_qp *fake_qp(struct ibv_qp *qp)
+{
+	return (struct fake_qp *)qp;
+}
+
+/* Fail the next ibv_modify_qp() into state with err (0: none). */
+void fake_fail_modify(enum ibv_qp_state state, int err);
+
+/* The QP number the next QP gets (then counts up). */
+extern uint32_t fake_next_qp_num;
+/* max_inline_data every created QP reports back in its capabilities. */
+#define FAKE_INLINE_DATA	64
 
 #endif /* RCM_TEST_FAKE_VERBS_H */

@@ -706,7 +706,7 @@ struct rcm_init_qp_attr {
 #define RCM_IOCTL_INIT_QP_ATTR _IO(RCM_IOCTL_MAGIC, RCM_CMD_INIT_QP_ATTR)
 
 /* The asynchronous event rcm_notify passes on: ibv_event_type's value. */
-#define RCM_NOTIFY_COMM_EST 9
+#define RCM_NOTIFY_COMM_EST 4
 
 /**
  * struct rcm_notify - ioctl(RCM_IOCTL_NOTIFY)

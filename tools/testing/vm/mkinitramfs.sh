@@ -71,7 +71,8 @@ depmod -b "$stage" "$release"
 # load behind ldd's back: libgcc_s for pthread_exit, the providers).
 copy_libs_of() {
 	local lib
-	ldd "$1" 2>/dev/null | awk '/=> \//{ print $3 } /^\t\/lib/{ print $1 }' |
+	# Scripts have no libraries: ldd fails on them, which is fine.
+	{ ldd "$1" 2>/dev/null || true; } | awk '/=> \//{ print $3 } /^\t\/lib/{ print $1 }' |
 	while read -r lib; do
 		[ -e "$stage$lib" ] && continue
 		mkdir -p "$stage$(dirname "$lib")"

@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_connect: a connection through librdmacm.so.1 (rcm) on both ends,
+ * in one process, in a guest with a Soft-RoCE device. kselftest TAP.
+ *
+ *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *
+ * 1. async: a listener on RCM_ADDR_RXE port CONN_PORT and a client, each
+ *    on its own channel, each with a QP from rdma_create_qp(); the
+ *    client connects with private data "hello-server", the listener
+ *    sees it in CONNECT_REQUEST (56 bytes, zero padded) and accepts
+ *    with "hello-client", which the client sees in ESTABLISHED (196
+ *    bytes); the listener's request id gets ESTABLISHED too. Then one
+ *    RDMA SEND each way: both send completions succeed, both receive
+ *    completions carry the other side's message with its exact length.
+ *    The client disconnects (its QP in the error state); the server gets
+ *    DISCONNECTED (its QP in the error state: the library moved it) and
+ *    answers with rdma_disconnect(), which gives the client
+ *    DISCONNECTED. Destroy all.
+ * 2. async: the client connects to port NOBODY_PORT, where nobody
+ *    listens: REJECTED with status 8 (invalid service ID), and the
+ *    client's QP is in the error state.
+ * 3. sync: a synchronous listener on port SYNC_PORT serves one request
+ *    in a thread (rdma_get_request(), a QP, rdma_accept() waiting for
+ *    ESTABLISHED, rdma_disconnect() waiting for DISCONNECTED) while a
+ *    synchronous client connects (rdma_connect() returns with
+ *    ESTABLISHED and the server's private data in id->event), then
+ *    disconnects too (rdma_disconnect() returns with DISCONNECTED
+ *    in id->event, whichever side's DREQ came first).
+ *
+ * The ports must be free, also for the kernel's rdma_cm.
+ *
+ * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
+ * not set).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_SKIP	4
+
+#define CONN_PORT	20400
+#define NOBODY_PORT	20401
+#define SYNC_PORT	20402
+#define NTESTS		3
+#define MSG_SIZE	64
+
+static int failed;
+
+#define CHECK(cond)							\
+	({								\
+		bool ok_ = (cond);					\
+		if (!ok_)						\
+			printf("# %s:%d: check failed: %s (errno %d: %s)\n", \
+			       __FILE__, __LINE__, #cond, errno,	\
+			       strerror(errno));			\
+		ok_;							\
+	})
+
+static void result(int n, const char *name, bool ok)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", n, name);
+	if (!ok)
+		failed = 1;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "Bail out! timed out after 90 s\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(KSFT_FAIL);
+	_exit(KSFT_FAIL);
+}
+
+static bool parse(const char *ip, int port, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1;
+}
+
+/*
+ * The next event of ch within 10 s, which must be type for id; NULL
+ * (and a diagnostic) otherwise. The caller acks it.
+ */
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch,
+					enum rdma_cm_event_type type,
+					struct rdma_cm_id *id)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev = NULL;
+
+	/* The library may hold events it has read already: try first. */
+	while (rdma_get_cm_event(ch, &ev)) {
+		if (errno != EAGAIN || poll(&p, 1, 10000) != 1) {
+			printf("# no %s within 10 s\n", rdma_event_str(type));
+			return NULL;
+		}
+	}
+	if (ev->event != type || (id && ev->id != id)) {
+		printf("# wanted %s, got %s (status %d)%s\n",
+		       rdma_event_str(type), rdma_event_str(ev->event),
+		       ev->status, ev->id != id ? " for another id" : "");
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+static bool expect_event(struct rdma_event_channel *ch,
+			 enum rdma_cm_event_type type, struct rdma_cm_id *id)
+{
+	struct rdma_cm_event *ev = next_event(ch, type, id);
+	bool ok;
+
+	if (!ev)
+		return false;
+	ok = CHECK(ev->status == 0);
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
+/* A non-blocking channel: next_event() polls it with a timeout. */
+static struct rdma_event_channel *channel(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	int fl;
+
+	if (!CHECK(ch != NULL))
+		return NULL;
+	fl = fcntl(ch->fd, F_GETFL);
+	if (!CHECK(fl != -1 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0)) {
+		rdma_destroy_event_channel(ch);
+		return NULL;
+	}
+	return ch;
+}
+
+static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
+				   const char *ip, int port)
+{
+	struct sockaddr_in sin;
+	struct rdma_cm_id *id = NULL;
+
+	if (!CHECK(parse(ip, port, &sin)) ||
+	    !CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0))
+		return NULL;
+	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
+	    !CHECK(rdma_listen(id, 4) == 0)) {
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	return id;
+}
+
+static bool create_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_RC;
+	attr.cap.max_send_wr = 4;
+	attr.cap.max_recv_wr = 4;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	attr.sq_sig_all = 1;
+	if (!CHECK(rdma_create_qp(id, NULL, &attr) == 0))
+		return false;
+	return CHECK(id->qp && id->send_cq && id->recv_cq &&
+		     id->send_cq_channel && id->recv_cq_channel);
+}
+
+static enum ibv_qp_state qp_state(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	if (ibv_query_qp(id->qp, &attr, IBV_QP_STATE, &init))
+		return (enum ibv_qp_state)-1;
+	return attr.qp_state;
+}
+
+/* One endpoint's message buffers and their registration. */
+struct side {
+	struct rdma_cm_id *id;
+	char send[MSG_SIZE];
+	char recv[MSG_SIZE];
+	struct ibv_mr *send_mr;
+	struct ibv_mr *recv_mr;
+};
+
+static bool side_setup(struct side *s, const char *msg)
+{
+	memset(s->send, 0, sizeof(s->send));
+	memset(s->recv, 0, sizeof(s->recv));
+	snprintf(s->send, sizeof(s->send), "%s", msg);
+	s->send_mr = rdma_reg_msgs(s->id, s->send, sizeof(s->send));
+	s->recv_mr = rdma_reg_msgs(s->id, s->recv, sizeof(s->recv));
+	if (!CHECK(s->send_mr && s->recv_mr))
+		return false;
+	return CHECK(rdma_post_recv(s->id, s, s->recv, sizeof(s->recv),
+				    s->recv_mr) == 0);
+}
+
+static void side_release(struct side *s)
+{
+	if (s->send_mr)
+		rdma_dereg_mr(s->send_mr);
+	if (s->recv_mr)
+		rdma_dereg_mr(s->recv_mr);
+	s->send_mr = s->recv_mr = NULL;
+	if (s->id && s->id->qp)
+		rdma_destroy_qp(s->id);
+}
+
+/* One completion of cq within 5 s. */
+static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	struct timespec pause = { .tv_nsec = 1000000 };
+	int i, n;
+
+	for (i = 0; i < 5000; i++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return CHECK(n == 1);
+		nanosleep(&pause, NULL);
+	}
+	printf("# no completion within 5 s\n");
+	return false;
+}
+
+/* Send s's message with one RDMA SEND; check both completions. */
+static bool exchange(struct side *from, struct side *to)
+{
+	size_t len = strlen(from->send) + 1;
+	struct ibv_wc wc;
+	bool ok = true;
+
+	if (!CHECK(rdma_post_send(from->id, from, from->send, len,
+				  from->send_mr, IBV_SEND_SIGNALED) == 0))
+		return false;
+	if (poll_one(from->id->send_cq, &wc)) {
+		ok &= CHECK(wc.status == IBV_WC_SUCCESS);
+		ok &= CHECK(wc.opcode == IBV_WC_SEND);
+		ok &= CHECK(wc.wr_id == (uintptr_t)from);
+	} else {
+		ok = false;
+	}
+	if (poll_one(to->id->recv_cq, &wc)) {
+		ok &= CHECK(wc.status == IBV_WC_SUCCESS);
+		ok &= CHECK(wc.opcode == IBV_WC_RECV);
+		ok &= CHECK(wc.wr_id == (uintptr_t)to);
+		ok &= CHECK(wc.byte_len == len);
+		ok &= CHECK(!memcmp(to->recv, from->send, len));
+		if (wc.status == IBV_WC_SUCCESS)
+			printf("# QP %#x received \"%.*s\"\n", wc.qp_num,
+			       (int)len, to->recv);
+	} else {
+		ok = false;
+	}
+	return ok;
+}
+
+/* The first bytes of a private data area, then zeros to its end. */
+static bool pdata_is(const void *pdata, unsigned int len, const char *want,
+		     unsigned int want_len)
+{
+	const unsigned char *p = pdata;
+	size_t n = strlen(want) + 1;
+	unsigned int i;
+
+	if (!CHECK(p != NULL && len == want_len && n <= len) ||
+	    !CHECK(!memcmp(p, want, n)))
+		return false;
+	for (i = n; i < len; i++)
+		if (!CHECK(p[i] == 0))
+			return false;
+	return true;
+}
+
+static bool resolve(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+		    const char *ip, int port)
+{
+	struct sockaddr_in dst;
+
+	if (!CHECK(parse(ip, port, &dst)) ||
+	    !CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				     2000) == 0) ||
+	    !expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id) ||
+	    !CHECK(rdma_resolve_route(id, 2000) == 0) ||
+	    !expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id))
+		return false;
+	return true;
+}
+
+static bool async_connect(const char *ip)
+{
+	struct rdma_conn_param cp = {
+		.private_data = "hello-server",
+		.private_data_len = sizeof("hello-server"),
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	struct rdma_conn_param ap = {
+		.private_data = "hello-client",
+		.private_data_len = sizeof("hello-client"),
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	struct rdma_event_channel *chs = NULL, *chc = NULL;
+	struct side client = { 0 }, server = { 0 };
+	struct rdma_cm_id *l = NULL;
+	struct rdma_cm_event *ev;
+	bool ok = false;
+
+	chs = channel();
+	chc = channel();
+	if (!chs || !chc)
+		goto out;
+	l = listener(chs, ip, CONN_PORT);
+	if (!l)
+		goto out;
+	if (!CHECK(rdma_create_id(chc, &client.id, &client, RDMA_PS_TCP) == 0))
+		goto out;
+	if (!resolve(chc, client.id, ip, CONN_PORT) || !create_qp(client.id) ||
+	    !side_setup(&client, "ping-from-client"))
+		goto out;
+	if (!CHECK(rdma_connect(client.id, &cp) == 0))
+		goto out;
+
+	ev = next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	if (!ev)
+		goto out;
+	server.id = ev->id;
+	if (!CHECK(ev->listen_id == l) ||
+	    !pdata_is(ev->param.conn.private_data,
+		      ev->param.conn.private_data_len, "hello-server", 56) ||
+	    !create_qp(server.id) || !side_setup(&server, "pong-from-server")) {
+		rdma_ack_cm_event(ev);
+		goto out;
+	}
+	/* ev is acked after the accept, as librdmacm asks. */
+	ok = CHECK(rdma_accept(server.id, &ap) == 0);
+	rdma_ack_cm_event(ev);
+	if (!ok)
+		goto out;
+	ok = false;
+
+	ev = next_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id);
+	if (!ev)
+		goto out;
+	ok = CHECK(ev->status == 0) &&
+	     pdata_is(ev->param.conn.private_data,
+		      ev->param.conn.private_data_len, "hello-client", 196) &&
+	     CHECK(ev->param.conn.qp_num == server.id->qp->qp_num);
+	rdma_ack_cm_event(ev);
+	ok = ok && CHECK(qp_state(client.id) == IBV_QPS_RTS);
+	ok = ok && expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
+	ok = ok && CHECK(qp_state(server.id) == IBV_QPS_RTS);
+	if (!ok)
+		goto out;
+
+	ok = exchange(&client, &server);
+	ok &= exchange(&server, &client);
+
+	/*
+	 * The client's DREQ gives the server DISCONNECTED, and the library
+	 * moves the server's QP to ERR; the server's rdma_disconnect()
+	 * answers with the DREP, which gives the client DISCONNECTED.
+	 */
+	ok &= CHECK(rdma_disconnect(client.id) == 0);
+	ok &= CHECK(qp_state(client.id) == IBV_QPS_ERR);
+	ok &= expect_event(chs, RDMA_CM_EVENT_DISCONNECTED, server.id);
+	ok &= CHECK(qp_state(server.id) == IBV_QPS_ERR);
+	ok &= CHECK(rdma_disconnect(server.id) == 0);
+	ok &= expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
+out:
+	side_release(&client);
+	side_release(&server);
+	/* TIMEWAIT_EXIT may still come: the kernel drops it with the id. */
+	if (client.id)
+		ok &= CHECK(rdma_destroy_id(client.id) == 0);
+	if (server.id)
+		ok &= CHECK(rdma_destroy_id(server.id) == 0);
+	if (l)
+		ok &= CHECK(rdma_destroy_id(l) == 0);
+	if (chc)
+		rdma_destroy_event_channel(chc);
+	if (chs)
+		rdma_destroy_event_channel(chs);
+	return ok;
+}
+
+static bool nobody_listens(const char *ip)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev;
+	struct side client = { 0 };
+	bool ok = false;
+
+	ch = channel();
+	if (!ch)
+		return false;
+	if (!CHECK(rdma_create_id(ch, &client.id, NULL, RDMA_PS_TCP) == 0))
+		goto out;
+	if (!resolve(ch, client.id, ip, NOBODY_PORT) || !create_qp(client.id))
+		goto out;
+	if (!CHECK(rdma_connect(client.id, NULL) == 0))
+		goto out;
+	ev = next_event(ch, RDMA_CM_EVENT_REJECTED, client.id);
+	if (!ev)
+		goto out;
+	ok = CHECK(ev->status == 8);
+	printf("# REJECTED, status %d\n", ev->status);
+	rdma_ack_cm_event(ev);
+	ok &= CHECK(qp_state(client.id) == IBV_QPS_ERR);
+out:
+	side_release(&client);
+	if (client.id)
+		ok &= CHECK(rdma_destroy_id(client.id) == 0);
+	rdma_destroy_event_channel(ch);
+	return ok;
+}
+
+struct sync_server {
+	struct rdma_cm_id *listen;
+	bool ok;
+};
+
+/* One synchronous request: accept it, then end the connection. */
+static void *sync_server(void *arg)
+{
+	struct rdma_conn_param ap = {
+		.private_data = "sync-yes",
+		.private_data_len = sizeof("sync-yes"),
+		.responder_resources = RDMA_MAX_RESP_RES,
+		.initiator_depth = RDMA_MAX_INIT_DEPTH,
+		.rnr_retry_count = 7,
+	};
+	struct sync_server *s = arg;
+	struct rdma_cm_id *id = NULL;
+	bool ok;
+
+	ok = CHECK(rdma_get_request(s->listen, &id) == 0);
+	if (!ok)
+		goto out;
+	ok = CHECK(id->event != NULL) &&
+	     pdata_is(id->event->param.conn.private_data,
+		      id->event->param.conn.private_data_len,
+		      "sync-hello", 56) &&
+	     create_qp(id) &&
+	     CHECK(rdma_accept(id, &ap) == 0) &&
+	     CHECK(id->event &&
+		   id->event->event == RDMA_CM_EVENT_ESTABLISHED) &&
+	     CHECK(rdma_disconnect(id) == 0) &&
+	     CHECK(id->event &&
+		   id->event->event == RDMA_CM_EVENT_DISCONNECTED);
+	rdma_destroy_qp(id);
+	ok &= CHECK(rdma_destroy_id(id) == 0);
+out:
+	s->ok = ok;
+	return NULL;
+}
+
+static bool sync_connect(const char *ip)
+{
+	struct rdma_conn_param cp = {
+		.private_data = "sync-hello",
+		.private_data_len = sizeof("sync-hello"),
+		.responder_resources = RDMA_MAX_RESP_RES,
+		.initiator_depth = RDMA_MAX_INIT_DEPTH,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	struct sync_server srv = { .ok = false };
+	struct rdma_cm_id *l, *c = NULL;
+	struct sockaddr_in dst;
+	bool ok = false;
+	pthread_t t;
+
+	l = listener(NULL, ip, SYNC_PORT);
+	if (!l)
+		return false;
+	srv.listen = l;
+	if (!CHECK(pthread_create(&t, NULL, sync_server, &srv) == 0)) {
+		rdma_destroy_id(l);
+		return false;
+	}
+	if (!CHECK(parse(ip, SYNC_PORT, &dst)) ||
+	    !CHECK(rdma_create_id(NULL, &c, NULL, RDMA_PS_TCP) == 0))
+		goto join;
+	if (!CHECK(rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
+				     2000) == 0) ||
+	    !CHECK(rdma_resolve_route(c, 2000) == 0) || !create_qp(c))
+		goto join;
+	ok = CHECK(rdma_connect(c, &cp) == 0) &&
+	     CHECK(c->event &&
+		   c->event->event == RDMA_CM_EVENT_ESTABLISHED) &&
+	     pdata_is(c->event->param.conn.private_data,
+		      c->event->param.conn.private_data_len, "sync-yes", 196);
+	if (ok) {
+		/* The server disconnects; ours answers and gets the event. */
+		ok = CHECK(rdma_disconnect(c) == 0) &&
+		     CHECK(c->event &&
+			   c->event->event == RDMA_CM_EVENT_DISCONNECTED);
+	}
+join:
+	if (!ok && c && c->qp)
+		rdma_disconnect(c);	/* let a waiting server go */
+	pthread_join(t, NULL);
+	ok &= srv.ok;
+	if (c) {
+		if (c->qp)
+			rdma_destroy_qp(c);
+		ok &= CHECK(rdma_destroy_id(c) == 0);
+	}
+	ok &= CHECK(rdma_destroy_id(l) == 0);
+	return ok;
+}
+
+int main(void)
+{
+	const char *rxe = getenv("RCM_ADDR_RXE");
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	if (!rxe || !*rxe) {
+		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+		return KSFT_SKIP;
+	}
+	printf("1..%d\n", NTESTS);
+	signal(SIGALRM, on_alarm);
+	alarm(90);
+
+	result(1, "async_connect_accept_send_disconnect", async_connect(rxe));
+	result(2, "connect_nobody_listens_rejected_8", nobody_listens(rxe));
+	result(3, "sync_connect_accept_disconnect", sync_connect(rxe));
+	return failed ? KSFT_FAIL : KSFT_PASS;
+}
