@@ -14,9 +14,9 @@
  *    RDMA SEND each way: both send completions succeed, both receive
  *    completions carry the other side's message with its exact length.
  *    The client disconnects (its QP in the error state); the server gets
- *    DISCONNECTED (its QP in the error state: the library moved it) and
- *    answers with rdma_disconnect(), which gives the client
- *    DISCONNECTED. Destroy all.
+ *    DISCONNECTED (its QP untouched, as librdmacm leaves it) and answers
+ *    with rdma_disconnect(), which moves its QP to the error state and
+ *    gives the client DISCONNECTED. Destroy all.
  * 2. async: the client connects to port NOBODY_PORT, where nobody
  *    listens: REJECTED with status 8 (invalid service ID), and the
  *    client's QP is in the error state.
@@ -384,15 +384,16 @@ static bool async_connect(const char *ip)
 	ok &= exchange(&server, &client);
 
 	/*
-	 * The client's DREQ gives the server DISCONNECTED, and the library
-	 * moves the server's QP to ERR; the server's rdma_disconnect()
-	 * answers with the DREP, which gives the client DISCONNECTED.
+	 * The client's DREQ gives the server DISCONNECTED; the server's
+	 * rdma_disconnect() moves its QP to ERR and answers with the DREP,
+	 * which gives the client DISCONNECTED.
 	 */
 	ok &= CHECK(rdma_disconnect(client.id) == 0);
 	ok &= CHECK(qp_state(client.id) == IBV_QPS_ERR);
 	ok &= expect_event(chs, RDMA_CM_EVENT_DISCONNECTED, server.id);
-	ok &= CHECK(qp_state(server.id) == IBV_QPS_ERR);
+	ok &= CHECK(qp_state(server.id) == IBV_QPS_RTS);
 	ok &= CHECK(rdma_disconnect(server.id) == 0);
+	ok &= CHECK(qp_state(server.id) == IBV_QPS_ERR);
 	ok &= expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
 out:
 	side_release(&client);
