@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rcm-demo: what rcm does today, through the plain librdmacm API.
+ * rcm-demo: the connection manager's view of a route, through the plain
+ * librdmacm API.
  *
  * Resolves the address and the route to a Soft-RoCE address the way any
  * librdmacm client starts a connection, and prints what the connection
@@ -174,7 +175,6 @@ int main(int argc, char **argv)
 	} else {
 		printf("  %-12s none needed (iWARP)\n", "path");
 	}
-	printf("next step, rdma_connect(): not implemented by rcm yet\n");
 	fflush(stdout);
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);

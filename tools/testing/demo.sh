@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make demo: boot Debian's kernel in a QEMU guest with a Soft-RoCE device,
-# load rcm.ko, and run tools/demo/rcm-demo on rcm's librdmacm.so.1:
-#  1. it resolves an address and a route the way every librdmacm client
-#     starts, and prints what rcm found;
-#  2. it listens, and an unmodified client on the in-tree stack
-#     (rdma-core's librdmacm over rdma_cm.ko) connects to it; rcm prints
-#     the request and rejects it with private data the client prints.
+# make demo: the main job. Boot Debian's kernel in a QEMU guest with a
+# Soft-RoCE device, load rcm.ko, and:
+#  1. connect a client and a server through rcm's librdmacm.so.1 and move
+#     data: Debian's unmodified rping (-C 10 -v -V), both ends on rcm via
+#     LD_LIBRARY_PATH, with the in-tree rdma_ucm unloaded;
+#  2. the same across stacks: an in-tree rping client against an rcm
+#     server, and an rcm client against an in-tree server;
+#  3. tools/demo/rcm-demo resolves an address and a route through rcm and
+#     prints what rcm found.
 # Installs what it needs, like make check.
 set -euo pipefail
 
@@ -25,24 +27,26 @@ rm -rf "$out/tests"
 make -C "$top/tools/demo" OUTPUT="$out/tests" >>"$out/build.log" 2>&1
 make -C "$top/tools/testing/selftests/rcm" OUTPUT="$out/selftests" \
 	>>"$out/build.log" 2>&1
-cp "$out/selftests/intree_client" "$out/tests/"
 cat >"$out/tests/list" <<'LIST'
+demo-rping: rmmod rdma_ucm && echo "(in-tree rdma_ucm unloaded)" && (LD_LIBRARY_PATH=/usr/lib/rcm rping -s -a $RCM_ADDR_RXE -p 7471 -C 10 -v -V | sed 's/^/server: /' & sleep 1; LD_LIBRARY_PATH=/usr/lib/rcm rping -c -a $RCM_ADDR_RXE -p 7471 -C 10 -v -V | sed 's/^/client: /'; c=$?; wait $!; s=$?; [ $c = 0 ] && [ $s = 0 ])
+demo-interop: modprobe rdma_ucm && (LD_LIBRARY_PATH=/usr/lib/rcm rping -s -a $RCM_ADDR_RXE -p 7472 -C 3 -v -V | sed 's/^/rcm server: /' & sleep 1; rping -c -a $RCM_ADDR_RXE -p 7472 -C 3 -v -V | sed 's/^/in-tree client: /'; wait $!) && (rping -s -a $RCM_ADDR_RXE -p 7473 -C 3 -v -V | sed 's/^/in-tree server: /' & sleep 1; LD_LIBRARY_PATH=/usr/lib/rcm rping -c -a $RCM_ADDR_RXE -p 7473 -C 3 -v -V | sed 's/^/rcm client: /'; wait $!)
 demo-resolve: LD_LIBRARY_PATH=/usr/lib/rcm ./rcm-demo $RCM_ADDR_RXE
-demo-listen: (LD_LIBRARY_PATH=/usr/lib/rcm ./rcm-demo --listen $RCM_ADDR_RXE 7471 & sleep 2; echo "in-tree client (rdma-core librdmacm) connects:"; ./intree_client $RCM_ADDR_RXE 7471 hello-from-in-tree reject:28:rcm; c=$?; wait $!; s=$?; [ $c = 0 ] && [ $s = 0 ])
 LIST
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
-	--lib-dir "$top/userlib/src"
+	--lib-dir "$top/userlib/src" --bin /usr/bin/rping
 
 echo "== booting $rel under QEMU (TCG), rxe0 on 198.18.1.1, rcm.ko loaded"
 status=0
 "$vm/run-guest.py" --label demo --kernel "$vmlinux" --initrd "$out/guest.cpio" \
-	--tests demo-resolve,demo-listen --log "$out/guest.log" \
+	--tests demo-rping,demo-interop,demo-resolve --log "$out/guest.log" \
 	>"$out/results.txt" || status=1
-echo "== 1. rcm-demo resolves 198.18.1.1 through rcm:"
+echo "== 1. rping client and server, both on rcm (librdmacm.so.1 from userlib/):"
+sed -n 's/^rcm-out: demo-rping: /    /p' "$out/guest.log"
+echo "== 2. rping across stacks (rdma-core's librdmacm on the in-tree rdma_cm):"
+sed -n 's/^rcm-out: demo-interop: /    /p' "$out/guest.log"
+echo "== 3. rcm-demo resolves 198.18.1.1 through rcm:"
 sed -n 's/^rcm-out: demo-resolve: /    /p' "$out/guest.log"
-echo "== 2. rcm-demo listens; an in-tree librdmacm client knocks:"
-sed -n 's/^rcm-out: demo-listen: /    /p' "$out/guest.log"
 echo "== guest checks:"
 sed 's/^/    /' "$out/results.txt"
 exit $status
