@@ -50,6 +50,11 @@ check:
 demo:
 	tools/testing/demo.sh
 
+# Not a test: rcm and the in-tree rdma_cm side by side (cmtime, system
+# calls, memory per id); RCM_BENCH_ROUNDS, RCM_BENCH_COUNTS.
+bench:
+	tools/testing/bench.sh
+
 style:
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types -f $(KERNEL_SOURCES)
 
@@ -85,5 +90,5 @@ dkms-install:
 	dkms build -m rcm -v $(VERSION)
 	dkms install -m rcm -v $(VERSION)
 
-.PHONY: all modules modules_install clean userlib selftests check demo style \
+.PHONY: all modules modules_install clean userlib selftests check demo bench style \
 	sparse install dkms-source dkms-install

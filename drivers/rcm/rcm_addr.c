@@ -71,7 +71,7 @@ static void rcm_addr_release_device(struct rcm_id *id)
 		rdma_put_gid_attr(id->dev_addr.sgid_attr);
 		id->dev_addr.sgid_attr = NULL;
 	}
-	kfree(id->removal_ev);
+	rcm_event_free(id->removal_ev);
 	id->removal_ev = NULL;
 	rcm_device_put(id->rdev);
 	id->rdev = NULL;
@@ -120,7 +120,7 @@ void rcm_addr_cancel(struct rcm_id *id)
 	mutex_unlock(&id->lock);
 	if (!ev)
 		return;
-	kfree(ev);
+	rcm_event_free(ev);
 	rcm_id_put(id);
 }
 
@@ -149,7 +149,7 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	id->cm_id = NULL;
 	rcm_listen_release_slot(id);
 	if (id->state == RCM_STATE_DESTROYING) {
-		kfree(ev);
+		rcm_event_free(ev);
 	} else {
 		id->state = RCM_STATE_DEVICE_REMOVAL;
 		rcm_event_queue(id->file, ev);
@@ -257,7 +257,7 @@ static void rcm_addr_resolved(int status, struct sockaddr *src,
 	}
 	if (id->state != RCM_STATE_ADDR_QUERY) {
 		/* Destroy or device removal won; they report what counts. */
-		kfree(ev);
+		rcm_event_free(ev);
 		goto out;
 	}
 	if (!status) {
@@ -301,7 +301,7 @@ static int rcm_addr_resolve(struct rcm_id *id,
 	if (ret) {
 		/* The callback will not run: undo. The caller holds a ref. */
 		id->resolve_ev = NULL;
-		kfree(ev);
+		rcm_event_free(ev);
 		refcount_dec(&id->ref);
 		id->state = RCM_STATE_ADDR_BOUND;
 		memset(&id->dst_addr, 0, sizeof(id->dst_addr));

@@ -136,7 +136,7 @@ static int rcm_device_attach_found(struct rcm_id *id,
 		return 0;
 	}
 	mutex_unlock(&rcm_devices_lock);
-	kfree(ev);
+	rcm_event_free(ev);
 	return -ENODEV;
 }
 

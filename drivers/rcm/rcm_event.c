@@ -17,6 +17,34 @@
 
 #include "rcm_priv.h"
 
+/*
+ * Event records come from their own cache: at 264 bytes a kmalloc would
+ * round each up to 512, and every id attached to a device holds one (its
+ * DEVICE_REMOVAL record) for its whole life.
+ */
+static struct kmem_cache *rcm_uevent_cache;
+
+int rcm_event_init(void)
+{
+	rcm_uevent_cache = KMEM_CACHE(rcm_uevent, 0);
+	return rcm_uevent_cache ? 0 : -ENOMEM;
+}
+
+void rcm_event_exit(void)
+{
+	kmem_cache_destroy(rcm_uevent_cache);
+}
+
+/**
+ * rcm_event_free() - free an event record that is not queued
+ * @uevent: the record, or NULL
+ */
+void rcm_event_free(struct rcm_uevent *uevent)
+{
+	if (uevent)
+		kmem_cache_free(rcm_uevent_cache, uevent);
+}
+
 /**
  * rcm_event_alloc() - allocate an event record for an id
  * @id: the id the event will be about
@@ -27,7 +55,7 @@
  */
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
 {
-	struct rcm_uevent *uevent = kzalloc(sizeof(*uevent), gfp);
+	struct rcm_uevent *uevent = kmem_cache_zalloc(rcm_uevent_cache, gfp);
 
 	if (!uevent)
 		return NULL;
@@ -87,7 +115,7 @@ void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
 	mutex_unlock(&file->read_mutex);
 
 	list_for_each_entry_safe(uevent, tmp, &dead, list)
-		kfree(uevent);
+		rcm_event_free(uevent);
 }
 
 static bool rcm_events_pending(struct rcm_file *file)
@@ -130,7 +158,7 @@ static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 		list_del(&uevent->list);
 		uevent->id->events_reported++;
 		spin_unlock(&file->event_lock);
-		kfree(uevent);
+		rcm_event_free(uevent);
 		done += rec;
 	}
 	mutex_unlock(&file->read_mutex);

@@ -126,6 +126,20 @@ void rcm_id_put(struct rcm_id *id)
 		complete(&id->done);
 }
 
+/* Ids come from their own cache: a kmalloc would round each up to 1 KiB. */
+static struct kmem_cache *rcm_id_cache;
+
+int rcm_id_init(void)
+{
+	rcm_id_cache = KMEM_CACHE(rcm_id, 0);
+	return rcm_id_cache ? 0 : -ENOMEM;
+}
+
+void rcm_id_exit(void)
+{
+	kmem_cache_destroy(rcm_id_cache);
+}
+
 /**
  * rcm_id_alloc() - a new id, not yet visible to anyone
  * @file: the file that will own it
@@ -139,7 +153,7 @@ void rcm_id_put(struct rcm_id *id)
 struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 			    u8 qp_type, struct net *net)
 {
-	struct rcm_id *id = kzalloc(sizeof(*id), GFP_KERNEL);
+	struct rcm_id *id = kmem_cache_zalloc(rcm_id_cache, GFP_KERNEL);
 
 	if (!id)
 		return NULL;
@@ -170,7 +184,7 @@ void rcm_id_free(struct rcm_id *id)
 	put_net(id->net);
 	mutex_destroy(&id->lock);
 	mutex_destroy(&id->cmd_lock);
-	kfree(id);
+	kmem_cache_free(rcm_id_cache, id);
 }
 
 /**

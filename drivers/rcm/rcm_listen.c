@@ -314,7 +314,7 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	}
 	ret = rcm_id_publish(child);
 	if (ret) {
-		kfree(ev);
+		rcm_event_free(ev);
 		goto err_child;
 	}
 	rcm_listen_req_event(ev, listener, event);

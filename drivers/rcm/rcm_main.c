@@ -40,9 +40,15 @@ static int __init rcm_init(void)
 {
 	int ret;
 
-	ret = rcm_device_init();
+	ret = rcm_id_init();
 	if (ret)
 		return ret;
+	ret = rcm_event_init();
+	if (ret)
+		goto err_id;
+	ret = rcm_device_init();
+	if (ret)
+		goto err_event;
 	ret = misc_register(&rcm_misc);
 	if (ret)
 		goto err_device;
@@ -50,6 +56,10 @@ static int __init rcm_init(void)
 
 err_device:
 	rcm_device_exit();
+err_event:
+	rcm_event_exit();
+err_id:
+	rcm_id_exit();
 	return ret;
 }
 
@@ -57,6 +67,8 @@ static void __exit rcm_exit(void)
 {
 	misc_deregister(&rcm_misc);
 	rcm_device_exit();
+	rcm_event_exit();
+	rcm_id_exit();
 }
 
 module_init(rcm_init);

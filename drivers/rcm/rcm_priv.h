@@ -332,6 +332,8 @@ struct rcm_uevent {
 };
 
 /* rcm_id.c */
+int rcm_id_init(void);
+void rcm_id_exit(void);
 bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
 struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 			    u8 qp_type, struct net *net);
@@ -421,6 +423,9 @@ int rcm_cmd_init_qp_attr(struct file *filp, void *arg);
 int rcm_cmd_set_option(struct file *filp, void *arg);
 
 /* rcm_event.c */
+int rcm_event_init(void);
+void rcm_event_exit(void);
+void rcm_event_free(struct rcm_uevent *uevent);
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id);

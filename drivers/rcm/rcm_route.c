@@ -144,7 +144,7 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	}
 	mutex_unlock(&id->lock);
 	mutex_unlock(&id->cmd_lock);
-	kfree(ev);
+	rcm_event_free(ev);
 	rcm_id_put(id);
 	return ret;
 }

@@ -19,6 +19,8 @@ pkgs=(
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev
 	# packaging
 	dkms
+	# make bench: system calls per connection
+	strace
 )
 
 missing=()

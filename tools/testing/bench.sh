@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench: rcm against the in-tree rdma_cm, side by side, in one boot
+# of Debian's kernel under QEMU (TCG) with Soft-RoCE: Debian's cmtime
+# alternately on the in-tree stack (rdma-core's librdmacm over rdma_ucm)
+# and on rcm (rcm's librdmacm.so.1), RCM_BENCH_ROUNDS rounds (default 10)
+# at each of RCM_BENCH_COUNTS connections (default 100,1000); then system
+# calls per connection and kernel memory per idle id. Prints the medians
+# and the rcm/in-tree ratios; the raw lines stay in build/bench/guest.log.
+# Not a test: it fails only when a run fails. Installs what it needs.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$top/tools/testing/vm
+out=$top/build/bench
+rounds=${RCM_BENCH_ROUNDS:-10}
+counts=${RCM_BENCH_COUNTS:-100,1000}
+mkdir -p "$out"
+
+"$top/tools/testing/install-deps.sh"
+read -r rel vmlinux < <("$vm/distro-kernel.sh")
+echo "== building rcm.ko ($rel), the userlib and bench_ids"
+"$vm/build-module.sh" "/lib/modules/$rel/build" "$out/module" >"$out/build.log" 2>&1
+make -C "$top/userlib" >>"$out/build.log" 2>&1
+rm -rf "$out/tests"
+mkdir -p "$out/tests"
+gcc -O2 -Wall -Wextra -o "$out/tests/bench_ids" \
+	"$top/tools/testing/bench/bench_ids.c" -lrdmacm
+install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
+echo "bench: ./guest-bench.sh $rounds $counts" >"$out/tests/list"
+"$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
+	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
+	--lib-dir "$top/userlib/src" \
+	--bin /usr/bin/cmtime --bin /usr/bin/strace
+
+echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections"
+status=0
+"$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
+	--tests bench --test-timeout 5400 --guest-timeout 6000 \
+	--log "$out/guest.log" >"$out/results.txt" || status=1
+{
+	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs"
+	"$top/tools/testing/bench/report.py" "$out/guest.log" || status=1
+} | tee "$out/report.txt"
+grep -v '^PASS' "$out/results.txt" || true
+exit $status

@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# guest-bench.sh ROUNDS COUNTS: the benchmark's guest side (make bench).
+# In one boot, with rcm.ko and the in-tree rdma_cm + rdma_ucm loaded,
+# runs Debian's cmtime alternately on the in-tree stack (rdma-core's
+# librdmacm) and on rcm (rcm's librdmacm.so.1 through LD_LIBRARY_PATH),
+# ROUNDS rounds for each connection count in COUNTS (comma separated).
+# Then counts system calls per connection with strace, and kernel slab
+# memory per idle id with bench_ids. Prints machine-readable lines:
+#   bench-step STACK COUNT ROUND STEP US_PER_CONN
+#   bench-syscalls STACK SIDE COUNT CALLS
+#   bench-syscall STACK SIDE NAME CALLS
+#   bench-ids STACK COUNT BYTES_PER_ID
+ip=$RCM_ADDR_RXE
+rounds=${1:-10}
+counts=$(echo "${2:-100,1000}" | tr , ' ')
+port=21000
+
+serve() {	# STACK PROGRAM ARGS...: exec, so $! is the program
+	stack=$1
+	shift
+	if [ "$stack" = rcm ]; then
+		LD_LIBRARY_PATH=/usr/lib/rcm exec "$@"
+	fi
+	exec "$@"
+}
+
+# STACK COUNT ROUND [WRAPPER...]: one cmtime run, server and client on
+# STACK; prints the client's step table as bench-step lines.
+cmtime_run() {
+	stack=$1 count=$2 round=$3
+	shift 3
+	port=$((port + 1))
+	(serve "$stack" "$@" cmtime -b "$ip" -p $port -c "$count" \
+		>/tmp/srv.log 2>&1) &
+	spid=$!
+	sleep 1
+	tries=0
+	until (serve "$stack" timeout 600 cmtime -s "$ip" -p $port \
+		-c "$count" >/tmp/cli.log 2>&1); do
+		tries=$((tries + 1))
+		[ $tries -ge 3 ] && break
+		sleep 1
+	done
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	if [ $tries -ge 3 ]; then
+		echo "bench-error $stack $count $round"
+		tail -5 /tmp/cli.log /tmp/srv.log
+		return 1
+	fi
+	sed -n 's/^\([a-z ]*[a-z]\) *: *[0-9.]* *[0-9.]* *[0-9.]* *\([0-9.]*\)$/\1:\2/p' \
+		/tmp/cli.log | while IFS=: read -r step us; do
+		echo "bench-step $stack $count $round $(echo "$step" | tr ' ' _) $us"
+	done
+}
+
+for count in $counts; do
+	r=1
+	while [ $r -le "$rounds" ]; do
+		# Alternate which stack goes first, so neither always runs on
+		# a warmer (or more fragmented) kernel.
+		if [ $((r % 2)) = 1 ]; then
+			cmtime_run intree "$count" $r
+			cmtime_run rcm "$count" $r
+		else
+			cmtime_run rcm "$count" $r
+			cmtime_run intree "$count" $r
+		fi
+		r=$((r + 1))
+	done
+done
+
+# System calls: both programs under strace -f -c, 100 connections.
+for stack in intree rcm; do
+	port=$((port + 1))
+	(serve "$stack" strace -f -c -o /tmp/strace.srv cmtime -b "$ip" \
+		-p $port -c 100 >/dev/null 2>&1) &
+	spid=$!
+	sleep 2
+	(serve "$stack" strace -f -c -o /tmp/strace.cli timeout 600 \
+		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
+	# strace blocks SIGINT and SIGTERM while it runs a program with -o:
+	# end the traced server, and strace writes its summary and exits.
+	pkill -x cmtime 2>/dev/null || killall cmtime 2>/dev/null
+	wait $spid 2>/dev/null
+	for side in cli srv; do
+		calls=$(awk '$NF == "total" { print $4 }' /tmp/strace.$side)
+		echo "bench-syscalls $stack $side 100 ${calls:-?}"
+		# Per system call, for the record: NAME CALLS.
+		awk '$1 ~ /^[0-9.]+$/ && $NF != "total" { print $NF, $4 }' \
+			/tmp/strace.$side | while read -r name calls; do
+			echo "bench-syscall $stack $side $name $calls"
+		done
+	done
+done
+
+# Kernel memory per idle (created and bound) id.
+for stack in intree rcm; do
+	out=$( (serve "$stack" ./bench_ids 10000 "$ip") 2>&1)
+	echo "# $stack: $out"
+	echo "bench-ids $stack 10000 $(echo "$out" | sed -n 's/.*bytes_per_id //p')"
+done

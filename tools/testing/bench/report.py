@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""report.py GUEST-LOG: the benchmark's table from guest-bench.sh's lines.
+
+Per connection count and cmtime step: the median over the rounds of the
+client's microseconds per connection on each stack, and rcm / in-tree.
+Then system calls per connection and kernel slab bytes per idle id.
+"""
+import statistics
+import sys
+from collections import defaultdict
+
+steps = defaultdict(list)      # (stack, count, step) -> [us]
+order = []
+syscalls = {}                  # (stack, side) -> (count, calls)
+ids = {}                       # stack -> bytes per id
+errors = []
+
+for line in open(sys.argv[1], errors='replace'):
+    line = line.strip()
+    if 'bench-' not in line:
+        continue
+    f = line[line.index('bench-'):].split()
+    if f[0] == 'bench-step' and len(f) == 6:
+        key = (f[1], int(f[2]), f[4])
+        steps[key].append(float(f[5]))
+        if f[4] not in order:
+            order.append(f[4])
+    elif f[0] == 'bench-syscalls' and len(f) == 5:
+        syscalls[(f[1], f[2])] = (int(f[3]), f[4])
+    elif f[0] == 'bench-ids' and len(f) == 4:
+        ids[f[1]] = f[3]
+    elif f[0] == 'bench-error':
+        errors.append(' '.join(f[1:]))
+
+counts = sorted({k[1] for k in steps})
+print('cmtime client, median microseconds per connection over the rounds')
+for count in counts:
+    rounds = len(steps.get(('rcm', count, 'connect'), []))
+    print(f'\n{count} connections ({rounds} rounds each)')
+    print(f'{"step":<14}{"in-tree":>12}{"rcm":>12}{"rcm/in-tree":>13}')
+    for step in order:
+        a = steps.get(('intree', count, step))
+        b = steps.get(('rcm', count, step))
+        if not a or not b:
+            continue
+        ma, mb = statistics.median(a), statistics.median(b)
+        ratio = f'{mb / ma:.2f}' if ma else '-'
+        print(f'{step.replace("_", " "):<14}{ma:>12.1f}{mb:>12.1f}{ratio:>13}')
+
+print('\nsystem calls per connection (strace -f -c, 100 connections,'
+      ' whole program incl. set-up)')
+print(f'{"side":<8}{"in-tree":>10}{"rcm":>10}{"rcm/in-tree":>13}')
+for side, name in (('cli', 'client'), ('srv', 'server')):
+    a, b = syscalls.get(('intree', side)), syscalls.get(('rcm', side))
+    if not a or not b or not a[1].isdigit() or not b[1].isdigit():
+        print(f'{name:<8}{"?":>10}{"?":>10}')
+        continue
+    pa, pb = int(a[1]) / a[0], int(b[1]) / b[0]
+    print(f'{name:<8}{pa:>10.1f}{pb:>10.1f}{pb / pa:>13.2f}')
+
+print('\nkernel slab memory per idle id (created and bound; 10000 ids)')
+for stack in ('intree', 'rcm'):
+    print(f'{stack:<8}{ids.get(stack, "?"):>10} bytes')
+if errors:
+    print('\nruns that failed: ' + '; '.join(errors))
+    sys.exit(1)
