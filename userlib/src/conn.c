@@ -436,6 +436,7 @@ void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev)
 {
 	switch (ev->event.event) {
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		id->answered = true;
 		if (id->id.qp)
 			rcm_connect_response(id, &ev->event);
 		break;

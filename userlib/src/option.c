@@ -97,5 +97,7 @@ RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 	cmd.optname = (uint32_t)optname;
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_SET_OPTION, &cmd))
 		return -1;
+	/* The ACK timeout changes RTS: kept QP attributes are stale. */
+	rid->qp_attr_cached = 0;
 	return 0;
 }

@@ -501,16 +501,36 @@ RCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
 				 struct ibv_qp_attr *qp_attr,
 				 int *qp_attr_mask)
 {
+	struct rcm_id *rid = id ? rcm_id(id) : NULL;
 	struct rcm_init_qp_attr cmd;
-	unsigned int state;
+	unsigned int state, s;
+	uint32_t states;
 
 	if (!id || !qp_attr || !qp_attr_mask)
 		return rcm_err(EINVAL);
 	state = qp_attr->qp_state;
 	if (state < RCM_QPS_INIT || state > RCM_QPS_RTS)
 		return rcm_err(EINVAL);
-	if (rcm_get_qp_attr(rcm_id(id), 1u << state, &cmd))
+	if (rid->qp_attr_cached & (1u << state)) {
+		rid->qp_attr_cached &= ~(1u << state);
+		rcm_qp_attr_convert(qp_attr, qp_attr_mask,
+				    &rid->qp_attr_cache[state - 1]);
+		return 0;
+	}
+	/*
+	 * Programs that move their own QP ask for INIT, RTR and RTS one
+	 * after the other. Once the peer's side is known (a request id, or
+	 * after CONNECT_RESPONSE) one ioctl gives this state and the later
+	 * ones, which are kept for the next calls; each is handed out once.
+	 */
+	states = 1u << state;
+	if (rid->request || rid->answered)
+		for (s = state + 1; s <= RCM_QPS_RTS; s++)
+			states |= 1u << s;
+	if (rcm_get_qp_attr(rid, states, &cmd))
 		return -1;
+	rid->qp_attr_cached = states & ~(1u << state);
+	memcpy(rid->qp_attr_cache, cmd.out_attr, sizeof(rid->qp_attr_cache));
 	rcm_qp_attr_convert(qp_attr, qp_attr_mask, &cmd.out_attr[state - 1]);
 	return 0;
 }

@@ -237,6 +237,9 @@ struct rcm_id {
 	struct ibv_qp_init_attr	*qp_init_attr;
 	void			*connect_hdr;
 	uint8_t			connect_hdr_len;
+	bool			answered;
+	uint32_t		qp_attr_cached;
+	struct rcm_qp_attr	qp_attr_cache[3];
 };
 
 static inline struct rcm_id *rcm_id(struct rdma_cm_id *id)

@@ -478,6 +478,8 @@ static void connect_errors(void)
 
 static void no_qp(void)
 {
+	struct ibv_qp_attr qa;
+	int mask;
 	struct rdma_conn_param p;
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id, *withqp;
@@ -516,7 +518,25 @@ static void no_qp(void)
 	T_CHECK(FAKE_CALLS(RCM_CMD_ESTABLISH) == 0);
 	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 0);
 
-	/* The application readies its QP, then the RTU. */
+	/*
+	 * The application readies its QP: asking for RTR fetches RTS too,
+	 * which the next call hands out without the kernel, once.
+	 */
+	qa.qp_state = IBV_QPS_RTR;
+	T_CHECK(rdma_init_qp_attr(id, &qa, &mask) == 0);
+	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 1 &&
+		fake_last_init_qp_attr.qp_states ==
+		((1u << RCM_QPS_RTR) | (1u << RCM_QPS_RTS)));
+	qa.qp_state = IBV_QPS_RTS;
+	T_CHECK(rdma_init_qp_attr(id, &qa, &mask) == 0 &&
+		qa.qp_state == IBV_QPS_RTS);
+	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 1);
+	qa.qp_state = IBV_QPS_RTS;
+	T_CHECK(rdma_init_qp_attr(id, &qa, &mask) == 0);
+	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 2 &&
+		fake_last_init_qp_attr.qp_states == 1u << RCM_QPS_RTS);
+
+	/* Then the RTU. */
 	T_CHECK(rdma_establish(id) == 0);
 	T_CHECK(fake_last_establish.id == h);
 	T_CHECK(fake_last_establish.size == sizeof(struct rcm_establish));
