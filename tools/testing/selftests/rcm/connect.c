@@ -448,6 +448,28 @@ static int exit_status(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/*
+ * An rcm client connecting with @data to ./intree_server on @port, which
+ * answers with @reply; the client's fd, or -1 (and *pid < 0) when the
+ * server did not start or the connect failed.
+ */
+static int intree_connect(const char *ip, const char *port, const char *data,
+			  const char *reply, pid_t *pid, unsigned int *cid)
+{
+	int c;
+
+	*pid = intree_server(ip, port, data, reply);
+	if (*pid < 0)
+		return -1;
+	c = rcm_open_dev();
+	*cid = routed(c, ip, atoi(port), 8);
+	if (!*cid || rcm_connect(c, *cid, 0x88, data)) {
+		close(c);
+		return -1;
+	}
+	return c;
+}
+
 RCM_TEST(rcm_client_to_intree_listener)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -460,13 +482,9 @@ RCM_TEST(rcm_client_to_intree_listener)
 		SKIP("no Soft-RoCE device");
 	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
 		SKIP("in-tree rdma_ucm not loaded");
-	pid = intree_server(ip, "20106", "from-rcm", "accept:from-intree");
-	CHECK(pid > 0, "in-tree server did not start");
-	c = rcm_open_dev();
-	cid = routed(c, ip, 20106, 8);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x88, "from-rcm") == 0, "connect: %s",
-	      strerror(errno));
+	c = intree_connect(ip, "20106", "from-rcm", "accept:from-intree", &pid,
+			   &cid);
+	CHECK(c >= 0, "set-up: %s", strerror(errno));
 	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	CHECK(!strcmp((char *)ev.private_data, "from-intree") &&
 	      ev.conn.qp_num == 0x4321, "response data '%.56s' qpn %#x",
@@ -493,13 +511,9 @@ RCM_TEST(intree_listener_rejects_rcm_client)
 		SKIP("no Soft-RoCE device");
 	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
 		SKIP("in-tree rdma_ucm not loaded");
-	pid = intree_server(ip, "20107", "knock", "reject:no-thanks");
-	CHECK(pid > 0, "in-tree server did not start");
-	c = rcm_open_dev();
-	cid = routed(c, ip, 20107, 9);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x99, "knock") == 0, "connect: %s",
-	      strerror(errno));
+	c = intree_connect(ip, "20107", "knock", "reject:no-thanks", &pid,
+			   &cid);
+	CHECK(c >= 0, "set-up: %s", strerror(errno));
 	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == RCM_REJ_CONSUMER_DEFINED &&
 	      !strcmp((char *)ev.private_data, "no-thanks"),

@@ -221,22 +221,6 @@ RCM_TEST(many_requests_while_the_listener_goes_away)
 	CHECK(!failed, "%d in-tree clients were not rejected", failed);
 }
 
-static int do_accept(int fd, unsigned int id, unsigned int qpn,
-		     const char *data)
-{
-	struct rcm_accept a = {
-		.size = sizeof(a), .id = id, .qp_num = qpn, .context = 0xacce,
-		.responder_resources = 1, .initiator_depth = 1,
-		.rnr_retry_count = 7,
-	};
-
-	if (data) {
-		a.private_data = (uintptr_t)data;
-		a.private_data_len = strlen(data) + 1;
-	}
-	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
-}
-
 static int do_disconnect(int fd, unsigned int id)
 {
 	struct rcm_disconnect d = { .size = sizeof(d), .id = id };
@@ -274,16 +258,16 @@ RCM_TEST(intree_client_is_accepted_and_disconnects)
 	rid = ev.id;
 
 	/* Arguments the REP cannot carry, and ids that cannot accept. */
-	CHECK_ERRNO(do_accept(fd, rid, 1U << 24, NULL), EINVAL);
+	CHECK_ERRNO(rcm_accept(fd, rid, 1U << 24, 0xacce, NULL), EINVAL);
 	big.id = rid;
 	big.private_data_len = RCM_ACCEPT_PRIVATE_DATA_MAX + 1;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_ACCEPT, &big), EINVAL);
-	CHECK_ERRNO(do_accept(fd, lid, 0x4321, NULL), EINVAL);
+	CHECK_ERRNO(rcm_accept(fd, lid, 0x4321, 0xacce, NULL), EINVAL);
 	CHECK_ERRNO(do_disconnect(fd, rid), EINVAL);	/* not accepted yet */
 
-	CHECK(do_accept(fd, rid, 0x4321, "welcome") == 0, "accept: %s",
+	CHECK(rcm_accept(fd, rid, 0x4321, 0xacce, "welcome") == 0, "accept: %s",
 	      strerror(errno));
-	CHECK_ERRNO(do_accept(fd, rid, 0x4321, NULL), EINVAL);
+	CHECK_ERRNO(rcm_accept(fd, rid, 0x4321, 0xacce, NULL), EINVAL);
 	CHECK(expect_event(fd, rid, RCM_EVENT_ESTABLISHED, 30000, &ev) == 0,
 	      "no ESTABLISHED (event %u status %d)", ev.event, ev.status);
 	CHECK(ev.context == 0xacce, "context %llx after accept",
