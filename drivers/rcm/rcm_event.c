@@ -118,6 +118,105 @@ void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
 		rcm_event_free(uevent);
 }
 
+/**
+ * rcm_event_readers_lock() - keep read() out of two files
+ * @a: a file
+ * @b: another file
+ *
+ * For moving events between them; taken in address order, so two moves
+ * in opposite directions cannot deadlock. Nothing holds an id's lock
+ * while taking a read mutex, so an id's lock may be taken inside.
+ */
+void rcm_event_readers_lock(struct rcm_file *a, struct rcm_file *b)
+{
+	if (a > b)
+		swap(a, b);
+	mutex_lock(&a->read_mutex);
+	mutex_lock_nested(&b->read_mutex, SINGLE_DEPTH_NESTING);
+}
+
+/**
+ * rcm_event_readers_unlock() - undo rcm_event_readers_lock()
+ * @a: a file
+ * @b: the other file
+ */
+void rcm_event_readers_unlock(struct rcm_file *a, struct rcm_file *b)
+{
+	mutex_unlock(&a->read_mutex);
+	mutex_unlock(&b->read_mutex);
+}
+
+/* A queued connection request of @id, or one that @id listened for. */
+static bool rcm_event_is_request_of(const struct rcm_uevent *uevent,
+				    const struct rcm_id *id)
+{
+	return uevent->ev.event == RCM_EVENT_CONNECT_REQUEST &&
+	       (uevent->id == id || uevent->ev.listen_id == id->handle);
+}
+
+/**
+ * rcm_event_can_move() - may an id's queued events move to another file?
+ * @src: the id's file
+ * @id: the id; its lock held, and its file's readers kept out
+ *      (rcm_event_readers_lock())
+ *
+ * An unread connection request that the id made or listened for would
+ * name ids of @src in another file. Nothing can queue one while the
+ * id's lock is held.
+ *
+ * Return: 0, or -EBUSY for such an unread request.
+ */
+int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id)
+{
+	struct rcm_uevent *uevent;
+	int ret = 0;
+
+	lockdep_assert_held(&id->lock);
+	spin_lock(&src->event_lock);
+	list_for_each_entry(uevent, &src->events, list) {
+		if (rcm_event_is_request_of(uevent, id)) {
+			ret = -EBUSY;
+			break;
+		}
+	}
+	spin_unlock(&src->event_lock);
+	return ret;
+}
+
+/**
+ * rcm_event_move() - move an id's queued events to another file
+ * @src: the id's file
+ * @dst: the file it moves to
+ * @id: the id, as for rcm_event_can_move(), which said yes
+ * @handle: the id's handle in @dst, which the moved records take
+ *
+ * The events keep their order and go behind those already queued in
+ * @dst.
+ */
+void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
+		    struct rcm_id *id, u32 handle)
+{
+	struct rcm_uevent *uevent, *tmp;
+	LIST_HEAD(moved);
+
+	lockdep_assert_held(&id->lock);
+	spin_lock(&src->event_lock);
+	list_for_each_entry_safe(uevent, tmp, &src->events, list) {
+		if (uevent->id != id)
+			continue;
+		uevent->ev.id = handle;
+		list_move_tail(&uevent->list, &moved);
+	}
+	spin_unlock(&src->event_lock);
+
+	if (list_empty(&moved))
+		return;
+	spin_lock(&dst->event_lock);
+	list_splice_tail(&moved, &dst->events);
+	spin_unlock(&dst->event_lock);
+	wake_up_interruptible(&dst->poll_wait);
+}
+
 static bool rcm_events_pending(struct rcm_file *file)
 {
 	bool pending;

@@ -49,6 +49,8 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP(RCM_CMD_INIT_QP_ATTR, rcm_cmd_init_qp_attr,
 	       struct rcm_init_qp_attr, out_attr),
 	RCM_OP(RCM_CMD_NOTIFY, rcm_cmd_notify, struct rcm_notify, event),
+	RCM_OP(RCM_CMD_MIGRATE_ID, rcm_cmd_migrate_id, struct rcm_migrate_id,
+	       out_events_reported),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

@@ -14,6 +14,7 @@
 
 #include <linux/module.h>
 #include <linux/nsproxy.h>
+#include <linux/file.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -227,6 +228,21 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 }
 
 /*
+ * The events of @id that read() returned. Only a migration (under the
+ * command lock) changes id->file: the caller holds that lock or has
+ * claimed the id.
+ */
+static u32 rcm_id_events_reported(struct rcm_id *id)
+{
+	u32 reported;
+
+	spin_lock(&id->file->event_lock);
+	reported = id->events_reported;
+	spin_unlock(&id->file->event_lock);
+	return reported;
+}
+
+/*
  * Destroy an id the caller has just erased from its file's xarray, which
  * hands it the base reference. Returns the number of events read() has
  * returned for the id.
@@ -262,9 +278,7 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	rcm_id_put(id);
 	wait_for_completion(&id->done);
 
-	spin_lock(&id->file->event_lock);
-	reported = id->events_reported;
-	spin_unlock(&id->file->event_lock);
+	reported = rcm_id_events_reported(id);
 	rcm_id_free(id);
 	return reported;
 }
@@ -280,6 +294,91 @@ int rcm_cmd_destroy_id(struct file *filp, void *arg)
 		return -ENOENT;
 	cmd->out_events_reported = rcm_id_destroy(id);
 	return 0;
+}
+
+/*
+ * Move @id from @src to @dst under the handle reserved there: claim it
+ * from @src as a destroy would (so exactly one of a destroy and a
+ * migration gets it), move its queued events, and publish it in @dst.
+ * Callbacks and commands find the id's file and handle under its lock,
+ * which is held across the switch.
+ */
+static int rcm_id_move(struct rcm_file *src, struct rcm_file *dst,
+		       struct rcm_id *id, u32 old, u32 handle)
+{
+	int ret;
+
+	rcm_event_readers_lock(src, dst);
+	mutex_lock(&id->lock);
+	ret = rcm_event_can_move(src, id);
+	if (ret)
+		goto out;
+	/* The claim; a destroy that erased the entry first keeps the id. */
+	if (xa_cmpxchg(&src->ids, old, id, NULL, GFP_KERNEL) != id) {
+		ret = -ENOENT;
+		goto out;
+	}
+	rcm_event_move(src, dst, id, handle);
+	id->file = dst;
+	id->handle = handle;
+	/* Into the reserved index: never allocates, so never fails. */
+	xa_store(&dst->ids, handle, id, GFP_KERNEL);
+out:
+	mutex_unlock(&id->lock);
+	rcm_event_readers_unlock(src, dst);
+	return ret;
+}
+
+int rcm_cmd_migrate_id(struct file *filp, void *arg)
+{
+	struct rcm_file *src = filp->private_data, *dst;
+	struct rcm_migrate_id *cmd = arg;
+	struct rcm_id *id;
+	struct fd f;
+	u32 handle;
+	int ret;
+
+	f = fdget(cmd->fd);
+	if (!f.file)
+		return -EBADF;
+	/* The fd reference keeps @dst's release (which frees it) away. */
+	if (f.file->f_op != &rcm_fops) {
+		ret = -EINVAL;
+		goto out_fd;
+	}
+	dst = f.file->private_data;
+	id = rcm_id_get(src, cmd->id);
+	if (!id) {
+		ret = -ENOENT;
+		goto out_fd;
+	}
+	mutex_lock(&id->cmd_lock);
+	if (dst == src) {
+		handle = cmd->id;
+	} else {
+		/* Reserve the new handle first: the move itself cannot fail. */
+		ret = xa_alloc(&dst->ids, &handle, NULL,
+			       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
+			       GFP_KERNEL);
+		if (ret) {
+			ret = ret == -EBUSY ? -EMFILE : ret;
+			goto out_id;
+		}
+		ret = rcm_id_move(src, dst, id, cmd->id, handle);
+		if (ret) {
+			xa_release(&dst->ids, handle);
+			goto out_id;
+		}
+	}
+	cmd->out_id = handle;
+	cmd->out_events_reported = rcm_id_events_reported(id);
+	ret = 0;
+out_id:
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+out_fd:
+	fdput(f);
+	return ret;
 }
 
 /**

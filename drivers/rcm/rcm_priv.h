@@ -347,6 +347,7 @@ void rcm_id_put(struct rcm_id *id);
 void rcm_file_destroy_ids(struct rcm_file *file);
 int rcm_cmd_create_id(struct file *filp, void *arg);
 int rcm_cmd_destroy_id(struct file *filp, void *arg);
+int rcm_cmd_migrate_id(struct file *filp, void *arg);
 
 /* rcm_port.c */
 bool rcm_addr_is_any(const struct sockaddr *sa);
@@ -429,6 +430,11 @@ void rcm_event_free(struct rcm_uevent *uevent);
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id);
+void rcm_event_readers_lock(struct rcm_file *a, struct rcm_file *b);
+void rcm_event_readers_unlock(struct rcm_file *a, struct rcm_file *b);
+int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id);
+void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
+		    struct rcm_id *id, u32 handle);
 ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,
 		 loff_t *pos);
 __poll_t rcm_poll(struct file *filp, struct poll_table_struct *wait);

@@ -71,6 +71,7 @@ enum rcm_cmd {
 	RCM_CMD_ESTABLISH,
 	RCM_CMD_INIT_QP_ATTR,
 	RCM_CMD_NOTIFY,
+	RCM_CMD_MIGRATE_ID,
 };
 
 /**
@@ -728,6 +729,35 @@ struct rcm_notify {
 };
 
 #define RCM_IOCTL_NOTIFY _IO(RCM_IOCTL_MAGIC, RCM_CMD_NOTIFY)
+
+/**
+ * struct rcm_migrate_id - ioctl(RCM_IOCTL_MIGRATE_ID)
+ * @size: sizeof(struct rcm_migrate_id)
+ * @flags: Must be 0
+ * @id: the id to move, in the file the ioctl is issued on
+ * @fd: an open rcm file descriptor of the caller, the destination
+ * @out_id: the id's handle in the destination file
+ * @out_events_reported: number of events of this id that read() has
+ *                       returned (from either file), over its whole life
+ *
+ * Moves an id, with its events that read() has not returned yet, to
+ * another open rcm file: from then on its events (and, for a listener,
+ * its connection requests) are read from there and only there, and its
+ * old handle names nothing. Moving it to its own file changes nothing
+ * and returns its handle. Errors: ENOENT (no such id), EBADF (@fd is not
+ * open), EINVAL (@fd is not an rcm file), EMFILE (the destination holds
+ * as many ids as it may), ENOMEM.
+ */
+struct rcm_migrate_id {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__s32 fd;
+	__u32 out_id;
+	__u32 out_events_reported;
+};
+
+#define RCM_IOCTL_MIGRATE_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_MIGRATE_ID)
 
 /**
  * DOC: rcm events
