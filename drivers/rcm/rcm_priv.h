@@ -143,15 +143,18 @@ struct rcm_wire_conn_param {
  * struct rcm_file - one open of /dev/infiniband/rcm
  * @ids: handle -> struct rcm_id (allocating, handles from 1). An id is
  *       stored only once complete. Erasing its entry is how a destroyer
- *       claims an id, so exactly one thread destroys each. Lookups take
- *       their reference under the xarray lock (rcm_id_get()).
+ *       (or a migration, to another file) claims an id, so exactly one
+ *       thread destroys or moves each. Lookups take their reference
+ *       under the xarray lock (rcm_id_get()).
  * @event_lock: protects @events and every id's @events_reported. Taken
  *              from process context only.
  * @events: queued struct rcm_uevent, oldest first
  * @read_mutex: held by read() while it copies events out and by the
- *              event purge of a destroy, so an event is never freed while
- *              it is being copied. Ordered inside an id's @lock never:
- *              nothing holds an id lock while taking it.
+ *              event purge of a destroy and a migration's move, so an
+ *              event is never freed or moved while it is being copied.
+ *              Taken after an id's @cmd_lock and before its @lock
+ *              (nothing holds an id lock while taking it); two files'
+ *              in address order.
  * @poll_wait: woken whenever an event is queued
  *
  * Allocated by open(), freed by release() after every id is destroyed.
@@ -212,7 +215,8 @@ struct rcm_binding {
 
 /**
  * struct rcm_id - a communication identifier
- * @file: the owning file; it outlives the id (release() destroys all ids)
+ * @file: the owning file; it outlives the id (release() destroys all
+ *        ids). Changed only by a migration, under @cmd_lock and @lock
  * @handle: index in @file->ids
  * @context: the user's value, echoed in every event of the id
  * @ref: the @file->ids entry holds the base reference; every command in
