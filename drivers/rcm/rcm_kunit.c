@@ -443,9 +443,17 @@ static struct kunit_suite rcm_route_suite = {
 /* --- rcm_event.c: the queue ------------------------------------------ */
 
 struct rcm_event_fixture {
-	struct rcm_file file;
+	struct rcm_file file, file2;
 	struct rcm_id a, b;
 };
+
+static void rcm_event_test_file(struct rcm_file *file)
+{
+	spin_lock_init(&file->event_lock);
+	INIT_LIST_HEAD(&file->events);
+	mutex_init(&file->read_mutex);
+	init_waitqueue_head(&file->poll_wait);
+}
 
 static int rcm_event_test_init(struct kunit *test)
 {
@@ -454,10 +462,8 @@ static int rcm_event_test_init(struct kunit *test)
 
 	if (!f)
 		return -ENOMEM;
-	spin_lock_init(&f->file.event_lock);
-	INIT_LIST_HEAD(&f->file.events);
-	mutex_init(&f->file.read_mutex);
-	init_waitqueue_head(&f->file.poll_wait);
+	rcm_event_test_file(&f->file);
+	rcm_event_test_file(&f->file2);
 	mutex_init(&f->a.lock);
 	mutex_init(&f->b.lock);
 	f->a.file = &f->file;
@@ -477,6 +483,7 @@ static void rcm_event_test_exit(struct kunit *test)
 	/* Whatever a case left queued belongs to a or b. */
 	rcm_event_purge(&f->file, &f->a);
 	rcm_event_purge(&f->file, &f->b);
+	rcm_event_purge(&f->file2, &f->a);
 }
 
 static void rcm_event_queue_one(struct kunit *test, struct rcm_id *id, u32 type)
@@ -554,11 +561,143 @@ static void rcm_event_purge_takes_only_its_id(struct kunit *test)
 	}
 }
 
+static void rcm_event_move_takes_only_its_id_in_order(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+	struct rcm_uevent *ev;
+	u32 want[] = { RCM_EVENT_ROUTE_RESOLVED, RCM_EVENT_ADDR_RESOLVED,
+		       RCM_EVENT_ESTABLISHED };
+	unsigned int i = 0;
+
+	f->b.file = &f->file2;
+	rcm_event_queue_one(test, &f->b, RCM_EVENT_ROUTE_RESOLVED);
+	f->b.file = &f->file;
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ADDR_RESOLVED);
+	rcm_event_queue_one(test, &f->b, RCM_EVENT_DISCONNECTED);
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ESTABLISHED);
+
+	rcm_event_readers_lock(&f->file, &f->file2);
+	mutex_lock(&f->a.lock);
+	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file, &f->a), 0);
+	rcm_event_move(&f->file, &f->file2, &f->a, 9);
+	mutex_unlock(&f->a.lock);
+	rcm_event_readers_unlock(&f->file, &f->file2);
+
+	KUNIT_EXPECT_EQ(test, rcm_event_count(&f->file), 1U);
+	KUNIT_ASSERT_EQ(test, rcm_event_count(&f->file2), 3U);
+	/* Behind what was there, in their order, with the new handle. */
+	list_for_each_entry(ev, &f->file2.events, list) {
+		KUNIT_EXPECT_EQ(test, ev->ev.event, want[i]);
+		if (i++)
+			KUNIT_EXPECT_EQ(test, ev->ev.id, 9U);
+	}
+	rcm_event_purge(&f->file2, &f->b);
+}
+
+static void rcm_event_unread_request_pins_a_listener(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+	struct rcm_uevent *ev;
+
+	/* b is a's request: its CONNECT_REQUEST names a as listener. */
+	ev = rcm_event_alloc(&f->b, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	ev->ev.listen_id = f->a.handle;
+	mutex_lock(&f->b.lock);
+	rcm_event_queue(&f->file, ev);
+	mutex_unlock(&f->b.lock);
+
+	rcm_event_readers_lock(&f->file, &f->file2);
+	mutex_lock(&f->a.lock);
+	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file, &f->a), -EBUSY);
+	mutex_unlock(&f->a.lock);
+	mutex_lock(&f->b.lock);
+	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file, &f->b), -EBUSY);
+	mutex_unlock(&f->b.lock);
+	rcm_event_readers_unlock(&f->file, &f->file2);
+}
+
 static struct kunit_case rcm_event_cases[] = {
 	KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
 	KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
 	KUNIT_CASE(rcm_event_purge_takes_only_its_id),
+	KUNIT_CASE(rcm_event_move_takes_only_its_id_in_order),
+	KUNIT_CASE(rcm_event_unread_request_pins_a_listener),
 	{}
+};
+
+/* --- rcm_qp.c: QP attributes for userspace --------------------------- */
+
+static void rcm_qp_attr_to_user_copies_a_roce_rtr(struct kunit *test)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_RTR, .path_mtu = IB_MTU_1024,
+		.rq_psn = 0x123456, .dest_qp_num = 0xabcdef,
+		.max_dest_rd_atomic = 4, .min_rnr_timer = 12,
+	};
+	int mask = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+		   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
+	union ib_gid dgid = { .raw = { [10] = 0xff, [11] = 0xff, [12] = 198,
+				       [13] = 18, [14] = 1, [15] = 1 } };
+	struct rcm_qp_attr out = {};
+
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_sl(&attr.ah_attr, 3);
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	rdma_ah_set_static_rate(&attr.ah_attr, 2);
+	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0x12345, 5, 64, 0x20);
+	rcm_qp_attr_to_user(&attr, mask, &out);
+
+	KUNIT_EXPECT_EQ(test, out.qp_attr_mask, (u32)mask);
+	KUNIT_EXPECT_EQ(test, out.qp_state, (u32)RCM_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, out.path_mtu, (u32)IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, out.rq_psn, 0x123456U);
+	KUNIT_EXPECT_EQ(test, out.dest_qp_num, 0xabcdefU);
+	KUNIT_EXPECT_EQ(test, out.max_dest_rd_atomic, 4);
+	KUNIT_EXPECT_EQ(test, out.min_rnr_timer, 12);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.is_global, 1);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.sl, 3);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.port_num, 1);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.static_rate, 2);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.flow_label, 0x12345U);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.sgid_index, 5);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.hop_limit, 64);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.traffic_class, 0x20);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.dlid, 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out.ah_attr.dgid, dgid.raw, 16), 0);
+}
+
+static void rcm_qp_attr_to_user_leaves_the_av_out(struct kunit *test)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS, .sq_psn = 7,
+				   .timeout = 14, .retry_cnt = 7,
+				   .rnr_retry = 7, .max_rd_atomic = 1 };
+	struct rcm_qp_attr out = {};
+
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	attr.ah_attr.sl = 5;	/* not valid without IB_QP_AV */
+	rcm_qp_attr_to_user(&attr, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			    IB_QP_MAX_QP_RD_ATOMIC, &out);
+	KUNIT_EXPECT_EQ(test, out.qp_state, (u32)RCM_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, out.sq_psn, 7U);
+	KUNIT_EXPECT_EQ(test, out.timeout, 14);
+	KUNIT_EXPECT_EQ(test, out.retry_cnt, 7);
+	KUNIT_EXPECT_EQ(test, out.rnr_retry, 7);
+	KUNIT_EXPECT_EQ(test, out.max_rd_atomic, 1);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.sl, 0);
+	KUNIT_EXPECT_EQ(test, out.ah_attr.is_global, 0);
+}
+
+static struct kunit_case rcm_qp_cases[] = {
+	KUNIT_CASE(rcm_qp_attr_to_user_copies_a_roce_rtr),
+	KUNIT_CASE(rcm_qp_attr_to_user_leaves_the_av_out),
+	{}
+};
+
+static struct kunit_suite rcm_qp_suite = {
+	.name = "rcm_qp",
+	.test_cases = rcm_qp_cases,
 };
 
 static struct kunit_suite rcm_event_suite = {
@@ -570,4 +709,4 @@ static struct kunit_suite rcm_event_suite = {
 
 kunit_test_suites(&rcm_device_suite, &rcm_ioctl_suite, &rcm_id_suite,
 		  &rcm_port_suite, &rcm_addr_suite, &rcm_route_suite,
-		  &rcm_event_suite);
+		  &rcm_event_suite, &rcm_qp_suite);

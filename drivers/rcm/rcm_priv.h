@@ -422,6 +422,8 @@ int rcm_cmd_notify(struct file *filp, void *arg);
 int rcm_cmd_disconnect(struct file *filp, void *arg);
 
 /* rcm_qp.c */
+void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
+			 struct rcm_qp_attr *out);
 int rcm_cmd_init_qp_attr(struct file *filp, void *arg);
 
 /* rcm_option.c */

@@ -61,8 +61,14 @@ static void rcm_qp_ah_to_user(const struct rdma_ah_attr *ah,
 	out->traffic_class = grh->traffic_class;
 }
 
-static void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
-				struct rcm_qp_attr *out)
+/**
+ * rcm_qp_attr_to_user() - the uapi form of a QP attribute set
+ * @attr: the attributes, as ib_cm or rcm filled them
+ * @mask: the valid ones (IB_QP_* bits, the same as libibverbs')
+ * @out: zeroed by the caller; the address vector only with IB_QP_AV
+ */
+void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
+			 struct rcm_qp_attr *out)
 {
 	out->qp_attr_mask = mask;
 	out->qp_state = attr->qp_state;
