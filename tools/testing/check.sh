@@ -137,6 +137,7 @@ if want distro; then
 
 	say "guests: two distro kernels joined by a socket netdev on 127.0.0.1"
 	"$vm/run-guest.py" --pair --label pair --kernel "$distro_vmlinux" \
+		--test-timeout 300 \
 		--initrd "$out/distro.cpio" --rdma rxe --tests "$pair_tests" \
 		--log "$out/guest-pair.log" | tee -a "$results"
 
