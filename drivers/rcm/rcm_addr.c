@@ -234,6 +234,8 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg)
 		ret = rcm_addr_bind(id, &addr);
 	else
 		ret = rcm_id_state_errno(id);
+	if (!ret)
+		rcm_id_info_fill(id, &cmd->out_info);
 	mutex_unlock(&id->lock);
 	mutex_unlock(&id->cmd_lock);
 	rcm_id_put(id);
@@ -271,6 +273,7 @@ static void rcm_addr_resolved(int status, struct sockaddr *src,
 		ev->ev.status = status;
 	} else {
 		id->state = RCM_STATE_ADDR_RESOLVED;
+		rcm_id_info_event(id, ev);
 	}
 	rcm_event_queue(id->file, ev);
 out:
@@ -368,28 +371,72 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 	return ret;
 }
 
+/* A socket address in the 28 bytes struct rcm_id_info gives it. */
+static void rcm_addr_to_info(u8 *out, const struct sockaddr_storage *ss)
+{
+	static_assert(sizeof(struct sockaddr_in6) == 28);
+	if (ss->ss_family)
+		memcpy(out, ss, rdma_addr_size((const struct sockaddr *)ss));
+}
+
+/**
+ * rcm_id_info_fill() - what userspace sees of an id
+ * @id: the id; the caller holds its lock
+ * @info: zeroed by the caller
+ */
+void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info)
+{
+	lockdep_assert_held(&id->lock);
+	rcm_addr_to_info(info->src, &id->bind.addr);
+	rcm_addr_to_info(info->dst, &id->dst_addr);
+	rcm_route_fill(id, &info->num_paths, &info->path);
+	if (id->rdev) {
+		info->port_num = id->port_num;
+		info->node_guid = id->rdev->ibdev->node_guid;
+		memcpy(info->sgid, &id->dev_addr.sgid_attr->gid,
+		       sizeof(info->sgid));
+	}
+}
+
+/**
+ * rcm_id_info_event() - an ADDR_RESOLVED or ROUTE_RESOLVED carries it
+ * @id: the id; the caller holds its lock
+ * @ev: the event record
+ */
+void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev)
+{
+	struct rcm_id_info *info = (struct rcm_id_info *)ev->ev.private_data;
+
+	static_assert(sizeof(*info) <= RCM_EVENT_PRIVATE_DATA_MAX);
+	static_assert(offsetof(struct rcm_event, private_data) % 8 == 0);
+	memset(info, 0, sizeof(*info));
+	rcm_id_info_fill(id, info);
+	ev->ev.private_data_len = sizeof(*info);
+}
+
 int rcm_cmd_query_id(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;
 	struct rcm_query_id *cmd = arg;
+	struct rcm_id_info info = {};
 	struct rcm_id *id;
 
 	id = rcm_id_get(file, cmd->id);
 	if (!id)
 		return -ENOENT;
 	mutex_lock(&id->lock);
+	rcm_id_info_fill(id, &info);
+	/* The storage forms of the addresses, as the id keeps them. */
 	if (id->bind.addr.ss_family)
 		memcpy(&cmd->out_src, &id->bind.addr, sizeof(cmd->out_src));
 	if (id->dst_addr.ss_family)
 		memcpy(&cmd->out_dst, &id->dst_addr, sizeof(cmd->out_dst));
-	rcm_route_fill(id, &cmd->out_num_paths, &cmd->out_path);
-	if (id->rdev) {
-		cmd->out_port_num = id->port_num;
-		cmd->out_node_guid = id->rdev->ibdev->node_guid;
-		memcpy(cmd->out_sgid, &id->dev_addr.sgid_attr->gid,
-		       sizeof(cmd->out_sgid));
-	}
 	mutex_unlock(&id->lock);
+	cmd->out_port_num = info.port_num;
+	cmd->out_node_guid = info.node_guid;
+	memcpy(cmd->out_sgid, info.sgid, sizeof(cmd->out_sgid));
+	cmd->out_num_paths = info.num_paths;
+	cmd->out_path = info.path;
 	rcm_id_put(id);
 	return 0;
 }

@@ -378,6 +378,8 @@ void rcm_addr_cancel(struct rcm_id *id);
 int rcm_cmd_bind_addr(struct file *filp, void *arg);
 int rcm_cmd_resolve_addr(struct file *filp, void *arg);
 int rcm_cmd_query_id(struct file *filp, void *arg);
+void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info);
+void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev);
 
 /* rcm_route.c */
 u32 rcm_route_flow_label(const struct sockaddr *src,

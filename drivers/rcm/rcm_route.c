@@ -139,6 +139,7 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 		ret = rcm_route_roce(id);
 	if (!ret) {
 		id->state = RCM_STATE_ROUTE_RESOLVED;
+		rcm_id_info_event(id, ev);
 		rcm_event_queue(file, ev);
 		ev = NULL;
 	}

@@ -162,6 +162,66 @@ struct rcm_destroy_id {
 #define RCM_IOCTL_DESTROY_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_DESTROY_ID)
 
 /**
+ * struct rcm_path - the path an id's connection will take
+ * @dgid: destination GID
+ * @sgid: source GID
+ * @dmac: next-hop MAC address (RoCE)
+ * @hop_limit: IP hop limit / TTL (RoCE v2)
+ * @traffic_class: IP traffic class (the id's TOS)
+ * @flow_label: IPv6 flow label / RoCE v2 UDP source port entropy
+ * @pkey: partition key (0xffff on RoCE)
+ * @sl: service level, from the TOS through the netdev's priority map
+ * @mtu: path MTU as enum ib_mtu (1: 256 ... 5: 4096)
+ * @rate: static rate as enum ib_rate (2: port current)
+ * @packet_life_time: log2(4.096 us units) of the one-way packet lifetime
+ * @rec_type: 0 InfiniBand, 1 RoCE v1, 2 RoCE v2
+ * @reserved: 0
+ */
+struct rcm_path {
+	__u8 dgid[16];
+	__u8 sgid[16];
+	__u8 dmac[6];
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u32 flow_label;
+	__u16 pkey;
+	__u8 sl;
+	__u8 mtu;
+	__u8 rate;
+	__u8 packet_life_time;
+	__u8 rec_type;
+	__u8 reserved[5];
+};
+
+/**
+ * struct rcm_id_info - an id's addresses, device and path, compact
+ * @port_num: port of the RDMA device, 0 when not attached
+ * @num_paths: 1 once a path is resolved (RoCE), else 0
+ * @node_guid: node GUID of the RDMA device (network order), 0 when not
+ *             attached
+ * @sgid: the source GID the id uses, zero when not attached
+ * @src: local address: a struct sockaddr_in or sockaddr_in6, family 0
+ *       before the id is bound
+ * @dst: remote address, the same way
+ * @path: the resolved path when @num_paths is 1
+ *
+ * What RCM_IOCTL_QUERY_ID reports, in a form small enough to travel
+ * with the command or event that changed it: RCM_IOCTL_BIND_ADDR returns
+ * it, and RCM_EVENT_ADDR_RESOLVED and RCM_EVENT_ROUTE_RESOLVED carry it
+ * in their private data (private_data_len is then
+ * sizeof(struct rcm_id_info)), so userspace needs no query after them.
+ */
+struct rcm_id_info {
+	__u32 port_num;
+	__u32 num_paths;
+	__aligned_be64 node_guid;
+	__u8 sgid[16];
+	__u8 src[28];
+	__u8 dst[28];
+	struct rcm_path path;
+};
+
+/**
  * struct rcm_bind_addr - ioctl(RCM_IOCTL_BIND_ADDR)
  * @size: sizeof(struct rcm_bind_addr)
  * @flags: Must be 0
@@ -170,6 +230,9 @@ struct rcm_destroy_id {
  * @addr: a struct sockaddr_in or sockaddr_in6 (the rest zero). Port 0
  *        takes a free ephemeral port. An IPv6 link-local address needs
  *        its scope id.
+ * @out_info: the id once bound: its address with the port taken, and the
+ *            device it attached to, if any (added in ABI 1 after the
+ *            first release; older callers pass the smaller size)
  *
  * Binds the id to a local address and a port of its port space. A
  * specific address also attaches the id to the RDMA device and port
@@ -187,6 +250,7 @@ struct rcm_bind_addr {
 	__u32 id;
 	__u32 reserved;
 	struct __kernel_sockaddr_storage addr;
+	struct rcm_id_info out_info;
 };
 
 #define RCM_IOCTL_BIND_ADDR _IO(RCM_IOCTL_MAGIC, RCM_CMD_BIND_ADDR)
@@ -227,38 +291,6 @@ struct rcm_resolve_addr {
 };
 
 #define RCM_IOCTL_RESOLVE_ADDR _IO(RCM_IOCTL_MAGIC, RCM_CMD_RESOLVE_ADDR)
-
-/**
- * struct rcm_path - the path an id's connection will take
- * @dgid: destination GID
- * @sgid: source GID
- * @dmac: next-hop MAC address (RoCE)
- * @hop_limit: IP hop limit / TTL (RoCE v2)
- * @traffic_class: IP traffic class (the id's TOS)
- * @flow_label: IPv6 flow label / RoCE v2 UDP source port entropy
- * @pkey: partition key (0xffff on RoCE)
- * @sl: service level, from the TOS through the netdev's priority map
- * @mtu: path MTU as enum ib_mtu (1: 256 ... 5: 4096)
- * @rate: static rate as enum ib_rate (2: port current)
- * @packet_life_time: log2(4.096 us units) of the one-way packet lifetime
- * @rec_type: 0 InfiniBand, 1 RoCE v1, 2 RoCE v2
- * @reserved: 0
- */
-struct rcm_path {
-	__u8 dgid[16];
-	__u8 sgid[16];
-	__u8 dmac[6];
-	__u8 hop_limit;
-	__u8 traffic_class;
-	__u32 flow_label;
-	__u16 pkey;
-	__u8 sl;
-	__u8 mtu;
-	__u8 rate;
-	__u8 packet_life_time;
-	__u8 rec_type;
-	__u8 reserved[5];
-};
 
 /**
  * struct rcm_query_id - ioctl(RCM_IOCTL_QUERY_ID)
@@ -838,7 +870,8 @@ struct rcm_conn_param {
  *                    196 for a response, 148 for a reject).
  * @reserved: 0
  * @private_data: private data the peer sent with the message behind the
- *                event, zero padded
+ *                event, zero padded; for RCM_EVENT_ADDR_RESOLVED and
+ *                RCM_EVENT_ROUTE_RESOLVED, a struct rcm_id_info
  */
 struct rcm_event {
 	__aligned_u64 context;

@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -74,6 +75,34 @@ RCM_TEST(bind_to_rxe_address_attaches_the_device)
 	want.s6_addr[10] = want.s6_addr[11] = 0xff;
 	inet_pton(AF_INET, ip, &want.s6_addr[12]);
 	CHECK(!memcmp(q.out_sgid, &want, 16), "sgid is not ::ffff:%s", ip);
+	close(fd);
+}
+
+RCM_TEST(bind_returns_what_a_query_would)
+{
+	NEED_ENV(ip, "RCM_ADDR_RXE");
+	struct rcm_bind_addr b = { .size = sizeof(b) };
+	struct rcm_query_id q;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+
+	CHECK(id, "create: %s", strerror(errno));
+	b.id = id;
+	rcm_sockaddr(&b.addr, ip, 0);
+	CHECK(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b) == 0, "bind: %s",
+	      strerror(errno));
+	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
+	CHECK(port_of(&q.out_src) != 0, "no ephemeral port");
+	CHECK(!memcmp(b.out_info.src, &q.out_src, sizeof(struct sockaddr_in)) &&
+	      b.out_info.port_num == q.out_port_num &&
+	      b.out_info.node_guid == q.out_node_guid &&
+	      !memcmp(b.out_info.sgid, q.out_sgid, 16) &&
+	      b.out_info.num_paths == 0, "bind's info differs from the query");
+	/* A caller of the first release passes the smaller size: fine. */
+	b.size = offsetof(struct rcm_bind_addr, out_info);
+	b.id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	CHECK(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b) == 0, "old-size bind: %s",
+	      strerror(errno));
 	close(fd);
 }
 

@@ -52,6 +52,21 @@ RCM_TEST(roce_path_is_built_locally)
 	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0, "query: %s",
 	      strerror(errno));
 	CHECK(q.out_num_paths == 1, "%u paths", q.out_num_paths);
+	/* The event carried what the query says: no query needed. */
+	{
+		struct rcm_id_info info;
+
+		CHECK(ev.private_data_len == sizeof(info), "event info: %u bytes",
+		      ev.private_data_len);
+		memcpy(&info, ev.private_data, sizeof(info));
+		CHECK(info.num_paths == 1 && info.port_num == q.out_port_num &&
+		      info.node_guid == q.out_node_guid &&
+		      !memcmp(info.sgid, q.out_sgid, 16) &&
+		      !memcmp(&info.path, &q.out_path, sizeof(info.path)) &&
+		      !memcmp(info.src, &q.out_src, sizeof(struct sockaddr_in)) &&
+		      !memcmp(info.dst, &q.out_dst, sizeof(struct sockaddr_in)),
+		      "the event's info differs from the query's");
+	}
 	memset(&gid, 0, sizeof(gid));
 	gid.s6_addr[10] = gid.s6_addr[11] = 0xff;
 	inet_pton(AF_INET, ip, &gid.s6_addr[12]);
