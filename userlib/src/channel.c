@@ -87,6 +87,17 @@ out:
 /* Close the file and free the channel, with any events still queued. */
 void rcm_channel_close(struct rcm_channel *chan)
 {
+	struct rcm_cm_event *ev;
+	struct rcm_moved *m;
+
+	while ((m = chan->moved)) {
+		chan->moved = m->next;
+		free(m);
+	}
+	while ((ev = chan->ready)) {
+		chan->ready = ev->next;
+		free(ev);
+	}
 	close(chan->ch.fd);
 	pthread_mutex_destroy(&chan->read_lock);
 	pthread_mutex_destroy(&chan->lock);
@@ -166,6 +177,32 @@ struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
 	if (id && context && (uintptr_t)id != context)
 		return NULL;
 	return id;
+}
+
+/**
+ * rcm_id_lock() - lock the channel an id belongs to
+ * @id: the id
+ *
+ * For paths that reach an id through an event rather than through a
+ * call on the id (an ack, an event being worked on by another thread):
+ * rdma_migrate_id() may move the id meanwhile. It changes id->chan
+ * holding both channels' locks, so once the lock of the channel read is
+ * held, id->chan either still names it or the id has moved on and the
+ * read is repeated.
+ *
+ * Return: the id's channel, locked.
+ */
+struct rcm_channel *rcm_id_lock(struct rcm_id *id)
+{
+	struct rcm_channel *chan;
+
+	for (;;) {
+		chan = __atomic_load_n(&id->chan, __ATOMIC_ACQUIRE);
+		pthread_mutex_lock(&chan->lock);
+		if (chan == id->chan)
+			return chan;
+		pthread_mutex_unlock(&chan->lock);
+	}
 }
 
 /*

@@ -400,6 +400,7 @@ static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev)
 {
 	struct rcm_establish est = { .size = sizeof(est), .id = id->handle };
 	struct rcm_reject rej = { .size = sizeof(rej), .id = id->handle };
+	struct rcm_channel *chan;
 	int fd = id->chan->ch.fd, err;
 
 	if (!rcm_qp_ready(id, -1, -1) &&
@@ -411,9 +412,9 @@ static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev)
 	ioctl(fd, RCM_IOCTL_REJECT, &rej);
 	rcm_qp_move(&id->id, IBV_QPS_ERR);
 
-	pthread_mutex_lock(&id->chan->lock);
+	chan = rcm_id_lock(id);
 	id->connect_error = true;
-	pthread_mutex_unlock(&id->chan->lock);
+	pthread_mutex_unlock(&chan->lock);
 	ev->event = RDMA_CM_EVENT_CONNECT_ERROR;
 	ev->status = -err;
 }

@@ -62,6 +62,9 @@ static void rcm_queue_add(struct rcm_channel *chan,
 	/* A handle is known once RCM_IOCTL_CREATE_ID returned. */
 	if (!id || (id->handle && id->handle != rec->id))
 		return;
+	/* For a migration waiting for this record to arrive. */
+	id->events_read++;
+	pthread_cond_broadcast(&id->acked);
 	if (id->destroyed) {
 		rcm_id_complete_locked(id);
 		return;
@@ -72,21 +75,80 @@ static void rcm_queue_add(struct rcm_channel *chan,
 	q->req = NULL;
 }
 
+/*
+ * Take the records of @id out of @rec[@head, @head + *@count), keeping
+ * the order of the others; CONNECT_REQUESTs charged to @id stay. Up to
+ * @max taken records are copied to @out, in order, if it is not NULL;
+ * with @out, records beyond @max stay. Returns the number taken.
+ */
+static unsigned int rcm_records_take(struct rcm_queued *rec,
+				     unsigned int head, unsigned int *count,
+				     const struct rcm_id *id,
+				     struct rcm_queued *out, unsigned int max)
+{
+	unsigned int i, end = head + *count, to = head, n = 0;
+
+	for (i = head; i < end; i++) {
+		if (rec[i].id == id && !rec[i].req && (!out || n < max)) {
+			if (out)
+				out[n] = rec[i];
+			n++;
+			continue;
+		}
+		if (to != i)
+			rec[to] = rec[i];
+		to++;
+	}
+	*count = to - head;
+	return n;
+}
+
+/*
+ * Take the records of @id out of the channel's moved batches (see
+ * rcm_records_take()), freeing batches left empty. Caller holds
+ * chan->lock.
+ */
+static unsigned int rcm_moved_take(struct rcm_channel *chan,
+				   const struct rcm_id *id,
+				   struct rcm_queued *out, unsigned int max)
+{
+	struct rcm_moved **p = &chan->moved, *m;
+	unsigned int n = 0;
+
+	while ((m = *p)) {
+		n += rcm_records_take(m->rec, m->head, &m->count, id,
+				      out ? out + n : NULL, max - n);
+		if (m->count) {
+			p = &m->next;
+			continue;
+		}
+		*p = m->next;
+		free(m);
+	}
+	return n;
+}
+
 /**
  * rcm_queue_drop_id() - drop the queued events of an id being destroyed
  * @chan: the id's channel
  * @id: the id
  *
  * The events were read from the kernel but never handed out, so they
- * count as completed: rdma_destroy_id() never waits for them. The
- * request ids of dropped CONNECT_REQUESTs are destroyed. The order of
- * the other events is kept. Caller holds chan->lock.
+ * count as completed: rdma_destroy_id() never waits for them. That
+ * includes records another channel had read and rdma_migrate_id()
+ * brought here. The request ids of dropped CONNECT_REQUESTs are
+ * destroyed. The order of the other events is kept. Caller holds
+ * chan->lock.
  */
 void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
 {
 	unsigned int i, end = chan->head + chan->count, to = chan->head;
 	struct rcm_id *reqs[RCM_READ_BATCH];
 	unsigned int nreqs = 0;
+
+	/* Moved records are never CONNECT_REQUESTs. */
+	for (i = rcm_moved_take(chan, id, NULL, 0); i; i--)
+		rcm_id_complete_locked(id);
 
 	for (i = chan->head; i < end; i++) {
 		if (chan->queue[i].id == id) {
@@ -106,6 +168,106 @@ void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
 		rcm_request_discard(chan, reqs[i]);
 }
 
+/**
+ * rcm_queue_count_id() - records of an id that a channel read and holds
+ * @chan: the channel
+ * @id: an id of the channel
+ *
+ * Caller holds chan->lock.
+ *
+ * Return: the number of records of @id queued or moved here, or -1 if
+ * one of them is a CONNECT_REQUEST charged to @id (a listener's request
+ * the application has not got yet).
+ */
+int rcm_queue_count_id(struct rcm_channel *chan, const struct rcm_id *id)
+{
+	unsigned int i, end = chan->head + chan->count;
+	struct rcm_moved *m;
+	int n = 0;
+
+	for (m = chan->moved; m; m = m->next)
+		for (i = m->head; i < m->head + m->count; i++)
+			n += m->rec[i].id == id;
+	for (i = chan->head; i < end; i++) {
+		if (chan->queue[i].id != id)
+			continue;
+		if (chan->queue[i].req)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * rcm_queue_take_id() - take an id's records out of a channel
+ * @chan: the channel
+ * @id: the id
+ * @into: a batch with room for @max records after its last one
+ * @max: the room
+ *
+ * Moves the records of @id that @chan read and has not handed out, from
+ * its moved batches and then its queue (the order they would have been
+ * handed out in), to the end of @into. CONNECT_REQUESTs charged to @id
+ * stay (their request ids belong to @chan's file). Caller holds
+ * chan->lock.
+ *
+ * Return: the number of records moved.
+ */
+unsigned int rcm_queue_take_id(struct rcm_channel *chan,
+			       const struct rcm_id *id,
+			       struct rcm_moved *into, unsigned int max)
+{
+	struct rcm_queued *out = into->rec + into->head + into->count;
+	unsigned int n;
+
+	n = rcm_moved_take(chan, id, out, max);
+	n += rcm_records_take(chan->queue, chan->head, &chan->count, id,
+			      out + n, max - n);
+	if (!chan->count)
+		chan->head = 0;
+	into->count += n;
+	return n;
+}
+
+/* Append an event made already to the channel's ready list. */
+void rcm_ready_add_locked(struct rcm_channel *chan, struct rcm_cm_event *ev)
+{
+	struct rcm_cm_event **p;
+
+	for (p = &chan->ready; *p; p = &(*p)->next)
+		;
+	ev->next = NULL;
+	*p = ev;
+}
+
+/**
+ * rcm_ready_take_id() - take an id's events out of a channel's ready list
+ * @chan: the channel
+ * @id: the id the events are charged to
+ *
+ * Caller holds chan->lock.
+ *
+ * Return: the events, oldest first, linked by next; NULL if none.
+ */
+struct rcm_cm_event *rcm_ready_take_id(struct rcm_channel *chan,
+				       struct rcm_id *id)
+{
+	struct rcm_cm_event **p = &chan->ready, *ev, *taken = NULL;
+	struct rcm_cm_event **tail = &taken;
+
+	while ((ev = *p)) {
+		if (ev->id != id) {
+			p = &ev->next;
+			continue;
+		}
+		*p = ev->next;
+		ev->next = NULL;
+		*tail = ev;
+		tail = &ev->next;
+	}
+	return taken;
+}
+
 /*
  * Read one batch into the empty queue. Returns 0, or an errno value:
  * that of read(2) (EAGAIN on an O_NONBLOCK channel, EINTR), or ENODATA
@@ -120,7 +282,7 @@ static int rcm_channel_fill(struct rcm_channel *chan)
 
 	pthread_mutex_lock(&chan->read_lock);
 	pthread_mutex_lock(&chan->lock);
-	empty = !chan->count;
+	empty = !chan->count && !chan->moved;
 	pthread_mutex_unlock(&chan->lock);
 	if (!empty)		/* another thread filled it meanwhile */
 		goto out;
@@ -144,18 +306,32 @@ out:
 	return err;
 }
 
-/* Take the oldest queued record, reading a batch if the queue is empty. */
+/*
+ * Take the oldest record: a moved one first, else the oldest queued one,
+ * reading a batch if there is none.
+ */
 static int rcm_channel_next(struct rcm_channel *chan, struct rcm_queued *q)
 {
+	struct rcm_moved *m;
 	int err;
 
 	pthread_mutex_lock(&chan->lock);
-	while (!chan->count) {
+	while (!chan->count && !chan->moved) {
 		pthread_mutex_unlock(&chan->lock);
 		err = rcm_channel_fill(chan);
 		if (err)
 			return err;
 		pthread_mutex_lock(&chan->lock);
+	}
+	m = chan->moved;
+	if (m) {
+		*q = m->rec[m->head++];
+		if (!--m->count) {
+			chan->moved = m->next;
+			free(m);
+		}
+		pthread_mutex_unlock(&chan->lock);
+		return 0;
 	}
 	*q = chan->queue[chan->head++];
 	if (!--chan->count)
@@ -231,6 +407,10 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  *
  * Events of an id that rdma_destroy_id() is destroying are dropped.
  *
+ * Events that rdma_migrate_id() brought along from the id's old channel
+ * come first: those the old channel had made already (a synchronous
+ * id's stash) as they are, then the records it had read.
+ *
  * Return: 0, or -1 with errno: EINVAL (NULL argument), ENOMEM, EAGAIN
  * (O_NONBLOCK and nothing pending), EINTR, ENODATA (the kernel returned
  * a partial record), or another error of read(2).
@@ -238,7 +418,7 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
 RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 				 struct rdma_cm_event **event)
 {
-	struct rcm_channel *chan;
+	struct rcm_channel *chan, *idchan;
 	struct rcm_cm_event *ev;
 	struct rcm_queued q;
 	bool drop;
@@ -247,6 +427,18 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 	if (!channel || !event)
 		return rcm_err(EINVAL);
 	chan = rcm_channel(channel);
+
+	/* Events a migration brought along, made already. */
+	pthread_mutex_lock(&chan->lock);
+	ev = chan->ready;
+	if (ev)
+		chan->ready = ev->next;
+	pthread_mutex_unlock(&chan->lock);
+	if (ev) {
+		ev->next = NULL;
+		*event = &ev->event;
+		return 0;
+	}
 
 	/* Allocated first: a record taken from the queue is never lost. */
 	ev = malloc(sizeof(*ev));
@@ -278,27 +470,40 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			ev->event.status = -errno;
 		}
 
+		/*
+		 * q.id may have been migrated to another channel since the
+		 * record was taken: its fields are under its channel's lock.
+		 */
 		if (!q.req) {
-			pthread_mutex_lock(&chan->lock);
+			idchan = rcm_id_lock(q.id);
 			drop = q.id->destroyed ||
 			       (q.id->connect_error &&
 				(q.rec.event == RCM_EVENT_REJECTED ||
 				 q.rec.event == RCM_EVENT_DISCONNECTED));
-			pthread_mutex_unlock(&chan->lock);
+			pthread_mutex_unlock(&idchan->lock);
 			if (!drop)
 				rcm_conn_event(q.id, ev);
 		}
 
 		/* Destroyed while we worked on it: never hand it out. */
-		pthread_mutex_lock(&chan->lock);
+		idchan = rcm_id_lock(q.id);
 		if (!drop && !q.id->destroyed) {
-			pthread_mutex_unlock(&chan->lock);
+			pthread_mutex_unlock(&idchan->lock);
 			break;
 		}
-		if (q.req)
+		pthread_mutex_unlock(&idchan->lock);
+		/*
+		 * The request first: the charge on the listener keeps it
+		 * (and a synchronous listener's channel) alive until then.
+		 */
+		if (q.req) {
+			pthread_mutex_lock(&chan->lock);
 			rcm_request_discard(chan, q.req);
+			pthread_mutex_unlock(&chan->lock);
+		}
+		idchan = rcm_id_lock(q.id);
 		rcm_id_complete_locked(q.id);
-		pthread_mutex_unlock(&chan->lock);
+		pthread_mutex_unlock(&idchan->lock);
 	}
 	*event = &ev->event;
 	return 0;
@@ -321,9 +526,8 @@ RCM_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 	if (!event)
 		return rcm_err(EINVAL);
 	ev = container_of(event, struct rcm_cm_event, event);
-	chan = ev->id->chan;
 
-	pthread_mutex_lock(&chan->lock);
+	chan = rcm_id_lock(ev->id);
 	rcm_id_complete_locked(ev->id);
 	pthread_mutex_unlock(&chan->lock);
 	free(ev);

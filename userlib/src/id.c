@@ -16,7 +16,6 @@
 #include "rcm_lib.h"
 
 static void rcm_id_free(struct rcm_id *rid);
-static void rcm_stash_dispose(struct rcm_cm_event *ev);
 
 /*
  * rcm_create_id() - rdma_create_id() with an explicit QP type, which
@@ -129,7 +128,8 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
  * stays open while request ids from rdma_get_request() use it.
  *
  * Events of a synchronous id that another synchronous call read for it
- * (its stash) are acked too; a synchronous listener's stashed
+ * (its stash), and events a migration brought to the channel made
+ * already, are acked too; a synchronous listener's stashed
  * CONNECT_REQUESTs have their request ids destroyed (which rejects the
  * requests).
  *
@@ -142,7 +142,7 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
 RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct rcm_destroy_id cmd = { .size = sizeof(cmd) };
-	struct rcm_cm_event *stash, *next;
+	struct rcm_cm_event *stash, *ready, *next;
 	struct rcm_channel *chan;
 	struct rcm_id *rid;
 
@@ -164,10 +164,15 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	rid->destroyed = true;
 	stash = rid->stash;
 	rid->stash = NULL;
+	ready = rcm_ready_take_id(chan, rid);
 	pthread_mutex_unlock(&chan->lock);
 	for (; stash; stash = next) {
 		next = stash->next;
 		rcm_stash_dispose(stash);
+	}
+	for (; ready; ready = next) {
+		next = ready->next;
+		rcm_stash_dispose(ready);
 	}
 
 	pthread_mutex_lock(&chan->lock);
@@ -249,6 +254,7 @@ struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 	req->handle = handle;
 	req->request = true;
 	req->events_completed = 1;
+	req->events_read = 1;
 	req->id.channel = &chan->ch;
 	req->id.context = listener->id.context;
 	req->id.ps = listener->id.ps;
@@ -440,8 +446,9 @@ int rcm_sync_complete(struct rcm_id *id)
 /*
  * Ack an event that nobody will take: its id is being destroyed. A
  * CONNECT_REQUEST's request id goes too, which rejects the request.
+ * Caller holds no channel lock.
  */
-static void rcm_stash_dispose(struct rcm_cm_event *ev)
+void rcm_stash_dispose(struct rcm_cm_event *ev)
 {
 	if (ev->event.event == RDMA_CM_EVENT_CONNECT_REQUEST &&
 	    ev->event.listen_id)
@@ -449,15 +456,24 @@ static void rcm_stash_dispose(struct rcm_cm_event *ev)
 	rdma_ack_cm_event(&ev->event);
 }
 
-/* Keep an event for its id's next synchronous call, or dispose of it. */
-static void rcm_stash_add(struct rcm_channel *chan, struct rcm_cm_event *ev)
+/*
+ * Keep an event for its id's next synchronous call, or dispose of it.
+ * An id that rdma_migrate_id() made asynchronous meanwhile gets it from
+ * its new channel instead.
+ */
+static void rcm_stash_add(struct rcm_cm_event *ev)
 {
+	struct rcm_channel *chan = rcm_id_lock(ev->id);
 	struct rcm_cm_event **p;
 
-	pthread_mutex_lock(&chan->lock);
 	if (ev->id->destroyed) {
 		pthread_mutex_unlock(&chan->lock);
 		rcm_stash_dispose(ev);
+		return;
+	}
+	if (!ev->id->sync) {
+		rcm_ready_add_locked(chan, ev);
+		pthread_mutex_unlock(&chan->lock);
 		return;
 	}
 	for (p = &ev->id->stash; *p; p = &(*p)->next)
@@ -474,7 +490,7 @@ static void rcm_stash_add(struct rcm_channel *chan, struct rcm_cm_event *ev)
  * @event: where to store the event
  *
  * A synchronous listener shares its private channel with its request
- * ids (librdmacm gives each its own channel, rcm has no migration), so
+ * ids (librdmacm migrates each to a channel of its own), so
  * the channel's next event may be another id's. One synchronous call at
  * a time reads the channel; an event it reads for another id goes to
  * that id's stash, where that id's current or next synchronous call
@@ -513,7 +529,7 @@ int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event)
 		ev = container_of(e, struct rcm_cm_event, event);
 		if (ev->id == id)
 			break;
-		rcm_stash_add(chan, ev);
+		rcm_stash_add(ev);
 	}
 
 	pthread_mutex_lock(&chan->lock);

@@ -95,7 +95,8 @@ struct rcm_id;
  * @event: what the application sees
  * @id: the id the event is charged to (a CONNECT_REQUEST's listener)
  * @next: next event in @id's stash (synchronous mode, see
- *        rcm_sync_get_event()), under the channel's lock
+ *        rcm_sync_get_event()) or in a channel's ready list (see
+ *        rdma_migrate_id()), under the channel's lock
  * @private_data: the event's private data; param.conn.private_data (or
  *                param.ud.private_data) points here until the ack
  */
@@ -118,15 +119,40 @@ struct rcm_queued {
 };
 
 /*
+ * struct rcm_moved - records of an id brought from another channel
+ * @next: the next batch of moved records of the channel
+ * @head: index of the oldest record in @rec
+ * @count: records left
+ * @rec: the records, oldest first; never a CONNECT_REQUEST
+ *
+ * rdma_migrate_id() moves the records of the id that the old channel had
+ * read but not handed out into one of these, at the end of the new
+ * channel's list; rdma_get_cm_event() hands them out before the queue.
+ */
+struct rcm_moved {
+	struct rcm_moved	*next;
+	unsigned int		head;
+	unsigned int		count;
+	struct rcm_queued	rec[];
+};
+
+/*
  * struct rcm_channel - an event channel (one open file of the rcm device)
  * @ch: what the application sees
  * @read_lock: serialises read() on @ch.fd, so that batches are queued in
  *             the order the kernel returned them; protects @rbuf. Taken
  *             before @lock, and never held while waiting for an ack.
- * @lock: protects @queue, @head, @count, @ids and, of every id of the
- *        channel, hnext, destroyed and events_completed
+ * @lock: protects @queue, @head, @count, @moved, @ready, @ids, @reqs and,
+ *        of every id of the channel, chan, hnext, destroyed,
+ *        events_completed and events_read
  * @queue: records read but not handed out yet, @queue[@head] is the
- *         oldest; the queue is only refilled when it is empty
+ *         oldest; the queue is only refilled when it and @moved are
+ *         empty
+ * @moved: records that rdma_migrate_id() brought from other channels,
+ *         handed out before @queue
+ * @ready: events made already that rdma_migrate_id() brought from
+ *         another channel (a synchronous id's stash), linked by next and
+ *         handed out before anything else
  * @ids: the channel's ids, hashed by the context value given to the
  *       kernel (the id's address), from before RCM_IOCTL_CREATE_ID
  *       until rdma_destroy_id() has accounted for all its events
@@ -148,6 +174,8 @@ struct rcm_channel {
 	unsigned int		head;
 	unsigned int		count;
 	struct rcm_event	rbuf[RCM_READ_BATCH];
+	struct rcm_moved	*moved;
+	struct rcm_cm_event	*ready;
 	struct rcm_id		*ids[RCM_ID_BUCKETS];
 	struct rcm_id		*reqs[RCM_ID_BUCKETS];
 	unsigned int		sync_users;
@@ -169,12 +197,16 @@ void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id *id);
 struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
 				   uint64_t context, uint32_t handle);
 void rcm_channel_put_sync(struct rcm_channel *chan);
+struct rcm_channel *rcm_id_lock(struct rcm_id *id);
 
 /*
  * struct rcm_id - a communication identifier
  * @id: what the application sees
- * @chan: the channel of @id.channel (the private one in sync mode)
- * @handle: the kernel's handle, valid in @chan's file only
+ * @chan: the channel of @id.channel (the private one in sync mode); only
+ *        rdma_migrate_id() changes it, holding the locks of both
+ *        channels, so either lock keeps it stable (see rcm_id_lock())
+ * @handle: the kernel's handle, valid in @chan's file only; a migration
+ *          gives the id a new one
  * @sync: created with a NULL channel, or a request of such a listener:
  *        @chan is private, shared with the listener and its requests
  *        (see rcm_channel.sync_users)
@@ -188,7 +220,13 @@ void rcm_channel_put_sync(struct rcm_channel *chan);
  *                  reported for another one: a listener's
  *                  CONNECT_REQUESTs, which the kernel counts for the
  *                  request id (under @chan->lock)
- * @acked: signalled when @events_completed grows (with @chan->lock)
+ * @events_read: records of the id read() returned, the way the kernel
+ *               counts them (a request id's CONNECT_REQUEST is its
+ *               own); rdma_migrate_id() compares it with the kernel's
+ *               count to find records another thread has read but not
+ *               queued yet (under @chan->lock)
+ * @acked: signalled when @events_completed or @events_read grows (with
+ *         @chan->lock)
  * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
  * @stash: events of a synchronous id that another synchronous call on
  *         the same private channel read, oldest first, for the id's
@@ -225,6 +263,7 @@ struct rcm_id {
 	bool			destroyed;
 	uint32_t		events_completed;
 	uint32_t		events_charged;
+	uint32_t		events_read;
 	pthread_cond_t		acked;
 	struct rcm_id		*hnext;
 	struct rcm_cm_event	*stash;
@@ -265,9 +304,17 @@ void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req);
 uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
 int rcm_sync_complete(struct rcm_id *id);
 int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event);
+void rcm_stash_dispose(struct rcm_cm_event *ev);
 
 /* event.c */
 void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id);
+int rcm_queue_count_id(struct rcm_channel *chan, const struct rcm_id *id);
+unsigned int rcm_queue_take_id(struct rcm_channel *chan,
+			       const struct rcm_id *id,
+			       struct rcm_moved *into, unsigned int max);
+void rcm_ready_add_locked(struct rcm_channel *chan, struct rcm_cm_event *ev);
+struct rcm_cm_event *rcm_ready_take_id(struct rcm_channel *chan,
+				       struct rcm_id *id);
 
 /* qp.c: the id's QP and the attributes the kernel gives for it */
 int rcm_qp_ready(struct rcm_id *id, int responder_resources,

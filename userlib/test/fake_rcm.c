@@ -76,6 +76,7 @@ struct rcm_connect fake_last_connect;
 struct rcm_establish fake_last_establish;
 struct rcm_init_qp_attr fake_last_init_qp_attr;
 struct rcm_notify fake_last_notify;
+struct rcm_migrate_id fake_last_migrate;
 uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
 uint8_t fake_connect_data[RCM_CONNECT_PRIVATE_DATA_MAX];
 uint8_t fake_accept_data[RCM_ACCEPT_PRIVATE_DATA_MAX];
@@ -91,6 +92,7 @@ int fake_calls[FAKE_NR_CMDS];
 int fake_read_calls;
 size_t fake_read_len;
 int fake_read_blocked;
+void (*fake_read_hook)(int fd, int n);
 
 static int fail_next[FAKE_NR_CMDS];
 static struct fake_file files[FAKE_MAX_FILES];
@@ -424,6 +426,64 @@ static int do_init_qp_attr(struct fake_file *f, struct rcm_init_qp_attr *c)
 	return 0;
 }
 
+static int do_migrate(struct fake_file *f, struct rcm_migrate_id *c)
+{
+	struct fake_file *to;
+	struct fake_id *id;
+	int i, n = 0, slot, keep = 0;
+	uint32_t handle;
+
+	fake_last_migrate = *c;
+	if (c->size != sizeof(*c) || c->flags)
+		return EINVAL;
+	id = id_of(f, c->id);
+	if (!id)
+		return ENOENT;
+	if (fcntl(c->fd, F_GETFD) < 0)
+		return EBADF;
+	to = file_of(c->fd, false);
+	if (!to)
+		return EINVAL;
+	if (to == f) {
+		c->out_id = c->id;
+		c->out_events_reported = id->reported;
+		fake_last_migrate = *c;
+		return 0;
+	}
+	for (i = 0; i < f->nevents; i++) {
+		if (f->events[i].event == RCM_EVENT_CONNECT_REQUEST &&
+		    (f->events[i].id == c->id ||
+		     f->events[i].listen_id == c->id))
+			return EBUSY;
+		n += f->events[i].id == c->id;
+	}
+	for (slot = 0; slot < FAKE_RCM_MAX_IDS && to->ids[slot].live; slot++)
+		;
+	if (slot == FAKE_RCM_MAX_IDS)
+		return EMFILE;
+	if (to->nevents + n > FAKE_MAX_EVENTS)
+		return ENOMEM;
+
+	handle = slot + 1;
+	to->ids[slot] = *id;
+	id->live = false;
+	for (i = 0; i < f->nevents; i++) {
+		if (f->events[i].id != c->id) {
+			f->events[keep++] = f->events[i];
+			continue;
+		}
+		to->events[to->nevents] = f->events[i];
+		to->events[to->nevents++].id = handle;
+	}
+	f->nevents = keep;
+	if (n)
+		pthread_cond_broadcast(&queued);
+	c->out_id = handle;
+	c->out_events_reported = to->ids[slot].reported;
+	fake_last_migrate = *c;
+	return 0;
+}
+
 static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 {
 	struct fake_id *id;
@@ -689,6 +749,8 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		push_locked(f, c->id, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
 		return 0;
 	}
+	case RCM_CMD_MIGRATE_ID:
+		return do_migrate(f, arg);
 	case RCM_CMD_DISCONNECT: {
 		struct rcm_disconnect *c = arg;
 
@@ -809,5 +871,7 @@ ssize_t read(int fd, void *buf, size_t len)
 	ret = n * sizeof(*out);
 out:
 	pthread_mutex_unlock(&lock);
+	if (ret > 0 && fake_read_hook)
+		fake_read_hook(fd, ret / sizeof(*out));
 	return ret;
 }

@@ -39,7 +39,14 @@
  * 9 on an accepted id not established yet and queues ESTABLISHED.
  * RCM_IOCTL_DISCONNECT takes an accepted request id or an id that
  * reported CONNECT_RESPONSE (and was not rejected) once, and
- * queues DISCONNECTED if fake_disconnect_event. Every command sets
+ * queues DISCONNECTED if fake_disconnect_event. RCM_IOCTL_MIGRATE_ID
+ * moves an id (its state, its reported count and its unread events,
+ * re-stamped with the new handle, behind the destination's own) to the
+ * lowest free handle of the fake file of fd: EBADF for an fd that is not
+ * open, EINVAL for one that is no fake rcm file, EBUSY while an unread
+ * CONNECT_REQUEST names the id as request or listener, EMFILE when the
+ * destination is full, ENOMEM when its event queue is; its own file
+ * returns the same handle. Every command sets
  * fake_cmd_seq[] from fake_seq (fake_verbs.h), so that tests can check
  * the order of module commands and QP changes.
  */
@@ -129,12 +136,13 @@ extern struct rcm_connect fake_last_connect;
 extern struct rcm_establish fake_last_establish;
 extern struct rcm_init_qp_attr fake_last_init_qp_attr;
 extern struct rcm_notify fake_last_notify;
+extern struct rcm_migrate_id fake_last_migrate;
 /* The private data of the last RCM_IOCTL_REJECT that got so far. */
 extern uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
 /* The same for RCM_IOCTL_CONNECT and RCM_IOCTL_ACCEPT. */
 extern uint8_t fake_connect_data[RCM_CONNECT_PRIVATE_DATA_MAX];
 extern uint8_t fake_accept_data[RCM_ACCEPT_PRIVATE_DATA_MAX];
-#define FAKE_NR_CMDS	16
+#define FAKE_NR_CMDS	17
 extern int fake_calls[FAKE_NR_CMDS];	/* per RCM_CMD_* - RCM_CMD_BASE */
 #define FAKE_CALLS(cmd)	fake_calls[(cmd) - RCM_CMD_BASE]
 /* fake_seq after the last call of each command (failed ones too). */
@@ -145,6 +153,12 @@ extern int fake_cmd_seq[FAKE_NR_CMDS];
 extern int fake_read_calls;
 extern size_t fake_read_len;
 extern int fake_read_blocked;		/* readers waiting right now */
+/*
+ * Called by read() on a fake file that returns records, after it took
+ * them from the file and let go of the fake's lock, with the fd and the
+ * number of records. NULL by default.
+ */
+extern void (*fake_read_hook)(int fd, int n);
 
 /* Point RCM_DEVICE at /dev/null. Call before the first library call. */
 void fake_rcm_init(void);

@@ -5,7 +5,8 @@
 #
 # A test is a program <name>.t or a script <name>.sh; SCRIPT_ARGS_<name>
 # (environment) holds the arguments of a script. Each runs with a timeout
-# of $TIMEOUT seconds (default 30) and exits 0 (pass), 77 (skip) or
+# of $TIMEOUT_<name> seconds if set, else $TIMEOUT (default 30), and
+# exits 0 (pass), 77 (skip) or
 # anything else (fail; 124 is a timeout). Prints PASS/FAIL/SKIP <name>
 # per test and ends with "N passed, N failed, N skipped"; exits 1 if a
 # test failed.
@@ -19,14 +20,15 @@ for t in "$@"; do
 	name=${t%.t}
 	name=${name%.sh}
 	log=$name.log
+	eval "limit=\${TIMEOUT_$name:-$TIMEOUT}"
 	case $t in
 	*.sh)
 		eval "args=\${SCRIPT_ARGS_$name}"
 		# shellcheck disable=SC2086
-		timeout "$TIMEOUT" sh "./$t" $args > "$log" 2>&1
+		timeout "$limit" sh "./$t" $args > "$log" 2>&1
 		;;
 	*)
-		timeout "$TIMEOUT" "./$t" > "$log" 2>&1
+		timeout "$limit" "./$t" > "$log" 2>&1
 		;;
 	esac
 	rc=$?
@@ -40,7 +42,7 @@ for t in "$@"; do
 		skipped=$((skipped + 1))
 		;;
 	*)
-		[ $rc = 124 ] && echo "timed out after ${TIMEOUT}s" >> "$log"
+		[ $rc = 124 ] && echo "timed out after ${limit}s" >> "$log"
 		echo "FAIL $name (exit $rc)"
 		sed 's/^/    /' "$log"
 		failed=$((failed + 1))

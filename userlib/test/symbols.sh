@@ -44,6 +44,7 @@ rdma_get_request@@RDMACM_1.0
 rdma_get_src_port@@RDMACM_1.0
 rdma_getaddrinfo@@RDMACM_1.0
 rdma_listen@@RDMACM_1.0
+rdma_migrate_id@@RDMACM_1.0
 rdma_notify@@RDMACM_1.0
 rdma_reject@@RDMACM_1.0
 rdma_resolve_addr@@RDMACM_1.0

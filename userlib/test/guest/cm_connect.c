@@ -27,6 +27,10 @@
  *    ESTABLISHED and the server's private data in id->event), then
  *    disconnects too (rdma_disconnect() returns with DISCONNECTED
  *    in id->event, whichever side's DREQ came first).
+ * 4. async, migration: connect as in 1 (port MIGRATE_PORT, no private
+ *    data), then move the server's request id to a third channel with
+ *    rdma_migrate_id(); the client's disconnect gives the server
+ *    DISCONNECTED on that channel and nothing on the listener's.
  *
  * The ports must be free, also for the kernel's rdma_cm.
  *
@@ -56,7 +60,8 @@
 #define CONN_PORT	20400
 #define NOBODY_PORT	20401
 #define SYNC_PORT	20402
-#define NTESTS		3
+#define MIGRATE_PORT	20403
+#define NTESTS		4
 #define MSG_SIZE	64
 
 static int failed;
@@ -539,6 +544,75 @@ join:
 	return ok;
 }
 
+/*
+ * A connected request id moved to another channel: its DISCONNECTED
+ * comes from there, nothing of it from the listener's channel.
+ */
+static bool migrate_connected(const char *ip)
+{
+	struct rdma_event_channel *chs, *chc, *chm;
+	struct side client = { 0 }, server = { 0 };
+	struct rdma_cm_id *l = NULL;
+	struct rdma_cm_event *ev = NULL;
+	bool ok = false;
+
+	chs = channel();
+	chc = channel();
+	chm = channel();
+	if (!chs || !chc || !chm)
+		goto out;
+	l = listener(chs, ip, MIGRATE_PORT);
+	if (!l)
+		goto out;
+	if (!CHECK(rdma_create_id(chc, &client.id, &client, RDMA_PS_TCP) == 0))
+		goto out;
+	if (!resolve(chc, client.id, ip, MIGRATE_PORT) ||
+	    !create_qp(client.id) || !CHECK(rdma_connect(client.id, NULL) == 0))
+		goto out;
+
+	ev = next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	if (!ev)
+		goto out;
+	server.id = ev->id;
+	ok = CHECK(ev->listen_id == l) && create_qp(server.id) &&
+	     CHECK(rdma_accept(server.id, NULL) == 0);
+	rdma_ack_cm_event(ev);
+	ok = ok && expect_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id) &&
+	     expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
+	if (!ok)
+		goto out;
+
+	ok = CHECK(rdma_migrate_id(server.id, chm) == 0) &&
+	     CHECK(server.id->channel == chm);
+	ok = ok && CHECK(rdma_disconnect(client.id) == 0) &&
+	     expect_event(chm, RDMA_CM_EVENT_DISCONNECTED, server.id);
+	if (ok) {
+		ev = NULL;
+		ok = CHECK(rdma_get_cm_event(chs, &ev) == -1 &&
+			   errno == EAGAIN);
+		if (ev)
+			rdma_ack_cm_event(ev);
+	}
+	ok = ok && CHECK(rdma_disconnect(server.id) == 0) &&
+	     expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
+out:
+	side_release(&client);
+	side_release(&server);
+	if (client.id)
+		ok &= CHECK(rdma_destroy_id(client.id) == 0);
+	if (server.id)
+		ok &= CHECK(rdma_destroy_id(server.id) == 0);
+	if (l)
+		ok &= CHECK(rdma_destroy_id(l) == 0);
+	if (chm)
+		rdma_destroy_event_channel(chm);
+	if (chc)
+		rdma_destroy_event_channel(chc);
+	if (chs)
+		rdma_destroy_event_channel(chs);
+	return ok;
+}
+
 int main(void)
 {
 	const char *rxe = getenv("RCM_ADDR_RXE");
@@ -556,5 +630,6 @@ int main(void)
 	result(1, "async_connect_accept_send_disconnect", async_connect(rxe));
 	result(2, "connect_nobody_listens_rejected_8", nobody_listens(rxe));
 	result(3, "sync_connect_accept_disconnect", sync_connect(rxe));
+	result(4, "migrate_connected_request_id", migrate_connected(rxe));
 	return failed ? KSFT_FAIL : KSFT_PASS;
 }

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * rcm userlib: rdma_migrate_id(), moving an id to another channel.
+ *
+ * The kernel moves the id and the events read() has not returned yet to
+ * the other file, and gives the id a new handle there
+ * (RCM_IOCTL_MIGRATE_ID). The library moves what it has read from the
+ * old file and not handed out: the old channel's records of the id (its
+ * queue and the batches earlier migrations brought), and the events it
+ * made already (a synchronous id's stash). The id's events come out of
+ * the new channel in the order they happened, none out of the old one.
+ */
+#include <stdlib.h>
+#include <sys/ioctl.h>
+
+#include "rcm_lib.h"
+
+/*
+ * Serialises the switch of migrations. A migration is the only path that
+ * holds two channel locks (taken in address order); while it waits for a
+ * record another thread is queueing on the old channel it keeps the new
+ * channel's lock and retakes the old one's, whatever their order. Only
+ * another migration could hold the old lock while waiting for the new
+ * one, and none runs meanwhile. Never held while waiting for acks.
+ */
+static pthread_mutex_t rcm_migrate_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void rcm_lock_pair(struct rcm_channel *a, struct rcm_channel *b)
+{
+	struct rcm_channel *t;
+
+	if ((uintptr_t)a > (uintptr_t)b) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	pthread_mutex_lock(&a->lock);
+	pthread_mutex_lock(&b->lock);
+}
+
+static void rcm_unlock_pair(struct rcm_channel *a, struct rcm_channel *b)
+{
+	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/*
+ * The records the old channel holds for the id, or -1 (EBUSY) if a
+ * connection request charged to it was read and not handed out: its
+ * request id belongs to the old file, as the kernel's EBUSY says for
+ * requests it has not returned yet. Caller holds from->lock.
+ */
+static int rcm_migrate_count(struct rcm_channel *from, struct rcm_id *rid)
+{
+	struct rcm_cm_event *ev;
+	int n = rcm_queue_count_id(from, rid);
+
+	if (n < 0)
+		return -1;
+	for (ev = rid->stash; ev; ev = ev->next)
+		if (ev->event.listen_id)
+			return -1;
+	for (ev = from->ready; ev; ev = ev->next)
+		if (ev->id == rid && ev->event.listen_id)
+			return -1;
+	return n;
+}
+
+/*
+ * Move the id from @from to @to in the library, after the kernel did:
+ * the tables (a request id is keyed by its new handle), handle, channel,
+ * synchronous state, and what @from had read for it. Records go to the
+ * end of @to's moved batches in @batch (freed if none), events made
+ * already to @to's ready list, or to the stash when the id becomes
+ * synchronous. Sets *@last when the id was the last user of its old
+ * private channel. Caller holds both locks.
+ *
+ * Return: the number of events moved, which the application will get
+ * from @to.
+ */
+static unsigned int rcm_migrate_switch(struct rcm_channel *from,
+				       struct rcm_channel *to,
+				       struct rcm_id *rid, uint32_t handle,
+				       bool to_sync, struct rcm_moved *batch,
+				       unsigned int room, bool *last)
+{
+	struct rcm_cm_event *made, **tail, *ev, *next;
+	struct rcm_moved **p;
+	unsigned int n;
+
+	rcm_channel_del_id(from, rid);
+
+	n = rcm_queue_take_id(from, rid, batch, room);
+	if (batch->count) {
+		for (p = &to->moved; *p; p = &(*p)->next)
+			;
+		*p = batch;
+	} else {
+		free(batch);
+	}
+
+	/* Made events are older than the records still queued. */
+	made = rcm_ready_take_id(from, rid);
+	for (tail = &made; *tail; tail = &(*tail)->next)
+		n++;
+	*tail = rid->stash;
+	rid->stash = NULL;
+	for (; *tail; tail = &(*tail)->next)
+		n++;
+
+	if (rid->sync) {
+		from->sync_users--;
+		*last = !from->sync_users;
+	}
+	rid->sync = to_sync;
+	rid->handle = handle;
+	rid->id.channel = &to->ch;
+	__atomic_store_n(&rid->chan, to, __ATOMIC_RELEASE);
+	rcm_channel_add_id_locked(to, rid);
+
+	if (to_sync) {
+		rid->stash = made;
+		return n;
+	}
+	for (ev = made; ev; ev = next) {
+		next = ev->next;
+		rcm_ready_add_locked(to, ev);
+	}
+	return n;
+}
+
+/**
+ * rdma_migrate_id() - move an id to another event channel
+ * @id: the id
+ * @channel: the channel to report its events on from now on; NULL makes
+ *           the id synchronous, with a private channel of its own
+ *
+ * The kernel moves the id with its unread events to @channel's file and
+ * gives it a new handle there; the events the library had read for it
+ * from the old channel and not handed out follow, in order, so that
+ * every event of the id not yet handed out comes from @channel. A
+ * synchronous id's held event (id->event) is acked, and its old private
+ * channel closed once no other id uses it, as librdmacm does.
+ *
+ * Then, as in librdmacm, the call waits until the events of the id that
+ * were handed out (on the old channel) are acked. It never waits for
+ * the events it moved, for the kernel, or for a reader blocked on
+ * either channel.
+ *
+ * Records another thread had read from the old file, but not yet
+ * queued, when the kernel moved the id are waited for and moved too; an
+ * event another thread was handing out meanwhile is handed out on the
+ * old channel. A connection request for a listener that another thread
+ * has read from the old file at that moment, and not queued yet, is
+ * rejected.
+ *
+ * Return: 0, or -1 with errno: EINVAL (NULL @id, NULL @channel for a
+ * synchronous id, or @channel another synchronous id's private one),
+ * EBUSY (a connection request the id listened for is not handed out
+ * yet, in the kernel or in the library), ENOMEM, the errors of
+ * RCM_IOCTL_MIGRATE_ID (ENOENT, EMFILE, ...), and with a NULL @channel
+ * those of rdma_create_event_channel(). The id is unchanged then.
+ */
+RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
+			       struct rdma_event_channel *channel)
+{
+	struct rcm_migrate_id cmd = { .size = sizeof(cmd) };
+	struct rcm_channel *from, *to;
+	struct rcm_moved *batch = NULL;
+	bool to_sync = !channel, was_sync, last = false;
+	unsigned int room, moved;
+	struct rcm_id *rid;
+	uint32_t target;
+	int n, err;
+
+	if (!id)
+		return rcm_err(EINVAL);
+	rid = rcm_id(id);
+	if (rid->sync && to_sync)
+		return rcm_err(EINVAL);
+	from = rid->chan;
+	if (channel == &from->ch)
+		return 0;	/* the kernel's no-op, without a call */
+	was_sync = rid->sync;
+
+	if (to_sync) {
+		to = rcm_channel_open();
+		if (!to)
+			return -1;
+		to->sync_users = 1;
+	} else {
+		to = rcm_channel(channel);
+	}
+
+	pthread_mutex_lock(&rcm_migrate_mutex);
+	rcm_lock_pair(from, to);
+	/*
+	 * Another synchronous id's private channel: its synchronous calls
+	 * take every event of the channel as theirs, or keep it for a
+	 * synchronous id; an asynchronous one would get neither.
+	 */
+	if (!to_sync && to->sync_users) {
+		err = EINVAL;
+		goto fail;
+	}
+	n = rcm_migrate_count(from, rid);
+	if (n < 0) {
+		err = EBUSY;
+		goto fail;
+	}
+	/* At most one batch can be in another thread's hands. */
+	room = n + RCM_READ_BATCH;
+	batch = malloc(sizeof(*batch) + room * sizeof(batch->rec[0]));
+	if (!batch) {
+		err = ENOMEM;
+		goto fail;
+	}
+	batch->next = NULL;
+	batch->head = 0;
+	batch->count = 0;
+
+	cmd.id = rid->handle;
+	cmd.fd = to->ch.fd;
+	if (ioctl(from->ch.fd, RCM_IOCTL_MIGRATE_ID, &cmd)) {
+		err = errno;
+		goto fail;
+	}
+
+	/*
+	 * Records of the id that read() returned to another thread which
+	 * has not queued them yet: they come with the old handle and are
+	 * only found in the old table. That thread is past read() and
+	 * needs only the old channel's lock.
+	 */
+	while ((int32_t)(cmd.out_events_reported - rid->events_read) > 0)
+		pthread_cond_wait(&rid->acked, &from->lock);
+
+	moved = rcm_migrate_switch(from, to, rid, cmd.out_id, to_sync, batch,
+				   room, &last);
+	target = cmd.out_events_reported + rid->events_charged - moved;
+	rcm_unlock_pair(from, to);
+	pthread_mutex_unlock(&rcm_migrate_mutex);
+
+	if (was_sync && id->event) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
+
+	/* The events handed out are acked (counters wrap). */
+	pthread_mutex_lock(&to->lock);
+	while ((int32_t)(target - rid->events_completed) > 0)
+		pthread_cond_wait(&rid->acked, &to->lock);
+	pthread_mutex_unlock(&to->lock);
+
+	if (last)
+		rcm_channel_close(from);
+	return 0;
+
+fail:
+	rcm_unlock_pair(from, to);
+	pthread_mutex_unlock(&rcm_migrate_mutex);
+	free(batch);
+	if (to_sync)
+		rcm_channel_close(to);
+	return rcm_err(err);
+}
