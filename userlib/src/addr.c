@@ -59,7 +59,8 @@ RCM_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	memcpy(&cmd.addr, addr, len);
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_BIND_ADDR, &cmd))
 		return -1;
-	return rcm_id_refresh(rid, false);
+	/* The bind answered with the id's view: no query. */
+	return rcm_id_apply(rid, &cmd.out_info, false);
 }
 
 /**

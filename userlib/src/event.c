@@ -269,6 +269,22 @@ struct rcm_cm_event *rcm_ready_take_id(struct rcm_channel *chan,
 }
 
 /*
+ * ADDR_RESOLVED and ROUTE_RESOLVED carry the id's view (struct
+ * rcm_id_info) in their private data; a kernel that sends none is
+ * queried instead.
+ */
+static int rcm_event_refresh(struct rcm_id *id, const struct rcm_event *rec,
+			     bool route)
+{
+	struct rcm_id_info info;
+
+	if (rec->private_data_len != sizeof(info))
+		return rcm_id_refresh(id, route);
+	memcpy(&info, rec->private_data, sizeof(info));
+	return rcm_id_apply(id, &info, route);
+}
+
+/*
  * Read one batch into the empty queue. Returns 0, or an errno value:
  * that of read(2) (EAGAIN on an O_NONBLOCK channel, EINTR), or ENODATA
  * when the kernel returned something that is not whole records.
@@ -461,11 +477,11 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 				q.rec.conn.responder_resources;
 			q.req->req_initiator_depth = q.rec.conn.initiator_depth;
 		} else if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
-			   rcm_id_refresh(q.id, false)) {
+			   rcm_event_refresh(q.id, &q.rec, false)) {
 			ev->event.event = RDMA_CM_EVENT_ADDR_ERROR;
 			ev->event.status = -errno;
 		} else if (ev->event.event == RDMA_CM_EVENT_ROUTE_RESOLVED &&
-			   rcm_id_refresh(q.id, true)) {
+			   rcm_event_refresh(q.id, &q.rec, true)) {
 			ev->event.event = RDMA_CM_EVENT_ROUTE_ERROR;
 			ev->event.status = -errno;
 		}

@@ -300,12 +300,17 @@ void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
 }
 
 /* Copy a kernel sockaddr into one of the id's, unless it is unset. */
-static void rcm_copy_addr(struct sockaddr_storage *to,
-			  const struct __kernel_sockaddr_storage *from)
+/* A 28-byte address of struct rcm_id_info (family 0: none) into @to. */
+static void rcm_copy_addr(struct sockaddr_storage *to, const uint8_t *from)
 {
-	if (from->ss_family)
-		memcpy(to, from, sizeof(*to) < sizeof(*from) ?
-		       sizeof(*to) : sizeof(*from));
+	sa_family_t family;
+
+	memcpy(&family, from, sizeof(family));
+	if (family == AF_INET || family == AF_INET6) {
+		memset(to, 0, sizeof(*to));
+		memcpy(to, from, family == AF_INET ?
+		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	}
 }
 
 /*
@@ -340,8 +345,10 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
 }
 
 /**
- * rcm_id_refresh() - update the id's fields from RCM_IOCTL_QUERY_ID
+ * rcm_id_apply() - update the id's fields from the kernel's view of it
  * @id: the id
+ * @info: that view: what RCM_IOCTL_BIND_ADDR returns, what ADDR_RESOLVED
+ *        and ROUTE_RESOLVED carry, or what a query gave
  * @route: also take the route: route.num_paths and route.path_rec
  *
  * Sets route.addr.src and dst (when the kernel knows them), port_num,
@@ -358,46 +365,43 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
  * librdmacm does after ROUTE_RESOLVED. Without a path (iWARP) num_paths
  * is 0 and path_rec NULL. The id is left unchanged on failure.
  *
- * Return: 0, or -1 with errno from the query, ENODEV when no verbs
- * device has the kernel's node GUID, or ENOMEM.
+ * Return: 0, or -1 with errno: ENODEV when no verbs device has the
+ * kernel's node GUID, EPROTO, ENOMEM.
  */
-int rcm_id_refresh(struct rcm_id *id, bool route)
+int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
+		 bool route)
 {
-	struct rcm_query_id cmd = { .size = sizeof(cmd) };
 	struct rdma_cm_id *cm = &id->id;
 	struct ibv_context *verbs = NULL;
 	struct rdma_ib_addr *ib = &cm->route.addr.addr.ibaddr;
 	struct ibv_sa_path_rec *rec = NULL;
 
-	cmd.id = id->handle;
-	if (ioctl(id->chan->ch.fd, RCM_IOCTL_QUERY_ID, &cmd))
-		return -1;
-	if (route && cmd.out_num_paths) {
+	if (route && info->num_paths) {
 		/* The kernel reports at most one path. */
-		if (cmd.out_num_paths != 1)
+		if (info->num_paths != 1)
 			return rcm_err(EPROTO);
 		rec = malloc(sizeof(*rec));
 		if (!rec)
 			return rcm_err(ENOMEM);
-		rcm_path_to_sa(rec, &cmd.out_path);
+		rcm_path_to_sa(rec, &info->path);
 	}
-	if (cmd.out_node_guid) {
-		verbs = rcm_device_get(cmd.out_node_guid);
+	if (info->node_guid) {
+		verbs = rcm_device_get(info->node_guid);
 		if (!verbs) {
 			free(rec);
 			return -1;
 		}
 	}
 
-	rcm_copy_addr(&cm->route.addr.src_storage, &cmd.out_src);
-	rcm_copy_addr(&cm->route.addr.dst_storage, &cmd.out_dst);
+	rcm_copy_addr(&cm->route.addr.src_storage, info->src);
+	rcm_copy_addr(&cm->route.addr.dst_storage, info->dst);
 	if (cm->verbs != verbs)
 		cm->pd = verbs ? rcm_device_of(verbs)->pd : NULL;
 	if (cm->verbs)
 		rcm_device_put(cm->verbs);
 	cm->verbs = verbs;
-	cm->port_num = cmd.out_port_num;
-	memcpy(ib->sgid.raw, cmd.out_sgid, sizeof(ib->sgid.raw));
+	cm->port_num = info->port_num;
+	memcpy(ib->sgid.raw, info->sgid, sizeof(ib->sgid.raw));
 	ib->pkey = verbs ? htobe16(0xffff) : 0;
 	if (route) {
 		free(cm->route.path_rec);
@@ -409,6 +413,45 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
 		}
 	}
 	return 0;
+}
+
+/* An address of struct rcm_query_id in the form struct rcm_id_info has. */
+static void rcm_addr_to_info(uint8_t *to,
+			     const struct __kernel_sockaddr_storage *from)
+{
+	size_t len = from->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+		     from->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+		     0;
+
+	if (len)
+		memcpy(to, from, len);
+}
+
+/**
+ * rcm_id_refresh() - update the id's fields from RCM_IOCTL_QUERY_ID
+ * @id: the id
+ * @route: also take the route
+ *
+ * For what no command or event carried: see rcm_id_apply().
+ *
+ * Return: 0, or -1 with errno from the query or rcm_id_apply().
+ */
+int rcm_id_refresh(struct rcm_id *id, bool route)
+{
+	struct rcm_query_id cmd = { .size = sizeof(cmd) };
+	struct rcm_id_info info = { 0 };
+
+	cmd.id = id->handle;
+	if (ioctl(id->chan->ch.fd, RCM_IOCTL_QUERY_ID, &cmd))
+		return -1;
+	info.port_num = cmd.out_port_num;
+	info.num_paths = cmd.out_num_paths;
+	info.node_guid = cmd.out_node_guid;
+	memcpy(info.sgid, cmd.out_sgid, sizeof(info.sgid));
+	rcm_addr_to_info(info.src, &cmd.out_src);
+	rcm_addr_to_info(info.dst, &cmd.out_dst);
+	info.path = cmd.out_path;
+	return rcm_id_apply(id, &info, route);
 }
 
 /**

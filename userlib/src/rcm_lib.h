@@ -297,6 +297,8 @@ static inline void rcm_id_complete_locked(struct rcm_id *id)
 int rcm_create_id(struct rdma_event_channel *channel,
 		  struct rdma_cm_id **out, void *context,
 		  enum rdma_port_space ps, enum ibv_qp_type qp_type);
+int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
+		 bool route);
 int rcm_id_refresh(struct rcm_id *id, bool route);
 struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 			       struct rcm_id *listener, uint32_t handle);

@@ -166,6 +166,16 @@ static void expect_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	rdma_ack_cm_event(ev);
 }
 
+/*
+ * With the kernel's info in the events, no query follows them; without
+ * it (fake_send_info false), ADDR_RESOLVED and ROUTE_RESOLVED each cost
+ * one.
+ */
+static int queries(int without_info)
+{
+	return fake_send_info ? 0 : without_info;
+}
+
 static void async_route(void)
 {
 	struct rdma_event_channel *ch;
@@ -181,7 +191,7 @@ static void async_route(void)
 		return;
 	handle = fake_last_create.out_id;
 	ib = &id->route.addr.addr.ibaddr;
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == 1);
+	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == queries(1));
 	T_CHECK(id->route.num_paths == 0 && id->route.path_rec == NULL);
 	T_CHECK(gid_is(&ib->dgid, (const uint8_t[16]){ 0 }));
 
@@ -194,13 +204,16 @@ static void async_route(void)
 	T_CHECK(fake_last_resolve_route.timeout_ms == 1234);
 	/* Asynchronous: nothing read, nothing refreshed yet. */
 	T_CHECK(fake_rcm_queued(ch->fd) == 1);
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == 1);
+	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == queries(1));
 	T_CHECK(id->route.path_rec == NULL);
 
 	expect_event(ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == 2);
-	T_CHECK(fake_last_query_id.size == sizeof(struct rcm_query_id));
-	T_CHECK(fake_last_query_id.id == handle);
+	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == queries(2));
+	if (!fake_send_info) {
+		T_CHECK(fake_last_query_id.size ==
+			sizeof(struct rcm_query_id));
+		T_CHECK(fake_last_query_id.id == handle);
+	}
 	T_CHECK(id->route.num_paths == 1);
 	T_CHECK(id->route.path_rec != NULL);
 	if (id->route.path_rec)
@@ -219,6 +232,12 @@ static void async_route(void)
 	rdma_destroy_event_channel(ch);
 }
 
+static void async_route_queried(void)
+{
+	fake_send_info = false;
+	async_route();
+}
+
 static void iwarp(void)
 {
 	struct rdma_event_channel *ch;
@@ -232,7 +251,7 @@ static void iwarp(void)
 		return;
 	T_CHECK(rdma_resolve_route(id, 0) == 0);
 	expect_event(ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == 2);
+	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == queries(2));
 	T_CHECK(id->route.num_paths == 0);
 	T_CHECK(id->route.path_rec == NULL);
 	T_CHECK(gid_is(&id->route.addr.addr.ibaddr.dgid,
@@ -289,6 +308,8 @@ static void refresh_failure(void)
 	struct rdma_cm_id *id;
 
 	setup();
+	/* A kernel that sends no info: the library queries, which fails. */
+	fake_send_info = false;
 	id = ch ? resolved_id(ch) : NULL;
 	if (!id)
 		return;
@@ -441,8 +462,12 @@ static void sync_error(void)
 		T_CHECK(id->route.path_rec == NULL);
 	}
 
-	/* A ROUTE_ERROR made by the library from a failing refresh. */
+	/*
+	 * A ROUTE_ERROR made by the library from a failing refresh (a
+	 * kernel that sends no info, so the library queries).
+	 */
 	fake_route_mode = FAKE_ROUTE_OK;
+	fake_send_info = false;
 	fake_rcm_fail_next(RCM_CMD_QUERY_ID, ENOENT);
 	errno = 0;
 	T_CHECK(rdma_resolve_route(id, 1000) == -1);
@@ -514,6 +539,8 @@ int main(int argc, char *argv[])
 	fake_rcm_init();
 
 	t_in_child("ROUTE_RESOLVED fills path_rec", async_route);
+	t_in_child("ROUTE_RESOLVED without info: queried",
+		   async_route_queried);
 	t_in_child("iWARP: no path", iwarp);
 	t_in_child("call errors", call_errors);
 	t_in_child("refresh failure becomes ROUTE_ERROR", refresh_failure);

@@ -52,6 +52,7 @@ struct fake_file {
 enum fake_route fake_route_mode = FAKE_ROUTE_OK;
 int fake_route_status = -ETIMEDOUT;
 uint32_t fake_route_num_paths = 1;
+bool fake_send_info = true;
 struct rcm_path fake_route_path;
 enum fake_resolve fake_resolve_mode = FAKE_RESOLVE_OK;
 int fake_resolve_status = -ETIMEDOUT;
@@ -143,6 +144,30 @@ static struct fake_id *id_of(struct fake_file *f, uint32_t handle)
 	if (!handle || handle > FAKE_RCM_MAX_IDS || !f->ids[handle - 1].live)
 		return NULL;
 	return &f->ids[handle - 1];
+}
+
+/* The id's view as bind returns it and the resolution events carry it. */
+static void fill_info(const struct fake_id *id, struct rcm_id_info *info)
+{
+	const struct sockaddr *src = (const struct sockaddr *)&id->src;
+	const struct sockaddr *dst = (const struct sockaddr *)&id->dst;
+
+	memset(info, 0, sizeof(*info));
+	if (src->sa_family)
+		memcpy(info->src, src, src->sa_family == AF_INET6 ?
+		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	if (dst->sa_family)
+		memcpy(info->dst, dst, dst->sa_family == AF_INET6 ?
+		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	if (id->attached) {
+		info->port_num = fake_attach_port;
+		info->node_guid = fake_attach_guid;
+		memcpy(info->sgid, fake_attach_sgid, sizeof(info->sgid));
+	}
+	if (id->routed && fake_route_num_paths) {
+		info->num_paths = fake_route_num_paths;
+		info->path = fake_route_path;
+	}
 }
 
 static struct rcm_event *push_locked(struct fake_file *f, uint32_t handle,
@@ -550,6 +575,8 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		id->attached = sin->sin_family == AF_INET &&
 			       sin->sin_addr.s_addr != htonl(INADDR_ANY);
 		id->bound = true;
+		if (fake_send_info)
+			fill_info(id, &c->out_info);
 		return 0;
 	}
 	case RCM_CMD_RESOLVE_ADDR: {
@@ -579,10 +606,13 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		}
 		memcpy(&id->dst, &c->dst, sizeof(id->dst));
 		if (fake_resolve_mode == FAKE_RESOLVE_OK) {
+			struct rcm_id_info info;
+
 			id->attached = true;
 			id->addr_resolved = true;
+			fill_info(id, &info);
 			push_locked(f, c->id, RCM_EVENT_ADDR_RESOLVED, 0,
-				    NULL, 0);
+				    &info, fake_send_info ? sizeof(info) : 0);
 		} else if (fake_resolve_mode == FAKE_RESOLVE_ERROR) {
 			id->resolving = false;
 			push_locked(f, c->id, RCM_EVENT_ADDR_ERROR,
@@ -633,9 +663,13 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			return 0;
 		}
 		id->routed = true;
-		if (fake_route_mode == FAKE_ROUTE_OK)
+		if (fake_route_mode == FAKE_ROUTE_OK) {
+			struct rcm_id_info info;
+
+			fill_info(id, &info);
 			push_locked(f, c->id, RCM_EVENT_ROUTE_RESOLVED, 0,
-				    NULL, 0);
+				    &info, fake_send_info ? sizeof(info) : 0);
+		}
 		return 0;
 	}
 	case RCM_CMD_SET_OPTION: {

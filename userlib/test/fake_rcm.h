@@ -84,6 +84,12 @@ extern enum fake_route fake_route_mode;
 extern int fake_route_status;
 /* What a routed id reports in RCM_IOCTL_QUERY_ID (0: iWARP, no path). */
 extern uint32_t fake_route_num_paths;
+/*
+ * Bind returns the id's view and ADDR_RESOLVED/ROUTE_RESOLVED carry it
+ * (default true); false fakes a kernel that sends none, so the library
+ * queries.
+ */
+extern bool fake_send_info;
 extern struct rcm_path fake_route_path;
 
 /* What an attached id reports in RCM_IOCTL_QUERY_ID. */
