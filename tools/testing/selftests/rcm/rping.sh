@@ -8,9 +8,13 @@
 #   the in-tree CM; then, with rdma_ucm back, an rcm server against an
 #   in-tree client and an in-tree server against an rcm client.
 # rping moves and verifies 20 messages (-C 20 -v -V); cmtime makes and
-# tears down 100 connections (-c 100). TAP output; exit 0 when all pass.
+# tears down 100 connections (-c 100). RCM_RPING_COUNT and
+# RCM_CMTIME_CONNS change those (the KASAN test kernel runs a lighter
+# round). TAP output; exit 0 when all pass.
 
 ip=${RCM_ADDR_RXE:-}
+pings=${RCM_RPING_COUNT:-20}
+conns=${RCM_CMTIME_CONNS:-100}
 tmp=${TMPDIR:-/tmp}/rcm-rping.$$
 mkdir -p "$tmp"
 n=0
@@ -62,13 +66,13 @@ diag() {
 rping_case() {
 	name=$1 slib=$2 clib=$3 port=$4
 	shift 4
-	(serve "$slib" timeout 120 rping -s -a "$ip" -p "$port" -C 20 -v -V \
+	(serve "$slib" timeout 120 rping -s -a "$ip" -p "$port" -C "$pings" -v -V \
 		>"$tmp/s$port" 2>&1) &
 	spid=$!
 	# The server listens at some point after it starts: a client that
 	# comes too early is rejected, so it tries again.
 	tries=0
-	until on "$clib" timeout 60 rping -c -a "$ip" -p "$port" -C 20 -v -V \
+	until on "$clib" timeout 60 rping -c -a "$ip" -p "$port" -C "$pings" -v -V \
 		"$@" >"$tmp/c$port" 2>&1; do
 		tries=$((tries + 1))
 		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
@@ -80,11 +84,11 @@ rping_case() {
 	src=$?
 	got=$(grep -c '^ping data: ' "$tmp/c$port")
 	sgot=$(grep -c '^server ping data: ' "$tmp/s$port")
-	if [ $tries -lt 5 ] && [ $src = 0 ] && [ "$got" = 20 ] &&
-	   [ "$sgot" = 20 ]; then
+	if [ $tries -lt 5 ] && [ $src = 0 ] && [ "$got" = "$pings" ] &&
+	   [ "$sgot" = "$pings" ]; then
 		result ok "$name"
 	else
-		result fail "$name" "server exit $src, $sgot/20 server and $got/20 client pings; client tries $tries"
+		result fail "$name" "server exit $src, $sgot/$pings server and $got/$pings client pings; client tries $tries"
 		echo "# server:"; diag "$tmp/s$port"
 		echo "# client:"; diag "$tmp/c$port"
 	fi
@@ -96,11 +100,11 @@ rping_case() {
 # must still be alive (and quiet about errors) when the client is done.
 cmtime_case() {
 	name=$1 slib=$2 clib=$3 port=$4
-	(serve "$slib" cmtime -b "$ip" -p "$port" -c 100 \
+	(serve "$slib" cmtime -b "$ip" -p "$port" -c "$conns" \
 		>"$tmp/s$port" 2>&1) &
 	spid=$!
 	tries=0
-	until on "$clib" timeout 300 cmtime -s "$ip" -p "$port" -c 100 \
+	until on "$clib" timeout 300 cmtime -s "$ip" -p "$port" -c "$conns" \
 		>"$tmp/c$port" 2>&1; do
 		tries=$((tries + 1))
 		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
