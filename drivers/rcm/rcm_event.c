@@ -24,15 +24,28 @@
  */
 static struct kmem_cache *rcm_uevent_cache;
 
+/**
+ * rcm_event_init() - create the cache of event records, once
+ *
+ * Called by the module's init, and by the KUnit event suite, which the
+ * kernel runs when the module is coming - before its init.
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int rcm_event_init(void)
 {
-	rcm_uevent_cache = KMEM_CACHE(rcm_uevent, 0);
+	if (!rcm_uevent_cache)
+		rcm_uevent_cache = KMEM_CACHE(rcm_uevent, 0);
 	return rcm_uevent_cache ? 0 : -ENOMEM;
 }
 
+/**
+ * rcm_event_exit() - destroy the cache, if it was made
+ */
 void rcm_event_exit(void)
 {
 	kmem_cache_destroy(rcm_uevent_cache);
+	rcm_uevent_cache = NULL;
 }
 
 /**

@@ -139,6 +139,7 @@ int rcm_id_init(void)
 void rcm_id_exit(void)
 {
 	kmem_cache_destroy(rcm_id_cache);
+	rcm_id_cache = NULL;
 }
 
 /**

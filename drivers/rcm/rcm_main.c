@@ -42,13 +42,14 @@ static int __init rcm_init(void)
 
 	ret = rcm_id_init();
 	if (ret)
-		return ret;
+		goto err_caches;
+	/* The KUnit suites may have made this one already. */
 	ret = rcm_event_init();
 	if (ret)
-		goto err_id;
+		goto err_caches;
 	ret = rcm_device_init();
 	if (ret)
-		goto err_event;
+		goto err_caches;
 	ret = misc_register(&rcm_misc);
 	if (ret)
 		goto err_device;
@@ -56,9 +57,8 @@ static int __init rcm_init(void)
 
 err_device:
 	rcm_device_exit();
-err_event:
+err_caches:
 	rcm_event_exit();
-err_id:
 	rcm_id_exit();
 	return ret;
 }
