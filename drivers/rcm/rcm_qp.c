@@ -140,7 +140,8 @@ int rcm_cmd_init_qp_attr(struct file *filp, void *arg)
 	u32 state;
 	int ret = 0;
 
-	if (!cmd->qp_states || (cmd->qp_states & ~RCM_QP_STATES))
+	if (!cmd->qp_states || (cmd->qp_states & ~RCM_QP_STATES) ||
+	    cmd->reserved)
 		return -EINVAL;
 	id = rcm_id_lock(filp->private_data, cmd->id);
 	if (!id)

@@ -717,6 +717,7 @@ struct rcm_qp_attr {
  * @qp_states: the states wanted, a mask of (1 << enum rcm_qp_state) bits
  * @out_attr: for each state S asked for, @out_attr[S - 1] holds the
  *            attributes that move a QP into S; the others are zero
+ * @reserved: Must be 0
  *
  * Returns the attributes the id's QP needs for its next transitions, so
  * userspace moves its own QP with ibv_modify_qp(). One call may ask for
@@ -734,6 +735,7 @@ struct rcm_init_qp_attr {
 	__u32 id;
 	__u32 qp_states;
 	struct rcm_qp_attr out_attr[3];
+	__u32 reserved;
 };
 
 #define RCM_IOCTL_INIT_QP_ATTR _IO(RCM_IOCTL_MAGIC, RCM_CMD_INIT_QP_ATTR)
