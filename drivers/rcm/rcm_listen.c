@@ -275,6 +275,63 @@ static void rcm_listen_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	       ev->ev.private_data_len);
 }
 
+/**
+ * rcm_request_begin() - start the request id of a connection request
+ * @listener: the listener taking the request; the caller holds its lock
+ *            and has seen it in RCM_STATE_LISTEN
+ *
+ * Takes a slot of the listener's backlog and makes a new id of the
+ * listener's file, not yet published, locked (nested in the listener's
+ * lock), in RCM_STATE_CONNECT, holding the slot. The caller fills it in,
+ * publishes it and unlocks it, or hands it to rcm_request_abort().
+ *
+ * Return: the id, or ERR_PTR(-ENOMEM) when the backlog is full or memory
+ * is short.
+ */
+struct rcm_id *rcm_request_begin(struct rcm_id *listener)
+{
+	struct rcm_backlog *bl = listener->backlog;
+	struct rcm_id *child;
+
+	lockdep_assert_held(&listener->lock);
+	if (!atomic_add_unless(&bl->avail, -1, 0))
+		return ERR_PTR(-ENOMEM);
+	child = rcm_id_alloc(listener->file, 0, listener->ps, RCM_QPT_RC,
+			     listener->net);
+	if (!child) {
+		atomic_inc(&bl->avail);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_inc(&bl->ref);
+	child->slot = bl;
+	mutex_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+	child->state = RCM_STATE_CONNECT;
+	return child;
+}
+
+/**
+ * rcm_request_abort() - undo rcm_request_begin()
+ * @child: the id it returned, still locked and never published; it must
+ *         not own a CM id (the CM destroys that itself)
+ *
+ * Frees the id and gives its backlog slot back.
+ */
+void rcm_request_abort(struct rcm_id *child)
+{
+	/*
+	 * Never published, but a device removal may have claimed it from
+	 * the device's list and wait for its lock: fence it as a destroy
+	 * does and wait for that reference before freeing.
+	 */
+	child->state = RCM_STATE_DESTROYING;
+	rcm_listen_release_slot(child);
+	rcm_addr_detach(child);
+	mutex_unlock(&child->lock);
+	rcm_id_put(child);
+	wait_for_completion(&child->done);
+	rcm_id_free(child);
+}
+
 /*
  * Make the request id for a REQ that @listener (locked, LISTEN) accepts
  * to see, publish it in the listener's file and report it. On success
@@ -286,23 +343,16 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 				  const struct rcm_wire_req_addrs *addrs)
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
-	struct rcm_backlog *bl = listener->backlog;
 	struct rcm_uevent *ev;
 	struct rcm_id *child;
 	int ret;
 
-	if (!atomic_add_unless(&bl->avail, -1, 0))
-		return -ENOMEM;	/* ib_cm drops it; the peer retries */
-	child = rcm_id_alloc(listener->file, 0, listener->ps, RCM_QPT_RC,
-			     listener->net);
-	if (!child) {
-		ret = -ENOMEM;
-		goto err_slot;
-	}
-	mutex_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+	/* A full backlog: ib_cm drops the REQ (-ENOMEM); the peer retries. */
+	child = rcm_request_begin(listener);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
 	memcpy(&child->bind.addr, &addrs->listen, sizeof(addrs->listen));
 	memcpy(&child->dst_addr, &addrs->peer, sizeof(addrs->peer));
-	child->state = RCM_STATE_CONNECT;
 	ret = rcm_device_attach_at(child, cm_id->device, req->port,
 				   req->ppath_sgid_attr);
 	if (ret)
@@ -323,8 +373,6 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	child->req_param.retry_count = req->retry_count;
 	child->req_param.rnr_retry_count = req->rnr_retry_count;
 	child->seq_num = get_random_u32() & 0xffffff;
-	refcount_inc(&bl->ref);
-	child->slot = bl;
 	child->cm_id = cm_id;
 	cm_id->context = child;
 	cm_id->cm_handler = rcm_ib_conn_handler;
@@ -339,19 +387,7 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	return 0;
 
 err_child:
-	/*
-	 * Never published, but a device removal may have claimed it from
-	 * the device's list and wait for its lock: fence it as a destroy
-	 * does and wait for that reference before freeing.
-	 */
-	child->state = RCM_STATE_DESTROYING;
-	rcm_addr_detach(child);
-	mutex_unlock(&child->lock);
-	rcm_id_put(child);
-	wait_for_completion(&child->done);
-	rcm_id_free(child);
-err_slot:
-	atomic_inc(&bl->avail);
+	rcm_request_abort(child);
 	return ret;
 }
 

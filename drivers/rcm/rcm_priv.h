@@ -386,6 +386,8 @@ void rcm_listen_drop_backlog(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
 struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle);
 void rcm_request_answered(struct rcm_id *id);
+struct rcm_id *rcm_request_begin(struct rcm_id *listener);
+void rcm_request_abort(struct rcm_id *child);
 void rcm_listen_device_added(struct rcm_device *rdev);
 void rcm_listen_device_removed(struct rcm_device *rdev);
 
