@@ -410,6 +410,13 @@ struct rcm_listen {
 /* Private data a reject carries at most (the IB CM REJ area). */
 #define RCM_REJECT_PRIVATE_DATA_MAX 148
 
+/*
+ * Private data a connect, accept or reject on an iWARP device carries at
+ * most: what an event reports whole (RCM_EVENT_PRIVATE_DATA_MAX). MPA
+ * itself carries up to 255 bytes (less with some drivers).
+ */
+#define RCM_IWARP_PRIVATE_DATA_MAX 196
+
 /**
  * struct rcm_reject - ioctl(RCM_IOCTL_REJECT)
  * @size: sizeof(struct rcm_reject)
