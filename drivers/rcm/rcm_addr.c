@@ -24,6 +24,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
 
@@ -135,6 +136,7 @@ void rcm_addr_cancel(struct rcm_id *id)
 void rcm_addr_device_removed(struct rcm_id *id)
 {
 	struct ib_cm_id *cm_id;
+	struct iw_cm_id *iw;
 	struct rcm_uevent *ev;
 	bool cancel, stop;
 
@@ -144,9 +146,11 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	rcm_addr_release_device(id);
 	cancel = id->resolve_ev;
 	stop = id->state != RCM_STATE_DESTROYING;
-	/* A connection's ib_cm id holds the device too: end it now. */
+	/* A connection's ib_cm or iw_cm id holds the device too: end it. */
 	cm_id = id->cm_id;
 	id->cm_id = NULL;
+	iw = id->iw;
+	id->iw = NULL;
 	rcm_listen_release_slot(id);
 	if (id->state == RCM_STATE_DESTROYING) {
 		rcm_event_free(ev);
@@ -157,6 +161,8 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	mutex_unlock(&id->lock);
 	if (cm_id)
 		ib_destroy_cm_id(cm_id);
+	if (iw)
+		iw_destroy_cm_id(iw);
 	if (cancel)
 		rcm_addr_cancel(id);
 	/* A listener bound to the device stops (a destroy does it itself). */

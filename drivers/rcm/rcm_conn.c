@@ -2,7 +2,8 @@
 /*
  * rcm: connections over the IB CM - connect, accept, establish, notify,
  * disconnect, and the events ib_cm reports on a connection (REP, RTU,
- * REJ, DREQ/DREP, timewait, timeouts).
+ * REJ, DREQ/DREP, timewait, timeouts). The commands branch to rcm_iw.c
+ * for an id on an iWARP port.
  *
  * The QP of a connection is always the user's: rcm sends the CM messages,
  * reports what the peer did and hands out the QP attributes (rcm_qp.c);
@@ -20,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
 
@@ -42,13 +44,41 @@ int rcm_private_data_from_user(void *buf, u64 uptr, u32 len)
 	return 0;
 }
 
-/*
- * Queue an event the peer caused; @id->lock held, state checked. @conn,
- * if any, is copied into the record.
+/**
+ * rcm_conn_pdata_max() - private data an operation may carry on an id
+ * @id: an attached id; the caller holds its lock
+ * @op: connect, accept or reject
+ *
+ * The wire limit of the id's CM for an RC connection; on iWARP also no
+ * more than an event can report whole (RCM_IWARP_PRIVATE_DATA_MAX), so
+ * that an rcm peer always receives all of it.
+ *
+ * Return: the limit in bytes.
  */
-static void rcm_conn_report(struct rcm_id *id, u32 type, int status,
-			    const void *pdata, u8 len,
-			    const struct rcm_conn_param *conn)
+int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op)
+{
+	enum rcm_port_cm cm = id->rdev->port_cm[id->port_num - 1];
+	int max = rcm_wire_max_private_data(cm, op, IB_QPT_RC);
+
+	if (max < 0)
+		return 0;
+	if (cm == RCM_PORT_CM_IW)
+		max = min(max, RCM_IWARP_PRIVATE_DATA_MAX);
+	return max;
+}
+
+/**
+ * rcm_conn_report() - queue an event the peer caused
+ * @id: the id; the caller holds its lock and checked its state
+ * @type: enum rcm_event_type
+ * @status: the event's status
+ * @pdata: private data of the peer's message, or NULL
+ * @len: its length; more than the record holds is cut off
+ * @conn: connection parameters to copy into the record, or NULL
+ */
+void rcm_conn_report(struct rcm_id *id, u32 type, int status,
+		     const void *pdata, u8 len,
+		     const struct rcm_conn_param *conn)
 {
 	struct rcm_uevent *ev;
 
@@ -223,7 +253,8 @@ static int rcm_conn_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 int rcm_cmd_connect(struct file *filp, void *arg)
 {
 	struct rcm_connect *cmd = arg;
-	u8 udata[RCM_CONNECT_PRIVATE_DATA_MAX];
+	/* The largest any transport takes: iWARP's. */
+	u8 udata[RCM_IWARP_PRIVATE_DATA_MAX];
 	/* The CMA header, then the user's bytes, as they go on the wire. */
 	u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
 	struct rcm_wire_conn_param user = {
@@ -235,12 +266,13 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 	struct ib_cm_req_param req;
 	struct ib_device_attr *attrs;
 	struct ib_cm_id *cm_id = NULL;
+	struct iw_cm_id *iw = NULL;
 	struct rcm_id *id;
 	int ret;
 
 	if (cmd->reserved[0] || cmd->reserved[1] || cmd->reserved2 ||
 	    cmd->qp_num > 0xffffff || cmd->flow_control > 1 || cmd->srq > 1 ||
-	    cmd->private_data_len > RCM_CONNECT_PRIVATE_DATA_MAX)
+	    cmd->private_data_len > sizeof(udata))
 		return -EINVAL;
 	ret = rcm_private_data_from_user(udata, cmd->private_data,
 					 cmd->private_data_len);
@@ -253,12 +285,10 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 		goto out;
 	}
-	if (id->qp_type != RCM_QPT_RC) {
-		ret = -EINVAL;	/* UD lookups (SIDR) are not done */
-		goto out;
-	}
-	if (id->rdev->port_cm[id->port_num - 1] != RCM_PORT_CM_IB || !id->path) {
-		ret = -EOPNOTSUPP;	/* iWARP connections are not done */
+	if (id->qp_type != RCM_QPT_RC ||
+	    cmd->private_data_len > rcm_conn_pdata_max(id, RCM_WIRE_OP_CONNECT)) {
+		/* UD lookups (SIDR) are not done; too much private data. */
+		ret = -EINVAL;
 		goto out;
 	}
 	attrs = &id->rdev->ibdev->attrs;
@@ -266,6 +296,14 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 				     attrs->max_qp_init_rd_atom, &param);
 	if (ret)
 		goto out;
+	if (id->rdev->port_cm[id->port_num - 1] == RCM_PORT_CM_IW) {
+		ret = rcm_iw_connect(id, cmd, &param, udata, &iw);
+		goto out;
+	}
+	if (!id->path) {
+		ret = -EOPNOTSUPP;	/* no route on this port type */
+		goto out;
+	}
 	id->seq_num = get_random_u32() & 0xffffff;
 	ret = rcm_conn_req_param(id, cmd, &param, udata, pdata, &req);
 	if (ret)
@@ -296,8 +334,13 @@ out:
 	/* Never sent: no handler can be running; destroyed without locks. */
 	if (cm_id)
 		ib_destroy_cm_id(cm_id);
+	if (iw)
+		iw_destroy_cm_id(iw);
 	return ret;
 }
+
+/* An accept's buffer serves every transport. */
+static_assert(RCM_IWARP_PRIVATE_DATA_MAX <= RCM_ACCEPT_PRIVATE_DATA_MAX);
 
 int rcm_cmd_accept(struct file *filp, void *arg)
 {
@@ -324,12 +367,20 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 	id = rcm_request_lock(filp->private_data, cmd->id);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
+	if (cmd->private_data_len > rcm_conn_pdata_max(id, RCM_WIRE_OP_ACCEPT)) {
+		ret = -EINVAL;
+		goto out;
+	}
 	attrs = &id->rdev->ibdev->attrs;
 	ret = rcm_wire_accept_param(&id->req_param, &user,
 				    attrs->max_qp_rd_atom,
 				    attrs->max_qp_init_rd_atom, &out);
 	if (ret)
 		goto out;
+	if (id->iw) {
+		ret = rcm_iw_accept(id, cmd, &out, pdata);
+		goto answered;
+	}
 	rep.qp_num = cmd->qp_num;
 	rep.starting_psn = id->seq_num;
 	rep.private_data = pdata;
@@ -340,6 +391,7 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 	rep.rnr_retry_count = out.rnr_retry_count;
 	rep.srq = cmd->srq;
 	ret = ib_send_cm_rep(id->cm_id, &rep);
+answered:
 	if (ret)
 		goto out;
 	/* From now on the id's events carry the caller's context. */
@@ -385,8 +437,9 @@ int rcm_cmd_notify(struct file *filp, void *arg)
 	id = rcm_id_lock(filp->private_data, cmd->id);
 	if (!id)
 		return -ENOENT;
+	/* iWARP has no RTU to stand in for: only IB CM connections. */
 	if (id->state != RCM_STATE_CONNECT || id->active || !id->accepted ||
-	    id->established)
+	    id->established || !id->cm_id)
 		ret = rcm_id_state_errno(id);
 	else
 		/* ib_cm answers with IB_CM_USER_ESTABLISHED: ESTABLISHED. */
@@ -409,6 +462,8 @@ int rcm_cmd_disconnect(struct file *filp, void *arg)
 	if ((id->state != RCM_STATE_CONNECT &&
 	     id->state != RCM_STATE_DISCONNECT) || !id->accepted)
 		ret = rcm_id_state_errno(id);
+	else if (id->iw)
+		ret = rcm_iw_disconnect(id);
 	else if (ib_send_cm_dreq(id->cm_id, NULL, 0))
 		/* The peer's DREQ came first: answer it. */
 		ret = ib_send_cm_drep(id->cm_id, NULL, 0);

@@ -181,6 +181,39 @@ int rcm_device_attach(struct rcm_id *id)
 	return rcm_device_attach_found(id, rcm_find_by_source, id);
 }
 
+struct rcm_attach_dev {
+	struct rcm_id *id;
+	struct ib_device *ibdev;
+};
+
+static const struct ib_gid_attr *rcm_find_on_dev(struct rcm_device *rdev,
+						 u32 *port, void *arg)
+{
+	struct rcm_attach_dev *on = arg;
+
+	if (rdev->ibdev != on->ibdev)
+		return ERR_PTR(-ENODEV);
+	return rcm_find_by_source(rdev, port, on->id);
+}
+
+/**
+ * rcm_device_attach_dev() - attach an id to the port of a given device
+ *                           that carries its source address
+ * @id: the id (an iWARP request's new id); as for rcm_device_attach(),
+ *      @id->bind.addr and @id->dev_addr describe the source. The caller
+ *      holds @id->lock.
+ * @ibdev: the device the id must use (the one the request came in on)
+ *
+ * Return: 0, -ENODEV when rcm does not manage @ibdev or no port of it
+ * owns the address, -ENOMEM.
+ */
+int rcm_device_attach_dev(struct rcm_id *id, struct ib_device *ibdev)
+{
+	struct rcm_attach_dev on = { .id = id, .ibdev = ibdev };
+
+	return rcm_device_attach_found(id, rcm_find_on_dev, &on);
+}
+
 struct rcm_attach_at {
 	struct ib_device *ibdev;
 	u32 port;

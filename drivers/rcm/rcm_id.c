@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
 
@@ -251,6 +252,7 @@ static u32 rcm_id_events_reported(struct rcm_id *id)
 static u32 rcm_id_destroy(struct rcm_id *id)
 {
 	struct ib_cm_id *cm_id;
+	struct iw_cm_id *iw;
 	bool resolving;
 	u32 reported;
 
@@ -259,18 +261,23 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	id->state = RCM_STATE_DESTROYING;
 	resolving = id->resolve_ev;
 	cm_id = id->cm_id;
+	iw = id->iw;
 	rcm_listen_release_slot(id);
 	rcm_addr_detach(id);
 	mutex_unlock(&id->lock);
 
 	/*
 	 * These wait for callbacks, which take the lock: not held here.
-	 * Destroying an unanswered request's cm_id rejects the request.
+	 * Destroying an unanswered request's cm_id rejects the request; an
+	 * iWARP connect in flight is waited for (iw_cm's rule), at most
+	 * until the driver gives up on the MPA exchange.
 	 */
 	rcm_listen_stop(id);
 	rcm_listen_drop_backlog(id);
 	if (cm_id)
 		ib_destroy_cm_id(cm_id);
+	if (iw)
+		iw_destroy_cm_id(iw);
 	if (resolving)
 		rcm_addr_cancel(id);
 	rcm_port_release(id);

@@ -2,9 +2,11 @@
 /*
  * rcm: the passive side - listening, connection requests, reject.
  *
- * A listening id registers one IB CM listen per device it listens on
- * (struct rcm_listen_dev), for the service ID of its port space and
- * port. ib_cm shares a listen between every listener of one (device,
+ * A listening id registers one CM listen per device it listens on
+ * (struct rcm_listen_dev): an IB CM listen for the service ID of its
+ * port space and port, or on an iWARP device an iw_cm listen on its
+ * address and port (rcm_iw.c), whose requests arrive on the listener
+ * itself. ib_cm shares a listen between every listener of one (device,
  * service ID) only when they use the same handler and a NULL context,
  * so all of rcm's listens use rcm_ib_req_handler() and find their rcm
  * listener from the request itself: the service ID names the port, the
@@ -18,8 +20,9 @@
  *
  * Locking: rcm_listeners_lock protects rcm_listeners and every id's
  * @listens. Order: id->lock -> rcm_listeners_lock -> rcm_devices_lock.
- * ib_destroy_cm_id() waits for the handlers of its cm_id, which take id
- * locks, so it is only ever called with none of rcm's locks held.
+ * ib_destroy_cm_id() and iw_destroy_cm_id() wait for the handlers of
+ * their cm_id, which take id locks, so they are only ever called with
+ * none of rcm's locks held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +33,7 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
 
@@ -44,22 +48,26 @@ static LIST_HEAD(rcm_listeners);
  * struct rcm_backlog - the answer slots of one listener
  * @ref: the listener holds one, and each request id holding a slot
  * @avail: slots left; a request takes one until it is answered
+ * @max: the listener's backlog
  */
 struct rcm_backlog {
 	refcount_t ref;
 	atomic_t avail;
+	u32 max;
 };
 
 /**
- * struct rcm_listen_dev - a listener's IB CM listen on one device
+ * struct rcm_listen_dev - a listener's CM listen on one device
  * @node: in the listener's @listens, under rcm_listeners_lock
  * @rdev: the device (reference held)
- * @cm_id: the shared ib_cm listen
+ * @cm_id: the shared ib_cm listen, or NULL
+ * @iw: the listener's own iw_cm listen (an iWARP device), or NULL
  */
 struct rcm_listen_dev {
 	struct list_head node;
 	struct rcm_device *rdev;
 	struct ib_cm_id *cm_id;
+	struct iw_cm_id *iw;
 };
 
 static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
@@ -71,40 +79,71 @@ static void rcm_backlog_put(struct rcm_backlog *bl)
 		kfree(bl);
 }
 
+/* The CM a listen on @rdev uses: IB CM if a port has it, else iWARP. */
+static enum rcm_port_cm rcm_listen_cm(struct rcm_device *rdev)
+{
+	enum rcm_port_cm cm = RCM_PORT_CM_NONE;
+	u32 port;
+
+	rdma_for_each_port(rdev->ibdev, port) {
+		if (rdev->port_cm[port - 1] == RCM_PORT_CM_IB)
+			return RCM_PORT_CM_IB;
+		if (rdev->port_cm[port - 1] == RCM_PORT_CM_IW)
+			cm = RCM_PORT_CM_IW;
+	}
+	return cm;
+}
+
+/* The shared IB CM listen of @id's service ID on @rdev. */
+static struct ib_cm_id *rcm_listen_ib(struct rcm_id *id,
+				      struct rcm_device *rdev)
+{
+	struct ib_cm_id *cm_id;
+	__be64 sid;
+	int ret;
+
+	ret = rcm_wire_sid_compose(id->ps, id->port, &sid);
+	if (ret)
+		return ERR_PTR(ret);
+	cm_id = ib_cm_insert_listen(rdev->ibdev, rcm_ib_req_handler, sid);
+	/* Someone with another handler listens on that SID. */
+	if (cm_id == ERR_PTR(-EINVAL))
+		return ERR_PTR(-EADDRINUSE);
+	return cm_id;
+}
+
 /* Listen on @rdev unless already; rcm_listeners_lock held. */
 static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
 {
 	struct rcm_listen_dev *ld;
-	struct ib_cm_id *cm_id;
-	__be64 sid;
-	u32 port;
-	int ret;
+	void *cm;
 
 	lockdep_assert_held(&rcm_listeners_lock);
 	list_for_each_entry(ld, &id->listens, node)
 		if (ld->rdev == rdev)
 			return 0;
-	rdma_for_each_port(rdev->ibdev, port)
-		if (rdev->port_cm[port - 1] == RCM_PORT_CM_IB)
-			break;
-	if (port > rdev->num_ports)
-		return 0;	/* no IB CM port: iWARP listens are not done */
-
-	ret = rcm_wire_sid_compose(id->ps, id->port, &sid);
-	if (ret)
-		return ret;
 	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
 	if (!ld)
 		return -ENOMEM;
-	cm_id = ib_cm_insert_listen(rdev->ibdev, rcm_ib_req_handler, sid);
-	if (IS_ERR(cm_id)) {
+	switch (rcm_listen_cm(rdev)) {
+	case RCM_PORT_CM_IB:
+		ld->cm_id = rcm_listen_ib(id, rdev);
+		cm = ld->cm_id;
+		break;
+	case RCM_PORT_CM_IW:
+		ld->iw = rcm_iw_listen(id, rdev->ibdev, id->backlog->max);
+		cm = ld->iw;
+		break;
+	default:
+		cm = NULL;	/* no CM port: nothing to listen on */
+		break;
+	}
+	if (IS_ERR_OR_NULL(cm)) {
 		kfree(ld);
-		/* Someone with another handler listens on that SID. */
-		return PTR_ERR(cm_id) == -EINVAL ? -EADDRINUSE : PTR_ERR(cm_id);
+		return PTR_ERR_OR_ZERO(cm);
 	}
 	kref_get(&rdev->ref);
 	ld->rdev = rdev;
-	ld->cm_id = cm_id;
 	list_add_tail(&ld->node, &id->listens);
 	return 0;
 }
@@ -119,7 +158,10 @@ static void rcm_listen_free(struct list_head *dead)
 	struct rcm_listen_dev *ld, *tmp;
 
 	list_for_each_entry_safe(ld, tmp, dead, node) {
-		ib_destroy_cm_id(ld->cm_id);
+		if (ld->cm_id)
+			ib_destroy_cm_id(ld->cm_id);
+		if (ld->iw)
+			iw_destroy_cm_id(ld->iw);
 		rcm_device_put(ld->rdev);
 		kfree(ld);
 	}
@@ -127,8 +169,8 @@ static void rcm_listen_free(struct list_head *dead)
 
 /**
  * rcm_listen_stop() - end every listen of an id, if it listens
- * @id: the id; the caller holds none of rcm's locks (ib_cm waits for
- *      request handlers, which take them)
+ * @id: the id; the caller holds none of rcm's locks (ib_cm and iw_cm
+ *      wait for request handlers, which take them)
  */
 void rcm_listen_stop(struct rcm_id *id)
 {
@@ -216,6 +258,7 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 	}
 	refcount_set(&bl->ref, 1);
 	atomic_set(&bl->avail, backlog);
+	bl->max = backlog;
 
 	mutex_lock(&id->cmd_lock);
 	mutex_lock(&id->lock);
@@ -231,15 +274,22 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 	}
 
 	mutex_lock(&rcm_listeners_lock);
+	/*
+	 * Set before listening (iw_cm listens take their size from it). A
+	 * request cannot use it yet: its handler waits for our lock and
+	 * then checks for RCM_STATE_LISTEN.
+	 */
+	id->backlog = bl;
 	if (id->rdev)
 		ret = rcm_listen_on(id, id->rdev);
 	else
 		ret = rcm_device_for_each(rcm_listen_on_cb, id);
 	if (!ret) {
 		list_add_tail(&id->listener_node, &rcm_listeners);
-		id->backlog = bl;
 		bl = NULL;
 		WRITE_ONCE(id->state, RCM_STATE_LISTEN);
+	} else {
+		id->backlog = NULL;
 	}
 	mutex_unlock(&rcm_listeners_lock);
 out:
@@ -275,6 +325,63 @@ static void rcm_listen_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	       ev->ev.private_data_len);
 }
 
+/**
+ * rcm_request_begin() - start the request id of a connection request
+ * @listener: the listener taking the request; the caller holds its lock
+ *            and has seen it in RCM_STATE_LISTEN
+ *
+ * Takes a slot of the listener's backlog and makes a new id of the
+ * listener's file, not yet published, locked (nested in the listener's
+ * lock), in RCM_STATE_CONNECT, holding the slot. The caller fills it in,
+ * publishes it and unlocks it, or hands it to rcm_request_abort().
+ *
+ * Return: the id, or ERR_PTR(-ENOMEM) when the backlog is full or memory
+ * is short.
+ */
+struct rcm_id *rcm_request_begin(struct rcm_id *listener)
+{
+	struct rcm_backlog *bl = listener->backlog;
+	struct rcm_id *child;
+
+	lockdep_assert_held(&listener->lock);
+	if (!atomic_add_unless(&bl->avail, -1, 0))
+		return ERR_PTR(-ENOMEM);
+	child = rcm_id_alloc(listener->file, 0, listener->ps, RCM_QPT_RC,
+			     listener->net);
+	if (!child) {
+		atomic_inc(&bl->avail);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_inc(&bl->ref);
+	child->slot = bl;
+	mutex_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+	child->state = RCM_STATE_CONNECT;
+	return child;
+}
+
+/**
+ * rcm_request_abort() - undo rcm_request_begin()
+ * @child: the id it returned, still locked and never published; it must
+ *         not own a CM id (the CM destroys that itself)
+ *
+ * Frees the id and gives its backlog slot back.
+ */
+void rcm_request_abort(struct rcm_id *child)
+{
+	/*
+	 * Never published, but a device removal may have claimed it from
+	 * the device's list and wait for its lock: fence it as a destroy
+	 * does and wait for that reference before freeing.
+	 */
+	child->state = RCM_STATE_DESTROYING;
+	rcm_listen_release_slot(child);
+	rcm_addr_detach(child);
+	mutex_unlock(&child->lock);
+	rcm_id_put(child);
+	wait_for_completion(&child->done);
+	rcm_id_free(child);
+}
+
 /*
  * Make the request id for a REQ that @listener (locked, LISTEN) accepts
  * to see, publish it in the listener's file and report it. On success
@@ -286,23 +393,16 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 				  const struct rcm_wire_req_addrs *addrs)
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
-	struct rcm_backlog *bl = listener->backlog;
 	struct rcm_uevent *ev;
 	struct rcm_id *child;
 	int ret;
 
-	if (!atomic_add_unless(&bl->avail, -1, 0))
-		return -ENOMEM;	/* ib_cm drops it; the peer retries */
-	child = rcm_id_alloc(listener->file, 0, listener->ps, RCM_QPT_RC,
-			     listener->net);
-	if (!child) {
-		ret = -ENOMEM;
-		goto err_slot;
-	}
-	mutex_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+	/* A full backlog: ib_cm drops the REQ (-ENOMEM); the peer retries. */
+	child = rcm_request_begin(listener);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
 	memcpy(&child->bind.addr, &addrs->listen, sizeof(addrs->listen));
 	memcpy(&child->dst_addr, &addrs->peer, sizeof(addrs->peer));
-	child->state = RCM_STATE_CONNECT;
 	ret = rcm_device_attach_at(child, cm_id->device, req->port,
 				   req->ppath_sgid_attr);
 	if (ret)
@@ -323,8 +423,6 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	child->req_param.retry_count = req->retry_count;
 	child->req_param.rnr_retry_count = req->rnr_retry_count;
 	child->seq_num = get_random_u32() & 0xffffff;
-	refcount_inc(&bl->ref);
-	child->slot = bl;
 	child->cm_id = cm_id;
 	cm_id->context = child;
 	cm_id->cm_handler = rcm_ib_conn_handler;
@@ -339,19 +437,7 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	return 0;
 
 err_child:
-	/*
-	 * Never published, but a device removal may have claimed it from
-	 * the device's list and wait for its lock: fence it as a destroy
-	 * does and wait for that reference before freeing.
-	 */
-	child->state = RCM_STATE_DESTROYING;
-	rcm_addr_detach(child);
-	mutex_unlock(&child->lock);
-	rcm_id_put(child);
-	wait_for_completion(&child->done);
-	rcm_id_free(child);
-err_slot:
-	atomic_inc(&bl->avail);
+	rcm_request_abort(child);
 	return ret;
 }
 
@@ -454,13 +540,13 @@ void rcm_request_answered(struct rcm_id *id)
 int rcm_cmd_reject(struct file *filp, void *arg)
 {
 	struct rcm_reject *cmd = arg;
-	u8 pdata[RCM_REJECT_PRIVATE_DATA_MAX];
+	u8 pdata[RCM_IWARP_PRIVATE_DATA_MAX];
 	u32 reason = cmd->reason ?: RCM_REJ_CONSUMER_DEFINED;
 	struct rcm_id *id;
 	int ret;
 
-	if (cmd->reserved ||
-	    cmd->private_data_len > RCM_REJECT_PRIVATE_DATA_MAX ||
+	/* The limit of the id's transport is checked once it is known. */
+	if (cmd->reserved || cmd->private_data_len > sizeof(pdata) ||
 	    (reason != RCM_REJ_CONSUMER_DEFINED &&
 	     reason != RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
 		return -EINVAL;
@@ -475,8 +561,16 @@ int rcm_cmd_reject(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 		goto out;
 	}
-	ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
-			     cmd->private_data_len);
+	if (cmd->private_data_len > rcm_conn_pdata_max(id, RCM_WIRE_OP_REJECT)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (id->iw)
+		/* An MPA reject carries no reason: the peer sees a refusal. */
+		ret = rcm_iw_reject(id, pdata, cmd->private_data_len);
+	else
+		ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
+				     cmd->private_data_len);
 	if (ret)
 		goto out;
 	if (id->active)

@@ -16,6 +16,8 @@
  *   rcm_listen.c  passive side: listen, connection requests, reject
  *   rcm_conn.c    connections: connect, accept, establish, notify,
  *                 disconnect, and the ib_cm events of a connection
+ *   rcm_iw.c      iWARP over iw_cm: listens, requests, connect, accept,
+ *                 reject, disconnect and the iw_cm events
  *   rcm_qp.c      the attributes a user QP needs for each transition
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
  *                 IDs, private-data limits, connection parameters
@@ -92,6 +94,7 @@ struct rcm_id;
 int rcm_device_attach(struct rcm_id *id);
 int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
 			 u32 port, const struct ib_gid_attr *attr);
+int rcm_device_attach_dev(struct rcm_id *id, struct ib_device *ibdev);
 int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
 			void *arg);
 
@@ -270,6 +273,15 @@ struct rcm_binding {
  *         one an active id's connect created); destroyed (rejecting an
  *         unanswered request, sending a DREQ on an established
  *         connection) when the id is destroyed, never under @lock
+ * @iw: the iw_cm id of the id's connection on an iWARP port, under the
+ *      same rules as @cm_id (iw_destroy_cm_id() waits for the id's
+ *      iw_cm handlers, which take @lock, and rejects an unanswered
+ *      request or resets an established connection). An id has at most
+ *      one of @cm_id and @iw: the CM of its device's port decides.
+ *      iw_cm runs the handlers of every iw_cm id on one ordered
+ *      workqueue; nothing that waits for that workqueue
+ *      (iw_destroy_cm_id(), iw_cm_disconnect() before the connection
+ *      is up) is ever called under @lock.
  * @active: the id sent the connection request (RCM_IOCTL_CONNECT)
  * @answered: passive: the request was answered (accept, reject) or the
  *            peer gave up; active: the peer's REP, REJ or the timeout
@@ -277,7 +289,11 @@ struct rcm_binding {
  * @accepted: passive: this side sent its REP; active: the peer's REP
  *            came. Under @lock
  * @established: the RTU went (active) or came (passive, or the user's
- *               notify), so the connection is up. Under @lock
+ *               notify), so the connection is up; on iWARP, iw_cm
+ *               reported it up (CONNECT_REPLY or ESTABLISHED). Under @lock
+ * @iw_disconnect: passive iWARP: userspace disconnected an accepted
+ *                 connection before iw_cm reported it up; the
+ *                 ESTABLISHED handler disconnects it then. Under @lock
  * @req_param: a request id's REQ parameters, seen from this side
  * @seq_num: starting PSN this side announces (24 bits)
  */
@@ -315,10 +331,12 @@ struct rcm_id {
 	struct rcm_backlog *backlog;
 	struct rcm_backlog *slot;
 	struct ib_cm_id *cm_id;
+	struct iw_cm_id *iw;
 	bool active;
 	bool answered;
 	bool accepted;
 	bool established;
+	bool iw_disconnect;
 	struct rcm_wire_conn_param req_param;
 	u32 seq_num;
 };
@@ -395,14 +413,16 @@ void rcm_listen_drop_backlog(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
 struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle);
 void rcm_request_answered(struct rcm_id *id);
+struct rcm_id *rcm_request_begin(struct rcm_id *listener);
+void rcm_request_abort(struct rcm_id *child);
 void rcm_listen_device_added(struct rcm_device *rdev);
 void rcm_listen_device_removed(struct rcm_device *rdev);
 
 /* A request id (passive side) that userspace has not answered yet. */
 static inline bool rcm_id_is_request(const struct rcm_id *id)
 {
-	return id->state == RCM_STATE_CONNECT && !id->active && id->cm_id &&
-	       !id->answered;
+	return id->state == RCM_STATE_CONNECT && !id->active &&
+	       (id->cm_id || id->iw) && !id->answered;
 }
 
 /* An active id the peer accepted, whose RTU userspace has not sent. */
@@ -417,11 +437,27 @@ struct ib_cm_event;
 int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *event);
 int rcm_private_data_from_user(void *buf, u64 uptr, u32 len);
+void rcm_conn_report(struct rcm_id *id, u32 type, int status,
+		     const void *pdata, u8 len,
+		     const struct rcm_conn_param *conn);
 int rcm_cmd_connect(struct file *filp, void *arg);
 int rcm_cmd_accept(struct file *filp, void *arg);
 int rcm_cmd_establish(struct file *filp, void *arg);
 int rcm_cmd_notify(struct file *filp, void *arg);
 int rcm_cmd_disconnect(struct file *filp, void *arg);
+
+/* rcm_iw.c */
+struct iw_cm_id;
+struct iw_cm_id *rcm_iw_listen(struct rcm_id *listener,
+			       struct ib_device *ibdev, int backlog);
+int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
+		   const struct rcm_wire_conn_param *param, const void *pdata,
+		   struct iw_cm_id **dead);
+int rcm_iw_accept(struct rcm_id *id, const struct rcm_accept *cmd,
+		  const struct rcm_wire_conn_param *param, const void *pdata);
+int rcm_iw_reject(struct rcm_id *id, const void *pdata, u8 len);
+int rcm_iw_disconnect(struct rcm_id *id);
+int rcm_iw_qp_attr(struct rcm_id *id, struct ib_qp_attr *attr, int *mask);
 
 /* rcm_qp.c */
 void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
@@ -534,6 +570,8 @@ enum rcm_wire_op {
 
 int rcm_wire_max_private_data(enum rcm_port_cm cm, enum rcm_wire_op op,
 			      enum ib_qp_type qp_type);
+/* rcm_conn.c: the limit of an operation on an id's transport */
+int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op);
 int rcm_wire_req_pdata_build(void *buf, size_t size, enum ib_qp_type qp_type,
 			     const struct sockaddr *src,
 			     const struct sockaddr *dst,

@@ -7,7 +7,9 @@
  * a connection, ib_cm knows every value (the path, the peer's QP number
  * and PSN, the negotiated RDMA read depths) and fills them in; before
  * that only INIT is possible, from the device and port the id is
- * attached to.
+ * attached to. On iWARP iw_cm has little to say (access flags for INIT
+ * and RTR, nothing for RTS): the driver readies the QP itself when the
+ * MPA exchange completes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -102,8 +104,11 @@ static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 		return rcm_id_state_errno(id);
 	if (id->qp_type != RCM_QPT_RC)
 		return -EINVAL;	/* UD attributes come with SIDR */
-	if (id->cm_id && (id->state == RCM_STATE_CONNECT ||
-			  id->state == RCM_STATE_DISCONNECT))
+	if (id->iw && (id->state == RCM_STATE_CONNECT ||
+		       id->state == RCM_STATE_DISCONNECT))
+		ret = rcm_iw_qp_attr(id, &attr, &mask);
+	else if (id->cm_id && (id->state == RCM_STATE_CONNECT ||
+			       id->state == RCM_STATE_DISCONNECT))
 		ret = ib_cm_init_qp_attr(id->cm_id, &attr, &mask);
 	else if (state == IB_QPS_INIT)
 		ret = rcm_qp_init_local(id, &attr, &mask);
@@ -117,7 +122,7 @@ static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 	 * userspace readies its QP before it accepts: take it from the id,
 	 * as the in-tree rdma_cm does.
 	 */
-	if (state == IB_QPS_RTR)
+	if (state == IB_QPS_RTR && id->cm_id)
 		attr.rq_psn = id->seq_num;
 	if ((mask & IB_QP_TIMEOUT) && id->ack_timeout_set)
 		attr.timeout = id->ack_timeout;

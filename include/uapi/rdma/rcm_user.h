@@ -421,11 +421,14 @@ struct rcm_set_option {
  *
  * Listens for connection requests on the id's address and port: on the
  * RDMA device of a specific address, or on every device with an IB CM
- * port (now and added later) for a wildcard. Each request arrives as
- * RCM_EVENT_CONNECT_REQUEST on a new id of the same file (see struct
- * rcm_event). Errors: ENOENT, EINVAL (state), EADDRINUSE (another id, or
- * another connection manager such as the in-tree rdma_cm, listens on the
- * same service ID of a device), ENODEV, ENOMEM.
+ * or iWARP port (now and added later) for a wildcard. Each request
+ * arrives as RCM_EVENT_CONNECT_REQUEST on a new id of the same file (see
+ * struct rcm_event). On an iWARP device the listen is a TCP listen on
+ * the address and port, and a request beyond the backlog is refused
+ * (the peer sees a reject) rather than dropped. Errors: ENOENT, EINVAL
+ * (state), EADDRINUSE (another id, or another connection manager such as
+ * the in-tree rdma_cm, listens on the same service ID of a device; on
+ * iWARP, a TCP socket holds the port), ENODEV, ENOMEM.
  */
 struct rcm_listen {
 	__u32 size;
@@ -440,8 +443,15 @@ struct rcm_listen {
 #define RCM_REJ_CONSUMER_DEFINED 28
 #define RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED 35
 
-/* Private data a reject carries at most (the IB CM REJ area). */
+/* Private data a reject carries at most over the IB CM (the REJ area). */
 #define RCM_REJECT_PRIVATE_DATA_MAX 148
+
+/*
+ * Private data a connect, accept or reject on an iWARP device carries at
+ * most: what an event reports whole (RCM_EVENT_PRIVATE_DATA_MAX). MPA
+ * itself carries up to 255 bytes (less with some drivers).
+ */
+#define RCM_IWARP_PRIVATE_DATA_MAX 196
 
 /**
  * struct rcm_reject - ioctl(RCM_IOCTL_REJECT)
@@ -451,9 +461,11 @@ struct rcm_listen {
  *      an active id that reported RCM_EVENT_CONNECT_RESPONSE and was not
  *      established (its QP could not be readied, say)
  * @reason: 0 (meaning RCM_REJ_CONSUMER_DEFINED), RCM_REJ_CONSUMER_DEFINED
- *          or RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED
+ *          or RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED (checked, but not sent
+ *          on iWARP, whose MPA reject has no reason)
  * @private_data_len: bytes at @private_data, at most
- *                    RCM_REJECT_PRIVATE_DATA_MAX
+ *                    RCM_REJECT_PRIVATE_DATA_MAX (IB CM) or
+ *                    RCM_IWARP_PRIVATE_DATA_MAX (iWARP)
  * @reserved: Must be 0
  * @private_data: user pointer to the private data (ignored when
  *                @private_data_len is 0)
@@ -461,9 +473,13 @@ struct rcm_listen {
  * Refuses the connection request (or the accepted connection, on the
  * active side): the peer gets REJECTED with @reason and the private
  * data. Destroying such an id without an answer
- * rejects too, with RCM_REJ_CONSUMER_DEFINED and no data. Errors:
- * ENOENT, EINVAL (not a request awaiting an answer, bad reason, too much
- * private data), EFAULT.
+ * rejects too, with RCM_REJ_CONSUMER_DEFINED and no data. On iWARP the
+ * answer is an MPA reject: the peer gets REJECTED with the private data
+ * and a negative status its driver chooses (-ECONNRESET with siw,
+ * -ECONNREFUSED with cxgb4); an active iWARP id has no response to
+ * refuse (its connection is up when the reply comes).
+ * Errors: ENOENT, EINVAL (not a request awaiting an answer, bad reason,
+ * too much private data), EFAULT.
  */
 struct rcm_reject {
 	__u32 size;
@@ -477,7 +493,10 @@ struct rcm_reject {
 
 #define RCM_IOCTL_REJECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_REJECT)
 
-/* Private data an accept carries at most (the IB CM REP area). */
+/*
+ * Private data an accept carries at most (the IB CM REP area; on iWARP
+ * the same, RCM_IWARP_PRIVATE_DATA_MAX).
+ */
 #define RCM_ACCEPT_PRIVATE_DATA_MAX 196
 
 /**
@@ -505,6 +524,15 @@ struct rcm_reject {
  * RCM_EVENT_REJECTED. The QP is the caller's: the kernel never touches
  * it. Errors: ENOENT, EINVAL (not an unanswered request, a value out of
  * range, too much private data, @qp_num above 24 bits), EFAULT.
+ *
+ * iWARP: sends the MPA reply. @qp_num must name an existing QP of the
+ * request's device, in RESET or INIT (the driver moves it to RTS and
+ * hands it the connection; iw_cm holds it until the connection ends);
+ * else EINVAL and the request stays unanswered. The depths become the
+ * MPA IRD (@responder_resources) and ORD (@initiator_depth);
+ * @flow_control, @srq and @rnr_retry_count do not apply. ESTABLISHED
+ * follows once the reply went. ECONNRESET (or another driver errno): the
+ * peer gave up; the request can only be rejected or destroyed.
  */
 struct rcm_accept {
 	__u32 size;
@@ -537,6 +565,13 @@ struct rcm_accept {
  * is down (DREP received, DREQ received, or the DREQ timed out), and
  * RCM_EVENT_TIMEWAIT_EXIT when the QP may be reused. Errors: ENOENT,
  * EINVAL (no connection).
+ *
+ * iWARP: a graceful close (iw_cm moves the QP to SQD; the driver closes
+ * the stream once the QP's work is done). Both sides report
+ * RCM_EVENT_DISCONNECTED (status 0) when the stream is closed, once;
+ * there is no TIMEWAIT_EXIT. Disconnecting again, or after the peer
+ * closed, does nothing. On the passive side a disconnect right after
+ * accept takes effect when the connection is up (after ESTABLISHED).
  */
 struct rcm_disconnect {
 	__u32 size;
@@ -548,8 +583,9 @@ struct rcm_disconnect {
 #define RCM_IOCTL_DISCONNECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_DISCONNECT)
 
 /*
- * Private data a connect carries at most: the IB CM REQ area less the
- * 36-byte header rcm puts in front, as the in-tree rdma_cm does.
+ * Private data a connect carries at most over the IB CM: the REQ area
+ * less the 36-byte header rcm puts in front, as the in-tree rdma_cm does.
+ * iWARP: RCM_IWARP_PRIVATE_DATA_MAX, with no header.
  */
 #define RCM_CONNECT_PRIVATE_DATA_MAX 56
 
@@ -569,7 +605,8 @@ struct rcm_disconnect {
  * @srq: the QP uses a shared receive queue (0 or 1)
  * @reserved: Must be 0
  * @private_data_len: bytes at @private_data, at most
- *                    RCM_CONNECT_PRIVATE_DATA_MAX
+ *                    RCM_CONNECT_PRIVATE_DATA_MAX (IB CM) or
+ *                    RCM_IWARP_PRIVATE_DATA_MAX (iWARP)
  * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
  *
@@ -583,6 +620,31 @@ struct rcm_disconnect {
  * no answer after the CM's retries). Errors: ENOENT, EINVAL (route not
  * resolved, not an RC id, a value out of range, too much private data),
  * EFAULT, ENODEV (device removed), ENOMEM.
+ *
+ * iWARP: sends an MPA request over a TCP connection from the id's
+ * address and port, carrying the private data as is (no header), with
+ * @initiator_depth as MPA ORD and @responder_resources as IRD. @qp_num
+ * must name an existing QP of the id's device, in RESET or INIT: iw_cm
+ * takes it over (the driver moves it to RTS when the reply comes) until
+ * the connection ends; a number that names no QP fails with EINVAL and
+ * the id stays routed. @flow_control, @srq and the retry counts do not
+ * apply (retry counts above 7 are still EINVAL). The call may take as
+ * long as a TCP connect. There is no CONNECT_RESPONSE and no
+ * RCM_IOCTL_ESTABLISH: the answer is RCM_EVENT_ESTABLISHED (the
+ * connection is up; private data and depths of the peer's reply, as the
+ * in-tree rdma_cm reports it), RCM_EVENT_REJECTED with status
+ * -ECONNREFUSED or -ECONNRESET (the peer refused, with its private
+ * data - which of the two is the driver's choice, siw reports
+ * -ECONNRESET -, nobody listens on the port: -ECONNREFUSED, or the
+ * connection was reset during the exchange: -ECONNRESET),
+ * RCM_EVENT_UNREACHABLE with -ETIMEDOUT (no reply in time;
+ * -EHOSTUNREACH or -ENETUNREACH when TCP finds no way), or
+ * RCM_EVENT_CONNECT_ERROR with another negative errno. A refusal or
+ * timeout the driver sees during the call itself is reported by the
+ * same event, the call returning 0. Other errors of the call itself:
+ * ENOMEM (also: depths above what the driver takes), EADDRINUSE (the
+ * id's TCP port is taken). As with MPA in general, the active side must
+ * send the first message on the connection.
  */
 struct rcm_connect {
 	__u32 size;
@@ -613,7 +675,8 @@ struct rcm_connect {
  * Completes the connection on the active side: sends the IB CM RTU once
  * the caller's QP is ready to send (RTS). No event follows; the
  * connection is established when the call returns. Errors: ENOENT,
- * EINVAL (no accepted connect awaiting its RTU).
+ * EINVAL (no accepted connect awaiting its RTU; always on iWARP, which
+ * has no RTU).
  */
 struct rcm_establish {
 	__u32 size;
@@ -728,6 +791,12 @@ struct rcm_qp_attr {
  * option replaces the computed @timeout of RTS. Errors: ENOENT, EINVAL
  * (no state, a state other than INIT/RTR/RTS, or a state the id is not
  * ready for), ENODEV (the device was removed).
+ *
+ * iWARP: before a connect or request, INIT only, with no access flags
+ * (state and access flags valid); once the id has a connection, INIT
+ * and RTR give remote read and write access and RTS gives nothing
+ * (@qp_attr_mask 0): the driver moves the QP to RTS itself. EINVAL once
+ * the connection is closing.
  */
 struct rcm_init_qp_attr {
 	__u32 size;
@@ -753,7 +822,7 @@ struct rcm_init_qp_attr {
  * Tells the CM that the QP received data before the RTU arrived, so the
  * connection counts as established: RCM_EVENT_ESTABLISHED follows, as if
  * the RTU had come. Errors: ENOENT, EINVAL (another event, or no
- * accepted connection waiting for its RTU).
+ * accepted connection waiting for its RTU; always on iWARP).
  */
 struct rcm_notify {
 	__u32 size;
@@ -805,7 +874,10 @@ struct rcm_migrate_id {
  *
  * The status member of an event is 0 on success, a negative errno for a
  * local failure, or, for RCM_EVENT_REJECTED only, a positive transport
- * reject reason (the IB CM REJ reason).
+ * reject reason (the IB CM REJ reason). On iWARP, REJECTED carries a
+ * negative errno instead, the driver's, as the in-tree rdma_cm passes
+ * it on: -ECONNREFUSED or -ECONNRESET (refused, or reset during the MPA
+ * exchange; siw reports a consumer's reject as -ECONNRESET).
  */
 
 /* Event types: the values of librdmacm's enum rdma_cm_event_type. */
@@ -828,7 +900,10 @@ enum rcm_event_type {
 	RCM_EVENT_TIMEWAIT_EXIT,
 };
 
-/* Largest private data any event carries (the IB CM REP area). */
+/*
+ * Largest private data any event carries (the IB CM REP area). An iWARP
+ * peer may send up to 255 bytes; an event reports the first 196.
+ */
 #define RCM_EVENT_PRIVATE_DATA_MAX 196
 
 /**
@@ -865,11 +940,15 @@ struct rcm_conn_param {
  * @status: 0, a negative errno, or a positive reject reason
  * @listen_id: for RCM_EVENT_CONNECT_REQUEST, the listening id; else 0
  * @conn: connection parameters of RCM_EVENT_CONNECT_REQUEST and
- *        RCM_EVENT_CONNECT_RESPONSE
+ *        RCM_EVENT_CONNECT_RESPONSE; on iWARP of CONNECT_REQUEST and
+ *        ESTABLISHED, the MPA IRD and ORD as depths only (no QP number)
  * @private_data_len: bytes of @private_data that are valid. The IB CM
  *                    carries no length, so this is the whole area the
  *                    message has for the consumer (56 for a request,
- *                    196 for a response, 148 for a reject).
+ *                    196 for a response, 148 for a reject). iWARP
+ *                    (request, reply in ESTABLISHED, reject) carries the
+ *                    length the peer sent, at most
+ *                    RCM_EVENT_PRIVATE_DATA_MAX (more is cut off).
  * @reserved: 0
  * @private_data: private data the peer sent with the message behind the
  *                event, zero padded; for RCM_EVENT_ADDR_RESOLVED and

@@ -259,6 +259,7 @@ RCM_TEST(nobody_listens_is_rejected)
 RCM_TEST(reject_carries_private_data)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
+	char big[RCM_REJECT_PRIVATE_DATA_MAX + 1];
 	struct rcm_reject r = { .size = sizeof(r) };
 	struct rcm_event ev;
 	unsigned int lid, cid;
@@ -275,6 +276,11 @@ RCM_TEST(reject_carries_private_data)
 	      strerror(errno));
 	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	r.id = ev.id;
+	/* More than the REJ area, though iWARP would take it. */
+	memset(big, 'r', sizeof(big));
+	r.private_data = (uintptr_t)big;
+	r.private_data_len = RCM_REJECT_PRIVATE_DATA_MAX + 1;
+	CHECK_ERRNO(ioctl(s, RCM_IOCTL_REJECT, &r), EINVAL);
 	r.private_data = (uintptr_t)"full up";
 	r.private_data_len = 8;
 	CHECK(ioctl(s, RCM_IOCTL_REJECT, &r) == 0, "reject: %s",

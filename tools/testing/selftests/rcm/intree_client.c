@@ -4,13 +4,15 @@
  * librdmacm over rdma_ucm.ko and rdma_cm.ko), used by the listen test to
  * prove that an in-tree peer reaches an rcm listener.
  *
- * Usage: intree_client ADDRESS PORT PRIVATE-DATA EXPECT
+ * Usage: intree_client ADDRESS PORT PRIVATE-DATA EXPECT [qp]
  *   EXPECT is "reject:REASON:DATA" - the connection must be REJECTED
  *   with that status (-1: any) and private data beginning with DATA (or
  *   "-" for none); or "accept:DATA" - the reply must carry that private
  *   data (CONNECT_RESPONSE: this client has no QP, so it completes the
  *   connection with rdma_establish(), which sends the RTU), after which
  *   it disconnects and must see DISCONNECTED.
+ *   "qp" gives the connection a QP (rdma_create_qp()), which iWARP
+ *   needs: the reply is then ESTABLISHED, carrying the private data.
  * Prints what happened; exits 0 when it matches EXPECT.
  */
 #include <errno.h>
@@ -33,6 +35,31 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
 	return ev;
 }
 
+/* An RC QP for @id on its device, with a PD and CQ of its own. */
+static int create_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_pd *pd = ibv_alloc_pd(id->verbs);
+	struct ibv_cq *cq = pd ? ibv_create_cq(id->verbs, 4, NULL, NULL, 0) :
+				 NULL;
+
+	if (!cq) {
+		perror("intree_client: PD/CQ");
+		return -1;
+	}
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	if (rdma_create_qp(id, pd, &attr)) {
+		perror("intree_client: rdma_create_qp");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
@@ -43,14 +70,19 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *ch;
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
-	int reason = 0, accept = 0;
+	int reason = 0, accept = 0, qp = 0;
 	char want[200];
 
+	if (argc == 6 && !strcmp(argv[5], "qp")) {
+		qp = 1;
+		argc--;
+	}
 	if (argc == 5 && sscanf(argv[4], "accept:%199s", want) == 1)
 		accept = 1;
 	else if (argc != 5 ||
 		 sscanf(argv[4], "reject:%d:%199s", &reason, want) != 2) {
-		fprintf(stderr, "usage: %s ADDR PORT DATA EXPECT\n", argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT DATA EXPECT [qp]\n",
+			argv[0]);
 		return 2;
 	}
 	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &res))
@@ -66,6 +98,8 @@ int main(int argc, char **argv)
 		return 2;
 	ev = next_event(ch);
 	rdma_ack_cm_event(ev);
+	if (qp && create_qp(id))
+		return 2;
 	param.private_data = argv[3];
 	param.private_data_len = strlen(argv[3]) + 1;
 	if (rdma_connect(id, &param)) {
@@ -79,15 +113,16 @@ int main(int argc, char **argv)
 				    ev->param.conn.private_data_len),
 		       (const char *)ev->param.conn.private_data);
 	if (accept) {
-		if (ev->event != RDMA_CM_EVENT_CONNECT_RESPONSE ||
+		if (ev->event != (qp ? RDMA_CM_EVENT_ESTABLISHED :
+				  RDMA_CM_EVENT_CONNECT_RESPONSE) ||
 		    !ev->param.conn.private_data ||
 		    strncmp(ev->param.conn.private_data, want, strlen(want))) {
-			fprintf(stderr, "want CONNECT_RESPONSE with '%s'\n",
-				want);
+			fprintf(stderr, "want %s with '%s'\n",
+				qp ? "ESTABLISHED" : "CONNECT_RESPONSE", want);
 			return 1;
 		}
 		rdma_ack_cm_event(ev);
-		if (rdma_establish(id)) {
+		if (!qp && rdma_establish(id)) {
 			perror("rdma_establish");
 			return 1;
 		}
@@ -101,6 +136,8 @@ int main(int argc, char **argv)
 		if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
 			return 1;
 		rdma_ack_cm_event(ev);
+		if (qp)
+			rdma_destroy_qp(id);
 		rdma_destroy_id(id);
 		rdma_destroy_event_channel(ch);
 		rdma_freeaddrinfo(res);
@@ -118,6 +155,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rdma_ack_cm_event(ev);
+	if (qp)
+		rdma_destroy_qp(id);
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 	rdma_freeaddrinfo(res);

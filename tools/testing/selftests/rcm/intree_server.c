@@ -4,12 +4,13 @@
  * librdmacm over rdma_ucm.ko and rdma_cm.ko), used by the connect test
  * to prove that an rcm client reaches an in-tree listener.
  *
- * Usage: intree_server ADDRESS PORT EXPECT-DATA REPLY
+ * Usage: intree_server ADDRESS PORT EXPECT-DATA REPLY [qp]
  *   Listens on ADDRESS:PORT and prints "listening". The one connection
  *   request must carry private data beginning with EXPECT-DATA. REPLY is
  *   "accept:DATA" - accept it (no QP: QP number 0x4321) with that private
  *   data, wait for ESTABLISHED, disconnect and wait for DISCONNECTED - or
- *   "reject:DATA" - reject it with that private data.
+ *   "reject:DATA" - reject it with that private data. "qp" accepts with
+ *   a QP of the request's id (rdma_create_qp()), which iWARP needs.
  * Exits 0 when all of it happened, 1 when not, 2 on a set-up error.
  * Gives up after 60 s.
  */
@@ -34,6 +35,31 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
 	return ev;
 }
 
+/* An RC QP for @id on its device, with a PD and CQ of its own. */
+static int create_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_pd *pd = ibv_alloc_pd(id->verbs);
+	struct ibv_cq *cq = pd ? ibv_create_cq(id->verbs, 4, NULL, NULL, 0) :
+				 NULL;
+
+	if (!cq) {
+		perror("intree_server: PD/CQ");
+		return -1;
+	}
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	if (rdma_create_qp(id, pd, &attr)) {
+		perror("intree_server: rdma_create_qp");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints = {
@@ -47,10 +73,15 @@ int main(int argc, char **argv)
 	struct rdma_cm_id *lid, *id;
 	struct rdma_cm_event *ev;
 	char data[200];
-	int accept;
+	int accept, qp = 0;
 
+	if (argc == 6 && !strcmp(argv[5], "qp")) {
+		qp = 1;
+		argc--;
+	}
 	if (argc != 5 || sscanf(argv[4], "%*[a-z]:%199s", data) != 1) {
-		fprintf(stderr, "usage: %s ADDR PORT EXPECT REPLY\n", argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT EXPECT REPLY [qp]\n",
+			argv[0]);
 		return 2;
 	}
 	accept = !strncmp(argv[4], "accept:", 7);
@@ -84,6 +115,8 @@ int main(int argc, char **argv)
 		rdma_freeaddrinfo(res);
 		return 0;
 	}
+	if (qp && create_qp(id))
+		return 2;
 	if (rdma_accept(id, &param)) {
 		perror("rdma_accept");
 		return 1;
@@ -98,6 +131,8 @@ int main(int argc, char **argv)
 	if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
 		return 1;
 	rdma_ack_cm_event(ev);
+	if (qp)
+		rdma_destroy_qp(id);
 	rdma_destroy_id(id);
 	rdma_destroy_id(lid);
 	rdma_destroy_event_channel(ch);

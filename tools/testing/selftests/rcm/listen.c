@@ -76,7 +76,7 @@ RCM_TEST(listen_errors)
 	CHECK_ERRNO(rcm_listen(fd, rc, 0), EINVAL);
 	/* Only a request id can be rejected. */
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_REJECT, &r), EINVAL);
-	r.private_data_len = RCM_REJECT_PRIVATE_DATA_MAX + 1;
+	r.private_data_len = RCM_IWARP_PRIVATE_DATA_MAX + 1;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_REJECT, &r), EINVAL);
 	r.private_data_len = 0;
 	r.reason = 27;

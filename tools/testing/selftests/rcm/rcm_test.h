@@ -6,6 +6,8 @@
  * with rcm_test_run(). Output is TAP 13; the exit status is 0 when every
  * case passed, 1 when one failed, 4 (KSFT_SKIP) when all were skipped.
  * A case fails through CHECK() or FAIL(), skips through SKIP().
+ * RCM_TEST_ONLY=name in the environment runs that case alone (the others
+ * are reported skipped), for debugging one case in a guest.
  */
 #ifndef RCM_TEST_H
 #define RCM_TEST_H

@@ -1,0 +1,1043 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iwarp: connections over soft-iWARP (siw, RCM_ADDR_SIW) through rcm's
+ * ioctls and iw_cm. iw_cm hands the connection to a real QP, so every
+ * side creates a PD, a CQ and an RC QP on the siw device (libibverbs),
+ * readies it with RCM_IOCTL_INIT_QP_ATTR and names it in connect and
+ * accept; the active side sends the first message (the MPA rule).
+ * Covered: listen, connect and accept with private data both ways, a
+ * SEND each way, disconnect; reject; nobody listening; the private data
+ * limits; a wildcard listener; destroy mid-connect; closing and killing
+ * with live connections; and both directions against the in-tree stack
+ * (./intree_server and ./intree_client with a QP).
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+#define QP_ATTR_STATE		(1 << 0)
+#define QP_ATTR_ACCESS_FLAGS	(1 << 3)
+
+/* One end of a connection: its verbs objects on the siw device. */
+struct end {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	char buf[2][64];	/* [0] receives, [1] sends */
+};
+
+static const char *siw_ip(void)
+{
+	return getenv("RCM_ADDR_SIW");
+}
+
+/* A fresh verbs context on the first iWARP device, or NULL. */
+static struct ibv_context *open_iwarp(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i] && !ctx; i++)
+		if (list[i]->transport_type == IBV_TRANSPORT_IWARP)
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static int end_open(struct end *e)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	memset(e, 0, sizeof(*e));
+	e->ctx = open_iwarp();
+	if (!e->ctx)
+		return -1;
+	e->pd = ibv_alloc_pd(e->ctx);
+	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
+	e->mr = e->cq ? ibv_reg_mr(e->pd, e->buf, sizeof(e->buf),
+				   IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!e->mr)
+		return -1;
+	qa.send_cq = e->cq;
+	qa.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &qa);
+	return e->qp ? 0 : -1;
+}
+
+static void end_close(struct end *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	if (e->pd)
+		ibv_dealloc_pd(e->pd);
+	if (e->ctx)
+		ibv_close_device(e->ctx);
+	memset(e, 0, sizeof(*e));
+}
+
+static int qp_attrs(int fd, unsigned int id, unsigned int states,
+		    struct rcm_init_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->id = id;
+	a->qp_states = states;
+	return ioctl(fd, RCM_IOCTL_INIT_QP_ATTR, a);
+}
+
+/* Move the QP of @e to INIT with the attributes rcm gives for @id. */
+static int end_init(struct end *e, int fd, unsigned int id)
+{
+	struct rcm_init_qp_attr a;
+	struct ibv_qp_attr qa = {};
+	struct rcm_qp_attr *o = &a.out_attr[RCM_QPS_INIT - 1];
+
+	if (qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
+		return -1;
+	qa.qp_state = o->qp_state;
+	qa.qp_access_flags = o->qp_access_flags;
+	qa.pkey_index = o->pkey_index;
+	qa.port_num = o->port_num;
+	errno = ibv_modify_qp(e->qp, &qa, o->qp_attr_mask);
+	return errno ? -1 : 0;
+}
+
+static int post_recv(struct end *e)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf[0], .length = sizeof(e->buf[0]),
+		.lkey = e->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(e->qp, &wr, &bad);
+}
+
+static int post_send(struct end *e, const char *msg)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf[1], .length = strlen(msg) + 1,
+		.lkey = e->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	snprintf(e->buf[1], sizeof(e->buf[1]), "%s", msg);
+	return ibv_post_send(e->qp, &wr, &bad);
+}
+
+/* Wait up to 5 s for a completion of @opcode; 0 when it came, good. */
+static int wait_wc(struct end *e, enum ibv_wc_opcode opcode)
+{
+	struct ibv_wc wc;
+	int i, n;
+
+	for (i = 0; i < 5000; i++) {
+		n = ibv_poll_cq(e->cq, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "# completion status %s\n",
+				ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		if (wc.opcode == opcode)
+			return 0;
+	}
+	return -1;
+}
+
+/* The next event within 30 s, which must be of @type. */
+static int expect(int fd, unsigned int type, struct rcm_event *ev)
+{
+	if (rcm_wait_event(fd, 30000, ev))
+		return -1;
+	if (ev->event != type) {
+		printf("# got event %u status %d, want %u\n", ev->event,
+		       ev->status, type);
+		return -1;
+	}
+	return 0;
+}
+
+/* An RC id routed to @ip:@port; its handle, or 0. */
+static unsigned int routed(int fd, const char *ip, unsigned short port,
+			   unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+
+	if (!id || rcm_routed(fd, id, ip, port))
+		return 0;
+	return id;
+}
+
+static int do_simple(int fd, unsigned long cmd, unsigned int id)
+{
+	struct rcm_establish e = { .size = sizeof(e), .id = id };
+
+	return ioctl(fd, cmd, &e);
+}
+
+static int connect_data(int fd, unsigned int id, unsigned int qpn,
+			const void *data, unsigned int len)
+{
+	struct rcm_connect c = {
+		.size = sizeof(c), .id = id, .qp_num = qpn,
+		.responder_resources = 1, .initiator_depth = 1,
+		.private_data = (uintptr_t)data, .private_data_len = len,
+	};
+
+	return ioctl(fd, RCM_IOCTL_CONNECT, &c);
+}
+
+static int accept_data(int fd, unsigned int id, unsigned int qpn,
+		       unsigned long long ctx, const void *data,
+		       unsigned int len)
+{
+	struct rcm_accept a = {
+		.size = sizeof(a), .id = id, .qp_num = qpn, .context = ctx,
+		.responder_resources = 1, .initiator_depth = 1,
+		.private_data = (uintptr_t)data, .private_data_len = len,
+	};
+
+	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
+}
+
+static int reject_data(int fd, unsigned int id, const void *data,
+		       unsigned int len)
+{
+	struct rcm_reject r = {
+		.size = sizeof(r), .id = id,
+		.private_data = (uintptr_t)data, .private_data_len = len,
+	};
+
+	return ioctl(fd, RCM_IOCTL_REJECT, &r);
+}
+
+/*
+ * The status of a refusal: the driver's, as in-tree rdma_cm passes it
+ * on (siw reports an MPA reject as -ECONNRESET, cxgb4 as -ECONNREFUSED).
+ */
+static int refused(int status)
+{
+	return status == -ECONNREFUSED || status == -ECONNRESET;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 +
+	       (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+#define NEED_SIW(ip)							\
+	do {								\
+		if (!(ip))						\
+			SKIP("no soft-iWARP device");			\
+	} while (0)
+
+RCM_TEST(iwarp_commands_before_a_connection)
+{
+	const char *ip = siw_ip();
+	struct rcm_notify n = { .size = sizeof(n),
+				.event = RCM_NOTIFY_COMM_EST };
+	struct rcm_init_qp_attr a;
+	char big[RCM_IWARP_PRIVATE_DATA_MAX + 1] = "";
+	struct end e;
+	unsigned int id;
+	int fd;
+
+	NEED_SIW(ip);
+	fd = rcm_open_dev();
+	id = routed(fd, ip, 20500, 1);
+	CHECK(id, "route: %s", strerror(errno));
+	CHECK(end_open(&e) == 0, "verbs: %s", strerror(errno));
+	/* No iw_cm id yet: INIT with the access flags only. */
+	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0, "INIT: %s",
+	      strerror(errno));
+	CHECK(a.out_attr[0].qp_state == RCM_QPS_INIT &&
+	      a.out_attr[0].qp_attr_mask == (QP_ATTR_STATE |
+					      QP_ATTR_ACCESS_FLAGS),
+	      "INIT state %u mask %#x", a.out_attr[0].qp_state,
+	      a.out_attr[0].qp_attr_mask);
+	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
+	CHECK(end_init(&e, fd, id) == 0, "modify to INIT: %s",
+	      strerror(errno));
+	/* More private data than iWARP takes. */
+	CHECK_ERRNO(connect_data(fd, id, e.qp->qp_num, big, sizeof(big)),
+		    EINVAL);
+	/* iw_cm finds no QP of that number on the device. */
+	CHECK_ERRNO(connect_data(fd, id, 0xfffff0, "x", 2), EINVAL);
+	/* Neither left the id changed; nor do IB CM-only commands. */
+	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
+	n.id = id;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
+	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0,
+	      "still routed: %s", strerror(errno));
+	close(fd);
+	end_close(&e);
+}
+
+RCM_TEST(iwarp_connect_accept_send_disconnect)
+{
+	const char *ip = siw_ip();
+	static const char hello[] = "hello over MPA";
+	static const char welcome[] = "welcome";
+	struct rcm_init_qp_attr a;
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	unsigned int lid, cid, rid;
+	struct end ce, se;
+	int s, c;
+
+	NEED_SIW(ip);
+	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
+	      strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20501, 0x11, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	cid = routed(c, ip, 20501, 0xc1);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0 && post_recv(&ce) == 0,
+	      "client QP: %s", strerror(errno));
+	CHECK(connect_data(c, cid, ce.qp->qp_num, hello, sizeof(hello)) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, NULL, 0), EINVAL);
+
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	rid = ev.id;
+	CHECK(ev.listen_id == lid && ev.context == 0x11,
+	      "request listen_id %u context %#llx", ev.listen_id,
+	      (unsigned long long)ev.context);
+	/* The peer's bytes with their real length: no CMA header. */
+	CHECK(ev.private_data_len == sizeof(hello) &&
+	      !memcmp(ev.private_data, hello, sizeof(hello)),
+	      "request data '%.*s' len %u", (int)sizeof(hello),
+	      ev.private_data, ev.private_data_len);
+	CHECK(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1,
+	      "request depths %u/%u", ev.conn.initiator_depth,
+	      ev.conn.responder_resources);
+	CHECK(rcm_query(s, rid, &q) == 0 && q.out_port_num == 1 &&
+	      ((struct sockaddr_in *)&q.out_src)->sin_port == htons(20501) &&
+	      q.out_dst.ss_family == AF_INET, "request addresses");
+	CHECK(qp_attrs(s, rid, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) |
+		       (1 << RCM_QPS_RTS), &a) == 0, "request attributes: %s",
+	      strerror(errno));
+	CHECK((a.out_attr[0].qp_access_flags & (IBV_ACCESS_REMOTE_READ |
+						IBV_ACCESS_REMOTE_WRITE)) ==
+	      (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE) &&
+	      a.out_attr[2].qp_attr_mask == 0,
+	      "iw_cm attributes: INIT access %#x, RTS mask %#x",
+	      a.out_attr[0].qp_access_flags, a.out_attr[2].qp_attr_mask);
+	CHECK(end_init(&se, s, rid) == 0 && post_recv(&se) == 0,
+	      "server QP: %s", strerror(errno));
+	CHECK(accept_data(s, rid, se.qp->qp_num, 0xacce, welcome,
+			  sizeof(welcome)) == 0, "accept: %s", strerror(errno));
+	CHECK_ERRNO(accept_data(s, rid, se.qp->qp_num, 0xacce, NULL, 0),
+		    EINVAL);
+
+	/* No RTU on iWARP: the active side is established by the reply. */
+	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0,
+	      "active: not established");
+	CHECK(ev.id == cid && ev.context == 0xc1 && ev.status == 0,
+	      "established id %u ctx %#llx", ev.id,
+	      (unsigned long long)ev.context);
+	CHECK(ev.private_data_len == sizeof(welcome) &&
+	      !memcmp(ev.private_data, welcome, sizeof(welcome)),
+	      "reply data '%.*s' len %u", (int)sizeof(welcome),
+	      ev.private_data, ev.private_data_len);
+	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0,
+	      "passive: not established");
+	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
+	      ev.id);
+	CHECK_ERRNO(do_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
+
+	/* The active side sends first. */
+	CHECK(post_send(&ce, "ping") == 0, "send: %s", strerror(errno));
+	CHECK(wait_wc(&se, IBV_WC_RECV) == 0 && !strcmp(se.buf[0], "ping"),
+	      "server received '%.8s'", se.buf[0]);
+	CHECK(post_send(&se, "pong") == 0, "send: %s", strerror(errno));
+	CHECK(wait_wc(&ce, IBV_WC_RECV) == 0 && !strcmp(ce.buf[0], "pong"),
+	      "client received '%.8s'", ce.buf[0]);
+
+	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
+	      strerror(errno));
+	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
+	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
+	CHECK(ev.id == rid, "DISCONNECTED on id %u", ev.id);
+	/* Once more is harmless, and reports nothing. */
+	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(c, 500, &ev) && rcm_wait_event(s, 500, &ev),
+	      "event %u after the disconnect", ev.event);
+	CHECK(rcm_destroy(c, cid) == 0 && rcm_destroy(s, rid) == 0,
+	      "destroy: %s", strerror(errno));
+	close(c);
+	close(s);
+	end_close(&ce);
+	end_close(&se);
+}
+
+RCM_TEST(iwarp_reject_carries_private_data)
+{
+	const char *ip = siw_ip();
+	static const char no[] = "no room";
+	struct rcm_event ev;
+	unsigned int lid, cid;
+	struct end ce;
+	int s, c;
+
+	NEED_SIW(ip);
+	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20502, 0x11, 0);
+	cid = routed(c, ip, 20502, 4);
+	CHECK(lid && cid, "set-up: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	CHECK(connect_data(c, cid, ce.qp->qp_num, "let me in", 10) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(reject_data(s, ev.id, no, sizeof(no)) == 0, "reject: %s",
+	      strerror(errno));
+	CHECK_ERRNO(reject_data(s, ev.id, no, sizeof(no)), EINVAL);
+	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(refused(ev.status) && ev.id == cid, "status %d", ev.status);
+	CHECK(ev.private_data_len == sizeof(no) &&
+	      !memcmp(ev.private_data, no, sizeof(no)),
+	      "reject data '%.*s' len %u", (int)sizeof(no), ev.private_data,
+	      ev.private_data_len);
+	CHECK_ERRNO(do_simple(c, RCM_IOCTL_DISCONNECT, cid), EINVAL);
+	close(c);
+	close(s);
+	end_close(&ce);
+}
+
+RCM_TEST(iwarp_nobody_listens_is_refused)
+{
+	const char *ip = siw_ip();
+	struct timespec t0;
+	struct rcm_event ev;
+	unsigned int cid;
+	struct end ce;
+	int c;
+
+	NEED_SIW(ip);
+	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	c = rcm_open_dev();
+	cid = routed(c, ip, 20599, 5);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(connect_data(c, cid, ce.qp->qp_num, "anyone?", 8) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(ev.status == -ECONNREFUSED && ev.id == cid, "status %d",
+	      ev.status);
+	CHECK(ms_since(&t0) < 5000, "refusal took %ld ms", ms_since(&t0));
+	/* A failed connect leaves a used id: it cannot connect again. */
+	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, NULL, 0), EINVAL);
+	CHECK(rcm_destroy(c, cid) == 0, "destroy: %s", strerror(errno));
+	close(c);
+	end_close(&ce);
+}
+
+RCM_TEST(iwarp_private_data_limits)
+{
+	const char *ip = siw_ip();
+	unsigned char big[RCM_IWARP_PRIVATE_DATA_MAX + 1];
+	unsigned int lid, cid, rid, i;
+	struct rcm_event ev;
+	struct end ce, se;
+	int s, c;
+
+	NEED_SIW(ip);
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = i * 7 + 1;
+	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
+	      strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20503, 0x11, 0);
+	cid = routed(c, ip, 20503, 6);
+	CHECK(lid && cid, "set-up: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, big, sizeof(big)),
+		    EINVAL);
+	/* The whole limit arrives whole. */
+	CHECK(connect_data(c, cid, ce.qp->qp_num, big,
+			   RCM_IWARP_PRIVATE_DATA_MAX) == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	rid = ev.id;
+	CHECK(ev.private_data_len == RCM_IWARP_PRIVATE_DATA_MAX &&
+	      !memcmp(ev.private_data, big, RCM_IWARP_PRIVATE_DATA_MAX),
+	      "request data len %u", ev.private_data_len);
+	CHECK(end_init(&se, s, rid) == 0, "QP: %s", strerror(errno));
+	CHECK_ERRNO(accept_data(s, rid, se.qp->qp_num, 0, big, sizeof(big)),
+		    EINVAL);
+	CHECK_ERRNO(reject_data(s, rid, big, sizeof(big)), EINVAL);
+	/* iw_cm finds no such QP: the request is still there. */
+	CHECK_ERRNO(accept_data(s, rid, 0xfffff0, 0, big, 1), EINVAL);
+	CHECK(accept_data(s, rid, se.qp->qp_num, 0, big + 1,
+			  RCM_IWARP_PRIVATE_DATA_MAX) == 0, "accept: %s",
+	      strerror(errno));
+	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(ev.private_data_len == RCM_IWARP_PRIVATE_DATA_MAX &&
+	      !memcmp(ev.private_data, big + 1, RCM_IWARP_PRIVATE_DATA_MAX),
+	      "reply data len %u", ev.private_data_len);
+	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	close(c);
+	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	close(s);
+	end_close(&ce);
+	end_close(&se);
+}
+
+RCM_TEST(iwarp_wildcard_listener_reaches_siw)
+{
+	const char *ip = siw_ip();
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	unsigned int lid, cid;
+	char addr[INET_ADDRSTRLEN];
+	struct end ce;
+	int s, c;
+
+	NEED_SIW(ip);
+	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, "0.0.0.0", 20504, 0x22, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	cid = routed(c, ip, 20504, 7);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	CHECK(connect_data(c, cid, ce.qp->qp_num, "wild", 5) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(ev.listen_id == lid && ev.context == 0x22 &&
+	      !strcmp((char *)ev.private_data, "wild"), "request");
+	/* The request id holds the address that was dialled. */
+	CHECK(rcm_query(s, ev.id, &q) == 0 && q.out_port_num == 1,
+	      "query: %s", strerror(errno));
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&q.out_src)->sin_addr,
+		  addr, sizeof(addr));
+	CHECK(!strcmp(addr, ip), "request bound to %s", addr);
+	/* Destroying it unanswered rejects it. */
+	CHECK(rcm_destroy(s, ev.id) == 0, "destroy: %s", strerror(errno));
+	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(refused(ev.status), "status %d", ev.status);
+	close(c);
+	close(s);
+	end_close(&ce);
+}
+
+RCM_TEST(iwarp_ipv6_connection)
+{
+	const char *ip = getenv("RCM_ADDR6_SIW");
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	unsigned int lid, cid, rid;
+	struct end ce, se;
+	int s, c;
+
+	NEED_SIW(ip);
+	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
+	      strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20514, 0x66, 0);
+	cid = routed(c, ip, 20514, 12);
+	CHECK(lid && cid, "set-up: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	CHECK(connect_data(c, cid, ce.qp->qp_num, "six", 4) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	rid = ev.id;
+	CHECK(rcm_query(s, rid, &q) == 0 && q.out_src.ss_family == AF_INET6 &&
+	      q.out_dst.ss_family == AF_INET6 && q.out_port_num == 1,
+	      "request addresses: family %u", q.out_src.ss_family);
+	CHECK(end_init(&se, s, rid) == 0 &&
+	      accept_data(s, rid, se.qp->qp_num, 0, "ok", 3) == 0,
+	      "accept: %s", strerror(errno));
+	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0 &&
+	      !strcmp((char *)ev.private_data, "ok"), "not established");
+	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	      strerror(errno));
+	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
+	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
+	close(c);
+	close(s);
+	end_close(&ce);
+	end_close(&se);
+}
+
+RCM_TEST(iwarp_destroy_mid_connect)
+{
+	const char *ip = siw_ip();
+	struct timespec t0;
+	struct rcm_event ev;
+	unsigned int lid, cid, rid;
+	struct end ce;
+	int s, c;
+
+	NEED_SIW(ip);
+	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20505, 0x11, 0);
+	cid = routed(c, ip, 20505, 8);
+	CHECK(lid && cid, "set-up: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	CHECK(connect_data(c, cid, ce.qp->qp_num, "going", 6) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	rid = ev.id;
+	/*
+	 * Unanswered: iw_cm holds the destroy until the MPA exchange ends,
+	 * here when siw gives up waiting for the reply (10 s).
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(rcm_destroy(c, cid) == 0, "destroy: %s", strerror(errno));
+	printf("# destroy mid-connect took %ld ms\n", ms_since(&t0));
+	CHECK(ms_since(&t0) < 20000, "destroy took %ld ms", ms_since(&t0));
+	CHECK(rcm_wait_event(c, 500, &ev), "event %u after destroy",
+	      ev.event);
+	/* The peer is gone; its request id still goes quietly. */
+	CHECK(rcm_destroy(s, rid) == 0, "destroy: %s", strerror(errno));
+	CHECK(rcm_wait_event(s, 500, &ev), "event %u after destroy",
+	      ev.event);
+	close(c);
+	close(s);
+	end_close(&ce);
+}
+
+/*
+ * Establish @n connections from @c to the listener @lid of @s on @port,
+ * with the QPs of @ce and @se; 0 when all are up on both sides.
+ */
+static int establish_many(int s, int c, const char *ip, unsigned short port,
+			  struct end *ce, struct end *se, int n)
+{
+	struct rcm_event ev;
+	unsigned int cid;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		cid = routed(c, ip, port, 100 + i);
+		if (!cid || end_init(&ce[i], c, cid) ||
+		    connect_data(c, cid, ce[i].qp->qp_num, "many", 5) ||
+		    expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) ||
+		    end_init(&se[i], s, ev.id) ||
+		    accept_data(s, ev.id, se[i].qp->qp_num, 200 + i, NULL, 0) ||
+		    expect(c, RCM_EVENT_ESTABLISHED, &ev) ||
+		    expect(s, RCM_EVENT_ESTABLISHED, &ev))
+			return -1;
+	}
+	return 0;
+}
+
+RCM_TEST(iwarp_close_with_live_connections)
+{
+	const char *ip = siw_ip();
+	struct end ce[2], se[2];
+	struct rcm_event ev;
+	int s, c, i;
+
+	NEED_SIW(ip);
+	for (i = 0; i < 2; i++)
+		CHECK(end_open(&ce[i]) == 0 && end_open(&se[i]) == 0,
+		      "verbs: %s", strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	CHECK(rcm_listener(s, ip, 20506, 0x11, 0), "listen: %s",
+	      strerror(errno));
+	CHECK(establish_many(s, c, ip, 20506, ce, se, 2) == 0,
+	      "connections: %s", strerror(errno));
+	/* The QPs outlive the ids: iw_cm resets the connections. */
+	close(c);
+	for (i = 0; i < 2; i++)
+		CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0,
+		      "disconnected %d", i);
+	/* And the other way: the QPs go first, then the server's ids. */
+	for (i = 0; i < 2; i++)
+		end_close(&se[i]);
+	close(s);
+	for (i = 0; i < 2; i++)
+		end_close(&ce[i]);
+}
+
+RCM_TEST(iwarp_killed_client_with_a_connection)
+{
+	const char *ip = siw_ip();
+	struct rcm_event ev;
+	struct end se;
+	unsigned int lid;
+	int s, st;
+	pid_t pid;
+
+	NEED_SIW(ip);
+	CHECK(end_open(&se) == 0, "verbs: %s", strerror(errno));
+	s = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20507, 0x11, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		struct end ce;
+		int c = rcm_open_dev();
+		unsigned int cid = routed(c, ip, 20507, 9);
+
+		if (!cid || end_open(&ce) || end_init(&ce, c, cid) ||
+		    connect_data(c, cid, ce.qp->qp_num, "bye", 4) ||
+		    expect(c, RCM_EVENT_ESTABLISHED, &ev))
+			_exit(1);
+		raise(SIGKILL);
+	}
+	CHECK(pid > 0, "fork");
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(end_init(&se, s, ev.id) == 0 &&
+	      accept_data(s, ev.id, se.qp->qp_num, 0, NULL, 0) == 0,
+	      "accept: %s", strerror(errno));
+	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st),
+	      "client did not die by SIGKILL");
+	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	close(s);
+	end_close(&se);
+}
+
+static int have_intree_cm(void)
+{
+	return access("/dev/infiniband/rdma_cm", R_OK | W_OK) == 0;
+}
+
+/* Start ./intree_server with a QP on @ip:@port; returns once it listens. */
+static pid_t intree_server(const char *ip, const char *port,
+			   const char *expect_data, const char *reply)
+{
+	char line[64] = "";
+	int p[2];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl("./intree_server", "intree_server", ip, port,
+		      expect_data, reply, "qp", (char *)NULL);
+		_exit(3);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "listening", 9))
+			break;
+	if (f)
+		fclose(f);
+	return strncmp(line, "listening", 9) ? -1 : pid;
+}
+
+static int exit_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+RCM_TEST(iwarp_rcm_client_to_intree_server)
+{
+	const char *ip = siw_ip();
+	struct rcm_event ev;
+	unsigned int cid;
+	struct end ce;
+	pid_t pid;
+	int c;
+
+	NEED_SIW(ip);
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	pid = intree_server(ip, "20508", "from-rcm", "accept:from-intree");
+	CHECK(pid > 0, "in-tree server did not start");
+	c = rcm_open_dev();
+	cid = routed(c, ip, 20508, 10);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	CHECK(connect_data(c, cid, ce.qp->qp_num, "from-rcm", 9) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	/* librdmacm sends its string with the NUL: 12 bytes. */
+	CHECK(ev.private_data_len == 12 &&
+	      !strcmp((char *)ev.private_data, "from-intree"),
+	      "reply data '%.56s' len %u", ev.private_data,
+	      ev.private_data_len);
+	/* The in-tree side disconnects once established. */
+	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
+	      strerror(errno));
+	CHECK(exit_status(pid) == 0, "in-tree server failed");
+	close(c);
+	end_close(&ce);
+}
+
+RCM_TEST(iwarp_intree_server_rejects_rcm_client)
+{
+	const char *ip = siw_ip();
+	struct rcm_event ev;
+	unsigned int cid;
+	struct end ce;
+	pid_t pid;
+	int c;
+
+	NEED_SIW(ip);
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	pid = intree_server(ip, "20509", "knock", "reject:no-thanks");
+	CHECK(pid > 0, "in-tree server did not start");
+	c = rcm_open_dev();
+	cid = routed(c, ip, 20509, 11);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	CHECK(connect_data(c, cid, ce.qp->qp_num, "knock", 6) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(refused(ev.status) && ev.private_data_len == 10 &&
+	      !strcmp((char *)ev.private_data, "no-thanks"),
+	      "status %d data '%.56s' len %u", ev.status, ev.private_data,
+	      ev.private_data_len);
+	CHECK(exit_status(pid) == 0, "in-tree server failed");
+	close(c);
+	end_close(&ce);
+}
+
+static pid_t intree_client(const char *ip, const char *port,
+			   const char *data, const char *want)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("./intree_client", "intree_client", ip, port, data, want,
+		      "qp", (char *)NULL);
+		_exit(3);
+	}
+	return pid;
+}
+
+RCM_TEST(iwarp_intree_client_to_rcm_listener)
+{
+	const char *ip = siw_ip();
+	struct rcm_event ev;
+	unsigned int lid, rid;
+	struct end se;
+	pid_t pid;
+	int s;
+
+	NEED_SIW(ip);
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	CHECK(end_open(&se) == 0, "verbs: %s", strerror(errno));
+	s = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20510, 0x33, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	pid = intree_client(ip, "20510", "from-intree", "accept:from-rcm");
+	CHECK(pid > 0, "fork");
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	rid = ev.id;
+	CHECK(ev.private_data_len == 12 &&
+	      !strcmp((char *)ev.private_data, "from-intree"),
+	      "request data '%.56s' len %u", ev.private_data,
+	      ev.private_data_len);
+	/* The in-tree client asked for 2 reads served, 1 issued. */
+	CHECK(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1,
+	      "request depths %u/%u", ev.conn.initiator_depth,
+	      ev.conn.responder_resources);
+	CHECK(end_init(&se, s, rid) == 0, "QP: %s", strerror(errno));
+	CHECK(accept_data(s, rid, se.qp->qp_num, 0x44, "from-rcm", 9) == 0,
+	      "accept: %s", strerror(errno));
+	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	/* The in-tree client disconnects once established. */
+	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	      strerror(errno));
+	CHECK(exit_status(pid) == 0, "in-tree client failed");
+	close(s);
+	end_close(&se);
+}
+
+RCM_TEST(iwarp_longer_private_data_than_an_event_holds_is_cut)
+{
+	const char *ip = siw_ip();
+	char data[251];
+	struct rcm_event ev;
+	unsigned int lid;
+	pid_t pid;
+	int s;
+
+	NEED_SIW(ip);
+	if (!have_intree_cm())
+		SKIP("in-tree rdma_ucm not loaded");
+	/*
+	 * 250 characters and the NUL: what siw sends at most (its u8 MPA
+	 * length, 255, holds the 4-byte MPA v2 IRD/ORD block too).
+	 */
+	memset(data, 'd', sizeof(data) - 1);
+	data[sizeof(data) - 1] = '\0';
+	s = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20511, 0x55, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	pid = intree_client(ip, "20511", data, "reject:-1:-");
+	CHECK(pid > 0, "fork");
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(ev.private_data_len == RCM_EVENT_PRIVATE_DATA_MAX &&
+	      !memcmp(ev.private_data, data, RCM_EVENT_PRIVATE_DATA_MAX),
+	      "request data len %u", ev.private_data_len);
+	CHECK(reject_data(s, ev.id, NULL, 0) == 0, "reject: %s",
+	      strerror(errno));
+	CHECK(exit_status(pid) == 0, "in-tree client failed");
+	close(s);
+}
+
+/* Route @id to @ip:@port, retrying for 10 s while a device comes up. */
+static unsigned int routed_retry(int fd, const char *ip, unsigned short port,
+				 unsigned long long ctx)
+{
+	unsigned int id;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		id = routed(fd, ip, port, ctx);
+		if (id)
+			return id;
+		usleep(100000);
+	}
+	return 0;
+}
+
+RCM_TEST(iwarp_device_removal_with_a_connection)
+{
+	const char *ip = siw_ip();
+	const char *netdev = getenv("RCM_NETDEV_SIW");
+	unsigned int lid, wid, cid, seen = 0;
+	struct timespec t0;
+	struct rcm_event ev;
+	struct end ce, se;
+	int fd, w, st;
+	pid_t pid;
+
+	NEED_SIW(ip);
+	if (!netdev)
+		SKIP("no soft-iWARP netdev");
+	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
+	      strerror(errno));
+	fd = rcm_open_dev();
+	w = rcm_open_dev();
+	/* A listener on the device, and a wildcard one in another file. */
+	lid = rcm_listener(fd, ip, 20512, 1, 0);
+	wid = rcm_listener(w, "0.0.0.0", 20513, 2, 0);
+	CHECK(lid && wid, "listen: %s", strerror(errno));
+	CHECK(establish_many(fd, fd, ip, 20512, &ce, &se, 1) == 0,
+	      "connection: %s", strerror(errno));
+
+	/*
+	 * ib_uverbs lets the device go only once our verbs context is
+	 * closed (siw cannot disassociate it), so the removal runs beside
+	 * us; rcm's part of it must not wait for anything of ours.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid == 0) {
+		int i;
+
+		/* Our verbs files would hold the device: not the child's. */
+		for (i = 3; i < 1024; i++)
+			close(i);
+		execlp("rdma", "rdma", "link", "delete", "siw0", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0, "fork");
+	while (seen < 3 && rcm_wait_event(fd, 10000, &ev) == 0) {
+		printf("# event %u status %d on id %u\n", ev.event, ev.status,
+		       ev.id);
+		if (ev.event == RCM_EVENT_DEVICE_REMOVAL)
+			seen++;
+	}
+	/* The listener and both ends of the connection. */
+	CHECK(seen == 3, "%u DEVICE_REMOVAL events, want 3", seen);
+	CHECK(ms_since(&t0) < 10000, "removal took %ld ms", ms_since(&t0));
+	CHECK(rcm_wait_event(fd, 200, &ev), "then event %u", ev.event);
+	CHECK(rcm_wait_event(w, 200, &ev), "wildcard listener got event %u",
+	      ev.event);
+	/* What an application does on DEVICE_REMOVAL: let go of its QPs. */
+	end_close(&ce);
+	end_close(&se);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "rdma link delete failed");
+	close(fd);
+
+	/* The device comes back: the wildcard listener listens there too. */
+	CHECK(rcm_sh("rdma link add siw0 type siw netdev %s", netdev) == 0,
+	      "rdma link add failed");
+	fd = rcm_open_dev();
+	cid = routed_retry(fd, ip, 20513, 3);
+	CHECK(cid, "route after re-adding siw0: %s", strerror(errno));
+	CHECK(end_open(&ce) == 0 && end_init(&ce, fd, cid) == 0, "verbs: %s",
+	      strerror(errno));
+	CHECK(connect_data(fd, cid, ce.qp->qp_num, "back", 5) == 0,
+	      "connect: %s", strerror(errno));
+	CHECK(expect(w, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
+	      ev.listen_id == wid, "no request on the wildcard listener");
+	CHECK(reject_data(w, ev.id, NULL, 0) == 0, "reject: %s",
+	      strerror(errno));
+	CHECK(expect(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	close(fd);
+	close(w);
+	end_close(&ce);
+}
+
+int main(void)
+{
+	/* Line by line: a case that hangs still shows how far it got. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return rcm_test_run();
+}
