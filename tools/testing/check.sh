@@ -108,7 +108,7 @@ if want test; then
 			say "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
 			"$vm/run-guest.py" --label test-kernel --kernel "$kernel/bzImage" \
 				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
-				--memory 1G --test-timeout 300 \
+				--memory 1G --test-timeout 300 --guest-timeout 1800 \
 				--tests "$test_tests" --log "$out/guest-test-kernel.log" |
 				tee -a "$results"
 		fi
