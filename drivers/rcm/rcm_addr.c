@@ -231,20 +231,16 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg)
 	ret = rcm_addr_from_user(&cmd->addr, &addr);
 	if (ret)
 		return ret;
-	id = rcm_id_get(file, cmd->id);
+	id = rcm_id_lock(file, cmd->id);
 	if (!id)
 		return -ENOENT;
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
 	if (id->state == RCM_STATE_IDLE)
 		ret = rcm_addr_bind(id, &addr);
 	else
 		ret = rcm_id_state_errno(id);
 	if (!ret)
 		rcm_id_info_fill(id, &cmd->out_info);
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_id_put(id);
+	rcm_id_unlock(id);
 	return ret;
 }
 

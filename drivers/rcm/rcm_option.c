@@ -55,18 +55,14 @@ int rcm_cmd_set_option(struct file *filp, void *arg)
 		return -EINVAL;
 	if (cmd->level != RCM_OPTION_ID)
 		return -ENOPROTOOPT;
-	id = rcm_id_get(file, cmd->id);
+	id = rcm_id_lock(file, cmd->id);
 	if (!id)
 		return -ENOENT;
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
 	if (id->state == RCM_STATE_DESTROYING ||
 	    id->state == RCM_STATE_DEVICE_REMOVAL)
 		ret = rcm_id_state_errno(id);
 	else
 		ret = rcm_option_id(id, cmd->optname, cmd->value);
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_id_put(id);
+	rcm_id_unlock(id);
 	return ret;
 }
