@@ -48,7 +48,7 @@
  */
 
 /* Bumped on any incompatible change; also in /sys/class/misc/rcm/abi_version. */
-#define RCM_ABI_VERSION 1
+#define RCM_ABI_VERSION 2
 
 /* Unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst (6.1). */
 #define RCM_IOCTL_MAGIC 0xDE
@@ -72,6 +72,8 @@ enum rcm_cmd {
 	RCM_CMD_INIT_QP_ATTR,
 	RCM_CMD_NOTIFY,
 	RCM_CMD_MIGRATE_ID,
+	RCM_CMD_JOIN_MCAST,
+	RCM_CMD_LEAVE_MCAST,
 };
 
 /**
@@ -363,7 +365,14 @@ enum rcm_option_id {
 	RCM_OPTION_ID_REUSEADDR = 1,
 	RCM_OPTION_ID_AFONLY = 2,
 	RCM_OPTION_ID_ACK_TIMEOUT = 3,
+	/* rcm's own, outside librdmacm's numbering */
+	RCM_OPTION_ID_RESOLVE_TIMEOUT = 0x100,
+	RCM_OPTION_ID_CONNECT_TIMEOUT = 0x101,
+	RCM_OPTION_ID_QKEY = 0x102,
 };
+
+/* The Q_Key of RCM_PS_UDP ids unless set (in-tree RDMA_UDP_QKEY). */
+#define RCM_UDP_QKEY 0x01234567
 
 /**
  * struct rcm_set_option - ioctl(RCM_IOCTL_SET_OPTION)
@@ -390,6 +399,28 @@ enum rcm_option_id {
  * RCM_OPTION_ID_ACK_TIMEOUT (0..31): local ACK timeout of the id's
  * connection, 4.096 us * 2^value; RC ids only. A RoCE route resolved
  * afterwards takes value - 1 as its packet lifetime.
+ *
+ * RCM_OPTION_ID_RESOLVE_TIMEOUT (0, or 1..RCM_MAX_TIMEOUT_MS): when
+ * non-zero, the timeout in milliseconds of the id's address and route
+ * resolutions, replacing the timeout_ms each command passes; 0 (the
+ * default) uses the command's. Any state; applies to resolutions issued
+ * afterwards.
+ *
+ * RCM_OPTION_ID_CONNECT_TIMEOUT (0, or 1..RCM_MAX_TIMEOUT_MS): when
+ * non-zero, the longest an IB CM exchange of the id waits for its peer
+ * before it fails: a connect's REP or SIDR REP (then
+ * RCM_EVENT_UNREACHABLE, status -ETIMEDOUT) and an accept's RTU. The
+ * kernel picks the CM response timeout and retry count whose product
+ * does not exceed it (the peer's MRA may extend it, as the IB CM
+ * allows). 0 (the default) keeps the in-tree rdma_cm's values (about
+ * 4.3 s times 16 tries). Before the id connects or accepts; EINVAL on
+ * an iWARP id, whose MPA exchange runs on the driver's timers.
+ *
+ * RCM_OPTION_ID_QKEY (any 32-bit value without bit 31, which IB
+ * reserves for controlled Q_Keys): the Q_Key of a UD id's QP, announced
+ * in its SIDR replies and used for its multicast groups. UD ids only,
+ * before the id accepts, connects or joins a group. The default is
+ * RCM_UDP_QKEY for RCM_PS_UDP and RCM_PS_IB ids.
  *
  * Errors: ENOENT, ENOPROTOOPT (unknown level or option name), EINVAL
  * (value out of range, a state or QP type the option does not allow).
@@ -478,6 +509,10 @@ struct rcm_listen {
  * and a negative status its driver chooses (-ECONNRESET with siw,
  * -ECONNREFUSED with cxgb4); an active iWARP id has no response to
  * refuse (its connection is up when the reply comes).
+ * UD request ids: sends a SIDR REP with status 2 (rejected) and at most
+ * RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes of private data; @reason is
+ * checked but not sent. The peer reports RCM_EVENT_UNREACHABLE, status 2.
+ *
  * Errors: ENOENT, EINVAL (not a request awaiting an answer, bad reason,
  * too much private data), EFAULT.
  */
@@ -533,6 +568,11 @@ struct rcm_reject {
  * @flow_control, @srq and @rnr_retry_count do not apply. ESTABLISHED
  * follows once the reply went. ECONNRESET (or another driver errno): the
  * peer gave up; the request can only be rejected or destroyed.
+ *
+ * UD request ids (from a SIDR REQ): sends the SIDR REP with status 0,
+ * @qp_num and the id's Q_Key (RCM_OPTION_ID_QKEY, default RCM_UDP_QKEY)
+ * and at most RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes of private data. Nothing
+ * follows on this side: no ESTABLISHED. The other members are not used.
  */
 struct rcm_accept {
 	__u32 size;
@@ -588,6 +628,13 @@ struct rcm_disconnect {
  * iWARP: RCM_IWARP_PRIVATE_DATA_MAX, with no header.
  */
 #define RCM_CONNECT_PRIVATE_DATA_MAX 56
+
+/*
+ * Datagram (UD) ids: private data of a SIDR REQ (its 216-byte area less
+ * the 36-byte header) and of a SIDR REP, accept or reject alike.
+ */
+#define RCM_UD_CONNECT_PRIVATE_DATA_MAX 180
+#define RCM_UD_ACCEPT_PRIVATE_DATA_MAX 136
 
 /**
  * struct rcm_connect - ioctl(RCM_IOCTL_CONNECT)
@@ -645,6 +692,19 @@ struct rcm_disconnect {
  * ENOMEM (also: depths above what the driver takes), EADDRINUSE (the
  * id's TCP port is taken). As with MPA in general, the active side must
  * send the first message on the connection.
+ *
+ * UD ids (RCM_PS_UDP, RCM_PS_IB with RCM_QPT_UD; IB CM ports only): a
+ * service ID resolution instead of a connection. Sends a SIDR REQ with
+ * the same 36-byte header and up to RCM_UD_CONNECT_PRIVATE_DATA_MAX
+ * bytes of private data; @qp_num, the depths, @flow_control, the retry
+ * counts and @srq are not used (they are still range checked). The
+ * answer is RCM_EVENT_ESTABLISHED carrying the peer's QP number, Q_Key
+ * and address vector (struct rcm_event's @ud) and its private data, or
+ * RCM_EVENT_UNREACHABLE: status -ETIMEDOUT when no SIDR REP came, or the
+ * positive SIDR status the peer answered (1: nobody serves the service
+ * ID, 2: rejected by the consumer, 3: no QP, 4: redirect, 5: unsupported
+ * version). The id keeps no connection: there is nothing to disconnect
+ * and no RCM_IOCTL_ESTABLISH.
  */
 struct rcm_connect {
 	__u32 size;
@@ -862,6 +922,73 @@ struct rcm_migrate_id {
 
 #define RCM_IOCTL_MIGRATE_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_MIGRATE_ID)
 
+/* Join flags: the values of librdmacm's enum rdma_cm_mc_join_flags. */
+enum rcm_mcast_join_flags {
+	RCM_MC_JOIN_FULLMEMBER = 0,
+	RCM_MC_JOIN_SENDONLY_FULLMEMBER = 1,
+};
+
+/**
+ * struct rcm_join_mcast - ioctl(RCM_IOCTL_JOIN_MCAST)
+ * @size: sizeof(struct rcm_join_mcast)
+ * @flags: Must be 0
+ * @id: a UD id (RCM_PS_UDP, or RCM_PS_IB with RCM_QPT_UD) attached to a
+ *      device: bound to a local address of it, or address resolved
+ * @join_flags: RCM_MC_JOIN_FULLMEMBER (send and receive) or
+ *              RCM_MC_JOIN_SENDONLY_FULLMEMBER (send only)
+ * @context: the user's value for this group's events
+ * @addr: the group: an IPv4 or IPv6 multicast address (a
+ *        struct sockaddr_in or sockaddr_in6; the port is ignored)
+ *
+ * Joins the multicast group on the id's device and port. On RoCE the
+ * group's MGID is derived from the address as the in-tree rdma_cm does
+ * (IPv4: ::ffff:a.b.c.d on RoCE v2, ff0e::ffff:a.b.c.d on RoCE v1; IPv6:
+ * the address itself) and a full member join also joins the IP group
+ * on the id's netdev (IGMP), so switches forward it. The result is
+ * RCM_EVENT_MULTICAST_JOIN with the group's UD parameters (qp_num
+ * RCM_MCAST_QPN, the id's Q_Key, the address vector with the MGID as
+ * dgid): attach the QP to that GID to receive; or
+ * RCM_EVENT_MULTICAST_ERROR with a negative errno. Both carry @context.
+ * Errors: ENOENT, EINVAL (not a UD id, not attached to a device, not a
+ * multicast address, unknown @join_flags), EADDRINUSE (the id already
+ * joined the group), EOPNOTSUPP (an IPv6 group on RoCE v2, as in-tree;
+ * an iWARP device), ENODEV (the id's netdev is gone), ENOMEM.
+ */
+struct rcm_join_mcast {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 join_flags;
+	__aligned_u64 context;
+	struct __kernel_sockaddr_storage addr;
+};
+
+#define RCM_IOCTL_JOIN_MCAST _IO(RCM_IOCTL_MAGIC, RCM_CMD_JOIN_MCAST)
+
+/**
+ * struct rcm_leave_mcast - ioctl(RCM_IOCTL_LEAVE_MCAST)
+ * @size: sizeof(struct rcm_leave_mcast)
+ * @flags: Must be 0
+ * @id: the id that joined
+ * @out_events_reported: events of this group that read() returned
+ * @addr: the group's address, as given to RCM_IOCTL_JOIN_MCAST
+ *
+ * Leaves the group (and the IP group on the netdev). Events of the group
+ * that read() has not returned yet are discarded; the group's events
+ * count in the id's events too (RCM_IOCTL_DESTROY_ID). Destroying the id
+ * leaves every group it joined. Detaching the QP is the caller's.
+ * Errors: ENOENT (no such id, or it has not joined @addr), EINVAL.
+ */
+struct rcm_leave_mcast {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 out_events_reported;
+	struct __kernel_sockaddr_storage addr;
+};
+
+#define RCM_IOCTL_LEAVE_MCAST _IO(RCM_IOCTL_MAGIC, RCM_CMD_LEAVE_MCAST)
+
 /**
  * DOC: rcm events
  *
@@ -930,10 +1057,28 @@ struct rcm_conn_param {
 	__u8 reserved[2];
 };
 
+/* The remote QP number a multicast group's events report. */
+#define RCM_MCAST_QPN 0xffffff
+
+/**
+ * struct rcm_ud_param - datagram parameters carried by an event
+ * @qp_num: the remote QP number; RCM_MCAST_QPN for a multicast group
+ * @qkey: the Q_Key to send with
+ * @ah_attr: the address vector to reach the peer or the group with; on
+ *           RoCE @ah_attr.dgid is the peer's GID or the group's MGID
+ */
+struct rcm_ud_param {
+	__u32 qp_num;
+	__u32 qkey;
+	struct rcm_ah_attr ah_attr;
+};
+
 /**
  * struct rcm_event - one event record returned by read()
  * @context: the context of the id the event is for; for
- *           RCM_EVENT_CONNECT_REQUEST, the listening id's context
+ *           RCM_EVENT_CONNECT_REQUEST, the listening id's context; for
+ *           RCM_EVENT_MULTICAST_JOIN and RCM_EVENT_MULTICAST_ERROR, the
+ *           context given to RCM_IOCTL_JOIN_MCAST
  * @id: the handle of that id; for RCM_EVENT_CONNECT_REQUEST, the new id
  *      that represents the request (owned by the same file)
  * @event: enum rcm_event_type
@@ -942,6 +1087,9 @@ struct rcm_conn_param {
  * @conn: connection parameters of RCM_EVENT_CONNECT_REQUEST and
  *        RCM_EVENT_CONNECT_RESPONSE; on iWARP of CONNECT_REQUEST and
  *        ESTABLISHED, the MPA IRD and ORD as depths only (no QP number)
+ * @ud: instead of @conn, for events of UD ids: RCM_EVENT_ESTABLISHED
+ *      after a SIDR REP (the peer's QP), RCM_EVENT_MULTICAST_JOIN (the
+ *      group); zero for a UD RCM_EVENT_CONNECT_REQUEST
  * @private_data_len: bytes of @private_data that are valid. The IB CM
  *                    carries no length, so this is the whole area the
  *                    message has for the consumer (56 for a request,
@@ -949,6 +1097,7 @@ struct rcm_conn_param {
  *                    (request, reply in ESTABLISHED, reject) carries the
  *                    length the peer sent, at most
  *                    RCM_EVENT_PRIVATE_DATA_MAX (more is cut off).
+ *                    SIDR: 180 for a request, 136 for a reply.
  * @reserved: 0
  * @private_data: private data the peer sent with the message behind the
  *                event, zero padded; for RCM_EVENT_ADDR_RESOLVED and
@@ -960,9 +1109,12 @@ struct rcm_event {
 	__u32 event;
 	__s32 status;
 	__u32 listen_id;
-	struct rcm_conn_param conn;
+	union {
+		struct rcm_conn_param conn;
+		struct rcm_ud_param ud;
+	};
 	__u8 private_data_len;
-	__u8 reserved[3];
+	__u8 reserved[7];
 	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
 };
 

@@ -4,6 +4,7 @@
  * rules when nothing is queued. (Event delivery itself is covered by the
  * tests of the operations that produce events.)
  */
+#include <stddef.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -73,8 +74,12 @@ RCM_TEST(blocking_read_is_interruptible)
 RCM_TEST(event_record_layout_is_fixed)
 {
 	/* Userspace and kernel agree on one record size for every arch. */
-	CHECK(sizeof(struct rcm_event) == 240, "sizeof %zu",
+	CHECK(sizeof(struct rcm_event) == 272, "sizeof %zu",
 	      sizeof(struct rcm_event));
+	CHECK(offsetof(struct rcm_event, private_data) == 72, "offset %zu",
+	      offsetof(struct rcm_event, private_data));
+	CHECK(offsetof(struct rcm_event, ud.ah_attr) ==
+	      offsetof(struct rcm_event, conn) + 8, "ud offset");
 	CHECK(sizeof(struct rcm_event) % 8 == 0, "not 8-byte sized");
 }
 
