@@ -53,9 +53,7 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#define KSFT_PASS	0
-#define KSFT_FAIL	1
-#define KSFT_SKIP	4
+#include "common/tap.h"
 
 #define CONN_PORT	20400
 #define NOBODY_PORT	20401
@@ -63,43 +61,6 @@
 #define MIGRATE_PORT	20403
 #define NTESTS		4
 #define MSG_SIZE	64
-
-static int failed;
-
-#define CHECK(cond)							\
-	({								\
-		bool ok_ = (cond);					\
-		if (!ok_)						\
-			printf("# %s:%d: check failed: %s (errno %d: %s)\n", \
-			       __FILE__, __LINE__, #cond, errno,	\
-			       strerror(errno));			\
-		ok_;							\
-	})
-
-static void result(int n, const char *name, bool ok)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", n, name);
-	if (!ok)
-		failed = 1;
-}
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "Bail out! timed out after 90 s\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(KSFT_FAIL);
-	_exit(KSFT_FAIL);
-}
-
-static bool parse(const char *ip, int port, struct sockaddr_in *sin)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1;
-}
 
 /*
  * The next event of ch within 10 s, which must be type for id; NULL
@@ -164,7 +125,7 @@ static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
 	struct sockaddr_in sin;
 	struct rdma_cm_id *id = NULL;
 
-	if (!CHECK(parse(ip, port, &sin)) ||
+	if (!CHECK(tap_parse_ipv4(ip, port, &sin)) ||
 	    !CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0))
 		return NULL;
 	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
@@ -305,7 +266,7 @@ static bool resolve(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 {
 	struct sockaddr_in dst;
 
-	if (!CHECK(parse(ip, port, &dst)) ||
+	if (!CHECK(tap_parse_ipv4(ip, port, &dst)) ||
 	    !CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				     2000) == 0) ||
 	    !expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id) ||
@@ -512,7 +473,7 @@ static bool sync_connect(const char *ip)
 		rdma_destroy_id(l);
 		return false;
 	}
-	if (!CHECK(parse(ip, SYNC_PORT, &dst)) ||
+	if (!CHECK(tap_parse_ipv4(ip, SYNC_PORT, &dst)) ||
 	    !CHECK(rdma_create_id(NULL, &c, NULL, RDMA_PS_TCP) == 0))
 		goto join;
 	if (!CHECK(rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
@@ -617,19 +578,17 @@ int main(void)
 {
 	const char *rxe = getenv("RCM_ADDR_RXE");
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n");
+	tap_start();
 	if (!rxe || !*rxe) {
 		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
 		return KSFT_SKIP;
 	}
-	printf("1..%d\n", NTESTS);
-	signal(SIGALRM, on_alarm);
-	alarm(90);
+	tap_plan(NTESTS);
+	tap_deadline(90);
 
-	result(1, "async_connect_accept_send_disconnect", async_connect(rxe));
-	result(2, "connect_nobody_listens_rejected_8", nobody_listens(rxe));
-	result(3, "sync_connect_accept_disconnect", sync_connect(rxe));
-	result(4, "migrate_connected_request_id", migrate_connected(rxe));
-	return failed ? KSFT_FAIL : KSFT_PASS;
+	tap_result(1, "async_connect_accept_send_disconnect", async_connect(rxe));
+	tap_result(2, "connect_nobody_listens_rejected_8", nobody_listens(rxe));
+	tap_result(3, "sync_connect_accept_disconnect", sync_connect(rxe));
+	tap_result(4, "migrate_connected_request_id", migrate_connected(rxe));
+	return tap_exit_status();
 }

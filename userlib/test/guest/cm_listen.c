@@ -36,44 +36,13 @@
 
 #include <rdma/rdma_cma.h>
 
-#define KSFT_PASS	0
-#define KSFT_FAIL	1
-#define KSFT_SKIP	4
+#include "common/tap.h"
 
 #define LISTEN_PORT	20100
 #define LISTEN_PORT_STR	"20100"
 #define NTESTS		2
 /* Distribution library directories for the in-tree client. */
 #define SYSTEM_LIBS	"/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu"
-
-static int failed;
-
-#define CHECK(cond)							\
-	({								\
-		bool ok_ = (cond);					\
-		if (!ok_)						\
-			printf("# %s:%d: check failed: %s (errno %d: %s)\n", \
-			       __FILE__, __LINE__, #cond, errno,	\
-			       strerror(errno));			\
-		ok_;							\
-	})
-
-static void result(int n, const char *name, bool ok)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", n, name);
-	if (!ok)
-		failed = 1;
-}
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "Bail out! timed out after 60 s\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(KSFT_FAIL);
-	_exit(KSFT_FAIL);
-}
 
 /* Start ./intree_client against ip:LISTEN_PORT; -1 on failure. */
 static pid_t start_client(const char *ip, const char *data,
@@ -258,8 +227,7 @@ int main(void)
 {
 	const char *rxe = getenv("RCM_ADDR_RXE");
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n");
+	tap_start();
 	if (!rxe || !*rxe) {
 		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
 		return KSFT_SKIP;
@@ -268,11 +236,10 @@ int main(void)
 		printf("1..0 # SKIP no /dev/infiniband/rdma_cm for the in-tree client\n");
 		return KSFT_SKIP;
 	}
-	printf("1..%d\n", NTESTS);
-	signal(SIGALRM, on_alarm);
-	alarm(60);
+	tap_plan(NTESTS);
+	tap_deadline(60);
 
-	result(1, "async_reject", async_reject(rxe));
-	result(2, "sync_get_request_reject", sync_reject(rxe));
-	return failed ? KSFT_FAIL : KSFT_PASS;
+	tap_result(1, "async_reject", async_reject(rxe));
+	tap_result(2, "sync_get_request_reject", sync_reject(rxe));
+	return tap_exit_status();
 }

@@ -41,50 +41,11 @@
 
 #include <rdma/rdma_cma.h>
 
-#define KSFT_PASS	0
-#define KSFT_FAIL	1
-#define KSFT_SKIP	4
+#include "common/tap.h"
 
 #define PORT		7471
 #define NTESTS		7
 #define REUSE_PORT	19500
-
-static int failed;
-
-#define CHECK(cond)							\
-	({								\
-		bool ok_ = (cond);					\
-		if (!ok_)						\
-			printf("# %s:%d: check failed: %s (errno %d: %s)\n", \
-			       __FILE__, __LINE__, #cond, errno,	\
-			       strerror(errno));			\
-		ok_;							\
-	})
-
-static void result(int n, const char *name, bool ok)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", n, name);
-	if (!ok)
-		failed = 1;
-}
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "Bail out! timed out after 30 s\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(KSFT_FAIL);
-	_exit(KSFT_FAIL);
-}
-
-static bool parse(const char *ip, struct sockaddr_in *sin)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(PORT);
-	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1;
-}
 
 /* What ADDR_RESOLVED must have left in the id. */
 static bool check_resolved(struct rdma_cm_id *id)
@@ -352,43 +313,41 @@ int main(void)
 	struct sockaddr_in dst, rxe_dst;
 	bool rxe_ok;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n");
+	tap_start();
 	if (!rxe || !*rxe) {
 		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
 		return KSFT_SKIP;
 	}
-	printf("1..%d\n", NTESTS);
-	signal(SIGALRM, on_alarm);
-	alarm(30);
+	tap_plan(NTESTS);
+	tap_deadline(30);
 
-	rxe_ok = parse(rxe, &rxe_dst);
+	rxe_ok = tap_parse_ipv4(rxe, PORT, &rxe_dst);
 	if (!rxe_ok)
 		printf("# RCM_ADDR_RXE=%s is not an IPv4 address\n", rxe);
-	result(1, "async_resolve", rxe_ok && async_resolve(&rxe_dst));
-	result(2, "sync_resolve", rxe_ok && sync_resolve(&rxe_dst));
+	tap_result(1, "async_resolve", rxe_ok && async_resolve(&rxe_dst));
+	tap_result(2, "sync_resolve", rxe_ok && sync_resolve(&rxe_dst));
 
 	if (!silent || !*silent) {
 		printf("ok 3 sync_resolve_timeout # SKIP RCM_ADDR_SILENT is not set\n");
-	} else if (!parse(silent, &dst)) {
+	} else if (!tap_parse_ipv4(silent, PORT, &dst)) {
 		printf("# RCM_ADDR_SILENT=%s is not an IPv4 address\n", silent);
-		result(3, "sync_resolve_timeout", false);
+		tap_result(3, "sync_resolve_timeout", false);
 	} else {
-		result(3, "sync_resolve_timeout", sync_timeout(&dst));
+		tap_result(3, "sync_resolve_timeout", sync_timeout(&dst));
 	}
 
-	result(4, "route_roce", rxe_ok && route_roce(&rxe_dst));
+	tap_result(4, "route_roce", rxe_ok && route_roce(&rxe_dst));
 
 	if (!siw || !*siw) {
 		printf("ok 5 route_iwarp # SKIP RCM_ADDR_SIW is not set\n");
-	} else if (!parse(siw, &dst)) {
+	} else if (!tap_parse_ipv4(siw, PORT, &dst)) {
 		printf("# RCM_ADDR_SIW=%s is not an IPv4 address\n", siw);
-		result(5, "route_iwarp", false);
+		tap_result(5, "route_iwarp", false);
 	} else {
-		result(5, "route_iwarp", route_iwarp(&dst));
+		tap_result(5, "route_iwarp", route_iwarp(&dst));
 	}
 
-	result(6, "options_route", rxe_ok && options_route(&rxe_dst));
-	result(7, "reuseaddr_bind", rxe_ok && reuseaddr_bind(&rxe_dst));
-	return failed ? KSFT_FAIL : KSFT_PASS;
+	tap_result(6, "options_route", rxe_ok && options_route(&rxe_dst));
+	tap_result(7, "reuseaddr_bind", rxe_ok && reuseaddr_bind(&rxe_dst));
+	return tap_exit_status();
 }

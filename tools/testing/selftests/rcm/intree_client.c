@@ -22,43 +22,7 @@
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
-{
-	struct rdma_cm_event *ev;
-
-	if (rdma_get_cm_event(ch, &ev)) {
-		perror("rdma_get_cm_event");
-		exit(2);
-	}
-	printf("intree_client: %s status %d\n", rdma_event_str(ev->event),
-	       ev->status);
-	return ev;
-}
-
-/* An RC QP for @id on its device, with a PD and CQ of its own. */
-static int create_qp(struct rdma_cm_id *id)
-{
-	struct ibv_qp_init_attr attr = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 2, .max_recv_wr = 2,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_pd *pd = ibv_alloc_pd(id->verbs);
-	struct ibv_cq *cq = pd ? ibv_create_cq(id->verbs, 4, NULL, NULL, 0) :
-				 NULL;
-
-	if (!cq) {
-		perror("intree_client: PD/CQ");
-		return -1;
-	}
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
-	if (rdma_create_qp(id, pd, &attr)) {
-		perror("intree_client: rdma_create_qp");
-		return -1;
-	}
-	return 0;
-}
+#include "intree_common.h"
 
 int main(int argc, char **argv)
 {
@@ -92,13 +56,13 @@ int main(int argc, char **argv)
 		return 2;
 	if (rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000))
 		return 2;
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_client", stdout);
 	rdma_ack_cm_event(ev);
 	if (rdma_resolve_route(id, 2000))
 		return 2;
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_client", stdout);
 	rdma_ack_cm_event(ev);
-	if (qp && create_qp(id))
+	if (qp && intree_create_qp(id, "intree_client"))
 		return 2;
 	param.private_data = argv[3];
 	param.private_data_len = strlen(argv[3]) + 1;
@@ -106,7 +70,7 @@ int main(int argc, char **argv)
 		perror("rdma_connect");
 		return 2;
 	}
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_client", stdout);
 	if (ev->param.conn.private_data && ev->param.conn.private_data_len)
 		printf("intree_client: private data \"%.*s\"\n",
 		       (int)strnlen(ev->param.conn.private_data,
@@ -132,7 +96,7 @@ int main(int argc, char **argv)
 			perror("rdma_disconnect");
 			return 1;
 		}
-		ev = next_event(ch);
+		ev = intree_next_event(ch, "intree_client", stdout);
 		if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
 			return 1;
 		rdma_ack_cm_event(ev);

@@ -22,43 +22,7 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
-{
-	struct rdma_cm_event *ev;
-
-	if (rdma_get_cm_event(ch, &ev)) {
-		perror("rdma_get_cm_event");
-		exit(2);
-	}
-	fprintf(stderr, "intree_server: %s status %d\n",
-		rdma_event_str(ev->event), ev->status);
-	return ev;
-}
-
-/* An RC QP for @id on its device, with a PD and CQ of its own. */
-static int create_qp(struct rdma_cm_id *id)
-{
-	struct ibv_qp_init_attr attr = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 2, .max_recv_wr = 2,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_pd *pd = ibv_alloc_pd(id->verbs);
-	struct ibv_cq *cq = pd ? ibv_create_cq(id->verbs, 4, NULL, NULL, 0) :
-				 NULL;
-
-	if (!cq) {
-		perror("intree_server: PD/CQ");
-		return -1;
-	}
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
-	if (rdma_create_qp(id, pd, &attr)) {
-		perror("intree_server: rdma_create_qp");
-		return -1;
-	}
-	return 0;
-}
+#include "intree_common.h"
 
 int main(int argc, char **argv)
 {
@@ -95,7 +59,7 @@ int main(int argc, char **argv)
 	printf("listening\n");
 	fflush(stdout);
 
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_server", stderr);
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST ||
 	    !ev->param.conn.private_data ||
 	    strncmp(ev->param.conn.private_data, argv[3], strlen(argv[3]))) {
@@ -115,19 +79,19 @@ int main(int argc, char **argv)
 		rdma_freeaddrinfo(res);
 		return 0;
 	}
-	if (qp && create_qp(id))
+	if (qp && intree_create_qp(id, "intree_server"))
 		return 2;
 	if (rdma_accept(id, &param)) {
 		perror("rdma_accept");
 		return 1;
 	}
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_server", stderr);
 	if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
 		return 1;
 	rdma_ack_cm_event(ev);
 	if (rdma_disconnect(id))
 		return 1;
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_server", stderr);
 	if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
 		return 1;
 	rdma_ack_cm_event(ev);
