@@ -244,6 +244,9 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg)
 	return ret;
 }
 
+/* What an id's dst_addr holds before it has a destination. */
+static const struct sockaddr_storage rcm_no_addr;
+
 /* ib_core's address service is done with a resolution of @context. */
 static void rcm_addr_resolved(int status, struct sockaddr *src,
 			      struct rdma_dev_addr *dev_addr, void *context)
@@ -265,7 +268,7 @@ static void rcm_addr_resolved(int status, struct sockaddr *src,
 		goto out;
 	}
 	if (!status) {
-		memcpy(&id->bind.addr, src, rdma_addr_size(src));
+		rcm_port_set_addrs(id, src, NULL);
 		if (!id->rdev)
 			status = rcm_device_attach(id);
 	}
@@ -296,7 +299,7 @@ static int rcm_addr_resolve(struct rcm_id *id,
 	ev = rcm_event_alloc(id, RCM_EVENT_ADDR_RESOLVED, GFP_KERNEL);
 	if (!ev)
 		return -ENOMEM;
-	id->dst_addr = *dst;
+	rcm_port_set_addrs(id, NULL, dst);
 	id->resolve_ev = ev;
 	refcount_inc(&id->ref);		/* the resolution's */
 	id->state = RCM_STATE_ADDR_QUERY;
@@ -309,7 +312,7 @@ static int rcm_addr_resolve(struct rcm_id *id,
 		rcm_event_free(ev);
 		refcount_dec(&id->ref);
 		id->state = RCM_STATE_ADDR_BOUND;
-		memset(&id->dst_addr, 0, sizeof(id->dst_addr));
+		rcm_port_set_addrs(id, NULL, &rcm_no_addr);
 	}
 	return ret;
 }
@@ -359,10 +362,19 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 	if (id->resolve_used && !in_flight)
 		rdma_addr_cancel(&id->dev_addr);
 	mutex_lock(&id->lock);
-	if (id->state == RCM_STATE_IDLE)
+	if (id->state == RCM_STATE_IDLE) {
+		/*
+		 * Bind on the way to @dst, as the in-tree CM does: the
+		 * ephemeral port may be one that ids with other
+		 * destinations hold.
+		 */
+		id->dst_addr = dst;
 		ret = rcm_addr_bind(id, &src);
-	else if (id->state != RCM_STATE_ADDR_BOUND)
+		if (ret)
+			id->dst_addr = rcm_no_addr;
+	} else if (id->state != RCM_STATE_ADDR_BOUND) {
 		ret = rcm_id_state_errno(id);
+	}
 	if (!ret)
 		ret = rcm_addr_resolve(id, &dst, cmd->timeout_ms);
 	if (!ret)

@@ -296,6 +296,57 @@ static void rcm_port_wildcard_listener_takes_its_family(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
 }
 
+/* Is an ephemeral port shareable between (@as, @ad) and (@bs, @bd)? */
+static bool rcm_unique(const struct rcm_binding *as,
+		       const struct rcm_binding *ad,
+		       const struct rcm_binding *bs,
+		       const struct rcm_binding *bd)
+{
+	return rcm_port_unique((const struct sockaddr *)&as->addr,
+			       (const struct sockaddr *)&ad->addr,
+			       (const struct sockaddr *)&bs->addr,
+			       (const struct sockaddr *)&bd->addr);
+}
+
+static void rcm_port_ephemeral_shared_by_destination(struct kunit *test)
+{
+	struct rcm_binding src, d1, d2, d1p;
+
+	rcm_bind4(&src, htonl(INADDR_ANY), 40000, false, false);
+	rcm_bind4(&d1, IP4(198, 18, 1, 1), 7471, false, false);
+	rcm_bind4(&d2, IP4(198, 18, 1, 2), 7471, false, false);
+	rcm_bind4(&d1p, IP4(198, 18, 1, 1), 7472, false, false);
+	/* Another destination address, or port: a distinct pair. */
+	KUNIT_EXPECT_TRUE(test, rcm_unique(&src, &d1, &src, &d2));
+	KUNIT_EXPECT_TRUE(test, rcm_unique(&src, &d1, &src, &d1p));
+	/* The same destination from the wildcard: the same pair. */
+	KUNIT_EXPECT_FALSE(test, rcm_unique(&src, &d1, &src, &d1));
+}
+
+static void rcm_port_ephemeral_source_tells_apart(struct kunit *test)
+{
+	struct rcm_binding s1, s2, d;
+
+	rcm_bind4(&s1, IP4(198, 18, 0, 1), 40000, false, false);
+	rcm_bind4(&s2, IP4(198, 18, 0, 2), 40000, false, false);
+	rcm_bind4(&d, IP4(198, 18, 1, 1), 7471, false, false);
+	KUNIT_EXPECT_TRUE(test, rcm_unique(&s1, &d, &s2, &d));
+	KUNIT_EXPECT_FALSE(test, rcm_unique(&s1, &d, &s1, &d));
+}
+
+static void rcm_port_ephemeral_no_destination_is_whole(struct kunit *test)
+{
+	struct rcm_binding src, d, none;
+
+	rcm_bind4(&src, htonl(INADDR_ANY), 40000, false, false);
+	rcm_bind4(&d, IP4(198, 18, 1, 1), 7471, false, false);
+	memset(&none, 0, sizeof(none));
+	/* An id bound with port 0 (or a listener) shares with nobody. */
+	KUNIT_EXPECT_FALSE(test, rcm_unique(&src, &d, &src, &none));
+	KUNIT_EXPECT_FALSE(test, rcm_unique(&src, &none, &src, &d));
+	KUNIT_EXPECT_FALSE(test, rcm_unique(&src, &none, &src, &none));
+}
+
 static void rcm_port_dual_stack_listener_takes_ipv4(struct kunit *test)
 {
 	struct rcm_binding l, d;
@@ -316,6 +367,9 @@ static struct kunit_case rcm_port_cases[] = {
 	KUNIT_CASE(rcm_port_wildcard_conflicts_with_anything),
 	KUNIT_CASE(rcm_port_reuseaddr_needs_both_sides),
 	KUNIT_CASE(rcm_port_afonly_separates_families),
+	KUNIT_CASE(rcm_port_ephemeral_shared_by_destination),
+	KUNIT_CASE(rcm_port_ephemeral_source_tells_apart),
+	KUNIT_CASE(rcm_port_ephemeral_no_destination_is_whole),
 	{}
 };
 

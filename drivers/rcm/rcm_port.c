@@ -130,6 +130,50 @@ int rcm_port_conflict(const struct rcm_binding *new,
 	return 0;
 }
 
+/* An unset (family 0) or wildcard address tells two ids apart from nothing. */
+static bool rcm_addr_is_set(const struct sockaddr *sa)
+{
+	return sa->sa_family && !rcm_addr_is_any(sa);
+}
+
+/**
+ * rcm_port_unique() - may two ids share an ephemeral port?
+ * @a_src: one id's source address
+ * @a_dst: its destination (family 0: none yet)
+ * @b_src: the other id's source address
+ * @b_dst: its destination
+ *
+ * The in-tree rdma_cm's rule for active ids: they share when something
+ * both of them have set tells them apart - the destination port, the
+ * source address or the destination address - so every connection keeps
+ * a distinct (source, destination) pair. An id without a destination
+ * (bound with port 0, or a listener) shares with nobody.
+ *
+ * Return: true when they may share the port.
+ */
+bool rcm_port_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
+		     const struct sockaddr *b_src, const struct sockaddr *b_dst)
+{
+	u16 a_port = a_dst->sa_family ? rcm_addr_port(a_dst) : 0;
+	u16 b_port = b_dst->sa_family ? rcm_addr_port(b_dst) : 0;
+
+	if (a_port && b_port && a_port != b_port)
+		return true;
+	if (rcm_addr_is_set(a_src) && rcm_addr_is_set(b_src) &&
+	    !rcm_addr_equal(a_src, b_src))
+		return true;
+	return rcm_addr_is_set(a_dst) && rcm_addr_is_set(b_dst) &&
+	       !rcm_addr_equal(a_dst, b_dst);
+}
+
+static bool rcm_port_id_unique(const struct rcm_id *a, const struct rcm_id *b)
+{
+	return rcm_port_unique((const struct sockaddr *)&a->bind.addr,
+			       (const struct sockaddr *)&a->dst_addr,
+			       (const struct sockaddr *)&b->bind.addr,
+			       (const struct sockaddr *)&b->dst_addr);
+}
+
 static int rcm_port_check(struct rcm_port *p, struct rcm_id *id)
 {
 	struct rcm_id *cur;
@@ -156,12 +200,13 @@ static int rcm_port_take(struct rcm_id *id, u16 port, bool ephemeral)
 
 	p = xa_load(&rcm_ports, key);
 	if (p) {
-		/* An ephemeral port is only ever taken whole. */
+		/* An ephemeral port is shared only among distinct pairs. */
 		if (ephemeral) {
 			struct rcm_id *cur;
 
 			hlist_for_each_entry(cur, &p->owners, port_node)
-				if (net_eq(cur->net, id->net))
+				if (net_eq(cur->net, id->net) &&
+				    !rcm_port_id_unique(id, cur))
 					return -EADDRNOTAVAIL;
 		} else {
 			ret = rcm_port_check(p, id);
@@ -213,7 +258,9 @@ static int rcm_port_take_any(struct rcm_id *id)
 /**
  * rcm_port_bind() - give an id the port its binding asks for
  * @id: the id; its @bind holds the address (port 0: any free port), the
- *      REUSEADDR and AFONLY choices. The caller holds the id's lock.
+ *      REUSEADDR and AFONLY choices; its @dst_addr the destination, if
+ *      it is binding on its way to one (an ephemeral port may then be
+ *      shared, see rcm_port_unique()). The caller holds the id's lock.
  *
  * Ports below 1024 need CAP_NET_BIND_SERVICE, as in the in-tree CM.
  *
@@ -310,6 +357,26 @@ void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly)
 	mutex_lock(&rcm_port_lock);
 	id->bind.reuseaddr = reuseaddr;
 	id->bind.afonly = afonly;
+	mutex_unlock(&rcm_port_lock);
+}
+
+/**
+ * rcm_port_set_addrs() - change the addresses of an id that holds a port
+ * @id: the id; the caller holds its lock
+ * @src: its new source address (port included), or NULL to keep it
+ * @dst: its new destination, or NULL to keep it
+ *
+ * Under rcm_port_lock, since other ids' port checks read them.
+ */
+void rcm_port_set_addrs(struct rcm_id *id, const struct sockaddr *src,
+			const struct sockaddr_storage *dst)
+{
+	lockdep_assert_held(&id->lock);
+	mutex_lock(&rcm_port_lock);
+	if (src)
+		memcpy(&id->bind.addr, src, rdma_addr_size(src));
+	if (dst)
+		id->dst_addr = *dst;
 	mutex_unlock(&rcm_port_lock);
 }
 

@@ -377,7 +377,11 @@ u16 rcm_addr_port(const struct sockaddr *sa);
 bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
 int rcm_port_conflict(const struct rcm_binding *new,
 		      const struct rcm_binding *cur);
+bool rcm_port_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
+		     const struct sockaddr *b_src, const struct sockaddr *b_dst);
 int rcm_port_bind(struct rcm_id *id);
+void rcm_port_set_addrs(struct rcm_id *id, const struct sockaddr *src,
+			const struct sockaddr_storage *dst);
 void rcm_port_release(struct rcm_id *id);
 void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
 bool rcm_port_listen_match(const struct rcm_binding *bound,

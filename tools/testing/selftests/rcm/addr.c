@@ -439,6 +439,84 @@ RCM_TEST(one_read_returns_several_events)
 	close(fd);
 }
 
+/*
+ * With two ephemeral ports, four ids resolving towards four silent
+ * neighbours all get one: ids on their way to different destinations
+ * share a port, as in-tree. An id bound with port 0 (no destination)
+ * finds none, and a destination is never reached twice from one port.
+ * Called with the port range narrowed; its caller
+ * restores the range whatever happens here.
+ */
+static void ephemeral_sharing(const char *rxe)
+{
+	unsigned int ids[7];
+	char dst[4][INET_ADDRSTRLEN];
+	struct rcm_query_id q;
+	struct in_addr a;
+	int i, ok = 0, fd = rcm_open_dev();
+	uint16_t first;
+
+	CHECK(fd >= 0 && inet_pton(AF_INET, rxe, &a) == 1, "setup");
+	for (i = 0; i < 4; i++) {
+		struct in_addr d = { htonl((ntohl(a.s_addr) & ~0xffu) | (201 + i)) };
+
+		inet_ntop(AF_INET, &d, dst[i], sizeof(dst[i]));
+	}
+	for (i = 0; i < 7; i++) {
+		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
+		CHECK(ids[i], "create: %s", strerror(errno));
+	}
+	for (i = 0; i < 4; i++) {
+		CHECK(rcm_resolve(fd, ids[i], NULL, dst[i], 60000) == 0,
+		      "resolve towards %s: %s", dst[i], strerror(errno));
+		CHECK(rcm_query(fd, ids[i], &q) == 0, "query");
+		CHECK(port_of(&q.out_src) == 40000 ||
+		      port_of(&q.out_src) == 40001, "port %u out of range",
+		      port_of(&q.out_src));
+	}
+	CHECK_ERRNO(rcm_bind(fd, ids[4], "0.0.0.0", 0), EADDRNOTAVAIL);
+	/*
+	 * Towards dst[0] again: at most the port its first id lacks (not
+	 * when that port was handed out last), never the same one.
+	 */
+	CHECK(rcm_query(fd, ids[0], &q) == 0, "query");
+	first = port_of(&q.out_src);
+	for (i = 5; i < 7; i++) {
+		if (rcm_resolve(fd, ids[i], NULL, dst[0], 60000)) {
+			CHECK(errno == EADDRNOTAVAIL, "resolve: %s",
+			      strerror(errno));
+			continue;
+		}
+		ok++;
+		CHECK(rcm_query(fd, ids[i], &q) == 0, "query");
+		CHECK(port_of(&q.out_src) != first, "the pair (%u, %s) twice",
+		      first, dst[0]);
+	}
+	CHECK(ok <= 1, "%d more ids towards %s", ok, dst[0]);
+	close(fd);
+}
+
+#define RANGE "/proc/sys/net/ipv4/ip_local_port_range"
+
+RCM_TEST(ephemeral_ports_shared_by_destination)
+{
+	NEED_ENV(rxe, "RCM_ADDR_RXE");
+	char saved[64] = "";
+	FILE *f = fopen(RANGE, "r");
+
+	if (geteuid() != 0)
+		SKIP("needs root to narrow ip_local_port_range");
+	CHECK(f && fgets(saved, sizeof(saved), f), "read the port range");
+	fclose(f);
+	saved[strcspn(saved, "\n")] = '\0';
+	CHECK(rcm_sh("echo 40000 40001 >%s", RANGE) == 0,
+	      "narrow the port range");
+	ephemeral_sharing(rxe);
+	if (rcm_sh("echo '%s' >%s", saved, RANGE))
+		rcm_fail(__FILE__, __LINE__, "could not restore the range '%s'",
+			 saved);
+}
+
 int main(void)
 {
 	return rcm_test_run();
