@@ -498,6 +498,17 @@ static void ephemeral_sharing(const char *rxe)
 
 #define RANGE "/proc/sys/net/ipv4/ip_local_port_range"
 
+/* Write @range ("low high") to the sysctl: 0, or -1. */
+static int set_range(const char *range)
+{
+	int fd = open(RANGE, O_WRONLY);
+	ssize_t n = fd < 0 ? -1 : write(fd, range, strlen(range));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(range) ? 0 : -1;
+}
+
 RCM_TEST(ephemeral_ports_shared_by_destination)
 {
 	NEED_ENV(rxe, "RCM_ADDR_RXE");
@@ -509,10 +520,10 @@ RCM_TEST(ephemeral_ports_shared_by_destination)
 	CHECK(f && fgets(saved, sizeof(saved), f), "read the port range");
 	fclose(f);
 	saved[strcspn(saved, "\n")] = '\0';
-	CHECK(rcm_sh("echo 40000 40001 >%s", RANGE) == 0,
-	      "narrow the port range");
+	CHECK(set_range("40000 40001") == 0, "narrow the port range: %s",
+	      strerror(errno));
 	ephemeral_sharing(rxe);
-	if (rcm_sh("echo '%s' >%s", saved, RANGE))
+	if (set_range(saved))
 		rcm_fail(__FILE__, __LINE__, "could not restore the range '%s'",
 			 saved);
 }
