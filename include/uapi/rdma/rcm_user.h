@@ -409,12 +409,16 @@ enum rcm_option_id {
  * RCM_OPTION_ID_CONNECT_TIMEOUT (0, or 1..RCM_MAX_TIMEOUT_MS): when
  * non-zero, the longest an IB CM exchange of the id waits for its peer
  * before it fails: a connect's REP or SIDR REP (then
- * RCM_EVENT_UNREACHABLE, status -ETIMEDOUT) and an accept's RTU. The
- * kernel picks the CM response timeout and retry count whose product
- * does not exceed it (the peer's MRA may extend it, as the IB CM
- * allows). 0 (the default) keeps the in-tree rdma_cm's values (about
- * 4.3 s times 16 tries). Before the id connects or accepts; EINVAL on
- * an iWARP id, whose MPA exchange runs on the driver's timers.
+ * RCM_EVENT_UNREACHABLE, status -ETIMEDOUT). The kernel picks the CM
+ * response timeout and retry count whose product does not exceed it
+ * (the peer's MRA may extend it, as the IB CM allows); a REQ also waits
+ * twice the path's packet lifetime per try (about 2 s on RoCE), which
+ * no bound goes below. The REQ carries the values, so the peer's wait
+ * for the RTU follows them too; an accept's own wait is the one the
+ * peer's REQ set, which the option does not change. 0 (the default)
+ * keeps the in-tree rdma_cm's values (about 4.3 s times 16 tries).
+ * Before the id connects or accepts; a connect on an iWARP id with it
+ * set fails with EINVAL (MPA runs on the driver's timers).
  *
  * RCM_OPTION_ID_QKEY (any 32-bit value without bit 31, which IB
  * reserves for controlled Q_Keys): the Q_Key of a UD id's QP, announced
