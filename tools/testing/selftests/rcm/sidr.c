@@ -29,11 +29,17 @@
 #define QP_ATTR_PKEY_INDEX	(1 << 4)
 #define QP_ATTR_PORT		(1 << 5)
 #define QP_ATTR_QKEY		(1 << 6)
-#define QP_ATTR_SQ_PSN		(1 << 17)
+#define QP_ATTR_SQ_PSN		(1 << 16)
 
-/* A neighbour with a MAC nobody has: frames to it vanish. */
-#define DEAD_IP "198.18.1.77"
+/*
+ * A neighbour with a MAC nobody has, host 77 of the rxe address's /24:
+ * frames to it vanish.
+ */
+#define DEAD_HOST 77
 #define DEAD_MAC "02:00:00:00:00:99"
+#define IP "/usr/sbin/ip"	/* iproute2's, as the guest's /init uses */
+
+static char dead_ip[INET_ADDRSTRLEN];
 
 static int expect(int fd, unsigned int type, struct rcm_event *ev)
 {
@@ -393,20 +399,26 @@ static unsigned int dead_routed(int fd, unsigned short ps, unsigned char qpt,
 {
 	unsigned int id = rcm_create(fd, ps, qpt, 0xdead);
 
-	if (!id || rcm_routed(fd, id, DEAD_IP, port))
+	if (!id || rcm_routed(fd, id, dead_ip, port))
 		return 0;
 	return id;
 }
 
 static int dead_neighbour(const char *netdev)
 {
-	return rcm_sh("ip neigh replace %s lladdr %s dev %s nud permanent",
-		      DEAD_IP, DEAD_MAC, netdev);
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, getenv("RCM_ADDR_RXE"), &a) != 1)
+		return -1;
+	a.s_addr = (a.s_addr & htonl(0xffffff00)) | htonl(DEAD_HOST);
+	inet_ntop(AF_INET, &a, dead_ip, sizeof(dead_ip));
+	return rcm_sh(IP " neigh replace %s lladdr %s dev %s nud permanent",
+		      dead_ip, DEAD_MAC, netdev);
 }
 
 static void dead_neighbour_gone(const char *netdev)
 {
-	rcm_sh("ip neigh del %s dev %s", DEAD_IP, netdev);
+	rcm_sh(IP " neigh del %s dev %s", dead_ip, netdev);
 }
 
 static void timeout_case(unsigned short ps, unsigned char qpt,
@@ -426,7 +438,7 @@ static void timeout_case(unsigned short ps, unsigned char qpt,
 	id = dead_routed(c, ps, qpt, 20206);
 	if (!id) {
 		dead_neighbour_gone(netdev);
-		CHECK(0, "route to %s: %s", DEAD_IP, strerror(errno));
+		CHECK(0, "route to %s: %s", dead_ip, strerror(errno));
 	}
 	CHECK_ERRNO(set_opt(c, id, RCM_OPTION_ID_CONNECT_TIMEOUT,
 			    RCM_MAX_TIMEOUT_MS + 1), EINVAL);
