@@ -5,7 +5,9 @@
  * answer carries, reject, nobody listening, private-data limits, the
  * CONNECT_TIMEOUT option (SIDR and RC) against an address nobody answers,
  * destroy and a killed process mid-SIDR, the UD QP attributes, and the
- * QKEY/CONNECT_TIMEOUT option rules. No QPs: the CM never looks at them.
+ * QKEY/CONNECT_TIMEOUT option rules; and both directions against the
+ * in-tree rdma_cm (./intree_udp, rdma-core's librdmacm over rdma_ucm.ko).
+ * No QPs: the CM never looks at them.
  *
  * Needs RCM_ADDR_RXE and RCM_NETDEV_RXE (Soft-RoCE); the iWARP case
  * RCM_ADDR_SIW.
@@ -453,6 +455,8 @@ static void timeout_case(unsigned short ps, unsigned char qpt,
 		CHECK(0, "no event after %.1f s", since(&t0));
 	}
 	t = since(&t0);
+	printf("# bound %u ms: event %u status %d after %.2f s\n", bound_ms,
+	       ev.event, ev.status, t);
 	dead_neighbour_gone(netdev);
 	CHECK(ev.event == RCM_EVENT_UNREACHABLE && ev.status == -ETIMEDOUT,
 	      "event %u status %d", ev.event, ev.status);
@@ -616,6 +620,148 @@ RCM_TEST(ud_on_iwarp_is_eopnotsupp)
 	      "set: %s", strerror(errno));
 	CHECK_ERRNO(rcm_connect(fd, rc, 1, NULL), EINVAL);
 	close(fd);
+}
+
+static int have_intree_cm(void)
+{
+	return access("/dev/infiniband/rdma_cm", R_OK | W_OK) == 0;
+}
+
+/* Start ./intree_udp server on @ip:@port; returns once it listens. */
+static pid_t intree_udp_server(const char *ip, const char *port,
+			       const char *expect_data, const char *reply)
+{
+	char line[64] = "";
+	int p[2];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl("./intree_udp", "intree_udp", "server", ip, port,
+		      expect_data, reply, (char *)NULL);
+		_exit(3);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "listening", 9))
+			break;
+	if (f)
+		fclose(f);
+	return strncmp(line, "listening", 9) ? -1 : pid;
+}
+
+static int exit_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+RCM_TEST(sidr_rcm_client_to_intree_listener)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned char gid[16];
+	struct rcm_event ev;
+	unsigned int cid;
+	pid_t pid;
+	int c, st;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (!have_intree_cm())
+		SKIP("no in-tree rdma_ucm");
+	pid = intree_udp_server(ip, "20210", "hello", "accept:world");
+	CHECK(pid > 0, "intree_udp server did not start");
+	c = rcm_open_dev();
+	cid = ud_routed(c, ip, 20210, 0xc10);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(ud_connect(c, cid, "hello", 6) == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
+	v4_gid(ip, gid);
+	CHECK(ev.ud.qp_num == 0x4321 && ev.ud.qkey == RCM_UDP_QKEY &&
+	      !memcmp(ev.ud.ah_attr.dgid, gid, 16),
+	      "in-tree answer qpn %#x qkey %#x", ev.ud.qp_num, ev.ud.qkey);
+	CHECK(ev.private_data_len == RCM_UD_ACCEPT_PRIVATE_DATA_MAX &&
+	      !strcmp((char *)ev.private_data, "world"),
+	      "in-tree reply '%.20s' len %u", ev.private_data,
+	      ev.private_data_len);
+	st = exit_status(pid);
+	CHECK(st == 0, "intree_udp server exited %d", st);
+
+	pid = intree_udp_server(ip, "20211", "again", "reject:nope");
+	CHECK(pid > 0, "intree_udp server did not start");
+	cid = ud_routed(c, ip, 20211, 0xc11);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(ud_connect(c, cid, "again", 6) == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(expect(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
+	CHECK(ev.status == SIDR_REJECT && !strcmp((char *)ev.private_data, "nope"),
+	      "in-tree reject status %d data '%.20s'", ev.status,
+	      ev.private_data);
+	st = exit_status(pid);
+	CHECK(st == 0, "intree_udp server exited %d", st);
+	close(c);
+}
+
+/* ./intree_udp client against an rcm UD listener answering with @reply. */
+static void intree_client_case(unsigned short port, int accept)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	char portstr[8];
+	struct rcm_event ev;
+	unsigned int lid;
+	pid_t pid;
+	int s, st;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (!have_intree_cm())
+		SKIP("no in-tree rdma_ucm");
+	s = rcm_open_dev();
+	lid = ud_listener(s, ip, port, 0x5e);
+	CHECK(lid, "listen: %s", strerror(errno));
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	pid = fork();
+	if (pid == 0) {
+		execl("./intree_udp", "intree_udp", "client", ip, portstr,
+		      "ping", accept ? "2345" : "reject",
+		      accept ? "pong" : "nope", (char *)NULL);
+		_exit(3);
+	}
+	CHECK(pid > 0, "fork");
+	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(ev.private_data_len == RCM_UD_CONNECT_PRIVATE_DATA_MAX &&
+	      !strcmp((char *)ev.private_data, "ping"),
+	      "in-tree request '%.20s' len %u", ev.private_data,
+	      ev.private_data_len);
+	if (accept)
+		CHECK(ud_accept(s, ev.id, 0x2345, "pong", 5) == 0,
+		      "accept: %s", strerror(errno));
+	else
+		CHECK(ud_reject(s, ev.id, "nope", 5) == 0, "reject: %s",
+		      strerror(errno));
+	st = exit_status(pid);
+	CHECK(st == 0, "intree_udp client exited %d", st);
+	close(s);
+}
+
+RCM_TEST(sidr_intree_client_to_rcm_listener)
+{
+	intree_client_case(20212, 1);
+}
+
+RCM_TEST(sidr_intree_client_rejected_by_rcm_listener)
+{
+	intree_client_case(20213, 0);
 }
 
 int main(void)
