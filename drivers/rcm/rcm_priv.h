@@ -274,9 +274,11 @@ struct rcm_binding {
  * @slot: a request id's slot of its listener's backlog until answered;
  *        under @lock
  * @cm_id: the ib_cm id of the id's connection (a request id's, or the
- *         one an active id's connect created); destroyed (rejecting an
- *         unanswered request, sending a DREQ on an established
- *         connection) when the id is destroyed, never under @lock
+ *         one an active id's connect created; for a UD id its SIDR REQ's
+ *         or SIDR request's); destroyed (rejecting an unanswered
+ *         request, sending a DREQ on an established connection,
+ *         cancelling a SIDR REQ) when the id is destroyed, never under
+ *         @lock
  * @iw: the iw_cm id of the id's connection on an iWARP port, under the
  *      same rules as @cm_id (iw_destroy_cm_id() waits for the id's
  *      iw_cm handlers, which take @lock, and rejects an unanswered
@@ -286,10 +288,11 @@ struct rcm_binding {
  *      workqueue; nothing that waits for that workqueue
  *      (iw_destroy_cm_id(), iw_cm_disconnect() before the connection
  *      is up) is ever called under @lock.
- * @active: the id sent the connection request (RCM_IOCTL_CONNECT)
+ * @active: the id sent the connection request (RCM_IOCTL_CONNECT), or
+ *          a UD id its SIDR REQ
  * @answered: passive: the request was answered (accept, reject) or the
- *            peer gave up; active: the peer's REP, REJ or the timeout
- *            came. Under @lock
+ *            peer gave up; active: the peer's REP, REJ, SIDR REP or the
+ *            timeout came. Under @lock
  * @accepted: passive: this side sent its REP; active: the peer's REP
  *            came. Under @lock
  * @established: the RTU went (active) or came (passive, or the user's
