@@ -546,6 +546,30 @@ static void rcm_wire_limits_header_costs_36_bytes_of_req_areas(struct kunit *tes
 			(int)IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
 }
 
+static void rcm_wire_limits_sidr_match_uapi_and_ib_cm(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_UD),
+			RCM_UD_CONNECT_PRIVATE_DATA_MAX);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_ACCEPT,
+						  IB_QPT_UD),
+			RCM_UD_ACCEPT_PRIVATE_DATA_MAX);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_REJECT,
+						  IB_QPT_UD),
+			RCM_UD_ACCEPT_PRIVATE_DATA_MAX);
+	KUNIT_EXPECT_EQ(test, RCM_UD_ACCEPT_PRIVATE_DATA_MAX,
+			(int)IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
+	/* An event reports a SIDR request's and reply's area whole. */
+	KUNIT_EXPECT_LE(test, RCM_UD_CONNECT_PRIVATE_DATA_MAX,
+			RCM_EVENT_PRIVATE_DATA_MAX);
+}
+
 static void rcm_wire_limits_reject_unknown_arguments(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test,
@@ -717,6 +741,7 @@ static void rcm_wire_req_pdata_refuses_bad_buffers(struct kunit *test)
 static struct kunit_case rcm_wire_limits_cases[] = {
 	KUNIT_CASE(rcm_wire_limits_match_ib_cm_areas_and_mpa),
 	KUNIT_CASE(rcm_wire_limits_header_costs_36_bytes_of_req_areas),
+	KUNIT_CASE(rcm_wire_limits_sidr_match_uapi_and_ib_cm),
 	KUNIT_CASE(rcm_wire_limits_reject_unknown_arguments),
 	KUNIT_CASE(rcm_wire_req_pdata_rc_exactly_at_limit),
 	KUNIT_CASE(rcm_wire_req_pdata_rc_one_over_is_einval),
