@@ -25,10 +25,6 @@
 
 #include "rcm_priv.h"
 
-/* The in-tree rdma_cm's CM timers, so both behave alike on the wire. */
-#define RCM_CM_RESPONSE_TIMEOUT	20	/* 4.096 us * 2^20 = 4.3 s */
-#define RCM_MAX_CM_RETRIES	15
-
 /**
  * rcm_private_data_from_user() - copy the private data of a command in
  * @buf: where to; at least @len bytes, checked by the caller
@@ -49,7 +45,9 @@ int rcm_private_data_from_user(void *buf, u64 uptr, u32 len)
  * @id: an attached id; the caller holds its lock
  * @op: connect, accept or reject
  *
- * The wire limit of the id's CM for an RC connection; on iWARP also no
+ * The wire limit of the id's CM for its QP type (a UD id's SIDR
+ * messages, an RC connection's REQ, REP or REJ); 0 for UD on iWARP,
+ * which has none; on iWARP also no
  * more than an event can report whole (RCM_IWARP_PRIVATE_DATA_MAX), so
  * that an rcm peer always receives all of it.
  *
@@ -58,13 +56,36 @@ int rcm_private_data_from_user(void *buf, u64 uptr, u32 len)
 int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op)
 {
 	enum rcm_port_cm cm = id->rdev->port_cm[id->port_num - 1];
-	int max = rcm_wire_max_private_data(cm, op, IB_QPT_RC);
+	int max = rcm_wire_max_private_data(cm, op, rcm_id_is_ud(id) ?
+					    IB_QPT_UD : IB_QPT_RC);
 
 	if (max < 0)
 		return 0;
 	if (cm == RCM_PORT_CM_IW)
 		max = min(max, RCM_IWARP_PRIVATE_DATA_MAX);
 	return max;
+}
+
+/**
+ * rcm_conn_cm_timers() - the IB CM timers of an id's request
+ * @id: the id; the caller holds its lock
+ * @fixed_ms: what ib_cm adds to each try (see rcm_wire_cm_timeout())
+ * @timeout: the CM response timeout exponent to use
+ * @retries: max_cm_retries to use
+ *
+ * The in-tree rdma_cm's values, or with RCM_OPTION_ID_CONNECT_TIMEOUT
+ * set, those that keep the exchange within it; a bound shorter than one
+ * try gets the shortest exchange ib_cm can do.
+ */
+void rcm_conn_cm_timers(struct rcm_id *id, u32 fixed_ms, u8 *timeout,
+			u8 *retries)
+{
+	if (!id->connect_timeout_ms) {
+		*timeout = RCM_CM_RESPONSE_TIMEOUT;
+		*retries = RCM_MAX_CM_RETRIES;
+		return;
+	}
+	rcm_wire_cm_timeout(id->connect_timeout_ms, fixed_ms, timeout, retries);
 }
 
 /**
@@ -219,8 +240,12 @@ static int rcm_conn_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 			      const void *udata, void *pdata,
 			      struct ib_cm_req_param *req)
 {
+	u8 timeout, retries;
 	int len;
 
+	/* ib_cm waits twice the packet lifetime more on each try. */
+	rcm_conn_cm_timers(id, 2 * (1U << max(id->path->packet_life_time - 8,
+					      0)), &timeout, &retries);
 	len = rcm_wire_req_pdata_build(pdata, IB_CM_REQ_PRIVATE_DATA_SIZE,
 				       IB_QPT_RC,
 				       (struct sockaddr *)&id->bind.addr,
@@ -238,12 +263,16 @@ static int rcm_conn_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 	req->private_data_len = len;
 	req->responder_resources = param->responder_resources;
 	req->initiator_depth = param->initiator_depth;
-	req->remote_cm_response_timeout = RCM_CM_RESPONSE_TIMEOUT;
-	req->local_cm_response_timeout = RCM_CM_RESPONSE_TIMEOUT;
+	/*
+	 * The local value is how long the peer waits for our RTU after its
+	 * REP (with max_cm_retries): the same bound on both sides.
+	 */
+	req->remote_cm_response_timeout = timeout;
+	req->local_cm_response_timeout = timeout;
 	req->flow_control = cmd->flow_control;
 	req->retry_count = param->retry_count;
 	req->rnr_retry_count = param->rnr_retry_count;
-	req->max_cm_retries = RCM_MAX_CM_RETRIES;
+	req->max_cm_retries = retries;
 	req->srq = cmd->srq;
 	return rcm_wire_sid_compose(id->ps,
 				    rcm_addr_port((struct sockaddr *)&id->dst_addr),
@@ -285,19 +314,24 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 		goto out;
 	}
-	if (id->qp_type != RCM_QPT_RC ||
-	    cmd->private_data_len > rcm_conn_pdata_max(id, RCM_WIRE_OP_CONNECT)) {
-		/* UD lookups (SIDR) are not done; too much private data. */
-		ret = -EINVAL;
-		goto out;
-	}
 	attrs = &id->rdev->ibdev->attrs;
 	ret = rcm_wire_connect_param(&user, attrs->max_qp_rd_atom,
 				     attrs->max_qp_init_rd_atom, &param);
 	if (ret)
 		goto out;
+	if (rcm_id_is_ud(id)) {
+		ret = rcm_sidr_connect(id, udata, cmd->private_data_len,
+				       &cm_id);
+		goto out;
+	}
+	if (cmd->private_data_len > rcm_conn_pdata_max(id, RCM_WIRE_OP_CONNECT)) {
+		ret = -EINVAL;
+		goto out;
+	}
 	if (id->rdev->port_cm[id->port_num - 1] == RCM_PORT_CM_IW) {
-		ret = rcm_iw_connect(id, cmd, &param, udata, &iw);
+		/* MPA runs on the driver's timers. */
+		ret = id->connect_timeout_ms ? -EINVAL :
+		      rcm_iw_connect(id, cmd, &param, udata, &iw);
 		goto out;
 	}
 	if (!id->path) {
@@ -377,6 +411,11 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 				    attrs->max_qp_init_rd_atom, &out);
 	if (ret)
 		goto out;
+	if (rcm_id_is_ud(id)) {
+		ret = rcm_sidr_accept(id, cmd->qp_num, pdata,
+				      cmd->private_data_len);
+		goto answered;
+	}
 	if (id->iw) {
 		ret = rcm_iw_accept(id, cmd, &out, pdata);
 		goto answered;
@@ -439,7 +478,7 @@ int rcm_cmd_notify(struct file *filp, void *arg)
 		return -ENOENT;
 	/* iWARP has no RTU to stand in for: only IB CM connections. */
 	if (id->state != RCM_STATE_CONNECT || id->active || !id->accepted ||
-	    id->established || !id->cm_id)
+	    id->established || !id->cm_id || rcm_id_is_ud(id))
 		ret = rcm_id_state_errno(id);
 	else
 		/* ib_cm answers with IB_CM_USER_ESTABLISHED: ESTABLISHED. */
@@ -460,7 +499,8 @@ int rcm_cmd_disconnect(struct file *filp, void *arg)
 	if (!id)
 		return -ENOENT;
 	if ((id->state != RCM_STATE_CONNECT &&
-	     id->state != RCM_STATE_DISCONNECT) || !id->accepted)
+	     id->state != RCM_STATE_DISCONNECT) || !id->accepted ||
+	    rcm_id_is_ud(id))
 		ret = rcm_id_state_errno(id);
 	else if (id->iw)
 		ret = rcm_iw_disconnect(id);

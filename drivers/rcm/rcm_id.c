@@ -164,6 +164,9 @@ struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 	id->context = context;
 	id->ps = ps;
 	id->qp_type = qp_type;
+	/* In-tree RDMA_UDP_QKEY; IPoIB's would be its broadcast group's. */
+	if (qp_type == RCM_QPT_UD && ps != RCM_PS_IPOIB)
+		id->qkey = RCM_UDP_QKEY;
 	id->state = RCM_STATE_IDLE;
 	refcount_set(&id->ref, 1);
 	init_completion(&id->done);

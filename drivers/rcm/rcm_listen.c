@@ -131,6 +131,14 @@ static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
 		cm = ld->cm_id;
 		break;
 	case RCM_PORT_CM_IW:
+		/*
+		 * iWARP has no datagram service: a UD listener bound to an
+		 * iWARP device fails, a wildcard one leaves the device out.
+		 */
+		if (rcm_id_is_ud(id)) {
+			cm = id->rdev ? ERR_PTR(-EOPNOTSUPP) : NULL;
+			break;
+		}
 		ld->iw = rcm_iw_listen(id, rdev->ibdev, id->backlog->max);
 		cm = ld->iw;
 		break;
@@ -268,8 +276,8 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 	if (ret)
 		goto out;
-	if (id->qp_type != RCM_QPT_RC) {
-		ret = -EOPNOTSUPP;	/* UD requests (SIDR) are not done */
+	if (id->ps == RCM_PS_IPOIB) {
+		ret = -EOPNOTSUPP;	/* no IPoIB Q_Key on RoCE */
 		goto out;
 	}
 
@@ -346,12 +354,14 @@ struct rcm_id *rcm_request_begin(struct rcm_id *listener)
 	lockdep_assert_held(&listener->lock);
 	if (!atomic_add_unless(&bl->avail, -1, 0))
 		return ERR_PTR(-ENOMEM);
-	child = rcm_id_alloc(listener->file, 0, listener->ps, RCM_QPT_RC,
-			     listener->net);
+	child = rcm_id_alloc(listener->file, 0, listener->ps,
+			     listener->qp_type, listener->net);
 	if (!child) {
 		atomic_inc(&bl->avail);
 		return ERR_PTR(-ENOMEM);
 	}
+	child->qkey = listener->qkey;
+	child->connect_timeout_ms = listener->connect_timeout_ms;
 	refcount_inc(&bl->ref);
 	child->slot = bl;
 	mutex_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
@@ -383,13 +393,16 @@ void rcm_request_abort(struct rcm_id *child)
 }
 
 /*
- * Make the request id for a REQ that @listener (locked, LISTEN) accepts
- * to see, publish it in the listener's file and report it. On success
- * the request id owns @cm_id; on failure ib_cm destroys @cm_id.
+ * Make the request id for a REQ or SIDR REQ that @listener (locked,
+ * LISTEN) accepts to see, received on @port of @cm_id's device through
+ * @sgid_attr, publish it in the listener's file and report it. On
+ * success the request id owns @cm_id; on failure ib_cm destroys @cm_id
+ * (a SIDR request is then answered with a reject).
  */
 static int rcm_listen_new_request(struct rcm_id *listener,
 				  struct ib_cm_id *cm_id,
 				  const struct ib_cm_event *event,
+				  u32 port, const struct ib_gid_attr *sgid_attr,
 				  const struct rcm_wire_req_addrs *addrs)
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
@@ -403,8 +416,7 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 		return PTR_ERR(child);
 	memcpy(&child->bind.addr, &addrs->listen, sizeof(addrs->listen));
 	memcpy(&child->dst_addr, &addrs->peer, sizeof(addrs->peer));
-	ret = rcm_device_attach_at(child, cm_id->device, req->port,
-				   req->ppath_sgid_attr);
+	ret = rcm_device_attach_at(child, cm_id->device, port, sgid_attr);
 	if (ret)
 		goto err_child;
 	ev = rcm_event_alloc(child, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
@@ -417,15 +429,22 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 		rcm_event_free(ev);
 		goto err_child;
 	}
+	child->cm_id = cm_id;
+	cm_id->context = child;
+	cm_id->cm_handler = rcm_ib_conn_handler;
+	if (event->event == IB_CM_SIDR_REQ_RECEIVED) {
+		/* ib_cm reports nothing more on a SIDR request's cm_id. */
+		rcm_sidr_req_event(ev, listener, event);
+		rcm_event_queue(listener->file, ev);
+		mutex_unlock(&child->lock);
+		return 0;
+	}
 	rcm_listen_req_event(ev, listener, event);
 	child->req_param.responder_resources = req->responder_resources;
 	child->req_param.initiator_depth = req->initiator_depth;
 	child->req_param.retry_count = req->retry_count;
 	child->req_param.rnr_retry_count = req->rnr_retry_count;
 	child->seq_num = get_random_u32() & 0xffffff;
-	child->cm_id = cm_id;
-	cm_id->context = child;
-	cm_id->cm_handler = rcm_ib_conn_handler;
 	rcm_event_queue(listener->file, ev);
 	/*
 	 * Userspace answers later: if the peer repeats its REQ meanwhile,
@@ -446,27 +465,45 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
+	const struct ib_cm_sidr_req_event_param *sidr =
+		&event->param.sidr_req_rcvd;
+	const struct ib_gid_attr *sgid_attr;
 	struct rcm_wire_req_addrs addrs;
 	struct rcm_id *listener;
 	struct net_device *ndev;
 	struct net *net;
 	u16 ps, port;
+	size_t len;
+	u32 cm_port;
 	int ret;
 
-	if (event->event != IB_CM_REQ_RECEIVED)
-		return -EOPNOTSUPP;	/* SIDR: UD service is not done */
-	if (req->qp_type != IB_QPT_RC || !req->ppath_sgid_attr)
+	switch (event->event) {
+	case IB_CM_REQ_RECEIVED:
+		if (req->qp_type != IB_QPT_RC)
+			return -EINVAL;
+		sgid_attr = req->ppath_sgid_attr;
+		cm_port = req->port;
+		len = IB_CM_REQ_PRIVATE_DATA_SIZE;
+		break;
+	case IB_CM_SIDR_REQ_RECEIVED:
+		sgid_attr = sidr->sgid_attr;
+		cm_port = sidr->port;
+		len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (!sgid_attr)
 		return -EINVAL;
 	ret = rcm_wire_sid_parse(cm_id->service_id, &ps, &port);
 	if (ret)
 		return ret;
-	ret = rcm_wire_hdr_decode(event->private_data,
-				  IB_CM_REQ_PRIVATE_DATA_SIZE, port, &addrs);
+	ret = rcm_wire_hdr_decode(event->private_data, len, port, &addrs);
 	if (ret)
 		return ret;
 
 	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(req->ppath_sgid_attr);
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
 	net = IS_ERR(ndev) ? NULL : maybe_get_net(dev_net(ndev));
 	rcu_read_unlock();
 	if (!net)
@@ -479,10 +516,15 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 		return -ECONNREFUSED;
 
 	mutex_lock(&listener->lock);
-	if (listener->state == RCM_STATE_LISTEN)
-		ret = rcm_listen_new_request(listener, cm_id, event, &addrs);
-	else
+	if (listener->state != RCM_STATE_LISTEN)
 		ret = -ECONNABORTED;
+	/* As in-tree: a REQ for an RC listener, a SIDR REQ for a UD one. */
+	else if (rcm_id_is_ud(listener) !=
+		 (event->event == IB_CM_SIDR_REQ_RECEIVED))
+		ret = -EINVAL;
+	else
+		ret = rcm_listen_new_request(listener, cm_id, event, cm_port,
+					     sgid_attr, &addrs);
 	mutex_unlock(&listener->lock);
 	rcm_id_put(listener);
 	return ret;
@@ -568,6 +610,8 @@ int rcm_cmd_reject(struct file *filp, void *arg)
 	if (id->iw)
 		/* An MPA reject carries no reason: the peer sees a refusal. */
 		ret = rcm_iw_reject(id, pdata, cmd->private_data_len);
+	else if (rcm_id_is_ud(id))
+		ret = rcm_sidr_reject(id, pdata, cmd->private_data_len);
 	else
 		ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
 				     cmd->private_data_len);

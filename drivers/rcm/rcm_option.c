@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rcm: id options (RCM_IOCTL_SET_OPTION), with the in-tree rdma_cm's
- * rules on when each may change.
+ * rules on when each may change. rcm's own options (connect timeout,
+ * Q_Key) apply until the id sends its request or its answer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -9,6 +10,26 @@
 
 /* The IB local ACK timeout field is five bits wide. */
 #define RCM_ACK_TIMEOUT_MAX 31
+
+/* Q_Keys with bit 31 set are controlled ones (IBA 10.2.4). */
+#define RCM_QKEY_MAX 0x7fffffff
+
+/*
+ * The id connected or accepted already (a request id not answered yet
+ * has not): too late for the CM timers and the Q_Key. Joining a group
+ * is checked by the multicast code.
+ */
+static bool rcm_option_answered(struct rcm_id *id)
+{
+	switch (id->state) {
+	case RCM_STATE_CONNECT:
+		return id->active || id->answered;
+	case RCM_STATE_DISCONNECT:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /* Apply one option; @id->lock held. */
 static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
@@ -38,6 +59,18 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 			return -EINVAL;
 		id->ack_timeout = value;
 		id->ack_timeout_set = true;
+		return 0;
+	case RCM_OPTION_ID_CONNECT_TIMEOUT:
+		if (value > RCM_MAX_TIMEOUT_MS || rcm_option_answered(id))
+			return -EINVAL;
+		id->connect_timeout_ms = value;
+		return 0;
+	case RCM_OPTION_ID_QKEY:
+		/* Bit 31 marks a controlled Q_Key, which only IB may use. */
+		if (value > RCM_QKEY_MAX || !rcm_id_is_ud(id) ||
+		    rcm_option_answered(id))
+			return -EINVAL;
+		id->qkey = value;
 		return 0;
 	default:
 		return -ENOPROTOOPT;

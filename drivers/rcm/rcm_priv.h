@@ -12,10 +12,14 @@
  *   rcm_port.c    port spaces: which id owns which port
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
- *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout)
+ *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout,
+ *                 connect timeout, Q_Key)
  *   rcm_listen.c  passive side: listen, connection requests, reject
  *   rcm_conn.c    connections: connect, accept, establish, notify,
  *                 disconnect, and the ib_cm events of a connection
+ *   rcm_sidr.c    datagram (UD) ids over the IB CM: SIDR REQ and its
+ *                 answer (active), SIDR requests, accept and reject
+ *                 (passive)
  *   rcm_iw.c      iWARP over iw_cm: listens, requests, connect, accept,
  *                 reject, disconnect and the iw_cm events
  *   rcm_qp.c      the attributes a user QP needs for each transition
@@ -270,9 +274,11 @@ struct rcm_binding {
  * @slot: a request id's slot of its listener's backlog until answered;
  *        under @lock
  * @cm_id: the ib_cm id of the id's connection (a request id's, or the
- *         one an active id's connect created); destroyed (rejecting an
- *         unanswered request, sending a DREQ on an established
- *         connection) when the id is destroyed, never under @lock
+ *         one an active id's connect created; for a UD id its SIDR REQ's
+ *         or SIDR request's); destroyed (rejecting an unanswered
+ *         request, sending a DREQ on an established connection,
+ *         cancelling a SIDR REQ) when the id is destroyed, never under
+ *         @lock
  * @iw: the iw_cm id of the id's connection on an iWARP port, under the
  *      same rules as @cm_id (iw_destroy_cm_id() waits for the id's
  *      iw_cm handlers, which take @lock, and rejects an unanswered
@@ -282,10 +288,11 @@ struct rcm_binding {
  *      workqueue; nothing that waits for that workqueue
  *      (iw_destroy_cm_id(), iw_cm_disconnect() before the connection
  *      is up) is ever called under @lock.
- * @active: the id sent the connection request (RCM_IOCTL_CONNECT)
+ * @active: the id sent the connection request (RCM_IOCTL_CONNECT), or
+ *          a UD id its SIDR REQ
  * @answered: passive: the request was answered (accept, reject) or the
- *            peer gave up; active: the peer's REP, REJ or the timeout
- *            came. Under @lock
+ *            peer gave up; active: the peer's REP, REJ, SIDR REP or the
+ *            timeout came. Under @lock
  * @accepted: passive: this side sent its REP; active: the peer's REP
  *            came. Under @lock
  * @established: the RTU went (active) or came (passive, or the user's
@@ -296,6 +303,11 @@ struct rcm_binding {
  *                 ESTABLISHED handler disconnects it then. Under @lock
  * @req_param: a request id's REQ parameters, seen from this side
  * @seq_num: starting PSN this side announces (24 bits)
+ * @qkey: a UD id's Q_Key (RCM_OPTION_ID_QKEY; RCM_UDP_QKEY by default
+ *        for RCM_PS_UDP and RCM_PS_IB, a request id takes its
+ *        listener's); under @lock
+ * @connect_timeout_ms: RCM_OPTION_ID_CONNECT_TIMEOUT, 0 for the in-tree
+ *                      rdma_cm's CM timers; under @lock
  */
 struct rcm_id {
 	struct rcm_file *file;
@@ -339,6 +351,8 @@ struct rcm_id {
 	bool iw_disconnect;
 	struct rcm_wire_conn_param req_param;
 	u32 seq_num;
+	u32 qkey;
+	u32 connect_timeout_ms;
 };
 
 /**
@@ -436,6 +450,12 @@ static inline bool rcm_id_awaits_rtu(const struct rcm_id *id)
 	       id->accepted && !id->established;
 }
 
+/* A datagram id: its "connections" are SIDR lookups (rcm_sidr.c). */
+static inline bool rcm_id_is_ud(const struct rcm_id *id)
+{
+	return id->qp_type == RCM_QPT_UD;
+}
+
 /* rcm_conn.c */
 struct ib_cm_event;
 int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
@@ -449,6 +469,15 @@ int rcm_cmd_accept(struct file *filp, void *arg);
 int rcm_cmd_establish(struct file *filp, void *arg);
 int rcm_cmd_notify(struct file *filp, void *arg);
 int rcm_cmd_disconnect(struct file *filp, void *arg);
+
+/* rcm_sidr.c */
+struct ib_cm_id;
+int rcm_sidr_connect(struct rcm_id *id, const void *udata, u32 ulen,
+		     struct ib_cm_id **dead);
+void rcm_sidr_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
+			const struct ib_cm_event *event);
+int rcm_sidr_accept(struct rcm_id *id, u32 qp_num, const void *pdata, u8 len);
+int rcm_sidr_reject(struct rcm_id *id, const void *pdata, u8 len);
 
 /* rcm_iw.c */
 struct iw_cm_id;
@@ -576,6 +605,9 @@ int rcm_wire_max_private_data(enum rcm_port_cm cm, enum rcm_wire_op op,
 			      enum ib_qp_type qp_type);
 /* rcm_conn.c: the limit of an operation on an id's transport */
 int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op);
+/* rcm_conn.c: the CM timers of an id's request, within its option */
+void rcm_conn_cm_timers(struct rcm_id *id, u32 fixed_ms, u8 *timeout,
+			u8 *retries);
 int rcm_wire_req_pdata_build(void *buf, size_t size, enum ib_qp_type qp_type,
 			     const struct sockaddr *src,
 			     const struct sockaddr *dst,
@@ -593,5 +625,10 @@ int rcm_wire_accept_param(const struct rcm_wire_conn_param *req,
 			  u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,
 			  struct rcm_wire_conn_param *out);
 u8 rcm_wire_ack_timeout(u8 ca_ack_delay, u8 packet_life_time);
+int rcm_wire_cm_timeout(u32 bound_ms, u32 fixed_ms, u8 *timeout, u8 *retries);
+
+/* The in-tree rdma_cm's CM timers, so both behave alike on the wire. */
+#define RCM_CM_RESPONSE_TIMEOUT	20	/* 4.096 us * 2^20 = 4.3 s */
+#define RCM_MAX_CM_RETRIES	15
 
 #endif /* _RCM_PRIV_H */

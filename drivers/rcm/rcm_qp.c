@@ -7,7 +7,8 @@
  * a connection, ib_cm knows every value (the path, the peer's QP number
  * and PSN, the negotiated RDMA read depths) and fills them in; before
  * that only INIT is possible, from the device and port the id is
- * attached to. On iWARP iw_cm has little to say (access flags for INIT
+ * attached to. A UD QP needs no peer: its attributes come from the id
+ * alone (rcm_qp_ud_attr()). On iWARP iw_cm has little to say (access flags for INIT
  * and RTR, nothing for RTS): the driver readies the QP itself when the
  * MPA exchange completes.
  */
@@ -92,6 +93,38 @@ void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
 		rcm_qp_ah_to_user(&attr->ah_attr, &out->ah_attr);
 }
 
+/*
+ * A UD id's attributes (what librdmacm's ucma_init_ud_qp() asks for):
+ * INIT with the partition, port and the id's Q_Key, RTR with the state
+ * alone, RTS with send PSN 0. A UD QP has no peer: any attached id on an
+ * IB CM port, whatever its state. @id->lock held, attached.
+ */
+static int rcm_qp_ud_attr(struct rcm_id *id, struct ib_qp_attr *attr,
+			  int *mask)
+{
+	int ret;
+
+	if (id->rdev->port_cm[id->port_num - 1] != RCM_PORT_CM_IB)
+		return -EINVAL;	/* no UD on iWARP */
+	switch (attr->qp_state) {
+	case IB_QPS_INIT:
+		ret = rcm_qp_init_local(id, attr, mask);
+		if (ret)
+			return ret;
+		attr->qkey = id->qkey;
+		*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			IB_QP_QKEY;
+		return 0;
+	case IB_QPS_RTR:
+		*mask = IB_QP_STATE;
+		return 0;
+	default:
+		attr->sq_psn = 0;
+		*mask = IB_QP_STATE | IB_QP_SQ_PSN;
+		return 0;
+	}
+}
+
 /* The attributes into @state; @id->lock held. */
 static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 		       struct rcm_qp_attr *out)
@@ -102,10 +135,10 @@ static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 
 	if (!id->rdev)
 		return rcm_id_state_errno(id);
-	if (id->qp_type != RCM_QPT_RC)
-		return -EINVAL;	/* UD attributes come with SIDR */
-	if (id->iw && (id->state == RCM_STATE_CONNECT ||
-		       id->state == RCM_STATE_DISCONNECT))
+	if (rcm_id_is_ud(id))
+		ret = rcm_qp_ud_attr(id, &attr, &mask);
+	else if (id->iw && (id->state == RCM_STATE_CONNECT ||
+			    id->state == RCM_STATE_DISCONNECT))
 		ret = rcm_iw_qp_attr(id, &attr, &mask);
 	else if (id->cm_id && (id->state == RCM_STATE_CONNECT ||
 			       id->state == RCM_STATE_DISCONNECT))
@@ -122,7 +155,7 @@ static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 	 * userspace readies its QP before it accepts: take it from the id,
 	 * as the in-tree rdma_cm does.
 	 */
-	if (state == IB_QPS_RTR && id->cm_id)
+	if (state == IB_QPS_RTR && id->cm_id && !rcm_id_is_ud(id))
 		attr.rq_psn = id->seq_num;
 	if ((mask & IB_QP_TIMEOUT) && id->ack_timeout_set)
 		attr.timeout = id->ack_timeout;

@@ -18,6 +18,7 @@
 #include <linux/errno.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/socket.h>
 #include <linux/stddef.h>
@@ -552,4 +553,60 @@ u8 rcm_wire_ack_timeout(u8 ca_ack_delay, u8 packet_life_time)
 	u32 t = hi + (lo + 1 >= hi ? 1 : 0);
 
 	return min_t(u32, t, 31);
+}
+
+/* --- CM timers -------------------------------------------------------- */
+
+/*
+ * ib_cm waits 2^(t - 8) ms, at least 1 ms, for an exponent t of 4.096 us
+ * units (cm.c:cm_convert_to_ms()); max_cm_retries is a 4-bit REQ field.
+ */
+#define RCM_WIRE_CM_TIMEOUT_MIN		8
+#define RCM_WIRE_CM_TIMEOUT_MAX		31
+#define RCM_WIRE_CM_RETRIES_MAX		15
+/* Tries the bound is first divided into. */
+#define RCM_WIRE_CM_TRIES		4
+
+/**
+ * rcm_wire_cm_timeout() - CM response timeout and retries within a bound
+ * @bound_ms: the longest the whole exchange may wait, in milliseconds
+ * @fixed_ms: what ib_cm adds to every try besides the response timeout
+ *            (a REQ: twice the path's packet lifetime in ms, as
+ *            cm.c:ib_send_cm_req() computes it; a SIDR REQ: 0)
+ * @timeout: the response timeout exponent (4.096 us * 2^@timeout), written
+ *           always; ib_cm waits 2^(@timeout - 8) ms
+ * @retries: max_cm_retries, 0..15, written always
+ *
+ * ib_cm sends a request once and then @retries more times, each try
+ * waiting @fixed_ms + 2^(@timeout - 8) ms, so the whole exchange waits
+ * (@retries + 1) * (@fixed_ms + 2^(@timeout - 8)) ms. This picks the
+ * values that keep that product within @bound_ms: the bound is split in
+ * up to four tries, the response timeout rounded down to a power of two,
+ * and then as many tries (up to 16) as still fit.
+ *
+ * Context: any context.
+ * Return: 0; -ERANGE when not even one try of @fixed_ms + 1 ms fits in
+ * @bound_ms (@bound_ms 0 included): then the shortest exchange, one try
+ * of 1 ms response timeout, is given.
+ */
+int rcm_wire_cm_timeout(u32 bound_ms, u32 fixed_ms, u8 *timeout, u8 *retries)
+{
+	u32 tries, per, resp, exp, fits;
+
+	for (tries = RCM_WIRE_CM_TRIES; tries >= 1; tries--) {
+		per = bound_ms / tries;
+		if (per <= fixed_ms)
+			continue;
+		resp = per - fixed_ms;
+		exp = min_t(u32, RCM_WIRE_CM_TIMEOUT_MIN + ilog2(resp),
+			    RCM_WIRE_CM_TIMEOUT_MAX);
+		fits = bound_ms / (fixed_ms +
+				   (1U << (exp - RCM_WIRE_CM_TIMEOUT_MIN)));
+		*timeout = exp;
+		*retries = min_t(u32, fits, RCM_WIRE_CM_RETRIES_MAX + 1) - 1;
+		return 0;
+	}
+	*timeout = RCM_WIRE_CM_TIMEOUT_MIN;
+	*retries = 0;
+	return -ERANGE;
 }

@@ -546,6 +546,30 @@ static void rcm_wire_limits_header_costs_36_bytes_of_req_areas(struct kunit *tes
 			(int)IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
 }
 
+static void rcm_wire_limits_sidr_match_uapi_and_ib_cm(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_CONNECT,
+						  IB_QPT_UD),
+			RCM_UD_CONNECT_PRIVATE_DATA_MAX);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_ACCEPT,
+						  IB_QPT_UD),
+			RCM_UD_ACCEPT_PRIVATE_DATA_MAX);
+	KUNIT_EXPECT_EQ(test,
+			rcm_wire_max_private_data(RCM_PORT_CM_IB,
+						  RCM_WIRE_OP_REJECT,
+						  IB_QPT_UD),
+			RCM_UD_ACCEPT_PRIVATE_DATA_MAX);
+	KUNIT_EXPECT_EQ(test, RCM_UD_ACCEPT_PRIVATE_DATA_MAX,
+			(int)IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
+	/* An event reports a SIDR request's and reply's area whole. */
+	KUNIT_EXPECT_LE(test, RCM_UD_CONNECT_PRIVATE_DATA_MAX,
+			RCM_EVENT_PRIVATE_DATA_MAX);
+}
+
 static void rcm_wire_limits_reject_unknown_arguments(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test,
@@ -717,6 +741,7 @@ static void rcm_wire_req_pdata_refuses_bad_buffers(struct kunit *test)
 static struct kunit_case rcm_wire_limits_cases[] = {
 	KUNIT_CASE(rcm_wire_limits_match_ib_cm_areas_and_mpa),
 	KUNIT_CASE(rcm_wire_limits_header_costs_36_bytes_of_req_areas),
+	KUNIT_CASE(rcm_wire_limits_sidr_match_uapi_and_ib_cm),
 	KUNIT_CASE(rcm_wire_limits_reject_unknown_arguments),
 	KUNIT_CASE(rcm_wire_req_pdata_rc_exactly_at_limit),
 	KUNIT_CASE(rcm_wire_req_pdata_rc_one_over_is_einval),
@@ -924,6 +949,68 @@ static void rcm_wire_ack_timeout_matches_ib_cm(struct kunit *test)
 				    cases[i][0], cases[i][1]);
 }
 
+/* The wait ib_cm does with these values (cm.c:cm_convert_to_ms()). */
+static u32 rcm_t_cm_wait(u32 fixed_ms, u8 timeout, u8 retries)
+{
+	return (retries + 1) * (fixed_ms + (1U << max(timeout - 8, 0)));
+}
+
+static void rcm_wire_cm_timeout_stays_within_bound(struct kunit *test)
+{
+	static const u32 bounds[] = { 1, 2, 3, 7, 100, 500, 1000, 2049, 4096,
+				      5000, 65536, 68000, RCM_MAX_TIMEOUT_MS };
+	static const u32 fixed[] = { 0, 1, 2, 512, 2048 };
+	size_t i, j;
+	u8 t, r;
+
+	for (i = 0; i < ARRAY_SIZE(bounds); i++)
+		for (j = 0; j < ARRAY_SIZE(fixed); j++) {
+			int ret = rcm_wire_cm_timeout(bounds[i], fixed[j], &t,
+						      &r);
+
+			KUNIT_EXPECT_LE_MSG(test, r, 15, "bound %u", bounds[i]);
+			KUNIT_EXPECT_LE_MSG(test, t, 31, "bound %u", bounds[i]);
+			if (bounds[i] <= fixed[j]) {
+				KUNIT_EXPECT_EQ(test, ret, -ERANGE);
+				continue;
+			}
+			KUNIT_EXPECT_EQ(test, ret, 0);
+			KUNIT_EXPECT_LE_MSG(test, rcm_t_cm_wait(fixed[j], t, r),
+					    bounds[i], "bound %u fixed %u",
+					    bounds[i], fixed[j]);
+			/* Not wastefully short: over half the bound. */
+			KUNIT_EXPECT_GT_MSG(test,
+					    2 * rcm_t_cm_wait(fixed[j], t, r),
+					    bounds[i], "bound %u fixed %u",
+					    bounds[i], fixed[j]);
+		}
+}
+
+static void rcm_wire_cm_timeout_worked_examples(struct kunit *test)
+{
+	u8 t, r;
+
+	/* SIDR, 500 ms: 64 ms a try, 7 tries (448 ms). */
+	KUNIT_EXPECT_EQ(test, rcm_wire_cm_timeout(500, 0, &t, &r), 0);
+	KUNIT_EXPECT_EQ(test, t, 14);
+	KUNIT_EXPECT_EQ(test, r, 6);
+	/* RoCE REQ (lifetime 18: 2 x 1024 ms a try), 5 s: 2 x 2304 ms. */
+	KUNIT_EXPECT_EQ(test, rcm_wire_cm_timeout(5000, 2048, &t, &r), 0);
+	KUNIT_EXPECT_EQ(test, t, 16);
+	KUNIT_EXPECT_EQ(test, r, 1);
+	/* Shorter than one try: the shortest exchange, and -ERANGE. */
+	KUNIT_EXPECT_EQ(test, rcm_wire_cm_timeout(500, 2048, &t, &r), -ERANGE);
+	KUNIT_EXPECT_EQ(test, t, 8);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, rcm_wire_cm_timeout(0, 0, &t, &r), -ERANGE);
+	/* 1 ms tries: at most 16 of them. */
+	KUNIT_EXPECT_EQ(test, rcm_wire_cm_timeout(7, 0, &t, &r), 0);
+	KUNIT_EXPECT_EQ(test, rcm_t_cm_wait(0, t, r), 7);
+	KUNIT_EXPECT_EQ(test, rcm_wire_cm_timeout(100, 0, &t, &r), 0);
+	KUNIT_EXPECT_EQ(test, t, 12);
+	KUNIT_EXPECT_EQ(test, r, 5);
+}
+
 static struct kunit_case rcm_wire_params_cases[] = {
 	KUNIT_CASE(rcm_wire_connect_keeps_values_within_device_limits),
 	KUNIT_CASE(rcm_wire_connect_clamps_depths_to_device),
@@ -936,6 +1023,8 @@ static struct kunit_case rcm_wire_params_cases[] = {
 	KUNIT_CASE(rcm_wire_accept_param_below_limits_is_kept),
 	KUNIT_CASE(rcm_wire_accept_retry_counts_are_3_bits),
 	KUNIT_CASE(rcm_wire_ack_timeout_matches_ib_cm),
+	KUNIT_CASE(rcm_wire_cm_timeout_stays_within_bound),
+	KUNIT_CASE(rcm_wire_cm_timeout_worked_examples),
 	{}
 };
 

@@ -409,12 +409,16 @@ enum rcm_option_id {
  * RCM_OPTION_ID_CONNECT_TIMEOUT (0, or 1..RCM_MAX_TIMEOUT_MS): when
  * non-zero, the longest an IB CM exchange of the id waits for its peer
  * before it fails: a connect's REP or SIDR REP (then
- * RCM_EVENT_UNREACHABLE, status -ETIMEDOUT) and an accept's RTU. The
- * kernel picks the CM response timeout and retry count whose product
- * does not exceed it (the peer's MRA may extend it, as the IB CM
- * allows). 0 (the default) keeps the in-tree rdma_cm's values (about
- * 4.3 s times 16 tries). Before the id connects or accepts; EINVAL on
- * an iWARP id, whose MPA exchange runs on the driver's timers.
+ * RCM_EVENT_UNREACHABLE, status -ETIMEDOUT). The kernel picks the CM
+ * response timeout and retry count whose product does not exceed it
+ * (the peer's MRA may extend it, as the IB CM allows); a REQ also waits
+ * twice the path's packet lifetime per try (about 2 s on RoCE), which
+ * no bound goes below. The REQ carries the values, so the peer's wait
+ * for the RTU follows them too; an accept's own wait is the one the
+ * peer's REQ set, which the option does not change. 0 (the default)
+ * keeps the in-tree rdma_cm's values (about 4.3 s times 16 tries).
+ * Before the id connects or accepts; a connect on an iWARP id with it
+ * set fails with EINVAL (MPA runs on the driver's timers).
  *
  * RCM_OPTION_ID_QKEY (any 32-bit value without bit 31, which IB
  * reserves for controlled Q_Keys): the Q_Key of a UD id's QP, announced
@@ -456,10 +460,13 @@ struct rcm_set_option {
  * arrives as RCM_EVENT_CONNECT_REQUEST on a new id of the same file (see
  * struct rcm_event). On an iWARP device the listen is a TCP listen on
  * the address and port, and a request beyond the backlog is refused
- * (the peer sees a reject) rather than dropped. Errors: ENOENT, EINVAL
+ * (the peer sees a reject) rather than dropped. A UD id listens for
+ * SIDR requests, on IB CM devices only (a wildcard UD listener leaves
+ * iWARP devices out). Errors: ENOENT, EINVAL
  * (state), EADDRINUSE (another id, or another connection manager such as
  * the in-tree rdma_cm, listens on the same service ID of a device; on
- * iWARP, a TCP socket holds the port), ENODEV, ENOMEM.
+ * iWARP, a TCP socket holds the port), ENODEV, ENOMEM, EOPNOTSUPP (a UD
+ * id bound to an iWARP device; an RCM_PS_IPOIB id).
  */
 struct rcm_listen {
 	__u32 size;
@@ -704,7 +711,8 @@ struct rcm_disconnect {
  * positive SIDR status the peer answered (1: nobody serves the service
  * ID, 2: rejected by the consumer, 3: no QP, 4: redirect, 5: unsupported
  * version). The id keeps no connection: there is nothing to disconnect
- * and no RCM_IOCTL_ESTABLISH.
+ * and no RCM_IOCTL_ESTABLISH. EOPNOTSUPP on an iWARP device (no datagram
+ * service) and for RCM_PS_IPOIB ids.
  */
 struct rcm_connect {
 	__u32 size;
@@ -848,7 +856,10 @@ struct rcm_qp_attr {
  * peer's answer is in. INIT needs an id attached to a device; RTR and RTS
  * need a connection request received (passive side) or a
  * RCM_EVENT_CONNECT_RESPONSE (active side). The per-id ACK timeout
- * option replaces the computed @timeout of RTS. Errors: ENOENT, EINVAL
+ * option replaces the computed @timeout of RTS. A UD id needs only to be
+ * attached to an IB CM port, in any state: INIT gives the state, P_Key
+ * index, port and the id's Q_Key; RTR the state; RTS the state and send
+ * PSN 0. Errors: ENOENT, EINVAL
  * (no state, a state other than INIT/RTR/RTS, or a state the id is not
  * ready for), ENODEV (the device was removed).
  *

@@ -70,7 +70,7 @@ static unsigned int routed(int fd, const char *ip, unsigned short port,
 RCM_TEST(connect_errors)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
-	char big[RCM_CONNECT_PRIVATE_DATA_MAX + 2];
+	char big[RCM_UD_CONNECT_PRIVATE_DATA_MAX + 2];
 	struct rcm_connect c = { .size = sizeof(c) };
 	struct rcm_notify n = { .size = sizeof(n) };
 	struct rcm_init_qp_attr a;
@@ -102,8 +102,13 @@ RCM_TEST(connect_errors)
 	      strerror(errno));
 	CHECK(rcm_routed(fd, ud, ip, 20150) == 0, "route UD: %s",
 	      strerror(errno));
-	/* SIDR is not done: a UD id cannot connect yet. */
-	CHECK_ERRNO(rcm_connect(fd, ud, 1, NULL), EINVAL);
+	/* A UD id's connect is a SIDR REQ (sidr.c): its limit is 180. */
+	c.id = ud;
+	c.private_data = (uintptr_t)big;
+	c.private_data_len = RCM_UD_CONNECT_PRIVATE_DATA_MAX + 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
+	c.private_data = 0;
+	c.private_data_len = 0;
 	/* Before a connection: INIT only. */
 	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0, "INIT: %s",
 	      strerror(errno));

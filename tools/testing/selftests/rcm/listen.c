@@ -64,7 +64,8 @@ static int have_intree_cm(void)
 RCM_TEST(listen_errors)
 {
 	int fd = rcm_open_dev();
-	unsigned int ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 1);
+	/* No IPoIB service on RoCE; UDP listens are in sidr.c. */
+	unsigned int ud = rcm_create(fd, RCM_PS_IPOIB, RCM_QPT_UD, 1);
 	unsigned int rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	struct rcm_reject r = { .size = sizeof(r), .id = rc };
 
