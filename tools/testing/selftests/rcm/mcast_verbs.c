@@ -119,10 +119,17 @@ static int poll_one(struct ud_end *e, struct ibv_wc *wc, int ms)
 	}
 }
 
-RCM_TEST(datagram_to_the_group_comes_back)
+/*
+ * Join @group with @flags, attach a UD QP to its MGID, send one datagram
+ * to the group and collect the completions for up to @ms: *@got_recv is
+ * 1 when the datagram came back (checked byte for byte).
+ */
+static void send_to_group(const char *group, unsigned int flags, int ms,
+			  int *got_recv)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
-	struct rcm_join_mcast j = { .size = sizeof(j), .context = 77 };
+	struct rcm_join_mcast j = { .size = sizeof(j), .context = 77,
+				    .join_flags = flags };
 	struct rcm_leave_mcast l = { .size = sizeof(l) };
 	const struct rcm_ah_attr *av;
 	struct ibv_ah_attr ah = {};
@@ -137,9 +144,11 @@ RCM_TEST(datagram_to_the_group_comes_back)
 	struct rcm_event ev;
 	static struct ud_end e;
 	union ibv_gid mgid;
-	int fd, ret, got_recv = 0, got_send = 0, i;
+	int fd, ret, got_send = 0, i;
 	unsigned int id;
 
+	*got_recv = 0;
+	memset(&e, 0, sizeof(e));
 	if (!ip)
 		SKIP("no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
@@ -147,7 +156,7 @@ RCM_TEST(datagram_to_the_group_comes_back)
 	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "UD id: %s",
 	      strerror(errno));
 	j.id = id;
-	rcm_sockaddr(&j.addr, "239.1.2.20", 0);
+	rcm_sockaddr(&j.addr, group, 0);
 	CHECK(ioctl(fd, RCM_IOCTL_JOIN_MCAST, &j) == 0, "join: %s",
 	      strerror(errno));
 	CHECK(rcm_wait_event(fd, 0, &ev) == 0 &&
@@ -194,14 +203,14 @@ RCM_TEST(datagram_to_the_group_comes_back)
 	CHECK(ibv_post_send(e.qp, &swr, &sbad) == 0, "post_send: %s",
 	      strerror(errno));
 
-	for (i = 0; i < 2 && poll_one(&e, &wc, 5000) == 0; i++) {
+	for (i = 0; i < 2 && poll_one(&e, &wc, ms) == 0; i++) {
 		CHECK(wc.status == IBV_WC_SUCCESS, "completion %s (wr %llu)",
 		      ibv_wc_status_str(wc.status),
 		      (unsigned long long)wc.wr_id);
 		if (wc.opcode == IBV_WC_SEND)
 			got_send = 1;
 		if (wc.opcode == IBV_WC_RECV) {
-			got_recv = 1;
+			*got_recv = 1;
 			CHECK(wc.byte_len == GRH_LEN + sizeof(MSG),
 			      "received %u bytes", wc.byte_len);
 			CHECK(!memcmp(e.buf[0] + GRH_LEN, MSG, sizeof(MSG)),
@@ -211,15 +220,38 @@ RCM_TEST(datagram_to_the_group_comes_back)
 		}
 	}
 	CHECK(got_send, "the send did not complete");
-	CHECK(got_recv, "nothing came back over the group");
 
 	ibv_detach_mcast(e.qp, &mgid, 0);
 	ud_close(&e);
 	l.id = id;
-	rcm_sockaddr(&l.addr, "239.1.2.20", 0);
+	rcm_sockaddr(&l.addr, group, 0);
 	CHECK(ioctl(fd, RCM_IOCTL_LEAVE_MCAST, &l) == 0 &&
 	      l.out_events_reported == 1, "leave: %s", strerror(errno));
 	close(fd);
+}
+
+RCM_TEST(datagram_to_the_group_comes_back)
+{
+	int got = -1;
+
+	send_to_group("239.1.2.20", RCM_MC_JOIN_FULLMEMBER, 5000, &got);
+	if (rcm_verdict == RCM_OK)
+		CHECK(got == 1, "nothing came back over the group");
+}
+
+/*
+ * The control: a send-only member has not joined the IP group, so the
+ * host drops its own looped-back datagram. What delivered it above was
+ * the full join's membership.
+ */
+RCM_TEST(send_only_member_gets_nothing_back)
+{
+	int got = -1;
+
+	send_to_group("239.1.2.21", RCM_MC_JOIN_SENDONLY_FULLMEMBER, 1000,
+		      &got);
+	if (rcm_verdict == RCM_OK)
+		CHECK(got == 0, "a send-only member received its datagram");
 }
 
 int main(void)
