@@ -18,7 +18,7 @@
 #include "rcm_priv.h"
 
 /*
- * Event records come from their own cache: at 264 bytes a kmalloc would
+ * Event records come from their own cache: at 304 bytes a kmalloc would
  * round each up to 512, and every id attached to a device holds one (its
  * DEVICE_REMOVAL record) for its whole life.
  */
