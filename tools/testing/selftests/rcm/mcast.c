@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -467,6 +468,79 @@ RCM_TEST(killed_process_leaves_its_groups)
 	close(p[0]);
 	CHECK(igmp_users(netdev, "239.1.2.10") == 0,
 	      "IP group still joined after the member was killed");
+}
+
+struct racer {
+	int fd;
+	unsigned int id;
+	volatile int stop;
+};
+
+/* Join and leave two groups over and over; errors are expected. */
+static void *join_leave(void *arg)
+{
+	struct racer *r = arg;
+	int i;
+
+	for (i = 0; i < 20 && !r->stop; i++) {
+		join(r->fd, r->id, "239.1.3.1", 0, i);
+		join(r->fd, r->id, "239.1.3.2", 0, i);
+		leave(r->fd, r->id, "239.1.3.1", NULL);
+		leave(r->fd, r->id, "239.1.3.2", NULL);
+	}
+	return NULL;
+}
+
+/* Read every event as it comes. */
+static void *reader(void *arg)
+{
+	struct racer *r = arg;
+	struct rcm_event ev[4];
+
+	while (!r->stop)
+		if (read(r->fd, ev, sizeof(ev)) < 0 && errno != EAGAIN)
+			break;
+	return NULL;
+}
+
+/*
+ * Leaves race reads of their groups' events and the id's destroy (the
+ * in-tree ucma's use-after-free history); KASAN and lockdep watch the
+ * kernel side. Every IP membership is gone at the end.
+ */
+RCM_TEST(leave_races_read_and_destroy)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	struct racer r = {};
+	pthread_t tj, tr;
+	int i;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	r.fd = rcm_open_dev();
+	CHECK(r.fd >= 0, "open");
+	CHECK(fcntl(r.fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+	CHECK(pthread_create(&tr, NULL, reader, &r) == 0, "reader thread");
+	for (i = 0; i < 100; i++) {
+		r.id = ud_bound(r.fd, ip, i);
+		if (!r.id)
+			break;
+		if (pthread_create(&tj, NULL, join_leave, &r))
+			break;
+		usleep(i % 10 * 200);
+		rcm_destroy(r.fd, r.id);
+		pthread_join(tj, NULL);
+	}
+	r.stop = 1;
+	pthread_join(tr, NULL);
+	CHECK(i == 100, "round %d: %s", i, strerror(errno));
+	CHECK(igmp_users(netdev, "239.1.3.1") == 0 &&
+	      igmp_users(netdev, "239.1.3.2") == 0,
+	      "IP groups left joined: %d, %d",
+	      igmp_users(netdev, "239.1.3.1"),
+	      igmp_users(netdev, "239.1.3.2"));
+	close(r.fd);
 }
 
 /* As device_removal.c: rxe0 is back at the end whatever happened. */
