@@ -168,6 +168,8 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	/* A listener bound to the device stops (a destroy does it itself). */
 	if (stop)
 		rcm_listen_stop(id);
+	/* Its groups' IP memberships go with the device. */
+	rcm_mcast_device_removed(id);
 }
 
 /**

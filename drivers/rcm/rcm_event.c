@@ -18,7 +18,7 @@
 #include "rcm_priv.h"
 
 /*
- * Event records come from their own cache: at 264 bytes a kmalloc would
+ * Event records come from their own cache: at 304 bytes a kmalloc would
  * round each up to 512, and every id attached to a device holds one (its
  * DEVICE_REMOVAL record) for its whole life.
  */
@@ -89,7 +89,8 @@ struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
  * The record takes the id's handle and context as they are now (an
  * event allocated early, such as DEVICE_REMOVAL, may be queued after an
  * accept changed the context); a CONNECT_REQUEST keeps the context of
- * its listener, which its filler set.
+ * its listener, which its filler set, and an event of a multicast group
+ * takes the group's context.
  */
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
 {
@@ -97,7 +98,9 @@ void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
 
 	lockdep_assert_held(&id->lock);
 	uevent->ev.id = id->handle;
-	if (uevent->ev.event != RCM_EVENT_CONNECT_REQUEST)
+	if (uevent->mc)
+		uevent->ev.context = uevent->mc->context;
+	else if (uevent->ev.event != RCM_EVENT_CONNECT_REQUEST)
 		uevent->ev.context = id->context;
 
 	spin_lock(&file->event_lock);
@@ -123,6 +126,33 @@ void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
 	spin_lock(&file->event_lock);
 	list_for_each_entry_safe(uevent, tmp, &file->events, list)
 		if (uevent->id == id)
+			list_move_tail(&uevent->list, &dead);
+	spin_unlock(&file->event_lock);
+	mutex_unlock(&file->read_mutex);
+
+	list_for_each_entry_safe(uevent, tmp, &dead, list)
+		rcm_event_free(uevent);
+}
+
+/**
+ * rcm_event_purge_mcast() - discard the queued events of one group
+ * @file: the file of the group's id
+ * @mc: the group, already off its id's list (so no new event of it can
+ *      be queued: see struct rcm_mcast)
+ *
+ * Like rcm_event_purge(), under the read mutex: once this returns no
+ * read() holds or can find an event pointing at @mc, so the caller may
+ * free it.
+ */
+void rcm_event_purge_mcast(struct rcm_file *file, struct rcm_mcast *mc)
+{
+	struct rcm_uevent *uevent, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&file->read_mutex);
+	spin_lock(&file->event_lock);
+	list_for_each_entry_safe(uevent, tmp, &file->events, list)
+		if (uevent->mc == mc)
 			list_move_tail(&uevent->list, &dead);
 	spin_unlock(&file->event_lock);
 	mutex_unlock(&file->read_mutex);
@@ -204,7 +234,8 @@ int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id)
  * @handle: the id's handle in @dst, which the moved records take
  *
  * The events keep their order and go behind those already queued in
- * @dst.
+ * @dst. Events of the id's multicast groups move with it and stay
+ * attached to their groups, which belong to the id.
  */
 void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 		    struct rcm_id *id, u32 handle)
@@ -269,6 +300,8 @@ static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 		spin_lock(&file->event_lock);
 		list_del(&uevent->list);
 		uevent->id->events_reported++;
+		if (uevent->mc)
+			uevent->mc->events_reported++;
 		spin_unlock(&file->event_lock);
 		rcm_event_free(uevent);
 		done += rec;

@@ -51,6 +51,10 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP(RCM_CMD_NOTIFY, rcm_cmd_notify, struct rcm_notify, event),
 	RCM_OP(RCM_CMD_MIGRATE_ID, rcm_cmd_migrate_id, struct rcm_migrate_id,
 	       out_events_reported),
+	RCM_OP(RCM_CMD_JOIN_MCAST, rcm_cmd_join_mcast, struct rcm_join_mcast,
+	       addr),
+	RCM_OP(RCM_CMD_LEAVE_MCAST, rcm_cmd_leave_mcast, struct rcm_leave_mcast,
+	       addr),
 };
 
 const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);

@@ -8,7 +8,7 @@
  * it; the destroyer fences callbacks by setting RCM_STATE_DESTROYING under
  * the id's lock, purges the id's queued events, drops the base reference
  * and waits until every command and operation in flight has dropped
- * theirs.
+ * theirs; then it leaves the id's multicast groups.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -175,6 +175,7 @@ struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 	INIT_LIST_HEAD(&id->dev_node);
 	INIT_LIST_HEAD(&id->listens);
 	INIT_LIST_HEAD(&id->listener_node);
+	INIT_LIST_HEAD(&id->mcasts);
 	id->net = get_net(net);
 	id->dev_addr.net = id->net;
 	return id;
@@ -288,6 +289,8 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	rcm_event_purge(id->file, id);
 	rcm_id_put(id);
 	wait_for_completion(&id->done);
+	/* Nothing reaches the id now; its groups' events went with its own. */
+	rcm_mcast_destroy(id);
 
 	reported = rcm_id_events_reported(id);
 	rcm_id_free(id);

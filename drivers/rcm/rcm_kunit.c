@@ -672,7 +672,63 @@ static void rcm_event_unread_request_pins_a_listener(struct kunit *test)
 	rcm_event_readers_unlock(&f->file, &f->file2);
 }
 
+static struct rcm_uevent *rcm_event_queue_group(struct kunit *test,
+						struct rcm_id *id,
+						struct rcm_mcast *mc)
+{
+	struct rcm_uevent *ev;
+
+	ev = rcm_event_alloc(id, RCM_EVENT_MULTICAST_JOIN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	ev->mc = mc;
+	mutex_lock(&id->lock);
+	rcm_event_queue(id->file, ev);
+	mutex_unlock(&id->lock);
+	return ev;
+}
+
+static void rcm_event_group_event_takes_group_context(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+	struct rcm_mcast mc = { .id = &f->a, .context = 0x6c };
+	struct rcm_uevent *ev = rcm_event_queue_group(test, &f->a, &mc);
+
+	KUNIT_EXPECT_EQ(test, ev->ev.id, f->a.handle);
+	KUNIT_EXPECT_EQ(test, ev->ev.context, 0x6cULL);
+}
+
+static void rcm_event_purge_mcast_takes_only_its_group(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+	struct rcm_mcast mc1 = { .id = &f->a, .context = 1 };
+	struct rcm_mcast mc2 = { .id = &f->a, .context = 2 };
+	struct rcm_uevent *ev;
+	u64 want[] = { 0xa, 2, 0xb };
+	unsigned int i = 0;
+
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ADDR_RESOLVED);
+	rcm_event_queue_group(test, &f->a, &mc1);
+	rcm_event_queue_group(test, &f->a, &mc2);
+	rcm_event_queue_group(test, &f->a, &mc1);
+	rcm_event_queue_one(test, &f->b, RCM_EVENT_ADDR_RESOLVED);
+	KUNIT_EXPECT_EQ(test, rcm_event_count(&f->file), 5U);
+
+	rcm_event_purge_mcast(&f->file, &mc1);
+	KUNIT_ASSERT_EQ(test, rcm_event_count(&f->file), 3U);
+	/* The id's own event, the other group's and b's stay, in order. */
+	list_for_each_entry(ev, &f->file.events, list) {
+		KUNIT_EXPECT_PTR_NE(test, ev->mc, &mc1);
+		KUNIT_EXPECT_EQ(test, ev->ev.context, want[i]);
+		i++;
+	}
+	/* The id's purge (its destroy) takes the groups' events too. */
+	rcm_event_purge(&f->file, &f->a);
+	KUNIT_EXPECT_EQ(test, rcm_event_count(&f->file), 1U);
+}
+
 static struct kunit_case rcm_event_cases[] = {
+	KUNIT_CASE(rcm_event_group_event_takes_group_context),
+	KUNIT_CASE(rcm_event_purge_mcast_takes_only_its_group),
 	KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
 	KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
 	KUNIT_CASE(rcm_event_purge_takes_only_its_id),

@@ -16,8 +16,8 @@
 
 /*
  * The id connected or accepted already (a request id not answered yet
- * has not): too late for the CM timers and the Q_Key. Joining a group
- * is checked by the multicast code.
+ * has not): too late for the CM timers and the Q_Key. For the Q_Key, a
+ * joined group (its events announced the old one) is too late as well.
  */
 static bool rcm_option_answered(struct rcm_id *id)
 {
@@ -68,7 +68,7 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 	case RCM_OPTION_ID_QKEY:
 		/* Bit 31 marks a controlled Q_Key, which only IB may use. */
 		if (value > RCM_QKEY_MAX || !rcm_id_is_ud(id) ||
-		    rcm_option_answered(id))
+		    rcm_option_answered(id) || !list_empty(&id->mcasts))
 			return -EINVAL;
 		id->qkey = value;
 		return 0;

@@ -23,8 +23,11 @@
  *   rcm_iw.c      iWARP over iw_cm: listens, requests, connect, accept,
  *                 reject, disconnect and the iw_cm events
  *   rcm_qp.c      the attributes a user QP needs for each transition
+ *   rcm_mcast.c   multicast groups of UD ids: join, leave, and their IP
+ *                 (IGMP) memberships
  *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
- *                 IDs, private-data limits, connection parameters
+ *                 IDs, private-data limits, connection parameters,
+ *                 multicast MGIDs
  *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
  */
 #ifndef _RCM_PRIV_H
@@ -308,6 +311,8 @@ struct rcm_binding {
  *        listener's); under @lock
  * @connect_timeout_ms: RCM_OPTION_ID_CONNECT_TIMEOUT, 0 for the in-tree
  *                      rdma_cm's CM timers; under @lock
+ * @mcasts: multicast groups the id joined (struct rcm_mcast.node); see
+ *          struct rcm_mcast for the rules
  */
 struct rcm_id {
 	struct rcm_file *file;
@@ -353,17 +358,77 @@ struct rcm_id {
 	u32 seq_num;
 	u32 qkey;
 	u32 connect_timeout_ms;
+	struct list_head mcasts;
+};
+
+/**
+ * struct rcm_mcast_igmp - an IP multicast membership a group holds
+ * @node: entry in the list of memberships a thread drops at once
+ * @ifindex: the netdev (in the id's namespace) it was joined on
+ * @group: the IPv4 group address
+ *
+ * Allocated by a full-member join on RoCE v2 that joined the IPv4 group
+ * on the id's netdev (ip_mc_inc_group()). Exactly one thread drops it
+ * (ip_mc_dec_group()) and frees it: the one that takes the pointer from
+ * its group under the id's lock (leave, device removal, or the destroy,
+ * which owns the id by then), outside every rcm lock, under RTNL.
+ */
+struct rcm_mcast_igmp {
+	struct list_head node;
+	int ifindex;
+	__be32 group;
+};
+
+/**
+ * struct rcm_mcast - a multicast group an id joined
+ * @node: entry in the id's @mcasts; added by the join, removed by the
+ *        leave, both under the id's @cmd_lock and @lock; walked by device
+ *        removal under the id's @lock; emptied by the destroy once
+ *        nothing else can reach the id
+ * @id: the id that joined
+ * @addr: the group's IP address, as the join gave it (port ignored)
+ * @context: the user's value for the group's events
+ * @join_flags: enum rcm_mcast_join_flags
+ * @mgid: the MGID the address maps to on the id's port
+ * @events_reported: events of the group read() returned; under the
+ *                   event lock of the id's file, like the id's own count
+ * @igmp: the group's IP membership on the netdev, or NULL (send-only,
+ *        RoCE v1, or already dropped by a device removal); under the
+ *        id's @lock
+ *
+ * Lifetime: allocated by RCM_IOCTL_JOIN_MCAST and freed by
+ * RCM_IOCTL_LEAVE_MCAST or by the id's destroy - never by anyone else,
+ * and never while an event of the group is queued: a queued
+ * struct rcm_uevent points at its group (@mc), and both the leave and
+ * the destroy purge those events under the file's read mutex before the
+ * group is freed. The only events of a group are the JOIN or ERROR its
+ * join queues before the ioctl returns, so once the leave (which holds
+ * the command lock a join needs) has purged them, none can appear.
+ */
+struct rcm_mcast {
+	struct list_head node;
+	struct rcm_id *id;
+	struct sockaddr_storage addr;
+	u64 context;
+	u32 join_flags;
+	union ib_gid mgid;
+	u32 events_reported;
+	struct rcm_mcast_igmp *igmp;
 };
 
 /**
  * struct rcm_uevent - an event on its way to userspace
  * @list: entry in the file's event queue
  * @id: the id it is about; its destroy purges the event first
+ * @mc: the multicast group it is about (MULTICAST_JOIN/ERROR), or NULL;
+ *      the group's leave purges the event first. It counts in both the
+ *      id's and the group's events_reported when read.
  * @ev: the record read() copies out
  */
 struct rcm_uevent {
 	struct list_head list;
 	struct rcm_id *id;
+	struct rcm_mcast *mc;
 	struct rcm_event ev;
 };
 
@@ -422,6 +487,14 @@ u32 rcm_route_flow_label(const struct sockaddr *src,
 			 const struct sockaddr *dst);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
+struct net_device;
+u8 rcm_route_tos_to_sl(struct net_device *ndev, u8 tos);
+
+/* rcm_mcast.c */
+int rcm_cmd_join_mcast(struct file *filp, void *arg);
+int rcm_cmd_leave_mcast(struct file *filp, void *arg);
+void rcm_mcast_device_removed(struct rcm_id *id);
+void rcm_mcast_destroy(struct rcm_id *id);
 
 /* rcm_listen.c */
 int rcm_cmd_listen(struct file *filp, void *arg);
@@ -507,6 +580,7 @@ void rcm_event_free(struct rcm_uevent *uevent);
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id);
+void rcm_event_purge_mcast(struct rcm_file *file, struct rcm_mcast *mc);
 void rcm_event_readers_lock(struct rcm_file *a, struct rcm_file *b);
 void rcm_event_readers_unlock(struct rcm_file *a, struct rcm_file *b);
 int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id);
@@ -630,5 +704,7 @@ int rcm_wire_cm_timeout(u32 bound_ms, u32 fixed_ms, u8 *timeout, u8 *retries);
 /* The in-tree rdma_cm's CM timers, so both behave alike on the wire. */
 #define RCM_CM_RESPONSE_TIMEOUT	20	/* 4.096 us * 2^20 = 4.3 s */
 #define RCM_MAX_CM_RETRIES	15
+void rcm_wire_mcast_mgid(const struct sockaddr *group,
+			 enum ib_gid_type gid_type, union ib_gid *mgid);
 
 #endif /* _RCM_PRIV_H */

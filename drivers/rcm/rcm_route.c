@@ -46,7 +46,7 @@ u32 rcm_route_flow_label(const struct sockaddr *src,
 }
 
 /* Service level of @tos on @ndev: its VLAN egress map or its TC map. */
-static u8 rcm_route_tos_to_sl(struct net_device *ndev, u8 tos)
+u8 rcm_route_tos_to_sl(struct net_device *ndev, u8 tos)
 {
 	int prio = rt_tos2priority(tos);
 

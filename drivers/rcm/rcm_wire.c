@@ -610,3 +610,40 @@ int rcm_wire_cm_timeout(u32 bound_ms, u32 fixed_ms, u8 *timeout, u8 *retries)
 	*retries = 0;
 	return -ERANGE;
 }
+
+/* --- multicast groups ------------------------------------------------ */
+
+/**
+ * rcm_wire_mcast_mgid() - the MGID of an IP multicast group on RoCE
+ * @group: the group, an AF_INET or AF_INET6 multicast address
+ * @gid_type: the GID type of the joining id's source GID entry
+ * @mgid: the MGID
+ *
+ * As cma.c:cma_iboe_set_mgid() derives it: an IPv6 group is its own
+ * MGID; an IPv4 group a.b.c.d becomes ::ffff:a.b.c.d on RoCE v2 (the
+ * IPv4-mapped form RoCE v2 sends as an IPv4 packet) and
+ * ff0e::ffff:a.b.c.d on RoCE v1 (and InfiniBand), a global-scope IPv6
+ * multicast GID. The in-tree CM gives the wildcard address a zero MGID;
+ * rcm refuses a non-multicast address before it gets here.
+ *
+ * Context: any context.
+ */
+void rcm_wire_mcast_mgid(const struct sockaddr *group,
+			 enum ib_gid_type gid_type, union ib_gid *mgid)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)group;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)group;
+
+	memset(mgid, 0, sizeof(*mgid));
+	if (group->sa_family == AF_INET6) {
+		memcpy(mgid->raw, &sin6->sin6_addr, sizeof(mgid->raw));
+		return;
+	}
+	if (gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		mgid->raw[0] = 0xff;
+		mgid->raw[1] = 0x0e;
+	}
+	mgid->raw[10] = 0xff;
+	mgid->raw[11] = 0xff;
+	memcpy(&mgid->raw[12], &sin->sin_addr.s_addr, 4);
+}

@@ -1033,5 +1033,68 @@ static struct kunit_suite rcm_wire_params_suite = {
 	.test_cases = rcm_wire_params_cases,
 };
 
+/* --- multicast MGIDs ------------------------------------------------- */
+
+/* ff15::1:2 */
+static const u8 rcm_t_mc6[16] = {
+	0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2,
+};
+
+static void rcm_wire_mgid_ipv4_on_roce_v2_is_mapped(struct kunit *test)
+{
+	struct sockaddr_in g = rcm_t_in4(239, 1, 2, 3, 0);
+	static const u8 want[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 1, 2, 3,
+	};
+	union ib_gid mgid;
+
+	memset(&mgid, 0xa5, sizeof(mgid));
+	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE_UDP_ENCAP,
+			    &mgid);
+	rcm_t_expect_bytes(test, mgid.raw, want, 16);
+}
+
+static void rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e(struct kunit *test)
+{
+	struct sockaddr_in g = rcm_t_in4(224, 0, 0, 251, 5353);
+	static const u8 want[16] = {
+		0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 224, 0, 0, 251,
+	};
+	union ib_gid mgid;
+
+	memset(&mgid, 0xa5, sizeof(mgid));
+	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE, &mgid);
+	rcm_t_expect_bytes(test, mgid.raw, want, 16);
+	/* InfiniBand's GID type takes the same form. */
+	memset(&mgid, 0xa5, sizeof(mgid));
+	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_IB, &mgid);
+	rcm_t_expect_bytes(test, mgid.raw, want, 16);
+}
+
+static void rcm_wire_mgid_ipv6_is_the_address(struct kunit *test)
+{
+	struct sockaddr_in6 g = rcm_t_in6(rcm_t_mc6, 7);
+	union ib_gid mgid;
+
+	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE, &mgid);
+	rcm_t_expect_bytes(test, mgid.raw, rcm_t_mc6, 16);
+	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE_UDP_ENCAP,
+			    &mgid);
+	rcm_t_expect_bytes(test, mgid.raw, rcm_t_mc6, 16);
+}
+
+static struct kunit_case rcm_wire_mcast_cases[] = {
+	KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v2_is_mapped),
+	KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e),
+	KUNIT_CASE(rcm_wire_mgid_ipv6_is_the_address),
+	{}
+};
+
+static struct kunit_suite rcm_wire_mcast_suite = {
+	.name = "rcm_wire_mcast",
+	.test_cases = rcm_wire_mcast_cases,
+};
+
 kunit_test_suites(&rcm_wire_hdr_suite, &rcm_wire_sid_suite,
-		  &rcm_wire_limits_suite, &rcm_wire_params_suite);
+		  &rcm_wire_limits_suite, &rcm_wire_params_suite,
+		  &rcm_wire_mcast_suite);

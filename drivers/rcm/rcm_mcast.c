@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rcm: multicast groups of UD ids - RCM_IOCTL_JOIN_MCAST and
+ * RCM_IOCTL_LEAVE_MCAST.
+ *
+ * On RoCE there is no subnet administrator to join: a join is local, as
+ * in the in-tree CM (cma.c:cma_iboe_join_multicast()). The group's MGID
+ * comes from its IP address (rcm_wire_mcast_mgid()), the address vector
+ * from the id's GID entry and netdev, and a full member on RoCE v2 also
+ * joins the IPv4 group on the id's netdev (ip_mc_inc_group(), as
+ * cma.c:cma_igmp_send()), so that IGMP snooping switches forward the
+ * group's RoCE v2 packets to us. The result is reported as an event
+ * queued before the ioctl returns. InfiniBand (SA joins) is not
+ * implemented; iWARP has no multicast.
+ *
+ * Lifetime and locking of a group are written beside struct rcm_mcast
+ * and struct rcm_mcast_igmp in rcm_priv.h. Lock order here: the id's
+ * command lock, then RTNL or the id's lock (never one inside the other:
+ * a device's removal may run under RTNL for some drivers and takes the
+ * id's lock), then the file's read mutex without the id's lock.
+ *
+ * The in-tree ucma had use-after-frees where a leave freed a group while
+ * an event of it was being delivered or read, and where a destroy and a
+ * leave both freed it (kernel-cm-facts.md section 5). Here:
+ * - a group is freed only by its leave or by its id's destroy, and the
+ *   leave unlinks it from the id under the id's lock first, so exactly
+ *   one of them finds it (the destroy walks the list only after every
+ *   command on the id, a leave included, has dropped its reference);
+ * - a group's events are produced only by its join, inside the ioctl,
+ *   under the command lock the leave also holds, so none can be in the
+ *   making while a leave runs;
+ * - queued events point at their group, and the leave (or the destroy)
+ *   purges them under the file's read mutex before freeing it, so no
+ *   read() is copying one or can find one afterwards;
+ * - an IP membership is taken off its group under the id's lock by the
+ *   one thread that drops it (leave, device removal, destroy).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+
+#include "rcm_priv.h"
+
+/* Hop limit of RoCE v1 and IPv6 groups; RoCE v2 IPv4 takes the IPv6 default. */
+#define RCM_MCAST_HOP_LIMIT 1
+
+static bool rcm_mcast_addr_ok(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ipv4_is_multicast(((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+	return ipv6_addr_is_multicast(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/* Same group: family and IP address; the port does not count. */
+static bool rcm_mcast_same(const struct sockaddr_storage *a,
+			   const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr);
+}
+
+static struct rcm_mcast *rcm_mcast_find(struct rcm_id *id,
+					const struct sockaddr_storage *addr)
+{
+	struct rcm_mcast *mc;
+
+	lockdep_assert_held(&id->lock);
+	list_for_each_entry(mc, &id->mcasts, node)
+		if (rcm_mcast_same(&mc->addr, addr))
+			return mc;
+	return NULL;
+}
+
+/*
+ * Drop and free the IP memberships on @list (struct rcm_mcast_igmp),
+ * taken off their groups by the caller. No rcm lock may be held: this
+ * takes RTNL. A netdev that is gone took its memberships with it.
+ * Ifindexes are allocated upwards, so a gone netdev's is not reused by
+ * another one in the meantime.
+ */
+static void rcm_mcast_igmp_drop(struct net *net, struct list_head *list)
+{
+	struct rcm_mcast_igmp *igmp, *tmp;
+	struct net_device *ndev;
+	struct in_device *in_dev;
+
+	if (list_empty(list))
+		return;
+	rtnl_lock();
+	list_for_each_entry(igmp, list, node) {
+		ndev = __dev_get_by_index(net, igmp->ifindex);
+		in_dev = ndev ? __in_dev_get_rtnl(ndev) : NULL;
+		if (in_dev)
+			ip_mc_dec_group(in_dev, igmp->group);
+	}
+	rtnl_unlock();
+	list_for_each_entry_safe(igmp, tmp, list, node)
+		kfree(igmp);
+}
+
+/**
+ * struct rcm_mcast_view - what a join needs of its id, taken under its lock
+ * @ifindex: the id's netdev
+ * @gid_type: the GID type of the id's source GID entry
+ * @sgid_index: that entry's index
+ * @port_num: the id's port
+ * @tos: the id's type of service
+ * @qkey: the id's Q_Key
+ */
+struct rcm_mcast_view {
+	int ifindex;
+	enum ib_gid_type gid_type;
+	u8 sgid_index;
+	u32 port_num;
+	u8 tos;
+	u32 qkey;
+};
+
+/* May @id join @mc's group? Takes the view of the id; @id->lock held. */
+static int rcm_mcast_check(struct rcm_id *id, struct rcm_mcast *mc,
+			   struct rcm_mcast_view *view)
+{
+	const struct ib_gid_attr *sgid;
+
+	lockdep_assert_held(&id->lock);
+	if (id->qp_type != RCM_QPT_UD)
+		return -EINVAL;
+	switch (id->state) {
+	case RCM_STATE_ADDR_BOUND:
+	case RCM_STATE_ADDR_RESOLVED:
+	case RCM_STATE_ROUTE_RESOLVED:
+		break;
+	default:
+		return rcm_id_state_errno(id);
+	}
+	if (!id->rdev)
+		return -EINVAL;		/* bound to a wildcard address */
+	if (!rdma_protocol_roce(id->rdev->ibdev, id->port_num))
+		return -EOPNOTSUPP;	/* iWARP; InfiniBand SA joins */
+	if (rcm_mcast_find(id, &mc->addr))
+		return -EADDRINUSE;
+	sgid = id->dev_addr.sgid_attr;
+	if (mc->addr.ss_family == AF_INET6 &&
+	    sgid->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EOPNOTSUPP;	/* as 6.1's cma.c (-ENOTSUPP there) */
+	view->ifindex = id->dev_addr.bound_dev_if;
+	view->gid_type = sgid->gid_type;
+	view->sgid_index = sgid->index;
+	view->port_num = id->port_num;
+	view->tos = id->tos;
+	view->qkey = id->qkey;
+	rcm_wire_mcast_mgid((struct sockaddr *)&mc->addr, sgid->gid_type,
+			    &mc->mgid);
+	return 0;
+}
+
+/*
+ * The netdev part of a join, under RTNL and no rcm lock: the service
+ * level of the id's TOS, and for a full member on RoCE v2 the IPv4
+ * group's membership, which @igmp records (moved to @mc->igmp).
+ * Return: 0 or -ENODEV / -EINVAL for the ioctl; *@status is what the
+ * event reports (-ENODEV when the netdev has no IPv4 to join on).
+ */
+static int rcm_mcast_netdev(struct rcm_id *id, struct rcm_mcast *mc,
+			    const struct rcm_mcast_view *view,
+			    struct rcm_mcast_igmp **igmp, u8 *sl, int *status)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&mc->addr;
+	struct net_device *ndev;
+	struct in_device *in_dev;
+	int ret = 0;
+
+	*status = 0;
+	rtnl_lock();
+	ndev = view->ifindex ? __dev_get_by_index(id->net, view->ifindex) :
+			       NULL;
+	if (!ndev) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (!iboe_get_mtu(ndev->mtu)) {
+		/* Below the smallest RoCE MTU, as cma.c refuses it. */
+		ret = -EINVAL;
+		goto out;
+	}
+	*sl = rcm_route_tos_to_sl(ndev, view->tos);
+	if (mc->addr.ss_family != AF_INET ||
+	    view->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+	    mc->join_flags != RCM_MC_JOIN_FULLMEMBER)
+		goto out;
+	in_dev = __in_dev_get_rtnl(ndev);
+	if (!in_dev) {
+		*status = -ENODEV;
+		goto out;
+	}
+	ip_mc_inc_group(in_dev, sin->sin_addr.s_addr);
+	(*igmp)->ifindex = view->ifindex;
+	(*igmp)->group = sin->sin_addr.s_addr;
+	mc->igmp = *igmp;
+	*igmp = NULL;
+out:
+	rtnl_unlock();
+	return ret;
+}
+
+/* The MULTICAST_JOIN (or, with @status, MULTICAST_ERROR) of @mc. */
+static void rcm_mcast_event_fill(struct rcm_uevent *ev, struct rcm_mcast *mc,
+				 const struct rcm_mcast_view *view, u8 sl,
+				 int status)
+{
+	struct rcm_ud_param *ud = &ev->ev.ud;
+	struct rcm_ah_attr *ah = &ud->ah_attr;
+
+	ev->mc = mc;
+	if (status) {
+		ev->ev.event = RCM_EVENT_MULTICAST_ERROR;
+		ev->ev.status = status;
+		return;
+	}
+	ev->ev.event = RCM_EVENT_MULTICAST_JOIN;
+	ud->qp_num = RCM_MCAST_QPN;
+	ud->qkey = view->qkey;
+	memcpy(ah->dgid, mc->mgid.raw, sizeof(ah->dgid));
+	ah->flow_label = 0;
+	ah->sgid_index = view->sgid_index;
+	ah->hop_limit = RCM_MCAST_HOP_LIMIT;
+	if (mc->addr.ss_family == AF_INET &&
+	    view->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP)
+		ah->hop_limit = IPV6_DEFAULT_HOPLIMIT;
+	/*
+	 * The in-tree CM leaves the traffic class and service level 0; rcm
+	 * gives a group the id's TOS as a route does, so a TOS set on the
+	 * id applies to its multicast traffic too.
+	 */
+	ah->traffic_class = view->tos;
+	ah->sl = sl;
+	ah->dlid = 0;
+	/* As 6.1's cma.c: the port's current rate. */
+	ah->static_rate = IB_RATE_PORT_CURRENT;
+	ah->is_global = 1;
+	ah->port_num = view->port_num;
+}
+
+int rcm_cmd_join_mcast(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_join_mcast *cmd = arg;
+	struct rcm_mcast_igmp *igmp;
+	struct rcm_mcast_view view;
+	struct rcm_uevent *ev;
+	struct rcm_mcast *mc;
+	struct rcm_id *id;
+	LIST_HEAD(undo);
+	int ret, status = 0;
+	u8 sl = 0;
+
+	if (cmd->join_flags != RCM_MC_JOIN_FULLMEMBER &&
+	    cmd->join_flags != RCM_MC_JOIN_SENDONLY_FULLMEMBER)
+		return -EINVAL;
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	igmp = kzalloc(sizeof(*igmp), GFP_KERNEL);
+	ev = rcm_event_alloc(id, RCM_EVENT_MULTICAST_JOIN, GFP_KERNEL);
+	if (!mc || !igmp || !ev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (rcm_addr_from_user(&cmd->addr, &mc->addr) ||
+	    !rcm_mcast_addr_ok(&mc->addr)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	mc->id = id;
+	mc->context = cmd->context;
+	mc->join_flags = cmd->join_flags;
+
+	/* The command lock keeps other joins and leaves of the id out. */
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	ret = rcm_mcast_check(id, mc, &view);
+	mutex_unlock(&id->lock);
+	if (!ret)
+		ret = rcm_mcast_netdev(id, mc, &view, &igmp, &sl, &status);
+	if (ret)
+		goto out_cmd;
+
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_DESTROYING ||
+	    id->state == RCM_STATE_DEVICE_REMOVAL) {
+		/* Lost to a destroy or a removal while under RTNL: undo. */
+		ret = rcm_id_state_errno(id);
+		if (mc->igmp)
+			list_add(&mc->igmp->node, &undo);
+		mc->igmp = NULL;
+	} else {
+		list_add_tail(&mc->node, &id->mcasts);
+		rcm_mcast_event_fill(ev, mc, &view, sl, status);
+		rcm_event_queue(id->file, ev);
+		ev = NULL;
+		mc = NULL;
+	}
+	mutex_unlock(&id->lock);
+	rcm_mcast_igmp_drop(id->net, &undo);
+out_cmd:
+	mutex_unlock(&id->cmd_lock);
+out:
+	rcm_event_free(ev);
+	kfree(igmp);
+	kfree(mc);
+	rcm_id_put(id);
+	return ret;
+}
+
+int rcm_cmd_leave_mcast(struct file *filp, void *arg)
+{
+	struct rcm_file *file = filp->private_data;
+	struct rcm_leave_mcast *cmd = arg;
+	struct sockaddr_storage addr;
+	struct rcm_mcast *mc;
+	struct rcm_id *id;
+	LIST_HEAD(igmp);
+
+	if (rcm_addr_from_user(&cmd->addr, &addr))
+		return -EINVAL;
+	id = rcm_id_lock(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	/* The claim: once unlinked, no destroy or removal can find it. */
+	mc = rcm_mcast_find(id, &addr);
+	if (mc) {
+		list_del(&mc->node);
+		if (mc->igmp)
+			list_add(&mc->igmp->node, &igmp);
+		mc->igmp = NULL;
+	}
+	mutex_unlock(&id->lock);
+	if (mc) {
+		/* The command lock keeps id->file: no migration meanwhile. */
+		rcm_event_purge_mcast(id->file, mc);
+		spin_lock(&id->file->event_lock);
+		cmd->out_events_reported = mc->events_reported;
+		spin_unlock(&id->file->event_lock);
+		rcm_mcast_igmp_drop(id->net, &igmp);
+		kfree(mc);
+	}
+	mutex_unlock(&id->cmd_lock);
+	rcm_id_put(id);
+	return mc ? 0 : -ENOENT;
+}
+
+/**
+ * rcm_mcast_device_removed() - drop the IP memberships of an id's groups
+ * @id: the id, whose device is going away; a reference held, no lock
+ *
+ * The groups themselves stay until userspace leaves them or destroys
+ * the id (a leave then still returns their events_reported); only what
+ * they hold on the netdev goes, with the device.
+ */
+void rcm_mcast_device_removed(struct rcm_id *id)
+{
+	struct rcm_mcast *mc;
+	LIST_HEAD(igmp);
+
+	mutex_lock(&id->lock);
+	list_for_each_entry(mc, &id->mcasts, node) {
+		if (mc->igmp)
+			list_add_tail(&mc->igmp->node, &igmp);
+		mc->igmp = NULL;
+	}
+	mutex_unlock(&id->lock);
+	rcm_mcast_igmp_drop(id->net, &igmp);
+}
+
+/**
+ * rcm_mcast_destroy() - leave every group of an id being destroyed
+ * @id: the id; its events are purged and every command and callback on
+ *      it is done, so nothing else can reach its groups
+ */
+void rcm_mcast_destroy(struct rcm_id *id)
+{
+	struct rcm_mcast *mc, *tmp;
+	LIST_HEAD(igmp);
+
+	list_for_each_entry_safe(mc, tmp, &id->mcasts, node) {
+		list_del(&mc->node);
+		if (mc->igmp)
+			list_add_tail(&mc->igmp->node, &igmp);
+		kfree(mc);
+	}
+	rcm_mcast_igmp_drop(id->net, &igmp);
+}

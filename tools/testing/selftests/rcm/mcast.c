@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mcast: RCM_IOCTL_JOIN_MCAST and RCM_IOCTL_LEAVE_MCAST on Soft-RoCE
+ * (RoCE v2), with raw ioctls. A join reports MULTICAST_JOIN with the
+ * group's context, QP number, Q_Key and address vector (the MGID derived
+ * as the in-tree CM does); a full member's IPv4 group shows in
+ * /proc/net/igmp on the netdev until it is left, the id destroyed, its
+ * process killed or its device removed; a send-only member's never does.
+ * Unread events of a group go with its leave and follow a migrated id.
+ *
+ * Needs RCM_ADDR_RXE and RCM_NETDEV_RXE from the guest. The removal case
+ * re-creates rxe0 at its end.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+/*
+ * Users of IPv4 group @group on @netdev in /proc/net/igmp, 0 when the
+ * netdev has not joined it, -1 when the file cannot be read.
+ */
+static int igmp_users(const char *netdev, const char *group)
+{
+	char line[256], name[64] = "";
+	unsigned int addr;
+	struct in_addr want;
+	int idx, users, found = 0;
+	FILE *f = fopen("/proc/net/igmp", "r");
+
+	if (!f)
+		return -1;
+	inet_pton(AF_INET, group, &want);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] != '\t') {
+			/* "Idx\tDevice : Count Querier" or a device line */
+			if (sscanf(line, "%d %63s", &idx, name) != 2)
+				name[0] = 0;
+			continue;
+		}
+		/* The group is the __be32 printed as a host-order %08X. */
+		if (sscanf(line, " %x %d", &addr, &users) == 2 &&
+		    !strcmp(name, netdev) && addr == want.s_addr) {
+			found = users;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int join(int fd, unsigned int id, const char *group,
+		unsigned int flags, unsigned long long ctx)
+{
+	struct rcm_join_mcast j = {
+		.size = sizeof(j), .id = id, .join_flags = flags,
+		.context = ctx,
+	};
+
+	rcm_sockaddr(&j.addr, group, 4791);
+	return ioctl(fd, RCM_IOCTL_JOIN_MCAST, &j);
+}
+
+/* Leave; *@reported gets out_events_reported. */
+static int leave(int fd, unsigned int id, const char *group,
+		 unsigned int *reported)
+{
+	struct rcm_leave_mcast l = { .size = sizeof(l), .id = id };
+	int ret;
+
+	rcm_sockaddr(&l.addr, group, 0);
+	ret = ioctl(fd, RCM_IOCTL_LEAVE_MCAST, &l);
+	if (reported)
+		*reported = l.out_events_reported;
+	return ret;
+}
+
+static int set_tos(int fd, unsigned int id, unsigned int tos)
+{
+	struct rcm_set_option o = {
+		.size = sizeof(o), .id = id, .level = RCM_OPTION_ID,
+		.optname = RCM_OPTION_ID_TOS, .value = tos,
+	};
+
+	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
+}
+
+/* A UD id of @fd bound to @ip (ephemeral port); its handle, or 0. */
+static unsigned int ud_bound(int fd, const char *ip, unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, ctx);
+
+	if (!id)
+		return 0;
+	if (rcm_bind(fd, id, ip, 0)) {
+		rcm_destroy(fd, id);
+		return 0;
+	}
+	return id;
+}
+
+/* No event within @ms. */
+static int quiet(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 0;
+}
+
+/*
+ * Index of the RoCE v2 GID of IPv4 address @ip in rxe0's port 1 GID
+ * table, or -1.
+ */
+static int gid_index(const char *ip)
+{
+	unsigned char b[4];
+	char want[64], path[128], got[64], type[32];
+	FILE *f;
+	int i;
+
+	inet_pton(AF_INET, ip, b);
+	snprintf(want, sizeof(want),
+		 "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", b[0], b[1],
+		 b[2], b[3]);
+	for (i = 0; i < 64; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/rxe0/ports/1/gids/%d", i);
+		f = fopen(path, "r");
+		if (!f)
+			return -1;
+		got[0] = 0;
+		if (!fgets(got, sizeof(got), f))
+			got[0] = 0;
+		fclose(f);
+		if (strncmp(got, want, strlen(want)))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/%d",
+			 i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		type[0] = 0;
+		if (!fgets(type, sizeof(type), f))
+			type[0] = 0;
+		fclose(f);
+		if (!strncmp(type, "RoCE v2", 7))
+			return i;
+	}
+	return -1;
+}
+
+#define GROUP "239.1.2.3"
+
+RCM_TEST(full_join_reports_group_and_joins_igmp)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	static const unsigned char mgid[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 1, 2, 3,
+	};
+	struct rcm_event ev;
+	unsigned int id, reported;
+	int fd, sgid;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	id = ud_bound(fd, ip, 0x1d);
+	CHECK(id, "UD id bound to %s: %s", ip, strerror(errno));
+	sgid = gid_index(ip);
+	CHECK(sgid >= 0, "no RoCE v2 GID for %s", ip);
+	CHECK(set_tos(fd, id, 32) == 0, "TOS: %s", strerror(errno));
+	CHECK(igmp_users(netdev, GROUP) == 0, "%s already joined on %s", GROUP,
+	      netdev);
+	CHECK(join(fd, id, GROUP, RCM_MC_JOIN_FULLMEMBER, 0xc0ffee) == 0,
+	      "join: %s", strerror(errno));
+	/* Queued before the ioctl returned. */
+	CHECK(rcm_wait_event(fd, 0, &ev) == 0, "no event queued by the join");
+	CHECK(ev.event == RCM_EVENT_MULTICAST_JOIN && ev.status == 0,
+	      "event %u status %d", ev.event, ev.status);
+	CHECK(ev.context == 0xc0ffee, "context %#llx, want the group's",
+	      (unsigned long long)ev.context);
+	CHECK(ev.id == id, "id %u, want %u", ev.id, id);
+	CHECK(ev.ud.qp_num == RCM_MCAST_QPN, "qp_num %#x", ev.ud.qp_num);
+	CHECK(ev.ud.qkey == RCM_UDP_QKEY, "qkey %#x", ev.ud.qkey);
+	CHECK(!memcmp(ev.ud.ah_attr.dgid, mgid, 16),
+	      "dgid %02x%02x..%02x%02x:%u.%u.%u.%u, want ::ffff:239.1.2.3",
+	      ev.ud.ah_attr.dgid[0], ev.ud.ah_attr.dgid[1],
+	      ev.ud.ah_attr.dgid[10], ev.ud.ah_attr.dgid[11],
+	      ev.ud.ah_attr.dgid[12], ev.ud.ah_attr.dgid[13],
+	      ev.ud.ah_attr.dgid[14], ev.ud.ah_attr.dgid[15]);
+	CHECK(ev.ud.ah_attr.is_global == 1 && ev.ud.ah_attr.port_num == 1 &&
+	      ev.ud.ah_attr.dlid == 0, "is_global %u port %u dlid %u",
+	      ev.ud.ah_attr.is_global, ev.ud.ah_attr.port_num,
+	      ev.ud.ah_attr.dlid);
+	CHECK(ev.ud.ah_attr.hop_limit == 64, "hop_limit %u, want 64 (RoCE v2)",
+	      ev.ud.ah_attr.hop_limit);
+	CHECK(ev.ud.ah_attr.sgid_index == sgid, "sgid_index %u, want %d",
+	      ev.ud.ah_attr.sgid_index, sgid);
+	CHECK(ev.ud.ah_attr.traffic_class == 32, "traffic_class %u, want TOS",
+	      ev.ud.ah_attr.traffic_class);
+	CHECK(ev.ud.ah_attr.flow_label == 0 && ev.ud.ah_attr.static_rate == 0,
+	      "flow_label %u static_rate %u", ev.ud.ah_attr.flow_label,
+	      ev.ud.ah_attr.static_rate);
+	CHECK(ev.private_data_len == 0, "private_data_len %u",
+	      ev.private_data_len);
+	CHECK(igmp_users(netdev, GROUP) == 1, "%s on %s: %d users, want 1",
+	      GROUP, netdev, igmp_users(netdev, GROUP));
+
+	CHECK(leave(fd, id, GROUP, &reported) == 0, "leave: %s",
+	      strerror(errno));
+	CHECK(reported == 1, "leave reported %u events, want 1", reported);
+	CHECK(igmp_users(netdev, GROUP) == 0, "%s still joined after leave",
+	      GROUP);
+	CHECK(quiet(fd, 100), "an event after the leave");
+	CHECK_ERRNO(leave(fd, id, GROUP, NULL), ENOENT);
+	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
+	close(fd);
+}
+
+RCM_TEST(send_only_join_leaves_igmp_alone)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	struct rcm_event ev;
+	unsigned int id, reported;
+	int fd;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	id = ud_bound(fd, ip, 1);
+	CHECK(id, "UD id: %s", strerror(errno));
+	CHECK(join(fd, id, "239.1.2.4", RCM_MC_JOIN_SENDONLY_FULLMEMBER,
+		   0x5e) == 0, "join: %s", strerror(errno));
+	CHECK(rcm_wait_event(fd, 0, &ev) == 0 &&
+	      ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 0x5e &&
+	      ev.ud.ah_attr.dgid[15] == 4, "no MULTICAST_JOIN for the group");
+	CHECK(igmp_users(netdev, "239.1.2.4") == 0,
+	      "a send-only join joined the IP group");
+	CHECK(leave(fd, id, "239.1.2.4", &reported) == 0 && reported == 1,
+	      "leave: %s, %u reported", strerror(errno), reported);
+	close(fd);
+}
+
+RCM_TEST(resolved_id_joins)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	struct rcm_event ev;
+	unsigned int id;
+	int fd;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 3);
+	CHECK(id, "create: %s", strerror(errno));
+	/* As mckey does: resolve towards the group's own address. */
+	CHECK(rcm_resolved(fd, id, ip) == 0, "resolve: %s", strerror(errno));
+	CHECK(join(fd, id, "239.1.2.5", RCM_MC_JOIN_FULLMEMBER, 9) == 0,
+	      "join: %s", strerror(errno));
+	CHECK(rcm_wait_event(fd, 0, &ev) == 0 &&
+	      ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 9,
+	      "no MULTICAST_JOIN");
+	CHECK(igmp_users(netdev, "239.1.2.5") == 1, "IP group not joined");
+	/* Destroy leaves it. */
+	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
+	CHECK(igmp_users(netdev, "239.1.2.5") == 0,
+	      "IP group still joined after destroy");
+	close(fd);
+}
+
+RCM_TEST(join_and_leave_errors)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_event ev;
+	unsigned int ud, rc, idle, loose;
+	int fd;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	ud = ud_bound(fd, ip, 1);
+	rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	idle = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 3);
+	loose = ud_bound(fd, "0.0.0.0", 4);
+	CHECK(ud && rc && idle && loose, "set-up: %s", strerror(errno));
+	CHECK(rcm_bind(fd, rc, ip, 0) == 0, "bind RC: %s", strerror(errno));
+
+	CHECK_ERRNO(join(fd, ud + 100, GROUP, 0, 0), ENOENT);
+	CHECK_ERRNO(join(fd, rc, GROUP, 0, 0), EINVAL);
+	CHECK_ERRNO(join(fd, idle, GROUP, 0, 0), EINVAL);
+	CHECK_ERRNO(join(fd, loose, GROUP, 0, 0), EINVAL);
+	CHECK_ERRNO(join(fd, ud, ip, 0, 0), EINVAL);
+	CHECK_ERRNO(join(fd, ud, "255.255.255.255", 0, 0), EINVAL);
+	CHECK_ERRNO(join(fd, ud, "fd00::1", 0, 0), EINVAL);
+	CHECK_ERRNO(join(fd, ud, GROUP, 2, 0), EINVAL);
+	/* IPv6 groups on RoCE v2: not supported, as in-tree. */
+	CHECK_ERRNO(join(fd, ud, "ff0e::1:2", 0, 0), EOPNOTSUPP);
+	CHECK(quiet(fd, 50), "a failed join queued an event");
+
+	CHECK(join(fd, ud, GROUP, 0, 1) == 0, "join: %s", strerror(errno));
+	CHECK_ERRNO(join(fd, ud, GROUP, 0, 2), EADDRINUSE);
+	CHECK_ERRNO(join(fd, ud, GROUP, RCM_MC_JOIN_SENDONLY_FULLMEMBER, 2),
+		    EADDRINUSE);
+	CHECK(rcm_wait_event(fd, 0, &ev) == 0 && ev.context == 1 &&
+	      quiet(fd, 50), "want exactly the first join's event");
+	CHECK_ERRNO(leave(fd, ud, "239.9.9.9", NULL), ENOENT);
+	CHECK_ERRNO(leave(fd, rc, GROUP, NULL), ENOENT);
+	CHECK_ERRNO(leave(fd, ud + 100, GROUP, NULL), ENOENT);
+	CHECK(leave(fd, ud, GROUP, NULL) == 0, "leave: %s", strerror(errno));
+	CHECK_ERRNO(leave(fd, ud, GROUP, NULL), ENOENT);
+	close(fd);
+}
+
+RCM_TEST(leave_discards_unread_events)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_destroy_id d = { .size = sizeof(d) };
+	struct rcm_event ev;
+	unsigned int id, reported = 99;
+	int fd;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	id = ud_bound(fd, ip, 1);
+	CHECK(id, "UD id: %s", strerror(errno));
+	CHECK(join(fd, id, "239.1.2.6", 0, 6) == 0, "join: %s",
+	      strerror(errno));
+	CHECK(join(fd, id, "239.1.2.7", 0, 7) == 0, "join 2: %s",
+	      strerror(errno));
+	/* The first group's event is left unread. */
+	CHECK(leave(fd, id, "239.1.2.6", &reported) == 0, "leave: %s",
+	      strerror(errno));
+	CHECK(reported == 0, "leave reported %u, want 0", reported);
+	CHECK(rcm_wait_event(fd, 0, &ev) == 0 && ev.context == 7,
+	      "the other group's event went too (or came first)");
+	CHECK(quiet(fd, 50), "the left group's event is still there");
+	CHECK(leave(fd, id, "239.1.2.7", &reported) == 0 && reported == 1,
+	      "leave 2: %s, reported %u", strerror(errno), reported);
+	/* A group's events count in the id's. */
+	d.id = id;
+	CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0 &&
+	      d.out_events_reported == 1, "destroy: reported %u",
+	      d.out_events_reported);
+	close(fd);
+}
+
+RCM_TEST(events_follow_a_migrated_id)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	int a, b;
+	struct rcm_migrate_id m = { .size = sizeof(m) };
+	struct rcm_event ev;
+	unsigned int id, reported;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	a = rcm_open_dev();
+	b = rcm_open_dev();
+	id = ud_bound(a, ip, 1);
+	CHECK(id, "UD id: %s", strerror(errno));
+	CHECK(join(a, id, "239.1.2.8", 0, 8) == 0, "join: %s",
+	      strerror(errno));
+	m.id = id;
+	m.fd = b;
+	CHECK(ioctl(a, RCM_IOCTL_MIGRATE_ID, &m) == 0, "migrate: %s",
+	      strerror(errno));
+	CHECK(quiet(a, 50), "an event stayed in the old file");
+	CHECK(rcm_wait_event(b, 0, &ev) == 0 &&
+	      ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 8 &&
+	      ev.id == m.out_id, "event in the new file: %u ctx %llu id %u",
+	      ev.event, (unsigned long long)ev.context, ev.id);
+	CHECK_ERRNO(leave(a, id, "239.1.2.8", NULL), ENOENT);
+	CHECK(leave(b, m.out_id, "239.1.2.8", &reported) == 0 &&
+	      reported == 1, "leave in the new file: %s, reported %u",
+	      strerror(errno), reported);
+	CHECK(igmp_users(netdev, "239.1.2.8") == 0, "IP group still joined");
+	close(a);
+	close(b);
+}
+
+RCM_TEST(two_files_join_one_group)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	struct rcm_event ev;
+	unsigned int ia, ib, reported;
+	int a, b;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	a = rcm_open_dev();
+	b = rcm_open_dev();
+	ia = ud_bound(a, ip, 1);
+	ib = ud_bound(b, ip, 2);
+	CHECK(ia && ib, "UD ids: %s", strerror(errno));
+	CHECK(join(a, ia, "239.1.2.9", 0, 0xa) == 0, "join a: %s",
+	      strerror(errno));
+	CHECK(join(b, ib, "239.1.2.9", 0, 0xb) == 0, "join b: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(a, 0, &ev) == 0 && ev.context == 0xa &&
+	      quiet(a, 50), "file a: want its one event");
+	CHECK(rcm_wait_event(b, 0, &ev) == 0 && ev.context == 0xb &&
+	      quiet(b, 50), "file b: want its one event");
+	CHECK(igmp_users(netdev, "239.1.2.9") == 2, "%d IP users, want 2",
+	      igmp_users(netdev, "239.1.2.9"));
+	CHECK(leave(a, ia, "239.1.2.9", &reported) == 0 && reported == 1,
+	      "leave a: %s", strerror(errno));
+	CHECK(igmp_users(netdev, "239.1.2.9") == 1,
+	      "%d IP users after one leave, want 1",
+	      igmp_users(netdev, "239.1.2.9"));
+	/* Closing the file destroys the id, which leaves the group. */
+	close(b);
+	CHECK(igmp_users(netdev, "239.1.2.9") == 0,
+	      "IP group joined after the last member's file closed");
+	close(a);
+}
+
+RCM_TEST(killed_process_leaves_its_groups)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	int p[2], st, i;
+	char c;
+	pid_t pid;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	CHECK(pipe(p) == 0, "pipe");
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		int fd = rcm_open_dev();
+		unsigned int id = ud_bound(fd, ip, 1);
+
+		/* Unread events and two groups, one of them full. */
+		if (!id || join(fd, id, "239.1.2.10", 0, 1) ||
+		    join(fd, id, "239.1.2.11",
+			 RCM_MC_JOIN_SENDONLY_FULLMEMBER, 2))
+			_exit(3);
+		if (write(p[1], "j", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	i = read(p[0], &c, 1);
+	if (i != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	CHECK(i == 1, "the child could not join");
+	CHECK(igmp_users(netdev, "239.1.2.10") == 1, "child's IP group absent");
+	kill(pid, SIGKILL);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "waitpid");
+	close(p[0]);
+	CHECK(igmp_users(netdev, "239.1.2.10") == 0,
+	      "IP group still joined after the member was killed");
+}
+
+struct racer {
+	int fd;
+	unsigned int id;
+	volatile int stop;
+};
+
+/* Join and leave two groups over and over; errors are expected. */
+static void *join_leave(void *arg)
+{
+	struct racer *r = arg;
+	int i;
+
+	for (i = 0; i < 20 && !r->stop; i++) {
+		join(r->fd, r->id, "239.1.3.1", 0, i);
+		join(r->fd, r->id, "239.1.3.2", 0, i);
+		leave(r->fd, r->id, "239.1.3.1", NULL);
+		leave(r->fd, r->id, "239.1.3.2", NULL);
+	}
+	return NULL;
+}
+
+/* Read every event as it comes. */
+static void *reader(void *arg)
+{
+	struct racer *r = arg;
+	struct rcm_event ev[4];
+
+	while (!r->stop)
+		if (read(r->fd, ev, sizeof(ev)) < 0 && errno != EAGAIN)
+			break;
+	return NULL;
+}
+
+/*
+ * Leaves race reads of their groups' events and the id's destroy (the
+ * in-tree ucma's use-after-free history); KASAN and lockdep watch the
+ * kernel side. Every IP membership is gone at the end.
+ */
+RCM_TEST(leave_races_read_and_destroy)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	struct racer r = {};
+	pthread_t tj, tr;
+	int i;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device in this guest");
+	r.fd = rcm_open_dev();
+	CHECK(r.fd >= 0, "open");
+	CHECK(fcntl(r.fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+	CHECK(pthread_create(&tr, NULL, reader, &r) == 0, "reader thread");
+	for (i = 0; i < 100; i++) {
+		r.id = ud_bound(r.fd, ip, i);
+		if (!r.id)
+			break;
+		if (pthread_create(&tj, NULL, join_leave, &r))
+			break;
+		usleep(i % 10 * 200);
+		rcm_destroy(r.fd, r.id);
+		pthread_join(tj, NULL);
+	}
+	r.stop = 1;
+	pthread_join(tr, NULL);
+	CHECK(i == 100, "round %d: %s", i, strerror(errno));
+	CHECK(igmp_users(netdev, "239.1.3.1") == 0 &&
+	      igmp_users(netdev, "239.1.3.2") == 0,
+	      "IP groups left joined: %d, %d",
+	      igmp_users(netdev, "239.1.3.1"),
+	      igmp_users(netdev, "239.1.3.2"));
+	close(r.fd);
+}
+
+/* As device_removal.c: rxe0 is back at the end whatever happened. */
+static int wait_gid(const char *ip)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (gid_index(ip) >= 0)
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+static void restore_rxe(void)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+
+	if (!ip || !netdev || !access("/sys/class/infiniband/rxe0", F_OK))
+		return;
+	rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev);
+	wait_gid(ip);
+}
+
+RCM_TEST(device_removal_drops_igmp)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	struct rcm_event ev;
+	unsigned int id, reported = 99;
+	int fd, removal = 0;
+
+	if (!ip || !netdev || getenv("RCM_PEER_ADDR"))
+		SKIP("no Soft-RoCE device of its own in this guest");
+	fd = rcm_open_dev();
+	id = ud_bound(fd, ip, 1);
+	CHECK(id, "UD id: %s", strerror(errno));
+	CHECK(join(fd, id, "239.1.2.12", 0, 12) == 0, "join: %s",
+	      strerror(errno));
+	CHECK(igmp_users(netdev, "239.1.2.12") == 1, "IP group not joined");
+	if (rcm_sh("rdma link delete rxe0")) {
+		restore_rxe();
+		CHECK(0, "rdma link delete failed");
+	}
+	while (rcm_wait_event(fd, 1000, &ev) == 0)
+		if (ev.event == RCM_EVENT_DEVICE_REMOVAL && ev.id == id)
+			removal++;
+	restore_rxe();
+	CHECK(removal == 1, "%d DEVICE_REMOVAL events, want 1", removal);
+	CHECK(igmp_users(netdev, "239.1.2.12") == 0,
+	      "IP group still joined after the device went");
+	/* The group is still the id's to leave; its event was read. */
+	CHECK(leave(fd, id, "239.1.2.12", &reported) == 0 && reported == 1,
+	      "leave after removal: %s, reported %u", strerror(errno),
+	      reported);
+	CHECK_ERRNO(join(fd, id, "239.1.2.12", 0, 12), ENODEV);
+	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
+	close(fd);
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}

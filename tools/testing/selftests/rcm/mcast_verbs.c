@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mcast_verbs: a datagram sent to a group joined through rcm comes back
+ * to a UD QP attached to the group's MGID, on the same rxe device. The
+ * send uses the address vector of the MULTICAST_JOIN event as it is,
+ * with RCM_MCAST_QPN and the event's Q_Key; it reaches the local QP only
+ * because the full join joined the IPv4 group on the netdev (the kernel
+ * loops a multicast packet back to its own host only for a group the
+ * netdev has joined). Needs libibverbs with the rxe provider (Debian's).
+ */
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+#define GRH_LEN 40
+#define MSG "rcm multicast datagram"
+
+struct ud_end {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	char buf[2][GRH_LEN + 256];	/* [0] receive, [1] send */
+};
+
+static struct ibv_context *open_rxe(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), "rxe0"))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static void ud_close(struct ud_end *e)
+{
+	if (e->ah)
+		ibv_destroy_ah(e->ah);
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	if (e->pd)
+		ibv_dealloc_pd(e->pd);
+	if (e->ctx)
+		ibv_close_device(e->ctx);
+}
+
+/* A UD QP in RTS with @qkey; 0 or an errno. */
+static int ud_open(struct ud_end *e, unsigned int qkey)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = {};
+
+	e->ctx = open_rxe();
+	if (!e->ctx)
+		return ENODEV;
+	e->pd = ibv_alloc_pd(e->ctx);
+	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
+	e->mr = e->cq ? ibv_reg_mr(e->pd, e->buf, sizeof(e->buf),
+				   IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!e->mr)
+		return errno ? errno : ENOMEM;
+	qa.send_cq = e->cq;
+	qa.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &qa);
+	if (!e->qp)
+		return errno ? errno : ENOMEM;
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qkey = qkey;
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		return errno;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE))
+		return errno;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return errno;
+	return 0;
+}
+
+/* One completion within @ms; 0 with *wc filled, -1 otherwise. */
+static int poll_one(struct ud_end *e, struct ibv_wc *wc, int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int n = ibv_poll_cq(e->cq, 1, wc);
+
+		if (n)
+			return n == 1 ? 0 : -1;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+			return -1;
+		usleep(1000);
+	}
+}
+
+/*
+ * Join @group with @flags, attach a UD QP to its MGID, send one datagram
+ * to the group and collect the completions for up to @ms: *@got_recv is
+ * 1 when the datagram came back (checked byte for byte).
+ */
+static void send_to_group(const char *group, unsigned int flags, int ms,
+			  int *got_recv)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_join_mcast j = { .size = sizeof(j), .context = 77,
+				    .join_flags = flags };
+	struct rcm_leave_mcast l = { .size = sizeof(l) };
+	const struct rcm_ah_attr *av;
+	struct ibv_ah_attr ah = {};
+	struct ibv_sge rsge, ssge;
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_send_wr swr = { .wr_id = 2, .sg_list = &ssge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_recv_wr *rbad;
+	struct ibv_send_wr *sbad;
+	struct ibv_wc wc;
+	struct rcm_event ev;
+	static struct ud_end e;
+	union ibv_gid mgid;
+	int fd, ret, got_send = 0, i;
+	unsigned int id;
+
+	*got_recv = 0;
+	memset(&e, 0, sizeof(e));
+	if (!ip)
+		SKIP("no Soft-RoCE device in this guest");
+	fd = rcm_open_dev();
+	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 1);
+	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "UD id: %s",
+	      strerror(errno));
+	j.id = id;
+	rcm_sockaddr(&j.addr, group, 0);
+	CHECK(ioctl(fd, RCM_IOCTL_JOIN_MCAST, &j) == 0, "join: %s",
+	      strerror(errno));
+	CHECK(rcm_wait_event(fd, 0, &ev) == 0 &&
+	      ev.event == RCM_EVENT_MULTICAST_JOIN, "no MULTICAST_JOIN");
+
+	ret = ud_open(&e, ev.ud.qkey);
+	if (ret == ENODEV) {
+		ud_close(&e);
+		SKIP("no rxe0 verbs device (libibverbs provider missing?)");
+	}
+	CHECK(!ret, "UD QP: %s", strerror(ret));
+	av = &ev.ud.ah_attr;
+	memcpy(mgid.raw, av->dgid, 16);
+	ret = ibv_attach_mcast(e.qp, &mgid, 0);
+	CHECK(!ret, "attach to the MGID: %s", strerror(ret));
+
+	rsge = (struct ibv_sge){ .addr = (uintptr_t)e.buf[0],
+				 .length = sizeof(e.buf[0]),
+				 .lkey = e.mr->lkey };
+	CHECK(ibv_post_recv(e.qp, &rwr, &rbad) == 0, "post_recv: %s",
+	      strerror(errno));
+
+	ah.is_global = av->is_global;
+	memcpy(ah.grh.dgid.raw, av->dgid, 16);
+	ah.grh.flow_label = av->flow_label;
+	ah.grh.sgid_index = av->sgid_index;
+	ah.grh.hop_limit = av->hop_limit;
+	ah.grh.traffic_class = av->traffic_class;
+	ah.dlid = av->dlid;
+	ah.sl = av->sl;
+	ah.src_path_bits = av->src_path_bits;
+	ah.static_rate = av->static_rate;
+	ah.port_num = av->port_num;
+	e.ah = ibv_create_ah(e.pd, &ah);
+	CHECK(e.ah, "create_ah from the event's address vector: %s",
+	      strerror(errno));
+
+	strcpy(e.buf[1], MSG);
+	ssge = (struct ibv_sge){ .addr = (uintptr_t)e.buf[1],
+				 .length = sizeof(MSG), .lkey = e.mr->lkey };
+	swr.wr.ud.ah = e.ah;
+	swr.wr.ud.remote_qpn = ev.ud.qp_num;
+	swr.wr.ud.remote_qkey = ev.ud.qkey;
+	CHECK(ibv_post_send(e.qp, &swr, &sbad) == 0, "post_send: %s",
+	      strerror(errno));
+
+	for (i = 0; i < 2 && poll_one(&e, &wc, ms) == 0; i++) {
+		CHECK(wc.status == IBV_WC_SUCCESS, "completion %s (wr %llu)",
+		      ibv_wc_status_str(wc.status),
+		      (unsigned long long)wc.wr_id);
+		if (wc.opcode == IBV_WC_SEND)
+			got_send = 1;
+		if (wc.opcode == IBV_WC_RECV) {
+			*got_recv = 1;
+			CHECK(wc.byte_len == GRH_LEN + sizeof(MSG),
+			      "received %u bytes", wc.byte_len);
+			CHECK(!memcmp(e.buf[0] + GRH_LEN, MSG, sizeof(MSG)),
+			      "received other bytes");
+			CHECK(wc.src_qp == e.qp->qp_num,
+			      "from QP %u, want %u", wc.src_qp, e.qp->qp_num);
+		}
+	}
+	CHECK(got_send, "the send did not complete");
+
+	ibv_detach_mcast(e.qp, &mgid, 0);
+	ud_close(&e);
+	l.id = id;
+	rcm_sockaddr(&l.addr, group, 0);
+	CHECK(ioctl(fd, RCM_IOCTL_LEAVE_MCAST, &l) == 0 &&
+	      l.out_events_reported == 1, "leave: %s", strerror(errno));
+	close(fd);
+}
+
+RCM_TEST(datagram_to_the_group_comes_back)
+{
+	int got = -1;
+
+	send_to_group("239.1.2.20", RCM_MC_JOIN_FULLMEMBER, 5000, &got);
+	if (rcm_verdict == RCM_OK)
+		CHECK(got == 1, "nothing came back over the group");
+}
+
+/*
+ * The control: a send-only member has not joined the IP group, so the
+ * host drops its own looped-back datagram. What delivered it above was
+ * the full join's membership.
+ */
+RCM_TEST(send_only_member_gets_nothing_back)
+{
+	int got = -1;
+
+	send_to_group("239.1.2.21", RCM_MC_JOIN_SENDONLY_FULLMEMBER, 1000,
+		      &got);
+	if (rcm_verdict == RCM_OK)
+		CHECK(got == 0, "a send-only member received its datagram");
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
