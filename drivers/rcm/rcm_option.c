@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rcm: id options (RCM_IOCTL_SET_OPTION), with the in-tree rdma_cm's
- * rules on when each may change.
+ * rules on when each may change. RESOLVE_TIMEOUT is rcm's own: it is
+ * only stored here, and the resolutions read it (rcm_addr.c, rcm_route.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +39,11 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 			return -EINVAL;
 		id->ack_timeout = value;
 		id->ack_timeout_set = true;
+		return 0;
+	case RCM_OPTION_ID_RESOLVE_TIMEOUT:
+		if (value > RCM_MAX_TIMEOUT_MS)
+			return -EINVAL;
+		id->resolve_timeout_ms = value;
 		return 0;
 	default:
 		return -ENOPROTOOPT;

@@ -12,7 +12,8 @@
  *   rcm_port.c    port spaces: which id owns which port
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
- *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout)
+ *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK and resolve
+ *                 timeouts)
  *   rcm_listen.c  passive side: listen, connection requests, reject
  *   rcm_conn.c    connections: connect, accept, establish, notify,
  *                 disconnect, and the ib_cm events of a connection
@@ -261,6 +262,9 @@ struct rcm_binding {
  * @afonly_set: AFONLY was set explicitly; bind keeps it
  * @ack_timeout_set: @ack_timeout was set explicitly
  * @ack_timeout: local ACK timeout exponent (4.096 us * 2^n)
+ * @resolve_timeout_ms: option RESOLVE_TIMEOUT: when non-zero, replaces
+ *                      the timeout_ms of the address and route
+ *                      resolutions issued afterwards. Under @lock
  * @path: the RoCE path once the route is resolved; freed at destroy.
  *        Under @lock.
  * @listens: a listener's IB CM listens (struct rcm_listen_dev), under
@@ -325,6 +329,7 @@ struct rcm_id {
 	bool afonly_set;
 	bool ack_timeout_set;
 	u8 ack_timeout;
+	u32 resolve_timeout_ms;
 	struct sa_path_rec *path;
 	struct list_head listens;
 	struct list_head listener_node;
