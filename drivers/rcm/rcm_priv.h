@@ -12,6 +12,8 @@
  *   rcm_port.c    port spaces: which id owns which port
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
+ *   rcm_netdev.c  netdev notifier: ADDR_CHANGE when an id's netdev
+ *                 changes its link-layer address
  *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK and resolve
  *                 timeouts)
  *   rcm_listen.c  passive side: listen, connection requests, reject
@@ -250,6 +252,8 @@ struct rcm_binding {
  *        set and cleared under @lock and @rdev->ids_lock
  * @port_num: port of @rdev
  * @dev_node: entry in @rdev->ids
+ * @change_node: entry in the list of ids an address change concerns,
+ *               used only by rcm_netdev.c's work (one at a time)
  * @resolve_used: an address resolution was issued on @dev_addr before;
  *                under @cmd_lock
  * @resolve_ev: the completion event of an address resolution in flight;
@@ -322,6 +326,7 @@ struct rcm_id {
 	struct rcm_device *rdev;
 	u32 port_num;
 	struct list_head dev_node;
+	struct list_head change_node;
 	bool resolve_used;
 	struct rcm_uevent *resolve_ev;
 	struct rcm_uevent *removal_ev;
@@ -409,6 +414,11 @@ u32 rcm_route_flow_label(const struct sockaddr *src,
 			 const struct sockaddr *dst);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
+
+/* rcm_netdev.c */
+int rcm_netdev_init(void);
+void rcm_netdev_exit(void);
+void rcm_netdev_record(struct rcm_id *id);
 
 /* rcm_listen.c */
 int rcm_cmd_listen(struct file *filp, void *arg);
