@@ -22,7 +22,7 @@
  * netdev (namespace, ifindex, address) into a work item; the work runs
  * on an ordered workqueue, without RTNL, so changes are applied in the
  * order they happened and no rcm lock is ever taken under RTNL (a
- * multicast join takes RTNL under an id's lock). The work holds
+ * multicast join may take RTNL under an id's lock). The work holds
  * rcm_devices_lock and each device's ids_lock only to collect the ids,
  * with a reference each, on a list of its own (struct
  * rcm_id.change_node, used by this work only, one work at a time); then
