@@ -377,8 +377,10 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 	} else if (id->state != RCM_STATE_ADDR_BOUND) {
 		ret = rcm_id_state_errno(id);
 	}
+	/* The id's RESOLVE_TIMEOUT option, when set, wins over the command. */
 	if (!ret)
-		ret = rcm_addr_resolve(id, &dst, cmd->timeout_ms);
+		ret = rcm_addr_resolve(id, &dst, id->resolve_timeout_ms ?:
+					cmd->timeout_ms);
 	if (!ret)
 		id->resolve_used = true;
 	mutex_unlock(&id->lock);

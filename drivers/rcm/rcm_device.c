@@ -239,6 +239,8 @@ static const struct ib_gid_attr *rcm_find_at(struct rcm_device *rdev,
  * @port: its port
  * @attr: the GID table entry the request targets; a reference is taken
  *
+ * The id takes its netdev and MAC from @attr's netdev (for ADDR_CHANGE).
+ *
  * Return: 0, -ENODEV when rcm no longer manages @ibdev, -ENOMEM.
  */
 int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
@@ -246,8 +248,12 @@ int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
 {
 	struct rcm_attach_at at = { .ibdev = ibdev, .port = port,
 				    .attr = attr };
+	int ret;
 
-	return rcm_device_attach_found(id, rcm_find_at, &at);
+	ret = rcm_device_attach_found(id, rcm_find_at, &at);
+	if (!ret)
+		rcm_netdev_record(id);
+	return ret;
 }
 
 /**

@@ -173,6 +173,7 @@ struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 	mutex_init(&id->cmd_lock);
 	mutex_init(&id->lock);
 	INIT_LIST_HEAD(&id->dev_node);
+	INIT_LIST_HEAD(&id->change_node);
 	INIT_LIST_HEAD(&id->listens);
 	INIT_LIST_HEAD(&id->listener_node);
 	INIT_LIST_HEAD(&id->mcasts);

@@ -50,11 +50,16 @@ static int __init rcm_init(void)
 	ret = rcm_device_init();
 	if (ret)
 		goto err_caches;
-	ret = misc_register(&rcm_misc);
+	ret = rcm_netdev_init();
 	if (ret)
 		goto err_device;
+	ret = misc_register(&rcm_misc);
+	if (ret)
+		goto err_netdev;
 	return 0;
 
+err_netdev:
+	rcm_netdev_exit();
 err_device:
 	rcm_device_exit();
 err_caches:
@@ -66,6 +71,7 @@ err_caches:
 static void __exit rcm_exit(void)
 {
 	misc_deregister(&rcm_misc);
+	rcm_netdev_exit();
 	rcm_device_exit();
 	rcm_event_exit();
 	rcm_id_exit();

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rcm: id options (RCM_IOCTL_SET_OPTION), with the in-tree rdma_cm's
- * rules on when each may change. rcm's own options (connect timeout,
- * Q_Key) apply until the id sends its request or its answer.
+ * rules on when each may change. rcm's own options: the connect timeout
+ * and Q_Key apply until the id sends its request or its answer;
+ * RESOLVE_TIMEOUT is only stored here, and the resolutions read it
+ * (rcm_addr.c, rcm_route.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -71,6 +73,11 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 		    rcm_option_answered(id) || !list_empty(&id->mcasts))
 			return -EINVAL;
 		id->qkey = value;
+		return 0;
+	case RCM_OPTION_ID_RESOLVE_TIMEOUT:
+		if (value > RCM_MAX_TIMEOUT_MS)
+			return -EINVAL;
+		id->resolve_timeout_ms = value;
 		return 0;
 	default:
 		return -ENOPROTOOPT;

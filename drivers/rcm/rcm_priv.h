@@ -12,8 +12,10 @@
  *   rcm_port.c    port spaces: which id owns which port
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
- *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK timeout,
- *                 connect timeout, Q_Key)
+ *   rcm_netdev.c  netdev notifier: ADDR_CHANGE when an id's netdev
+ *                 changes its link-layer address
+ *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK, resolve and
+ *                 connect timeouts, Q_Key)
  *   rcm_listen.c  passive side: listen, connection requests, reject
  *   rcm_conn.c    connections: connect, accept, establish, notify,
  *                 disconnect, and the ib_cm events of a connection
@@ -256,6 +258,8 @@ struct rcm_binding {
  *        set and cleared under @lock and @rdev->ids_lock
  * @port_num: port of @rdev
  * @dev_node: entry in @rdev->ids
+ * @change_node: entry in the list of ids an address change concerns,
+ *               used only by rcm_netdev.c's work (one at a time)
  * @resolve_used: an address resolution was issued on @dev_addr before;
  *                under @cmd_lock
  * @resolve_ev: the completion event of an address resolution in flight;
@@ -268,6 +272,9 @@ struct rcm_binding {
  * @afonly_set: AFONLY was set explicitly; bind keeps it
  * @ack_timeout_set: @ack_timeout was set explicitly
  * @ack_timeout: local ACK timeout exponent (4.096 us * 2^n)
+ * @resolve_timeout_ms: option RESOLVE_TIMEOUT: when non-zero, replaces
+ *                      the timeout_ms of the address and route
+ *                      resolutions issued afterwards. Under @lock
  * @path: the RoCE path once the route is resolved; freed at destroy.
  *        Under @lock.
  * @listens: a listener's IB CM listens (struct rcm_listen_dev), under
@@ -335,6 +342,7 @@ struct rcm_id {
 	struct rcm_device *rdev;
 	u32 port_num;
 	struct list_head dev_node;
+	struct list_head change_node;
 	bool resolve_used;
 	struct rcm_uevent *resolve_ev;
 	struct rcm_uevent *removal_ev;
@@ -342,6 +350,7 @@ struct rcm_id {
 	bool afonly_set;
 	bool ack_timeout_set;
 	u8 ack_timeout;
+	u32 resolve_timeout_ms;
 	struct sa_path_rec *path;
 	struct list_head listens;
 	struct list_head listener_node;
@@ -495,6 +504,11 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg);
 int rcm_cmd_leave_mcast(struct file *filp, void *arg);
 void rcm_mcast_device_removed(struct rcm_id *id);
 void rcm_mcast_destroy(struct rcm_id *id);
+
+/* rcm_netdev.c */
+int rcm_netdev_init(void);
+void rcm_netdev_exit(void);
+void rcm_netdev_record(struct rcm_id *id);
 
 /* rcm_listen.c */
 int rcm_cmd_listen(struct file *filp, void *arg);

@@ -119,6 +119,11 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	struct rcm_id *id;
 	int ret = 0;
 
+	/*
+	 * The timeout (or the id's RESOLVE_TIMEOUT option, which replaces
+	 * it) would bound a path query to the subnet administrator; RoCE
+	 * and iWARP routes are built here at once, so nothing waits on it.
+	 */
 	if (cmd->timeout_ms > RCM_MAX_TIMEOUT_MS)
 		return -EINVAL;
 	id = rcm_id_get(file, cmd->id);

@@ -18,6 +18,33 @@
 static void rcm_id_free(struct rcm_id *rid);
 
 /*
+ * The options $RCM_RESOLVE_TIMEOUT_MS and $RCM_CONNECT_TIMEOUT_MS ask
+ * for, on a new id (kernel handle @handle on @fd). They only tune: a
+ * kernel that refuses one (an older module: ENOPROTOOPT; CONNECT_TIMEOUT
+ * on an iWARP request id: EINVAL) leaves the id with the kernel's
+ * default, silently, and errno is left alone.
+ */
+static void rcm_id_env_options(int fd, uint32_t handle)
+{
+	struct rcm_set_option cmd = {
+		.size = sizeof(cmd), .id = handle, .level = RCM_OPTION_ID,
+	};
+	int saved = errno;
+
+	cmd.value = rcm_resolve_timeout_ms();
+	if (cmd.value) {
+		cmd.optname = RCM_OPTION_ID_RESOLVE_TIMEOUT;
+		ioctl(fd, RCM_IOCTL_SET_OPTION, &cmd);
+	}
+	cmd.value = rcm_connect_timeout_ms();
+	if (cmd.value) {
+		cmd.optname = RCM_OPTION_ID_CONNECT_TIMEOUT;
+		ioctl(fd, RCM_IOCTL_SET_OPTION, &cmd);
+	}
+	errno = saved;
+}
+
+/*
  * rcm_create_id() - rdma_create_id() with an explicit QP type, which
  * rdma_create_ep() takes from its rdma_addrinfo.
  */
@@ -71,6 +98,7 @@ int rcm_create_id(struct rdma_event_channel *channel,
 	pthread_mutex_lock(&chan->lock);
 	id->handle = cmd.out_id;
 	pthread_mutex_unlock(&chan->lock);
+	rcm_id_env_options(chan->ch.fd, cmd.out_id);
 
 	*out = &id->id;
 	return 0;
@@ -93,7 +121,9 @@ out_free:
  *
  * The QP type follows from the port space: UD for RDMA_PS_UDP and
  * RDMA_PS_IPOIB, RC otherwise (RDMA_PS_TCP, RDMA_PS_IB), as in librdmacm.
- * In synchronous mode the id gets a private channel.
+ * In synchronous mode the id gets a private channel. With
+ * $RCM_RESOLVE_TIMEOUT_MS or $RCM_CONNECT_TIMEOUT_MS set (read once per
+ * process, 1..600000), the id gets that option (rcm_id_env_options()).
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, or a port space the
  * kernel does not know), EMFILE (the channel holds RCM_MAX_IDS ids),
@@ -238,7 +268,8 @@ uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
  * that the request's later events (reported with context 0) find it.
  * The CONNECT_REQUEST, which the kernel counts for the request id, is
  * charged to the listener (as librdmacm does), so for the request id it
- * counts as completed from the start. Caller holds @chan->lock.
+ * counts as completed from the start. It gets the options of the
+ * environment, as rdma_create_id() gives them. Caller holds @chan->lock.
  *
  * Return: the id, or NULL (ENOMEM).
  */
@@ -264,6 +295,7 @@ struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 		chan->sync_users++;
 	}
 	rcm_channel_add_id_locked(chan, req);
+	rcm_id_env_options(chan->ch.fd, handle);
 	return req;
 }
 

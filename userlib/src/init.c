@@ -5,6 +5,7 @@
  * Like librdmacm the library has no constructor: nothing runs until the
  * application calls into it.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -12,6 +13,29 @@
 
 static pthread_once_t rcm_settings_once = PTHREAD_ONCE_INIT;
 static const char *rcm_dev_path = RCM_DEFAULT_DEVICE;
+static unsigned int rcm_resolve_timeout, rcm_connect_timeout;
+
+/*
+ * A timeout in milliseconds from the environment: decimal digits only,
+ * 1..RCM_MAX_TIMEOUT_MS. Anything else (unset, empty, 0, a sign, other
+ * characters, too large) is 0: not set.
+ */
+static unsigned int rcm_env_timeout(const char *name)
+{
+	const char *s = secure_getenv(name);
+	unsigned long v;
+	char *end;
+	int saved = errno;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > RCM_MAX_TIMEOUT_MS)
+		v = 0;
+	errno = saved;
+	return v;
+}
 
 static void rcm_settings_init(void)
 {
@@ -20,6 +44,8 @@ static void rcm_settings_init(void)
 
 	if (path && *path)
 		rcm_dev_path = path;
+	rcm_resolve_timeout = rcm_env_timeout(RCM_RESOLVE_TIMEOUT_ENV);
+	rcm_connect_timeout = rcm_env_timeout(RCM_CONNECT_TIMEOUT_ENV);
 }
 
 /**
@@ -32,4 +58,27 @@ const char *rcm_device_path(void)
 {
 	pthread_once(&rcm_settings_once, rcm_settings_init);
 	return rcm_dev_path;
+}
+
+/**
+ * rcm_resolve_timeout_ms() - $RCM_RESOLVE_TIMEOUT_MS
+ *
+ * Return: the value at the first call into the library, 0 when unset or
+ * not a valid timeout.
+ */
+unsigned int rcm_resolve_timeout_ms(void)
+{
+	pthread_once(&rcm_settings_once, rcm_settings_init);
+	return rcm_resolve_timeout;
+}
+
+/**
+ * rcm_connect_timeout_ms() - $RCM_CONNECT_TIMEOUT_MS
+ *
+ * Return: as rcm_resolve_timeout_ms().
+ */
+unsigned int rcm_connect_timeout_ms(void)
+{
+	pthread_once(&rcm_settings_once, rcm_settings_init);
+	return rcm_connect_timeout;
 }

@@ -30,6 +30,13 @@
 #define RCM_DEVICE_ENV		"RCM_DEVICE"
 
 /*
+ * Timeouts that tune unmodified programs: each new id gets the matching
+ * RCM_OPTION_ID_* option (see rdma_create_id(3)).
+ */
+#define RCM_RESOLVE_TIMEOUT_ENV	"RCM_RESOLVE_TIMEOUT_MS"
+#define RCM_CONNECT_TIMEOUT_ENV	"RCM_CONNECT_TIMEOUT_MS"
+
+/*
  * errno when the module answers RCM_IOCTL_QUERY with another ABI version,
  * or the file does not understand the query at all: EPERM, as librdmacm
  * reports a bad kernel ABI; see rdma_create_event_channel(3).
@@ -45,6 +52,8 @@ static inline int rcm_err(int err)
 
 /* init.c: settings read once per process */
 const char *rcm_device_path(void);
+unsigned int rcm_resolve_timeout_ms(void);
+unsigned int rcm_connect_timeout_ms(void);
 
 /*
  * device.c: the verbs devices the library knows.

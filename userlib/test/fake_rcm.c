@@ -40,6 +40,8 @@ struct fake_id {
 	uint32_t	qp_type;
 	struct sockaddr_storage src;
 	struct sockaddr_storage dst;
+	uint64_t	resolve_timeout;	/* options, 0 unless set */
+	uint64_t	connect_timeout;
 };
 
 struct fake_file {
@@ -69,6 +71,7 @@ struct rcm_resolve_addr fake_last_resolve;
 struct rcm_query_id fake_last_query_id;
 struct rcm_resolve_route fake_last_resolve_route;
 struct rcm_set_option fake_last_set_option;
+bool fake_timeout_options = true;
 struct rcm_listen fake_last_listen;
 struct rcm_reject fake_last_reject;
 struct rcm_accept fake_last_accept;
@@ -306,6 +309,23 @@ bool fake_rcm_id_live(int fd, uint32_t handle)
 		live = id_of(f, handle) != NULL;
 	pthread_mutex_unlock(&lock);
 	return live;
+}
+
+uint64_t fake_rcm_option(int fd, uint32_t handle, uint32_t optname)
+{
+	struct fake_file *f;
+	struct fake_id *id;
+	uint64_t v = 0;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	id = f ? id_of(f, handle) : NULL;
+	if (id && optname == RCM_OPTION_ID_RESOLVE_TIMEOUT)
+		v = id->resolve_timeout;
+	else if (id && optname == RCM_OPTION_ID_CONNECT_TIMEOUT)
+		v = id->connect_timeout;
+	pthread_mutex_unlock(&lock);
+	return v;
 }
 
 static size_t sockaddr_len(int family)
@@ -692,6 +712,17 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		case RCM_OPTION_ID_ACK_TIMEOUT:
 			return c->value > 31 || id->qp_type != RCM_QPT_RC ?
 			       EINVAL : 0;
+		case RCM_OPTION_ID_RESOLVE_TIMEOUT:
+		case RCM_OPTION_ID_CONNECT_TIMEOUT:
+			if (!fake_timeout_options)
+				return ENOPROTOOPT;
+			if (c->value > RCM_MAX_TIMEOUT_MS)
+				return EINVAL;
+			if (c->optname == RCM_OPTION_ID_RESOLVE_TIMEOUT)
+				id->resolve_timeout = c->value;
+			else
+				id->connect_timeout = c->value;
+			return 0;
 		default:
 			return ENOPROTOOPT;
 		}

@@ -134,6 +134,8 @@ extern struct rcm_resolve_addr fake_last_resolve;
 extern struct rcm_query_id fake_last_query_id;
 extern struct rcm_resolve_route fake_last_resolve_route;
 extern struct rcm_set_option fake_last_set_option;
+/* false: RESOLVE_TIMEOUT and CONNECT_TIMEOUT are ENOPROTOOPT (old kernel) */
+extern bool fake_timeout_options;
 extern struct rcm_listen fake_last_listen;
 extern struct rcm_reject fake_last_reject;
 extern struct rcm_accept fake_last_accept;
@@ -197,6 +199,9 @@ uint64_t fake_rcm_context(int fd, uint32_t handle);
 
 /* Number of events queued (unread) in the file of fd. */
 int fake_rcm_queued(int fd);
+
+/* The RESOLVE_TIMEOUT or CONNECT_TIMEOUT option of an id; 0 if unset. */
+uint64_t fake_rcm_option(int fd, uint32_t handle, uint32_t optname);
 
 /* Whether handle is a live id of the file of fd. */
 bool fake_rcm_id_live(int fd, uint32_t handle);

@@ -11,6 +11,7 @@
 #include "fake_verbs.h"
 
 int fake_num_devices;
+enum ibv_transport_type fake_transport = IBV_TRANSPORT_IB;
 int fake_open_fail_index = -1;
 struct ibv_device fake_devices[FAKE_MAX_DEVICES];
 
@@ -50,7 +51,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 		struct ibv_device *dev = &fake_devices[i];
 
 		snprintf(dev->name, sizeof(dev->name), "fake%d", i);
-		dev->transport_type = IBV_TRANSPORT_IB;
+		dev->transport_type = fake_transport;
 		list[i] = dev;
 	}
 	if (num_devices)

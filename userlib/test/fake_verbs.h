@@ -30,6 +30,8 @@
 #define FAKE_GUID(i)	htobe64(0x0002c90300a0b000ULL + (i))
 
 extern int fake_num_devices;		/* what the next listing reports */
+/* The transport of every listed device (IBV_TRANSPORT_IB by default). */
+extern enum ibv_transport_type fake_transport;
 extern int fake_open_fail_index;	/* device whose open fails, or -1 */
 extern struct ibv_device fake_devices[FAKE_MAX_DEVICES];
 

@@ -1018,7 +1018,17 @@ struct rcm_leave_mcast {
  * exchange; siw reports a consumer's reject as -ECONNRESET).
  */
 
-/* Event types: the values of librdmacm's enum rdma_cm_event_type. */
+/*
+ * Event types: the values of librdmacm's enum rdma_cm_event_type.
+ *
+ * RCM_EVENT_ADDR_CHANGE (status 0): the link-layer address of the netdev
+ * an attached id uses changed (a new MAC address, or a bonding failover
+ * of a bond master), and differs from the one the id recorded, which it
+ * now takes. Ids bound to a specific address, resolved, listening on a
+ * specific address, and both sides of a connection get one each; ids
+ * that are not attached, or resolving, get none. The id is otherwise
+ * unchanged.
+ */
 enum rcm_event_type {
 	RCM_EVENT_ADDR_RESOLVED,
 	RCM_EVENT_ADDR_ERROR,

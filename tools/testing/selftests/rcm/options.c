@@ -3,10 +3,12 @@
  * options: RCM_IOCTL_SET_OPTION takes TOS, REUSEADDR, AFONLY and the ACK
  * timeout with the in-tree CM's rules, and each shows its effect: port
  * sharing at bind time, traffic class and packet lifetime in the path.
+ * RESOLVE_TIMEOUT (rcm's own) replaces the timeout of the resolutions.
  */
 #include <netinet/in.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <rdma/rcm_user.h>
 
 #include "rcm_test.h"
@@ -160,6 +162,104 @@ RCM_TEST(tos_and_ack_timeout_shape_the_path)
 	      q.out_path.traffic_class);
 	CHECK(q.out_path.packet_life_time == 13, "packet lifetime %u, want 13",
 	      q.out_path.packet_life_time);
+	close(fd);
+}
+
+RCM_TEST(resolve_timeout_range)
+{
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	unsigned int ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
+
+	CHECK(id && ud, "create: %s", strerror(errno));
+	CHECK_ERRNO(set_opt(fd, id, RCM_OPTION_ID,
+			    RCM_OPTION_ID_RESOLVE_TIMEOUT,
+			    RCM_MAX_TIMEOUT_MS + 1), EINVAL);
+	/* The value is 64 bits wide: no truncation to a valid one. */
+	CHECK_ERRNO(set_opt(fd, id, RCM_OPTION_ID,
+			    RCM_OPTION_ID_RESOLVE_TIMEOUT, (1ULL << 32) + 300),
+		    EINVAL);
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT,
+		      RCM_MAX_TIMEOUT_MS) == 0, "max: %s", strerror(errno));
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT,
+		      1) == 0, "1: %s", strerror(errno));
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT,
+		      0) == 0, "0: %s", strerror(errno));
+	/* Any QP type. */
+	CHECK(set_opt(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT,
+		      500) == 0, "UD: %s", strerror(errno));
+	CHECK_ERRNO(set_opt(fd, id + ud + 99, RCM_OPTION_ID,
+			    RCM_OPTION_ID_RESOLVE_TIMEOUT, 500), ENOENT);
+	close(fd);
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Resolve the silent neighbour with @cmd_ms; the ms until ADDR_ERROR. */
+static long silent_resolution(int fd, unsigned int id, const char *ip,
+			      unsigned int cmd_ms, struct rcm_event *ev)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (rcm_resolve(fd, id, NULL, ip, cmd_ms))
+		return -1;
+	if (rcm_wait_event(fd, 20000, ev))
+		return -2;
+	return ms_since(&t0);
+}
+
+RCM_TEST(resolve_timeout_replaces_the_commands)
+{
+	const char *ip = getenv("RCM_ADDR_SILENT");
+	const char *rxe = getenv("RCM_ADDR_RXE");
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	int fd = rcm_open_dev();
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	long ms;
+
+	if (!ip)
+		SKIP("RCM_ADDR_SILENT not set");
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT,
+		      300) == 0, "set: %s", strerror(errno));
+	/* 60 s in the command; the option's 300 ms win. */
+	ms = silent_resolution(fd, id, ip, 60000, &ev);
+	CHECK(ms >= 0, "resolve: %s (%ld)", strerror(errno), ms);
+	CHECK(ev.id == id && ev.event == RCM_EVENT_ADDR_ERROR &&
+	      ev.status == -ETIMEDOUT,
+	      "event %u status %d, want ADDR_ERROR -ETIMEDOUT", ev.event,
+	      ev.status);
+	CHECK(ms >= 250 && ms <= 2000, "ADDR_ERROR after %ld ms, want ~300",
+	      ms);
+	/* Back to 0: the command's timeout counts again. */
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT,
+		      0) == 0, "reset: %s", strerror(errno));
+	ms = silent_resolution(fd, id, ip, 1200, &ev);
+	CHECK(ms >= 0 && ev.event == RCM_EVENT_ADDR_ERROR &&
+	      ev.status == -ETIMEDOUT, "second resolution: %ld ms, event %u "
+	      "status %d", ms, ev.event, ev.status);
+	CHECK(ms >= 1100, "ADDR_ERROR after %ld ms of the command's 1200", ms);
+	close(fd);
+
+	/* A route resolution takes the option too (and needs no wait). */
+	if (!rxe)
+		return;
+	fd = rcm_open_dev();
+	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT,
+		      300) == 0, "set: %s", strerror(errno));
+	CHECK(routed(fd, id, rxe, &q) == 0 && q.out_num_paths == 1,
+	      "route with the option: %s", strerror(errno));
 	close(fd);
 }
 

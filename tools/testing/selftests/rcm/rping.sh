@@ -10,7 +10,10 @@
 # rping moves and verifies 20 messages (-C 20 -v -V); cmtime makes and
 # tears down 100 connections (-c 100). RCM_RPING_COUNT and
 # RCM_CMTIME_CONNS change those (the KASAN test kernel runs a lighter
-# round). TAP output; exit 0 when all pass.
+# round). Last, RCM_RESOLVE_TIMEOUT_MS tunes an unmodified rping: its
+# resolution of a silent neighbour ($RCM_ADDR_SILENT) gives up after
+# the variable's 300 ms instead of rping's own 2000 ms. TAP output; exit
+# 0 when all pass.
 
 ip=${RCM_ADDR_RXE:-}
 pings=${RCM_RPING_COUNT:-20}
@@ -22,7 +25,7 @@ failed=0
 skipped=0
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 
 result() {	# VERDICT NAME [WHY]
 	n=$((n + 1))
@@ -94,6 +97,22 @@ rping_case() {
 	fi
 }
 
+# Centiseconds since boot.
+now_cs() {
+	read -r up _ </proc/uptime
+	echo "${up%.*}${up#*.}" | sed 's/^0*//; s/^$/0/'
+}
+
+# rping -c towards the silent neighbour, on rcm, with "$@" as extra
+# environment; prints the centiseconds it took and leaves its output in
+# $tmp/silent.
+silent_rping() {
+	t0=$(now_cs)
+	env "$@" LD_LIBRARY_PATH=/usr/lib/rcm timeout 30 rping -c -a "$silent" \
+		-p 20209 -C 1 >"$tmp/silent" 2>&1
+	echo $(( $(now_cs) - t0 ))
+}
+
 # NAME SERVER-LIB CLIENT-LIB PORT
 # The client makes and tears down the connections and prints its step
 # table; rdma-core 44's cmtime server serves until it is killed, so it
@@ -133,7 +152,7 @@ if [ -z "$ip" ]; then
 		 rcm_server_intree_client intree_server_rcm_client \
 		 cmtime_rcm_rcm cmtime_rcm_server_intree_client \
 		 cmtime_intree_server_rcm_client rdma_ucm_unused \
-		 rdma_ucm_reloaded; do
+		 rdma_ucm_reloaded rping_resolve_timeout_env; do
 		result skip $t "no Soft-RoCE device"
 	done
 	exit 4
@@ -166,6 +185,25 @@ rping_case rcm_server_intree_client rcm intree 20204
 rping_case intree_server_rcm_client intree rcm 20205
 cmtime_case cmtime_rcm_server_intree_client rcm intree 20206
 cmtime_case cmtime_intree_server_rcm_client intree rcm 20207
+
+# An unmodified program tuned by the environment (userlib/README.md).
+silent=${RCM_ADDR_SILENT:-}
+if [ -z "$silent" ]; then
+	result skip rping_resolve_timeout_env "no silent neighbour"
+else
+	plain=$(silent_rping RCM_UNUSED=1)
+	plain_err=$(grep -c ADDR_ERROR "$tmp/silent")
+	tuned=$(silent_rping RCM_RESOLVE_TIMEOUT_MS=300)
+	tuned_err=$(grep -c ADDR_ERROR "$tmp/silent")
+	if [ "$plain_err" -ge 1 ] && [ "$tuned_err" -ge 1 ] &&
+	   [ $((tuned + 100)) -lt "$plain" ]; then
+		result ok rping_resolve_timeout_env
+		echo "#   ADDR_ERROR after ${plain}0 ms plain, ${tuned}0 ms with RCM_RESOLVE_TIMEOUT_MS=300"
+	else
+		result fail rping_resolve_timeout_env "plain ${plain}0 ms (ADDR_ERROR $plain_err), tuned ${tuned}0 ms (ADDR_ERROR $tuned_err)"
+		diag "$tmp/silent"
+	fi
+fi
 
 rm -rf "$tmp"
 echo "# Totals: pass:$((n - failed - skipped)) fail:$failed skip:$skipped"

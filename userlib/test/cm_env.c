@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_env: $RCM_RESOLVE_TIMEOUT_MS and $RCM_CONNECT_TIMEOUT_MS tune
+ * unmodified programs. Each case runs in a child, since the library
+ * reads its environment once per process.
+ *
+ * - unset: no RCM_IOCTL_SET_OPTION at all;
+ * - both set: every new id gets RCM_OPTION_ID_RESOLVE_TIMEOUT and
+ *   RCM_OPTION_ID_CONNECT_TIMEOUT with the values (RC and UD ids, a
+ *   synchronous id, an id from rdma_create_ep() and a connection
+ *   request's id), and errno is left alone;
+ * - one set: only that option;
+ * - values that are no timeout (0, -5, +5, " 300", 12ms, 600001, empty,
+ *   huge) are ignored: no ioctl;
+ * - an older kernel that refuses the options (ENOPROTOOPT): ids are made
+ *   all the same, and the id works (rdma_resolve_addr);
+ * - the environment is read once: a change after the first call does
+ *   nothing.
+ *
+ * The module is faked (fake_rcm.c).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "fake_rcm.h"
+#include "fake_verbs.h"
+#include "helpers.h"
+
+#define SET_OPTION_CALLS()	FAKE_CALLS(RCM_CMD_SET_OPTION)
+#define RESOLVE		RCM_OPTION_ID_RESOLVE_TIMEOUT
+#define CONNECT		RCM_OPTION_ID_CONNECT_TIMEOUT
+
+static void set_env(const char *resolve, const char *connect)
+{
+	if (resolve)
+		setenv("RCM_RESOLVE_TIMEOUT_MS", resolve, 1);
+	else
+		unsetenv("RCM_RESOLVE_TIMEOUT_MS");
+	if (connect)
+		setenv("RCM_CONNECT_TIMEOUT_MS", connect, 1);
+	else
+		unsetenv("RCM_CONNECT_TIMEOUT_MS");
+}
+
+/* A new id on @ch of @ps; its handle, or 0. */
+static uint32_t new_id(struct rdma_event_channel *ch, enum rdma_port_space ps,
+		       struct rdma_cm_id **out)
+{
+	struct rdma_cm_id *id = NULL;
+
+	T_CHECK(rdma_create_id(ch, &id, NULL, ps) == 0);
+	if (!id)
+		return 0;
+	if (out)
+		*out = id;
+	return fake_last_create.out_id;
+}
+
+static void unset(void)
+{
+	struct rdma_event_channel *ch;
+
+	set_env(NULL, NULL);
+	ch = rdma_create_event_channel();
+	T_CHECK(ch != NULL);
+	if (!ch)
+		return;
+	T_CHECK(new_id(ch, RDMA_PS_TCP, NULL) != 0);
+	T_CHECK(new_id(ch, RDMA_PS_UDP, NULL) != 0);
+	T_CHECK(SET_OPTION_CALLS() == 0);
+}
+
+static void both(void)
+{
+	struct sockaddr_storage peer = { .ss_family = AF_INET };
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	const struct rcm_conn_param conn = { .qp_num = 7 };
+	struct rdma_cm_event *ev = NULL;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *l = NULL, *sync = NULL;
+	uint32_t h, hl, hr;
+	int fd;
+
+	set_env("300", "2500");
+	ch = rdma_create_event_channel();
+	T_CHECK(ch != NULL);
+	if (!ch)
+		return;
+	fd = ch->fd;
+	errno = EXDEV;
+	h = new_id(ch, RDMA_PS_TCP, NULL);
+	T_CHECK(errno == EXDEV);
+	T_CHECK(SET_OPTION_CALLS() == 2);
+	T_CHECK(fake_rcm_option(fd, h, RESOLVE) == 300);
+	T_CHECK(fake_rcm_option(fd, h, CONNECT) == 2500);
+	h = new_id(ch, RDMA_PS_UDP, NULL);
+	T_CHECK(fake_rcm_option(fd, h, RESOLVE) == 300);
+	T_CHECK(fake_rcm_option(fd, h, CONNECT) == 2500);
+	T_CHECK(fake_last_set_option.size == sizeof(fake_last_set_option) &&
+		fake_last_set_option.flags == 0 &&
+		fake_last_set_option.level == RCM_OPTION_ID &&
+		fake_last_set_option.reserved == 0 &&
+		fake_last_set_option.id == h);
+
+	/* Synchronous: the id's private channel. */
+	T_CHECK(rdma_create_id(NULL, &sync, NULL, RDMA_PS_TCP) == 0);
+	if (sync) {
+		h = fake_last_create.out_id;
+		T_CHECK(fake_rcm_option(sync->channel->fd, h, RESOLVE) == 300);
+		T_CHECK(fake_rcm_option(sync->channel->fd, h, CONNECT) == 2500);
+	}
+
+	/* A connection request's id. */
+	fake_num_devices = 1;
+	fake_attach_guid = FAKE_GUID(0);
+	fake_attach_port = 1;
+	a.sin_port = htons(18515);
+	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
+	inet_pton(AF_INET, "192.0.2.30",
+		  &((struct sockaddr_in *)&peer)->sin_addr);
+	hl = new_id(ch, RDMA_PS_TCP, &l);
+	if (!l)
+		return;
+	T_CHECK(rdma_bind_addr(l, (struct sockaddr *)&a) == 0);
+	T_CHECK(rdma_listen(l, 4) == 0);
+	hr = fake_rcm_push_request(fd, hl, &conn, &peer, "r", 2);
+	T_CHECK(hr != 0);
+	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
+	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST);
+	T_CHECK(fake_rcm_option(fd, hr, RESOLVE) == 300);
+	T_CHECK(fake_rcm_option(fd, hr, CONNECT) == 2500);
+	if (ev)
+		rdma_ack_cm_event(ev);
+}
+
+static void endpoint(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct rdma_cm_id *id = NULL;
+	struct rdma_addrinfo ai;
+
+	set_env("450", NULL);
+	a.sin_port = htons(18516);
+	memset(&ai, 0, sizeof(ai));
+	ai.ai_flags = RAI_PASSIVE;
+	ai.ai_family = AF_INET;
+	ai.ai_qp_type = IBV_QPT_RC;
+	ai.ai_port_space = RDMA_PS_TCP;
+	ai.ai_src_addr = (struct sockaddr *)&a;
+	ai.ai_src_len = sizeof(a);
+	T_CHECK(rdma_create_ep(&id, &ai, NULL, NULL) == 0);
+	if (id)
+		T_CHECK(fake_rcm_option(id->channel->fd, fake_last_create.out_id,
+					RESOLVE) == 450);
+}
+
+static void connect_only(void)
+{
+	struct rdma_event_channel *ch;
+	uint32_t h;
+
+	set_env(NULL, "1");
+	ch = rdma_create_event_channel();
+	if (!ch)
+		return;
+	h = new_id(ch, RDMA_PS_TCP, NULL);
+	T_CHECK(SET_OPTION_CALLS() == 1);
+	T_CHECK(fake_last_set_option.optname == CONNECT &&
+		fake_last_set_option.value == 1);
+	T_CHECK(fake_rcm_option(ch->fd, h, RESOLVE) == 0);
+	T_CHECK(fake_rcm_option(ch->fd, h, CONNECT) == 1);
+}
+
+static const char *const bad_values[] = {
+	"0", "-5", "+5", " 300", "12ms", "600001", "", "0x10",
+	"99999999999999999999999",
+};
+static int bad_index;
+
+static void bad_value(void)
+{
+	struct rdma_event_channel *ch;
+
+	set_env(bad_values[bad_index], bad_values[bad_index]);
+	ch = rdma_create_event_channel();
+	if (!ch)
+		return;
+	T_CHECK(new_id(ch, RDMA_PS_TCP, NULL) != 0);
+	if (SET_OPTION_CALLS())
+		fprintf(stderr, "value \"%s\" was taken\n",
+			bad_values[bad_index]);
+	T_CHECK(SET_OPTION_CALLS() == 0);
+}
+
+static void old_kernel(void)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id = NULL;
+
+	set_env("600000", "600000");
+	fake_timeout_options = false;
+	ch = rdma_create_event_channel();
+	if (!ch)
+		return;
+	errno = EXDEV;
+	T_CHECK(new_id(ch, RDMA_PS_TCP, &id) != 0);
+	T_CHECK(errno == EXDEV);
+	T_CHECK(SET_OPTION_CALLS() == 2);
+	if (!id)
+		return;
+	fake_num_devices = 1;
+	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
+	T_CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0);
+	T_CHECK(fake_last_resolve.timeout_ms == 2000);
+}
+
+static void read_once(void)
+{
+	struct rdma_event_channel *ch;
+	uint32_t h;
+
+	set_env("700", NULL);
+	ch = rdma_create_event_channel();
+	if (!ch)
+		return;
+	set_env("800", "900");
+	h = new_id(ch, RDMA_PS_TCP, NULL);
+	T_CHECK(fake_rcm_option(ch->fd, h, RESOLVE) == 700);
+	T_CHECK(fake_rcm_option(ch->fd, h, CONNECT) == 0);
+}
+
+int main(int argc, char *argv[])
+{
+	unsigned int i;
+
+	(void)argv;
+	if (argc > 1)
+		return T_EXIT_SKIP;
+	t_require_our_lib((const void *)rdma_create_id);
+	fake_rcm_init();
+
+	t_in_child("unset: no option", unset);
+	t_in_child("both: every new id", both);
+	t_in_child("rdma_create_ep's id", endpoint);
+	t_in_child("one of them", connect_only);
+	for (i = 0; i < ARRAY_SIZE(bad_values); i++) {
+		bad_index = i;
+		t_in_child("a value that is no timeout", bad_value);
+	}
+	t_in_child("older kernel", old_kernel);
+	t_in_child("read once", read_once);
+	return t_exit();
+}
