@@ -150,7 +150,8 @@ struct rcm_moved {
  *             before @lock, and never held while waiting for an ack.
  * @lock: protects @queue, @head, @count, @moved, @ready, @ids, @reqs and,
  *        of every id of the channel, chan, hnext, destroyed,
- *        events_completed and events_read
+ *        events_completed, events_read and its groups (mcasts, and
+ *        their leaving, attached and events_completed)
  * @queue: records read but not handed out yet, @queue[@head] is the
  *         oldest; the queue is only refilled when it and @moved are
  *         empty
