@@ -113,7 +113,7 @@ udaddy_case() {
 	   grep -q 'data transfers complete' "$c"; then
 		result ok "$name"
 	else
-		result fail "$name" "server exit $src, client tries $tries"
+		result fail "$name" "server exit $src, client tries $tries, timeout ${t}s"
 		echo "# server:"; diag "$s"
 		echo "# client:"; diag "$c"
 	fi
@@ -156,7 +156,7 @@ mckey_case() {
 	   grep -q 'data transfers complete' "$s"; then
 		result ok "$name"
 	else
-		result fail "$name" "receiver exit $rrc, sender runs $sends ($sok ok)"
+		result fail "$name" "receiver exit $rrc, sender runs $sends ($sok ok), timeout ${t}s"
 		echo "# receiver:"; diag "$r"
 		echo "# sender:"; diag "$s"
 	fi
