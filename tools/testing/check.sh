@@ -84,8 +84,10 @@ if step build.userlib-guest-tests make -C "$top/userlib" guest-tests; then
 			>>"$out/selftests/list"
 	done
 fi
-# Debian's librdmacm programs that the rping test runs on rcm and in-tree.
-librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime"
+# Debian's librdmacm programs that the rping and udaddy tests run on rcm
+# and in-tree.
+librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime --bin /usr/bin/udaddy
+	--bin /usr/bin/mckey"
 all_tests=$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_')
 # The KASAN test kernel runs rping and cmtime in a lighter round
 # (rping_quick); the distro kernel runs them in full.

@@ -55,6 +55,24 @@ static int rcm_check_param(struct rdma_cm_id *id, const struct rcm_device *dev,
 	return 0;
 }
 
+/*
+ * Private data a connect carries at most: a SIDR REQ's on UD ids, a
+ * REQ's otherwise (the kernel allows more on iWARP, librdmacm's callers
+ * expect the IB CM's).
+ */
+static unsigned int rcm_connect_pdata_max(const struct rdma_cm_id *id)
+{
+	return id->qp_type == IBV_QPT_UD ? RCM_UD_CONNECT_PRIVATE_DATA_MAX :
+	       RCM_CONNECT_PRIVATE_DATA_MAX;
+}
+
+/* The same for an accept: a SIDR REP's on UD ids. */
+static unsigned int rcm_accept_pdata_max(const struct rdma_cm_id *id)
+{
+	return id->qp_type == IBV_QPT_UD ? RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
+	       RCM_ACCEPT_PRIVATE_DATA_MAX;
+}
+
 /* The private data length of @param: none without a pointer. */
 static unsigned int rcm_pdata_len(const struct rdma_conn_param *param)
 {
@@ -63,7 +81,7 @@ static unsigned int rcm_pdata_len(const struct rdma_conn_param *param)
 
 /**
  * rdma_connect() - send a connection request
- * @id: an RC id whose route is resolved
+ * @id: an id whose route is resolved
  * @conn_param: the connection's parameters, or NULL
  *
  * Sends the request (an IB CM REQ) with librdmacm's values: responder
@@ -82,10 +100,17 @@ static unsigned int rcm_pdata_len(const struct rdma_conn_param *param)
  * UNREACHABLE or CONNECT_ERROR. In synchronous mode the call waits for
  * it and leaves it in id->event.
  *
+ * A UD id (RDMA_PS_UDP, or RDMA_PS_IB with IBV_QPT_UD) resolves the
+ * peer's QP instead (a SIDR REQ, up to RCM_UD_CONNECT_PRIVATE_DATA_MAX
+ * bytes of private data): the answer is ESTABLISHED with the peer's QP
+ * number, Q_Key and address vector in param.ud, or UNREACHABLE with the
+ * SIDR status (positive) or -ETIMEDOUT. Its QP is ready since
+ * rdma_create_qp(): nothing is done with it.
+ *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, no device, an
  * RDMA_PS_TCP id with neither QP nor @conn_param, values above the
  * device's limits, more than RCM_CONNECT_PRIVATE_DATA_MAX bytes of
- * private data), the errors of RCM_IOCTL_CONNECT, and in synchronous
+ * private data, RCM_UD_CONNECT_PRIVATE_DATA_MAX on UD), the errors of RCM_IOCTL_CONNECT, and in synchronous
  * mode ECONNREFUSED (REJECTED), ETIMEDOUT (UNREACHABLE) and the other
  * failures of rcm_sync_complete().
  */
@@ -93,7 +118,7 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 			    struct rdma_conn_param *conn_param)
 {
 	struct rcm_connect cmd = { .size = sizeof(cmd) };
-	uint8_t data[RCM_CONNECT_PRIVATE_DATA_MAX];
+	uint8_t data[RCM_UD_CONNECT_PRIVATE_DATA_MAX];
 	const struct rdma_conn_param *p = conn_param;
 	const struct rcm_device *dev;
 	unsigned int hlen, len;
@@ -107,7 +132,7 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		return rcm_err(EINVAL);
 	hlen = rid->connect_hdr_len;
 	len = rcm_pdata_len(p);
-	if (hlen + len > RCM_CONNECT_PRIVATE_DATA_MAX)
+	if (hlen + len > rcm_connect_pdata_max(id))
 		return rcm_err(EINVAL);
 	if (hlen)
 		memcpy(data, rid->connect_hdr, hlen);
@@ -177,10 +202,17 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
  * and leaves it in id->event; the CONNECT_REQUEST held there is acked
  * first, after the kernel copied @conn_param.
  *
+ * A UD request id (a SIDR REQ) is answered with a SIDR REP carrying the
+ * QP's number (or @conn_param's qp_num), the id's Q_Key and up to
+ * RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes of private data; its QP is not
+ * touched (it is in RTS since rdma_create_qp()) and no event follows:
+ * in synchronous mode the CONNECT_REQUEST in id->event is acked and the
+ * call returns, as in librdmacm.
+ *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, not a request id or
  * one accepted already, no device, no QP and no @conn_param, values
  * above the device's limits, more than RCM_ACCEPT_PRIVATE_DATA_MAX bytes
- * of private data), the errors of the QP transitions and of
+ * of private data, RCM_UD_ACCEPT_PRIVATE_DATA_MAX on UD), the errors of the QP transitions and of
  * RCM_IOCTL_ACCEPT, and in synchronous mode those of rcm_sync_complete().
  */
 RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
@@ -202,7 +234,7 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 	    rcm_check_param(id, dev, p))
 		return rcm_err(EINVAL);
 	len = rcm_pdata_len(p);
-	if (len > RCM_ACCEPT_PRIVATE_DATA_MAX)
+	if (len > rcm_accept_pdata_max(id))
 		return rcm_err(EINVAL);
 
 	if (!p || p->responder_resources == RDMA_MAX_RESP_RES)
@@ -239,9 +271,15 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		goto err;
 	rid->accepted = true;
 
-	if (id->qp_type == IBV_QPT_UD || !rid->sync)
+	if (id->qp_type == IBV_QPT_UD) {
+		/* No event follows a SIDR reply; librdmacm acks the request. */
+		if (rid->sync && id->event) {
+			rdma_ack_cm_event(id->event);
+			id->event = NULL;
+		}
 		return 0;
-	return rcm_sync_complete(rid);
+	}
+	return rid->sync ? rcm_sync_complete(rid) : 0;
 
 err:
 	err = errno;

@@ -41,6 +41,7 @@ static void rcm_queue_add_request(struct rcm_channel *chan,
 	q->rec = *rec;
 	q->id = listener;
 	q->req = req;
+	q->mc = NULL;
 }
 
 /*
@@ -51,6 +52,7 @@ static void rcm_queue_add_request(struct rcm_channel *chan,
 static void rcm_queue_add(struct rcm_channel *chan,
 			  const struct rcm_event *rec)
 {
+	struct rcm_mcast *mc = NULL;
 	struct rcm_id *id;
 	struct rcm_queued *q;
 
@@ -58,21 +60,33 @@ static void rcm_queue_add(struct rcm_channel *chan,
 		rcm_queue_add_request(chan, rec);
 		return;
 	}
-	id = rcm_channel_find_id(chan, rec->context, rec->id);
-	/* A handle is known once RCM_IOCTL_CREATE_ID returned. */
-	if (!id || (id->handle && id->handle != rec->id))
-		return;
+	if (rcm_mcast_event(rec->event)) {
+		/* A group's: its context is the group, see mcast.c. */
+		mc = rcm_mcast_find(chan, rec->context, rec->id);
+		if (!mc)
+			return;
+		id = mc->id;
+	} else {
+		id = rcm_channel_find_id(chan, rec->context, rec->id);
+		/* A handle is known once RCM_IOCTL_CREATE_ID returned. */
+		if (!id || (id->handle && id->handle != rec->id))
+			return;
+	}
 	/* For a migration waiting for this record to arrive. */
 	id->events_read++;
 	pthread_cond_broadcast(&id->acked);
-	if (id->destroyed) {
-		rcm_id_complete_locked(id);
+	if (id->destroyed || (mc && mc->leaving)) {
+		if (mc)
+			rcm_mcast_complete_locked(mc);
+		else
+			rcm_id_complete_locked(id);
 		return;
 	}
 	q = &chan->queue[chan->head + chan->count++];
 	q->rec = *rec;
 	q->id = id;
 	q->req = NULL;
+	q->mc = mc;
 }
 
 /*
@@ -154,7 +168,10 @@ void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
 		if (chan->queue[i].id == id) {
 			if (chan->queue[i].req)
 				reqs[nreqs++] = chan->queue[i].req;
-			rcm_id_complete_locked(id);
+			if (chan->queue[i].mc)
+				rcm_mcast_complete_locked(chan->queue[i].mc);
+			else
+				rcm_id_complete_locked(id);
 			continue;
 		}
 		if (to != i)
@@ -166,6 +183,55 @@ void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
 		chan->head = 0;
 	for (i = 0; i < nreqs; i++)
 		rcm_request_discard(chan, reqs[i]);
+}
+
+/*
+ * Take the records of group @mc out of @rec[@head, @head + *@count),
+ * keeping the order of the others, and complete them. Caller holds the
+ * channel's lock.
+ */
+static void rcm_records_drop_mcast(struct rcm_queued *rec, unsigned int head,
+				   unsigned int *count, struct rcm_mcast *mc)
+{
+	unsigned int i, end = head + *count, to = head;
+
+	for (i = head; i < end; i++) {
+		if (rec[i].mc == mc) {
+			rcm_mcast_complete_locked(mc);
+			continue;
+		}
+		if (to != i)
+			rec[to] = rec[i];
+		to++;
+	}
+	*count = to - head;
+}
+
+/**
+ * rcm_queue_drop_mcast() - drop the queued events of a group being left
+ * @chan: the channel of the group's id
+ * @mc: the group
+ *
+ * As rcm_queue_drop_id(), for one group: its records read from the
+ * kernel but not handed out count as completed, for the group and the
+ * id. Caller holds chan->lock.
+ */
+void rcm_queue_drop_mcast(struct rcm_channel *chan, struct rcm_mcast *mc)
+{
+	struct rcm_moved **p = &chan->moved, *m;
+
+	while ((m = *p)) {
+		rcm_records_drop_mcast(m->rec, m->head, &m->count, mc);
+		if (m->count) {
+			p = &m->next;
+			continue;
+		}
+		*p = m->next;
+		free(m);
+	}
+	rcm_records_drop_mcast(chan->queue, chan->head, &chan->count, mc);
+	if (!chan->count)
+		chan->head = 0;
 }
 
 /**
@@ -356,14 +422,69 @@ static int rcm_channel_next(struct rcm_channel *chan, struct rcm_queued *q)
 	return 0;
 }
 
+/**
+ * rcm_ah_attr_convert() - a kernel address vector as libibverbs takes it
+ * @to: the libibverbs address vector
+ * @from: the kernel's (the same members under the same names, the GRH's
+ *        in @to->grh), as librdmacm's ucma_convert_to_ah_attr() does
+ */
+void rcm_ah_attr_convert(struct ibv_ah_attr *to, const struct rcm_ah_attr *from)
+{
+	memset(to, 0, sizeof(*to));
+	memcpy(to->grh.dgid.raw, from->dgid, sizeof(from->dgid));
+	to->grh.flow_label = from->flow_label;
+	to->grh.sgid_index = from->sgid_index;
+	to->grh.hop_limit = from->hop_limit;
+	to->grh.traffic_class = from->traffic_class;
+	to->dlid = from->dlid;
+	to->sl = from->sl;
+	to->src_path_bits = from->src_path_bits;
+	to->static_rate = from->static_rate;
+	to->is_global = from->is_global;
+	to->port_num = from->port_num;
+}
+
+/* The connection parameters of an RC id's event (ucma_copy_conn_event). */
+static void rcm_event_conn(struct rdma_conn_param *to,
+			   const struct rcm_conn_param *from)
+{
+	/* The kernel reports zeros where it has nothing. */
+	to->responder_resources = from->responder_resources;
+	to->initiator_depth = from->initiator_depth;
+	to->flow_control = from->flow_control;
+	to->retry_count = from->retry_count;
+	to->rnr_retry_count = from->rnr_retry_count;
+	to->srq = from->srq;
+	to->qp_num = from->qp_num;
+}
+
+/*
+ * The datagram parameters of a UD id's event (ucma_copy_ud_event): the
+ * peer's or the group's QP number, Q_Key and address vector. Zero for a
+ * CONNECT_REQUEST and the events that have none (UNREACHABLE).
+ */
+static void rcm_event_ud(struct rdma_ud_param *to,
+			 const struct rcm_ud_param *from)
+{
+	rcm_ah_attr_convert(&to->ah_attr, &from->ah_attr);
+	to->qp_num = from->qp_num;
+	to->qkey = from->qkey;
+}
+
+/*
+ * The event the application gets for a record: param.conn for the
+ * events of RC ids, param.ud for those of UD ids, as librdmacm decides
+ * by the id's QP type. A group's events carry the join's context in
+ * param.ud.private_data instead of data, as librdmacm's do.
+ */
 static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
 {
 	struct rdma_cm_id *id = q->req ? &q->req->id : &q->id->id;
-	const struct rcm_conn_param *conn = &q->rec.conn;
 	unsigned int len = q->rec.private_data_len;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->id = q->id;
+	ev->mc = q->mc;
 	ev->event.id = id;
 	ev->event.listen_id = q->req ? &q->id->id : NULL;
 	ev->event.event = q->rec.event;
@@ -372,23 +493,17 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
 	if (len > sizeof(ev->private_data))
 		len = sizeof(ev->private_data);
 	memcpy(ev->private_data, q->rec.private_data, len);
-	/* conn and ud start alike: pointer, then length. */
-	if (id->qp_type == IBV_QPT_UD) {
-		ev->event.param.ud.private_data = ev->private_data;
-		ev->event.param.ud.private_data_len = len;
-	} else {
+	if (id->qp_type != IBV_QPT_UD) {
 		ev->event.param.conn.private_data = ev->private_data;
 		ev->event.param.conn.private_data_len = len;
-		/* The kernel reports zeros where it has nothing. */
-		ev->event.param.conn.responder_resources =
-			conn->responder_resources;
-		ev->event.param.conn.initiator_depth = conn->initiator_depth;
-		ev->event.param.conn.flow_control = conn->flow_control;
-		ev->event.param.conn.retry_count = conn->retry_count;
-		ev->event.param.conn.rnr_retry_count = conn->rnr_retry_count;
-		ev->event.param.conn.srq = conn->srq;
-		ev->event.param.conn.qp_num = conn->qp_num;
+		rcm_event_conn(&ev->event.param.conn, &q->rec.conn);
+		return;
 	}
+	ev->event.param.ud.private_data = ev->private_data;
+	ev->event.param.ud.private_data_len = len;
+	rcm_event_ud(&ev->event.param.ud, &q->rec.ud);
+	if (q->mc)
+		ev->event.param.ud.private_data = q->mc->context;
 }
 
 /**
@@ -421,7 +536,15 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  * librdmacm. The CONNECT_REQUEST's responder resources and initiator
  * depth are kept in the request id for rdma_accept().
  *
- * Events of an id that rdma_destroy_id() is destroying are dropped.
+ * Events of a UD id carry param.ud: the peer's QP number, Q_Key and
+ * address vector after a SIDR exchange (ESTABLISHED), the private data
+ * of a SIDR request (CONNECT_REQUEST) or reply. A group's
+ * MULTICAST_JOIN attaches the id's QP to the group first (see
+ * rcm_mcast_joined()); it and MULTICAST_ERROR carry the join's context
+ * in param.ud.private_data, as in librdmacm.
+ *
+ * Events of an id that rdma_destroy_id() is destroying, or of a group
+ * that rdma_leave_multicast() is leaving, are dropped.
  *
  * Events that rdma_migrate_id() brought along from the id's old channel
  * come first: those the old channel had made already (a synchronous
@@ -493,11 +616,14 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		if (!q.req) {
 			idchan = rcm_id_lock(q.id);
 			drop = q.id->destroyed ||
+			       (q.mc && q.mc->leaving) ||
 			       (q.id->connect_error &&
 				(q.rec.event == RCM_EVENT_REJECTED ||
 				 q.rec.event == RCM_EVENT_DISCONNECTED));
 			pthread_mutex_unlock(&idchan->lock);
-			if (!drop)
+			if (!drop && q.rec.event == RCM_EVENT_MULTICAST_JOIN)
+				rcm_mcast_joined(ev);
+			else if (!drop)
 				rcm_conn_event(q.id, ev);
 		}
 
@@ -518,7 +644,10 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			pthread_mutex_unlock(&chan->lock);
 		}
 		idchan = rcm_id_lock(q.id);
-		rcm_id_complete_locked(q.id);
+		if (q.mc)
+			rcm_mcast_complete_locked(q.mc);
+		else
+			rcm_id_complete_locked(q.id);
 		pthread_mutex_unlock(&idchan->lock);
 	}
 	*event = &ev->event;
@@ -530,7 +659,8 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
  * @event: the event
  *
  * Frees the event and its private data, and lets an rdma_destroy_id()
- * waiting for it go on.
+ * waiting for it go on; a group's event also counts for the group, for
+ * an rdma_leave_multicast() waiting for it.
  *
  * Return: 0, or -1 with errno EINVAL for a NULL event.
  */
@@ -544,7 +674,10 @@ RCM_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 	ev = container_of(event, struct rcm_cm_event, event);
 
 	chan = rcm_id_lock(ev->id);
-	rcm_id_complete_locked(ev->id);
+	if (ev->mc)
+		rcm_mcast_complete_locked(ev->mc);
+	else
+		rcm_id_complete_locked(ev->id);
 	pthread_mutex_unlock(&chan->lock);
 	free(ev);
 	return 0;

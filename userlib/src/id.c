@@ -163,6 +163,10 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
  * CONNECT_REQUESTs have their request ids destroyed (which rejects the
  * requests).
  *
+ * The kernel leaves the multicast groups the id joined; their events are
+ * the id's too, and the groups are forgotten once they are accounted for
+ * (the QP is not detached, as in librdmacm).
+ *
  * The QP, SRQ and CQs of the id are the application's to destroy first
  * (rdma_destroy_qp(), rdma_destroy_srq()), as in librdmacm.
  *
@@ -229,6 +233,7 @@ static void rcm_id_free(struct rcm_id *rid)
 	free(rid->id.route.path_rec);
 	free(rid->qp_init_attr);
 	free(rid->connect_hdr);
+	rcm_mcast_free_all(rid);
 	pthread_cond_destroy(&rid->acked);
 	free(rid);
 	if (sync)

@@ -22,8 +22,8 @@
  * also in synchronous mode.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id), the errors of
- * RCM_IOCTL_LISTEN (EINVAL for a state that cannot listen, EOPNOTSUPP
- * for UD ids, EADDRINUSE, ENODEV), or those of the refresh.
+ * RCM_IOCTL_LISTEN (EINVAL for a state that cannot listen, EADDRINUSE,
+ * ENODEV), or those of the refresh. A UD id listens for SIDR requests.
  */
 RCM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
@@ -140,7 +140,10 @@ static int rcm_reject(struct rdma_cm_id *id, const void *private_data,
 	/* As librdmacm: no data without a pointer. */
 	if (!private_data)
 		private_data_len = 0;
-	if (private_data_len > RCM_REJECT_PRIVATE_DATA_MAX)
+	/* A UD request is refused with a SIDR REP (status 2). */
+	if (private_data_len > (id->qp_type == IBV_QPT_UD ?
+				RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
+				RCM_REJECT_PRIVATE_DATA_MAX))
 		return rcm_err(EINVAL);
 
 	cmd.id = rid->handle;
@@ -162,7 +165,10 @@ static int rcm_reject(struct rdma_cm_id *id, const void *private_data,
  *
  * The peer gets REJECTED with reason 28 (consumer defined; the kernel
  * command carries 0, which means it, as librdmacm's). The id stays
- * valid: destroy it with rdma_destroy_id().
+ * valid: destroy it with rdma_destroy_id(). A UD request (SIDR) is
+ * refused with a SIDR REP of status 2 and at most
+ * RCM_UD_ACCEPT_PRIVATE_DATA_MAX (136) bytes: the peer gets UNREACHABLE
+ * with status 2.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, too much private data,
  * an id that is not an unanswered request), ENOENT, EFAULT.

@@ -45,8 +45,6 @@ static int rcm_modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 static void rcm_qp_attr_convert(struct ibv_qp_attr *to, int *mask,
 				const struct rcm_qp_attr *from)
 {
-	const struct rcm_ah_attr *ah = &from->ah_attr;
-
 	memset(to, 0, sizeof(*to));
 	to->qp_state = from->qp_state;
 	to->path_mtu = from->path_mtu;
@@ -63,17 +61,7 @@ static void rcm_qp_attr_convert(struct ibv_qp_attr *to, int *mask,
 	to->timeout = from->timeout;
 	to->retry_cnt = from->retry_cnt;
 	to->rnr_retry = from->rnr_retry;
-	memcpy(to->ah_attr.grh.dgid.raw, ah->dgid, sizeof(ah->dgid));
-	to->ah_attr.grh.flow_label = ah->flow_label;
-	to->ah_attr.grh.sgid_index = ah->sgid_index;
-	to->ah_attr.grh.hop_limit = ah->hop_limit;
-	to->ah_attr.grh.traffic_class = ah->traffic_class;
-	to->ah_attr.dlid = ah->dlid;
-	to->ah_attr.sl = ah->sl;
-	to->ah_attr.src_path_bits = ah->src_path_bits;
-	to->ah_attr.static_rate = ah->static_rate;
-	to->ah_attr.is_global = ah->is_global;
-	to->ah_attr.port_num = ah->port_num;
+	rcm_ah_attr_convert(&to->ah_attr, &from->ah_attr);
 	*mask = (int)from->qp_attr_mask;
 }
 

@@ -98,11 +98,14 @@ struct rcm_device *rcm_device_of(struct ibv_context *verbs);
 #define RCM_ID_BUCKETS		64
 
 struct rcm_id;
+struct rcm_mcast;
 
 /*
  * struct rcm_cm_event - an event handed to the application
  * @event: what the application sees
  * @id: the id the event is charged to (a CONNECT_REQUEST's listener)
+ * @mc: for MULTICAST_JOIN and MULTICAST_ERROR, the group the event is
+ *      for; its ack counts for the group too (see rdma_leave_multicast())
  * @next: next event in @id's stash (synchronous mode, see
  *        rcm_sync_get_event()) or in a channel's ready list (see
  *        rdma_migrate_id()), under the channel's lock
@@ -112,6 +115,7 @@ struct rcm_id;
 struct rcm_cm_event {
 	struct rdma_cm_event	event;
 	struct rcm_id		*id;
+	struct rcm_mcast	*mc;
 	struct rcm_cm_event	*next;
 	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
 };
@@ -119,12 +123,14 @@ struct rcm_cm_event {
 /*
  * A record read from the kernel, with the id it is charged to. For
  * RCM_EVENT_CONNECT_REQUEST that is the listener, as in librdmacm, and
- * @req is the id the library made for the request.
+ * @req is the id the library made for the request. For a multicast
+ * group's events, @mc is the group (of @id).
  */
 struct rcm_queued {
 	struct rcm_event	rec;
 	struct rcm_id		*id;
 	struct rcm_id		*req;
+	struct rcm_mcast	*mc;
 };
 
 /*
@@ -153,7 +159,8 @@ struct rcm_moved {
  *             before @lock, and never held while waiting for an ack.
  * @lock: protects @queue, @head, @count, @moved, @ready, @ids, @reqs and,
  *        of every id of the channel, chan, hnext, destroyed,
- *        events_completed and events_read
+ *        events_completed, events_read and its groups (mcasts, and
+ *        their leaving, attached and events_completed)
  * @queue: records read but not handed out yet, @queue[@head] is the
  *         oldest; the queue is only refilled when it and @moved are
  *         empty
@@ -258,6 +265,8 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  *               the next rdma_connect()'s private data (malloc'd, or
  *               NULL)
  * @connect_hdr_len: its length
+ * @mcasts: the multicast groups the id joined, newest first (struct
+ *          rcm_mcast.next), under @chan->lock
  *
  * Lifetime: freed by rdma_destroy_id() once @events_completed reaches
  * the kernel's out_events_reported plus @events_charged, so that a
@@ -286,6 +295,7 @@ struct rcm_id {
 	void			*connect_hdr;
 	uint8_t			connect_hdr_len;
 	bool			answered;
+	struct rcm_mcast	*mcasts;
 	uint32_t		qp_attr_cached;
 	struct rcm_qp_attr	qp_attr_cache[3];
 };
@@ -319,6 +329,7 @@ void rcm_stash_dispose(struct rcm_cm_event *ev);
 
 /* event.c */
 void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id);
+void rcm_queue_drop_mcast(struct rcm_channel *chan, struct rcm_mcast *mc);
 int rcm_queue_count_id(struct rcm_channel *chan, const struct rcm_id *id);
 unsigned int rcm_queue_take_id(struct rcm_channel *chan,
 			       const struct rcm_id *id,
@@ -334,5 +345,61 @@ int rcm_qp_move(struct rdma_cm_id *id, enum ibv_qp_state state);
 
 /* conn.c: connection events */
 void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev);
+
+/*
+ * mcast.c: multicast groups.
+ *
+ * struct rcm_mcast - a group an id joined
+ * @next: the id's next group (rcm_id.mcasts), under the channel's lock
+ * @id: the id
+ * @context: the application's value, handed out in the events'
+ *           param.ud.private_data as librdmacm does
+ * @addr: the group's address, as given to the join
+ * @join_flags: RDMA_MC_JOIN_FLAG_FULLMEMBER or _SENDONLY_FULLMEMBER
+ * @mgid: the group's GID, from MULTICAST_JOIN (zero before it)
+ * @mlid: the group's LID, from MULTICAST_JOIN
+ * @attached: the id's QP is attached to @mgid (by the library)
+ * @leaving: rdma_leave_multicast() took the group off the kernel: its
+ *           records read after that are completed at once (under the
+ *           channel's lock)
+ * @events_completed: events of the group acked or dropped (under the
+ *                    channel's lock; the id's acked condition signals
+ *                    its growth, see rcm_id_complete_locked())
+ *
+ * Lifetime: made by the join, on the id's list before the kernel can
+ * report it (the kernel's context for its events is its address, only
+ * ever compared); freed by rdma_leave_multicast() once every event the
+ * kernel reported for it is completed, or by rdma_destroy_id() after it
+ * waited for all the id's events, which include the groups'.
+ */
+struct rcm_mcast {
+	struct rcm_mcast	*next;
+	struct rcm_id		*id;
+	void			*context;
+	struct sockaddr_storage	addr;
+	uint32_t		join_flags;
+	union ibv_gid		mgid;
+	uint16_t		mlid;
+	bool			attached;
+	bool			leaving;
+	uint32_t		events_completed;
+};
+
+bool rcm_mcast_event(uint32_t event);
+struct rcm_mcast *rcm_mcast_find(struct rcm_channel *chan, uint64_t context,
+				 uint32_t handle);
+void rcm_mcast_joined(struct rcm_cm_event *ev);
+void rcm_mcast_free_all(struct rcm_id *id);
+
+/* Caller holds the id's channel lock: one event of @mc is done with. */
+static inline void rcm_mcast_complete_locked(struct rcm_mcast *mc)
+{
+	mc->events_completed++;
+	rcm_id_complete_locked(mc->id);
+}
+
+/* event.c: a kernel address vector as libibverbs takes it */
+void rcm_ah_attr_convert(struct ibv_ah_attr *to,
+			 const struct rcm_ah_attr *from);
 
 #endif /* RCM_LIB_H */

@@ -44,11 +44,23 @@ struct fake_id {
 	uint64_t	connect_timeout;
 };
 
+/* A multicast group an id joined. */
+struct fake_group {
+	bool		live;
+	uint32_t	handle;		/* the id */
+	uint64_t	context;	/* of the join */
+	struct sockaddr_storage addr;
+	uint32_t	reported;	/* its events read() returned */
+};
+
+#define FAKE_MAX_GROUPS	8
+
 struct fake_file {
 	int		fd;		/* -1: slot free */
 	struct fake_id	ids[FAKE_RCM_MAX_IDS];	/* handle h is ids[h - 1] */
 	struct rcm_event events[FAKE_MAX_EVENTS];
 	int		nevents;
+	struct fake_group groups[FAKE_MAX_GROUPS];
 };
 
 enum fake_route fake_route_mode = FAKE_ROUTE_OK;
@@ -81,8 +93,15 @@ struct rcm_establish fake_last_establish;
 struct rcm_init_qp_attr fake_last_init_qp_attr;
 struct rcm_notify fake_last_notify;
 struct rcm_migrate_id fake_last_migrate;
+struct rcm_join_mcast fake_last_join;
+struct rcm_leave_mcast fake_last_leave;
+enum fake_join fake_join_mode = FAKE_JOIN_OK;
+int fake_join_status = -ENETUNREACH;
+struct rcm_ud_param fake_mcast_ud;
+struct rcm_ud_param fake_sidr_ud;
+int fake_sidr_status = 2;
 uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
-uint8_t fake_connect_data[RCM_CONNECT_PRIVATE_DATA_MAX];
+uint8_t fake_connect_data[RCM_UD_CONNECT_PRIVATE_DATA_MAX];
 uint8_t fake_accept_data[RCM_ACCEPT_PRIVATE_DATA_MAX];
 enum fake_connect fake_connect_mode = FAKE_CONNECT_ACCEPT;
 int fake_connect_status = 8;
@@ -195,6 +214,70 @@ static struct rcm_event *push_locked(struct fake_file *f, uint32_t handle,
 	return ev;
 }
 
+static bool mcast_event(uint32_t event)
+{
+	return event == RCM_EVENT_MULTICAST_JOIN ||
+	       event == RCM_EVENT_MULTICAST_ERROR;
+}
+
+static bool same_group(const struct sockaddr_storage *a, const void *b)
+{
+	const struct sockaddr *sb = b;
+
+	if (a->ss_family != sb->sa_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr,
+		       sizeof(struct in6_addr));
+}
+
+static struct fake_group *group_of(struct fake_file *f, uint32_t handle,
+				   const void *addr)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_GROUPS; i++)
+		if (f->groups[i].live && f->groups[i].handle == handle &&
+		    same_group(&f->groups[i].addr, addr))
+			return &f->groups[i];
+	return NULL;
+}
+
+/* A group's event: its context, not the id's; the group's parameters. */
+static struct rcm_event *push_group_locked(struct fake_file *f,
+					   const struct fake_group *g,
+					   uint32_t event, int32_t status)
+{
+	struct rcm_event *ev = push_locked(f, g->handle, event, status,
+					   NULL, 0);
+
+	if (!ev)
+		return NULL;
+	ev->context = g->context;
+	if (event == RCM_EVENT_MULTICAST_JOIN)
+		ev->ud = fake_mcast_ud;
+	return ev;
+}
+
+bool fake_rcm_push_group(int fd, uint32_t handle, const void *addr,
+			 uint32_t event, int32_t status)
+{
+	struct fake_group *g;
+	struct fake_file *f;
+	bool ok = false;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd, false);
+	g = f ? group_of(f, handle, addr) : NULL;
+	if (g)
+		ok = push_group_locked(f, g, event, status) != NULL;
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
 bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
 		   const void *pdata, uint8_t len)
 {
@@ -209,22 +292,25 @@ bool fake_rcm_push(int fd, uint32_t handle, uint32_t event, int32_t status,
 	return ok;
 }
 
-uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
-			       const struct rcm_conn_param *conn,
-			       const struct sockaddr_storage *peer,
-			       const void *pdata, uint8_t len)
+static uint32_t push_request(int fd, uint32_t listen_handle,
+			     const struct rcm_conn_param *conn,
+			     const struct sockaddr_storage *peer,
+			     const void *pdata, uint8_t len)
 {
 	struct fake_id *l, *r;
 	struct fake_file *f;
 	struct rcm_event *ev;
 	uint32_t handle = 0;
+	uint8_t area;
 	int i;
 
 	pthread_mutex_lock(&lock);
 	f = file_of(fd, false);
 	l = f ? id_of(f, listen_handle) : NULL;
+	area = l && l->qp_type == RCM_QPT_UD ? RCM_UD_CONNECT_PRIVATE_DATA_MAX :
+	       56;
 	if (!l || !l->listening || f->nevents == FAKE_MAX_EVENTS ||
-	    len > 56)
+	    len > area || (!conn) != (l->qp_type == RCM_QPT_UD))
 		goto out;
 	for (i = 0; i < FAKE_RCM_MAX_IDS && f->ids[i].live; i++)
 		;
@@ -236,7 +322,7 @@ uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
 	r->request = true;
 	r->bound = true;
 	r->attached = true;
-	r->qp_type = RCM_QPT_RC;
+	r->qp_type = l->qp_type;
 	r->src = l->src;
 	r->dst = *peer;
 	handle = i + 1;
@@ -247,14 +333,31 @@ uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
 	ev->id = handle;
 	ev->listen_id = listen_handle;
 	ev->event = RCM_EVENT_CONNECT_REQUEST;
-	ev->conn = *conn;
-	ev->private_data_len = 56;
+	if (conn)
+		ev->conn = *conn;
+	ev->private_data_len = area;
 	if (len)
 		memcpy(ev->private_data, pdata, len);
 	pthread_cond_broadcast(&queued);
 out:
 	pthread_mutex_unlock(&lock);
 	return handle;
+}
+
+uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
+			       const struct rcm_conn_param *conn,
+			       const struct sockaddr_storage *peer,
+			       const void *pdata, uint8_t len)
+{
+	return conn ? push_request(fd, listen_handle, conn, peer, pdata, len) :
+		      0;
+}
+
+uint32_t fake_rcm_push_ud_request(int fd, uint32_t listen_handle,
+				  const struct sockaddr_storage *peer,
+				  const void *pdata, uint8_t len)
+{
+	return push_request(fd, listen_handle, NULL, peer, pdata, len);
 }
 
 bool fake_rcm_rejected(int fd, uint32_t handle)
@@ -378,10 +481,12 @@ static int do_connect(struct fake_file *f, struct rcm_connect *c)
 	id = id_of(f, c->id);
 	if (!id)
 		return ENOENT;
-	if (!id->routed || id->qp_type != RCM_QPT_RC || id->connecting ||
+	if (!id->routed || id->connecting ||
 	    c->flow_control > 1 || c->retry_count > 7 ||
 	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
-	    c->private_data_len > RCM_CONNECT_PRIVATE_DATA_MAX)
+	    c->private_data_len > (id->qp_type == RCM_QPT_UD ?
+				   RCM_UD_CONNECT_PRIVATE_DATA_MAX :
+				   RCM_CONNECT_PRIVATE_DATA_MAX))
 		return EINVAL;
 	memset(fake_connect_data, 0, sizeof(fake_connect_data));
 	if (c->private_data_len)
@@ -389,6 +494,30 @@ static int do_connect(struct fake_file *f, struct rcm_connect *c)
 		       (const void *)(uintptr_t)c->private_data,
 		       c->private_data_len);
 	id->connecting = true;
+	if (id->qp_type == RCM_QPT_UD) {
+		/* SIDR: the peer's QP, or UNREACHABLE; no connection. */
+		switch (fake_connect_mode) {
+		case FAKE_CONNECT_ACCEPT:
+			ev = push_locked(f, c->id, RCM_EVENT_ESTABLISHED, 0,
+					 fake_peer_data,
+					 RCM_UD_ACCEPT_PRIVATE_DATA_MAX);
+			if (ev)
+				ev->ud = fake_sidr_ud;
+			break;
+		case FAKE_CONNECT_REJECT:
+			push_locked(f, c->id, RCM_EVENT_UNREACHABLE,
+				    fake_sidr_status, fake_peer_data,
+				    RCM_UD_ACCEPT_PRIVATE_DATA_MAX);
+			break;
+		case FAKE_CONNECT_UNREACHABLE:
+			push_locked(f, c->id, RCM_EVENT_UNREACHABLE,
+				    -ETIMEDOUT, NULL, 0);
+			break;
+		case FAKE_CONNECT_SILENT:
+			break;
+		}
+		return 0;
+	}
 	switch (fake_connect_mode) {
 	case FAKE_CONNECT_ACCEPT:
 		ev = push_locked(f, c->id, RCM_EVENT_CONNECT_RESPONSE, 0,
@@ -424,7 +553,9 @@ static int do_accept(struct fake_file *f, struct rcm_accept *c)
 		return ENOENT;
 	if (!id->request || id->answered || c->flow_control > 1 ||
 	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
-	    c->private_data_len > RCM_ACCEPT_PRIVATE_DATA_MAX)
+	    c->private_data_len > (id->qp_type == RCM_QPT_UD ?
+				   RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
+				   RCM_ACCEPT_PRIVATE_DATA_MAX))
 		return EINVAL;
 	memset(fake_accept_data, 0, sizeof(fake_accept_data));
 	if (c->private_data_len)
@@ -434,7 +565,8 @@ static int do_accept(struct fake_file *f, struct rcm_accept *c)
 	id->answered = true;
 	id->accepted = true;
 	id->context = c->context;
-	if (fake_accept_establishes) {
+	/* A SIDR REP: nothing follows. */
+	if (fake_accept_establishes && id->qp_type != RCM_QPT_UD) {
 		id->established = true;
 		push_locked(f, c->id, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
 	}
@@ -529,6 +661,79 @@ static int do_migrate(struct fake_file *f, struct rcm_migrate_id *c)
 	return 0;
 }
 
+static bool multicast_addr(const struct __kernel_sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return IN_MULTICAST(ntohl(((const struct sockaddr_in *)a)->
+					   sin_addr.s_addr));
+	return IN6_IS_ADDR_MULTICAST(&((const struct sockaddr_in6 *)a)->
+				     sin6_addr);
+}
+
+static int do_join(struct fake_file *f, struct rcm_join_mcast *c)
+{
+	struct fake_group *g = NULL;
+	struct fake_id *id;
+	int err, i;
+
+	fake_last_join = *c;
+	if (c->size != sizeof(*c) || c->flags)
+		return EINVAL;
+	id = id_of(f, c->id);
+	if (!id)
+		return ENOENT;
+	err = check_addr(&c->addr);
+	if (err)
+		return err == EAFNOSUPPORT ? EINVAL : err;
+	if (id->qp_type != RCM_QPT_UD || !id->attached ||
+	    !multicast_addr(&c->addr) ||
+	    c->join_flags > RCM_MC_JOIN_SENDONLY_FULLMEMBER)
+		return EINVAL;
+	if (group_of(f, c->id, &c->addr))
+		return EADDRINUSE;
+	for (i = 0; i < FAKE_MAX_GROUPS && !g; i++)
+		if (!f->groups[i].live)
+			g = &f->groups[i];
+	if (!g)
+		return ENOMEM;
+	memset(g, 0, sizeof(*g));
+	g->live = true;
+	g->handle = c->id;
+	g->context = c->context;
+	memcpy(&g->addr, &c->addr, sizeof(g->addr));
+	if (fake_join_mode == FAKE_JOIN_OK)
+		push_group_locked(f, g, RCM_EVENT_MULTICAST_JOIN, 0);
+	else if (fake_join_mode == FAKE_JOIN_ERROR)
+		push_group_locked(f, g, RCM_EVENT_MULTICAST_ERROR,
+				  fake_join_status);
+	return 0;
+}
+
+static int do_leave(struct fake_file *f, struct rcm_leave_mcast *c)
+{
+	struct fake_group *g;
+	int i, to = 0;
+
+	fake_last_leave = *c;
+	if (c->size != sizeof(*c) || c->flags)
+		return EINVAL;
+	if (!id_of(f, c->id))
+		return ENOENT;
+	g = group_of(f, c->id, &c->addr);
+	if (!g)
+		return ENOENT;
+	for (i = 0; i < f->nevents; i++)
+		if (f->events[i].id != c->id ||
+		    !mcast_event(f->events[i].event) ||
+		    f->events[i].context != g->context)
+			f->events[to++] = f->events[i];
+	f->nevents = to;
+	g->live = false;
+	c->out_events_reported = g->reported;
+	fake_last_leave = *c;
+	return 0;
+}
+
 static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 {
 	struct fake_id *id;
@@ -567,6 +772,9 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			if (f->events[i].id != c->id)
 				f->events[to++] = f->events[i];
 		f->nevents = to;
+		for (i = 0; i < FAKE_MAX_GROUPS; i++)
+			if (f->groups[i].handle == c->id)
+				f->groups[i].live = false;
 		c->out_events_reported = id->reported;
 		fake_last_destroy = *c;
 		id->live = false;
@@ -739,8 +947,6 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			return ENOENT;
 		if (id->listening || id->request || id->resolving)
 			return EINVAL;
-		if (id->qp_type != RCM_QPT_RC)
-			return EOPNOTSUPP;
 		if (!id->bound) {
 			memset(&id->src, 0, sizeof(id->src));
 			sin = (struct sockaddr_in *)&id->src;
@@ -755,8 +961,11 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		struct rcm_reject *c = arg;
 
 		fake_last_reject = *c;
+		id = id_of(f, c->id);
 		if (c->size != sizeof(*c) || c->flags || c->reserved ||
-		    c->private_data_len > RCM_REJECT_PRIVATE_DATA_MAX ||
+		    c->private_data_len > (id && id->qp_type == RCM_QPT_UD ?
+					   RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
+					   RCM_REJECT_PRIVATE_DATA_MAX) ||
 		    (c->reason && c->reason != RCM_REJ_CONSUMER_DEFINED &&
 		     c->reason != RCM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
 			return EINVAL;
@@ -816,6 +1025,10 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 	}
 	case RCM_CMD_MIGRATE_ID:
 		return do_migrate(f, arg);
+	case RCM_CMD_JOIN_MCAST:
+		return do_join(f, arg);
+	case RCM_CMD_LEAVE_MCAST:
+		return do_leave(f, arg);
 	case RCM_CMD_DISCONNECT: {
 		struct rcm_disconnect *c = arg;
 
@@ -838,6 +1051,17 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 	default:
 		return ENOTTY;
 	}
+}
+
+/* A group's event read(): it counts for the group too. */
+static void count_group_locked(struct fake_file *f, const struct rcm_event *ev)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_GROUPS; i++)
+		if (f->groups[i].live && f->groups[i].handle == ev->id &&
+		    f->groups[i].context == ev->context)
+			f->groups[i].reported++;
 }
 
 int ioctl(int fd, unsigned long request, ...)
@@ -929,6 +1153,8 @@ ssize_t read(int fd, void *buf, size_t len)
 	for (i = 0; i < n; i++) {
 		out[i] = f->events[i];
 		f->ids[out[i].id - 1].reported++;
+		if (mcast_event(out[i].event))
+			count_group_locked(f, &out[i]);
 	}
 	memmove(f->events, f->events + n,
 		(f->nevents - n) * sizeof(f->events[0]));

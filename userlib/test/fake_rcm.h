@@ -17,8 +17,8 @@
  * fake_route_path. RCM_IOCTL_SET_OPTION checks level (ENOPROTOOPT), id,
  * name (ENOPROTOOPT) and value range (EINVAL; ACK_TIMEOUT on RC ids
  * only), and changes nothing. RCM_IOCTL_LISTEN binds an unbound id to
- * the IPv4 wildcard (port fake_ephemeral) and refuses UD ids
- * (EOPNOTSUPP) and ids listening already (EINVAL);
+ * the IPv4 wildcard (port fake_ephemeral) and refuses ids listening
+ * already (EINVAL);
  * fake_rcm_push_request() makes a request id as the module does for a
  * peer's REQ. RCM_IOCTL_REJECT checks reason, length and reserved
  * (EINVAL), copies the private data into fake_reject_data, and answers
@@ -123,6 +123,41 @@ extern bool fake_disconnect_event;	/* default true */
 /* What RCM_IOCTL_INIT_QP_ATTR reports for INIT, RTR and RTS. */
 extern struct rcm_qp_attr fake_qp_attr[3];
 
+/*
+ * UD ids: RCM_IOCTL_CONNECT is a SIDR REQ, answered as fake_connect_mode
+ * says: ACCEPT gives ESTABLISHED with fake_sidr_ud and fake_peer_data
+ * (136 bytes); REJECT gives UNREACHABLE with fake_sidr_status (2) and
+ * fake_peer_data; UNREACHABLE gives UNREACHABLE, -ETIMEDOUT. Private
+ * data: 180 bytes at most for a connect, 136 for an accept or reject.
+ */
+extern struct rcm_ud_param fake_sidr_ud;
+extern int fake_sidr_status;
+
+/*
+ * Multicast: RCM_IOCTL_JOIN_MCAST takes an attached UD id (else EINVAL;
+ * ENOENT for no id), a multicast IPv4/IPv6 address (EINVAL) and join
+ * flags 0 or 1 (EINVAL), EADDRINUSE for a group the id joined already,
+ * and answers as fake_join_mode says: OK queues MULTICAST_JOIN with
+ * fake_mcast_ud, ERROR queues MULTICAST_ERROR with fake_join_status,
+ * SILENT nothing. Events carry the join's context. read() counts a
+ * group's events for the group and the id. RCM_IOCTL_LEAVE_MCAST finds
+ * the group by id and address (ENOENT), discards its unread events and
+ * returns how many read() returned. DESTROY_ID forgets the id's groups.
+ */
+enum fake_join {
+	FAKE_JOIN_OK,
+	FAKE_JOIN_ERROR,
+	FAKE_JOIN_SILENT,
+};
+
+extern enum fake_join fake_join_mode;
+extern int fake_join_status;
+extern struct rcm_ud_param fake_mcast_ud;
+
+/* Queue another event of the group addr of id handle. */
+bool fake_rcm_push_group(int fd, uint32_t handle, const void *addr,
+			 uint32_t event, int32_t status);
+
 /* One-shot errno for the next call of a command (index: RCM_CMD_*). */
 void fake_rcm_fail_next(unsigned int cmd, int err);
 
@@ -147,10 +182,12 @@ extern struct rcm_notify fake_last_notify;
 extern struct rcm_migrate_id fake_last_migrate;
 /* The private data of the last RCM_IOCTL_REJECT that got so far. */
 extern uint8_t fake_reject_data[RCM_REJECT_PRIVATE_DATA_MAX];
-/* The same for RCM_IOCTL_CONNECT and RCM_IOCTL_ACCEPT. */
-extern uint8_t fake_connect_data[RCM_CONNECT_PRIVATE_DATA_MAX];
+/* The same for RCM_IOCTL_CONNECT (UD: up to 180) and RCM_IOCTL_ACCEPT. */
+extern uint8_t fake_connect_data[RCM_UD_CONNECT_PRIVATE_DATA_MAX];
 extern uint8_t fake_accept_data[RCM_ACCEPT_PRIVATE_DATA_MAX];
-#define FAKE_NR_CMDS	17
+extern struct rcm_join_mcast fake_last_join;
+extern struct rcm_leave_mcast fake_last_leave;
+#define FAKE_NR_CMDS	19
 extern int fake_calls[FAKE_NR_CMDS];	/* per RCM_CMD_* - RCM_CMD_BASE */
 #define FAKE_CALLS(cmd)	fake_calls[(cmd) - RCM_CMD_BASE]
 /* fake_seq after the last call of each command (failed ones too). */
@@ -190,6 +227,15 @@ uint32_t fake_rcm_push_request(int fd, uint32_t listen_handle,
 			       const struct rcm_conn_param *conn,
 			       const struct sockaddr_storage *peer,
 			       const void *pdata, uint8_t len);
+
+/*
+ * A peer's SIDR REQ to the listening UD id listen_handle of fd: as
+ * fake_rcm_push_request(), with a UD request id, no connection
+ * parameters and a 180-byte private data area.
+ */
+uint32_t fake_rcm_push_ud_request(int fd, uint32_t listen_handle,
+				  const struct sockaddr_storage *peer,
+				  const void *pdata, uint8_t len);
 
 /* Whether handle is a request id of fd that was rejected (by the call). */
 bool fake_rcm_rejected(int fd, uint32_t handle);

@@ -297,3 +297,38 @@ int ibv_destroy_srq(struct ibv_srq *srq)
 	free(srq);
 	return 0;
 }
+
+int fake_attach_errno;
+
+int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct fake_qp *f = fake_qp(qp);
+	int err = fake_attach_errno;
+
+	fake_attach_errno = 0;
+	if (err)
+		return err;
+	if (f->nmcast == FAKE_MAX_MCAST)
+		return ENOMEM;
+	f->mcast[f->nmcast].gid = *gid;
+	f->mcast[f->nmcast].lid = lid;
+	f->nmcast++;
+	f->attach_calls++;
+	return 0;
+}
+
+int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct fake_qp *f = fake_qp(qp);
+	int i;
+
+	f->detach_calls++;
+	for (i = 0; i < f->nmcast; i++) {
+		if (!memcmp(&f->mcast[i].gid, gid, sizeof(*gid)) &&
+		    f->mcast[i].lid == lid) {
+			f->mcast[i] = f->mcast[--f->nmcast];
+			return 0;
+		}
+	}
+	return EINVAL;
+}

@@ -16,7 +16,9 @@
  * create_qp_ex and create_srq_ex for masks beyond the PD. A QP records
  * every ibv_modify_qp() (attributes, mask, and fake_seq, a counter that
  * fake_rcm.c shares, so that tests can check the order of QP changes
- * and module commands) and keeps the state it was moved to.
+ * and module commands) and keeps the state it was moved to, and the
+ * multicast groups ibv_attach_mcast() attached it to (ibv_detach_mcast()
+ * of a group not attached fails with EINVAL).
  */
 #ifndef RCM_TEST_FAKE_VERBS_H
 #define RCM_TEST_FAKE_VERBS_H
@@ -60,6 +62,8 @@ struct fake_qp_mod {
 	int			seq;		/* fake_seq when it happened */
 };
 
+#define FAKE_MAX_MCAST	4
+
 /*
  * A fake QP: the library sees qp. init is what it was created with
  * (comp_mask IBV_QP_INIT_ATTR_PD for ibv_create_qp()); qp.state follows
@@ -70,12 +74,23 @@ struct fake_qp {
 	struct ibv_qp_init_attr_ex init;
 	int			nmods;
 	struct fake_qp_mod	mods[FAKE_MAX_MODS];
+	/* ibv_attach_mcast(): the groups attached now, and the calls */
+	int			nmcast;
+	struct {
+		union ibv_gid	gid;
+		uint16_t	lid;
+	}			mcast[FAKE_MAX_MCAST];
+	int			attach_calls;
+	int			detach_calls;
 };
 
 static inline struct fake_qp *fake_qp(struct ibv_qp *qp)
 {
 	return (struct fake_qp *)qp;
 }
+
+/* One-shot errno of the next ibv_attach_mcast() (0: none). */
+extern int fake_attach_errno;
 
 /* Fail the next ibv_modify_qp() into state with err (0: none). */
 void fake_fail_modify(enum ibv_qp_state state, int err);

@@ -4,7 +4,8 @@
 # symbols: the built library exports exactly the implemented API, each
 # function in librdmacm's version node, under soname librdmacm.so.1.
 #
-# Usage: symbols.sh <path to librdmacm.so.1.3.x>
+# Usage: symbols.sh <path to librdmacm.so.1.3.x> [distribution's
+#        librdmacm.so.1, found in /usr/lib by default]
 # Exit: 0 pass, 1 fail, 77 skip (no readelf).
 
 lib=${1:-../src/librdmacm.so.1}
@@ -43,6 +44,8 @@ rdma_get_dst_port@@RDMACM_1.0
 rdma_get_request@@RDMACM_1.0
 rdma_get_src_port@@RDMACM_1.0
 rdma_getaddrinfo@@RDMACM_1.0
+rdma_join_multicast@@RDMACM_1.0
+rdma_leave_multicast@@RDMACM_1.0
 rdma_listen@@RDMACM_1.0
 rdma_migrate_id@@RDMACM_1.0
 rdma_notify@@RDMACM_1.0
@@ -77,6 +80,7 @@ rshutdown@@RDMACM_1.0
 rsocket@@RDMACM_1.0
 rwrite@@RDMACM_1.0
 rwritev@@RDMACM_1.0
+rdma_join_multicast_ex@@RDMACM_1.1
 rdma_establish@@RDMACM_1.2
 rdma_init_qp_attr@@RDMACM_1.2
 rdma_get_remote_ece@@RDMACM_1.3
@@ -130,6 +134,27 @@ printf '%s\n' 'RCM_1.0 RDMACM_1.3' 'RDMACM_1.1 RDMACM_1.0' \
 if ! cmp -s "$tmp/got_parents" "$tmp/want_parents"; then
 	err "version node inheritance differs:"
 	diff -u "$tmp/want_parents" "$tmp/got_parents" >&2
+fi
+
+# The distribution's librdmacm.so.1, when installed: every function it
+# exports, we export in the same node (and nothing else but RCM_1.0's).
+syslib=${2:-$(ls /usr/lib/*-linux-gnu/librdmacm.so.1 /usr/lib64/librdmacm.so.1 \
+	2>/dev/null | head -n 1)}
+if [ -n "$syslib" ] && [ -f "$syslib" ]; then
+	versioned() {	# LIB: name@node of each defined function
+		LC_ALL=C readelf --dyn-syms -W "$1" |
+			awk '$1 ~ /^[0-9]+:$/ && $4 == "FUNC" && $7 != "UND" {
+				sub(/@+/, "@", $8); print $8 }' | sort -u
+	}
+	versioned "$syslib" > "$tmp/sys_versioned"
+	versioned "$lib" | grep -v '@RCM_' > "$tmp/our_versioned"
+	if ! cmp -s "$tmp/sys_versioned" "$tmp/our_versioned"; then
+		err "functions differ from $syslib (- it, + ours):"
+		diff -u "$tmp/sys_versioned" "$tmp/our_versioned" |
+			sed -n 's/^\([-+][^-+]\)/\1/p' >&2
+	fi
+else
+	echo "no distribution librdmacm.so.1 to compare with"
 fi
 
 [ $fail = 0 ] && echo "$(wc -l < "$tmp/got_syms") functions in $(wc -l < "$tmp/got_nodes") nodes"

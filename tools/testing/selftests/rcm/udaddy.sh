@@ -1,0 +1,215 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# udaddy: unmodified librdmacm datagram programs - Debian's udaddy and
+# mckey (rdma-core 44, linked against librdmacm.so.1) - run on rcm through
+# LD_LIBRARY_PATH=/usr/lib/rcm (rcm's userlib), over Soft-RoCE:
+#   udaddy (SIDR: UD ids, service ID resolution, datagrams both ways):
+#     rcm <-> rcm with the in-tree rdma_ucm unloaded, then, with rdma_ucm
+#     back, an rcm server against an in-tree client and the reverse;
+#   mckey (a UD QP in an IPv4 multicast group, RCM_MCKEY_GROUP or
+#     239.1.2.3 and up): rcm sender and receiver without rdma_ucm, then
+#     an rcm receiver with an in-tree sender and the reverse;
+#   one in-tree <-> in-tree case of each program first, which proves the
+#   environment (rxe, the programs, multicast over rxe) works, whatever
+#   rcm does.
+# Every program runs under timeout (RCM_UDADDY_TIMEOUT, 30 s: the KASAN
+# test kernel under TCG is slow), cut to what is left of the script's
+# budget (RCM_UDADDY_BUDGET, 240 s; the harness allows 300 s), so a
+# hang fails its case and never the whole run; a case passes when every
+# program exits 0 and prints "data transfers complete".
+# TAP output; exit 0 when all pass.
+
+ip=${RCM_ADDR_RXE:-}
+group=${RCM_MCKEY_GROUP:-239.1.2.3}
+msgs=${RCM_UDADDY_COUNT:-10}
+limit=${RCM_UDADDY_TIMEOUT:-30}
+budget=${RCM_UDADDY_BUDGET:-240}
+start=$(date +%s)
+tmp=${TMPDIR:-/tmp}/rcm-udaddy.$$
+mkdir -p "$tmp"
+n=0
+failed=0
+skipped=0
+ncase=0
+
+echo "TAP version 13"
+echo "1..10"
+
+result() {	# VERDICT NAME [WHY]
+	n=$((n + 1))
+	case $1 in
+	ok) echo "ok $n $2" ;;
+	skip) echo "ok $n $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
+	*) echo "not ok $n $2"; failed=$((failed + 1))
+	   [ -n "${3:-}" ] && echo "# $3" ;;
+	esac
+}
+
+# LIB PROGRAM ARGS...: run PROGRAM on rcm's userlib or on the in-tree one.
+on() {
+	lib=$1
+	shift
+	if [ "$lib" = rcm ]; then
+		LD_LIBRARY_PATH=/usr/lib/rcm "$@"
+	else
+		"$@"
+	fi
+}
+
+# LIB PROGRAM ARGS...: on() for a background job "( serve ... ) &", which
+# becomes PROGRAM itself, so that $! names it.
+serve() {
+	lib=$1
+	shift
+	if [ "$lib" = rcm ]; then
+		LD_LIBRARY_PATH=/usr/lib/rcm exec "$@"
+	fi
+	exec "$@"
+}
+
+diag() {
+	tail -n 8 "$1" 2>/dev/null | sed 's/^/#   /'
+}
+
+# Set $t to the timeout of the next program: $limit, or what is left of
+# the budget. Fails when less than 5 s are left.
+left() {
+	t=$((budget - ($(date +%s) - start)))
+	[ $t -gt "$limit" ] && t=$limit
+	[ $t -ge 5 ]
+}
+
+# NAME SERVER-LIB CLIENT-LIB
+# udaddy's port is fixed (7174): the cases run one after the other. The
+# server answers the client's SIDR REQ, receives its datagrams and
+# replies to each; the client resolves, sends and receives the replies.
+udaddy_case() {
+	name=$1 slib=$2 clib=$3
+	ncase=$((ncase + 1))
+	s=$tmp/s$ncase c=$tmp/c$ncase
+	if ! left; then
+		result fail "$name" "out of time (RCM_UDADDY_BUDGET $budget s)"
+		return
+	fi
+	(serve "$slib" timeout "$t" udaddy -b "$ip" -C "$msgs" \
+		>"$s" 2>&1) &
+	spid=$!
+	# A client that comes before the server listens gets UNREACHABLE
+	# (SIDR status: no such service) and tries again.
+	tries=0
+	until on "$clib" timeout "$t" udaddy -s "$ip" -C "$msgs" \
+		>"$c" 2>&1; do
+		tries=$((tries + 1))
+		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
+			break
+		fi
+		sleep 1
+	done
+	wait $spid
+	src=$?
+	if [ $tries -lt 5 ] && [ $src = 0 ] &&
+	   grep -q 'data transfers complete' "$s" &&
+	   grep -q 'data transfers complete' "$c"; then
+		result ok "$name"
+	else
+		result fail "$name" "server exit $src, client tries $tries, timeout ${t}s"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
+	fi
+	kill $spid 2>/dev/null
+}
+
+# NAME RECEIVER-LIB SENDER-LIB GROUP
+# The receiver joins and waits for $msgs datagrams; datagrams sent before
+# it joined are lost, so the sender (each run joins, sends $msgs, leaves)
+# runs again every second until the receiver has them all. (mckey's
+# output goes to a file, fully buffered: nothing shows that the receiver
+# joined before it exits.)
+mckey_case() {
+	name=$1 rlib=$2 slib=$3 grp=$4
+	ncase=$((ncase + 1))
+	r=$tmp/r$ncase s=$tmp/s$ncase
+	if ! left; then
+		result fail "$name" "out of time (RCM_UDADDY_BUDGET $budget s)"
+		return
+	fi
+	(serve "$rlib" timeout "$t" mckey -m "$grp" -b "$ip" -C "$msgs" \
+		>"$r" 2>&1) &
+	rpid=$!
+	sends=0
+	sok=0
+	: >"$s"
+	sleep 2
+	while kill -0 $rpid 2>/dev/null && [ $sends -lt 8 ]; do
+		sends=$((sends + 1))
+		if on "$slib" timeout "$t" mckey -m "$grp" -b "$ip" -s \
+			-C "$msgs" >>"$s" 2>&1; then
+			sok=$((sok + 1))
+		fi
+		sleep 1
+	done
+	wait $rpid
+	rrc=$?
+	if [ $rrc = 0 ] && [ $sok -gt 0 ] &&
+	   grep -q 'data transfers complete' "$r" &&
+	   grep -q 'data transfers complete' "$s"; then
+		result ok "$name"
+	else
+		result fail "$name" "receiver exit $rrc, sender runs $sends ($sok ok), timeout ${t}s"
+		echo "# receiver:"; diag "$r"
+		echo "# sender:"; diag "$s"
+	fi
+}
+
+# The group of case N: $group's last byte plus N.
+grp() {
+	echo "${group%.*}.$(( ${group##*.} + $1 ))"
+}
+
+if [ -z "$ip" ]; then
+	for t in udaddy_intree_intree mckey_intree_intree \
+		 udaddy_rcm_rcm_without_rdma_ucm mckey_rcm_rcm_without_rdma_ucm \
+		 rdma_ucm_unused rdma_ucm_reloaded \
+		 udaddy_rcm_server_intree_client udaddy_intree_server_rcm_client \
+		 mckey_rcm_receiver_intree_sender \
+		 mckey_intree_receiver_rcm_sender; do
+		result skip $t "no Soft-RoCE device"
+	done
+	exit 4
+fi
+
+# The environment: the in-tree stack alone.
+udaddy_case udaddy_intree_intree intree intree
+mckey_case mckey_intree_intree intree intree "$(grp 0)"
+
+# rcm alone: the in-tree user-space CM is not there to be used.
+if rmmod rdma_ucm 2>/dev/null || ! [ -e /dev/infiniband/rdma_cm ]; then
+	udaddy_case udaddy_rcm_rcm_without_rdma_ucm rcm rcm
+	mckey_case mckey_rcm_rcm_without_rdma_ucm rcm rcm "$(grp 1)"
+	if [ -e /dev/infiniband/rdma_cm ]; then
+		result fail rdma_ucm_unused "/dev/infiniband/rdma_cm came back"
+	else
+		result ok rdma_ucm_unused
+	fi
+else
+	for t in udaddy_rcm_rcm_without_rdma_ucm \
+		 mckey_rcm_rcm_without_rdma_ucm rdma_ucm_unused; do
+		result fail $t "rdma_ucm cannot be unloaded"
+	done
+fi
+if modprobe rdma_ucm && [ -e /dev/infiniband/rdma_cm ]; then
+	result ok rdma_ucm_reloaded
+else
+	result fail rdma_ucm_reloaded "modprobe rdma_ucm failed"
+fi
+
+# rcm against the in-tree stack, both ways.
+udaddy_case udaddy_rcm_server_intree_client rcm intree
+udaddy_case udaddy_intree_server_rcm_client intree rcm
+mckey_case mckey_rcm_receiver_intree_sender rcm intree "$(grp 2)"
+mckey_case mckey_intree_receiver_rcm_sender intree rcm "$(grp 3)"
+
+rm -rf "$tmp"
+echo "# Totals: pass:$((n - failed - skipped)) fail:$failed skip:$skipped"
+[ $failed = 0 ]
