@@ -18,52 +18,9 @@
 ip=${RCM_ADDR_RXE:-}
 pings=${RCM_RPING_COUNT:-20}
 conns=${RCM_CMTIME_CONNS:-100}
-tmp=${TMPDIR:-/tmp}/rcm-rping.$$
-mkdir -p "$tmp"
-n=0
-failed=0
-skipped=0
-
-echo "TAP version 13"
-echo "1..10"
-
-result() {	# VERDICT NAME [WHY]
-	n=$((n + 1))
-	case $1 in
-	ok) echo "ok $n $2" ;;
-	skip) echo "ok $n $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
-	*) echo "not ok $n $2"; failed=$((failed + 1))
-	   [ -n "${3:-}" ] && echo "# $3" ;;
-	esac
-}
-
-# LIB PROGRAM ARGS...: run PROGRAM on rcm's userlib or on the in-tree one.
-on() {
-	lib=$1
-	shift
-	if [ "$lib" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm "$@"
-	else
-		"$@"
-	fi
-}
-
-# LIB PROGRAM ARGS...: on() for a background job "( serve ... ) &": the
-# job becomes PROGRAM itself, so that $! names it and killing it kills
-# the program, not a shell that waits for it.
-serve() {
-	lib=$1
-	shift
-	if [ "$lib" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm exec "$@"
-	fi
-	exec "$@"
-}
-
-# Show the tail of a log as TAP diagnostics.
-diag() {
-	tail -n 8 "$1" 2>/dev/null | sed 's/^/#   /'
-}
+# shellcheck source=stacks.sh
+. "$(dirname "$0")/stacks.sh"
+begin rping 10
 
 # NAME SERVER-LIB CLIENT-LIB PORT [CLIENT FLAGS...]
 rping_case() {
@@ -148,37 +105,26 @@ cmtime_case() {
 }
 
 if [ -z "$ip" ]; then
-	for t in rcm_rcm_without_rdma_ucm rcm_rcm_self_modified_qp \
-		 rcm_server_intree_client intree_server_rcm_client \
-		 cmtime_rcm_rcm cmtime_rcm_server_intree_client \
-		 cmtime_intree_server_rcm_client rdma_ucm_unused \
-		 rdma_ucm_reloaded rping_resolve_timeout_env; do
-		result skip $t "no Soft-RoCE device"
-	done
+	results skip "no Soft-RoCE device" rcm_rcm_without_rdma_ucm \
+		rcm_rcm_self_modified_qp rcm_server_intree_client \
+		intree_server_rcm_client cmtime_rcm_rcm \
+		cmtime_rcm_server_intree_client \
+		cmtime_intree_server_rcm_client rdma_ucm_unused \
+		rdma_ucm_reloaded rping_resolve_timeout_env
 	exit 4
 fi
 
 # rcm alone: the in-tree user-space CM is not there to be used.
-if rmmod rdma_ucm 2>/dev/null || ! [ -e /dev/infiniband/rdma_cm ]; then
+if ucm_unload; then
 	rping_case rcm_rcm_without_rdma_ucm rcm rcm 20201
 	rping_case rcm_rcm_self_modified_qp rcm rcm 20202 -q
 	cmtime_case cmtime_rcm_rcm rcm rcm 20203
-	if [ -e /dev/infiniband/rdma_cm ]; then
-		result fail rdma_ucm_unused "/dev/infiniband/rdma_cm came back"
-	else
-		result ok rdma_ucm_unused
-	fi
+	ucm_unused rdma_ucm_unused
 else
-	for t in rcm_rcm_without_rdma_ucm rcm_rcm_self_modified_qp \
-		 cmtime_rcm_rcm rdma_ucm_unused; do
-		result fail $t "rdma_ucm cannot be unloaded"
-	done
+	results fail "rdma_ucm cannot be unloaded" rcm_rcm_without_rdma_ucm \
+		rcm_rcm_self_modified_qp cmtime_rcm_rcm rdma_ucm_unused
 fi
-if modprobe rdma_ucm && [ -e /dev/infiniband/rdma_cm ]; then
-	result ok rdma_ucm_reloaded
-else
-	result fail rdma_ucm_reloaded "modprobe rdma_ucm failed"
-fi
+ucm_reload rdma_ucm_reloaded
 
 # rcm against the in-tree stack, both ways.
 rping_case rcm_server_intree_client rcm intree 20204
@@ -205,6 +151,4 @@ else
 	fi
 fi
 
-rm -rf "$tmp"
-echo "# Totals: pass:$((n - failed - skipped)) fail:$failed skip:$skipped"
-[ $failed = 0 ]
+finish

@@ -15,49 +15,9 @@
 
 ip=${RCM_ADDR_SIW:-}
 pings=${RCM_RPING_COUNT:-5}
-tmp=${TMPDIR:-/tmp}/rcm-rping-iw.$$
-mkdir -p "$tmp"
-n=0
-failed=0
-skipped=0
-
-echo "TAP version 13"
-echo "1..5"
-
-result() {	# VERDICT NAME [WHY]
-	n=$((n + 1))
-	case $1 in
-	ok) echo "ok $n $2" ;;
-	skip) echo "ok $n $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
-	*) echo "not ok $n $2"; failed=$((failed + 1))
-	   [ -n "${3:-}" ] && echo "# $3" ;;
-	esac
-}
-
-# LIB PROGRAM ARGS...: run PROGRAM on rcm's userlib or on the in-tree one.
-on() {
-	lib=$1
-	shift
-	if [ "$lib" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm "$@"
-	else
-		"$@"
-	fi
-}
-
-# For a background job "( serve ... ) &": the job becomes PROGRAM.
-serve() {
-	lib=$1
-	shift
-	if [ "$lib" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm exec "$@"
-	fi
-	exec "$@"
-}
-
-diag() {
-	tail -n 8 "$1" 2>/dev/null | sed 's/^/#   /'
-}
+# shellcheck source=stacks.sh
+. "$(dirname "$0")/stacks.sh"
+begin rping-iw 5
 
 # NAME SERVER-LIB CLIENT-LIB PORT
 rping_case() {
@@ -90,34 +50,23 @@ rping_case() {
 }
 
 if [ -z "$ip" ]; then
-	for t in iw_rcm_rcm_without_rdma_ucm iw_rdma_ucm_unused \
-		 iw_rdma_ucm_reloaded iw_rcm_server_intree_client \
-		 iw_intree_server_rcm_client; do
-		result skip $t "no soft-iWARP device (siw: test kernel only)"
-	done
+	results skip "no soft-iWARP device (siw: test kernel only)" \
+		iw_rcm_rcm_without_rdma_ucm iw_rdma_ucm_unused \
+		iw_rdma_ucm_reloaded iw_rcm_server_intree_client \
+		iw_intree_server_rcm_client
 	exit 4
 fi
 
-if rmmod rdma_ucm 2>/dev/null || ! [ -e /dev/infiniband/rdma_cm ]; then
+if ucm_unload; then
 	rping_case iw_rcm_rcm_without_rdma_ucm rcm rcm 20401
-	if [ -e /dev/infiniband/rdma_cm ]; then
-		result fail iw_rdma_ucm_unused "/dev/infiniband/rdma_cm came back"
-	else
-		result ok iw_rdma_ucm_unused
-	fi
+	ucm_unused iw_rdma_ucm_unused
 else
-	result fail iw_rcm_rcm_without_rdma_ucm "rdma_ucm cannot be unloaded"
-	result fail iw_rdma_ucm_unused "rdma_ucm cannot be unloaded"
+	results fail "rdma_ucm cannot be unloaded" iw_rcm_rcm_without_rdma_ucm \
+		iw_rdma_ucm_unused
 fi
-if modprobe rdma_ucm && [ -e /dev/infiniband/rdma_cm ]; then
-	result ok iw_rdma_ucm_reloaded
-else
-	result fail iw_rdma_ucm_reloaded "modprobe rdma_ucm failed"
-fi
+ucm_reload iw_rdma_ucm_reloaded
 
 rping_case iw_rcm_server_intree_client rcm intree 20402
 rping_case iw_intree_server_rcm_client intree rcm 20403
 
-rm -rf "$tmp"
-echo "# Totals: pass:$((n - failed - skipped)) fail:$failed skip:$skipped"
-[ $failed = 0 ]
+finish

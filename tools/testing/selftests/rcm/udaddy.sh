@@ -26,51 +26,11 @@ msgs=${RCM_UDADDY_COUNT:-10}
 limit=${RCM_UDADDY_TIMEOUT:-30}
 budget=${RCM_UDADDY_BUDGET:-240}
 start=$(date +%s)
-tmp=${TMPDIR:-/tmp}/rcm-udaddy.$$
-mkdir -p "$tmp"
-n=0
-failed=0
-skipped=0
 ncase=0
 
-echo "TAP version 13"
-echo "1..10"
-
-result() {	# VERDICT NAME [WHY]
-	n=$((n + 1))
-	case $1 in
-	ok) echo "ok $n $2" ;;
-	skip) echo "ok $n $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
-	*) echo "not ok $n $2"; failed=$((failed + 1))
-	   [ -n "${3:-}" ] && echo "# $3" ;;
-	esac
-}
-
-# LIB PROGRAM ARGS...: run PROGRAM on rcm's userlib or on the in-tree one.
-on() {
-	lib=$1
-	shift
-	if [ "$lib" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm "$@"
-	else
-		"$@"
-	fi
-}
-
-# LIB PROGRAM ARGS...: on() for a background job "( serve ... ) &", which
-# becomes PROGRAM itself, so that $! names it.
-serve() {
-	lib=$1
-	shift
-	if [ "$lib" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm exec "$@"
-	fi
-	exec "$@"
-}
-
-diag() {
-	tail -n 8 "$1" 2>/dev/null | sed 's/^/#   /'
-}
+# shellcheck source=stacks.sh
+. "$(dirname "$0")/stacks.sh"
+begin udaddy 10
 
 # Set $t to the timeout of the next program: $limit, or what is left of
 # the budget. Fails when less than 5 s are left.
@@ -168,14 +128,13 @@ grp() {
 }
 
 if [ -z "$ip" ]; then
-	for t in udaddy_intree_intree mckey_intree_intree \
-		 udaddy_rcm_rcm_without_rdma_ucm mckey_rcm_rcm_without_rdma_ucm \
-		 rdma_ucm_unused rdma_ucm_reloaded \
-		 udaddy_rcm_server_intree_client udaddy_intree_server_rcm_client \
-		 mckey_rcm_receiver_intree_sender \
-		 mckey_intree_receiver_rcm_sender; do
-		result skip $t "no Soft-RoCE device"
-	done
+	results skip "no Soft-RoCE device" udaddy_intree_intree \
+		mckey_intree_intree udaddy_rcm_rcm_without_rdma_ucm \
+		mckey_rcm_rcm_without_rdma_ucm rdma_ucm_unused \
+		rdma_ucm_reloaded udaddy_rcm_server_intree_client \
+		udaddy_intree_server_rcm_client \
+		mckey_rcm_receiver_intree_sender \
+		mckey_intree_receiver_rcm_sender
 	exit 4
 fi
 
@@ -184,25 +143,16 @@ udaddy_case udaddy_intree_intree intree intree
 mckey_case mckey_intree_intree intree intree "$(grp 0)"
 
 # rcm alone: the in-tree user-space CM is not there to be used.
-if rmmod rdma_ucm 2>/dev/null || ! [ -e /dev/infiniband/rdma_cm ]; then
+if ucm_unload; then
 	udaddy_case udaddy_rcm_rcm_without_rdma_ucm rcm rcm
 	mckey_case mckey_rcm_rcm_without_rdma_ucm rcm rcm "$(grp 1)"
-	if [ -e /dev/infiniband/rdma_cm ]; then
-		result fail rdma_ucm_unused "/dev/infiniband/rdma_cm came back"
-	else
-		result ok rdma_ucm_unused
-	fi
+	ucm_unused rdma_ucm_unused
 else
-	for t in udaddy_rcm_rcm_without_rdma_ucm \
-		 mckey_rcm_rcm_without_rdma_ucm rdma_ucm_unused; do
-		result fail $t "rdma_ucm cannot be unloaded"
-	done
+	results fail "rdma_ucm cannot be unloaded" \
+		udaddy_rcm_rcm_without_rdma_ucm \
+		mckey_rcm_rcm_without_rdma_ucm rdma_ucm_unused
 fi
-if modprobe rdma_ucm && [ -e /dev/infiniband/rdma_cm ]; then
-	result ok rdma_ucm_reloaded
-else
-	result fail rdma_ucm_reloaded "modprobe rdma_ucm failed"
-fi
+ucm_reload rdma_ucm_reloaded
 
 # rcm against the in-tree stack, both ways.
 udaddy_case udaddy_rcm_server_intree_client rcm intree
@@ -210,6 +160,4 @@ udaddy_case udaddy_intree_server_rcm_client intree rcm
 mckey_case mckey_rcm_receiver_intree_sender rcm intree "$(grp 2)"
 mckey_case mckey_intree_receiver_rcm_sender intree rcm "$(grp 3)"
 
-rm -rf "$tmp"
-echo "# Totals: pass:$((n - failed - skipped)) fail:$failed skip:$skipped"
-[ $failed = 0 ]
+finish
