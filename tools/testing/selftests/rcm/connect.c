@@ -422,43 +422,6 @@ RCM_TEST(client_killed_mid_connect)
 }
 
 /* Start ./intree_server on @ip:@port; returns once it listens. */
-static pid_t intree_server(const char *ip, const char *port,
-			   const char *expect_data, const char *reply)
-{
-	char line[64] = "";
-	int p[2];
-	pid_t pid;
-	FILE *f;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl("./intree_server", "intree_server", ip, port,
-		      expect_data, reply, (char *)NULL);
-		_exit(3);
-	}
-	close(p[1]);
-	f = fdopen(p[0], "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "listening", 9))
-			break;
-	if (f)
-		fclose(f);
-	return strncmp(line, "listening", 9) ? -1 : pid;
-}
-
-static int exit_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /*
  * An rcm client connecting with @data to ./intree_server on @port, which
  * answers with @reply; the client's fd, or -1 (and *pid < 0) when the
@@ -469,7 +432,9 @@ static int intree_connect(const char *ip, const char *port, const char *data,
 {
 	int c;
 
-	*pid = intree_server(ip, port, data, reply);
+	*pid = rcm_spawn_listening((char *[]){ "./intree_server",
+			"intree_server", (char *)ip, (char *)port, (char *)data,
+			(char *)reply, NULL });
 	if (*pid < 0)
 		return -1;
 	c = rcm_open_dev();
@@ -506,7 +471,7 @@ RCM_TEST(rcm_client_to_intree_listener)
 	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "DREP: %s",
 	      strerror(errno));
-	CHECK(exit_status(pid) == 0, "in-tree server failed");
+	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
 	close(c);
 }
 
@@ -529,7 +494,7 @@ RCM_TEST(intree_listener_rejects_rcm_client)
 	CHECK(ev.status == RCM_REJ_CONSUMER_DEFINED &&
 	      !strcmp((char *)ev.private_data, "no-thanks"),
 	      "status %d data '%.56s'", ev.status, ev.private_data);
-	CHECK(exit_status(pid) == 0, "in-tree server failed");
+	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
 	close(c);
 }
 

@@ -750,38 +750,9 @@ static int have_intree_cm(void)
 static pid_t intree_server(const char *ip, const char *port,
 			   const char *expect_data, const char *reply)
 {
-	char line[64] = "";
-	int p[2];
-	pid_t pid;
-	FILE *f;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl("./intree_server", "intree_server", ip, port,
-		      expect_data, reply, "qp", (char *)NULL);
-		_exit(3);
-	}
-	close(p[1]);
-	f = fdopen(p[0], "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "listening", 9))
-			break;
-	if (f)
-		fclose(f);
-	return strncmp(line, "listening", 9) ? -1 : pid;
-}
-
-static int exit_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return rcm_spawn_listening((char *[]){ "./intree_server",
+		"intree_server", (char *)ip, (char *)port, (char *)expect_data,
+		(char *)reply, "qp", NULL });
 }
 
 RCM_TEST(iwarp_rcm_client_to_intree_server)
@@ -815,7 +786,7 @@ RCM_TEST(iwarp_rcm_client_to_intree_server)
 	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
-	CHECK(exit_status(pid) == 0, "in-tree server failed");
+	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
 	close(c);
 	end_close(&ce);
 }
@@ -846,7 +817,7 @@ RCM_TEST(iwarp_intree_server_rejects_rcm_client)
 	      !strcmp((char *)ev.private_data, "no-thanks"),
 	      "status %d data '%.56s' len %u", ev.status, ev.private_data,
 	      ev.private_data_len);
-	CHECK(exit_status(pid) == 0, "in-tree server failed");
+	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
 	close(c);
 	end_close(&ce);
 }
@@ -900,7 +871,7 @@ RCM_TEST(iwarp_intree_client_to_rcm_listener)
 	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
 	      strerror(errno));
-	CHECK(exit_status(pid) == 0, "in-tree client failed");
+	CHECK(rcm_exit_status(pid) == 0, "in-tree client failed");
 	close(s);
 	end_close(&se);
 }
@@ -934,7 +905,7 @@ RCM_TEST(iwarp_longer_private_data_than_an_event_holds_is_cut)
 	      "request data len %u", ev.private_data_len);
 	CHECK(reject_data(s, ev.id, NULL, 0) == 0, "reject: %s",
 	      strerror(errno));
-	CHECK(exit_status(pid) == 0, "in-tree client failed");
+	CHECK(rcm_exit_status(pid) == 0, "in-tree client failed");
 	close(s);
 }
 

@@ -207,6 +207,52 @@ int rcm_wait_event(int fd, int ms, struct rcm_event *ev)
 	return read(fd, ev, sizeof(*ev)) == sizeof(*ev) ? 0 : -1;
 }
 
+pid_t rcm_spawn_listening(char *const argv[])
+{
+	char line[64] = "";
+	int p[2];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execv(argv[0], argv);
+		_exit(3);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "listening", 9))
+			break;
+	if (f)
+		fclose(f);
+	else
+		close(p[0]);
+	if (strncmp(line, "listening", 9)) {
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+int rcm_exit_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
 int rcm_sh(const char *fmt, ...)
 {
 	char cmd[512];

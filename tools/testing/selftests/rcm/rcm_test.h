@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define RCM_DEV "/dev/infiniband/rcm"
@@ -129,6 +130,14 @@ struct rcm_query_id;
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
 
 /* Run a shell command quietly; returns its exit status. */
+/*
+ * Start the helper program @argv[0] (a path) with @argv, its standard
+ * output on a pipe, and return once it printed a line starting with
+ * "listening": its pid, or -1 (the helper reaped) if it never did.
+ */
+pid_t rcm_spawn_listening(char *const argv[]);
+/* Reap @pid: its exit status, 128 if a signal ended it, -1 on error. */
+int rcm_exit_status(pid_t pid);
 int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* RCM_TEST_H */

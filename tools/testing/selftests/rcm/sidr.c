@@ -631,38 +631,9 @@ static int have_intree_cm(void)
 static pid_t intree_udp_server(const char *ip, const char *port,
 			       const char *expect_data, const char *reply)
 {
-	char line[64] = "";
-	int p[2];
-	pid_t pid;
-	FILE *f;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl("./intree_udp", "intree_udp", "server", ip, port,
-		      expect_data, reply, (char *)NULL);
-		_exit(3);
-	}
-	close(p[1]);
-	f = fdopen(p[0], "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "listening", 9))
-			break;
-	if (f)
-		fclose(f);
-	return strncmp(line, "listening", 9) ? -1 : pid;
-}
-
-static int exit_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return rcm_spawn_listening((char *[]){ "./intree_udp", "intree_udp",
+		"server", (char *)ip, (char *)port, (char *)expect_data,
+		(char *)reply, NULL });
 }
 
 RCM_TEST(sidr_rcm_client_to_intree_listener)
@@ -694,7 +665,7 @@ RCM_TEST(sidr_rcm_client_to_intree_listener)
 	      !strcmp((char *)ev.private_data, "world"),
 	      "in-tree reply '%.20s' len %u", ev.private_data,
 	      ev.private_data_len);
-	st = exit_status(pid);
+	st = rcm_exit_status(pid);
 	CHECK(st == 0, "intree_udp server exited %d", st);
 
 	pid = intree_udp_server(ip, "20211", "again", "reject:nope");
@@ -707,7 +678,7 @@ RCM_TEST(sidr_rcm_client_to_intree_listener)
 	CHECK(ev.status == SIDR_REJECT && !strcmp((char *)ev.private_data, "nope"),
 	      "in-tree reject status %d data '%.20s'", ev.status,
 	      ev.private_data);
-	st = exit_status(pid);
+	st = rcm_exit_status(pid);
 	CHECK(st == 0, "intree_udp server exited %d", st);
 	close(c);
 }
@@ -749,7 +720,7 @@ static void intree_client_case(unsigned short port, int accept)
 	else
 		CHECK(ud_reject(s, ev.id, "nope", 5) == 0, "reject: %s",
 		      strerror(errno));
-	st = exit_status(pid);
+	st = rcm_exit_status(pid);
 	CHECK(st == 0, "intree_udp client exited %d", st);
 	close(s);
 }
