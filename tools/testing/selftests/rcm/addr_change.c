@@ -116,19 +116,6 @@ static void restore(const char *dev, const char *mac, const char *ip)
 	gid_back(ip);
 }
 
-/* The next event on @fd within 30 s, which must be of @type. */
-static int expect(int fd, unsigned int type, struct rcm_event *ev)
-{
-	if (rcm_wait_event(fd, 30000, ev))
-		return -1;
-	if (ev->event != type) {
-		fprintf(stderr, "# got event %u status %d, want %u\n",
-			ev->event, ev->status, type);
-		return -1;
-	}
-	return 0;
-}
-
 static int establish(int fd, unsigned int id)
 {
 	struct rcm_establish e = { .size = sizeof(e), .id = id };
@@ -177,13 +164,13 @@ static void attached_ids(const char *ip, const char *dev, const char *mac)
 	      strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x111, NULL) == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(rcm_accept(s, rid, 0x222, 0xacce, NULL) == 0, "accept: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	CHECK(establish(c, cid) == 0, "establish: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 
 	/* A new MAC, then the original one back: one event each time. */
 	for (round = 0; round < 2; round++) {

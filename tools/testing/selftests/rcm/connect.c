@@ -43,19 +43,6 @@ static int qp_attrs(int fd, unsigned int id, unsigned int states,
 	return ioctl(fd, RCM_IOCTL_INIT_QP_ATTR, a);
 }
 
-/* The next event within 30 s, which must be of @type. */
-static int expect(int fd, unsigned int type, struct rcm_event *ev)
-{
-	if (rcm_wait_event(fd, 30000, ev))
-		return -1;
-	if (ev->event != type) {
-		fprintf(stderr, "# got event %u status %d, want %u\n",
-			ev->event, ev->status, type);
-		return -1;
-	}
-	return 0;
-}
-
 /* An RC id routed to @ip:@port; its handle, or 0. */
 static unsigned int routed(int fd, const char *ip, unsigned short port,
 			   unsigned long long ctx)
@@ -171,7 +158,7 @@ RCM_TEST(connect_accept_establish_disconnect)
 	CHECK(rcm_connect(c, cid, 0x111, "ping") == 0, "connect: %s",
 	      strerror(errno));
 
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(!strcmp((char *)ev.private_data, "ping") &&
 	      ev.private_data_len == 56, "request data '%.56s' len %u",
@@ -193,7 +180,7 @@ RCM_TEST(connect_accept_establish_disconnect)
 	      strerror(errno));
 	CHECK_ERRNO(rcm_accept(s, rid, 0x222, 0xacce, "pong"), EINVAL);
 
-	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	CHECK(ev.id == cid && ev.context == 0xc1, "response id %u ctx %llx",
 	      ev.id, (unsigned long long)ev.context);
 	CHECK(!strcmp((char *)ev.private_data, "pong") &&
@@ -222,20 +209,20 @@ RCM_TEST(connect_accept_establish_disconnect)
 	CHECK(do_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
 	      strerror(errno));
 	CHECK_ERRNO(do_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
-	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
 	      ev.id);
 
 	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
-	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
+	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
 	/* The passive side answers with its DREP, which ends the active's. */
 	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
+	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
 	CHECK(ev.status == 0, "active DISCONNECTED status %d", ev.status);
-	CHECK(expect(c, RCM_EVENT_TIMEWAIT_EXIT, &ev) == 0, "active timewait");
-	CHECK(expect(s, RCM_EVENT_TIMEWAIT_EXIT, &ev) == 0, "passive timewait");
+	CHECK(rcm_expect_event(c, RCM_EVENT_TIMEWAIT_EXIT, &ev) == 0, "active timewait");
+	CHECK(rcm_expect_event(s, RCM_EVENT_TIMEWAIT_EXIT, &ev) == 0, "passive timewait");
 	close(c);
 	close(s);
 }
@@ -254,7 +241,7 @@ RCM_TEST(nobody_listens_is_rejected)
 	CHECK(id, "route: %s", strerror(errno));
 	CHECK(rcm_connect(fd, id, 0x33, "anyone?") == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == REJ_INVALID_SERVICE_ID, "status %d", ev.status);
 	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
 	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
@@ -279,7 +266,7 @@ RCM_TEST(reject_carries_private_data)
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x44, "let me in") == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	r.id = ev.id;
 	/* More than the REJ area, though iWARP would take it. */
 	memset(big, 'r', sizeof(big));
@@ -290,7 +277,7 @@ RCM_TEST(reject_carries_private_data)
 	r.private_data_len = 8;
 	CHECK(ioctl(s, RCM_IOCTL_REJECT, &r) == 0, "reject: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == RCM_REJ_CONSUMER_DEFINED && ev.id == cid,
 	      "status %d", ev.status);
 	CHECK(!strcmp((char *)ev.private_data, "full up") &&
@@ -318,11 +305,11 @@ RCM_TEST(active_side_rejects_the_response)
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x55, NULL) == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(rcm_accept(s, rid, 0x66, 6, NULL) == 0, "accept: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	/* Say the QP could not be readied: the client gives up. */
 	r.id = cid;
 	r.private_data = (uintptr_t)"qp broke";
@@ -331,7 +318,7 @@ RCM_TEST(active_side_rejects_the_response)
 	      strerror(errno));
 	CHECK_ERRNO(ioctl(c, RCM_IOCTL_REJECT, &r), EINVAL);
 	CHECK_ERRNO(do_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
-	CHECK(expect(s, RCM_EVENT_REJECTED, &ev) == 0, "passive: no REJECTED");
+	CHECK(rcm_expect_event(s, RCM_EVENT_REJECTED, &ev) == 0, "passive: no REJECTED");
 	CHECK(ev.id == rid && ev.status == RCM_REJ_CONSUMER_DEFINED &&
 	      !strcmp((char *)ev.private_data, "qp broke"),
 	      "id %u status %d data '%.56s'", ev.id, ev.status,
@@ -359,14 +346,14 @@ RCM_TEST(two_clients_at_once)
 	      rcm_connect(c, cid[1], 0x71, "second") == 0, "connect: %s",
 	      strerror(errno));
 	for (i = 0; i < 2; i++) {
-		CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
+		CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
 		      "request %d", i);
 		CHECK(rcm_accept(s, ev.id, 0x80 + ev.conn.qp_num, ev.id,
 				(char *)ev.private_data) == 0, "accept: %s",
 		      strerror(errno));
 	}
 	for (i = 0; i < 2; i++) {
-		CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0,
+		CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0,
 		      "response %d", i);
 		/* Each reply echoes its own request. */
 		CHECK(ev.conn.qp_num == 0x80 + 0x70 + (ev.context - 100) &&
@@ -380,12 +367,12 @@ RCM_TEST(two_clients_at_once)
 	}
 	CHECK(got == 3, "responses %#x", got);
 	for (i = 0; i < 2; i++)
-		CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0,
+		CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0,
 		      "established %d", i);
 	close(c);
 	/* The client's close sends DREQs: the server sees both go. */
 	for (i = 0; i < 2; i++)
-		CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0,
+		CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0,
 		      "disconnected %d", i);
 	close(s);
 }
@@ -415,9 +402,9 @@ RCM_TEST(client_killed_mid_connect)
 	CHECK(pid > 0, "fork");
 	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st),
 	      "client did not die by SIGKILL");
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	/* The dead client's ib_cm id answered for it: the request goes. */
-	CHECK(expect(s, RCM_EVENT_REJECTED, &ev) == 0, "no REJECTED");
+	CHECK(rcm_expect_event(s, RCM_EVENT_REJECTED, &ev) == 0, "no REJECTED");
 	close(s);
 }
 
@@ -461,14 +448,14 @@ RCM_TEST(rcm_client_to_intree_listener)
 	c = intree_connect(ip, "20106", "from-rcm", "accept:from-intree", &pid,
 			   &cid);
 	CHECK(c >= 0, "set-up: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
 	CHECK(!strcmp((char *)ev.private_data, "from-intree") &&
 	      ev.conn.qp_num == 0x4321, "response data '%.56s' qpn %#x",
 	      ev.private_data, ev.conn.qp_num);
 	CHECK(do_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
 	      strerror(errno));
 	/* The in-tree side disconnects once established. */
-	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "DREP: %s",
 	      strerror(errno));
 	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
@@ -490,7 +477,7 @@ RCM_TEST(intree_listener_rejects_rcm_client)
 	c = intree_connect(ip, "20107", "knock", "reject:no-thanks", &pid,
 			   &cid);
 	CHECK(c >= 0, "set-up: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == RCM_REJ_CONSUMER_DEFINED &&
 	      !strcmp((char *)ev.private_data, "no-thanks"),
 	      "status %d data '%.56s'", ev.status, ev.private_data);

@@ -176,19 +176,6 @@ static int wait_wc(struct end *e, enum ibv_wc_opcode opcode)
 	return -1;
 }
 
-/* The next event within 30 s, which must be of @type. */
-static int expect(int fd, unsigned int type, struct rcm_event *ev)
-{
-	if (rcm_wait_event(fd, 30000, ev))
-		return -1;
-	if (ev->event != type) {
-		printf("# got event %u status %d, want %u\n", ev->event,
-		       ev->status, type);
-		return -1;
-	}
-	return 0;
-}
-
 /* An RC id routed to @ip:@port; its handle, or 0. */
 static unsigned int routed(int fd, const char *ip, unsigned short port,
 			   unsigned long long ctx)
@@ -337,7 +324,7 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 	      "connect: %s", strerror(errno));
 	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, NULL, 0), EINVAL);
 
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(ev.listen_id == lid && ev.context == 0x11,
 	      "request listen_id %u context %#llx", ev.listen_id,
@@ -370,7 +357,7 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 		    EINVAL);
 
 	/* No RTU on iWARP: the active side is established by the reply. */
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0,
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0,
 	      "active: not established");
 	CHECK(ev.id == cid && ev.context == 0xc1 && ev.status == 0,
 	      "established id %u ctx %#llx", ev.id,
@@ -379,7 +366,7 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 	      !memcmp(ev.private_data, welcome, sizeof(welcome)),
 	      "reply data '%.*s' len %u", (int)sizeof(welcome),
 	      ev.private_data, ev.private_data_len);
-	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0,
+	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0,
 	      "passive: not established");
 	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
 	      ev.id);
@@ -395,8 +382,8 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 
 	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
-	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
+	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
+	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
 	CHECK(ev.id == rid, "DISCONNECTED on id %u", ev.id);
 	/* Once more is harmless, and reports nothing. */
 	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
@@ -430,11 +417,11 @@ RCM_TEST(iwarp_reject_carries_private_data)
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "let me in", 10) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	CHECK(reject_data(s, ev.id, no, sizeof(no)) == 0, "reject: %s",
 	      strerror(errno));
 	CHECK_ERRNO(reject_data(s, ev.id, no, sizeof(no)), EINVAL);
-	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(refused(ev.status) && ev.id == cid, "status %d", ev.status);
 	CHECK(ev.private_data_len == sizeof(no) &&
 	      !memcmp(ev.private_data, no, sizeof(no)),
@@ -464,7 +451,7 @@ RCM_TEST(iwarp_nobody_listens_is_refused)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "anyone?", 8) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == -ECONNREFUSED && ev.id == cid, "status %d",
 	      ev.status);
 	CHECK(ms_since(&t0) < 5000, "refusal took %ld ms", ms_since(&t0));
@@ -501,7 +488,7 @@ RCM_TEST(iwarp_private_data_limits)
 	CHECK(connect_data(c, cid, ce.qp->qp_num, big,
 			   RCM_IWARP_PRIVATE_DATA_MAX) == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(ev.private_data_len == RCM_IWARP_PRIVATE_DATA_MAX &&
 	      !memcmp(ev.private_data, big, RCM_IWARP_PRIVATE_DATA_MAX),
@@ -515,13 +502,13 @@ RCM_TEST(iwarp_private_data_limits)
 	CHECK(accept_data(s, rid, se.qp->qp_num, 0, big + 1,
 			  RCM_IWARP_PRIVATE_DATA_MAX) == 0, "accept: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	CHECK(ev.private_data_len == RCM_IWARP_PRIVATE_DATA_MAX &&
 	      !memcmp(ev.private_data, big + 1, RCM_IWARP_PRIVATE_DATA_MAX),
 	      "reply data len %u", ev.private_data_len);
-	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	close(c);
-	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	close(s);
 	end_close(&ce);
 	end_close(&se);
@@ -548,7 +535,7 @@ RCM_TEST(iwarp_wildcard_listener_reaches_siw)
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "wild", 5) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	CHECK(ev.listen_id == lid && ev.context == 0x22 &&
 	      !strcmp((char *)ev.private_data, "wild"), "request");
 	/* The request id holds the address that was dialled. */
@@ -559,7 +546,7 @@ RCM_TEST(iwarp_wildcard_listener_reaches_siw)
 	CHECK(!strcmp(addr, ip), "request bound to %s", addr);
 	/* Destroying it unanswered rejects it. */
 	CHECK(rcm_destroy(s, ev.id) == 0, "destroy: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(refused(ev.status), "status %d", ev.status);
 	close(c);
 	close(s);
@@ -586,7 +573,7 @@ RCM_TEST(iwarp_ipv6_connection)
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "six", 4) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(rcm_query(s, rid, &q) == 0 && q.out_src.ss_family == AF_INET6 &&
 	      q.out_dst.ss_family == AF_INET6 && q.out_port_num == 1,
@@ -594,13 +581,13 @@ RCM_TEST(iwarp_ipv6_connection)
 	CHECK(end_init(&se, s, rid) == 0 &&
 	      accept_data(s, rid, se.qp->qp_num, 0, "ok", 3) == 0,
 	      "accept: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0 &&
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0 &&
 	      !strcmp((char *)ev.private_data, "ok"), "not established");
-	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
 	      strerror(errno));
-	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
-	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
+	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
+	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
 	close(c);
 	close(s);
 	end_close(&ce);
@@ -626,7 +613,7 @@ RCM_TEST(iwarp_destroy_mid_connect)
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "going", 6) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	/*
 	 * Unanswered: iw_cm holds the destroy until the MPA exchange ends,
@@ -662,11 +649,11 @@ static int establish_many(int s, int c, const char *ip, unsigned short port,
 		cid = routed(c, ip, port, 100 + i);
 		if (!cid || end_init(&ce[i], c, cid) ||
 		    connect_data(c, cid, ce[i].qp->qp_num, "many", 5) ||
-		    expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) ||
+		    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) ||
 		    end_init(&se[i], s, ev.id) ||
 		    accept_data(s, ev.id, se[i].qp->qp_num, 200 + i, NULL, 0) ||
-		    expect(c, RCM_EVENT_ESTABLISHED, &ev) ||
-		    expect(s, RCM_EVENT_ESTABLISHED, &ev))
+		    rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) ||
+		    rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
 			return -1;
 	}
 	return 0;
@@ -692,7 +679,7 @@ RCM_TEST(iwarp_close_with_live_connections)
 	/* The QPs outlive the ids: iw_cm resets the connections. */
 	close(c);
 	for (i = 0; i < 2; i++)
-		CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0,
+		CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0,
 		      "disconnected %d", i);
 	/* And the other way: the QPs go first, then the server's ids. */
 	for (i = 0; i < 2; i++)
@@ -724,19 +711,19 @@ RCM_TEST(iwarp_killed_client_with_a_connection)
 
 		if (!cid || end_open(&ce) || end_init(&ce, c, cid) ||
 		    connect_data(c, cid, ce.qp->qp_num, "bye", 4) ||
-		    expect(c, RCM_EVENT_ESTABLISHED, &ev))
+		    rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
 			_exit(1);
 		raise(SIGKILL);
 	}
 	CHECK(pid > 0, "fork");
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	CHECK(end_init(&se, s, ev.id) == 0 &&
 	      accept_data(s, ev.id, se.qp->qp_num, 0, NULL, 0) == 0,
 	      "accept: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st),
 	      "client did not die by SIGKILL");
-	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	close(s);
 	end_close(&se);
 }
@@ -776,14 +763,14 @@ RCM_TEST(iwarp_rcm_client_to_intree_server)
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "from-rcm", 9) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	/* librdmacm sends its string with the NUL: 12 bytes. */
 	CHECK(ev.private_data_len == 12 &&
 	      !strcmp((char *)ev.private_data, "from-intree"),
 	      "reply data '%.56s' len %u", ev.private_data,
 	      ev.private_data_len);
 	/* The in-tree side disconnects once established. */
-	CHECK(expect(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
@@ -812,7 +799,7 @@ RCM_TEST(iwarp_intree_server_rejects_rcm_client)
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "knock", 6) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(refused(ev.status) && ev.private_data_len == 10 &&
 	      !strcmp((char *)ev.private_data, "no-thanks"),
 	      "status %d data '%.56s' len %u", ev.status, ev.private_data,
@@ -853,7 +840,7 @@ RCM_TEST(iwarp_intree_client_to_rcm_listener)
 	CHECK(lid, "listen: %s", strerror(errno));
 	pid = intree_client(ip, "20510", "from-intree", "accept:from-rcm");
 	CHECK(pid > 0, "fork");
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(ev.private_data_len == 12 &&
 	      !strcmp((char *)ev.private_data, "from-intree"),
@@ -866,9 +853,9 @@ RCM_TEST(iwarp_intree_client_to_rcm_listener)
 	CHECK(end_init(&se, s, rid) == 0, "QP: %s", strerror(errno));
 	CHECK(accept_data(s, rid, se.qp->qp_num, 0x44, "from-rcm", 9) == 0,
 	      "accept: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	/* The in-tree client disconnects once established. */
-	CHECK(expect(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
 	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_exit_status(pid) == 0, "in-tree client failed");
@@ -899,7 +886,7 @@ RCM_TEST(iwarp_longer_private_data_than_an_event_holds_is_cut)
 	CHECK(lid, "listen: %s", strerror(errno));
 	pid = intree_client(ip, "20511", data, "reject:-1:-");
 	CHECK(pid > 0, "fork");
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	CHECK(ev.private_data_len == RCM_EVENT_PRIVATE_DATA_MAX &&
 	      !memcmp(ev.private_data, data, RCM_EVENT_PRIVATE_DATA_MAX),
 	      "request data len %u", ev.private_data_len);
@@ -996,11 +983,11 @@ RCM_TEST(iwarp_device_removal_with_a_connection)
 	      strerror(errno));
 	CHECK(connect_data(fd, cid, ce.qp->qp_num, "back", 5) == 0,
 	      "connect: %s", strerror(errno));
-	CHECK(expect(w, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
+	CHECK(rcm_expect_event(w, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
 	      ev.listen_id == wid, "no request on the wildcard listener");
 	CHECK(reject_data(w, ev.id, NULL, 0) == 0, "reject: %s",
 	      strerror(errno));
-	CHECK(expect(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	CHECK(rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	close(fd);
 	close(w);
 	end_close(&ce);

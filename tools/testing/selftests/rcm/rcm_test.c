@@ -207,6 +207,18 @@ int rcm_wait_event(int fd, int ms, struct rcm_event *ev)
 	return read(fd, ev, sizeof(*ev)) == sizeof(*ev) ? 0 : -1;
 }
 
+int rcm_expect_event(int fd, unsigned int type, struct rcm_event *ev)
+{
+	if (rcm_wait_event(fd, 30000, ev))
+		return -1;
+	if (ev->event != type) {
+		printf("# got event %u status %d, want %u\n", ev->event,
+		       ev->status, type);
+		return -1;
+	}
+	return 0;
+}
+
 pid_t rcm_spawn_listening(char *const argv[])
 {
 	char line[64] = "";

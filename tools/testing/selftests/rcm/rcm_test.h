@@ -95,6 +95,11 @@ int rcm_destroy(int fd, unsigned int id);
 void rcm_sockaddr(void *kss, const char *ip, unsigned short port);
 /* Wait up to @ms for one event; 0 with *ev filled, -1 on timeout/error. */
 int rcm_wait_event(int fd, int ms, struct rcm_event *ev);
+/*
+ * The next event on @fd within 30 s, which must be of @type: 0, or -1
+ * (with a TAP diagnostic when another event came).
+ */
+int rcm_expect_event(int fd, unsigned int type, struct rcm_event *ev);
 /* Bind @id to @ip:@port; the ioctl's result. */
 int rcm_bind(int fd, unsigned int id, const char *ip, unsigned short port);
 /*

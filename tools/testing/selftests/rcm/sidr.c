@@ -43,18 +43,6 @@
 
 static char dead_ip[INET_ADDRSTRLEN];
 
-static int expect(int fd, unsigned int type, struct rcm_event *ev)
-{
-	if (rcm_wait_event(fd, 30000, ev))
-		return -1;
-	if (ev->event != type) {
-		fprintf(stderr, "# got event %u status %d, want %u\n",
-			ev->event, ev->status, type);
-		return -1;
-	}
-	return 0;
-}
-
 static int set_opt(int fd, unsigned int id, unsigned int name,
 		   unsigned long long value)
 {
@@ -192,7 +180,7 @@ RCM_TEST(sidr_resolve_with_private_data)
 	      strerror(errno));
 	CHECK_ERRNO(ud_connect(c, cid, out, 4), EINVAL);
 
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(ev.context == 0x51 && ev.listen_id == lid && rid != lid,
 	      "request ctx %llx listen %u id %u",
@@ -214,7 +202,7 @@ RCM_TEST(sidr_resolve_with_private_data)
 	CHECK_ERRNO(ud_accept(s, rid, 0x123456, back, 1), EINVAL);
 	CHECK_ERRNO(ud_reject(s, rid, NULL, 0), EINVAL);
 
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
 	CHECK(ev.id == cid && ev.context == 0xc5 && ev.status == 0,
 	      "established id %u ctx %llx status %d", ev.id,
 	      (unsigned long long)ev.context, ev.status);
@@ -263,17 +251,17 @@ RCM_TEST(sidr_qkey_option_reaches_the_peer)
 	cid = ud_routed(c, ip, 20202, 1);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(ud_connect(c, cid, "a", 2) == 0, "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	CHECK(ud_accept(s, ev.id, 7, NULL, 0) == 0, "accept: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
 	CHECK(ev.ud.qkey == 0x1111 && ev.ud.qp_num == 7,
 	      "inherited qkey %#x qpn %u", ev.ud.qkey, ev.ud.qp_num);
 
 	cid = ud_routed(c, ip, 20202, 2);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(ud_connect(c, cid, "b", 2) == 0, "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	rid = ev.id;
 	CHECK(set_opt(s, rid, RCM_OPTION_ID_QKEY, 0x7fffffff) == 0,
 	      "qkey on request: %s", strerror(errno));
@@ -282,7 +270,7 @@ RCM_TEST(sidr_qkey_option_reaches_the_peer)
 	/* Too late once answered. */
 	CHECK_ERRNO(set_opt(s, rid, RCM_OPTION_ID_QKEY, 5), EINVAL);
 	CHECK_ERRNO(set_opt(s, rid, RCM_OPTION_ID_CONNECT_TIMEOUT, 5), EINVAL);
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
 	CHECK(ev.ud.qkey == 0x7fffffff && ev.ud.qp_num == 8,
 	      "set qkey %#x qpn %u", ev.ud.qkey, ev.ud.qp_num);
 	close(c);
@@ -306,14 +294,14 @@ RCM_TEST(sidr_reject_with_private_data)
 	cid = ud_routed(c, ip, 20203, 0xc3);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(ud_connect(c, cid, NULL, 0) == 0, "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	pattern(no, sizeof(no), 42);
 	CHECK_ERRNO(ud_reject(s, ev.id, no, sizeof(no) + 1), EINVAL);
 	CHECK_ERRNO(ud_accept(s, ev.id, 1, no, sizeof(no) + 1), EINVAL);
 	CHECK(ud_reject(s, ev.id, no, sizeof(no)) == 0, "reject: %s",
 	      strerror(errno));
 	CHECK_ERRNO(ud_accept(s, ev.id, 1, NULL, 0), EINVAL);
-	CHECK(expect(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
+	CHECK(rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
 	CHECK(ev.id == cid && ev.status == SIDR_REJECT, "id %u status %d",
 	      ev.id, ev.status);
 	CHECK(ev.private_data_len == RCM_UD_ACCEPT_PRIVATE_DATA_MAX &&
@@ -340,9 +328,9 @@ RCM_TEST(sidr_request_destroyed_unanswered_is_rejected)
 	cid = ud_routed(c, ip, 20204, 0xc4);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(ud_connect(c, cid, NULL, 0) == 0, "connect: %s", strerror(errno));
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	CHECK(rcm_destroy(s, ev.id) == 0, "destroy: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
+	CHECK(rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
 	CHECK(ev.status == SIDR_REJECT, "status %d", ev.status);
 	close(c);
 	close(s);
@@ -364,7 +352,7 @@ RCM_TEST(sidr_nobody_listens)
 	CHECK(cid, "route: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK(ud_connect(c, cid, "x", 2) == 0, "connect: %s", strerror(errno));
-	CHECK(expect(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
+	CHECK(rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
 	t = since(&t0);
 	/* ib_cm answers for a service ID nobody serves: status 1. */
 	CHECK(ev.status == SIDR_UNSUPPORTED && t < 10, "status %d after %.1f s",
@@ -391,7 +379,7 @@ RCM_TEST(sidr_private_data_limits)
 	/* The failures left it routed: it still resolves. */
 	CHECK(ud_connect(c, cid, big, sizeof(big) - 1) == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no answer");
+	CHECK(rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no answer");
 	close(c);
 }
 
@@ -656,7 +644,7 @@ RCM_TEST(sidr_rcm_client_to_intree_listener)
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(ud_connect(c, cid, "hello", 6) == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "no ESTABLISHED");
 	v4_gid(ip, gid);
 	CHECK(ev.ud.qp_num == 0x4321 && ev.ud.qkey == RCM_UDP_QKEY &&
 	      !memcmp(ev.ud.ah_attr.dgid, gid, 16),
@@ -674,7 +662,7 @@ RCM_TEST(sidr_rcm_client_to_intree_listener)
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(ud_connect(c, cid, "again", 6) == 0, "connect: %s",
 	      strerror(errno));
-	CHECK(expect(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
+	CHECK(rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev) == 0, "no UNREACHABLE");
 	CHECK(ev.status == SIDR_REJECT && !strcmp((char *)ev.private_data, "nope"),
 	      "in-tree reject status %d data '%.20s'", ev.status,
 	      ev.private_data);
@@ -709,7 +697,7 @@ static void intree_client_case(unsigned short port, int accept)
 		_exit(3);
 	}
 	CHECK(pid > 0, "fork");
-	CHECK(expect(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
 	CHECK(ev.private_data_len == RCM_UD_CONNECT_PRIVATE_DATA_MAX &&
 	      !strcmp((char *)ev.private_data, "ping"),
 	      "in-tree request '%.20s' len %u", ev.private_data,
