@@ -420,7 +420,7 @@ static int intree_connect(const char *ip, const char *port, const char *data,
 	int c;
 
 	*pid = rcm_spawn_listening((char *[]){ "./intree_server",
-			"intree_server", (char *)ip, (char *)port, (char *)data,
+			(char *)ip, (char *)port, (char *)data,
 			(char *)reply, NULL });
 	if (*pid < 0)
 		return -1;

@@ -738,7 +738,7 @@ static pid_t intree_server(const char *ip, const char *port,
 			   const char *expect_data, const char *reply)
 {
 	return rcm_spawn_listening((char *[]){ "./intree_server",
-		"intree_server", (char *)ip, (char *)port, (char *)expect_data,
+		(char *)ip, (char *)port, (char *)expect_data,
 		(char *)reply, "qp", NULL });
 }
 

@@ -136,8 +136,9 @@ int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
 
 /* Run a shell command quietly; returns its exit status. */
 /*
- * Start the helper program @argv[0] (a path) with @argv, its standard
- * output on a pipe, and return once it printed a line starting with
+ * Start the helper program at path @argv[0] with @argv (NULL-terminated;
+ * @argv[0] is also its name, as execv() passes it), its standard output
+ * on a pipe, and return once it printed a line starting with
  * "listening": its pid, or -1 (the helper reaped) if it never did.
  */
 pid_t rcm_spawn_listening(char *const argv[]);

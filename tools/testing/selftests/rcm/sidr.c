@@ -619,7 +619,7 @@ static int have_intree_cm(void)
 static pid_t intree_udp_server(const char *ip, const char *port,
 			       const char *expect_data, const char *reply)
 {
-	return rcm_spawn_listening((char *[]){ "./intree_udp", "intree_udp",
+	return rcm_spawn_listening((char *[]){ "./intree_udp",
 		"server", (char *)ip, (char *)port, (char *)expect_data,
 		(char *)reply, NULL });
 }
