@@ -94,6 +94,8 @@ all_tests=$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_')
 test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping | paste -sd,)}
 guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$out/selftests/list" | paste -sd,)}
+# The iWARP pair (test kernel, siw) runs what does not need RoCE.
+pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}
 
 if want test; then
 	say "test kernel (linux-source-6.1 + tools/testing/vm/kernel.config)"
@@ -113,6 +115,12 @@ if want test; then
 				--memory 1G --test-timeout 300 --guest-timeout 1800 \
 				--tests "$test_tests" --log "$out/guest-test-kernel.log" |
 				tee -a "$results"
+			say "guests: two test kernels joined by a socket netdev (siw: iWARP)"
+			"$vm/run-guest.py" --pair --label pair-iwarp \
+				--kernel "$kernel/bzImage" --initrd "$out/test.cpio" \
+				--rdma siw --memory 1G --smp 1 --test-timeout 300 \
+				--guest-timeout 1200 --tests "$pair_iw_tests" \
+				--log "$out/guest-pair-iwarp.log" | tee -a "$results"
 		fi
 	else
 		report FAIL build.test-kernel "see ${RCM_CACHE:-/var/cache/rcm}/kernel-*.log"

@@ -8,7 +8,8 @@
 #   rcm_rdma=rxe|siw|rxe,siw   soft RDMA devices to create (default rxe)
 #   rcm_kunit=1         load rcm.ko as the KUnit step (test kernel)
 #   rcm_pair=a|b        one of two guests joined by a socket netdev: the
-#                       RDMA device sits on the virtio NIC (eth0) at
+#                       RDMA device (rxe0 or siw0, from rcm_rdma, one
+#                       kind) sits on the virtio NIC (eth0) at
 #                       198.18.20.1 (a) or .2 (b); rcm_peer_mac is the
 #                       other guest's MAC
 #
@@ -73,15 +74,21 @@ if [ -n "$rcm_pair" ]; then
 	# The peer guest is the only other host on eth0.
 	me=1 peer=2
 	[ "$rcm_pair" = b ] && me=2 peer=1
+	# One device kind per pair: rxe (RoCE) or siw (iWARP).
+	case $rdma_kinds in
+	rxe|siw) ;;
+	*) die "a pair runs one device kind (rxe or siw), not $rdma_kinds" ;;
+	esac
 	$IP link set eth0 up || die "no eth0 for the pair link"
 	$IP addr add "198.18.20.$me/24" dev eth0
-	rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 failed"
+	rdma link add "${rdma_kinds}0" type "$rdma_kinds" netdev eth0 ||
+		die "rdma link add ${rdma_kinds}0 failed"
 	n=1
-	export RCM_ADDR_RXE=198.18.20.$me RCM_NETDEV_RXE=eth0
+	kind_uc=$(echo "$rdma_kinds" | tr a-z A-Z)
+	export "RCM_ADDR_$kind_uc=198.18.20.$me" "RCM_NETDEV_$kind_uc=eth0"
 	export RCM_PEER_ADDR=198.18.20.$peer RCM_PEER_MAC=$rcm_peer_mac
 	# Half of the end-of-run barrier: the peer says here when it is done.
 	nc -l -p 7000 >/tmp/peer-done 2>/dev/null &
-	rdma_kinds=rxe
 	rxe_gid_net=20
 	rxe_gid_host=$me
 else

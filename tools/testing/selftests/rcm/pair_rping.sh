@@ -10,8 +10,10 @@
 # and then the other way round (b serves) for 4. rcm server, in-tree
 # client. rcm programs run on rcm's librdmacm.so.1 (LD_LIBRARY_PATH).
 # Each rping moves and verifies 10 messages (-C 10 -v -V). TAP output.
+# The pair's device is rxe (RoCE) or siw (iWARP, test kernel): the same
+# phases run on either; on iWARP the client sends first, as rping does.
 
-me=${RCM_ADDR_RXE:-}
+me=${RCM_ADDR_RXE:-${RCM_ADDR_SIW:-}}
 peer=${RCM_PEER_ADDR:-}
 n=0
 failed=0
@@ -24,6 +26,7 @@ if [ -z "$me" ] || [ -z "$peer" ]; then
 	for i in 1 2 3 4; do echo "ok $i phase$i # SKIP not one of a pair"; done
 	exit 4
 fi
+echo "# RDMA devices: $(ls /sys/class/infiniband 2>/dev/null | paste -sd' ')"
 case $me in
 *.1) role=a ;;
 *) role=b ;;
