@@ -138,7 +138,8 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu):
               f'rcm_tests={",".join(tests)}', f'rcm_rdma={args.rdma}',
               f'rcm_timeout={args.test_timeout}',
               f'rcm_kunit={1 if args.kunit else 0}', *extra_append]
-    qemu = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max', '-smp', str(args.smp),
+    qemu = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
+            '-smp', str(args.smp),
             '-m', args.memory, '-nodefaults', '-no-user-config',
             '-display', 'none', '-serial', 'stdio', '-no-reboot',
             '-kernel', args.kernel, '-initrd', args.initrd,
