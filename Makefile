@@ -9,6 +9,7 @@
 #   make userlib         librdmacm.so.1 (userlib/)
 #   make selftests       the guest test programs (tools/testing/selftests/rcm)
 #   make check           everything, on a fresh Debian 12 machine (root)
+#   make check-fresh     .ci/run from a clean clone with an empty cache
 #   make demo            boot a guest and show rcm at work
 #   make style           checkpatch --strict on the kernel sources
 #   make sparse          sparse over the module (C=2)
@@ -16,11 +17,13 @@
 #   make dkms-source     the DKMS source tree alone, in DKMS_SRC
 #   make install         userlib + headers + man pages (PREFIX, DESTDIR)
 
-KDIR ?= /lib/modules/$(shell uname -r)/build
+# The running kernel's headers when it has them, else the newest Debian
+# headers installed (linux-headers-amd64): the build machine's own kernel
+# need not be a Debian kernel.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /lib/modules/*-amd64/build))))
 PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
-CHECKPATCH ?= $(firstword $(wildcard /var/cache/rcm/src-*/linux-source-6.1/scripts/checkpatch.pl) \
-		$(KDIR)/scripts/checkpatch.pl)
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.h)) \
 		  include/uapi/rdma/rcm_user.h
 
@@ -47,6 +50,9 @@ selftests:
 check:
 	tools/testing/check.sh
 
+check-fresh:
+	tools/testing/fresh-check.sh
+
 demo:
 	tools/testing/demo.sh
 
@@ -56,7 +62,7 @@ bench:
 	tools/testing/bench.sh
 
 style:
-	$(CHECKPATCH) --no-tree --strict --quiet --show-types -f $(KERNEL_SOURCES)
+	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types -f $(KERNEL_SOURCES)
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules
@@ -90,5 +96,5 @@ dkms-install:
 	dkms build -m rcm -v $(VERSION)
 	dkms install -m rcm -v $(VERSION)
 
-.PHONY: all modules modules_install clean userlib selftests check demo bench style \
+.PHONY: all modules modules_install clean userlib selftests check check-fresh demo bench style \
 	sparse install dkms-source dkms-install

@@ -20,10 +20,23 @@ vm=$top/tools/testing/vm
 out=$top/build
 results=$out/results.txt
 only=${RCM_ONLY:-}
+start=$(date +%s)
 mkdir -p "$out"
 : >"$results"
 
-say() { echo "== $*"; }
+# "== [k/K +Ns] what": the step's number, of how many, and the time since
+# the start.
+step_no=0
+case "$only" in
+host) steps=4 ;;
+distro) steps=7 ;;
+test) steps=5 ;;
+*) steps=11 ;;
+esac
+say() {
+	step_no=$((step_no + 1))
+	echo "== [$step_no/$steps +$(( $(date +%s) - start ))s] $*"
+}
 report() {	# STATUS NAME [WHY]
 	local line="$1 $2${3:+: $3}"
 	echo "$line" | tee -a "$results"
@@ -42,7 +55,6 @@ step() {
 }
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
-start=$(date +%s)
 say "packages"
 "$top/tools/testing/install-deps.sh" || exit 1
 
@@ -134,7 +146,7 @@ if want distro; then
 		tee -a "$results"; then
 		distro_ko=$out/dkms/rcm.ko
 	else
-		say "no DKMS module; the distro guest loads $distro_ko"
+		echo "== no DKMS module; the distro guest loads $distro_ko"
 	fi
 
 	say "guest: distro kernel $distro_rel (selftests; rxe)"

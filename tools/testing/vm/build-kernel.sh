@@ -76,10 +76,20 @@ while IFS= read -r line; do
 done <"$frag"
 [ "$missing" = 0 ] || exit 1
 
+# The build is silent for many minutes: say where it is once a minute.
+(
+	while sleep 60; do
+		echo "rcm: test kernel build: $(find "$out/build" -name '*.o' |
+			wc -l) objects, $(($(date +%s) - start))s" >&2
+	done
+) &
+ticker=$!
+trap 'kill $ticker 2>/dev/null' EXIT
 make -C "$tree" O="$out/build" -j"$(nproc)" bzImage modules >>"$log" 2>&1 || {
 	tail -40 "$log" >&2
 	exit 1
 }
+kill $ticker 2>/dev/null
 make -C "$tree" O="$out/build" INSTALL_MOD_PATH="$out/mods" \
 	modules_install >>"$log" 2>&1
 cp "$out/build/arch/x86/boot/bzImage" "$out/bzImage"

@@ -130,6 +130,23 @@ def run_guest(args, label, log_path, extra_append=(), extra_qemu=()):
     return not res.failed()
 
 
+def progress(label, tests, res, test, start):
+    """One line on stderr as each guest test ends: the run can be followed.
+
+    The result lines themselves go to stdout only once the boot is known
+    to count (see run_guest()).
+    """
+    rows = [r for r in res.rows if r[1].startswith(f'{res.label}.{test}.')
+            or r[1] == f'{res.label}.{test}']
+    count = {s: sum(1 for r in rows if r[0] == s)
+             for s in ('PASS', 'FAIL', 'SKIP')}
+    k = tests.index(test) + 1 if test in tests else '?'
+    with PRINT_LOCK:
+        print(f'# {label} [{k}/{len(tests)} +{time.monotonic() - start:.0f}s]'
+              f' {test}: {count["PASS"]} passed, {count["FAIL"]} failed,'
+              f' {count["SKIP"]} skipped', file=sys.stderr, flush=True)
+
+
 def boot_guest(args, label, log_path, extra_append, extra_qemu):
     """One boot; returns its Results and the pre-rcm splat lines, if any."""
     tests = [t for t in args.tests.split(',') if t]
@@ -193,6 +210,8 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu):
                     splats.append('guest setup failed: ' + line[11:])
                     if line.startswith(BOOT_SPLAT):
                         boot_splat = list(splats)
+                elif line.startswith('rcm-time: '):
+                    progress(label, tests, res, line.split()[1], start)
                 elif line.startswith('rcm-done'):
                     done = True
                 elif CONSOLE_SPLAT.search(line) and not line.startswith('rcm-'):
