@@ -400,11 +400,13 @@ static void rcm_addr_to_info(u8 *out, const struct sockaddr_storage *ss)
 /**
  * rcm_id_info_fill() - what userspace sees of an id
  * @id: the id; the caller holds its lock
- * @info: zeroed by the caller
+ * @info: filled whole: what the caller's buffer held before (a command's
+ *        output member holds what userspace passed in) is overwritten
  */
 void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info)
 {
 	lockdep_assert_held(&id->lock);
+	memset(info, 0, sizeof(*info));
 	rcm_addr_to_info(info->src, &id->bind.addr);
 	rcm_addr_to_info(info->dst, &id->dst_addr);
 	rcm_route_fill(id, &info->num_paths, &info->path);
@@ -442,6 +444,9 @@ int rcm_cmd_query_id(struct file *filp, void *arg)
 	id = rcm_id_get(file, cmd->id);
 	if (!id)
 		return -ENOENT;
+	/* Every output member, not only the ones that apply to the id. */
+	memset((u8 *)cmd + offsetof(struct rcm_query_id, out_port_num), 0,
+	       sizeof(*cmd) - offsetof(struct rcm_query_id, out_port_num));
 	mutex_lock(&id->lock);
 	rcm_id_info_fill(id, &info);
 	/* The storage forms of the addresses, as the id keeps them. */

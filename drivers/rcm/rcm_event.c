@@ -35,7 +35,7 @@ static struct kmem_cache *rcm_uevent_cache;
 int rcm_event_init(void)
 {
 	if (!rcm_uevent_cache)
-		rcm_uevent_cache = KMEM_CACHE(rcm_uevent, 0);
+		rcm_uevent_cache = KMEM_CACHE(rcm_uevent, SLAB_ACCOUNT);
 	return rcm_uevent_cache ? 0 : -ENOMEM;
 }
 
@@ -194,7 +194,45 @@ static bool rcm_event_is_request_of(const struct rcm_uevent *uevent,
 				    const struct rcm_id *id)
 {
 	return uevent->ev.event == RCM_EVENT_CONNECT_REQUEST &&
-	       (uevent->id == id || uevent->ev.listen_id == id->handle);
+	       (uevent->id == id || uevent->listener == id);
+}
+
+/**
+ * rcm_event_take_requests() - take a dead listener's unread requests
+ * @file: the listener's file
+ * @listener: the listener, past its destroy's fence and its listens'
+ *            end, so no new request of it can be queued
+ * @claimed: where the events of the request ids this call claimed from
+ *           @file go (uevent->id is the request id)
+ *
+ * Under the read mutex, so none of these events is being read. Every
+ * unread CONNECT_REQUEST of @listener leaves the queue. Its request id
+ * is claimed from @file (rcm_id_claim()): the caller destroys it, which
+ * refuses the request, and frees the event. A request id that a racing
+ * destroy claimed first is that destroy's; its event is freed here.
+ */
+void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,
+			     struct list_head *claimed)
+{
+	struct rcm_uevent *uevent, *tmp;
+	LIST_HEAD(taken);
+
+	mutex_lock(&file->read_mutex);
+	spin_lock(&file->event_lock);
+	list_for_each_entry_safe(uevent, tmp, &file->events, list)
+		if (uevent->listener == listener)
+			list_move_tail(&uevent->list, &taken);
+	spin_unlock(&file->event_lock);
+	list_for_each_entry_safe(uevent, tmp, &taken, list) {
+		if (xa_cmpxchg(&file->ids, uevent->id->handle, uevent->id,
+			       NULL, GFP_KERNEL) == uevent->id) {
+			list_move_tail(&uevent->list, claimed);
+		} else {
+			list_del(&uevent->list);
+			rcm_event_free(uevent);
+		}
+	}
+	mutex_unlock(&file->read_mutex);
 }
 
 /**
@@ -303,6 +341,9 @@ static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 		if (uevent->mc)
 			uevent->mc->events_reported++;
 		spin_unlock(&file->event_lock);
+		/* As ucma: a request holds its backlog slot until read. */
+		if (uevent->listener)
+			rcm_listen_request_read(uevent->id);
 		rcm_event_free(uevent);
 		done += rec;
 	}

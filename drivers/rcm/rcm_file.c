@@ -139,7 +139,7 @@ static int rcm_open(struct inode *inode, struct file *filp)
 {
 	struct rcm_file *file;
 
-	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
 	if (!file)
 		return -ENOMEM;
 	xa_init_flags(&file->ids, XA_FLAGS_ALLOC1);

@@ -133,7 +133,7 @@ static struct kmem_cache *rcm_id_cache;
 
 int rcm_id_init(void)
 {
-	rcm_id_cache = KMEM_CACHE(rcm_id, 0);
+	rcm_id_cache = KMEM_CACHE(rcm_id, SLAB_ACCOUNT);
 	return rcm_id_cache ? 0 : -ENOMEM;
 }
 
@@ -208,7 +208,7 @@ int rcm_id_publish(struct rcm_id *id)
 
 	ret = xa_alloc(&id->file->ids, &id->handle, id,
 		       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
-		       GFP_KERNEL);
+		       GFP_KERNEL_ACCOUNT);
 	return ret == -EBUSY ? -EMFILE : ret;
 }
 
@@ -249,12 +249,14 @@ static u32 rcm_id_events_reported(struct rcm_id *id)
 	return reported;
 }
 
-/*
- * Destroy an id the caller has just erased from its file's xarray, which
- * hands it the base reference. Returns the number of events read() has
- * returned for the id.
+/**
+ * rcm_id_destroy() - destroy a claimed id
+ * @id: an id the caller has just erased from its file's xarray
+ *      (rcm_id_claim()), which hands it the base reference
+ *
+ * Return: the number of events read() has returned for the id.
  */
-static u32 rcm_id_destroy(struct rcm_id *id)
+u32 rcm_id_destroy(struct rcm_id *id)
 {
 	struct ib_cm_id *cm_id;
 	struct iw_cm_id *iw;
@@ -265,8 +267,14 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	mutex_lock(&id->lock);
 	id->state = RCM_STATE_DESTROYING;
 	resolving = id->resolve_ev;
+	/*
+	 * Taking the CM ids is the claim on destroying them: a device
+	 * removal that unlinked the id before this finds them gone.
+	 */
 	cm_id = id->cm_id;
+	id->cm_id = NULL;
 	iw = id->iw;
+	id->iw = NULL;
 	rcm_listen_release_slot(id);
 	rcm_addr_detach(id);
 	mutex_unlock(&id->lock);
@@ -278,6 +286,8 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	 * until the driver gives up on the MPA exchange.
 	 */
 	rcm_listen_stop(id);
+	/* A listener's unread requests are refused and go with it. */
+	rcm_listen_destroy_requests(id);
 	rcm_listen_drop_backlog(id);
 	if (cm_id)
 		ib_destroy_cm_id(cm_id);
@@ -298,17 +308,70 @@ static u32 rcm_id_destroy(struct rcm_id *id)
 	return reported;
 }
 
+/**
+ * rcm_id_claim() - take an id out of its file, to destroy it
+ * @file: the file
+ * @handle: the id's handle
+ *
+ * Erasing the entry hands the caller the base reference. A handle that a
+ * migration has reserved (an entry that holds no id yet) is left alone:
+ * the migration stores its id there later.
+ *
+ * Return: the id, or NULL when @handle names no id of @file.
+ */
+struct rcm_id *rcm_id_claim(struct rcm_file *file, u32 handle)
+{
+	struct rcm_id *id;
+
+	xa_lock(&file->ids);
+	id = xa_load(&file->ids, handle);
+	if (id)
+		__xa_erase(&file->ids, handle);
+	xa_unlock(&file->ids);
+	return id;
+}
+
 int rcm_cmd_destroy_id(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;
 	struct rcm_destroy_id *cmd = arg;
 	struct rcm_id *id;
 
-	id = xa_erase(&file->ids, cmd->id);
+	id = rcm_id_claim(file, cmd->id);
 	if (!id)
 		return -ENOENT;
 	cmd->out_events_reported = rcm_id_destroy(id);
 	return 0;
+}
+
+/*
+ * Move @id's entry from @src's index @old to @dst's reserved index
+ * @handle, both xarray locks held, so no lookup or destroy of either
+ * file sees the id in both or in neither. The claim from @src is checked
+ * (a destroy that erased the entry first keeps the id), and so is the
+ * store: it goes only into an index that holds no other id.
+ */
+static int rcm_id_swap(struct rcm_file *src, u32 old, struct rcm_file *dst,
+		       u32 handle, struct rcm_id *id)
+{
+	struct xarray *a = &src->ids, *b = &dst->ids;
+	int ret = 0;
+
+	if (a > b)
+		swap(a, b);
+	xa_lock(a);
+	spin_lock_nested(&b->xa_lock, SINGLE_DEPTH_NESTING);
+	if (xa_load(&src->ids, old) != id)
+		ret = -ENOENT;
+	else if (xa_load(&dst->ids, handle))
+		ret = -EBUSY;
+	else
+		ret = xa_err(__xa_store(&dst->ids, handle, id, GFP_NOWAIT));
+	if (!ret)
+		__xa_erase(&src->ids, old);
+	spin_unlock(&b->xa_lock);
+	xa_unlock(a);
+	return ret;
 }
 
 /*
@@ -328,16 +391,16 @@ static int rcm_id_move(struct rcm_file *src, struct rcm_file *dst,
 	ret = rcm_event_can_move(src, id);
 	if (ret)
 		goto out;
-	/* The claim; a destroy that erased the entry first keeps the id. */
-	if (xa_cmpxchg(&src->ids, old, id, NULL, GFP_KERNEL) != id) {
-		ret = -ENOENT;
+	/*
+	 * A lookup in @dst may find the id from here on; commands wait for
+	 * the command lock we hold, a destroy for the id's lock.
+	 */
+	ret = rcm_id_swap(src, old, dst, handle, id);
+	if (ret)
 		goto out;
-	}
 	rcm_event_move(src, dst, id, handle);
 	id->file = dst;
 	id->handle = handle;
-	/* Into the reserved index: never allocates, so never fails. */
-	xa_store(&dst->ids, handle, id, GFP_KERNEL);
 out:
 	mutex_unlock(&id->lock);
 	rcm_event_readers_unlock(src, dst);
@@ -374,7 +437,7 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg)
 		/* Reserve the new handle first: the move itself cannot fail. */
 		ret = xa_alloc(&dst->ids, &handle, NULL,
 			       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 		if (ret) {
 			ret = ret == -EBUSY ? -EMFILE : ret;
 			goto out_id;

@@ -51,8 +51,6 @@ static void rcm_iw_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	u8 len = min_t(u8, event->private_data_len,
 		       RCM_EVENT_PRIVATE_DATA_MAX);
 
-	ev->ev.context = listener->context;
-	ev->ev.listen_id = listener->handle;
 	/*
 	 * iw_cm reports the peer's MPA IRD and ORD in this side's terms:
 	 * ird is what the peer will serve, the depth this side may issue.
@@ -94,14 +92,14 @@ static int rcm_iw_new_request(struct rcm_id *listener, struct iw_cm_id *iw,
 		ret = rcm_device_attach_dev(child, iw->device);
 	if (ret)
 		goto err_child;
-	ev = rcm_event_alloc(child, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
+	ev = rcm_request_event_alloc(child, listener);
 	if (!ev) {
 		ret = -ENOMEM;
 		goto err_child;
 	}
 	ret = rcm_id_publish(child);
 	if (ret) {
-		kfree(ev);
+		rcm_event_free(ev);
 		goto err_child;
 	}
 	rcm_iw_req_event(ev, listener, event);

@@ -122,7 +122,7 @@ static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
 	list_for_each_entry(ld, &id->listens, node)
 		if (ld->rdev == rdev)
 			return 0;
-	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
+	ld = kzalloc(sizeof(*ld), GFP_KERNEL_ACCOUNT);
 	if (!ld)
 		return -ENOMEM;
 	switch (rcm_listen_cm(rdev)) {
@@ -259,7 +259,7 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 	id = rcm_id_get(file, cmd->id);
 	if (!id)
 		return -ENOENT;
-	bl = kzalloc(sizeof(*bl), GFP_KERNEL);
+	bl = kzalloc(sizeof(*bl), GFP_KERNEL_ACCOUNT);
 	if (!bl) {
 		rcm_id_put(id);
 		return -ENOMEM;
@@ -280,6 +280,9 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 		ret = -EOPNOTSUPP;	/* no IPoIB Q_Key on RoCE */
 		goto out;
 	}
+	ret = rcm_port_listen_exclusive(id);
+	if (ret)
+		goto out;
 
 	mutex_lock(&rcm_listeners_lock);
 	/*
@@ -288,10 +291,12 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 	 * then checks for RCM_STATE_LISTEN.
 	 */
 	id->backlog = bl;
-	if (id->rdev)
+	if (id->rdev) {
+		WRITE_ONCE(id->listen_ibdev, id->rdev->ibdev);
 		ret = rcm_listen_on(id, id->rdev);
-	else
+	} else {
 		ret = rcm_device_for_each(rcm_listen_on_cb, id);
+	}
 	if (!ret) {
 		list_add_tail(&id->listener_node, &rcm_listeners);
 		bl = NULL;
@@ -316,8 +321,6 @@ static void rcm_listen_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
 
-	ev->ev.context = listener->context;
-	ev->ev.listen_id = listener->handle;
 	ev->ev.conn.qp_num = req->remote_qpn;
 	/* ib_cm already turned the peer's values into ours. */
 	ev->ev.conn.responder_resources = req->responder_resources;
@@ -370,6 +373,30 @@ struct rcm_id *rcm_request_begin(struct rcm_id *listener)
 }
 
 /**
+ * rcm_request_event_alloc() - the CONNECT_REQUEST event of a request id
+ * @child: the request id, from rcm_request_begin()
+ * @listener: its listener; the caller holds its lock
+ *
+ * The event names the listener (handle and context for userspace, and
+ * @listener for the listener's destroy, which purges it unread).
+ *
+ * Return: the event, not yet queued, or NULL.
+ */
+struct rcm_uevent *rcm_request_event_alloc(struct rcm_id *child,
+					   struct rcm_id *listener)
+{
+	struct rcm_uevent *ev;
+
+	ev = rcm_event_alloc(child, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
+	if (!ev)
+		return NULL;
+	ev->listener = listener;
+	ev->ev.context = listener->context;
+	ev->ev.listen_id = listener->handle;
+	return ev;
+}
+
+/**
  * rcm_request_abort() - undo rcm_request_begin()
  * @child: the id it returned, still locked and never published; it must
  *         not own a CM id (the CM destroys that itself)
@@ -419,7 +446,7 @@ static int rcm_listen_new_request(struct rcm_id *listener,
 	ret = rcm_device_attach_at(child, cm_id->device, port, sgid_attr);
 	if (ret)
 		goto err_child;
-	ev = rcm_event_alloc(child, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
+	ev = rcm_request_event_alloc(child, listener);
 	if (!ev) {
 		ret = -ENOMEM;
 		goto err_child;
@@ -570,13 +597,55 @@ struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle)
 }
 
 /**
+ * rcm_listen_request_read() - read() returned a request's CONNECT_REQUEST
+ * @id: the request id; read() holds its file's read mutex, so a destroy
+ *      of the id has not purged its events yet and the id is alive
+ *
+ * The request gives its backlog slot back, as ucma's does when its event
+ * is read: whatever a peer does, a listener that does not read holds at
+ * most its backlog of request ids.
+ */
+void rcm_listen_request_read(struct rcm_id *id)
+{
+	mutex_lock(&id->lock);
+	rcm_listen_release_slot(id);
+	mutex_unlock(&id->lock);
+}
+
+/**
+ * rcm_listen_destroy_requests() - refuse a destroyed listener's unread
+ *                                 requests
+ * @listener: the listener, in its destroy, its listens already ended
+ *
+ * Their request ids are destroyed (which rejects each request at once,
+ * as ucma does when a listener with unread requests is destroyed), so
+ * no CONNECT_REQUEST outlives its listener to name an id that never
+ * listened.
+ */
+void rcm_listen_destroy_requests(struct rcm_id *listener)
+{
+	struct rcm_uevent *uevent, *tmp;
+	LIST_HEAD(claimed);
+
+	if (!listener->backlog)
+		return;		/* never listened */
+	rcm_event_take_requests(listener->file, listener, &claimed);
+	list_for_each_entry_safe(uevent, tmp, &claimed, list) {
+		list_del(&uevent->list);
+		rcm_id_destroy(uevent->id);
+		rcm_event_free(uevent);
+	}
+}
+
+/**
  * rcm_request_answered() - a request id got its answer, or its peer gave up
  * @id: the id; the caller holds its lock
+ *
+ * Its backlog slot stays taken until its CONNECT_REQUEST is read.
  */
 void rcm_request_answered(struct rcm_id *id)
 {
 	id->answered = true;
-	rcm_listen_release_slot(id);
 }
 
 int rcm_cmd_reject(struct file *filp, void *arg)

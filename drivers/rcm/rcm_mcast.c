@@ -271,8 +271,8 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg)
 	id = rcm_id_get(file, cmd->id);
 	if (!id)
 		return -ENOENT;
-	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
-	igmp = kzalloc(sizeof(*igmp), GFP_KERNEL);
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
+	igmp = kzalloc(sizeof(*igmp), GFP_KERNEL_ACCOUNT);
 	ev = rcm_event_alloc(id, RCM_EVENT_MULTICAST_JOIN, GFP_KERNEL);
 	if (!mc || !igmp || !ev) {
 		ret = -ENOMEM;

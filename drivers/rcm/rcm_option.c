@@ -45,7 +45,9 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 		id->tos = value;
 		return 0;
 	case RCM_OPTION_ID_REUSEADDR:
-		if (value > 1 || (!value && bound))
+		/* As in-tree: on, until the id listens; off, until it binds. */
+		if (value > 1 || (!value && bound) ||
+		    (value && id->state == RCM_STATE_LISTEN))
 			return -EINVAL;
 		rcm_port_set_sharing(id, value, id->bind.afonly);
 		return 0;

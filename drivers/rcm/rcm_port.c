@@ -180,7 +180,7 @@ static int rcm_port_check(struct rcm_port *p, struct rcm_id *id)
 	int ret;
 
 	hlist_for_each_entry(cur, &p->owners, port_node) {
-		if (!net_eq(cur->net, id->net))
+		if (cur == id || !net_eq(cur->net, id->net))
 			continue;
 		ret = rcm_port_conflict(&id->bind, &cur->bind);
 		if (ret)
@@ -214,7 +214,7 @@ static int rcm_port_take(struct rcm_id *id, u16 port, bool ephemeral)
 				return ret;
 		}
 	} else {
-		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 		if (!p)
 			return -ENOMEM;
 		INIT_HLIST_HEAD(&p->owners);
@@ -286,6 +286,40 @@ int rcm_port_bind(struct rcm_id *id)
 }
 
 /**
+ * rcm_port_listen_exclusive() - make a listener's port its own
+ * @id: the id about to listen, holding its port; the caller holds its
+ *      lock
+ *
+ * As the in-tree rdma_listen(): a REUSEADDR binding may share its port
+ * with other REUSEADDR bindings, but a listener must be alone on its
+ * address, so the port is checked again as if REUSEADDR were off, and
+ * the listener keeps it off from then on. Without this two users of a
+ * namespace could both listen on one port, and the later one would
+ * receive the other's connection requests.
+ *
+ * Return: 0, -EADDRINUSE (another binding of the address) or
+ * -EADDRNOTAVAIL (another binding, and a wildcard on either side).
+ */
+int rcm_port_listen_exclusive(struct rcm_id *id)
+{
+	struct rcm_port *p;
+	int ret = 0;
+
+	lockdep_assert_held(&id->lock);
+	if (!id->bind.reuseaddr)
+		return 0;
+	mutex_lock(&rcm_port_lock);
+	id->bind.reuseaddr = false;
+	p = xa_load(&rcm_ports, rcm_port_key(id->ps, id->port));
+	if (p)
+		ret = rcm_port_check(p, id);
+	if (ret)
+		id->bind.reuseaddr = true;
+	mutex_unlock(&rcm_port_lock);
+	return ret;
+}
+
+/**
  * rcm_port_listen_match() - does a listener take requests to an address?
  * @bound: the listener's binding
  * @dialled: the address the peer connected to
@@ -328,10 +362,17 @@ struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
 	p = xa_load(&rcm_ports, rcm_port_key(ps, port));
 	if (p) {
 		hlist_for_each_entry(cur, &p->owners, port_node) {
+			struct ib_device *bound = READ_ONCE(cur->listen_ibdev);
+
+			/*
+			 * @bound is only compared: the device may be going
+			 * away under the listener's lock, not ours. The
+			 * request's handler checks the state again under it.
+			 */
 			if (READ_ONCE(cur->state) != RCM_STATE_LISTEN ||
 			    !net_eq(cur->net, net) ||
 			    !rcm_port_listen_match(&cur->bind, dialled) ||
-			    (cur->rdev && cur->rdev->ibdev != ibdev))
+			    (bound && bound != ibdev))
 				continue;
 			/* An owner has not dropped its base reference yet. */
 			refcount_inc(&cur->ref);

@@ -280,9 +280,14 @@ struct rcm_binding {
  * @listens: a listener's IB CM listens (struct rcm_listen_dev), under
  *           rcm_listeners_lock (rcm_listen.c)
  * @listener_node: a listener's entry in rcm_listeners, same lock
+ * @listen_ibdev: a listener bound to a specific address: the device it
+ *                listens on, set when it starts listening, for the port
+ *                lookup of requests to compare against (never
+ *                dereferenced: rcm_port_lock does not keep the device)
  * @backlog: a listener's answer slots (struct rcm_backlog, referenced)
- * @slot: a request id's slot of its listener's backlog until answered;
- *        under @lock
+ * @slot: a request id's slot of its listener's backlog until its
+ *        CONNECT_REQUEST is read (or the id is destroyed or loses its
+ *        device); under @lock
  * @cm_id: the ib_cm id of the id's connection (a request id's, or the
  *         one an active id's connect created; for a UD id its SIDR REQ's
  *         or SIDR request's); destroyed (rejecting an unanswered
@@ -354,6 +359,7 @@ struct rcm_id {
 	struct sa_path_rec *path;
 	struct list_head listens;
 	struct list_head listener_node;
+	struct ib_device *listen_ibdev;
 	struct rcm_backlog *backlog;
 	struct rcm_backlog *slot;
 	struct ib_cm_id *cm_id;
@@ -432,12 +438,17 @@ struct rcm_mcast {
  * @mc: the multicast group it is about (MULTICAST_JOIN/ERROR), or NULL;
  *      the group's leave purges the event first. It counts in both the
  *      id's and the group's events_reported when read.
+ * @listener: a CONNECT_REQUEST's listener, else NULL. The listener's
+ *            destroy takes the event out unread (and destroys @id), so
+ *            it never outlives the listener; reading it gives @id's
+ *            backlog slot back.
  * @ev: the record read() copies out
  */
 struct rcm_uevent {
 	struct list_head list;
 	struct rcm_id *id;
 	struct rcm_mcast *mc;
+	struct rcm_id *listener;
 	struct rcm_event ev;
 };
 
@@ -457,6 +468,8 @@ void rcm_id_put(struct rcm_id *id);
 void rcm_file_destroy_ids(struct rcm_file *file);
 int rcm_cmd_create_id(struct file *filp, void *arg);
 int rcm_cmd_destroy_id(struct file *filp, void *arg);
+struct rcm_id *rcm_id_claim(struct rcm_file *file, u32 handle);
+u32 rcm_id_destroy(struct rcm_id *id);
 int rcm_cmd_migrate_id(struct file *filp, void *arg);
 
 /* rcm_port.c */
@@ -472,6 +485,7 @@ void rcm_port_set_addrs(struct rcm_id *id, const struct sockaddr *src,
 			const struct sockaddr_storage *dst);
 void rcm_port_release(struct rcm_id *id);
 void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
+int rcm_port_listen_exclusive(struct rcm_id *id);
 bool rcm_port_listen_match(const struct rcm_binding *bound,
 			   const struct sockaddr *dialled);
 struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
@@ -516,6 +530,10 @@ int rcm_cmd_reject(struct file *filp, void *arg);
 void rcm_listen_stop(struct rcm_id *id);
 void rcm_listen_drop_backlog(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
+void rcm_listen_request_read(struct rcm_id *id);
+void rcm_listen_destroy_requests(struct rcm_id *listener);
+struct rcm_uevent *rcm_request_event_alloc(struct rcm_id *child,
+					   struct rcm_id *listener);
 struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle);
 void rcm_request_answered(struct rcm_id *id);
 struct rcm_id *rcm_request_begin(struct rcm_id *listener);
@@ -595,6 +613,8 @@ struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id);
 void rcm_event_purge_mcast(struct rcm_file *file, struct rcm_mcast *mc);
+void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,
+			     struct list_head *claimed);
 void rcm_event_readers_lock(struct rcm_file *a, struct rcm_file *b);
 void rcm_event_readers_unlock(struct rcm_file *a, struct rcm_file *b);
 int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id);

@@ -65,7 +65,7 @@ static int rcm_route_roce(struct rcm_id *id)
 	struct net_device *ndev;
 	struct sa_path_rec *path;
 
-	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	path = kzalloc(sizeof(*path), GFP_KERNEL_ACCOUNT);
 	if (!path)
 		return -ENOMEM;
 	ndev = dev_get_by_index(id->net, da->bound_dev_if);

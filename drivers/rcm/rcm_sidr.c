@@ -191,8 +191,6 @@ int rcm_sidr_connect(struct rcm_id *id, const void *udata, u32 ulen,
 void rcm_sidr_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 			const struct ib_cm_event *event)
 {
-	ev->ev.context = listener->context;
-	ev->ev.listen_id = listener->handle;
 	ev->ev.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE -
 				  RCM_WIRE_HDR_SIZE;
 	memcpy(ev->ev.private_data,

@@ -450,9 +450,11 @@ struct rcm_set_option {
  * @flags: Must be 0
  * @id: the id: bound (or not: it is then bound to the IPv4 wildcard
  *      with an ephemeral port first)
- * @backlog: connection requests that may wait for an answer at once;
- *           0 or above RCM_MAX_BACKLOG means RCM_MAX_BACKLOG. Requests
- *           beyond it are dropped without a reply, so the peer retries.
+ * @backlog: connection requests whose RCM_EVENT_CONNECT_REQUEST may wait
+ *           unread at once (as ucma's: a request's slot is given back
+ *           when its event is read, not when it is answered); 0 or above
+ *           RCM_MAX_BACKLOG means RCM_MAX_BACKLOG. Requests beyond it are
+ *           dropped without a reply, so the peer retries.
  *
  * Listens for connection requests on the id's address and port: on the
  * RDMA device of a specific address, or on every device with an IB CM
@@ -462,11 +464,17 @@ struct rcm_set_option {
  * the address and port, and a request beyond the backlog is refused
  * (the peer sees a reject) rather than dropped. A UD id listens for
  * SIDR requests, on IB CM devices only (a wildcard UD listener leaves
- * iWARP devices out). Errors: ENOENT, EINVAL
- * (state), EADDRINUSE (another id, or another connection manager such as
- * the in-tree rdma_cm, listens on the same service ID of a device; on
- * iWARP, a TCP socket holds the port), ENODEV, ENOMEM, EOPNOTSUPP (a UD
- * id bound to an iWARP device; an RCM_PS_IPOIB id).
+ * iWARP devices out). A listener is alone on its address even when it
+ * was bound with RCM_OPTION_ID_REUSEADDR (as in-tree, the port is checked
+ * again as if the option were off, and the option stays off). Destroying
+ * a listener refuses its requests whose CONNECT_REQUEST was not read yet
+ * and destroys their ids. Errors: ENOENT, EINVAL
+ * (state), EADDRINUSE (another id is bound to the address, or another
+ * connection manager such as the in-tree rdma_cm listens on the same
+ * service ID of a device; on iWARP, a TCP socket holds the port),
+ * EADDRNOTAVAIL (another id shares the port and one of the two is bound
+ * to a wildcard), ENODEV, ENOMEM, EOPNOTSUPP (a UD id bound to an iWARP
+ * device; an RCM_PS_IPOIB id).
  */
 struct rcm_listen {
 	__u32 size;
