@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hostile: regression tests of the memory-safety and isolation defects a
+ * review found (issue 12, part 1). Each case fails on the code before
+ * its fix: by a result userspace can see, or - for the races, which the
+ * cases make likely with threads and many ids - by the KASAN, lockdep or
+ * kmemleak report that the guest's log scan turns into a failure.
+ *
+ * Needs RCM_ADDR_RXE and RCM_NETDEV_RXE from the guest.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+static int set_option(int fd, unsigned int id, unsigned int opt,
+		      unsigned long long value)
+{
+	struct rcm_set_option o = {
+		.size = sizeof(o), .id = id, .level = RCM_OPTION_ID,
+		.optname = opt, .value = value,
+	};
+
+	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
+}
+
+/* An RC id routed to @ip:@port with @ctx; its handle, or 0. */
+static unsigned int routed(int fd, const char *ip, unsigned short port,
+			   unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+
+	if (!id || rcm_routed(fd, id, ip, port))
+		return 0;
+	return id;
+}
+
+/* Wait up to @ms for @fd to have an event, without reading it. */
+static int readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/* Read every queued event; count those of @type. */
+static int drain(int fd, unsigned int type)
+{
+	struct rcm_event ev;
+	int n = 0;
+
+	while (readable(fd, 0) && read(fd, &ev, sizeof(ev)) == sizeof(ev)) {
+		printf("# drained event %u status %d on id %u\n", ev.event,
+		       ev.status, ev.id);
+		if (ev.event == type)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Defect 3: REUSEADDR let two ids listen on one port, and the later
+ * listener took every request for it. As in-tree, a listener is alone
+ * on its address whatever the option said, and the option cannot be
+ * turned on again on a listener.
+ */
+RCM_TEST(reuseaddr_listeners_stay_exclusive)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int a, b, c, d, e;
+	int fd;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	fd = rcm_open_dev();
+	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	c = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
+	d = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
+	e = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 5);
+	CHECK(a && b && c && d && e, "create: %s", strerror(errno));
+	CHECK(!set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1) &&
+	      !set_option(fd, b, RCM_OPTION_ID_REUSEADDR, 1) &&
+	      !set_option(fd, e, RCM_OPTION_ID_REUSEADDR, 1),
+	      "REUSEADDR: %s", strerror(errno));
+	/* Both bound first: neither may listen while the other is there. */
+	CHECK(!rcm_bind(fd, a, ip, 20500) && !rcm_bind(fd, b, ip, 20500),
+	      "two REUSEADDR binds of one port: %s", strerror(errno));
+	CHECK_ERRNO(rcm_listen(fd, b, 0), EADDRINUSE);
+	CHECK(rcm_destroy(fd, b) == 0, "destroy: %s", strerror(errno));
+	CHECK(rcm_listen(fd, a, 0) == 0, "listen alone: %s", strerror(errno));
+	CHECK_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1), EINVAL);
+	CHECK_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 0), EINVAL);
+	/* The listener no longer shares: a later REUSEADDR bind is refused. */
+	CHECK_ERRNO(rcm_bind(fd, e, ip, 20500), EADDRINUSE);
+
+	/* Wildcards: the in-tree errno is EADDRNOTAVAIL. */
+	CHECK(!set_option(fd, c, RCM_OPTION_ID_REUSEADDR, 1) &&
+	      !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1),
+	      "REUSEADDR: %s", strerror(errno));
+	CHECK(!rcm_bind(fd, c, "0.0.0.0", 20501) &&
+	      !rcm_bind(fd, d, "0.0.0.0", 20501), "wildcard binds: %s",
+	      strerror(errno));
+	CHECK(rcm_listen(fd, c, 0) == 0, "wildcard listen: %s",
+	      strerror(errno));
+	CHECK_ERRNO(rcm_listen(fd, d, 0), EADDRNOTAVAIL);
+	close(fd);
+}
+
+/*
+ * Defect 9: a destroyed listener's unread CONNECT_REQUEST survived it,
+ * naming by handle an id created later, while its client waited (the
+ * request had been sent an MRA) instead of being refused.
+ */
+RCM_TEST(destroyed_listener_refuses_unread_requests)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int lid, cid, ids[4], fresh;
+	struct rcm_event ev;
+	int s, c, i;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20502, 0x1157, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	cid = routed(c, ip, 20502, 0xc);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(rcm_connect(c, cid, 0x10, "knock") == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(readable(s, 30000), "no request within 30 s");
+	/* Churn handles so the listener's can be handed out again. */
+	for (i = 0; i < 4; i++)
+		ids[i] = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 0x100 + i);
+	for (i = 0; i < 4; i++)
+		rcm_destroy(s, ids[i]);
+	CHECK(rcm_destroy(s, lid) == 0, "destroy listener: %s",
+	      strerror(errno));
+	fresh = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 0xf4e5);
+	CHECK(fresh, "create: %s", strerror(errno));
+	CHECK(!readable(s, 0) || (read(s, &ev, sizeof(ev)) == sizeof(ev) &&
+				  (printf("# event %u id %u listen_id %u\n",
+					  ev.event, ev.id, ev.listen_id), 0)),
+	      "an event outlived its listener");
+	/* The client is refused at once, not after the MRA's 68 s. */
+	CHECK(rcm_wait_event(c, 30000, &ev) == 0, "client heard nothing");
+	CHECK(ev.event == RCM_EVENT_REJECTED && ev.id == cid,
+	      "client got event %u status %d, want REJECTED", ev.event,
+	      ev.status);
+	close(c);
+	close(s);
+}
+
+/*
+ * Defect 4: a request gave its backlog slot back when the peer gave up,
+ * so a peer that connects and abandons made request ids without bound
+ * on a listener that never reads. As ucma, a slot is given back only
+ * when the CONNECT_REQUEST is read.
+ */
+RCM_TEST(backlog_bounds_abandoned_requests)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int lid, a, b;
+	struct rcm_event ev;
+	int s, c, n;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20503, 0xb1, 1);
+	CHECK(lid, "listen: %s", strerror(errno));
+	a = routed(c, ip, 20503, 0xa);
+	b = routed(c, ip, 20503, 0xb);
+	CHECK(a && b, "route: %s", strerror(errno));
+	CHECK(set_option(c, b, RCM_OPTION_ID_CONNECT_TIMEOUT, 3000) == 0,
+	      "connect timeout: %s", strerror(errno));
+	CHECK(rcm_connect(c, a, 0x10, "first") == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(readable(s, 30000), "no request within 30 s");
+	/* The peer abandons its request (a REJ): the slot stays taken. */
+	CHECK(rcm_destroy(c, a) == 0, "destroy: %s", strerror(errno));
+	CHECK(rcm_connect(c, b, 0x11, "second") == 0, "connect: %s",
+	      strerror(errno));
+	/* Dropped at the full backlog: its REQ times out, no MRA holds it. */
+	CHECK(rcm_wait_event(c, 40000, &ev) == 0, "second client: no event");
+	CHECK(ev.event == RCM_EVENT_UNREACHABLE && ev.id == b,
+	      "second client: event %u status %d, want UNREACHABLE",
+	      ev.event, ev.status);
+	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
+	CHECK(n == 1, "%d requests queued on a listener of backlog 1", n);
+	close(c);
+	close(s);
+}
+
+/*
+ * Defect 10: QUERY_ID and BIND_ADDR left output members as userspace
+ * passed them in.
+ */
+RCM_TEST(outputs_are_written_whole)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+	static const unsigned char zero[sizeof(struct rcm_id_info)];
+	unsigned int id;
+	int fd;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	fd = rcm_open_dev();
+	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	CHECK(id, "create: %s", strerror(errno));
+	memset(&q, 0xa5, sizeof(q));
+	q.size = sizeof(q);
+	q.flags = 0;
+	q.id = id;
+	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0, "query: %s",
+	      strerror(errno));
+	CHECK(q.out_port_num == 0 && q.out_node_guid == 0 &&
+	      q.out_src.ss_family == 0 && q.out_dst.ss_family == 0 &&
+	      q.out_num_paths == 0 && q.out_reserved == 0 &&
+	      !memcmp(&q.out_path, zero, sizeof(q.out_path)),
+	      "query of an unbound id: port %u family %u/%u paths %u reserved %#x",
+	      q.out_port_num, q.out_src.ss_family, q.out_dst.ss_family,
+	      q.out_num_paths, q.out_reserved);
+
+	memset(&b, 0xa5, sizeof(b));
+	b.size = sizeof(b);
+	b.flags = 0;
+	b.id = id;
+	b.reserved = 0;
+	rcm_sockaddr(&b.addr, ip, 0);
+	CHECK(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b) == 0, "bind: %s",
+	      strerror(errno));
+	CHECK(!memcmp(b.out_info.dst, zero, sizeof(b.out_info.dst)) &&
+	      b.out_info.num_paths == 0 &&
+	      !memcmp(&b.out_info.path, zero, sizeof(b.out_info.path)),
+	      "bind output: dst %#x.. paths %u", b.out_info.dst[0],
+	      b.out_info.num_paths);
+	close(fd);
+}
+
+/*
+ * Defect 2: a migration reserves its handle in the destination first; a
+ * DESTROY_ID of that handle erased the reservation, a CREATE_ID took
+ * the handle, and the migration then overwrote the new id, which was
+ * left in no table (a use-after-free once its file closed). One thread
+ * migrates ids into a file while another destroys the handle the next
+ * migration will reserve and creates ids there: no handle may ever be
+ * handed out twice.
+ */
+#define MIGRATIONS 1500
+
+struct migrate_race {
+	int src, dst;
+	pthread_mutex_t lock;
+	unsigned int migrated[MIGRATIONS], created[MIGRATIONS];
+	int nmigrated, ncreated;
+	volatile int done;
+};
+
+static void *migrate_thread(void *arg)
+{
+	struct migrate_race *r = arg;
+	int i;
+
+	for (i = 0; i < MIGRATIONS; i++) {
+		struct rcm_migrate_id m = { .size = sizeof(m), .fd = r->dst };
+
+		m.id = rcm_create(r->src, RCM_PS_TCP, RCM_QPT_RC, i);
+		if (!m.id || ioctl(r->src, RCM_IOCTL_MIGRATE_ID, &m))
+			continue;
+		pthread_mutex_lock(&r->lock);
+		r->migrated[r->nmigrated++] = m.out_id;
+		pthread_mutex_unlock(&r->lock);
+	}
+	r->done = 1;
+	return NULL;
+}
+
+/* Take @h off the migrated list once the migrating thread listed it. */
+static void forget(struct migrate_race *r, unsigned int h)
+{
+	int i, tries;
+
+	for (tries = 0; tries < 10000; tries++) {
+		pthread_mutex_lock(&r->lock);
+		for (i = 0; i < r->nmigrated; i++) {
+			if (r->migrated[i] == h) {
+				r->migrated[i] = r->migrated[--r->nmigrated];
+				pthread_mutex_unlock(&r->lock);
+				return;
+			}
+		}
+		pthread_mutex_unlock(&r->lock);
+		usleep(100);
+	}
+}
+
+static void *create_thread(void *arg)
+{
+	struct migrate_race *r = arg;
+	unsigned int next, h;
+
+	while (!r->done && r->ncreated < MIGRATIONS) {
+		/* Handles are dense from 1: the next one is the reserved. */
+		pthread_mutex_lock(&r->lock);
+		next = r->nmigrated + r->ncreated + 1;
+		pthread_mutex_unlock(&r->lock);
+		if (rcm_destroy(r->dst, next) == 0) {
+			/* A migrated id not listed yet: unlist it. */
+			forget(r, next);
+			continue;
+		}
+		h = rcm_create(r->dst, RCM_PS_TCP, RCM_QPT_RC, 0xc0de);
+		if (!h)
+			break;
+		pthread_mutex_lock(&r->lock);
+		r->created[r->ncreated++] = h;
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+RCM_TEST(migration_reservation_survives_destroy)
+{
+	static struct migrate_race r;
+	pthread_t t1, t2;
+	int i, j, dup = 0;
+
+	memset(&r, 0, sizeof(r));
+	pthread_mutex_init(&r.lock, NULL);
+	r.src = rcm_open_dev();
+	r.dst = rcm_open_dev();
+	CHECK(r.src >= 0 && r.dst >= 0, "open: %s", strerror(errno));
+	CHECK(!pthread_create(&t1, NULL, migrate_thread, &r) &&
+	      !pthread_create(&t2, NULL, create_thread, &r), "threads");
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	printf("# %d migrations, %d creations in the destination\n",
+	       r.nmigrated, r.ncreated);
+	for (i = 0; i < r.nmigrated; i++)
+		for (j = 0; j < r.ncreated; j++)
+			if (r.migrated[i] == r.created[j] && dup++ < 5)
+				printf("# handle %u both migrated and created\n",
+				       r.migrated[i]);
+	CHECK(!dup, "%d handles handed out twice", dup);
+	CHECK(r.nmigrated > MIGRATIONS / 2, "only %d migrations",
+	      r.nmigrated);
+	/* Every id is in one table: closing destroys each exactly once. */
+	close(r.dst);
+	close(r.src);
+}
+
+/*
+ * Defects 1 and 6: destroying ids (or closing their file) while the
+ * device's removal walks them destroyed their ib_cm ids twice, and a
+ * request arriving meanwhile read the departing device of its
+ * listener. Many connecting ids are destroyed newest first while the
+ * removal takes them oldest first, so the two meet on some id in every
+ * round.
+ */
+#define REMOVAL_ROUNDS 8
+#define REMOVAL_CLIENTS 24
+
+static int wait_gid(const char *ip)
+{
+	unsigned char a[4];
+	int i;
+
+	inet_pton(AF_INET, ip, a);
+	for (i = 0; i < 300; i++) {
+		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/rxe0/ports/1/gids/[0-9]",
+			    a[0], a[1], a[2], a[3]))
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+static void restore_rxe(const char *ip, const char *netdev)
+{
+	if (access("/sys/class/infiniband/rxe0", F_OK))
+		rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev);
+	wait_gid(ip);
+}
+
+struct destroyer {
+	int fd, n;
+	unsigned int *ids;
+};
+
+static void *destroy_forward(void *arg)
+{
+	struct destroyer *d = arg;
+	int i;
+
+	for (i = 0; i < d->n; i++)
+		rcm_destroy(d->fd, d->ids[i]);
+	return NULL;
+}
+
+RCM_TEST(destroy_races_device_removal)
+{
+	struct destroyer fwd;
+	pthread_t t;
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	unsigned int ids[2 * REMOVAL_CLIENTS + 1];
+	int round, i, n, fd, st, go[2];
+	struct rcm_event ev;
+	pid_t pid;
+
+	if (!ip || !netdev)
+		SKIP("no Soft-RoCE device");
+	for (round = 0; round < REMOVAL_ROUNDS; round++) {
+		restore_rxe(ip, netdev);
+		fd = rcm_open_dev();
+		n = 0;
+		ids[n] = rcm_listener(fd, ip, 20504, 0x1, 0);
+		CHECK(ids[n], "listen: %s", strerror(errno));
+		n++;
+		for (i = 0; i < REMOVAL_CLIENTS; i++) {
+			ids[n + i] = routed(fd, ip, 20504, 0x100 + i);
+			CHECK(ids[n + i], "route: %s", strerror(errno));
+		}
+		for (i = 0; i < REMOVAL_CLIENTS; i++, n++)
+			CHECK(rcm_connect(fd, ids[n], 0x10 + i, NULL) == 0,
+			      "connect: %s", strerror(errno));
+		/* Their request ids, attached after the clients. */
+		while (n < 2 * REMOVAL_CLIENTS + 1 &&
+		       rcm_wait_event(fd, 30000, &ev) == 0)
+			if (ev.event == RCM_EVENT_CONNECT_REQUEST)
+				ids[n++] = ev.id;
+		CHECK(n == 2 * REMOVAL_CLIENTS + 1, "only %d ids", n);
+
+		CHECK(pipe(go) == 0, "pipe");
+		pid = fork();
+		CHECK(pid >= 0, "fork");
+		if (pid == 0) {
+			char c;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(2);
+			_exit(rcm_sh("rdma link delete rxe0") ? 1 : 0);
+		}
+		close(go[0]);
+		CHECK(write(go[1], "x", 1) == 1, "start the removal");
+		close(go[1]);
+		/*
+		 * One thread destroys oldest first, behind the removal,
+		 * the other newest first, towards it; odd rounds leave the
+		 * middle to close().
+		 */
+		fwd.fd = fd;
+		fwd.ids = ids;
+		fwd.n = (round & 1) ? n / 4 : n;
+		CHECK(!pthread_create(&t, NULL, destroy_forward, &fwd),
+		      "thread");
+		for (i = n - 1; i >= ((round & 1) ? 3 * n / 4 : 0); i--)
+			rcm_destroy(fd, ids[i]);
+		pthread_join(t, NULL);
+		close(fd);
+		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0, "rdma link delete failed");
+	}
+	restore_rxe(ip, netdev);
+	CHECK(!access("/sys/class/infiniband/rxe0", F_OK), "rxe0 not back");
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
