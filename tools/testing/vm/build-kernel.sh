@@ -84,12 +84,13 @@ done <"$frag"
 	done
 ) &
 ticker=$!
-trap 'kill $ticker 2>/dev/null' EXIT
+# Under set -e a failing command in the EXIT trap would become the
+# script's exit status: the ticker may have gone already.
+trap 'kill $ticker 2>/dev/null || true' EXIT
 make -C "$tree" O="$out/build" -j"$(nproc)" bzImage modules >>"$log" 2>&1 || {
 	tail -40 "$log" >&2
 	exit 1
 }
-kill $ticker 2>/dev/null
 make -C "$tree" O="$out/build" INSTALL_MOD_PATH="$out/mods" \
 	modules_install >>"$log" 2>&1
 cp "$out/build/arch/x86/boot/bzImage" "$out/bzImage"
