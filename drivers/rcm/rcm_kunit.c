@@ -587,6 +587,7 @@ static void rcm_event_connect_request_keeps_listener_context(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ev);
 	ev->ev.context = 0xa;		/* the listener's */
 	ev->ev.listen_id = f->a.handle;
+	ev->listener = &f->a;
 	mutex_lock(&f->b.lock);
 	rcm_event_queue(&f->file, ev);
 	mutex_unlock(&f->b.lock);
@@ -658,6 +659,7 @@ static void rcm_event_unread_request_pins_a_listener(struct kunit *test)
 	ev = rcm_event_alloc(&f->b, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ev);
 	ev->ev.listen_id = f->a.handle;
+	ev->listener = &f->a;
 	mutex_lock(&f->b.lock);
 	rcm_event_queue(&f->file, ev);
 	mutex_unlock(&f->b.lock);

@@ -28,6 +28,8 @@
 
 #include <linux/netdevice.h>
 #include <linux/random.h>
+#include <net/ip_fib.h>
+#include <net/ip6_route.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -119,6 +121,14 @@ static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
 	void *cm;
 
 	lockdep_assert_held(&rcm_listeners_lock);
+	/*
+	 * As in-tree: an ib_cm listen covers a service ID on the whole
+	 * device, so a listener never listens on a device its namespace
+	 * cannot use (in exclusive netns mode) - it would take that
+	 * service ID from everyone who can.
+	 */
+	if (!rdma_dev_access_netns(rdev->ibdev, id->net))
+		return 0;
 	list_for_each_entry(ld, &id->listens, node)
 		if (ld->rdev == rdev)
 			return 0;
@@ -487,6 +497,107 @@ err_child:
 	return ret;
 }
 
+static bool rcm_listen_ip6_unicast(const struct in6_addr *a)
+{
+	return !ipv6_addr_any(a) &&
+	       !(ipv6_addr_type(a) & (IPV6_ADDR_LOOPBACK | IPV6_ADDR_MULTICAST));
+}
+
+/**
+ * rcm_listen_addrs_plausible() - may a request's CMA header carry these?
+ * @addrs: the listener's address and the peer's, from the header
+ *
+ * The address classes the in-tree CM's validate_net_dev() refuses: a
+ * peer that claims a loopback, zero, broadcast or multicast source, or
+ * dials such an address, is lying about where it is.
+ *
+ * Return: true when both addresses may be real unicast endpoints.
+ */
+bool rcm_listen_addrs_plausible(const struct rcm_wire_req_addrs *addrs)
+{
+	if (addrs->peer.sa.sa_family == AF_INET) {
+		__be32 s = addrs->peer.in.sin_addr.s_addr;
+		__be32 d = addrs->listen.in.sin_addr.s_addr;
+
+		return !ipv4_is_multicast(s) && !ipv4_is_lbcast(s) &&
+		       !ipv4_is_zeronet(s) && !ipv4_is_loopback(s) &&
+		       !ipv4_is_multicast(d) && !ipv4_is_lbcast(d) &&
+		       !ipv4_is_zeronet(d) && !ipv4_is_loopback(d);
+	}
+	return rcm_listen_ip6_unicast(&addrs->peer.in6.sin6_addr) &&
+	       rcm_listen_ip6_unicast(&addrs->listen.in6.sin6_addr);
+}
+
+/*
+ * Does @ndev route between the request's addresses? As the in-tree CM:
+ * the route from the peer to the dialled address must use @ndev, so a
+ * peer cannot reach a listener of one netdev (or VLAN) through another
+ * netdev of the same RDMA device.
+ */
+static bool rcm_listen_routes(struct net_device *ndev,
+			      const struct rcm_wire_req_addrs *addrs)
+{
+	bool ok = false;
+
+	if (addrs->peer.sa.sa_family == AF_INET) {
+		struct fib_result res;
+		struct flowi4 fl4 = {
+			.flowi4_oif = ndev->ifindex,
+			.daddr = addrs->listen.in.sin_addr.s_addr,
+			.saddr = addrs->peer.in.sin_addr.s_addr,
+		};
+
+		rcu_read_lock();
+		ok = !fib_lookup(dev_net(ndev), &fl4, &res, 0) &&
+		     FIB_RES_DEV(res) == ndev;
+		rcu_read_unlock();
+	} else {
+		const struct in6_addr *d = &addrs->listen.in6.sin6_addr;
+		struct rt6_info *rt;
+
+		rt = rt6_lookup(dev_net(ndev), d, &addrs->peer.in6.sin6_addr,
+				ndev->ifindex, NULL,
+				!(ipv6_addr_type(d) & IPV6_ADDR_LINKLOCAL));
+		if (rt) {
+			ok = rt->rt6i_idev && rt->rt6i_idev->dev == ndev;
+			ip6_rt_put(rt);
+		}
+	}
+	return ok;
+}
+
+/*
+ * The namespace of the netdev a request arrived on, with a reference,
+ * once the request's addresses pass the in-tree CM's checks against it:
+ * the netdev is up, the addresses are plausible and it routes between
+ * them. Else an ERR_PTR: -EHOSTUNREACH, -ENETUNREACH, -EINVAL.
+ */
+static struct net *rcm_listen_req_net(const struct ib_gid_attr *sgid_attr,
+				      const struct rcm_wire_req_addrs *addrs)
+{
+	struct net_device *ndev;
+	struct net *net;
+	int ret = 0;
+
+	if (!rcm_listen_addrs_plausible(addrs))
+		return ERR_PTR(-EINVAL);
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		return ERR_PTR(-EHOSTUNREACH);
+	}
+	dev_hold(ndev);
+	rcu_read_unlock();
+	if (!(ndev->flags & IFF_UP))
+		ret = -ENETUNREACH;
+	else if (!rcm_listen_routes(ndev, addrs))
+		ret = -EHOSTUNREACH;
+	net = ret ? ERR_PTR(ret) : maybe_get_net(dev_net(ndev));
+	dev_put(ndev);
+	return net ?: ERR_PTR(-EHOSTUNREACH);
+}
+
 /* ib_cm: a REQ (or SIDR REQ) arrived on one of rcm's listens. */
 static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
@@ -497,7 +608,6 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	const struct ib_gid_attr *sgid_attr;
 	struct rcm_wire_req_addrs addrs;
 	struct rcm_id *listener;
-	struct net_device *ndev;
 	struct net *net;
 	u16 ps, port;
 	size_t len;
@@ -529,12 +639,9 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	if (ret)
 		return ret;
 
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
-	net = IS_ERR(ndev) ? NULL : maybe_get_net(dev_net(ndev));
-	rcu_read_unlock();
-	if (!net)
-		return -EHOSTUNREACH;
+	net = rcm_listen_req_net(sgid_attr, &addrs);
+	if (IS_ERR(net))
+		return PTR_ERR(net);
 	/* Takes a reference on the listener it finds. */
 	listener = rcm_port_find_listener(ps, port, net, &addrs.listen.sa,
 					  cm_id->device);

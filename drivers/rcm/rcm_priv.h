@@ -530,6 +530,8 @@ int rcm_cmd_reject(struct file *filp, void *arg);
 void rcm_listen_stop(struct rcm_id *id);
 void rcm_listen_drop_backlog(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
+struct rcm_wire_req_addrs;
+bool rcm_listen_addrs_plausible(const struct rcm_wire_req_addrs *addrs);
 void rcm_listen_request_read(struct rcm_id *id);
 void rcm_listen_destroy_requests(struct rcm_id *listener);
 struct rcm_uevent *rcm_request_event_alloc(struct rcm_id *child,

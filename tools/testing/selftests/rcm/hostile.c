@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -109,9 +110,14 @@ RCM_TEST(reuseaddr_listeners_stay_exclusive)
 	CHECK(!rcm_bind(fd, c, "0.0.0.0", 20501) &&
 	      !rcm_bind(fd, d, "0.0.0.0", 20501), "wildcard binds: %s",
 	      strerror(errno));
+	CHECK_ERRNO(rcm_listen(fd, c, 0), EADDRNOTAVAIL);
+	CHECK(rcm_destroy(fd, d) == 0, "destroy: %s", strerror(errno));
 	CHECK(rcm_listen(fd, c, 0) == 0, "wildcard listen: %s",
 	      strerror(errno));
-	CHECK_ERRNO(rcm_listen(fd, d, 0), EADDRNOTAVAIL);
+	d = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
+	CHECK(d && !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1),
+	      "create: %s", strerror(errno));
+	CHECK_ERRNO(rcm_bind(fd, d, "0.0.0.0", 20501), EADDRNOTAVAIL);
 	close(fd);
 }
 
@@ -459,6 +465,11 @@ RCM_TEST(destroy_races_device_removal)
 		CHECK(write(go[1], "x", 1) == 1, "start the removal");
 		close(go[1]);
 		/*
+		 * The first DEVICE_REMOVAL says the removal walks the ids
+		 * now: the destroyers start right behind it.
+		 */
+		readable(fd, 60000);
+		/*
 		 * One thread destroys oldest first, behind the removal,
 		 * the other newest first, towards it; odd rounds leave the
 		 * middle to close().
@@ -477,6 +488,99 @@ RCM_TEST(destroy_races_device_removal)
 	}
 	restore_rxe(ip, netdev);
 	CHECK(!access("/sys/class/infiniband/rxe0", F_OK), "rxe0 not back");
+}
+
+/*
+ * Defect 8: an ib_cm listen covers a service ID on a whole device, and
+ * rcm listened on devices its namespace could not use, so a user of any
+ * namespace could take a port from the in-tree CM's listeners (nvmet on
+ * 4420) on devices that namespace has no access to. In exclusive netns
+ * mode, a wildcard listener in a new namespace must leave rxe0 alone.
+ */
+RCM_TEST(listener_leaves_devices_of_other_namespaces_alone)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	int ready[2], quit[2], st;
+	pid_t child, server;
+	char c;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
+		SKIP("in-tree rdma_ucm not loaded");
+	if (rcm_sh("rdma system set netns exclusive"))
+		SKIP("cannot switch RDMA to exclusive netns mode");
+	CHECK(pipe(ready) == 0 && pipe(quit) == 0, "pipe");
+	child = fork();
+	CHECK(child >= 0, "fork");
+	if (child == 0) {
+		unsigned int id;
+		int fd;
+
+		close(ready[0]);
+		close(quit[1]);
+		if (unshare(CLONE_NEWNET))
+			_exit(2);
+		fd = rcm_open_dev();
+		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+		if (!id || rcm_bind(fd, id, "0.0.0.0", 20510) ||
+		    rcm_listen(fd, id, 0))
+			_exit(3);
+		if (write(ready[1], "r", 1) != 1 || read(quit[0], &c, 1) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(quit[0]);
+	if (read(ready[0], &c, 1) != 1) {
+		waitpid(child, &st, 0);
+		rcm_sh("rdma system set netns shared");
+		CHECK(0, "listener in a new namespace failed (status %#x)", st);
+	}
+	/* The in-tree CM of this namespace can listen on the port. */
+	server = rcm_spawn_listening((char *[]){ "./intree_server",
+		(char *)ip, "20510", "x", "reject:-", NULL });
+	if (server > 0) {
+		kill(server, SIGKILL);
+		rcm_exit_status(server);
+	}
+	close(quit[1]);
+	waitpid(child, &st, 0);
+	rcm_sh("rdma system set netns shared");
+	CHECK(server > 0, "the in-tree listen on port 20510 failed");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
+}
+
+/*
+ * Defect 5: requests are checked against the netdev they arrived on as
+ * in-tree (up, plausible addresses, a route between them through it);
+ * connections over IPv6 still pass that check.
+ */
+RCM_TEST(ipv6_requests_pass_the_netdev_check)
+{
+	const char *ip = getenv("RCM_ADDR6_RXE");
+	unsigned int lid, cid;
+	struct rcm_event ev;
+	int s, c;
+
+	if (!ip)
+		SKIP("no IPv6 address on the Soft-RoCE device");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20511, 0x6, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	cid = routed(c, ip, 20511, 0xc6);
+	CHECK(cid, "route: %s", strerror(errno));
+	CHECK(rcm_connect(c, cid, 0x16, "six") == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
+	      "no request");
+	CHECK(rcm_accept(s, ev.id, 0x26, 0x6a, NULL) == 0, "accept: %s",
+	      strerror(errno));
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0,
+	      "no response");
+	close(c);
+	close(s);
 }
 
 int main(void)
