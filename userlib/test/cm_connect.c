@@ -28,6 +28,8 @@
  *   no pointer means no data;
  * - rdma_disconnect(): the QP to ERR before RCM_IOCTL_DISCONNECT; the
  *   kernel's EINVAL (no connection) passes through;
+ * - retry_count and rnr_retry_count above 7 (libfabric's 15) go to the
+ *   kernel as given, which takes them as 7: no EINVAL;
  * - synchronous mode: rdma_connect() returns with ESTABLISHED in
  *   id->event; REJECTED gives ECONNREFUSED, UNREACHABLE ETIMEDOUT,
  *   CONNECT_ERROR the step's errno; rdma_disconnect() waits for
@@ -357,6 +359,23 @@ static void connect_defaults(void)
 	T_CHECK(fake_last_connect.initiator_depth == 16);
 	T_CHECK(fake_last_connect.flow_control == 1);
 	T_CHECK(fake_last_connect.retry_count == 0);
+	expect(RDMA_CM_EVENT_ESTABLISHED);
+	rdma_destroy_qp(id);
+	T_CHECK(rdma_destroy_id(id) == 0);
+
+	/*
+	 * libfabric's retry_count 15: passed on as librdmacm does, for the
+	 * kernel to take as 7; never EINVAL.
+	 */
+	id = routed_id(true, &h);
+	if (!id)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.retry_count = 15;
+	p.rnr_retry_count = 15;
+	T_CHECK(rdma_connect(id, &p) == 0);
+	T_CHECK(fake_last_connect.retry_count == 15);
+	T_CHECK(fake_last_connect.rnr_retry_count == 15);
 	expect(RDMA_CM_EVENT_ESTABLISHED);
 	close_channel(id);
 }

@@ -487,9 +487,9 @@ static int do_connect(struct fake_file *f, struct rcm_connect *c)
 	id = id_of(f, c->id);
 	if (!id)
 		return ENOENT;
+	/* Retry counts above 7 are taken as 7, as in-tree. */
 	if (!id->routed || id->connecting ||
-	    c->flow_control > 1 || c->retry_count > 7 ||
-	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
+	    c->flow_control > 1 || c->srq > 1 || c->qp_num > 0xffffff ||
 	    c->private_data_len > (id->qp_type == RCM_QPT_UD ?
 				   RCM_UD_CONNECT_PRIVATE_DATA_MAX :
 				   RCM_CONNECT_PRIVATE_DATA_MAX))
@@ -558,7 +558,7 @@ static int do_accept(struct fake_file *f, struct rcm_accept *c)
 	if (!id)
 		return ENOENT;
 	if (!id->request || id->answered || c->flow_control > 1 ||
-	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
+	    c->srq > 1 || c->qp_num > 0xffffff ||
 	    c->private_data_len > (id->qp_type == RCM_QPT_UD ?
 				   RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
 				   RCM_ACCEPT_PRIVATE_DATA_MAX))

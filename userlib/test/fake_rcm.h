@@ -27,7 +27,8 @@
  * CONNECT_RESPONSE and is not established (else EINVAL).
  *
  * Connections: RCM_IOCTL_CONNECT needs a routed RC id (EINVAL), checks
- * the ranges of the uapi (EINVAL), copies the private data into
+ * the ranges of the uapi (EINVAL; retry counts above 7 pass, the module
+ * takes them as 7), copies the private data into
  * fake_connect_data and answers as fake_connect_mode says.
  * RCM_IOCTL_ESTABLISH takes an id that reported CONNECT_RESPONSE once.
  * RCM_IOCTL_ACCEPT takes an unanswered request id, checks the ranges,
