@@ -339,18 +339,21 @@ RCM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 
 /**
  * rdma_disconnect() - end a connection
- * @id: an id with an accepted or established connection
+ * @id: a request id, or an id that sent a connection request
  *
  * First moves the id's QP, as librdmacm does, to ERR on an InfiniBand or
  * RoCE device (outstanding work requests complete with flush errors) or
  * to SQD on an iWARP device; then the kernel sends the DREQ (or the DREP
  * if the peer's DREQ came first). DISCONNECTED follows on both sides, then
- * TIMEWAIT_EXIT. In synchronous mode the call waits for the id's next
- * event (DISCONNECTED) and leaves it in id->event.
+ * TIMEWAIT_EXIT. As with the in-tree CM, a call with nothing left to end
+ * (a second one, one after the peer's DREQ or DREP, after REJECTED)
+ * succeeds and sends nothing. In synchronous mode the call waits for the
+ * id's next event (DISCONNECTED) and leaves it in id->event.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, no device, a transport
- * other than IB or iWARP, no connection), the error of ibv_modify_qp(),
- * ENOENT, and in synchronous mode those of rcm_sync_complete().
+ * other than IB or iWARP, an id that never sent or got a connection
+ * request), the error of ibv_modify_qp(), ENOENT, and in synchronous
+ * mode those of rcm_sync_complete().
  */
 RCM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 {

@@ -26,8 +26,9 @@
  *   DISCONNECTED leaves it alone (librdmacm's rule); UNREACHABLE is passed as the kernel gives it, QP untouched;
  * - private data: 56 bytes pass, 57 fail with EINVAL before the kernel,
  *   no pointer means no data;
- * - rdma_disconnect(): the QP to ERR before RCM_IOCTL_DISCONNECT; the
- *   kernel's EINVAL (no connection) passes through;
+ * - rdma_disconnect(): the QP to ERR before RCM_IOCTL_DISCONNECT; 0
+ *   again on a second call and after REJECTED, as in-tree; the
+ *   kernel's EINVAL for an id that never connected passes through;
  * - retry_count and rnr_retry_count above 7 (libfabric's 15) go to the
  *   kernel as given, which takes them as 7: no EINVAL;
  * - synchronous mode: rdma_connect() returns with ESTABLISHED in
@@ -300,9 +301,14 @@ static void connect_established(void)
 		ev->id == id);
 	if (ev)
 		rdma_ack_cm_event(ev);
-	/* Twice: the kernel has no connection any more. */
-	errno = 0;
-	T_CHECK(rdma_disconnect(id) == -1 && errno == EINVAL);
+	/*
+	 * Twice: 0, as in-tree (applications disconnect from their
+	 * DISCONNECTED handler and abort on failure); nothing follows.
+	 */
+	T_CHECK(rdma_disconnect(id) == 0);
+	T_CHECK(FAKE_CALLS(RCM_CMD_DISCONNECT) == 2);
+	T_CHECK(id->qp->state == IBV_QPS_ERR);
+	expect_eagain();
 	errno = 0;
 	T_CHECK(rdma_disconnect(NULL) == -1 && errno == EINVAL);
 
@@ -365,11 +371,14 @@ static void connect_defaults(void)
 
 	/*
 	 * libfabric's retry_count 15: passed on as librdmacm does, for the
-	 * kernel to take as 7; never EINVAL.
+	 * kernel to take as 7; never EINVAL. A routed id that never
+	 * connected has nothing to disconnect: the kernel's EINVAL.
 	 */
 	id = routed_id(true, &h);
 	if (!id)
 		return;
+	errno = 0;
+	T_CHECK(rdma_disconnect(id) == -1 && errno == EINVAL);
 	memset(&p, 0, sizeof(p));
 	p.retry_count = 15;
 	p.rnr_retry_count = 15;
@@ -599,6 +608,10 @@ static void answers(void)
 		rdma_ack_cm_event(ev);
 	T_CHECK(id->qp->state == IBV_QPS_ERR);
 	T_CHECK(FAKE_CALLS(RCM_CMD_REJECT) == 0);
+	/* After REJECTED: 0, as in-tree, and nothing follows. */
+	T_CHECK(rdma_disconnect(id) == 0);
+	T_CHECK(fake_last_disconnect.id == h);
+	expect_eagain();
 	rdma_destroy_qp(id);
 	T_CHECK(rdma_destroy_id(id) == 0);
 

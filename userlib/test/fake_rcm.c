@@ -1044,10 +1044,16 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		id = id_of(f, c->id);
 		if (!id)
 			return ENOENT;
-		/* As the module: an accepted request or a responded connect. */
+		/*
+		 * As the module: a request id or an id that connected; only
+		 * an accepted request or a responded connect, not rejected,
+		 * has something to end, once.
+		 */
+		if (!id->request && !id->connecting)
+			return EINVAL;
 		if ((!id->accepted && !id->responded) || id->rejected ||
 		    id->disconnected)
-			return EINVAL;
+			return 0;
 		id->disconnected = true;
 		if (fake_disconnect_event)
 			push_locked(f, c->id, RCM_EVENT_DISCONNECTED, 0,

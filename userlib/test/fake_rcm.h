@@ -39,9 +39,10 @@
  * INIT for an attached id, RTR and RTS for a request id or an id that
  * reported CONNECT_RESPONSE (else EINVAL). RCM_IOCTL_NOTIFY takes event
  * 9 on an accepted id not established yet and queues ESTABLISHED.
- * RCM_IOCTL_DISCONNECT takes an accepted request id or an id that
- * reported CONNECT_RESPONSE (and was not rejected) once, and
- * queues DISCONNECTED if fake_disconnect_event. RCM_IOCTL_MIGRATE_ID
+ * RCM_IOCTL_DISCONNECT takes a request id or an id that connected
+ * (else EINVAL); for an accepted request id or an id that reported
+ * CONNECT_RESPONSE (and was not rejected), the first one queues
+ * DISCONNECTED if fake_disconnect_event, the others do nothing. RCM_IOCTL_MIGRATE_ID
  * moves an id (its state, its reported count and its unread events,
  * re-stamped with the new handle, behind the destination's own) to the
  * lowest free handle of the fake file of fd: EBADF for an fd that is not
