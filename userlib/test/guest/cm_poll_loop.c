@@ -51,7 +51,7 @@
 #include "common/tap.h"
 
 #define LOOP_PORT	20600
-#define NCONN		40	/* more than the 16 records of a batch */
+#define NCONN		40	/* more than rcm's old 16-record reads */
 #define QUIET_MS	20000
 #define NTESTS		4
 
