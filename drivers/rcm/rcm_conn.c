@@ -498,17 +498,34 @@ int rcm_cmd_disconnect(struct file *filp, void *arg)
 	id = rcm_id_lock(filp->private_data, cmd->id);
 	if (!id)
 		return -ENOENT;
-	if ((id->state != RCM_STATE_CONNECT &&
-	     id->state != RCM_STATE_DISCONNECT) || !id->accepted ||
-	    rcm_id_is_ud(id))
+	/*
+	 * As in-tree cma.c:rdma_disconnect(): any id with a CM id of a
+	 * connection (a request id, or an id that sent a connect) succeeds,
+	 * whatever became of the connection - a second call, one after the
+	 * peer's DREQ or DREP, after REJECTED - and only an id that never
+	 * had one fails.
+	 */
+	if (id->state == RCM_STATE_DESTROYING ||
+	    id->state == RCM_STATE_DEVICE_REMOVAL) {
 		ret = rcm_id_state_errno(id);
-	else if (id->iw)
-		ret = rcm_iw_disconnect(id);
-	else if (ib_send_cm_dreq(id->cm_id, NULL, 0))
-		/* The peer's DREQ came first: answer it. */
-		ret = ib_send_cm_drep(id->cm_id, NULL, 0);
-	else
+	} else if (id->cm_id) {
+		/*
+		 * Initiate, or answer the peer's DREQ; both fail, and nothing
+		 * is sent, when the connection is not up or already down.
+		 */
+		if (ib_send_cm_dreq(id->cm_id, NULL, 0))
+			ib_send_cm_drep(id->cm_id, NULL, 0);
 		ret = 0;
+	} else if (id->iw) {
+		/*
+		 * iw_cm_disconnect() does nothing (0) once the stream is
+		 * closing or gone, or before an accept; it is never called
+		 * while our connect waits for its reply.
+		 */
+		ret = id->accepted ? rcm_iw_disconnect(id) : 0;
+	} else {
+		ret = -EINVAL;
+	}
 	rcm_id_unlock(id);
 	return ret;
 }

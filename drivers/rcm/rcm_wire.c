@@ -409,12 +409,18 @@ static u32 rcm_wire_rd_clamp(u32 want, u32 dev_max, u32 peer_max)
 	return min3(want, dev_max, peer_max);
 }
 
+/* retry_count and rnr_retry_count are 3-bit fields of REQ and REP. */
+static u32 rcm_wire_retry_clamp(u32 count)
+{
+	return min_t(u32, count, RCM_WIRE_RETRY_MAX);
+}
+
 /**
  * rcm_wire_connect_param() - the REQ's parameters from a connect request
  * @user: what the consumer asked for
  * @max_qp_rd_atom: the device's max_qp_rd_atom (ib_device_attr)
  * @max_qp_init_rd_atom: the device's max_qp_init_rd_atom
- * @out: the values to put in the REQ, written only on success
+ * @out: the values to put in the REQ
  *
  * - responder_resources is lowered to @max_qp_rd_atom and
  *   initiator_depth to @max_qp_init_rd_atom, both to 255 (8-bit REQ
@@ -424,29 +430,26 @@ static u32 rcm_wire_rd_clamp(u32 want, u32 dev_max, u32 peer_max)
  *   leaves the checking to librdmacm (ucma_valid_param()); rcm clamps in
  *   the kernel instead, so the QP transitions cannot fail on them.
  * - retry_count and rnr_retry_count are 3-bit fields; a value above 7 is
- *   refused. In-tree cma_connect_ib() silently lowers it to 7 with
- *   min_t(u8, 7, ...); rcm reports the caller's mistake instead.
- *   rnr_retry_count 7 (RCM_WIRE_RNR_RETRY_INFINITE) means retry forever.
+ *   lowered to 7, as in-tree cma_connect_ib() does with
+ *   min_t(u8, 7, ...): libfabric's verbs provider asks for 15 on every
+ *   connect. rnr_retry_count 7 (RCM_WIRE_RNR_RETRY_INFINITE) means retry
+ *   forever.
  *
  * Context: any context.
- * Return: 0, or -EINVAL if retry_count or rnr_retry_count is above 7.
+ * Return: 0.
  */
 int rcm_wire_connect_param(const struct rcm_wire_conn_param *user,
 			   u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,
 			   struct rcm_wire_conn_param *out)
 {
-	if (user->retry_count > RCM_WIRE_RETRY_MAX ||
-	    user->rnr_retry_count > RCM_WIRE_RETRY_MAX)
-		return -EINVAL;
-
 	out->responder_resources = rcm_wire_rd_clamp(user->responder_resources,
 						     max_qp_rd_atom,
 						     RCM_WIRE_RD_ATOM_MAX);
 	out->initiator_depth = rcm_wire_rd_clamp(user->initiator_depth,
 						 max_qp_init_rd_atom,
 						 RCM_WIRE_RD_ATOM_MAX);
-	out->retry_count = user->retry_count;
-	out->rnr_retry_count = user->rnr_retry_count;
+	out->retry_count = rcm_wire_retry_clamp(user->retry_count);
+	out->rnr_retry_count = rcm_wire_retry_clamp(user->rnr_retry_count);
 	return 0;
 }
 
@@ -463,36 +466,35 @@ int rcm_wire_connect_param(const struct rcm_wire_conn_param *user,
  * @max_qp_init_rd_atom: the device's max_qp_init_rd_atom
  * @out: the values for the REP and this side's QP, written only on success
  *
- * responder_resources (RDMA reads/atomics this side will serve) is
- * lowered to @max_qp_rd_atom and to @req->responder_resources, the peer's
- * initiator depth: serving more than the peer will issue only wastes
- * resources. initiator_depth (reads/atomics this side will issue) is
- * lowered to @max_qp_init_rd_atom and to @req->initiator_depth, the
- * peer's responder resources, which this side must not exceed.
+ * With @user, responder_resources (RDMA reads/atomics this side will
+ * serve) and initiator_depth (reads/atomics this side will issue) are
+ * the consumer's as given, as in-tree cma.c:cma_accept_ib() puts them in
+ * the REP, only lowered to @max_qp_rd_atom and @max_qp_init_rd_atom (and
+ * to 255) as rcm_wire_connect_param() does. Only librdmacm's "NULL
+ * conn_param, or RDMA_MAX_RESP_RES / RDMA_MAX_INIT_DEPTH" case takes the
+ * request's values, which librdmacm works out itself and passes here as
+ * @user.
  *
  * Without @user, the request's own values are used, lowered to the local
- * limits: the rule librdmacm applies in rdma_accept() (min of the
- * CONNECT_REQUEST's values and the device caps) and its RDMA_MAX_* "use
- * what the peer offers" values; rnr_retry_count then mirrors the REQ's.
+ * limits: responder_resources to the peer's initiator depth, and
+ * initiator_depth to the peer's responder resources, which this side
+ * must not exceed; rnr_retry_count then mirrors the REQ's.
  *
  * With @user, rnr_retry_count is the consumer's, which goes in the REP and
- * is what the *active* QP will use (cma.c:cma_accept_ib()); above 7 is
- * refused. retry_count has no REP field: this side's QP uses the REQ's
- * (cm.c:cm_init_qp_rts_attr()), so @out->retry_count is @req's; a
- * @user->retry_count above 7 is still refused so that one rule holds for
- * connect and accept.
+ * is what the *active* QP will use; above 7 it is lowered to 7, as
+ * cma_accept_ib() does. retry_count has no REP field: this side's QP uses
+ * the REQ's (cm.c:cm_init_qp_rts_attr()), so @out->retry_count is @req's
+ * and @user->retry_count is not used.
  *
  * Context: any context.
- * Return: 0, or -EINVAL if a retry count in @user is above 7 or @req holds
- * values no REQ can carry (retry counts above 7, depths above 255).
+ * Return: 0, or -EINVAL if @req holds values no REQ can carry (retry
+ * counts above 7, depths above 255).
  */
 int rcm_wire_accept_param(const struct rcm_wire_conn_param *req,
 			  const struct rcm_wire_conn_param *user,
 			  u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,
 			  struct rcm_wire_conn_param *out)
 {
-	u32 want_resp, want_init, rnr;
-
 	if (req->retry_count > RCM_WIRE_RETRY_MAX ||
 	    req->rnr_retry_count > RCM_WIRE_RETRY_MAX ||
 	    req->responder_resources > RCM_WIRE_RD_ATOM_MAX ||
@@ -500,24 +502,26 @@ int rcm_wire_accept_param(const struct rcm_wire_conn_param *req,
 		return -EINVAL;
 
 	if (user) {
-		if (user->retry_count > RCM_WIRE_RETRY_MAX ||
-		    user->rnr_retry_count > RCM_WIRE_RETRY_MAX)
-			return -EINVAL;
-		want_resp = user->responder_resources;
-		want_init = user->initiator_depth;
-		rnr = user->rnr_retry_count;
+		out->responder_resources =
+			rcm_wire_rd_clamp(user->responder_resources,
+					  max_qp_rd_atom, RCM_WIRE_RD_ATOM_MAX);
+		out->initiator_depth =
+			rcm_wire_rd_clamp(user->initiator_depth,
+					  max_qp_init_rd_atom,
+					  RCM_WIRE_RD_ATOM_MAX);
+		out->rnr_retry_count =
+			rcm_wire_retry_clamp(user->rnr_retry_count);
 	} else {
-		want_resp = req->responder_resources;
-		want_init = req->initiator_depth;
-		rnr = req->rnr_retry_count;
+		out->responder_resources =
+			rcm_wire_rd_clamp(req->responder_resources,
+					  max_qp_rd_atom, RCM_WIRE_RD_ATOM_MAX);
+		out->initiator_depth =
+			rcm_wire_rd_clamp(req->initiator_depth,
+					  max_qp_init_rd_atom,
+					  RCM_WIRE_RD_ATOM_MAX);
+		out->rnr_retry_count = req->rnr_retry_count;
 	}
-
-	out->responder_resources = rcm_wire_rd_clamp(want_resp, max_qp_rd_atom,
-						     req->responder_resources);
-	out->initiator_depth = rcm_wire_rd_clamp(want_init, max_qp_init_rd_atom,
-						 req->initiator_depth);
 	out->retry_count = req->retry_count;
-	out->rnr_retry_count = rnr;
 	return 0;
 }
 

@@ -815,20 +815,31 @@ static void rcm_wire_connect_retry_counts_are_3_bits(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
 	rcm_t_expect_param(test, &out, 1, 1, 7, 7);
+	user.retry_count = 0;
+	user.rnr_retry_count = 6;
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 0, 6);
+}
 
+/*
+ * Above 7, both are lowered to 7 as in-tree cma_connect_ib() does:
+ * libfabric's verbs provider connects with retry_count 15.
+ */
+static void rcm_wire_connect_retry_counts_above_7_become_7(struct kunit *test)
+{
+	struct rcm_wire_conn_param user = { 1, 1, 15, 3 };
+	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 7, 3);
 	user.retry_count = 8;
-	out = (struct rcm_wire_conn_param){ 99, 99, 99, 99 };
-	KUNIT_EXPECT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out),
-			-EINVAL);
-	rcm_t_expect_param(test, &out, 99, 99, 99, 99);
-
-	user.retry_count = 7;
 	user.rnr_retry_count = 8;
-	KUNIT_EXPECT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out),
-			-EINVAL);
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 7, 7);
+	user.retry_count = 255;
 	user.rnr_retry_count = U32_MAX;
-	KUNIT_EXPECT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out),
-			-EINVAL);
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 7, 7);
 }
 
 /*
@@ -860,14 +871,23 @@ static void rcm_wire_accept_without_param_lowers_to_local_limits(struct kunit *t
 	rcm_t_expect_param(test, &out, 1, 3, 6, 5);
 }
 
-static void rcm_wire_accept_param_lowered_to_peer_offer(struct kunit *test)
+/*
+ * Explicit values are the consumer's as given, as in-tree cma_accept_ib()
+ * sends them: not lowered to what the peer offered (2 / 4).
+ */
+static void rcm_wire_accept_param_kept_above_peer_offer(struct kunit *test)
 {
-	struct rcm_wire_conn_param user = { 8, 8, 3, 7 }, out;
+	struct rcm_wire_conn_param user = { 8, 6, 3, 7 }, out;
 
-	/* The device allows 8, but the peer only issues 2 / serves 4. */
 	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
 						    &out), 0);
-	rcm_t_expect_param(test, &out, 2, 4, 6, 7);
+	rcm_t_expect_param(test, &out, 8, 6, 6, 7);
+	/* Nor raised to it. */
+	user.responder_resources = 1;
+	user.initiator_depth = 0;
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 1, 0, 6, 7);
 }
 
 static void rcm_wire_accept_param_lowered_to_device(struct kunit *test)
@@ -877,6 +897,12 @@ static void rcm_wire_accept_param_lowered_to_device(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 1, 1,
 						    &out), 0);
 	rcm_t_expect_param(test, &out, 1, 1, 6, 0);
+	/* 255 (RDMA_MAX_*) from a caller other than librdmacm. */
+	user.responder_resources = 255;
+	user.initiator_depth = 255;
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 16, 8,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 16, 8, 6, 0);
 }
 
 static void rcm_wire_accept_param_below_limits_is_kept(struct kunit *test)
@@ -888,20 +914,31 @@ static void rcm_wire_accept_param_below_limits_is_kept(struct kunit *test)
 	rcm_t_expect_param(test, &out, 1, 0, 6, 3);
 }
 
-static void rcm_wire_accept_retry_counts_are_3_bits(struct kunit *test)
+/*
+ * The REP's RNR retry count above 7 is lowered to 7 (cma_accept_ib());
+ * retry_count has no REP field: the consumer's is not used.
+ */
+static void rcm_wire_accept_retry_counts_above_7_become_7(struct kunit *test)
 {
-	struct rcm_wire_conn_param user = { 1, 1, 0, 8 };
+	struct rcm_wire_conn_param user = { 1, 1, 15, 15 };
+	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 6, 7);
+	user.retry_count = U32_MAX;
+	user.rnr_retry_count = 8;
+	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
+						    &out), 0);
+	rcm_t_expect_param(test, &out, 1, 1, 6, 7);
+}
+
+/* A request no REQ can carry is a caller bug. */
+static void rcm_wire_accept_request_out_of_range(struct kunit *test)
+{
 	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
 	struct rcm_wire_conn_param req = rcm_t_req;
 
-	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
-						    &out), -EINVAL);
-	rcm_t_expect_param(test, &out, 99, 99, 99, 99);
-	user.rnr_retry_count = 0;
-	user.retry_count = 8;
-	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
-						    &out), -EINVAL);
-	/* A request no REQ can carry is a caller bug. */
 	req.rnr_retry_count = 8;
 	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
 			-EINVAL);
@@ -1016,12 +1053,14 @@ static struct kunit_case rcm_wire_params_cases[] = {
 	KUNIT_CASE(rcm_wire_connect_clamps_depths_to_device),
 	KUNIT_CASE(rcm_wire_connect_255_means_device_max_and_fits_8_bits),
 	KUNIT_CASE(rcm_wire_connect_retry_counts_are_3_bits),
+	KUNIT_CASE(rcm_wire_connect_retry_counts_above_7_become_7),
 	KUNIT_CASE(rcm_wire_accept_without_param_uses_request_values),
 	KUNIT_CASE(rcm_wire_accept_without_param_lowers_to_local_limits),
-	KUNIT_CASE(rcm_wire_accept_param_lowered_to_peer_offer),
+	KUNIT_CASE(rcm_wire_accept_param_kept_above_peer_offer),
 	KUNIT_CASE(rcm_wire_accept_param_lowered_to_device),
 	KUNIT_CASE(rcm_wire_accept_param_below_limits_is_kept),
-	KUNIT_CASE(rcm_wire_accept_retry_counts_are_3_bits),
+	KUNIT_CASE(rcm_wire_accept_retry_counts_above_7_become_7),
+	KUNIT_CASE(rcm_wire_accept_request_out_of_range),
 	KUNIT_CASE(rcm_wire_ack_timeout_matches_ib_cm),
 	KUNIT_CASE(rcm_wire_cm_timeout_stays_within_bound),
 	KUNIT_CASE(rcm_wire_cm_timeout_worked_examples),

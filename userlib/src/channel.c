@@ -72,7 +72,6 @@ struct rcm_channel *rcm_channel_open(void)
 		goto out_close;
 	}
 	chan->ch.fd = fd;
-	pthread_mutex_init(&chan->read_lock, NULL);
 	pthread_mutex_init(&chan->lock, NULL);
 	pthread_cond_init(&chan->sync_cond, NULL);
 	return chan;
@@ -84,22 +83,16 @@ out:
 	return NULL;
 }
 
-/* Close the file and free the channel, with any events still queued. */
+/* Close the file and free the channel, with any events still ready. */
 void rcm_channel_close(struct rcm_channel *chan)
 {
 	struct rcm_cm_event *ev;
-	struct rcm_moved *m;
 
-	while ((m = chan->moved)) {
-		chan->moved = m->next;
-		free(m);
-	}
 	while ((ev = chan->ready)) {
 		chan->ready = ev->next;
 		free(ev);
 	}
 	close(chan->ch.fd);
-	pthread_mutex_destroy(&chan->read_lock);
 	pthread_mutex_destroy(&chan->lock);
 	pthread_cond_destroy(&chan->sync_cond);
 	free(chan);

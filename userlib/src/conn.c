@@ -89,7 +89,8 @@ static unsigned int rcm_pdata_len(const struct rdma_conn_param *param)
  * max_qp_rd_atom and max_qp_init_rd_atom when @conn_param is NULL or
  * says RDMA_MAX_RESP_RES/RDMA_MAX_INIT_DEPTH (the kernel lowers them to
  * the device's limits anyway); flow control, retry and RNR retry counts
- * from @conn_param, or 0, 7 and 7. The QP number and SRQ flag come from
+ * from @conn_param, or 0, 7 and 7 (the kernel takes counts above 7 as 7,
+ * as the in-tree one does). The QP number and SRQ flag come from
  * id->qp when the id has a QP, else from @conn_param. The private data
  * of an rdma_create_ep() address (ai_connect) goes in front of
  * @conn_param's, once.
@@ -182,12 +183,10 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
  * @id: the id of a CONNECT_REQUEST, not answered yet
  * @conn_param: the connection's parameters, or NULL (only with a QP)
  *
- * Responder resources and initiator depth: @conn_param's, or, when it is
- * NULL or says RDMA_MAX_RESP_RES/RDMA_MAX_INIT_DEPTH, the request's
- * (event param.conn) capped at the device's limits, as librdmacm does.
- * The kernel lowers both to what the request offers; the library lowers
- * them the same way first, so that the QP gets the values the reply
- * carries.
+ * Responder resources and initiator depth: @conn_param's as given, or,
+ * when it is NULL or says RDMA_MAX_RESP_RES/RDMA_MAX_INIT_DEPTH, the
+ * request's (event param.conn) capped at the device's limits, as
+ * librdmacm does; the QP and the reply get the same values.
  *
  * With a QP on an RC id, one RCM_IOCTL_INIT_QP_ATTR gives the INIT, RTR
  * and RTS attributes; the QP goes to INIT again (the CM's access flags),
@@ -238,15 +237,15 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		return rcm_err(EINVAL);
 
 	if (!p || p->responder_resources == RDMA_MAX_RESP_RES)
-		resp = rcm_u8(dev->max_qp_rd_atom);
+		resp = rcm_min_u8(rid->req_responder_resources,
+				  rcm_u8(dev->max_qp_rd_atom));
 	else
 		resp = p->responder_resources;
-	resp = rcm_min_u8(resp, rid->req_responder_resources);
 	if (!p || p->initiator_depth == RDMA_MAX_INIT_DEPTH)
-		init = rcm_u8(dev->max_qp_init_rd_atom);
+		init = rcm_min_u8(rid->req_initiator_depth,
+				  rcm_u8(dev->max_qp_init_rd_atom));
 	else
 		init = p->initiator_depth;
-	init = rcm_min_u8(init, rid->req_initiator_depth);
 
 	if (id->qp_type != IBV_QPT_UD && rcm_qp_ready(rid, resp, init))
 		goto err;
@@ -340,18 +339,21 @@ RCM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 
 /**
  * rdma_disconnect() - end a connection
- * @id: an id with an accepted or established connection
+ * @id: a request id, or an id that sent a connection request
  *
  * First moves the id's QP, as librdmacm does, to ERR on an InfiniBand or
  * RoCE device (outstanding work requests complete with flush errors) or
  * to SQD on an iWARP device; then the kernel sends the DREQ (or the DREP
  * if the peer's DREQ came first). DISCONNECTED follows on both sides, then
- * TIMEWAIT_EXIT. In synchronous mode the call waits for the id's next
- * event (DISCONNECTED) and leaves it in id->event.
+ * TIMEWAIT_EXIT. As with the in-tree CM, a call with nothing left to end
+ * (a second one, one after the peer's DREQ or DREP, after REJECTED)
+ * succeeds and sends nothing. In synchronous mode the call waits for the
+ * id's next event (DISCONNECTED) and leaves it in id->event.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, no device, a transport
- * other than IB or iWARP, no connection), the error of ibv_modify_qp(),
- * ENOENT, and in synchronous mode those of rcm_sync_complete().
+ * other than IB or iWARP, an id that never sent or got a connection
+ * request), the error of ibv_modify_qp(), ENOENT, and in synchronous
+ * mode those of rcm_sync_complete().
  */
 RCM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 {

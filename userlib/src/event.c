@@ -2,12 +2,15 @@
 /*
  * rcm userlib: events, rdma_get_cm_event() and rdma_ack_cm_event().
  *
- * One read() returns up to RCM_READ_BATCH records; they wait in the
- * channel's queue and are handed out one per rdma_get_cm_event(). Event
- * accounting (see struct rcm_id): the kernel counts an event as reported
- * once read() returned it; the library counts it as completed when the
- * application acks it, or when the library drops it because its id is
- * being destroyed. rdma_destroy_id() waits for the two counts to meet.
+ * Each rdma_get_cm_event() reads one record from the channel's fd and
+ * makes the event of it, so that the fd is readable exactly while the
+ * kernel holds an event, as librdmacm's is: a program that polls the
+ * fd and gets one event per wake-up never leaves one behind. Event
+ * accounting (see struct rcm_id): the kernel counts an event as
+ * reported once read() returned it; the library counts it as completed
+ * when the application acks it, or when the library drops it because
+ * its id is being destroyed. rdma_destroy_id() waits for the two counts
+ * to meet.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,63 +19,77 @@
 #include "rcm_lib.h"
 
 /*
- * A CONNECT_REQUEST: make the request's id and queue the record charged
- * to the listener. If the listener is gone or being destroyed, or there
- * is no memory for the id, destroy the kernel's request id instead (which
- * rejects the request): nobody would ever answer or destroy it.
+ * struct rcm_record - a record read from the kernel, and whose it is
+ * @rec: the record
+ * @id: the id it is charged to: for RCM_EVENT_CONNECT_REQUEST the
+ *      listener, as in librdmacm
+ * @req: for RCM_EVENT_CONNECT_REQUEST, the id the library made for the
+ *       request
+ * @mc: for a multicast group's events, the group (of @id)
  */
-static void rcm_queue_add_request(struct rcm_channel *chan,
-				  const struct rcm_event *rec)
+struct rcm_record {
+	struct rcm_event	rec;
+	struct rcm_id		*id;
+	struct rcm_id		*req;
+	struct rcm_mcast	*mc;
+};
+
+/*
+ * A CONNECT_REQUEST: make the request's id and charge the record to the
+ * listener. If the listener is gone or being destroyed, or there is no
+ * memory for the id, destroy the kernel's request id instead (which
+ * rejects the request): nobody would ever answer or destroy it. Returns
+ * whether the record is to be handed out. Caller holds chan->lock.
+ */
+static bool rcm_record_claim_request(struct rcm_channel *chan,
+				     struct rcm_record *r)
 {
 	struct rcm_id *listener = NULL, *req = NULL;
-	struct rcm_queued *q;
 
-	if (rec->context)
-		listener = rcm_channel_find_id(chan, rec->context, 0);
-	if (listener && listener->handle == rec->listen_id &&
+	if (r->rec.context)
+		listener = rcm_channel_find_id(chan, r->rec.context, 0);
+	if (listener && listener->handle == r->rec.listen_id &&
 	    !listener->destroyed && !listener->request)
-		req = rcm_request_new(chan, listener, rec->id);
+		req = rcm_request_new(chan, listener, r->rec.id);
 	if (!req) {
-		rcm_kernel_destroy_id(chan, rec->id);
-		return;
+		rcm_kernel_destroy_id(chan, r->rec.id);
+		return false;
 	}
 	listener->events_charged++;
-	q = &chan->queue[chan->head + chan->count++];
-	q->rec = *rec;
-	q->id = listener;
-	q->req = req;
-	q->mc = NULL;
+	r->id = listener;
+	r->req = req;
+	r->mc = NULL;
+	return true;
 }
 
 /*
- * Queue one record read from the kernel, or drop it: records of an id
- * being destroyed are completed at once, records naming no id of the
- * channel are ignored. Caller holds chan->read_lock and chan->lock.
+ * Find the id (and group) a record read from @chan is for, and account
+ * for it. Records of an id being destroyed, or of a group being left,
+ * are completed at once; records naming no id of the channel are
+ * ignored. Returns whether the record is to be handed out. Caller holds
+ * chan->lock.
  */
-static void rcm_queue_add(struct rcm_channel *chan,
-			  const struct rcm_event *rec)
+static bool rcm_record_claim(struct rcm_channel *chan, struct rcm_record *r)
 {
+	const struct rcm_event *rec = &r->rec;
 	struct rcm_mcast *mc = NULL;
 	struct rcm_id *id;
-	struct rcm_queued *q;
 
-	if (rec->event == RCM_EVENT_CONNECT_REQUEST) {
-		rcm_queue_add_request(chan, rec);
-		return;
-	}
+	if (rec->event == RCM_EVENT_CONNECT_REQUEST)
+		return rcm_record_claim_request(chan, r);
 	if (rcm_mcast_event(rec->event)) {
 		/* A group's: its context is the group, see mcast.c. */
 		mc = rcm_mcast_find(chan, rec->context, rec->id);
 		if (!mc)
-			return;
+			return false;
 		id = mc->id;
 	} else {
 		id = rcm_channel_find_id(chan, rec->context, rec->id);
 		/* A handle is known once RCM_IOCTL_CREATE_ID returned. */
 		if (!id || (id->handle && id->handle != rec->id))
-			return;
+			return false;
 	}
-	/* For a migration waiting for this record to arrive. */
+	/* For a migration waiting for this record to be claimed. */
 	id->events_read++;
 	pthread_cond_broadcast(&id->acked);
 	if (id->destroyed || (mc && mc->leaving)) {
@@ -80,219 +97,12 @@ static void rcm_queue_add(struct rcm_channel *chan,
 			rcm_mcast_complete_locked(mc);
 		else
 			rcm_id_complete_locked(id);
-		return;
+		return false;
 	}
-	q = &chan->queue[chan->head + chan->count++];
-	q->rec = *rec;
-	q->id = id;
-	q->req = NULL;
-	q->mc = mc;
-}
-
-/*
- * Take the records of @id out of @rec[@head, @head + *@count), keeping
- * the order of the others; CONNECT_REQUESTs charged to @id stay. Up to
- * @max taken records are copied to @out, in order, if it is not NULL;
- * with @out, records beyond @max stay. Returns the number taken.
- */
-static unsigned int rcm_records_take(struct rcm_queued *rec,
-				     unsigned int head, unsigned int *count,
-				     const struct rcm_id *id,
-				     struct rcm_queued *out, unsigned int max)
-{
-	unsigned int i, end = head + *count, to = head, n = 0;
-
-	for (i = head; i < end; i++) {
-		if (rec[i].id == id && !rec[i].req && (!out || n < max)) {
-			if (out)
-				out[n] = rec[i];
-			n++;
-			continue;
-		}
-		if (to != i)
-			rec[to] = rec[i];
-		to++;
-	}
-	*count = to - head;
-	return n;
-}
-
-/*
- * Take the records of @id out of the channel's moved batches (see
- * rcm_records_take()), freeing batches left empty. Caller holds
- * chan->lock.
- */
-static unsigned int rcm_moved_take(struct rcm_channel *chan,
-				   const struct rcm_id *id,
-				   struct rcm_queued *out, unsigned int max)
-{
-	struct rcm_moved **p = &chan->moved, *m;
-	unsigned int n = 0;
-
-	while ((m = *p)) {
-		n += rcm_records_take(m->rec, m->head, &m->count, id,
-				      out ? out + n : NULL, max - n);
-		if (m->count) {
-			p = &m->next;
-			continue;
-		}
-		*p = m->next;
-		free(m);
-	}
-	return n;
-}
-
-/**
- * rcm_queue_drop_id() - drop the queued events of an id being destroyed
- * @chan: the id's channel
- * @id: the id
- *
- * The events were read from the kernel but never handed out, so they
- * count as completed: rdma_destroy_id() never waits for them. That
- * includes records another channel had read and rdma_migrate_id()
- * brought here. The request ids of dropped CONNECT_REQUESTs are
- * destroyed. The order of the other events is kept. Caller holds
- * chan->lock.
- */
-void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id)
-{
-	unsigned int i, end = chan->head + chan->count, to = chan->head;
-	struct rcm_id *reqs[RCM_READ_BATCH];
-	unsigned int nreqs = 0;
-
-	/* Moved records are never CONNECT_REQUESTs. */
-	for (i = rcm_moved_take(chan, id, NULL, 0); i; i--)
-		rcm_id_complete_locked(id);
-
-	for (i = chan->head; i < end; i++) {
-		if (chan->queue[i].id == id) {
-			if (chan->queue[i].req)
-				reqs[nreqs++] = chan->queue[i].req;
-			if (chan->queue[i].mc)
-				rcm_mcast_complete_locked(chan->queue[i].mc);
-			else
-				rcm_id_complete_locked(id);
-			continue;
-		}
-		if (to != i)
-			chan->queue[to] = chan->queue[i];
-		to++;
-	}
-	chan->count = to - chan->head;
-	if (!chan->count)
-		chan->head = 0;
-	for (i = 0; i < nreqs; i++)
-		rcm_request_discard(chan, reqs[i]);
-}
-
-/*
- * Take the records of group @mc out of @rec[@head, @head + *@count),
- * keeping the order of the others, and complete them. Caller holds the
- * channel's lock.
- */
-static void rcm_records_drop_mcast(struct rcm_queued *rec, unsigned int head,
-				   unsigned int *count, struct rcm_mcast *mc)
-{
-	unsigned int i, end = head + *count, to = head;
-
-	for (i = head; i < end; i++) {
-		if (rec[i].mc == mc) {
-			rcm_mcast_complete_locked(mc);
-			continue;
-		}
-		if (to != i)
-			rec[to] = rec[i];
-		to++;
-	}
-	*count = to - head;
-}
-
-/**
- * rcm_queue_drop_mcast() - drop the queued events of a group being left
- * @chan: the channel of the group's id
- * @mc: the group
- *
- * As rcm_queue_drop_id(), for one group: its records read from the
- * kernel but not handed out count as completed, for the group and the
- * id. Caller holds chan->lock.
- */
-void rcm_queue_drop_mcast(struct rcm_channel *chan, struct rcm_mcast *mc)
-{
-	struct rcm_moved **p = &chan->moved, *m;
-
-	while ((m = *p)) {
-		rcm_records_drop_mcast(m->rec, m->head, &m->count, mc);
-		if (m->count) {
-			p = &m->next;
-			continue;
-		}
-		*p = m->next;
-		free(m);
-	}
-	rcm_records_drop_mcast(chan->queue, chan->head, &chan->count, mc);
-	if (!chan->count)
-		chan->head = 0;
-}
-
-/**
- * rcm_queue_count_id() - records of an id that a channel read and holds
- * @chan: the channel
- * @id: an id of the channel
- *
- * Caller holds chan->lock.
- *
- * Return: the number of records of @id queued or moved here, or -1 if
- * one of them is a CONNECT_REQUEST charged to @id (a listener's request
- * the application has not got yet).
- */
-int rcm_queue_count_id(struct rcm_channel *chan, const struct rcm_id *id)
-{
-	unsigned int i, end = chan->head + chan->count;
-	struct rcm_moved *m;
-	int n = 0;
-
-	for (m = chan->moved; m; m = m->next)
-		for (i = m->head; i < m->head + m->count; i++)
-			n += m->rec[i].id == id;
-	for (i = chan->head; i < end; i++) {
-		if (chan->queue[i].id != id)
-			continue;
-		if (chan->queue[i].req)
-			return -1;
-		n++;
-	}
-	return n;
-}
-
-/**
- * rcm_queue_take_id() - take an id's records out of a channel
- * @chan: the channel
- * @id: the id
- * @into: a batch with room for @max records after its last one
- * @max: the room
- *
- * Moves the records of @id that @chan read and has not handed out, from
- * its moved batches and then its queue (the order they would have been
- * handed out in), to the end of @into. CONNECT_REQUESTs charged to @id
- * stay (their request ids belong to @chan's file). Caller holds
- * chan->lock.
- *
- * Return: the number of records moved.
- */
-unsigned int rcm_queue_take_id(struct rcm_channel *chan,
-			       const struct rcm_id *id,
-			       struct rcm_moved *into, unsigned int max)
-{
-	struct rcm_queued *out = into->rec + into->head + into->count;
-	unsigned int n;
-
-	n = rcm_moved_take(chan, id, out, max);
-	n += rcm_records_take(chan->queue, chan->head, &chan->count, id,
-			      out + n, max - n);
-	if (!chan->count)
-		chan->head = 0;
-	into->count += n;
-	return n;
+	r->id = id;
+	r->req = NULL;
+	r->mc = mc;
+	return true;
 }
 
 /* Append an event made already to the channel's ready list. */
@@ -351,74 +161,28 @@ static int rcm_event_refresh(struct rcm_id *id, const struct rcm_event *rec,
 }
 
 /*
- * Read one batch into the empty queue. Returns 0, or an errno value:
- * that of read(2) (EAGAIN on an O_NONBLOCK channel, EINTR), or ENODATA
- * when the kernel returned something that is not whole records.
+ * Read the channel's next record and claim it (rcm_record_claim()),
+ * until one is to be handed out. One record per read(): the others stay
+ * in the kernel, so the fd stays readable while events are pending, as
+ * librdmacm's does. Returns 0, or an errno value: that of read(2)
+ * (EAGAIN on an O_NONBLOCK channel, EINTR), or ENODATA when the kernel
+ * returned something that is not one whole record.
  */
-static int rcm_channel_fill(struct rcm_channel *chan)
+static int rcm_channel_next(struct rcm_channel *chan, struct rcm_record *r)
 {
-	size_t rec = sizeof(chan->rbuf[0]);
-	bool empty;
 	ssize_t n;
-	int i, err = 0;
+	bool claimed;
 
-	pthread_mutex_lock(&chan->read_lock);
-	pthread_mutex_lock(&chan->lock);
-	empty = !chan->count && !chan->moved;
-	pthread_mutex_unlock(&chan->lock);
-	if (!empty)		/* another thread filled it meanwhile */
-		goto out;
-
-	n = read(chan->ch.fd, chan->rbuf, sizeof(chan->rbuf));
-	if (n < 0) {
-		err = errno;
-		goto out;
-	}
-	if (n == 0 || n % rec) {
-		err = ENODATA;
-		goto out;
-	}
-	pthread_mutex_lock(&chan->lock);
-	chan->head = 0;
-	for (i = 0; i < n / (ssize_t)rec; i++)
-		rcm_queue_add(chan, &chan->rbuf[i]);
-	pthread_mutex_unlock(&chan->lock);
-out:
-	pthread_mutex_unlock(&chan->read_lock);
-	return err;
-}
-
-/*
- * Take the oldest record: a moved one first, else the oldest queued one,
- * reading a batch if there is none.
- */
-static int rcm_channel_next(struct rcm_channel *chan, struct rcm_queued *q)
-{
-	struct rcm_moved *m;
-	int err;
-
-	pthread_mutex_lock(&chan->lock);
-	while (!chan->count && !chan->moved) {
-		pthread_mutex_unlock(&chan->lock);
-		err = rcm_channel_fill(chan);
-		if (err)
-			return err;
+	do {
+		n = read(chan->ch.fd, &r->rec, sizeof(r->rec));
+		if (n < 0)
+			return errno;
+		if (n != sizeof(r->rec))
+			return ENODATA;
 		pthread_mutex_lock(&chan->lock);
-	}
-	m = chan->moved;
-	if (m) {
-		*q = m->rec[m->head++];
-		if (!--m->count) {
-			chan->moved = m->next;
-			free(m);
-		}
+		claimed = rcm_record_claim(chan, r);
 		pthread_mutex_unlock(&chan->lock);
-		return 0;
-	}
-	*q = chan->queue[chan->head++];
-	if (!--chan->count)
-		chan->head = 0;
-	pthread_mutex_unlock(&chan->lock);
+	} while (!claimed);
 	return 0;
 }
 
@@ -477,7 +241,8 @@ static void rcm_event_ud(struct rdma_ud_param *to,
  * by the id's QP type. A group's events carry the join's context in
  * param.ud.private_data instead of data, as librdmacm's do.
  */
-static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
+static void rcm_event_fill(struct rcm_cm_event *ev,
+			   const struct rcm_record *q)
 {
 	struct rdma_cm_id *id = q->req ? &q->req->id : &q->id->id;
 	unsigned int len = q->rec.private_data_len;
@@ -511,7 +276,9 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  * @channel: the channel
  * @event: where to store the event, to be acked with rdma_ack_cm_event()
  *
- * Blocks while no event is pending, unless the channel's fd is
+ * Reads one record from the channel's fd (more records stay in the
+ * kernel: the fd is readable exactly while an event is pending, as in
+ * librdmacm) and blocks while there is none, unless the fd is
  * O_NONBLOCK. Before an ADDR_RESOLVED event is handed out, the id's
  * addresses, device and port are refreshed from the kernel; if that
  * fails, the event becomes ADDR_ERROR with a negative errno status.
@@ -519,8 +286,8 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  * into route.path_rec and route.num_paths; on failure the event becomes
  * ROUTE_ERROR with a negative errno status.
  *
- * A CONNECT_REQUEST comes with a new id for the request (made when the
- * record was read, see rcm_request_new()) in event->id, and the listener
+ * A CONNECT_REQUEST comes with a new id for the request (see
+ * rcm_request_new()) in event->id, and the listener
  * in event->listen_id; the request id gets its addresses, device, port
  * and path from the kernel first, and the event param.conn the peer's
  * parameters and the request's private data. A request that cannot be
@@ -544,11 +311,12 @@ static void rcm_event_fill(struct rcm_cm_event *ev, const struct rcm_queued *q)
  * in param.ud.private_data, as in librdmacm.
  *
  * Events of an id that rdma_destroy_id() is destroying, or of a group
- * that rdma_leave_multicast() is leaving, are dropped.
+ * that rdma_leave_multicast() is leaving, are dropped, and the next
+ * record is read.
  *
  * Events that rdma_migrate_id() brought along from the id's old channel
- * come first: those the old channel had made already (a synchronous
- * id's stash) as they are, then the records it had read.
+ * made already (a synchronous id's stash, see rcm_sync_get_event()) come
+ * first, before the next record is read.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument), ENOMEM, EAGAIN
  * (O_NONBLOCK and nothing pending), EINTR, ENODATA (the kernel returned
@@ -559,7 +327,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 {
 	struct rcm_channel *chan, *idchan;
 	struct rcm_cm_event *ev;
-	struct rcm_queued q;
+	struct rcm_record q;
 	bool drop;
 	int err;
 
@@ -579,7 +347,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		return 0;
 	}
 
-	/* Allocated first: a record taken from the queue is never lost. */
+	/* Allocated first: a record read is never lost. */
 	ev = malloc(sizeof(*ev));
 	if (!ev)
 		return rcm_err(ENOMEM);

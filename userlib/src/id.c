@@ -147,9 +147,9 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
  *
  * Destroys the kernel's id, which discards the events read() has not
  * returned yet and reports how many it did return; the kernel rejects a
- * connection request that was not answered. Of those events, the ones
- * still queued in the library, and the event a synchronous call left in
- * id->event, are dropped and count as acked; so do the queued
+ * connection request that was not answered. The event a synchronous call
+ * left in id->event is acked. Records of the id that another thread
+ * read meanwhile are dropped and count as acked; so do such
  * CONNECT_REQUESTs of a listener, whose request ids are destroyed. The
  * call then waits until the application has acked every event of the id
  * that rdma_get_cm_event() returned (for a listener: also its
@@ -210,7 +210,6 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	}
 
 	pthread_mutex_lock(&chan->lock);
-	rcm_queue_drop_id(chan, rid);
 	/* Counters wrap; compare their distance. */
 	while ((int32_t)(cmd.out_events_reported + rid->events_charged -
 			 rid->events_completed) > 0)
@@ -309,10 +308,10 @@ struct rcm_id *rcm_request_new(struct rcm_channel *chan,
  * @chan: its channel
  * @req: the id
  *
- * Destroys the kernel's id (which rejects the request), drops the id's
- * queued events and frees it. Another thread may have handed out a
- * later event of the id (REJECTED) while its CONNECT_REQUEST was being
- * worked on: that one is waited for, as rdma_destroy_id() would. Its
+ * Destroys the kernel's id (which rejects the request) and frees it.
+ * Another thread may have handed out a later event of the id (REJECTED)
+ * while its CONNECT_REQUEST was being worked on: that one is waited
+ * for, as rdma_destroy_id() would. Its
  * listener is still there (a discarded request always holds a charge on
  * it), so a synchronous channel never closes here. Caller holds
  * @chan->lock, which the wait releases.
@@ -322,7 +321,6 @@ void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
 	uint32_t reported = rcm_kernel_destroy_id(chan, req->handle);
 
 	req->destroyed = true;
-	rcm_queue_drop_id(chan, req);
 	if (reported)
 		while ((int32_t)(reported - req->events_completed) > 0)
 			pthread_cond_wait(&req->acked, &chan->lock);

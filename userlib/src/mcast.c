@@ -280,10 +280,9 @@ static bool rcm_mcast_same(const struct sockaddr_storage *a,
  * Detaches the id's QP from the group if the library attached it, asks
  * the kernel to leave (RCM_IOCTL_LEAVE_MCAST, with the join's address),
  * which discards the group's events read() has not returned yet and says
- * how many it did return; of those, the ones the library still holds are
- * dropped, and the call waits until the application acked the others.
- * Then the group is forgotten. Records of the group read meanwhile by
- * another thread are completed at once, never handed out.
+ * how many it did return; the call waits until the application acked
+ * those. Then the group is forgotten. Records of the group that another
+ * thread read meanwhile are completed at once, never handed out.
  *
  * If the kernel refuses, the group stays joined (its QP detached).
  * A synchronous id's event in id->event that is a group's is acked
@@ -346,7 +345,6 @@ RCM_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
 	}
 
 	chan = rcm_id_lock(rid);
-	rcm_queue_drop_mcast(chan, mc);
 	/* Counters wrap; compare their distance. */
 	while ((int32_t)(cmd.out_events_reported - mc->events_completed) > 0)
 		pthread_cond_wait(&rid->acked, &chan->lock);

@@ -4,13 +4,14 @@
  *
  * The kernel moves the id and the events read() has not returned yet to
  * the other file, and gives the id a new handle there
- * (RCM_IOCTL_MIGRATE_ID). The library moves what it has read from the
- * old file and not handed out: the old channel's records of the id (its
- * queue and the batches earlier migrations brought), and the events it
- * made already (a synchronous id's stash). The id's events come out of
- * the new channel in the order they happened, none out of the old one.
+ * (RCM_IOCTL_MIGRATE_ID). The library reads one record per event it
+ * hands out, so it holds nothing of the id but the events it made
+ * already for a synchronous id (its stash, or events an earlier
+ * migration brought): those move too. The id's events come out of the
+ * new channel in the order they happened; only an event another thread
+ * was reading from the old one at that moment comes out of the old
+ * one, as in librdmacm.
  */
-#include <stdlib.h>
 #include <sys/ioctl.h>
 
 #include "rcm_lib.h"
@@ -18,7 +19,7 @@
 /*
  * Serialises the switch of migrations. A migration is the only path that
  * holds two channel locks (taken in address order); while it waits for a
- * record another thread is queueing on the old channel it keeps the new
+ * record another thread is claiming on the old channel it keeps the new
  * channel's lock and retakes the old one's, whatever their order. Only
  * another migration could hold the old lock while waiting for the new
  * one, and none runs meanwhile. Never held while waiting for acks.
@@ -45,35 +46,32 @@ static void rcm_unlock_pair(struct rcm_channel *a, struct rcm_channel *b)
 }
 
 /*
- * The records the old channel holds for the id, or -1 (EBUSY) if a
- * connection request charged to it was read and not handed out: its
- * request id belongs to the old file, as the kernel's EBUSY says for
- * requests it has not returned yet. Caller holds from->lock.
+ * Whether a connection request charged to the id was read and not
+ * handed out (a synchronous listener's stash, or events an earlier
+ * migration brought): its request id belongs to the old file, as the
+ * kernel's EBUSY says for requests it has not returned yet. Caller holds
+ * from->lock.
  */
-static int rcm_migrate_count(struct rcm_channel *from, struct rcm_id *rid)
+static bool rcm_migrate_busy(struct rcm_channel *from, struct rcm_id *rid)
 {
 	struct rcm_cm_event *ev;
-	int n = rcm_queue_count_id(from, rid);
 
-	if (n < 0)
-		return -1;
 	for (ev = rid->stash; ev; ev = ev->next)
 		if (ev->event.listen_id)
-			return -1;
+			return true;
 	for (ev = from->ready; ev; ev = ev->next)
 		if (ev->id == rid && ev->event.listen_id)
-			return -1;
-	return n;
+			return true;
+	return false;
 }
 
 /*
  * Move the id from @from to @to in the library, after the kernel did:
  * the tables (a request id is keyed by its new handle), handle, channel,
- * synchronous state, and what @from had read for it. Records go to the
- * end of @to's moved batches in @batch (freed if none), events made
- * already to @to's ready list, or to the stash when the id becomes
- * synchronous. Sets *@last when the id was the last user of its old
- * private channel. Caller holds both locks.
+ * synchronous state, and the events @from made for it already: to @to's
+ * ready list, or to the stash when the id becomes synchronous. Sets
+ * *@last when the id was the last user of its old private channel.
+ * Caller holds both locks.
  *
  * Return: the number of events moved, which the application will get
  * from @to.
@@ -81,25 +79,14 @@ static int rcm_migrate_count(struct rcm_channel *from, struct rcm_id *rid)
 static unsigned int rcm_migrate_switch(struct rcm_channel *from,
 				       struct rcm_channel *to,
 				       struct rcm_id *rid, uint32_t handle,
-				       bool to_sync, struct rcm_moved *batch,
-				       unsigned int room, bool *last)
+				       bool to_sync, bool *last)
 {
 	struct rcm_cm_event *made, **tail, *ev, *next;
-	struct rcm_moved **p;
-	unsigned int n;
+	unsigned int n = 0;
 
 	rcm_channel_del_id(from, rid);
 
-	n = rcm_queue_take_id(from, rid, batch, room);
-	if (batch->count) {
-		for (p = &to->moved; *p; p = &(*p)->next)
-			;
-		*p = batch;
-	} else {
-		free(batch);
-	}
-
-	/* Made events are older than the records still queued. */
+	/* The ready list's are older than the stash's. */
 	made = rcm_ready_take_id(from, rid);
 	for (tail = &made; *tail; tail = &(*tail)->next)
 		n++;
@@ -136,9 +123,10 @@ static unsigned int rcm_migrate_switch(struct rcm_channel *from,
  *           the id synchronous, with a private channel of its own
  *
  * The kernel moves the id with its unread events to @channel's file and
- * gives it a new handle there; the events the library had read for it
- * from the old channel and not handed out follow, in order, so that
- * every event of the id not yet handed out comes from @channel. A
+ * gives it a new handle there; the events the library had made for it
+ * already and not handed out (a synchronous id's stash) follow, in
+ * order, so that every event of the id not yet handed out comes from
+ * @channel. A
  * synchronous id's held event (id->event) is acked, and its old private
  * channel closed once no other id uses it, as librdmacm does.
  *
@@ -147,12 +135,11 @@ static unsigned int rcm_migrate_switch(struct rcm_channel *from,
  * the events it moved, for the kernel, or for a reader blocked on
  * either channel.
  *
- * Records another thread had read from the old file, but not yet
- * queued, when the kernel moved the id are waited for and moved too; an
- * event another thread was handing out meanwhile is handed out on the
- * old channel. A connection request for a listener that another thread
- * has read from the old file at that moment, and not queued yet, is
- * rejected.
+ * A record of the id that another thread had read from the old file
+ * when the kernel moved the id is handed out on the old channel, as in
+ * librdmacm; the call waits for that thread to claim it and for its
+ * ack. A connection request for a listener that another thread has read
+ * from the old file at that moment, and not claimed yet, is rejected.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, NULL @channel for a
  * synchronous id, or @channel another synchronous id's private one),
@@ -166,12 +153,11 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 {
 	struct rcm_migrate_id cmd = { .size = sizeof(cmd) };
 	struct rcm_channel *from, *to;
-	struct rcm_moved *batch = NULL;
 	bool to_sync = !channel, was_sync, last = false;
-	unsigned int room, moved;
+	unsigned int moved;
 	struct rcm_id *rid;
 	uint32_t target;
-	int n, err;
+	int err;
 
 	if (!id)
 		return rcm_err(EINVAL);
@@ -203,21 +189,10 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 		err = EINVAL;
 		goto fail;
 	}
-	n = rcm_migrate_count(from, rid);
-	if (n < 0) {
+	if (rcm_migrate_busy(from, rid)) {
 		err = EBUSY;
 		goto fail;
 	}
-	/* At most one batch can be in another thread's hands. */
-	room = n + RCM_READ_BATCH;
-	batch = malloc(sizeof(*batch) + room * sizeof(batch->rec[0]));
-	if (!batch) {
-		err = ENOMEM;
-		goto fail;
-	}
-	batch->next = NULL;
-	batch->head = 0;
-	batch->count = 0;
 
 	cmd.id = rid->handle;
 	cmd.fd = to->ch.fd;
@@ -228,15 +203,14 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 
 	/*
 	 * Records of the id that read() returned to another thread which
-	 * has not queued them yet: they come with the old handle and are
+	 * has not claimed them yet: they come with the old handle and are
 	 * only found in the old table. That thread is past read() and
 	 * needs only the old channel's lock.
 	 */
 	while ((int32_t)(cmd.out_events_reported - rid->events_read) > 0)
 		pthread_cond_wait(&rid->acked, &from->lock);
 
-	moved = rcm_migrate_switch(from, to, rid, cmd.out_id, to_sync, batch,
-				   room, &last);
+	moved = rcm_migrate_switch(from, to, rid, cmd.out_id, to_sync, &last);
 	target = cmd.out_events_reported + rid->events_charged - moved;
 	rcm_unlock_pair(from, to);
 	pthread_mutex_unlock(&rcm_migrate_mutex);
@@ -259,7 +233,6 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 fail:
 	rcm_unlock_pair(from, to);
 	pthread_mutex_unlock(&rcm_migrate_mutex);
-	free(batch);
 	if (to_sync)
 		rcm_channel_close(to);
 	return rcm_err(err);

@@ -89,12 +89,6 @@ struct ibv_context *rcm_device_get(__be64 guid);
 void rcm_device_put(struct ibv_context *verbs);
 struct rcm_device *rcm_device_of(struct ibv_context *verbs);
 
-/*
- * Events come from read() on the channel's fd in batches of up to
- * RCM_READ_BATCH records, and wait in the channel's queue until
- * rdma_get_cm_event() hands them out one by one.
- */
-#define RCM_READ_BATCH		16
 #define RCM_ID_BUCKETS		64
 
 struct rcm_id;
@@ -121,54 +115,15 @@ struct rcm_cm_event {
 };
 
 /*
- * A record read from the kernel, with the id it is charged to. For
- * RCM_EVENT_CONNECT_REQUEST that is the listener, as in librdmacm, and
- * @req is the id the library made for the request. For a multicast
- * group's events, @mc is the group (of @id).
- */
-struct rcm_queued {
-	struct rcm_event	rec;
-	struct rcm_id		*id;
-	struct rcm_id		*req;
-	struct rcm_mcast	*mc;
-};
-
-/*
- * struct rcm_moved - records of an id brought from another channel
- * @next: the next batch of moved records of the channel
- * @head: index of the oldest record in @rec
- * @count: records left
- * @rec: the records, oldest first; never a CONNECT_REQUEST
- *
- * rdma_migrate_id() moves the records of the id that the old channel had
- * read but not handed out into one of these, at the end of the new
- * channel's list; rdma_get_cm_event() hands them out before the queue.
- */
-struct rcm_moved {
-	struct rcm_moved	*next;
-	unsigned int		head;
-	unsigned int		count;
-	struct rcm_queued	rec[];
-};
-
-/*
  * struct rcm_channel - an event channel (one open file of the rcm device)
  * @ch: what the application sees
- * @read_lock: serialises read() on @ch.fd, so that batches are queued in
- *             the order the kernel returned them; protects @rbuf. Taken
- *             before @lock, and never held while waiting for an ack.
- * @lock: protects @queue, @head, @count, @moved, @ready, @ids, @reqs and,
- *        of every id of the channel, chan, hnext, destroyed,
- *        events_completed, events_read and its groups (mcasts, and
- *        their leaving, attached and events_completed)
- * @queue: records read but not handed out yet, @queue[@head] is the
- *         oldest; the queue is only refilled when it and @moved are
- *         empty
- * @moved: records that rdma_migrate_id() brought from other channels,
- *         handed out before @queue
+ * @lock: protects @ready, @ids, @reqs and, of every id of the channel,
+ *        chan, hnext, destroyed, events_completed, events_read and its
+ *        groups (mcasts, and their leaving, attached and
+ *        events_completed)
  * @ready: events made already that rdma_migrate_id() brought from
  *         another channel (a synchronous id's stash), linked by next and
- *         handed out before anything else
+ *         handed out before the next record is read
  * @ids: the channel's ids, hashed by the context value given to the
  *       kernel (the id's address), from before RCM_IOCTL_CREATE_ID
  *       until rdma_destroy_id() has accounted for all its events
@@ -184,13 +139,7 @@ struct rcm_moved {
  */
 struct rcm_channel {
 	struct rdma_event_channel ch;
-	pthread_mutex_t		read_lock;
 	pthread_mutex_t		lock;
-	struct rcm_queued	queue[RCM_READ_BATCH];
-	unsigned int		head;
-	unsigned int		count;
-	struct rcm_event	rbuf[RCM_READ_BATCH];
-	struct rcm_moved	*moved;
 	struct rcm_cm_event	*ready;
 	struct rcm_id		*ids[RCM_ID_BUCKETS];
 	struct rcm_id		*reqs[RCM_ID_BUCKETS];
@@ -236,17 +185,21 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  *                  reported for another one: a listener's
  *                  CONNECT_REQUESTs, which the kernel counts for the
  *                  request id (under @chan->lock)
- * @events_read: records of the id read() returned, the way the kernel
- *               counts them (a request id's CONNECT_REQUEST is its
- *               own); rdma_migrate_id() compares it with the kernel's
- *               count to find records another thread has read but not
- *               queued yet (under @chan->lock)
+ * @events_read: records of the id read() returned that a reader has
+ *               claimed (rcm_record_claim()), the way the kernel counts
+ *               them (a request id's CONNECT_REQUEST is its own);
+ *               rdma_migrate_id() waits for it to reach the kernel's
+ *               count, so that a record another thread has read but not
+ *               claimed yet still finds the id in the old channel
+ *               (under @chan->lock)
  * @acked: signalled when @events_completed or @events_read grows (with
  *         @chan->lock)
  * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
  * @stash: events of a synchronous id that another synchronous call on
  *         the same private channel read, oldest first, for the id's
- *         next synchronous call (under @chan->lock)
+ *         next synchronous call (under @chan->lock); only a synchronous
+ *         listener and its request ids share a private channel
+ *         (librdmacm gives each request id a channel of its own)
  * @connect_error: the library failed to complete the connection after
  *                 CONNECT_RESPONSE and reported CONNECT_ERROR; the id's
  *                 later REJECTED and DISCONNECTED are dropped, as
@@ -328,12 +281,6 @@ int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event);
 void rcm_stash_dispose(struct rcm_cm_event *ev);
 
 /* event.c */
-void rcm_queue_drop_id(struct rcm_channel *chan, struct rcm_id *id);
-void rcm_queue_drop_mcast(struct rcm_channel *chan, struct rcm_mcast *mc);
-int rcm_queue_count_id(struct rcm_channel *chan, const struct rcm_id *id);
-unsigned int rcm_queue_take_id(struct rcm_channel *chan,
-			       const struct rcm_id *id,
-			       struct rcm_moved *into, unsigned int max);
 void rcm_ready_add_locked(struct rcm_channel *chan, struct rcm_cm_event *ev);
 struct rcm_cm_event *rcm_ready_take_id(struct rcm_channel *chan,
 				       struct rcm_id *id);

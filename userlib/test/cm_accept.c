@@ -12,8 +12,8 @@
  *   data (197: EINVAL before the kernel, the QP untouched);
  * - NULL conn_param: the request's responder resources and initiator
  *   depth, capped at the device's; RNR retry 7; RDMA_MAX_* the same;
- *   explicit values above what the request offers are lowered to it,
- *   as the kernel lowers them;
+ *   explicit values are used as given, also above what the request
+ *   offers, as in-tree;
  * - without a QP: qp_num and srq from conn_param; NULL conn_param EINVAL;
  *   not a request id, or accepted already: EINVAL, QP untouched;
  * - a failed transition or ACCEPT: -1 with its errno, the QP in ERR;
@@ -298,7 +298,11 @@ static void accept_params(void)
 	T_CHECK(fake_last_accept.qp_num == r->qp->qp_num);
 	drop(ev);
 
-	/* Explicit values: below the request's kept, above lowered. */
+	/*
+	 * Explicit values: as given, below or above what the request
+	 * offers (3 / 2), as in-tree; the QP and the reply agree. RNR
+	 * retries above 7 go to the kernel, which takes them as 7.
+	 */
 	ev = request(hl, &hr, true);
 	if (!ev)
 		return;
@@ -307,12 +311,27 @@ static void accept_params(void)
 	memset(&p, 0, sizeof(p));
 	p.responder_resources = 1;
 	p.initiator_depth = 9;
+	p.rnr_retry_count = 15;
 	T_CHECK(rdma_accept(r, &p) == 0);
 	T_CHECK(f->mods[2].attr.max_dest_rd_atomic == 1);
-	T_CHECK(f->mods[3].attr.max_rd_atomic == 2);
+	T_CHECK(f->mods[3].attr.max_rd_atomic == 9);
 	T_CHECK(fake_last_accept.responder_resources == 1);
-	T_CHECK(fake_last_accept.initiator_depth == 2);
-	T_CHECK(fake_last_accept.rnr_retry_count == 0);
+	T_CHECK(fake_last_accept.initiator_depth == 9);
+	T_CHECK(fake_last_accept.rnr_retry_count == 15);
+	drop(ev);
+	ev = request(hl, &hr, true);
+	if (!ev)
+		return;
+	r = ev->id;
+	f = fake_qp(r->qp);
+	memset(&p, 0, sizeof(p));
+	p.responder_resources = 16;
+	p.initiator_depth = 0;
+	T_CHECK(rdma_accept(r, &p) == 0);
+	T_CHECK(f->mods[2].attr.max_dest_rd_atomic == 16);
+	T_CHECK(f->mods[3].attr.max_rd_atomic == 0);
+	T_CHECK(fake_last_accept.responder_resources == 16);
+	T_CHECK(fake_last_accept.initiator_depth == 0);
 	drop(ev);
 
 	/* Too much: EINVAL before anything moves. */

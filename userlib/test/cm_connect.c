@@ -26,8 +26,11 @@
  *   DISCONNECTED leaves it alone (librdmacm's rule); UNREACHABLE is passed as the kernel gives it, QP untouched;
  * - private data: 56 bytes pass, 57 fail with EINVAL before the kernel,
  *   no pointer means no data;
- * - rdma_disconnect(): the QP to ERR before RCM_IOCTL_DISCONNECT; the
- *   kernel's EINVAL (no connection) passes through;
+ * - rdma_disconnect(): the QP to ERR before RCM_IOCTL_DISCONNECT; 0
+ *   again on a second call and after REJECTED, as in-tree; the
+ *   kernel's EINVAL for an id that never connected passes through;
+ * - retry_count and rnr_retry_count above 7 (libfabric's 15) go to the
+ *   kernel as given, which takes them as 7: no EINVAL;
  * - synchronous mode: rdma_connect() returns with ESTABLISHED in
  *   id->event; REJECTED gives ECONNREFUSED, UNREACHABLE ETIMEDOUT,
  *   CONNECT_ERROR the step's errno; rdma_disconnect() waits for
@@ -298,9 +301,14 @@ static void connect_established(void)
 		ev->id == id);
 	if (ev)
 		rdma_ack_cm_event(ev);
-	/* Twice: the kernel has no connection any more. */
-	errno = 0;
-	T_CHECK(rdma_disconnect(id) == -1 && errno == EINVAL);
+	/*
+	 * Twice: 0, as in-tree (applications disconnect from their
+	 * DISCONNECTED handler and abort on failure); nothing follows.
+	 */
+	T_CHECK(rdma_disconnect(id) == 0);
+	T_CHECK(FAKE_CALLS(RCM_CMD_DISCONNECT) == 2);
+	T_CHECK(id->qp->state == IBV_QPS_ERR);
+	expect_eagain();
 	errno = 0;
 	T_CHECK(rdma_disconnect(NULL) == -1 && errno == EINVAL);
 
@@ -357,6 +365,26 @@ static void connect_defaults(void)
 	T_CHECK(fake_last_connect.initiator_depth == 16);
 	T_CHECK(fake_last_connect.flow_control == 1);
 	T_CHECK(fake_last_connect.retry_count == 0);
+	expect(RDMA_CM_EVENT_ESTABLISHED);
+	rdma_destroy_qp(id);
+	T_CHECK(rdma_destroy_id(id) == 0);
+
+	/*
+	 * libfabric's retry_count 15: passed on as librdmacm does, for the
+	 * kernel to take as 7; never EINVAL. A routed id that never
+	 * connected has nothing to disconnect: the kernel's EINVAL.
+	 */
+	id = routed_id(true, &h);
+	if (!id)
+		return;
+	errno = 0;
+	T_CHECK(rdma_disconnect(id) == -1 && errno == EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.retry_count = 15;
+	p.rnr_retry_count = 15;
+	T_CHECK(rdma_connect(id, &p) == 0);
+	T_CHECK(fake_last_connect.retry_count == 15);
+	T_CHECK(fake_last_connect.rnr_retry_count == 15);
 	expect(RDMA_CM_EVENT_ESTABLISHED);
 	close_channel(id);
 }
@@ -580,6 +608,10 @@ static void answers(void)
 		rdma_ack_cm_event(ev);
 	T_CHECK(id->qp->state == IBV_QPS_ERR);
 	T_CHECK(FAKE_CALLS(RCM_CMD_REJECT) == 0);
+	/* After REJECTED: 0, as in-tree, and nothing follows. */
+	T_CHECK(rdma_disconnect(id) == 0);
+	T_CHECK(fake_last_disconnect.id == h);
+	expect_eagain();
 	rdma_destroy_qp(id);
 	T_CHECK(rdma_destroy_id(id) == 0);
 

@@ -7,8 +7,8 @@
  *   (a negative one as the kernel's "too large"), then the id shows the
  *   wildcard address and port the kernel bound it to; kernel errors
  *   pass through;
- * - CONNECT_REQUEST: the request id is made when the record is read, so
- *   a REJECTED of the request in the same batch is that id's; event->id
+ * - CONNECT_REQUEST: the request id is made when the record is read, and
+ *   the request's later REJECTED (context 0) is that id's; event->id
  *   is the new id (listener's channel, context, ps, qp_type; verbs,
  *   port_num, addresses from the kernel), listen_id the listener,
  *   param.conn the kernel's parameters and the 56 bytes of private data
@@ -20,8 +20,9 @@
  *   destroying the request id with the event unacked does not wait,
  *   destroying the listener does; the request id outlives the listener;
  * - a request whose listener is destroyed before the event is handed out
- *   (not read yet, or read and queued in the library), or whose id
- *   cannot be queried, gets its kernel id destroyed and never shows up;
+ *   (not read yet, or read by another thread that has not handed it out
+ *   yet), or whose id cannot be queried, gets its kernel id destroyed
+ *   and never shows up;
  * - rdma_get_request(): EINVAL on an async listener; returns the request
  *   id with the event in id->event; keeps a request id's own events for
  *   that id's next synchronous call (destroying the id acks them);
@@ -234,7 +235,7 @@ static void connect_request(void)
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
 	if (!ev)
 		return;
-	T_CHECK(fake_read_calls == 1 && fake_rcm_queued(ch->fd) == 0);
+	T_CHECK(fake_read_calls == 1 && fake_rcm_queued(ch->fd) == 1);
 	T_CHECK(ev->event == RDMA_CM_EVENT_CONNECT_REQUEST);
 	T_CHECK(ev->status == 0);
 	T_CHECK(ev->listen_id == l);
@@ -271,7 +272,7 @@ static void connect_request(void)
 		(const char *)ev->param.conn.private_data >=
 		(const char *)(ev + 1));
 
-	/* The REJECTED of the same batch belongs to the request id. */
+	/* The request's REJECTED, context 0, belongs to the request id. */
 	T_CHECK(rdma_get_cm_event(ch, &rej) == 0);
 	T_CHECK(rej && rej->id == r && rej->listen_id == NULL);
 	T_CHECK(rej && rej->event == RDMA_CM_EVENT_REJECTED &&
@@ -380,11 +381,21 @@ static void reject_variants(void)
 	rdma_destroy_event_channel(ch);
 }
 
+static void *get_thread(void *arg)
+{
+	struct rdma_cm_event **ev = arg;
+
+	if (rdma_get_cm_event(ch, ev))
+		*ev = NULL;
+	return NULL;
+}
+
 static void listener_destroy(void)
 {
 	struct rdma_cm_event *ev = NULL;
 	struct rdma_cm_id *l, *r, *other = NULL;
 	struct destroyer d;
+	pthread_t getter;
 	uint32_t hl, hr, hr2, ho;
 	int destroys;
 
@@ -401,20 +412,29 @@ static void listener_destroy(void)
 	if (!l)
 		return;
 
-	/* Read and queued in the library: the request id is destroyed. */
-	T_CHECK(fake_rcm_push(ch->fd, ho, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
+	/*
+	 * Read by another thread, not handed out yet, when the listener
+	 * goes: the request id is destroyed, its REJECTED skipped, and that
+	 * thread gets the next event.
+	 */
 	hr = fake_rcm_push_request(ch->fd, hl, &conn, &peer, NULL, 0);
 	T_CHECK(fake_rcm_push(ch->fd, hr, RCM_EVENT_REJECTED, 8, NULL, 0));
-	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
-	T_CHECK(ev && ev->id == other);
-	T_CHECK(fake_rcm_queued(ch->fd) == 0 && fake_rcm_id_live(ch->fd, hr));
+	T_CHECK(fake_rcm_push(ch->fd, ho, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
+	fake_rcm_hold_next_read();
+	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
+	T_CHECK(fake_rcm_wait_held(2000));
+	T_CHECK(fake_rcm_queued(ch->fd) == 2 && fake_rcm_id_live(ch->fd, hr));
 	destroy_promptly(l);
+	T_CHECK(fake_rcm_id_live(ch->fd, hr));	/* read: the kernel keeps it */
+	fake_rcm_release_read();
+	T_CHECK(join_within(getter, 2000));
+	T_CHECK(ev && ev->id == other);
 	T_CHECK(!fake_rcm_id_live(ch->fd, hr));
 	T_CHECK(fake_last_destroy.id == hr);
 	if (ev)
 		rdma_ack_cm_event(ev);
 	set_nonblock(ch->fd);
-	expect_eagain(ch);		/* nor its REJECTED */
+	expect_eagain(ch);
 
 	/* Not read yet when the listener goes: destroyed when read. */
 	l = listener(ch, NULL, &hl);

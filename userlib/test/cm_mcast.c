@@ -19,7 +19,7 @@
  * - leave: detaches what was attached, passes the join's address, gives
  *   EADDRNOTAVAIL for a group not joined (the port does not count), and
  *   waits until every event of the group the kernel reported is acked;
- *   those the library read but did not hand out are dropped;
+ *   one another thread read and had not handed out yet is dropped;
  * - synchronous ids: the join waits for its event, the leave acks it;
  * - rdma_destroy_id() with groups joined frees them (valgrind).
  *
@@ -381,19 +381,35 @@ static bool join_within(pthread_t thread, int ms)
 	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
 }
 
+struct getter {
+	struct rdma_event_channel *c;
+	struct rdma_cm_event *ev;
+};
+
+static void *get_thread(void *arg)
+{
+	struct getter *g = arg;
+
+	if (rdma_get_cm_event(g->c, &g->ev))
+		g->ev = NULL;
+	return NULL;
+}
+
 /*
- * The group has three events the kernel reported: one handed out and
- * not acked (the leave waits for it), one read but still queued in the
- * library (dropped), and one of another group queued behind (kept).
- * One more is unread in the kernel: the kernel discards it.
+ * The group has two events the kernel reported: one handed out and not
+ * acked (the leave waits for it), and one another thread has read and
+ * not handed out yet (dropped when it looks at it). One more is unread
+ * in the kernel behind another group's event: the kernel discards it,
+ * the other group's stays and is what that thread gets.
  */
 static void leave_accounting(void)
 {
 	struct rdma_event_channel *c;
-	struct rdma_cm_event *ev, *ev2;
+	struct rdma_cm_event *ev;
 	struct leaver l = { .ret = -2 };
+	struct getter g = { 0 };
 	struct rdma_cm_id *id;
-	pthread_t thread;
+	pthread_t thread, reader;
 	uint32_t h;
 	int fd;
 
@@ -406,34 +422,42 @@ static void leave_accounting(void)
 	h = fake_last_create.out_id;
 
 	T_CHECK(rdma_join_multicast(id, (struct sockaddr *)&group, NULL) == 0);
+	T_CHECK(fake_rcm_push_group(fd, h, &group, RCM_EVENT_MULTICAST_ERROR,
+				    -ENETRESET));
 	T_CHECK(rdma_join_multicast(id, (struct sockaddr *)&group2,
 				    &l) == 0);
 	T_CHECK(fake_rcm_push_group(fd, h, &group, RCM_EVENT_MULTICAST_ERROR,
 				    -ENETRESET));
-	/* read() takes all three: JOIN, JOIN of group2, ERROR. */
+	/* JOIN, ERROR, JOIN of group2, ERROR: one read() each. */
 	ev = next_event(c);
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_MULTICAST_JOIN &&
 		ev->param.ud.private_data == NULL);
-	T_CHECK(fake_rcm_queued(fd) == 0);
-	/* One more, unread. */
-	T_CHECK(fake_rcm_push_group(fd, h, &group, RCM_EVENT_MULTICAST_ERROR,
-				    -ENETRESET));
+	T_CHECK(fake_rcm_queued(fd) == 3);
+
+	/* Another thread reads the ERROR and is held before looking at it. */
+	g.c = c;
+	fake_rcm_hold_next_read();
+	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
+	T_CHECK(fake_rcm_wait_held(2000));
 
 	l.id = id;
 	T_CHECK(pthread_create(&thread, NULL, leave_thread, &l) == 0);
 	T_CHECK(!join_within(thread, 200));
 	T_CHECK(fake_last_leave.out_events_reported == 2);
-	T_CHECK(fake_rcm_queued(fd) == 0);
+	T_CHECK(fake_rcm_queued(fd) == 1);
+
+	/* The held ERROR is dropped; the reader gets group2's JOIN. */
+	fake_rcm_release_read();
+	T_CHECK(join_within(reader, 2000));
+	T_CHECK(g.ev && g.ev->event == RDMA_CM_EVENT_MULTICAST_JOIN &&
+		g.ev->param.ud.private_data == &l);
+	if (g.ev)
+		rdma_ack_cm_event(g.ev);
+	T_CHECK(!join_within(thread, 200));	/* ev is not acked yet */
 	rdma_ack_cm_event(ev);
 	T_CHECK(join_within(thread, 2000));
 	T_CHECK(l.ret == 0);
 
-	/* The other group's event is still there; the dropped one is not. */
-	ev2 = next_event(c);
-	T_CHECK(ev2 && ev2->event == RDMA_CM_EVENT_MULTICAST_JOIN &&
-		ev2->param.ud.private_data == &l);
-	if (ev2)
-		rdma_ack_cm_event(ev2);
 	expect_eagain(c);
 	destroy(id);
 	rdma_destroy_event_channel(c);

@@ -3,18 +3,19 @@
  * cm_migrate: rdma_migrate_id().
  *
  * - to another channel: RCM_IOCTL_MIGRATE_ID on the old channel's fd
- *   with the id's handle and the new channel's fd; the id's events the
- *   library had read into its batch and those still in the kernel all
- *   come out of the new channel, in order, none out of the old one,
- *   whose other ids keep theirs;
+ *   with the id's handle and the new channel's fd; the library reads
+ *   nothing ahead, so the id's events not handed out are all still in
+ *   the kernel and come out of the new channel, in order, none out of
+ *   the old one, whose other ids keep theirs;
  * - the new handle afterwards: RESOLVE_ROUTE, the QUERY_ID of its
  *   ROUTE_RESOLVED and DESTROY_ID carry it; a request id (found by
  *   handle, context 0) is found under its new handle;
  * - moved events do not make the call wait, and destroying the id right
  *   after drops them; an event handed out and not acked does, until
  *   another thread acks it (an ack that finds the id moved);
- * - records another thread read from the old file and had not queued
- *   when the kernel moved the id are waited for and moved too;
+ * - a record of the id that another thread read from the old file and
+ *   had not looked at when the kernel moved the id is handed out there
+ *   (as in librdmacm), and the call waits for that thread and the ack;
  * - NULL channel: the id becomes synchronous on a private channel of its
  *   own (closed by rdma_destroy_id()); a synchronous id: EINVAL. A
  *   synchronous id to a channel: its held event is acked without a
@@ -22,8 +23,9 @@
  *   id takes its stash and its queued events along, and the listener
  *   keeps the shared channel;
  * - EBUSY from the kernel (unread CONNECT_REQUEST) and from the library
- *   (a CONNECT_REQUEST read and not handed out, without an ioctl); a
- *   migrated listener's requests come from the new channel;
+ *   (a synchronous listener's CONNECT_REQUEST that a request id's
+ *   synchronous call read and stashed, without an ioctl); a migrated
+ *   listener's requests come from the new channel;
  * - errors: NULL id, another synchronous id's private channel
  *   (EINVAL), kernel errors pass through and leave the id where it was
  *   (a private channel opened for it is closed again), EMFILE of a full
@@ -200,8 +202,8 @@ static int migrate_promptly(struct rdma_cm_id *id,
 	return m.ret;
 }
 
-/* Events read into the batch and still in the kernel both move. */
-static void moves_read_and_unread(void)
+/* The id's events still in the kernel move; nothing is left behind. */
+static void moves_unread(void)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
 	struct rdma_cm_event *ev;
@@ -219,9 +221,9 @@ static void moves_read_and_unread(void)
 		      NULL, 0);
 	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_REJECTED, 28, "priva", 5);
 	fake_rcm_push(a_ch->fd, hb, RCM_EVENT_DISCONNECTED, 0, NULL, 0);
-	/* One read: a's two events wait in the library. */
+	/* One read: the other three stay in the kernel. */
 	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, b, false);
-	T_CHECK(fake_read_calls == 1 && fake_rcm_queued(a_ch->fd) == 0);
+	T_CHECK(fake_read_calls == 1 && fake_rcm_queued(a_ch->fd) == 3);
 	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
 
 	T_CHECK(migrate_promptly(a, b_ch) == 0);
@@ -233,8 +235,8 @@ static void moves_read_and_unread(void)
 	T_CHECK(a->channel == b_ch);
 	T_CHECK(!fake_rcm_id_live(a_ch->fd, ha));
 	T_CHECK(fake_rcm_id_live(b_ch->fd, ha2));
-	T_CHECK(fake_rcm_queued(a_ch->fd) == 0);
-	T_CHECK(fake_rcm_queued(b_ch->fd) == 1);
+	T_CHECK(fake_rcm_queued(a_ch->fd) == 1);
+	T_CHECK(fake_rcm_queued(b_ch->fd) == 3);
 
 	set_nonblock(a_ch->fd);
 	set_nonblock(b_ch->fd);
@@ -413,27 +415,10 @@ static void waits_for_ack(void)
 }
 
 /*
- * A reader that read() a's records and has not queued them: the call
- * waits for it and moves them too.
+ * A reader that read() a record of a and has not looked at it yet: the
+ * call waits for it; the reader hands the event out on the old channel,
+ * as librdmacm's would, and the call waits for its ack too.
  */
-static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t hook_cond = PTHREAD_COND_INITIALIZER;
-static int hook_state;		/* 0 idle, 1 reader held, 2 released */
-
-static void hold_reader(int fd, int n)
-{
-	(void)fd;
-	(void)n;
-	pthread_mutex_lock(&hook_lock);
-	if (hook_state == 0) {
-		hook_state = 1;
-		pthread_cond_broadcast(&hook_cond);
-		while (hook_state == 1)
-			pthread_cond_wait(&hook_cond, &hook_lock);
-	}
-	pthread_mutex_unlock(&hook_lock);
-}
-
 struct getter {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_event *ev;
@@ -448,16 +433,14 @@ static void *get_thread(void *arg)
 	return NULL;
 }
 
-static void in_flight_records(void)
+static void in_flight_record(void)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
 	struct getter g = { 0 };
 	struct rdma_cm_id *a, *b;
-	struct timespec ts;
 	struct migrator m;
 	pthread_t reader;
 	uint32_t ha, hb;
-	bool held;
 
 	a_ch = channel();
 	b_ch = channel();
@@ -465,46 +448,37 @@ static void in_flight_records(void)
 		return;
 	a = new_id(a_ch, &ha);
 	b = new_id(a_ch, &hb);
-	fake_rcm_push(a_ch->fd, hb, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
 	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
 		      NULL, 0);
+	fake_rcm_push(a_ch->fd, hb, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
 	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
 
-	fake_read_hook = hold_reader;
+	fake_rcm_hold_next_read();
 	g.ch = a_ch;
 	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 2;
-	pthread_mutex_lock(&hook_lock);
-	while (hook_state == 0)
-		if (pthread_cond_timedwait(&hook_cond, &hook_lock, &ts))
-			break;
-	held = hook_state == 1;
-	pthread_mutex_unlock(&hook_lock);
-	T_CHECK(held);
-	T_CHECK(fake_rcm_queued(a_ch->fd) == 0);	/* all three read */
+	T_CHECK(fake_rcm_wait_held(2000));
+	T_CHECK(fake_rcm_queued(a_ch->fd) == 2);	/* one read */
 
 	start_migrate(&m, a, b_ch);
 	T_CHECK(!join_within(m.thread, 300));	/* waits for the reader */
 	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 1);
+	T_CHECK(fake_last_migrate.out_events_reported == 1);
+	T_CHECK(fake_rcm_queued(b_ch->fd) == 1);	/* TIMEWAIT_EXIT */
 
-	pthread_mutex_lock(&hook_lock);
-	hook_state = 2;
-	pthread_cond_broadcast(&hook_cond);
-	pthread_mutex_unlock(&hook_lock);
+	fake_rcm_release_read();
 	T_CHECK(join_within(reader, 2000));
-	T_CHECK(join_within(m.thread, 2000));
-	T_CHECK(m.ret == 0);
-	fake_read_hook = NULL;
-
-	/* The reader gets b's event; a's two come from the new channel. */
-	T_CHECK(g.ev && g.ev->id == b &&
-		g.ev->event == RDMA_CM_EVENT_ESTABLISHED);
+	T_CHECK(g.ev && g.ev->id == a &&
+		g.ev->event == RDMA_CM_EVENT_UNREACHABLE);
+	T_CHECK(!join_within(m.thread, 300));	/* and for its ack */
+	T_CHECK(a->channel == b_ch);
 	if (g.ev)
 		rdma_ack_cm_event(g.ev);
+	T_CHECK(join_within(m.thread, 2000));
+	T_CHECK(m.ret == 0);
+
 	set_nonblock(a_ch->fd);
 	set_nonblock(b_ch->fd);
-	expect(b_ch, RDMA_CM_EVENT_UNREACHABLE, a, false);
+	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, b, false);
 	expect(b_ch, RDMA_CM_EVENT_TIMEWAIT_EXIT, a, false);
 	expect_eagain(b_ch);
 	expect_eagain(a_ch);
@@ -585,7 +559,7 @@ static void from_sync(void)
 
 /*
  * A synchronous listener's request id shares the listener's channel: its
- * stash and its queued events go along, the listener keeps the channel.
+ * stash and its unread events go along, the listener keeps the channel.
  */
 static void sync_request_stash(void)
 {
@@ -609,12 +583,12 @@ static void sync_request_stash(void)
 		return;
 	T_CHECK(r->channel == l->channel && r->event);
 
-	/* One batch: r's ESTABLISHED is stashed, DISCONNECTED queued. */
+	/* r's ESTABLISHED is read and stashed, DISCONNECTED stays unread. */
 	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
 	T_CHECK(fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0) != 0);
 	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_DISCONNECTED, 0, NULL, 0));
 	T_CHECK(rdma_get_request(l, &r2) == 0);
-	T_CHECK(fake_rcm_queued(lfd) == 0);
+	T_CHECK(fake_rcm_queued(lfd) == 1);
 	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0));
 
 	T_CHECK(migrate_promptly(r, a_ch) == 0);
@@ -671,14 +645,14 @@ static void ebusy(void)
 	T_CHECK(ev->listen_id == l);
 	rdma_ack_cm_event(ev);
 
-	/* A request in the library's batch, behind c's event. */
+	/* A request behind c's event: still in the kernel, its EBUSY. */
 	fake_rcm_push(a_ch->fd, hc, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
 	T_CHECK(fake_rcm_push_request(a_ch->fd, hl, &conn, &peer, NULL, 0));
 	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, c, false);
-	T_CHECK(fake_rcm_queued(a_ch->fd) == 0);
+	T_CHECK(fake_rcm_queued(a_ch->fd) == 1);
 	errno = 0;
 	T_CHECK(rdma_migrate_id(l, b_ch) == -1 && errno == EBUSY);
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 1);	/* no ioctl */
+	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 2);
 	T_CHECK(l->channel == a_ch);
 	ev = expect(a_ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL, true);
 	if (!ev)
@@ -704,6 +678,50 @@ static void ebusy(void)
 	T_CHECK(rdma_destroy_id(l) == 0);
 	T_CHECK(rdma_destroy_id(c) == 0);
 	rdma_destroy_event_channel(a_ch);
+	rdma_destroy_event_channel(b_ch);
+}
+
+/*
+ * A synchronous listener's CONNECT_REQUEST that its request id's
+ * synchronous call read: stashed for the listener, so the library says
+ * EBUSY without asking the kernel, and rdma_get_request() gets it later.
+ */
+static void ebusy_sync_stash(void)
+{
+	struct rdma_conn_param param = { .qp_num = 0x654321 };
+	struct rdma_event_channel *b_ch;
+	struct rdma_cm_id *l, *r = NULL, *r2 = NULL;
+	uint32_t hl, hr;
+	int lfd;
+
+	setup();
+	b_ch = channel();
+	l = listener(NULL, &hl);
+	if (!b_ch || !l)
+		return;
+	lfd = l->channel->fd;
+	hr = fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0);
+	T_CHECK(rdma_get_request(l, &r) == 0);
+	if (!r)
+		return;
+	/* r's accept waits for ESTABLISHED and reads l's request first. */
+	T_CHECK(fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0) != 0);
+	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
+	T_CHECK(rdma_accept(r, &param) == 0);
+	T_CHECK(r->event && r->event->event == RDMA_CM_EVENT_ESTABLISHED);
+	T_CHECK(fake_rcm_queued(lfd) == 0);
+
+	errno = 0;
+	T_CHECK(rdma_migrate_id(l, b_ch) == -1 && errno == EBUSY);
+	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 0);
+	T_CHECK(l->channel->fd == lfd);
+	T_CHECK(rdma_get_request(l, &r2) == 0);
+	T_CHECK(r2 && r2 != r && r2->channel == l->channel);
+
+	T_CHECK(rdma_destroy_id(r) == 0);
+	if (r2)
+		T_CHECK(rdma_destroy_id(r2) == 0);
+	T_CHECK(rdma_destroy_id(l) == 0);
 	rdma_destroy_event_channel(b_ch);
 }
 
@@ -779,20 +797,20 @@ int main(int argc, char *argv[])
 	fake_rcm_init();
 	setup();
 
-	t_in_child("read and unread events move, in order",
-		   moves_read_and_unread);
+	t_in_child("unread events move, in order", moves_unread);
 	t_in_child("the new handle is used afterwards", new_handle_used);
 	t_in_child("a request id is found by its new handle",
 		   request_id_rekeyed);
 	t_in_child("destroy right after a migration", destroy_after_migrate);
 	t_in_child("waits for handed-out events", waits_for_ack);
-	t_in_child("records a reader holds are waited for",
-		   in_flight_records);
+	t_in_child("a record a reader holds is waited for", in_flight_record);
 	t_in_child("NULL channel: synchronous", to_sync);
 	t_in_child("synchronous id to a channel", from_sync);
 	t_in_child("a synchronous request id takes its stash",
 		   sync_request_stash);
-	t_in_child("EBUSY from the kernel and from the library", ebusy);
+	t_in_child("EBUSY from the kernel", ebusy);
+	t_in_child("EBUSY for a request in a synchronous stash",
+		   ebusy_sync_stash);
 	t_in_child("errors", errors);
 	return t_exit();
 }

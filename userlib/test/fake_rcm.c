@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_rcm.h"
@@ -115,13 +117,17 @@ int fake_calls[FAKE_NR_CMDS];
 int fake_read_calls;
 size_t fake_read_len;
 int fake_read_blocked;
-void (*fake_read_hook)(int fd, int n);
 
 static int fail_next[FAKE_NR_CMDS];
 static struct fake_file files[FAKE_MAX_FILES];
 static bool files_init;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
+
+/* fake_rcm_hold_next_read(): 0 idle, 1 armed, 2 a read held, 3 released */
+static int hold_state;
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
 
 void fake_rcm_init(void)
 {
@@ -481,9 +487,9 @@ static int do_connect(struct fake_file *f, struct rcm_connect *c)
 	id = id_of(f, c->id);
 	if (!id)
 		return ENOENT;
+	/* Retry counts above 7 are taken as 7, as in-tree. */
 	if (!id->routed || id->connecting ||
-	    c->flow_control > 1 || c->retry_count > 7 ||
-	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
+	    c->flow_control > 1 || c->srq > 1 || c->qp_num > 0xffffff ||
 	    c->private_data_len > (id->qp_type == RCM_QPT_UD ?
 				   RCM_UD_CONNECT_PRIVATE_DATA_MAX :
 				   RCM_CONNECT_PRIVATE_DATA_MAX))
@@ -552,7 +558,7 @@ static int do_accept(struct fake_file *f, struct rcm_accept *c)
 	if (!id)
 		return ENOENT;
 	if (!id->request || id->answered || c->flow_control > 1 ||
-	    c->rnr_retry_count > 7 || c->srq > 1 || c->qp_num > 0xffffff ||
+	    c->srq > 1 || c->qp_num > 0xffffff ||
 	    c->private_data_len > (id->qp_type == RCM_QPT_UD ?
 				   RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
 				   RCM_ACCEPT_PRIVATE_DATA_MAX))
@@ -1038,10 +1044,16 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		id = id_of(f, c->id);
 		if (!id)
 			return ENOENT;
-		/* As the module: an accepted request or a responded connect. */
+		/*
+		 * As the module: a request id or an id that connected; only
+		 * an accepted request or a responded connect, not rejected,
+		 * has something to end, once.
+		 */
+		if (!id->request && !id->connecting)
+			return EINVAL;
 		if ((!id->accepted && !id->responded) || id->rejected ||
 		    id->disconnected)
-			return EINVAL;
+			return 0;
 		id->disconnected = true;
 		if (fake_disconnect_event)
 			push_locked(f, c->id, RCM_EVENT_DISCONNECTED, 0,
@@ -1117,6 +1129,64 @@ out:
 	return 0;
 }
 
+/* The current time plus ms milliseconds, for a timed wait. */
+static struct timespec deadline(int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+void fake_rcm_hold_next_read(void)
+{
+	pthread_mutex_lock(&hold_lock);
+	hold_state = 1;
+	pthread_mutex_unlock(&hold_lock);
+}
+
+bool fake_rcm_wait_held(int ms)
+{
+	struct timespec ts = deadline(ms);
+	bool held;
+
+	pthread_mutex_lock(&hold_lock);
+	while (hold_state == 1)
+		if (pthread_cond_timedwait(&hold_cond, &hold_lock, &ts))
+			break;
+	held = hold_state == 2;
+	pthread_mutex_unlock(&hold_lock);
+	return held;
+}
+
+void fake_rcm_release_read(void)
+{
+	pthread_mutex_lock(&hold_lock);
+	hold_state = hold_state == 2 ? 3 : 0;
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
+}
+
+/* A read() that returned records: held if fake_rcm_hold_next_read(). */
+static void hold_read(void)
+{
+	pthread_mutex_lock(&hold_lock);
+	if (hold_state == 1) {
+		hold_state = 2;
+		pthread_cond_broadcast(&hold_cond);
+		while (hold_state == 2)
+			pthread_cond_wait(&hold_cond, &hold_lock);
+		hold_state = 0;
+	}
+	pthread_mutex_unlock(&hold_lock);
+}
+
 ssize_t read(int fd, void *buf, size_t len)
 {
 	struct fake_file *f;
@@ -1162,7 +1232,45 @@ ssize_t read(int fd, void *buf, size_t len)
 	ret = n * sizeof(*out);
 out:
 	pthread_mutex_unlock(&lock);
-	if (ret > 0 && fake_read_hook)
-		fake_read_hook(fd, ret / sizeof(*out));
+	if (ret > 0)
+		hold_read();
 	return ret;
+}
+
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	struct timespec ts = deadline(timeout > 0 ? timeout : 0);
+	struct fake_file *f;
+	nfds_t i, nfake = 0;
+	int ready;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nfds; i++)
+		nfake += file_of(fds[i].fd, false) != NULL;
+	if (!nfake) {
+		pthread_mutex_unlock(&lock);
+		return syscall(SYS_poll, fds, nfds, timeout);
+	}
+	if (nfake != nfds) {
+		pthread_mutex_unlock(&lock);
+		errno = EINVAL;
+		return -1;
+	}
+	for (;;) {
+		ready = 0;
+		for (i = 0; i < nfds; i++) {
+			f = file_of(fds[i].fd, false);
+			fds[i].revents = f->nevents ?
+				fds[i].events & (POLLIN | POLLRDNORM) : 0;
+			ready += fds[i].revents != 0;
+		}
+		if (ready || !timeout)
+			break;
+		if (timeout < 0)
+			pthread_cond_wait(&queued, &lock);
+		else if (pthread_cond_timedwait(&queued, &lock, &ts))
+			timeout = 0;	/* one last look */
+	}
+	pthread_mutex_unlock(&lock);
+	return ready;
 }

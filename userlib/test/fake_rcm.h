@@ -10,7 +10,8 @@
  *
  * The fake follows the uapi documentation: per-file ids with handles from
  * 1, events queued per file and returned by read() as whole records
- * (blocking, or EAGAIN on an O_NONBLOCK file), DESTROY_ID discarding the
+ * (blocking, or EAGAIN on an O_NONBLOCK file), poll() readable while
+ * one is queued, DESTROY_ID discarding the
  * id's unread events and returning how many read() returned.
  * RCM_IOCTL_RESOLVE_ROUTE needs an id whose ADDR_RESOLVED was queued,
  * and routes it once; QUERY_ID then reports fake_route_num_paths and
@@ -26,7 +27,8 @@
  * CONNECT_RESPONSE and is not established (else EINVAL).
  *
  * Connections: RCM_IOCTL_CONNECT needs a routed RC id (EINVAL), checks
- * the ranges of the uapi (EINVAL), copies the private data into
+ * the ranges of the uapi (EINVAL; retry counts above 7 pass, the module
+ * takes them as 7), copies the private data into
  * fake_connect_data and answers as fake_connect_mode says.
  * RCM_IOCTL_ESTABLISH takes an id that reported CONNECT_RESPONSE once.
  * RCM_IOCTL_ACCEPT takes an unanswered request id, checks the ranges,
@@ -37,9 +39,10 @@
  * INIT for an attached id, RTR and RTS for a request id or an id that
  * reported CONNECT_RESPONSE (else EINVAL). RCM_IOCTL_NOTIFY takes event
  * 9 on an accepted id not established yet and queues ESTABLISHED.
- * RCM_IOCTL_DISCONNECT takes an accepted request id or an id that
- * reported CONNECT_RESPONSE (and was not rejected) once, and
- * queues DISCONNECTED if fake_disconnect_event. RCM_IOCTL_MIGRATE_ID
+ * RCM_IOCTL_DISCONNECT takes a request id or an id that connected
+ * (else EINVAL); for an accepted request id or an id that reported
+ * CONNECT_RESPONSE (and was not rejected), the first one queues
+ * DISCONNECTED if fake_disconnect_event, the others do nothing. RCM_IOCTL_MIGRATE_ID
  * moves an id (its state, its reported count and its unread events,
  * re-stamped with the new handle, behind the destination's own) to the
  * lowest free handle of the fake file of fd: EBADF for an fd that is not
@@ -199,11 +202,20 @@ extern int fake_read_calls;
 extern size_t fake_read_len;
 extern int fake_read_blocked;		/* readers waiting right now */
 /*
- * Called by read() on a fake file that returns records, after it took
- * them from the file and let go of the fake's lock, with the fd and the
- * number of records. NULL by default.
+ * Hold the next read() on a fake file that returns records: after it
+ * took them from the file (and let go of the fake's lock), it waits
+ * until fake_rcm_release_read(). fake_rcm_wait_held() waits up to ms
+ * milliseconds for a read() to be held and says whether one is.
  */
-extern void (*fake_read_hook)(int fd, int n);
+void fake_rcm_hold_next_read(void);
+bool fake_rcm_wait_held(int ms);
+void fake_rcm_release_read(void);
+
+/*
+ * poll() sees fake files as the module's are: POLLIN | POLLRDNORM while
+ * an event is queued. It takes either fake files only (waiting up to
+ * timeout ms for an event, -1 forever) or none (the real poll()).
+ */
 
 /* Point RCM_DEVICE at /dev/null. Call before the first library call. */
 void fake_rcm_init(void);

@@ -556,12 +556,15 @@ struct rcm_reject {
  * @id: an id created by RCM_EVENT_CONNECT_REQUEST, not yet answered
  * @qp_num: the number of the QP that will carry the connection (24 bits)
  * @context: the user's value for this id's events from now on
- * @responder_resources: RDMA reads/atomics this side serves at once;
- *                       lowered to the peer's initiator depth
- * @initiator_depth: RDMA reads/atomics this side issues at once;
- *                   lowered to the peer's responder resources
+ * @responder_resources: RDMA reads/atomics this side serves at once, as
+ *                       given (not lowered to the peer's initiator
+ *                       depth, as in-tree); lowered to the device's
+ *                       max_qp_rd_atom
+ * @initiator_depth: RDMA reads/atomics this side issues at once, as
+ *                   given; lowered to the device's max_qp_init_rd_atom
  * @flow_control: this side's receive queue is flow controlled
- * @rnr_retry_count: RNR retries the peer should make, 0..7 (7: infinite)
+ * @rnr_retry_count: RNR retries the peer should make, 0..7 (7: infinite);
+ *                   above 7 is taken as 7 (a 3-bit field), as in-tree
  * @srq: the QP uses a shared receive queue
  * @reserved: Must be 0
  * @private_data_len: bytes at @private_data, at most
@@ -612,14 +615,18 @@ struct rcm_accept {
  * struct rcm_disconnect - ioctl(RCM_IOCTL_DISCONNECT)
  * @size: sizeof(struct rcm_disconnect)
  * @flags: Must be 0
- * @id: an id with an accepted or established connection
+ * @id: a request id, or an id that sent a connection request
  * @reserved: Must be 0
  *
  * Ends the connection: sends a DREQ, or the DREP when the peer's DREQ
  * came first. RCM_EVENT_DISCONNECTED follows once when the connection
  * is down (DREP received, DREQ received, or the DREQ timed out), and
- * RCM_EVENT_TIMEWAIT_EXIT when the QP may be reused. Errors: ENOENT,
- * EINVAL (no connection).
+ * RCM_EVENT_TIMEWAIT_EXIT when the QP may be reused. As with the in-tree
+ * rdma_cm, the call succeeds and sends nothing when there is nothing to
+ * end: a second call, a call after the DREQ/DREP exchange, after
+ * RCM_EVENT_REJECTED, or before the connection is up (a UD id's SIDR
+ * exchange included). Errors: ENOENT, EINVAL (the id never sent or
+ * received a connection request), ENODEV (device removed).
  *
  * iWARP: a graceful close (iw_cm moves the QP to SQD; the driver closes
  * the stream once the QP's work is done). Both sides report
@@ -662,8 +669,10 @@ struct rcm_disconnect {
  * @initiator_depth: RDMA reads/atomics this side issues at once;
  *                   lowered to the device's max_qp_init_rd_atom
  * @flow_control: this side's receive queue is flow controlled (0 or 1)
- * @retry_count: transport retries the QPs make, 0..7
- * @rnr_retry_count: RNR retries the peer should make, 0..7 (7: infinite)
+ * @retry_count: transport retries the QPs make, 0..7; above 7 is taken
+ *               as 7 (a 3-bit field), as in-tree
+ * @rnr_retry_count: RNR retries the peer should make, 0..7 (7: infinite);
+ *                   above 7 is taken as 7
  * @srq: the QP uses a shared receive queue (0 or 1)
  * @reserved: Must be 0
  * @private_data_len: bytes at @private_data, at most
@@ -690,7 +699,7 @@ struct rcm_disconnect {
  * takes it over (the driver moves it to RTS when the reply comes) until
  * the connection ends; a number that names no QP fails with EINVAL and
  * the id stays routed. @flow_control, @srq and the retry counts do not
- * apply (retry counts above 7 are still EINVAL). The call may take as
+ * apply. The call may take as
  * long as a TCP connect. There is no CONNECT_RESPONSE and no
  * RCM_IOCTL_ESTABLISH: the answer is RCM_EVENT_ESTABLISHED (the
  * connection is up; private data and depths of the peer's reply, as the
@@ -712,7 +721,8 @@ struct rcm_disconnect {
  * service ID resolution instead of a connection. Sends a SIDR REQ with
  * the same 36-byte header and up to RCM_UD_CONNECT_PRIVATE_DATA_MAX
  * bytes of private data; @qp_num, the depths, @flow_control, the retry
- * counts and @srq are not used (they are still range checked). The
+ * counts and @srq are not used (@qp_num, @flow_control and @srq are
+ * still range checked). The
  * answer is RCM_EVENT_ESTABLISHED carrying the peer's QP number, Q_Key
  * and address vector (struct rcm_event's @ud) and its private data, or
  * RCM_EVENT_UNREACHABLE: status -ETIMEDOUT when no SIDR REP came, or the

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_conn_compat: connection parameters and rdma_disconnect() as the
+ * in-tree CM treats them, on librdmacm.so.1 (rcm) at both ends, in one
+ * process, in a guest with a Soft-RoCE device. kselftest TAP.
+ *
+ *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *
+ * 1. retry_count and rnr_retry_count 15 (what libfabric's verbs provider
+ *    connects with): rdma_connect() succeeds, and the CONNECT_REQUEST
+ *    shows 7 and 7 (the 3-bit REQ fields, as in-tree cma_connect_ib()
+ *    lowers them); an accept with rnr_retry_count 15 succeeds, and the
+ *    client's ESTABLISHED shows the REP's 7.
+ * 2. rdma_accept() with explicit responder_resources 4 and
+ *    initiator_depth 2, above the request's 1 and 1: used as given, as
+ *    in-tree - the server's QP gets max_dest_rd_atomic 4 and max_rd_atomic
+ *    2, and the client's ESTABLISHED shows the REP's values (seen from
+ *    the client: responder_resources 2, initiator_depth 4). Powers of
+ *    two: rxe rounds the QP's values up to one.
+ * 3. rdma_disconnect() returns 0 wherever the in-tree stack does: the
+ *    client disconnects (DREQ), the server answers its DISCONNECTED with
+ *    rdma_disconnect() (DREP), then both call it again; and a client
+ *    whose request was rejected (REJECTED) calls it. An id that never
+ *    connected still gets EINVAL.
+ *
+ * The ports must be free, also for the kernel's rdma_cm.
+ *
+ * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
+ * not set).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+
+#include "common/tap.h"
+
+#define RETRY_PORT	20610
+#define DEPTH_PORT	20611
+#define DISC_PORT	20612
+#define REJECT_PORT	20613
+#define NTESTS		3
+
+/* Both ends of one connection, each on its own non-blocking channel. */
+struct pair {
+	struct rdma_event_channel *chc, *chs;
+	struct rdma_cm_id *listener, *client, *server;
+};
+
+/*
+ * The next event of ch within 10 s, which must be type; NULL (and a
+ * diagnostic) otherwise. The caller acks it.
+ */
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch,
+					enum rdma_cm_event_type type)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev = NULL;
+
+	while (rdma_get_cm_event(ch, &ev)) {
+		if (errno != EAGAIN || poll(&p, 1, 10000) != 1) {
+			printf("# no %s within 10 s\n", rdma_event_str(type));
+			return NULL;
+		}
+	}
+	if (ev->event != type) {
+		printf("# wanted %s, got %s (status %d)\n",
+		       rdma_event_str(type), rdma_event_str(ev->event),
+		       ev->status);
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+static bool expect_event(struct rdma_event_channel *ch,
+			 enum rdma_cm_event_type type)
+{
+	struct rdma_cm_event *ev = next_event(ch, type);
+
+	if (!ev)
+		return false;
+	rdma_ack_cm_event(ev);
+	return true;
+}
+
+static struct rdma_event_channel *channel(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	int fl;
+
+	if (!CHECK(ch != NULL))
+		return NULL;
+	fl = fcntl(ch->fd, F_GETFL);
+	if (!CHECK(fl != -1 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0)) {
+		rdma_destroy_event_channel(ch);
+		return NULL;
+	}
+	return ch;
+}
+
+static bool create_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_RC;
+	attr.cap.max_send_wr = 1;
+	attr.cap.max_recv_wr = 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+}
+
+/* A listener on ip:port and a client id routed to it, with a QP if qp. */
+static bool pair_setup(struct pair *p, const char *ip, int port, bool qp)
+{
+	struct sockaddr_in sin;
+
+	memset(p, 0, sizeof(*p));
+	p->chc = channel();
+	p->chs = channel();
+	if (!p->chc || !p->chs || !CHECK(tap_parse_ipv4(ip, port, &sin)))
+		return false;
+	if (!CHECK(rdma_create_id(p->chs, &p->listener, NULL,
+				  RDMA_PS_TCP) == 0) ||
+	    !CHECK(rdma_bind_addr(p->listener, (struct sockaddr *)&sin) == 0) ||
+	    !CHECK(rdma_listen(p->listener, 4) == 0) ||
+	    !CHECK(rdma_create_id(p->chc, &p->client, NULL,
+				  RDMA_PS_TCP) == 0) ||
+	    !CHECK(rdma_resolve_addr(p->client, NULL, (struct sockaddr *)&sin,
+				     2000) == 0) ||
+	    !expect_event(p->chc, RDMA_CM_EVENT_ADDR_RESOLVED) ||
+	    !CHECK(rdma_resolve_route(p->client, 2000) == 0) ||
+	    !expect_event(p->chc, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return false;
+	return !qp || create_qp(p->client);
+}
+
+/*
+ * Connect with @cp and wait for the CONNECT_REQUEST; the server's id
+ * (with a QP) is p->server. Returns the request event, to be acked.
+ */
+static struct rdma_cm_event *pair_request(struct pair *p,
+					  struct rdma_conn_param *cp)
+{
+	struct rdma_cm_event *ev;
+
+	if (!CHECK(rdma_connect(p->client, cp) == 0))
+		return NULL;
+	ev = next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST);
+	if (!ev)
+		return NULL;
+	p->server = ev->id;
+	if (!create_qp(p->server)) {
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+static void pair_teardown(struct pair *p)
+{
+	struct rdma_cm_id *ids[] = { p->server, p->client, p->listener };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (!ids[i])
+			continue;
+		if (ids[i]->qp)
+			rdma_destroy_qp(ids[i]);
+		rdma_destroy_id(ids[i]);
+	}
+	if (p->chc)
+		rdma_destroy_event_channel(p->chc);
+	if (p->chs)
+		rdma_destroy_event_channel(p->chs);
+}
+
+static bool retry_counts_above_7(const char *ip)
+{
+	struct rdma_conn_param cp;
+	struct rdma_cm_event *ev;
+	struct pair p;
+	bool ok = false;
+
+	if (!pair_setup(&p, ip, RETRY_PORT, true))
+		goto out;
+	memset(&cp, 0, sizeof(cp));
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.retry_count = 15;
+	cp.rnr_retry_count = 15;
+	ev = pair_request(&p, &cp);
+	if (!ev)
+		goto out;
+	ok = CHECK(ev->param.conn.retry_count == 7);
+	ok &= CHECK(ev->param.conn.rnr_retry_count == 7);
+	rdma_ack_cm_event(ev);
+
+	memset(&cp, 0, sizeof(cp));
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.retry_count = 15;
+	cp.rnr_retry_count = 15;
+	ok &= CHECK(rdma_accept(p.server, &cp) == 0);
+	ev = next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED);
+	ok &= ev != NULL;
+	if (ev) {
+		ok &= CHECK(ev->param.conn.rnr_retry_count == 7);
+		rdma_ack_cm_event(ev);
+	}
+	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+out:
+	pair_teardown(&p);
+	return ok;
+}
+
+static bool accept_depths_as_given(const char *ip)
+{
+	struct ibv_qp_init_attr init;
+	struct rdma_conn_param cp;
+	struct rdma_cm_event *ev;
+	struct ibv_qp_attr attr;
+	struct pair p;
+	bool ok = false;
+
+	if (!pair_setup(&p, ip, DEPTH_PORT, true))
+		goto out;
+	memset(&cp, 0, sizeof(cp));
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	ev = pair_request(&p, &cp);
+	if (!ev)
+		goto out;
+	ok = CHECK(ev->param.conn.responder_resources == 1);
+	ok &= CHECK(ev->param.conn.initiator_depth == 1);
+	rdma_ack_cm_event(ev);
+
+	memset(&cp, 0, sizeof(cp));
+	cp.responder_resources = 4;
+	cp.initiator_depth = 2;
+	cp.rnr_retry_count = 7;
+	ok &= CHECK(rdma_accept(p.server, &cp) == 0);
+	ok &= CHECK(ibv_query_qp(p.server->qp, &attr,
+				 IBV_QP_MAX_DEST_RD_ATOMIC |
+				 IBV_QP_MAX_QP_RD_ATOMIC, &init) == 0);
+	ok &= CHECK(attr.max_dest_rd_atomic == 4);
+	ok &= CHECK(attr.max_rd_atomic == 2);
+	ev = next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED);
+	ok &= ev != NULL;
+	if (ev) {
+		/* The REP's values, seen from the client: swapped. */
+		ok &= CHECK(ev->param.conn.responder_resources == 2);
+		ok &= CHECK(ev->param.conn.initiator_depth == 4);
+		rdma_ack_cm_event(ev);
+	}
+	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+out:
+	pair_teardown(&p);
+	return ok;
+}
+
+static bool disconnect_returns_0(const char *ip)
+{
+	struct rdma_cm_event *ev;
+	struct pair p, r;
+	bool ok = false;
+
+	memset(&r, 0, sizeof(r));
+	if (!pair_setup(&p, ip, DISC_PORT, false))
+		goto out;
+	/*
+	 * Never connected: nothing to disconnect, as in-tree. (No QP yet:
+	 * the library would move it to ERR first, as librdmacm does.)
+	 */
+	errno = 0;
+	ok = CHECK(rdma_disconnect(p.client) == -1 && errno == EINVAL);
+	if (!create_qp(p.client)) {
+		ok = false;
+		goto out;
+	}
+	ev = pair_request(&p, NULL);
+	if (!ev) {
+		ok = false;
+		goto out;
+	}
+	rdma_ack_cm_event(ev);
+	ok &= CHECK(rdma_accept(p.server, NULL) == 0);
+	ok &= expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED);
+	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+
+	/* DREQ; the server answers its DISCONNECTED (DREP). */
+	ok &= CHECK(rdma_disconnect(p.client) == 0);
+	ok &= expect_event(p.chs, RDMA_CM_EVENT_DISCONNECTED);
+	ok &= CHECK(rdma_disconnect(p.server) == 0);
+	ok &= expect_event(p.chc, RDMA_CM_EVENT_DISCONNECTED);
+	/* Again, on both sides, after the DREQ/DREP exchange. */
+	ok &= CHECK(rdma_disconnect(p.client) == 0);
+	ok &= CHECK(rdma_disconnect(p.server) == 0);
+
+	/* After REJECTED. */
+	if (!pair_setup(&r, ip, REJECT_PORT, true)) {
+		ok = false;
+		goto out;
+	}
+	ev = pair_request(&r, NULL);
+	if (!ev) {
+		ok = false;
+		goto out;
+	}
+	rdma_ack_cm_event(ev);
+	ok &= CHECK(rdma_reject(r.server, NULL, 0) == 0);
+	ev = next_event(r.chc, RDMA_CM_EVENT_REJECTED);
+	ok &= ev != NULL;
+	if (ev)
+		rdma_ack_cm_event(ev);
+	ok &= CHECK(rdma_disconnect(r.client) == 0);
+	/* And the rejecting side's request id too. */
+	ok &= CHECK(rdma_disconnect(r.server) == 0);
+out:
+	pair_teardown(&p);
+	pair_teardown(&r);
+	return ok;
+}
+
+int main(void)
+{
+	const char *rxe = getenv("RCM_ADDR_RXE");
+
+	tap_start();
+	if (!rxe || !*rxe) {
+		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+		return KSFT_SKIP;
+	}
+	tap_plan(NTESTS);
+	tap_deadline(90);
+
+	tap_result(1, "retry_counts_15_taken_as_7", retry_counts_above_7(rxe));
+	tap_result(2, "accept_explicit_depths_as_given",
+		   accept_depths_as_given(rxe));
+	tap_result(3, "disconnect_0_again_after_drep_and_rejected",
+		   disconnect_returns_0(rxe));
+	return tap_exit_status();
+}
