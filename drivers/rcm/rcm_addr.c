@@ -330,6 +330,9 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 
 	if (cmd->timeout_ms > RCM_MAX_TIMEOUT_MS)
 		return -EINVAL;
+	ret = rcm_event_room(file);
+	if (ret)
+		return ret;
 	ret = rcm_addr_from_user(&cmd->dst, &dst);
 	if (ret)
 		return ret;

@@ -303,6 +303,9 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 	    cmd->qp_num > 0xffffff || cmd->flow_control > 1 || cmd->srq > 1 ||
 	    cmd->private_data_len > sizeof(udata))
 		return -EINVAL;
+	ret = rcm_event_room(filp->private_data);
+	if (ret)
+		return ret;
 	ret = rcm_private_data_from_user(udata, cmd->private_data,
 					 cmd->private_data_len);
 	if (ret)

@@ -24,6 +24,30 @@
  */
 static struct kmem_cache *rcm_uevent_cache;
 
+static unsigned int max_events_per_file = 65536;
+module_param(max_events_per_file, uint, 0644);
+MODULE_PARM_DESC(max_events_per_file,
+		 "Unread events past which a file's new resolutions, connects and joins fail with ENOBUFS (default 65536)");
+
+/**
+ * rcm_event_room() - may a command start an operation that queues an event?
+ * @file: the file the event would be queued on
+ *
+ * Every event comes from an operation or a peer's action on one of the
+ * file's ids, most of them bounded by the ids' states; only operations
+ * that userspace can repeat without reading (an address resolution that
+ * fails, again and again) could queue without bound. Their commands ask
+ * here first. Events queued meanwhile may pass the bound by the number
+ * of operations in flight, never by more.
+ *
+ * Return: 0, or -ENOBUFS when max_events_per_file events are unread.
+ */
+int rcm_event_room(struct rcm_file *file)
+{
+	return READ_ONCE(file->nr_events) < READ_ONCE(max_events_per_file) ?
+	       0 : -ENOBUFS;
+}
+
 /**
  * rcm_event_init() - create the cache of event records, once
  *
@@ -105,8 +129,21 @@ void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
 
 	spin_lock(&file->event_lock);
 	list_add_tail(&uevent->list, &file->events);
+	WRITE_ONCE(file->nr_events, file->nr_events + 1);
 	spin_unlock(&file->event_lock);
 	wake_up_interruptible(&file->poll_wait);
+}
+
+/* Unlink a queued event; @file->event_lock held. */
+static void rcm_event_unlink(struct rcm_file *file, struct rcm_uevent *uevent,
+			     struct list_head *to)
+{
+	lockdep_assert_held(&file->event_lock);
+	if (to)
+		list_move_tail(&uevent->list, to);
+	else
+		list_del(&uevent->list);
+	WRITE_ONCE(file->nr_events, file->nr_events - 1);
 }
 
 /**
@@ -126,7 +163,7 @@ void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
 	spin_lock(&file->event_lock);
 	list_for_each_entry_safe(uevent, tmp, &file->events, list)
 		if (uevent->id == id)
-			list_move_tail(&uevent->list, &dead);
+			rcm_event_unlink(file, uevent, &dead);
 	spin_unlock(&file->event_lock);
 	mutex_unlock(&file->read_mutex);
 
@@ -153,7 +190,7 @@ void rcm_event_purge_mcast(struct rcm_file *file, struct rcm_mcast *mc)
 	spin_lock(&file->event_lock);
 	list_for_each_entry_safe(uevent, tmp, &file->events, list)
 		if (uevent->mc == mc)
-			list_move_tail(&uevent->list, &dead);
+			rcm_event_unlink(file, uevent, &dead);
 	spin_unlock(&file->event_lock);
 	mutex_unlock(&file->read_mutex);
 
@@ -221,7 +258,7 @@ void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,
 	spin_lock(&file->event_lock);
 	list_for_each_entry_safe(uevent, tmp, &file->events, list)
 		if (uevent->listener == listener)
-			list_move_tail(&uevent->list, &taken);
+			rcm_event_unlink(file, uevent, &taken);
 	spin_unlock(&file->event_lock);
 	list_for_each_entry_safe(uevent, tmp, &taken, list) {
 		if (xa_cmpxchg(&file->ids, uevent->id->handle, uevent->id,
@@ -280,6 +317,7 @@ void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 {
 	struct rcm_uevent *uevent, *tmp;
 	LIST_HEAD(moved);
+	u32 n = 0;
 
 	lockdep_assert_held(&id->lock);
 	spin_lock(&src->event_lock);
@@ -287,7 +325,8 @@ void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 		if (uevent->id != id)
 			continue;
 		uevent->ev.id = handle;
-		list_move_tail(&uevent->list, &moved);
+		rcm_event_unlink(src, uevent, &moved);
+		n++;
 	}
 	spin_unlock(&src->event_lock);
 
@@ -295,6 +334,7 @@ void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 		return;
 	spin_lock(&dst->event_lock);
 	list_splice_tail(&moved, &dst->events);
+	WRITE_ONCE(dst->nr_events, dst->nr_events + n);
 	spin_unlock(&dst->event_lock);
 	wake_up_interruptible(&dst->poll_wait);
 }
@@ -336,7 +376,7 @@ static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 			break;
 		}
 		spin_lock(&file->event_lock);
-		list_del(&uevent->list);
+		rcm_event_unlink(file, uevent, NULL);
 		uevent->id->events_reported++;
 		if (uevent->mc)
 			uevent->mc->events_reported++;

@@ -45,7 +45,14 @@
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
+#include <linux/moduleparam.h>
+
 #include "rcm_priv.h"
+
+static unsigned int max_mcast_per_id = 1024;
+module_param(max_mcast_per_id, uint, 0644);
+MODULE_PARM_DESC(max_mcast_per_id,
+		 "Multicast groups one id may join at once (default 1024)");
 
 /* Hop limit of RoCE v1 and IPv6 groups; RoCE v2 IPv4 takes the IPv6 default. */
 #define RCM_MCAST_HOP_LIMIT 1
@@ -128,10 +135,40 @@ struct rcm_mcast_view {
 };
 
 /* May @id join @mc's group? Takes the view of the id; @id->lock held. */
+/*
+ * May @id join one more group? At most max_mcast_per_id groups; and, as
+ * a socket's IP memberships, at most net.ipv4.igmp_max_memberships of
+ * them holding an IPv4 membership (a full join of an IPv4 group on RoCE
+ * v2 takes one on the netdev). -ENOBUFS beyond, as ip_mc_join_group().
+ */
+static int rcm_mcast_room(struct rcm_id *id, const struct rcm_mcast *mc,
+			  enum ib_gid_type gid_type)
+{
+	bool igmp = mc->addr.ss_family == AF_INET &&
+		    mc->join_flags == RCM_MC_JOIN_FULLMEMBER &&
+		    gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP;
+	unsigned int n = 0, n_igmp = 0;
+	struct rcm_mcast *cur;
+
+	lockdep_assert_held(&id->lock);
+	list_for_each_entry(cur, &id->mcasts, node) {
+		n++;
+		if (cur->igmp)
+			n_igmp++;
+	}
+	if (n >= READ_ONCE(max_mcast_per_id))
+		return -ENOBUFS;
+	if (igmp &&
+	    n_igmp >= READ_ONCE(id->net->ipv4.sysctl_igmp_max_memberships))
+		return -ENOBUFS;
+	return 0;
+}
+
 static int rcm_mcast_check(struct rcm_id *id, struct rcm_mcast *mc,
 			   struct rcm_mcast_view *view)
 {
 	const struct ib_gid_attr *sgid;
+	int ret;
 
 	lockdep_assert_held(&id->lock);
 	if (id->qp_type != RCM_QPT_UD)
@@ -151,6 +188,9 @@ static int rcm_mcast_check(struct rcm_id *id, struct rcm_mcast *mc,
 	if (rcm_mcast_find(id, &mc->addr))
 		return -EADDRINUSE;
 	sgid = id->dev_addr.sgid_attr;
+	ret = rcm_mcast_room(id, mc, sgid->gid_type);
+	if (ret)
+		return ret;
 	if (mc->addr.ss_family == AF_INET6 &&
 	    sgid->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EOPNOTSUPP;	/* as 6.1's cma.c (-ENOTSUPP there) */
@@ -268,6 +308,9 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg)
 	if (cmd->join_flags != RCM_MC_JOIN_FULLMEMBER &&
 	    cmd->join_flags != RCM_MC_JOIN_SENDONLY_FULLMEMBER)
 		return -EINVAL;
+	ret = rcm_event_room(file);
+	if (ret)
+		return ret;
 	id = rcm_id_get(file, cmd->id);
 	if (!id)
 		return -ENOENT;

@@ -161,6 +161,8 @@ struct rcm_wire_conn_param {
  * @event_lock: protects @events and every id's @events_reported. Taken
  *              from process context only.
  * @events: queued struct rcm_uevent, oldest first
+ * @nr_events: length of @events; written under @event_lock, read without
+ *             it by rcm_event_room()
  * @read_mutex: held by read() while it copies events out and by the
  *              event purge of a destroy and a migration's move, so an
  *              event is never freed or moved while it is being copied.
@@ -176,6 +178,7 @@ struct rcm_file {
 	struct xarray ids;
 	spinlock_t event_lock;		/* @events, ids' events_reported */
 	struct list_head events;
+	u32 nr_events;
 	struct mutex read_mutex;	/* readers vs. event purge */
 	wait_queue_head_t poll_wait;
 };
@@ -613,6 +616,7 @@ void rcm_event_exit(void);
 void rcm_event_free(struct rcm_uevent *uevent);
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
+int rcm_event_room(struct rcm_file *file);
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id);
 void rcm_event_purge_mcast(struct rcm_file *file, struct rcm_mcast *mc);
 void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,

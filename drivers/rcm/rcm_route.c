@@ -126,6 +126,9 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	 */
 	if (cmd->timeout_ms > RCM_MAX_TIMEOUT_MS)
 		return -EINVAL;
+	ret = rcm_event_room(file);
+	if (ret)
+		return ret;
 	id = rcm_id_get(file, cmd->id);
 	if (!id)
 		return -ENOENT;

@@ -281,7 +281,8 @@ struct rcm_bind_addr {
  * after ADDR_ERROR it is bound and may resolve again. Errors of the call itself: those of
  * RCM_IOCTL_BIND_ADDR, EINVAL (already resolved or resolving, timeout
  * out of range, @src and @dst of different families), ENETUNREACH (no
- * route to @dst at all) and ENOMEM.
+ * route to @dst at all), ENOBUFS (the file has the module's
+ * max_events_per_file events unread) and ENOMEM.
  */
 struct rcm_resolve_addr {
 	__u32 size;
@@ -344,7 +345,8 @@ struct rcm_query_id {
  * route needs no path. Errors: ENOENT, EINVAL (address not resolved,
  * already routed, timeout out of range), ENODEV (device removed or the
  * netdev is gone), EOPNOTSUPP (an InfiniBand port: path queries to the
- * subnet administrator are not implemented), ENOMEM.
+ * subnet administrator are not implemented), ENOBUFS (the file has
+ * max_events_per_file events unread), ENOMEM.
  */
 struct rcm_resolve_route {
 	__u32 size;
@@ -690,7 +692,8 @@ struct rcm_disconnect {
  * peer's consumer rejected) or RCM_EVENT_UNREACHABLE (status -ETIMEDOUT:
  * no answer after the CM's retries). Errors: ENOENT, EINVAL (route not
  * resolved, not an RC id, a value out of range, too much private data),
- * EFAULT, ENODEV (device removed), ENOMEM.
+ * EFAULT, ENODEV (device removed), ENOBUFS (the file has
+ * max_events_per_file events unread), ENOMEM.
  *
  * iWARP: sends an MPA request over a TCP connection from the id's
  * address and port, carrying the private data as is (no header), with
@@ -981,7 +984,11 @@ enum rcm_mcast_join_flags {
  * Errors: ENOENT, EINVAL (not a UD id, not attached to a device, not a
  * multicast address, unknown @join_flags), EADDRINUSE (the id already
  * joined the group), EOPNOTSUPP (an IPv6 group on RoCE v2, as in-tree;
- * an iWARP device), ENODEV (the id's netdev is gone), ENOMEM.
+ * an iWARP device), ENODEV (the id's netdev is gone), ENOBUFS (the file
+ * has max_events_per_file events unread; the id has joined the module's
+ * max_mcast_per_id groups; or, for a full join of an IPv4 group on RoCE
+ * v2, it holds net.ipv4.igmp_max_memberships IP memberships, as a socket
+ * may), ENOMEM.
  */
 struct rcm_join_mcast {
 	__u32 size;

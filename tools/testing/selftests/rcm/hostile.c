@@ -583,6 +583,144 @@ RCM_TEST(ipv6_requests_pass_the_netdev_check)
 	close(s);
 }
 
+/* Read a module parameter of rcm; -1 when it cannot be read. */
+static long param_get(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/rcm/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/rcm/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%ld\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/*
+ * Defect 7: nothing bounded a file's unread events. A RoCE route is
+ * built, and its ROUTE_RESOLVED queued, before RESOLVE_ROUTE returns, so
+ * the queue's length is known here without reading it.
+ */
+RCM_TEST(unread_events_are_bounded)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	long old = param_get("max_events_per_file");
+	unsigned int ids[6];
+	struct rcm_event ev;
+	int fd, i;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	CHECK(old > 0, "no max_events_per_file parameter");
+	fd = rcm_open_dev();
+	for (i = 0; i < 6; i++) {
+		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
+		CHECK(ids[i] && rcm_resolved(fd, ids[i], ip) == 0,
+		      "resolve: %s", strerror(errno));
+	}
+	CHECK(param_set("max_events_per_file", 4) == 0, "set the parameter");
+	for (i = 0; i < 4; i++)
+		if (rcm_route(fd, ids[i], 0))
+			break;
+	if (i == 4) {
+		errno = 0;
+		i = rcm_route(fd, ids[4], 0) == -1 && errno == ENOBUFS;
+	} else {
+		i = 0;
+	}
+	param_set("max_events_per_file", old);
+	CHECK(i, "fifth unread event: route returned errno %d, want ENOBUFS",
+	      errno);
+	/* Reading one makes room again. */
+	param_set("max_events_per_file", 4);
+	i = read(fd, &ev, sizeof(ev)) == sizeof(ev) &&
+	    rcm_route(fd, ids[4], 0) == 0;
+	param_set("max_events_per_file", old);
+	CHECK(i, "after a read: %s", strerror(errno));
+	close(fd);
+}
+
+static int join(int fd, unsigned int id, const char *group,
+		unsigned int flags)
+{
+	struct rcm_join_mcast j = {
+		.size = sizeof(j), .id = id, .join_flags = flags,
+	};
+
+	rcm_sockaddr(&j.addr, group, 0);
+	return ioctl(fd, RCM_IOCTL_JOIN_MCAST, &j);
+}
+
+/*
+ * Defect 7: an id could join groups without bound, and every full join
+ * of an IPv4 group took an IP membership past igmp_max_memberships.
+ */
+RCM_TEST(multicast_groups_are_bounded)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	long old = param_get("max_mcast_per_id");
+	unsigned int id;
+	int fd, ok;
+	FILE *f;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	CHECK(old > 0, "no max_mcast_per_id parameter");
+	fd = rcm_open_dev();
+	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 1);
+	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "bind: %s",
+	      strerror(errno));
+	CHECK(param_set("max_mcast_per_id", 2) == 0, "set the parameter");
+	ok = !join(fd, id, "239.2.0.1", RCM_MC_JOIN_SENDONLY_FULLMEMBER) &&
+	     !join(fd, id, "239.2.0.2", RCM_MC_JOIN_SENDONLY_FULLMEMBER);
+	errno = 0;
+	ok = ok && join(fd, id, "239.2.0.3",
+			RCM_MC_JOIN_SENDONLY_FULLMEMBER) == -1 &&
+	     errno == ENOBUFS;
+	param_set("max_mcast_per_id", old);
+	CHECK(ok, "third join: errno %d, want ENOBUFS", errno);
+	close(fd);
+
+	/* IP memberships: only where the kernel has IP multicast. */
+	if (access("/proc/net/igmp", F_OK))
+		return;
+	f = fopen("/proc/sys/net/ipv4/igmp_max_memberships", "r");
+	CHECK(f && fscanf(f, "%ld", &old) == 1, "igmp_max_memberships");
+	fclose(f);
+	fd = rcm_open_dev();
+	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
+	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "bind: %s",
+	      strerror(errno));
+	rcm_sh("sysctl -qw net.ipv4.igmp_max_memberships=1");
+	ok = !join(fd, id, "239.2.1.1", RCM_MC_JOIN_FULLMEMBER);
+	errno = 0;
+	ok = ok && join(fd, id, "239.2.1.2", RCM_MC_JOIN_FULLMEMBER) == -1 &&
+	     errno == ENOBUFS;
+	/* A send-only member takes no IP membership. */
+	ok = ok && !join(fd, id, "239.2.1.3", RCM_MC_JOIN_SENDONLY_FULLMEMBER);
+	rcm_sh("sysctl -qw net.ipv4.igmp_max_memberships=%ld", old);
+	CHECK(ok, "joins past igmp_max_memberships: errno %d", errno);
+	close(fd);
+}
+
 int main(void)
 {
 	return rcm_test_run();
