@@ -37,12 +37,34 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/iw_cm.h>
+#include <rdma/restrack.h>
 
 #include "rcm_priv.h"
 
 static int rcm_iw_conn_handler(struct iw_cm_id *iw, struct iw_cm_event *event);
+
+/*
+ * iw_cm binds the connection to whatever QP of the device has the number
+ * it is given, its creator's or not. As for a socket, a caller may only
+ * hand over a QP of its own: a user QP (not one of a kernel consumer's,
+ * an NVMe-oF target's say) that its own process created.
+ */
+static int rcm_iw_qp_owned(struct ib_device *ibdev, u32 qpn)
+{
+	struct rdma_restrack_entry *res;
+	int ret = 0;
+
+	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
+	if (IS_ERR(res))
+		return -EINVAL;
+	if (!res->user || !res->task || !same_thread_group(res->task, current))
+		ret = -EINVAL;
+	rdma_restrack_put(res);
+	return ret;
+}
 
 /* Fill the CONNECT_REQUEST event of a request from the MPA request. */
 static void rcm_iw_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
@@ -302,9 +324,10 @@ static u32 rcm_iw_connect_failure(int err)
  * once is reported as the event it would be had it come later; the id
  * then has a failed connection, as after any REJECTED.
  *
- * Return: 0, or the errno of a local failure (-EINVAL: no QP @cmd->qp_num
- * on the device; -ENOMEM: more RDMA read depth than the driver takes; a
- * TCP bind error such as -EADDRINUSE), the id then being as before.
+ * Return: 0, or the errno of a local failure (-EINVAL: no QP
+ * @cmd->qp_num on the device that the calling process created; -ENOMEM:
+ * more RDMA read depth than the driver takes; a TCP bind error such as
+ * -EADDRINUSE), the id then being as before.
  */
 int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 		   const struct rcm_wire_conn_param *param, const void *pdata,
@@ -325,6 +348,9 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 	int ret;
 
 	lockdep_assert_held(&id->lock);
+	ret = rcm_iw_qp_owned(id->rdev->ibdev, cmd->qp_num);
+	if (ret)
+		return ret;
 	iw = iw_create_cm_id(id->rdev->ibdev, rcm_iw_conn_handler, id);
 	if (IS_ERR(iw))
 		return PTR_ERR(iw);
@@ -369,9 +395,10 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
  * The driver moves the QP to RTS and reports the connection up
  * (RCM_EVENT_ESTABLISHED) once the reply went.
  *
- * Return: 0, -EINVAL (no QP @cmd->qp_num on the device, or the request
- * is gone), -ECONNRESET (the peer gave up), or another driver errno; the
- * request is then still unanswered, for reject or destroy.
+ * Return: 0, -EINVAL (no QP @cmd->qp_num on the device that the calling
+ * process created, or the request is gone), -ECONNRESET (the peer gave
+ * up), or another driver errno; the request is then still unanswered,
+ * for reject or destroy.
  */
 int rcm_iw_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 		  const struct rcm_wire_conn_param *param, const void *pdata)
@@ -384,7 +411,12 @@ int rcm_iw_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 		.qpn = cmd->qp_num,
 	};
 
+	int ret;
+
 	lockdep_assert_held(&id->lock);
+	ret = rcm_iw_qp_owned(id->iw->device, cmd->qp_num);
+	if (ret)
+		return ret;
 	return iw_cm_accept(id->iw, &p);
 }
 

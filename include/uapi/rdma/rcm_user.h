@@ -581,7 +581,7 @@ struct rcm_reject {
  * range, too much private data, @qp_num above 24 bits), EFAULT.
  *
  * iWARP: sends the MPA reply. @qp_num must name an existing QP of the
- * request's device, in RESET or INIT (the driver moves it to RTS and
+ * request's device that the calling process created, in RESET or INIT (the driver moves it to RTS and
  * hands it the connection; iw_cm holds it until the connection ends);
  * else EINVAL and the request stays unanswered. The depths become the
  * MPA IRD (@responder_resources) and ORD (@initiator_depth);
@@ -698,10 +698,11 @@ struct rcm_disconnect {
  * iWARP: sends an MPA request over a TCP connection from the id's
  * address and port, carrying the private data as is (no header), with
  * @initiator_depth as MPA ORD and @responder_resources as IRD. @qp_num
- * must name an existing QP of the id's device, in RESET or INIT: iw_cm
- * takes it over (the driver moves it to RTS when the reply comes) until
- * the connection ends; a number that names no QP fails with EINVAL and
- * the id stays routed. @flow_control, @srq and the retry counts do not
+ * must name an existing QP of the id's device that the calling process
+ * created (unlike in-tree, never another process's or a kernel
+ * consumer's), in RESET or INIT: iw_cm takes it over (the driver moves
+ * it to RTS when the reply comes) until the connection ends; a number
+ * that names no such QP fails with EINVAL and the id stays routed. @flow_control, @srq and the retry counts do not
  * apply. The call may take as
  * long as a TCP connect. There is no CONNECT_RESPONSE and no
  * RCM_IOCTL_ESTABLISH: the answer is RCM_EVENT_ESTABLISHED (the

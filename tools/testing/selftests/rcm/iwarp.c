@@ -297,6 +297,45 @@ RCM_TEST(iwarp_commands_before_a_connection)
 	end_close(&e);
 }
 
+/*
+ * iw_cm binds a connection to any QP of the device with the number it is
+ * given. rcm takes only the caller's own: a process cannot connect (or
+ * accept) with another process's QP, whose traffic it would take over.
+ */
+RCM_TEST(iwarp_qp_of_another_process_is_refused)
+{
+	const char *ip = siw_ip();
+	unsigned int lid;
+	struct end e;
+	int fd, st;
+	pid_t pid;
+
+	NEED_SIW(ip);
+	fd = rcm_open_dev();
+	lid = rcm_listener(fd, ip, 20512, 1, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	CHECK(end_open(&e) == 0, "verbs: %s", strerror(errno));
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		int c = rcm_open_dev();
+		unsigned int id = routed(c, ip, 20512, 2);
+
+		if (!id)
+			_exit(2);
+		if (connect_data(c, id, e.qp->qp_num, "steal", 6) == 0)
+			_exit(1);
+		_exit(errno == EINVAL ? 0 : 3);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st),
+	      "child did not exit");
+	CHECK(WEXITSTATUS(st) == 0,
+	      "connect with another process's QP: child exit %d (1: it was taken)",
+	      WEXITSTATUS(st));
+	close(fd);
+	end_close(&e);
+}
+
 RCM_TEST(iwarp_connect_accept_send_disconnect)
 {
 	const char *ip = siw_ip();
