@@ -5,11 +5,13 @@
 # machine, as root. Prints one "PASS|FAIL|SKIP name" line per test and
 # ends with "N passed, N failed, N skipped"; exits 1 on any failure.
 #
-# Steps: packages -> test kernel (cached) -> rcm.ko for both kernels ->
-# style/sparse -> userlib host tests -> selftests -> test-kernel guest
-# (KUnit + selftests over rxe and siw) -> distro-kernel guest (selftests
-# over rxe, rcm.ko built by DKMS in a private DKMS tree) -> harness
-# self-test.
+# Steps: packages -> rcm.ko for the distro kernel, style/sparse ->
+# userlib host tests -> selftests -> test kernel (cached), its rcm.ko and
+# initramfs -> in the background: the test-kernel guest (KUnit +
+# selftests over rxe and siw), then the iWARP pair; meanwhile: rcm.ko by
+# DKMS, the distro-kernel guest (selftests over rxe), the RoCE pair and
+# the harness self-test. Each step prints "== [k/K +Ns] what"; each guest
+# a "# label [k/K +Ns] test: ..." line on stderr as each test ends.
 #
 # Env: RCM_CACHE (default /var/cache/rcm), RCM_ONLY=test|distro|host to
 # run a subset, RCM_TESTS=a,b to choose guest tests.
@@ -33,10 +35,16 @@ distro) steps=7 ;;
 test) steps=5 ;;
 *) steps=11 ;;
 esac
+say_at() {	# K WHAT
+	local k=$1
+	shift
+	echo "== [$k/$steps +$(( $(date +%s) - start ))s] $*"
+}
 say() {
 	step_no=$((step_no + 1))
-	echo "== [$step_no/$steps +$(( $(date +%s) - start ))s] $*"
+	say_at $step_no "$@"
 }
+test_pid=
 report() {	# STATUS NAME [WHY]
 	local line="$1 $2${3:+: $3}"
 	echo "$line" | tee -a "$results"
@@ -121,18 +129,32 @@ if want test; then
 				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \
 				--tests "$out/selftests" --lib-dir "$top/userlib/src" \
 				$librdmacm_programs; then
-			say "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
-			"$vm/run-guest.py" --label test-kernel --kernel "$kernel/bzImage" \
-				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
-				--memory 1G --test-timeout 300 --guest-timeout 1800 \
-				--tests "$test_tests" --log "$out/guest-test-kernel.log" |
-				tee -a "$results"
-			say "guests: two test kernels joined by a socket netdev (siw: iWARP)"
-			"$vm/run-guest.py" --pair --label pair-iwarp \
-				--kernel "$kernel/bzImage" --initrd "$out/test.cpio" \
-				--rdma siw --memory 1G --smp 1 --test-timeout 300 \
-				--guest-timeout 1200 --tests "$pair_iw_tests" \
-				--log "$out/guest-pair-iwarp.log" | tee -a "$results"
+			# The KASAN guests are the long pole: they run in the
+			# background while the distro kernel's steps run, and
+			# their results join the others at the end.
+			test_guests() {
+				say_at $1 "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
+				"$vm/run-guest.py" --label test-kernel \
+					--kernel "$kernel/bzImage" \
+					--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
+					--memory 1G --test-timeout 300 \
+					--guest-timeout 1800 --tests "$test_tests" \
+					--log "$out/guest-test-kernel.log" \
+					>"$out/results-test-kernel.txt"
+				say_at $(($1 + 1)) "guests: two test kernels joined by a socket netdev (siw: iWARP)"
+				"$vm/run-guest.py" --pair --label pair-iwarp \
+					--kernel "$kernel/bzImage" \
+					--initrd "$out/test.cpio" --rdma siw \
+					--memory 1G --smp 1 --test-timeout 300 \
+					--guest-timeout 1200 --tests "$pair_iw_tests" \
+					--log "$out/guest-pair-iwarp.log" \
+					>"$out/results-pair-iwarp.txt"
+			}
+			rm -f "$out/results-test-kernel.txt" \
+				"$out/results-pair-iwarp.txt"
+			test_guests $((step_no + 1)) &
+			test_pid=$!
+			step_no=$((step_no + 2))
 		fi
 	else
 		report FAIL build.test-kernel "see ${RCM_CACHE:-/var/cache/rcm}/kernel-*.log"
@@ -170,6 +192,19 @@ if want distro; then
 	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
 	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
 		"$distro_ko" "$out/harness" | tee -a "$results"
+fi
+
+if [ -n "$test_pid" ]; then
+	wait "$test_pid"
+	echo "== test-kernel guests done (+$(( $(date +%s) - start ))s)"
+	for f in "$out/results-test-kernel.txt" "$out/results-pair-iwarp.txt"; do
+		if [ -s "$f" ]; then
+			tee -a "$results" <"$f"
+		else
+			report FAIL "$(basename "$f" .txt | sed 's/^results-//')" \
+				"no results (see $out/guest-*.log)"
+		fi
+	done
 fi
 
 pass=$(grep -c '^PASS ' "$results")
