@@ -61,6 +61,11 @@ demo:
 bench:
 	tools/testing/bench.sh
 
+# Not part of make check: the churn of selftests/rcm/stress.c at length
+# (RCM_STRESS_CYCLES, RCM_STRESS_KILLS, RCM_STRESS_SEED).
+stress:
+	tools/testing/stress.sh
+
 style:
 	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types -f $(KERNEL_SOURCES)
 
@@ -96,5 +101,5 @@ dkms-install:
 	dkms build -m rcm -v $(VERSION)
 	dkms install -m rcm -v $(VERSION)
 
-.PHONY: all modules modules_install clean userlib selftests check check-fresh demo bench style \
+.PHONY: all modules modules_install clean userlib selftests check check-fresh demo bench stress style \
 	sparse install dkms-source dkms-install

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * stress: churn that must leave nothing behind (issue 12, part 2).
+ *
+ * - connect_disconnect_cycles: RCM_STRESS_CYCLES (default 150) full
+ *   connections over Soft-RoCE - connect, accept, establish, disconnect
+ *   from either side, destroy - in one process.
+ * - kill_at_random_points: RCM_STRESS_KILLS (default 40) rounds in which
+ *   a server process and a client process connect to each other over
+ *   and over and one of them is killed with SIGKILL at a random moment
+ *   (seeded by RCM_STRESS_SEED, printed), so that over the run every
+ *   step of connect and accept is interrupted.
+ *
+ * Both end by counting rcm's live ids and event records in
+ * /proc/slabinfo (where the kernel has it and the caches are not merged
+ * with others): the counts must come back to what they were, after the
+ * kernel log's kmemleak scan (by the harness) has nothing to say either.
+ * "make stress" runs it with large counts.
+ *
+ * Needs RCM_ADDR_RXE from the guest.
+ */
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+/*
+ * Objects of slab cache @name in use, or -1 if it is not listed. SLUB
+ * counts the objects of each CPU's current slab as used: shrinking the
+ * cache first hands those back, so the count is exact.
+ */
+static long slab_objects(const char *name)
+{
+	char line[512], cname[64];
+	long active = -1, n;
+	FILE *f;
+
+	snprintf(line, sizeof(line), "/sys/kernel/slab/%s/shrink", name);
+	f = fopen(line, "w");
+	if (f) {
+		fputs("1\n", f);
+		fclose(f);
+	}
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", cname, &n) == 2 &&
+		    !strcmp(cname, name))
+			active = n;
+	fclose(f);
+	return active;
+}
+
+/* Wait until both counts are back at their baselines (bounded). */
+static int back_to(long ids0, long evs0, long *ids, long *evs)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		*ids = slab_objects("rcm_id");
+		*evs = slab_objects("rcm_uevent");
+		if (*ids <= ids0 && *evs <= evs0)
+			return 0;
+		usleep(100000);	/* slab frees of other CPUs settle */
+	}
+	return -1;
+}
+
+static unsigned long env_ul(const char *name, unsigned long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 0) : def;
+}
+
+static int simple(int fd, unsigned long cmd, unsigned int id)
+{
+	struct rcm_establish e = { .size = sizeof(e), .id = id };
+
+	return ioctl(fd, cmd, &e);
+}
+
+/* The next event of @id on @fd within 30 s, of type @type. */
+static int event_of(int fd, unsigned int id, unsigned int type)
+{
+	struct rcm_event ev;
+
+	for (;;) {
+		if (rcm_wait_event(fd, 30000, &ev))
+			return -1;
+		if (ev.id != id)
+			continue;	/* e.g. a TIMEWAIT_EXIT of an old one */
+		if (ev.event == type)
+			return 0;
+		printf("# id %u: event %u status %d, want %u\n", id, ev.event,
+		       ev.status, type);
+		return -1;
+	}
+}
+
+/* One connection from @c to the listener on @s, up and down again. */
+static int cycle(int s, int c, const char *ip, unsigned short port,
+		 int passive_first)
+{
+	struct rcm_event ev;
+	unsigned int cid, rid;
+
+	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc);
+	if (!cid || rcm_routed(c, cid, ip, port) ||
+	    rcm_connect(c, cid, 0x10, "cycle"))
+		return -1;
+	do {
+		if (rcm_wait_event(s, 30000, &ev))
+			return -1;
+	} while (ev.event != RCM_EVENT_CONNECT_REQUEST);
+	rid = ev.id;
+	if (rcm_accept(s, rid, 0x20, 0x5, NULL) ||
+	    event_of(c, cid, RCM_EVENT_CONNECT_RESPONSE) ||
+	    simple(c, RCM_IOCTL_ESTABLISH, cid) ||
+	    event_of(s, rid, RCM_EVENT_ESTABLISHED))
+		return -1;
+	if (passive_first) {
+		if (simple(s, RCM_IOCTL_DISCONNECT, rid) ||
+		    event_of(c, cid, RCM_EVENT_DISCONNECTED) ||
+		    simple(c, RCM_IOCTL_DISCONNECT, cid) ||
+		    event_of(s, rid, RCM_EVENT_DISCONNECTED))
+			return -1;
+	} else {
+		if (simple(c, RCM_IOCTL_DISCONNECT, cid) ||
+		    event_of(s, rid, RCM_EVENT_DISCONNECTED) ||
+		    simple(s, RCM_IOCTL_DISCONNECT, rid) ||
+		    event_of(c, cid, RCM_EVENT_DISCONNECTED))
+			return -1;
+	}
+	return rcm_destroy(c, cid) || rcm_destroy(s, rid) ? -1 : 0;
+}
+
+RCM_TEST(connect_disconnect_cycles)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned long n = env_ul("RCM_STRESS_CYCLES", 150), i;
+	long ids0, evs0, ids, evs;
+	struct timespec t0, t1;
+	unsigned int lid;
+	int s, c;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	ids0 = slab_objects("rcm_id");
+	evs0 = slab_objects("rcm_uevent");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20600, 0x1, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++)
+		CHECK(cycle(s, c, ip, 20600, i & 1) == 0,
+		      "cycle %lu of %lu failed: %s", i, n, strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(c);
+	close(s);
+	printf("# %lu connect/disconnect cycles in %ld s\n", n,
+	       (long)(t1.tv_sec - t0.tv_sec));
+	if (ids0 < 0 || evs0 < 0) {
+		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
+		return;
+	}
+	CHECK(back_to(ids0, evs0, &ids, &evs) == 0,
+	      "after the cycles: %ld ids (%ld before), %ld events (%ld before)",
+	      ids, ids0, evs, evs0);
+}
+
+/* Serve connections on @port until killed: accept and disconnect. */
+static void server(const char *ip, unsigned short port)
+{
+	int s = rcm_open_dev();
+	unsigned int lid = rcm_listener(s, ip, port, 1, 0);
+	struct rcm_event ev;
+
+	if (!lid)
+		_exit(2);
+	for (;;) {
+		if (rcm_wait_event(s, 1000, &ev))
+			continue;
+		if (ev.event == RCM_EVENT_CONNECT_REQUEST)
+			rcm_accept(s, ev.id, 0x20, ev.id, NULL);
+		else if (ev.event == RCM_EVENT_DISCONNECTED)
+			simple(s, RCM_IOCTL_DISCONNECT, ev.id);
+		else if (ev.event != RCM_EVENT_ESTABLISHED)
+			rcm_destroy(s, ev.id);
+	}
+}
+
+/* Connect to @port over and over until killed. */
+static void client(const char *ip, unsigned short port)
+{
+	int c = rcm_open_dev();
+	struct rcm_event ev;
+	unsigned int id;
+
+	for (;;) {
+		id = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 2);
+		if (!id || rcm_routed(c, id, ip, port) ||
+		    rcm_connect(c, id, 0x10, NULL)) {
+			rcm_destroy(c, id);
+			continue;
+		}
+		if (!rcm_wait_event(c, 30000, &ev) &&
+		    ev.event == RCM_EVENT_CONNECT_RESPONSE &&
+		    !simple(c, RCM_IOCTL_ESTABLISH, id)) {
+			simple(c, RCM_IOCTL_DISCONNECT, id);
+			rcm_wait_event(c, 30000, &ev);
+		}
+		rcm_destroy(c, id);
+	}
+}
+
+RCM_TEST(kill_at_random_points)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned long rounds = env_ul("RCM_STRESS_KILLS", 40), r;
+	unsigned int seed = env_ul("RCM_STRESS_SEED", time(NULL));
+	long ids0, evs0, ids, evs;
+	pid_t srv, cli;
+	char port[16];
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	printf("# seed %u (RCM_STRESS_SEED replays it)\n", seed);
+	srandom(seed);
+	ids0 = slab_objects("rcm_id");
+	evs0 = slab_objects("rcm_uevent");
+	snprintf(port, sizeof(port), "%d", 20601);
+	srv = -1;
+	for (r = 0; r < rounds; r++) {
+		if (srv <= 0) {
+			srv = fork();
+			CHECK(srv >= 0, "fork");
+			if (srv == 0)
+				server(ip, 20601);
+		}
+		cli = fork();
+		CHECK(cli >= 0, "fork");
+		if (cli == 0)
+			client(ip, 20601);
+		/* Up to 300 ms: anywhere from route to disconnect. */
+		usleep(random() % 300000);
+		if (random() % 3 == 0) {
+			kill(srv, SIGKILL);
+			waitpid(srv, NULL, 0);
+			srv = -1;
+		}
+		usleep(random() % 100000);
+		kill(cli, SIGKILL);
+		waitpid(cli, NULL, 0);
+	}
+	if (srv > 0) {
+		kill(srv, SIGKILL);
+		waitpid(srv, NULL, 0);
+	}
+	printf("# %lu rounds of kill -9\n", rounds);
+	if (ids0 < 0 || evs0 < 0) {
+		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
+		return;
+	}
+	CHECK(back_to(ids0, evs0, &ids, &evs) == 0,
+	      "after the kills: %ld ids (%ld before), %ld events (%ld before)",
+	      ids, ids0, evs, evs0);
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
