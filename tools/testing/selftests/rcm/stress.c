@@ -11,7 +11,9 @@
  *   (seeded by RCM_STRESS_SEED, printed), so that over the run every
  *   step of connect and accept is interrupted.
  *
- * Both end by counting rcm's live ids and event records in
+ * - rmmod_refused_while_a_file_is_open.
+ *
+ * The first two end by counting rcm's live ids and event records in
  * /proc/slabinfo (where the kernel has it and the caches are not merged
  * with others): the counts must come back to what they were, after the
  * kernel log's kmemleak scan (by the harness) has nothing to say either.
@@ -272,6 +274,24 @@ RCM_TEST(kill_at_random_points)
 	CHECK(back_to(ids0, evs0, &ids, &evs) == 0,
 	      "after the kills: %ld ids (%ld before), %ld events (%ld before)",
 	      ids, ids0, evs, evs0);
+}
+
+/* rmmod is refused while a file is open; the guest unloads rcm at the end. */
+RCM_TEST(rmmod_refused_while_a_file_is_open)
+{
+	unsigned int id;
+	int fd;
+
+	if (access("/sys/module/rcm", F_OK))
+		SKIP("rcm is not a module here");
+	fd = rcm_open_dev();
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	CHECK(id, "create: %s", strerror(errno));
+	CHECK(rcm_sh("rmmod rcm") != 0, "rmmod succeeded with a file open");
+	CHECK(rcm_destroy(fd, id) == 0, "the file no longer works: %s",
+	      strerror(errno));
+	close(fd);
 }
 
 int main(void)
