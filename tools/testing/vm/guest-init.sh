@@ -5,6 +5,8 @@
 # variables from the kernel command line:
 #   rcm_tests=a,b,c     tests to run, in order (names in /tests/list)
 #   rcm_timeout=SECS    per-test bound (default 120)
+#   rcm_case=NAME       run only that case of each C test program (the
+#                       others report SKIP): RCM_TEST_ONLY in the tests
 #   rcm_rdma=rxe|siw|rxe,siw   soft RDMA devices to create (default rxe)
 #   rcm_kunit=1         load rcm.ko as the KUnit step (test kernel)
 #   rcm_pair=a|b        one of two guests joined by a socket netdev: the
@@ -33,6 +35,7 @@ echo "rcm-boot: $(cut -d' ' -f1 /proc/uptime)"
 IP=/usr/sbin/ip	# iproute2's: busybox's applet knows no "type dummy"
 
 timeout_s=${rcm_timeout:-120}
+[ -n "${rcm_case:-}" ] && export RCM_TEST_ONLY=$rcm_case
 rdma_kinds=${rcm_rdma:-rxe}
 splat_re='BUG:|WARNING:|KASAN|Oops|general protection fault|kernel BUG|unreferenced object|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|UBSAN:|Call Trace:|blocked for more than|hung_task|refcount_t:'
 

@@ -154,7 +154,9 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu):
               'rdinit=/init', 'kmemleak=on', 'nokaslr',
               f'rcm_tests={",".join(tests)}', f'rcm_rdma={args.rdma}',
               f'rcm_timeout={args.test_timeout}',
-              f'rcm_kunit={1 if args.kunit else 0}', *extra_append]
+              f'rcm_kunit={1 if args.kunit else 0}',
+              *([f'rcm_case={args.case}'] if args.case else []),
+              *extra_append]
     qemu = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
             '-smp', str(args.smp),
             '-m', args.memory, '-nodefaults', '-no-user-config',
@@ -290,6 +292,9 @@ def main():
                     help='kernel image: a PVH-capable vmlinux or a bzImage')
     ap.add_argument('--initrd', required=True)
     ap.add_argument('--tests', default='', help='comma-separated test names')
+    ap.add_argument('--case', default=os.environ.get('RCM_CASE', ''),
+                    help='run only this case of each C test program '
+                    '(default: $RCM_CASE)')
     ap.add_argument('--kunit', action='store_true',
                     help='collect the KUnit results printed when rcm loads')
     ap.add_argument('--rdma', default='rxe', help='rxe, siw or rxe,siw')
