@@ -8,7 +8,7 @@
 # Steps: packages -> rcm.ko for the distro kernel, style/sparse ->
 # userlib host tests -> selftests -> test kernel (cached), its rcm.ko and
 # initramfs -> in the background: the test-kernel guest (KUnit +
-# selftests over rxe and siw), then the iWARP pair; meanwhile: rcm.ko by
+# selftests over rxe and siw) and the iWARP pair; meanwhile: rcm.ko by
 # DKMS, the distro-kernel guest (selftests over rxe), the RoCE pair and
 # the harness self-test. Each step prints "== [k/K +Ns] what"; each guest
 # a "# label [k/K +Ns] test: ..." line on stderr as each test ends.
@@ -130,31 +130,28 @@ if want test; then
 				--tests "$out/selftests" --lib-dir "$top/userlib/src" \
 				$librdmacm_programs; then
 			# The KASAN guests are the long pole: they run in the
-			# background while the distro kernel's steps run, and
-			# their results join the others at the end.
-			test_guests() {
-				say_at $1 "guest: test kernel $rel (KUnit, selftests; rxe + siw)"
-				"$vm/run-guest.py" --label test-kernel \
-					--kernel "$kernel/bzImage" \
-					--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
-					--memory 1G --test-timeout 300 \
-					--guest-timeout 1800 --tests "$test_tests" \
-					--log "$out/guest-test-kernel.log" \
-					>"$out/results-test-kernel.txt"
-				say_at $(($1 + 1)) "guests: two test kernels joined by a socket netdev (siw: iWARP)"
-				"$vm/run-guest.py" --pair --label pair-iwarp \
-					--kernel "$kernel/bzImage" \
-					--initrd "$out/test.cpio" --rdma siw \
-					--memory 1G --smp 1 --test-timeout 300 \
-					--guest-timeout 1200 --tests "$pair_iw_tests" \
-					--log "$out/guest-pair-iwarp.log" \
-					>"$out/results-pair-iwarp.txt"
-			}
+			# background, beside each other and the distro kernel's
+			# steps, and their results join the others at the end.
 			rm -f "$out/results-test-kernel.txt" \
 				"$out/results-pair-iwarp.txt"
-			test_guests $((step_no + 1)) &
+			say "guest: test kernel $rel (KUnit, selftests; rxe + siw), in the background"
+			"$vm/run-guest.py" --label test-kernel \
+				--kernel "$kernel/bzImage" \
+				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
+				--memory 1G --test-timeout 300 \
+				--guest-timeout 1800 --tests "$test_tests" \
+				--log "$out/guest-test-kernel.log" \
+				>"$out/results-test-kernel.txt" &
 			test_pid=$!
-			step_no=$((step_no + 2))
+			say "guests: two test kernels joined by a socket netdev (siw: iWARP), in the background"
+			"$vm/run-guest.py" --pair --label pair-iwarp \
+				--kernel "$kernel/bzImage" \
+				--initrd "$out/test.cpio" --rdma siw \
+				--memory 1G --smp 1 --test-timeout 300 \
+				--guest-timeout 1200 --tests "$pair_iw_tests" \
+				--log "$out/guest-pair-iwarp.log" \
+				>"$out/results-pair-iwarp.txt" &
+			test_pid="$test_pid $!"
 		fi
 	else
 		report FAIL build.test-kernel "see ${RCM_CACHE:-/var/cache/rcm}/kernel-*.log"
@@ -195,7 +192,7 @@ if want distro; then
 fi
 
 if [ -n "$test_pid" ]; then
-	wait "$test_pid"
+	wait $test_pid
 	echo "== test-kernel guests done (+$(( $(date +%s) - start ))s)"
 	for f in "$out/results-test-kernel.txt" "$out/results-pair-iwarp.txt"; do
 		if [ -s "$f" ]; then
