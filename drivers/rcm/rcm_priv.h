@@ -122,13 +122,17 @@ extern const struct file_operations rcm_fops;
  * @size: sizeof the kernel's command struct
  * @min_size: size of the command's first release (offsetofend of its
  *            last member then)
- * @flags_mask: flag bits the command accepts
+ * @out_offset: offset of the command's first output (out_) member
+ * @out_end: end of its last output member; 0 for a command without
+ *           outputs. Only [@out_offset, @out_end), cut at userspace's
+ *           size, is copied back, and only after @execute succeeded.
  */
 struct rcm_ioctl_op {
 	int (*execute)(struct file *filp, void *arg);
 	u32 size;
 	u32 min_size;
-	u32 flags_mask;
+	u32 out_offset;
+	u32 out_end;
 };
 
 const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);

@@ -26,7 +26,9 @@
  * - a size larger than the kernel knows is accepted only if every byte the
  *   kernel does not know is zero, else E2BIG; sizes above 4096 always fail
  *   with E2BIG;
- * - output members (``out_`` prefix) are written back only up to ``size``.
+ * - output members (``out_`` prefix) are written back only up to ``size``,
+ *   and only when the command succeeds; nothing else is ever written, so
+ *   a command without outputs may take its struct from read-only memory.
  *
  * The second member is ``__u32 flags``; unknown flag bits fail with
  * EOPNOTSUPP. Members named ``reserved`` or ``__reserved`` must be zero on
