@@ -74,7 +74,7 @@ union rcm_ucmd_buffer {
 
 const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP_OUT(RCM_CMD_QUERY, rcm_cmd_query, struct rcm_query,
-		   out_num_devices, out_abi_version, out_num_devices),
+		   out_num_devices, out_abi_version, out_event_size),
 	RCM_OP_OUT(RCM_CMD_CREATE_ID, rcm_cmd_create_id, struct rcm_create_id,
 		   out_id, out_id, out_id),
 	RCM_OP_OUT(RCM_CMD_DESTROY_ID, rcm_cmd_destroy_id,
@@ -204,6 +204,7 @@ static int rcm_open(struct inode *inode, struct file *filp)
 	INIT_LIST_HEAD(&file->events);
 	mutex_init(&file->read_mutex);
 	init_waitqueue_head(&file->poll_wait);
+	file->event_size = RCM_EVENT_SIZE_DEFAULT;
 	filp->private_data = file;
 	return nonseekable_open(inode, filp);
 }

@@ -174,6 +174,10 @@ struct rcm_wire_conn_param {
  *              (nothing holds an id lock while taking it); two files'
  *              in address order.
  * @poll_wait: woken whenever an event is queued
+ * @event_size: bytes of each record read() returns: RCM_EVENT_SIZE_DEFAULT
+ *              from open(), set by RCM_IOCTL_QUERY (rcm_read_set_size()).
+ *              Written and read under @read_mutex, so one read() returns
+ *              records of one size.
  *
  * Allocated by open(), freed by release() after every id is destroyed.
  * Everything in it is private to the one open file.
@@ -185,6 +189,7 @@ struct rcm_file {
 	u32 nr_events;
 	struct mutex read_mutex;	/* readers vs. event purge */
 	wait_queue_head_t poll_wait;
+	u32 event_size;			/* @read_mutex */
 };
 
 /**
@@ -633,6 +638,7 @@ void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,
 		 loff_t *pos);
 __poll_t rcm_poll(struct file *filp, struct poll_table_struct *wait);
+u32 rcm_read_set_size(struct rcm_file *file, u32 size);
 
 /* rcm_cmd.c */
 int rcm_cmd_query(struct file *filp, void *arg);

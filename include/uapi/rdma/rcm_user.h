@@ -49,7 +49,12 @@
  * Commands add their own errno values in their own documentation.
  */
 
-/* Bumped on any incompatible change; also in /sys/class/misc/rcm/abi_version. */
+/*
+ * The ABI version, also in /sys/class/misc/rcm/abi_version. Frozen at 2:
+ * the ABI grows by size and never breaks, so this number never changes
+ * again. Command structs grow through their size member, the event
+ * record through RCM_IOCTL_QUERY's @event_size (see "rcm events").
+ */
 #define RCM_ABI_VERSION 2
 
 /* Unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst (6.1). */
@@ -85,15 +90,31 @@ enum rcm_cmd {
  * @out_abi_version: RCM_ABI_VERSION of the running module
  * @out_num_devices: number of RDMA devices that rcm currently manages
  *                   (those with at least one IB CM or iWARP CM port)
+ * @out_event_size: the size of each record read() returns on this file
+ *                  from now on: @event_size if the module's struct
+ *                  rcm_event is at least that large, else the module's
+ *                  record size; the file's current size when
+ *                  @event_size is 0 (added after the first release)
+ * @event_size: the record size the caller reads, normally the
+ *              sizeof(struct rcm_event) it was compiled with: a multiple
+ *              of 8, at least RCM_EVENT_SIZE_MIN. 0 keeps the file's
+ *              record size (RCM_EVENT_SIZE_DEFAULT until changed);
+ *              callers that predate the member pass a shorter struct,
+ *              which counts as 0 (added after the first release)
  *
- * Tells userspace which ABI the module speaks. Never fails on a correct
- * argument.
+ * Tells userspace which ABI the module speaks and sets the size of the
+ * event records of this file (see "rcm events"). A caller that knows a
+ * larger record than the module's learns it from @out_event_size being
+ * smaller than its @event_size. Errors: EINVAL (@event_size not 0 and
+ * below RCM_EVENT_SIZE_MIN or not a multiple of 8).
  */
 struct rcm_query {
 	__u32 size;
 	__u32 flags;
 	__u32 out_abi_version;
 	__u32 out_num_devices;
+	__u32 out_event_size;
+	__u32 event_size;
 };
 
 #define RCM_IOCTL_QUERY _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY)
@@ -1031,12 +1052,25 @@ struct rcm_leave_mcast {
 /**
  * DOC: rcm events
  *
- * Events are read from the file with read(). A read returns as many
- * whole struct rcm_event records as fit in the buffer, never a partial
- * record; a buffer smaller than one record fails with EINVAL. With no
- * event queued, read() blocks, or fails with EAGAIN on an O_NONBLOCK
- * file. poll() and epoll report EPOLLIN | EPOLLRDNORM while an event is
- * queued. Events of one file come out in the order they happened.
+ * Events are read from the file with read(), as records of the file's
+ * record size. A read returns as many whole records as fit in the
+ * buffer, never a partial one; a buffer smaller than one record fails
+ * with EINVAL. With no event queued, read() blocks, or fails with EAGAIN
+ * on an O_NONBLOCK file. poll() and epoll report EPOLLIN | EPOLLRDNORM
+ * while an event is queued. Events of one file come out in the order
+ * they happened.
+ *
+ * The record grows at its end, never changing what is already there,
+ * and the ABI version stays the same. Each file has its own record
+ * size: RCM_EVENT_SIZE_DEFAULT (the record of ABI version 2, 272 bytes)
+ * from open() on, so that a program that never asks reads the records
+ * it was built for, whatever the module's; RCM_IOCTL_QUERY's
+ * @event_size sets another. A record shorter than the module's struct
+ * rcm_event is its first bytes, as ucma copies min(out_len,
+ * sizeof(resp)): the members beyond are not returned, and
+ * @private_data_len still counts the private data the event carried,
+ * also what did not fit. A reader that reads one record per read()
+ * leaves the file readable exactly while an event is queued.
  *
  * The status member of an event is 0 on success, a negative errno for a
  * local failure, or, for RCM_EVENT_REJECTED only, a positive transport
@@ -1166,5 +1200,13 @@ struct rcm_event {
 	__u8 reserved[7];
 	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
 };
+
+/*
+ * Event record sizes (see "rcm events"): what a file returns until
+ * RCM_IOCTL_QUERY sets another, the record of ABI version 2; and the
+ * smallest a reader may ask for, every member before @private_data.
+ */
+#define RCM_EVENT_SIZE_DEFAULT 272
+#define RCM_EVENT_SIZE_MIN 72
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

@@ -63,7 +63,8 @@ RCM_TEST(size_below_minimum_is_einval)
 
 	NEED_DEV();
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, &q), EINVAL);
-	q.size = sizeof(q) - 1;
+	/* The first release of struct rcm_query ended at out_num_devices. */
+	q.size = offsetofend(struct rcm_query, out_num_devices) - 1;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, &q), EINVAL);
 	q.size = 8;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, &q), EINVAL);
