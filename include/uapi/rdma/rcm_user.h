@@ -31,8 +31,10 @@
  *   a command without outputs may take its struct from read-only memory.
  *
  * The second member is ``__u32 flags``; unknown flag bits fail with
- * EOPNOTSUPP. Members named ``reserved`` or ``__reserved`` must be zero on
- * input, else EINVAL.
+ * EOPNOTSUPP. Input members named ``reserved`` or ``reserved2`` must be
+ * zero, else EINVAL; output members named ``out_reserved`` and the
+ * ``reserved`` members of the structs an event or command returns are
+ * written as zero.
  *
  * Errors common to every command:
  *
@@ -43,7 +45,9 @@
  *            value outside its documented range
  * E2BIG      size above 4096, or above what the kernel knows with
  *            non-zero tail bytes
- * EOPNOTSUPP a flag bit this kernel does not know
+ * EOPNOTSUPP a flag bit (no command takes one yet)
+ * ENODEV     the id's RDMA device was removed (every command on such
+ *            an id but RCM_IOCTL_QUERY_ID and RCM_IOCTL_DESTROY_ID)
  * ========== ==========================================================
  *
  * Commands add their own errno values in their own documentation.
@@ -147,7 +151,7 @@ enum rcm_qp_type {
  * Creates a communication identifier owned by the file. Errors: EINVAL
  * for an unknown port space or a QP type the port space does not take;
  * EMFILE when the file already holds as many ids as the module parameter
- * max_ids_per_file allows (RCM_MAX_IDS by default).
+ * max_ids_per_file allows (RCM_MAX_IDS by default); ENOMEM.
  */
 struct rcm_create_id {
 	__u32 size;
@@ -235,6 +239,12 @@ struct rcm_path {
  * it, and RCM_EVENT_ADDR_RESOLVED and RCM_EVENT_ROUTE_RESOLVED carry it
  * in their private data (private_data_len is then
  * sizeof(struct rcm_id_info)), so userspace needs no query after them.
+ *
+ * The one place an address is not a struct __kernel_sockaddr_storage:
+ * two of those (256 bytes) would not fit in an event's 196 bytes of
+ * private data. 28 bytes hold a sockaddr_in6, the largest address rcm
+ * takes. The layout is part of ABI version 2 (144 bytes), which
+ * installed libraries read, so it stays as it is.
  */
 struct rcm_id_info {
 	__u32 port_num;
@@ -594,6 +604,7 @@ struct rcm_reject {
  * @reserved: Must be 0
  * @private_data_len: bytes at @private_data, at most
  *                    RCM_ACCEPT_PRIVATE_DATA_MAX
+ * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
  *
  * Accepts the request: sends the IB CM REP. The connection is
@@ -964,8 +975,10 @@ struct rcm_notify {
  * its connection requests) are read from there and only there, and its
  * old handle names nothing. Moving it to its own file changes nothing
  * and returns its handle. Errors: ENOENT (no such id), EBADF (@fd is not
- * open), EINVAL (@fd is not an rcm file), EMFILE (the destination holds
- * as many ids as it may), ENOMEM.
+ * open), EINVAL (@fd is not an rcm file), EBUSY (a connection request
+ * the id made or listened for is still unread in its file: it names ids
+ * of that file), EMFILE (the destination holds as many ids as it may),
+ * ENOMEM.
  */
 struct rcm_migrate_id {
 	__u32 size;
@@ -1080,16 +1093,52 @@ struct rcm_leave_mcast {
  * exchange; siw reports a consumer's reject as -ECONNRESET).
  */
 
-/*
- * Event types: the values of librdmacm's enum rdma_cm_event_type.
+/**
+ * enum rcm_event_type - what an event reports
+ * @RCM_EVENT_ADDR_RESOLVED: RCM_IOCTL_RESOLVE_ADDR found a device, port and
+ *                           next hop; status 0, private data a struct
+ *                           rcm_id_info
+ * @RCM_EVENT_ADDR_ERROR: the address resolution failed; status a negative errno
+ *                        (-ETIMEDOUT, -ENODEV, or the kernel address service's)
+ * @RCM_EVENT_ROUTE_RESOLVED: RCM_IOCTL_RESOLVE_ROUTE built the path; status 0,
+ *                            private data a struct rcm_id_info
+ * @RCM_EVENT_ROUTE_ERROR: a route resolution failed; never reported yet (RoCE
+ *                         and iWARP routes are built at once or not at all)
+ * @RCM_EVENT_CONNECT_REQUEST: a peer's connection (or SIDR) request for a
+ *                             listener, on a new request id; see struct
+ *                             rcm_event
+ * @RCM_EVENT_CONNECT_RESPONSE: the peer accepted (IB CM REP); move the QP to
+ *                              RTR and RTS, then RCM_IOCTL_ESTABLISH
+ * @RCM_EVENT_CONNECT_ERROR: an iWARP connect failed otherwise than refused or
+ *                           unreachable; status a negative errno
+ * @RCM_EVENT_UNREACHABLE: no answer after the retries (status -ETIMEDOUT, or
+ *                         -EHOSTUNREACH/-ENETUNREACH on iWARP), or a SIDR
+ *                         reply's positive status
+ * @RCM_EVENT_REJECTED: the peer refused; status the IB CM reject reason
+ *                      (positive), or a negative errno on iWARP
+ * @RCM_EVENT_ESTABLISHED: the connection is up (RTU received, MPA reply on
+ *                         iWARP), or a SIDR reply gave the peer's QP (ud)
+ * @RCM_EVENT_DISCONNECTED: the connection is down (DREQ or DREP received, DREQ
+ *                          timed out, stream closed); once per connection
+ * @RCM_EVENT_DEVICE_REMOVAL: the id's RDMA device is going away; the id is
+ *                            detached and answers ENODEV to all but
+ *                            RCM_IOCTL_QUERY_ID and RCM_IOCTL_DESTROY_ID
+ * @RCM_EVENT_MULTICAST_JOIN: RCM_IOCTL_JOIN_MCAST succeeded; ud holds the
+ *                            group's parameters, context the join's
+ * @RCM_EVENT_MULTICAST_ERROR: the join failed, status a negative errno; context
+ *                             the join's
+ * @RCM_EVENT_ADDR_CHANGE: the link-layer address of the id's netdev changed
+ *                         (new MAC, bonding failover); status 0
+ * @RCM_EVENT_TIMEWAIT_EXIT: the QP of a disconnected IB CM connection may be
+ *                           reused; not on iWARP
  *
- * RCM_EVENT_ADDR_CHANGE (status 0): the link-layer address of the netdev
- * an attached id uses changed (a new MAC address, or a bonding failover
- * of a bond master), and differs from the one the id recorded, which it
- * now takes. Ids bound to a specific address, resolved, listening on a
- * specific address, and both sides of a connection get one each; ids
- * that are not attached, or resolving, get none. The id is otherwise
- * unchanged.
+ * The values of librdmacm's enum rdma_cm_event_type.
+ *
+ * RCM_EVENT_ADDR_CHANGE goes to every id attached through the netdev
+ * whose recorded address differs from the new one, which it now takes:
+ * ids bound to a specific address, resolved, listening on a specific
+ * address, and both sides of a connection get one each; ids that are not
+ * attached, or resolving, get none. The id is otherwise unchanged.
  */
 enum rcm_event_type {
 	RCM_EVENT_ADDR_RESOLVED,
