@@ -615,9 +615,10 @@ struct rcm_reject {
  * range, too much private data, @qp_num above 24 bits), EFAULT.
  *
  * iWARP: sends the MPA reply. @qp_num must name an existing QP of the
- * request's device that the calling process created, in RESET or INIT (the driver moves it to RTS and
- * hands it the connection; iw_cm holds it until the connection ends);
- * else EINVAL and the request stays unanswered. The depths become the
+ * request's device that the calling process created, in RESET or INIT
+ * (the driver moves it to RTS and hands it the connection; iw_cm holds
+ * it until the connection ends); else EINVAL and the request stays
+ * unanswered. The depths become the
  * MPA IRD (@responder_resources) and ORD (@initiator_depth);
  * @flow_control, @srq and @rnr_retry_count do not apply. ESTABLISHED
  * follows once the reply went. ECONNRESET (or another driver errno): the
@@ -736,9 +737,9 @@ struct rcm_disconnect {
  * created (unlike in-tree, never another process's or a kernel
  * consumer's), in RESET or INIT: iw_cm takes it over (the driver moves
  * it to RTS when the reply comes) until the connection ends; a number
- * that names no such QP fails with EINVAL and the id stays routed. @flow_control, @srq and the retry counts do not
- * apply. The call may take as
- * long as a TCP connect. There is no CONNECT_RESPONSE and no
+ * that names no such QP fails with EINVAL and the id stays routed.
+ * @flow_control, @srq and the retry counts do not apply. The call may
+ * take as long as a TCP connect. There is no CONNECT_RESPONSE and no
  * RCM_IOCTL_ESTABLISH: the answer is RCM_EVENT_ESTABLISHED (the
  * connection is up; private data and depths of the peer's reply, as the
  * in-tree rdma_cm reports it), RCM_EVENT_REJECTED with status
