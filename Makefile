@@ -11,7 +11,8 @@
 #   make check           everything, on a fresh Debian 12 machine (root)
 #   make check-fresh     .ci/run from a clean clone with an empty cache
 #   make demo            boot a guest and show rcm at work
-#   make style           checkpatch --strict on the kernel sources
+#   make style           checkpatch --strict and kernel-doc on the kernel
+#                        sources and the uapi header
 #   make sparse          sparse over the module (C=2)
 #   make dkms-install    register, build and install through DKMS
 #   make dkms-source     the DKMS source tree alone, in DKMS_SRC
@@ -66,8 +67,10 @@ bench:
 stress:
 	tools/testing/stress.sh
 
+# kernel-doc -none: only its warnings, each a failure (-Werror).
 style:
 	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types -f $(KERNEL_SOURCES)
+	tools/testing/kernel-doc.sh -Werror -none $(KERNEL_SOURCES)
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules

@@ -20,7 +20,9 @@
 /*
  * Event records come from their own cache: at 304 bytes a kmalloc would
  * round each up to 512, and every id attached to a device holds one (its
- * DEVICE_REMOVAL record) for its whole life.
+ * DEVICE_REMOVAL record) for its whole life. read() copies @ev, whole or
+ * its first bytes, to userspace: the cache whitelists it for hardened
+ * usercopy, which checks every copy whose size is not a constant.
  */
 static struct kmem_cache *rcm_uevent_cache;
 
@@ -59,7 +61,8 @@ int rcm_event_room(struct rcm_file *file)
 int rcm_event_init(void)
 {
 	if (!rcm_uevent_cache)
-		rcm_uevent_cache = KMEM_CACHE(rcm_uevent, SLAB_ACCOUNT);
+		rcm_uevent_cache = KMEM_CACHE_USERCOPY(rcm_uevent,
+						       SLAB_ACCOUNT, ev);
 	return rcm_uevent_cache ? 0 : -ENOMEM;
 }
 
@@ -349,20 +352,54 @@ static bool rcm_events_pending(struct rcm_file *file)
 	return pending;
 }
 
+/**
+ * rcm_read_set_size() - set the size of the records read() returns
+ * @file: the rcm file
+ * @size: the size the reader asks for, checked by the caller (a multiple
+ *        of 8, at least RCM_EVENT_SIZE_MIN); 0 changes nothing
+ *
+ * A reader that knows a larger record than this module gets the
+ * module's; one that knows a smaller one gets records cut to its size.
+ *
+ * Return: the file's record size from now on.
+ */
+u32 rcm_read_set_size(struct rcm_file *file, u32 size)
+{
+	u32 ret;
+
+	BUILD_BUG_ON(sizeof(struct rcm_event) < RCM_EVENT_SIZE_DEFAULT);
+	BUILD_BUG_ON(offsetof(struct rcm_event, private_data) !=
+		     RCM_EVENT_SIZE_MIN);
+
+	mutex_lock(&file->read_mutex);
+	if (size)
+		file->event_size = min_t(u32, size, sizeof(struct rcm_event));
+	ret = file->event_size;
+	mutex_unlock(&file->read_mutex);
+	return ret;
+}
+
 /*
- * Copy out as many queued events as fit in @len. An event leaves the
- * queue, and counts as reported for its id, only once it was copied.
- * Returns the bytes copied, or -EFAULT if not even the first one could be.
+ * Copy out as many queued events as fit in @len, each as a record of the
+ * file's record size: the first bytes of the event when that is smaller
+ * than struct rcm_event (as ucma_get_event() copies min(out_len,
+ * sizeof(resp))). An event leaves the queue, and counts as reported for
+ * its id, only once it was copied. Returns the bytes copied, -EINVAL if
+ * @len is below one record, or -EFAULT if not even the first one could
+ * be copied.
  */
 static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 			       size_t len)
 {
-	const size_t rec = sizeof(struct rcm_event);
 	struct rcm_uevent *uevent;
 	ssize_t done = 0;
+	size_t rec;
 
 	mutex_lock(&file->read_mutex);
-	while (len - done >= rec) {
+	rec = file->event_size;
+	if (len < rec)
+		done = -EINVAL;
+	while (done >= 0 && len - done >= rec) {
 		spin_lock(&file->event_lock);
 		uevent = list_first_entry_or_null(&file->events,
 						  struct rcm_uevent, list);
@@ -397,8 +434,6 @@ ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,
 	struct rcm_file *file = filp->private_data;
 	ssize_t ret;
 
-	if (len < sizeof(struct rcm_event))
-		return -EINVAL;
 	for (;;) {
 		ret = rcm_read_events(file, buf, len);
 		if (ret)

@@ -94,7 +94,63 @@ static void rcm_ioctl_table_is_consistent(struct kunit *test)
 		/* and fits the size cap. */
 		KUNIT_EXPECT_LE_MSG(test, op->size, (u32)RCM_MAX_CMD_SIZE,
 				    "cmd %u", i);
+		/* Outputs lie past the header and inside the struct. */
+		if (op->out_end) {
+			KUNIT_EXPECT_GE_MSG(test, op->out_offset, 8U, "cmd %u",
+					    i);
+			KUNIT_EXPECT_LT_MSG(test, op->out_offset, op->out_end,
+					    "cmd %u", i);
+			KUNIT_EXPECT_LE_MSG(test, op->out_end, op->size,
+					    "cmd %u", i);
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, op->out_offset, 0U, "cmd %u",
+					    i);
+		}
 	}
+}
+
+/* Which commands write back, and exactly which bytes. */
+static void rcm_ioctl_outputs_are_the_out_members(struct kunit *test)
+{
+	static const unsigned int input_only[] = {
+		RCM_IOCTL_RESOLVE_ADDR, RCM_IOCTL_RESOLVE_ROUTE,
+		RCM_IOCTL_SET_OPTION, RCM_IOCTL_LISTEN, RCM_IOCTL_REJECT,
+		RCM_IOCTL_ACCEPT, RCM_IOCTL_DISCONNECT, RCM_IOCTL_CONNECT,
+		RCM_IOCTL_ESTABLISH, RCM_IOCTL_NOTIFY, RCM_IOCTL_JOIN_MCAST,
+	};
+	const struct rcm_ioctl_op *op;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(input_only); i++) {
+		op = rcm_ioctl_lookup(input_only[i]);
+		KUNIT_ASSERT_NOT_NULL(test, op);
+		KUNIT_EXPECT_EQ_MSG(test, op->out_end, 0U, "ioctl %#x",
+				    input_only[i]);
+	}
+
+	/* LEAVE_MCAST: the count, not the group address after it. */
+	op = rcm_ioctl_lookup(RCM_IOCTL_LEAVE_MCAST);
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	KUNIT_EXPECT_EQ(test, op->out_offset,
+			(u32)offsetof(struct rcm_leave_mcast,
+				      out_events_reported));
+	KUNIT_EXPECT_EQ(test, op->out_end,
+			(u32)offsetof(struct rcm_leave_mcast, addr));
+
+	/* INIT_QP_ATTR: the attributes, not the reserved word after them. */
+	op = rcm_ioctl_lookup(RCM_IOCTL_INIT_QP_ATTR);
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	KUNIT_EXPECT_EQ(test, op->out_offset,
+			(u32)offsetof(struct rcm_init_qp_attr, out_attr));
+	KUNIT_EXPECT_EQ(test, op->out_end,
+			(u32)offsetof(struct rcm_init_qp_attr, reserved));
+
+	/* QUERY_ID: everything after the id. */
+	op = rcm_ioctl_lookup(RCM_IOCTL_QUERY_ID);
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	KUNIT_EXPECT_EQ(test, op->out_offset,
+			(u32)offsetof(struct rcm_query_id, out_port_num));
+	KUNIT_EXPECT_EQ(test, op->out_end, (u32)sizeof(struct rcm_query_id));
 }
 
 static void rcm_ioctl_header_size_window(struct kunit *test)
@@ -115,19 +171,25 @@ static void rcm_ioctl_header_size_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_ioctl_check_header(op, U32_MAX, 0), -E2BIG);
 }
 
+/* No command defines a flag yet: every bit of every command fails. */
 static void rcm_ioctl_header_unknown_flags(struct kunit *test)
 {
-	const struct rcm_ioctl_op *op = rcm_ioctl_lookup(RCM_IOCTL_QUERY);
+	unsigned int i;
 	u32 bit;
 
-	KUNIT_ASSERT_NOT_NULL(test, op);
-	for (bit = 0; bit < 32; bit++) {
-		u32 flag = BIT(bit);
-		int want = (flag & op->flags_mask) ? 0 : -EOPNOTSUPP;
+	for (i = 0; i < rcm_ioctl_num_ops; i++) {
+		const struct rcm_ioctl_op *op = &rcm_ioctl_ops[i];
 
-		KUNIT_EXPECT_EQ_MSG(test,
-				    rcm_ioctl_check_header(op, op->size, flag),
-				    want, "flag bit %u", bit);
+		if (!op->execute)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, rcm_ioctl_check_header(op, op->size, 0),
+				    0, "cmd %u", i);
+		for (bit = 0; bit < 32; bit++)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    rcm_ioctl_check_header(op, op->size,
+								   BIT(bit)),
+					    -EOPNOTSUPP, "cmd %u flag bit %u",
+					    i, bit);
 	}
 }
 
@@ -135,6 +197,7 @@ static struct kunit_case rcm_ioctl_cases[] = {
 	KUNIT_CASE(rcm_ioctl_lookup_finds_query),
 	KUNIT_CASE(rcm_ioctl_lookup_rejects_foreign_numbers),
 	KUNIT_CASE(rcm_ioctl_table_is_consistent),
+	KUNIT_CASE(rcm_ioctl_outputs_are_the_out_members),
 	KUNIT_CASE(rcm_ioctl_header_size_window),
 	KUNIT_CASE(rcm_ioctl_header_unknown_flags),
 	{}

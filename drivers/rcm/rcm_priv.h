@@ -122,13 +122,17 @@ extern const struct file_operations rcm_fops;
  * @size: sizeof the kernel's command struct
  * @min_size: size of the command's first release (offsetofend of its
  *            last member then)
- * @flags_mask: flag bits the command accepts
+ * @out_offset: offset of the command's first output (out_) member
+ * @out_end: end of its last output member; 0 for a command without
+ *           outputs. Only [@out_offset, @out_end), cut at userspace's
+ *           size, is copied back, and only after @execute succeeded.
  */
 struct rcm_ioctl_op {
 	int (*execute)(struct file *filp, void *arg);
 	u32 size;
 	u32 min_size;
-	u32 flags_mask;
+	u32 out_offset;
+	u32 out_end;
 };
 
 const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);
@@ -170,6 +174,10 @@ struct rcm_wire_conn_param {
  *              (nothing holds an id lock while taking it); two files'
  *              in address order.
  * @poll_wait: woken whenever an event is queued
+ * @event_size: bytes of each record read() returns: RCM_EVENT_SIZE_DEFAULT
+ *              from open(), set by RCM_IOCTL_QUERY (rcm_read_set_size()).
+ *              Written and read under @read_mutex, so one read() returns
+ *              records of one size.
  *
  * Allocated by open(), freed by release() after every id is destroyed.
  * Everything in it is private to the one open file.
@@ -181,6 +189,7 @@ struct rcm_file {
 	u32 nr_events;
 	struct mutex read_mutex;	/* readers vs. event purge */
 	wait_queue_head_t poll_wait;
+	u32 event_size;			/* @read_mutex */
 };
 
 /**
@@ -629,6 +638,7 @@ void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,
 		 loff_t *pos);
 __poll_t rcm_poll(struct file *filp, struct poll_table_struct *wait);
+u32 rcm_read_set_size(struct rcm_file *file, u32 size);
 
 /* rcm_cmd.c */
 int rcm_cmd_query(struct file *filp, void *arg);

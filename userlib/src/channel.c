@@ -5,8 +5,11 @@
  * Every channel is its own open file: the module keeps everything an open
  * file creates private to that file, exactly as rdma_ucm does per channel.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -15,14 +18,31 @@
 #include "rcm_lib.h"
 
 /*
- * Ask the module which ABI it speaks and how many devices it manages.
+ * Ask the module which ABI it speaks and how many devices it manages, and
+ * have the channel's records be struct rcm_event as this library knows
+ * it. Every module of ABI version 2 is accepted whose record holds what
+ * the library knows (the record grows at its end; the kernel cuts it to
+ * the size asked for). A module from before the record size was
+ * negotiable refuses the larger query (E2BIG): it is asked again with
+ * the first struct rcm_query, and its record is RCM_EVENT_SIZE_DEFAULT.
  * Returns 0, or an errno value.
  */
 static int rcm_check_abi(int fd)
 {
-	struct rcm_query q = { .size = sizeof(q) };
+	struct rcm_query q = {
+		.size = sizeof(q),
+		.event_size = sizeof(struct rcm_event),
+	};
+	int ret;
 
-	if (ioctl(fd, RCM_IOCTL_QUERY, &q)) {
+	ret = ioctl(fd, RCM_IOCTL_QUERY, &q);
+	if (ret && errno == E2BIG) {
+		memset(&q, 0, sizeof(q));
+		q.size = offsetof(struct rcm_query, out_event_size);
+		ret = ioctl(fd, RCM_IOCTL_QUERY, &q);
+		q.out_event_size = RCM_EVENT_SIZE_DEFAULT;
+	}
+	if (ret) {
 		switch (errno) {
 		case ENOTTY:		/* not an rcm file, or no QUERY */
 		case EINVAL:		/* our size is below its minimum */
@@ -33,7 +53,8 @@ static int rcm_check_abi(int fd)
 			return errno;
 		}
 	}
-	if (q.out_abi_version != RCM_ABI_VERSION)
+	if (q.out_abi_version != RCM_ABI_VERSION ||
+	    q.out_event_size < sizeof(struct rcm_event))
 		return RCM_EABI;
 	/* librdmacm fails with ENODEV when there is no RDMA device. */
 	if (!q.out_num_devices)

@@ -8,6 +8,12 @@
  * - other open errors (a directory: EISDIR) pass through;
  * - a file that is not rcm (/dev/null: ENOTTY): NULL/EPERM;
  * - another ABI version: NULL/EPERM; no managed device: NULL/ENODEV;
+ * - the event record: the query asks for sizeof(struct rcm_event); a
+ *   module whose record is larger is accepted (it cuts its records to
+ *   ours), one whose record is smaller is not (EPERM); a module from
+ *   before the record size was negotiable (E2BIG for the larger query)
+ *   is asked again with the first struct rcm_query and accepted, its
+ *   record being RCM_EVENT_SIZE_DEFAULT;
  * - failures leak no file descriptor;
  * - success: the channel's fd is the device, close-on-exec and
  *   read-write, queried with a correct struct rcm_query, and
@@ -20,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -36,6 +43,11 @@ static enum {
 } ioctl_mode = REAL;
 static unsigned int fake_abi = RCM_ABI_VERSION;
 static unsigned int fake_num_devices = 1;
+/* The module's struct rcm_event; 0: a module that predates event_size. */
+static unsigned int fake_record = sizeof(struct rcm_event);
+
+/* The first struct rcm_query, what a module without event_size knows. */
+#define QUERY_SIZE_FIRST	offsetof(struct rcm_query, out_event_size)
 
 static int query_calls;
 static int query_fd = -1;
@@ -62,9 +74,23 @@ int ioctl(int fd, unsigned long request, ...)
 	query_calls++;
 	query_fd = fd;
 	query_seen = *q;
-	if (q->size < sizeof(*q) || q->flags) {
+	if (q->size < QUERY_SIZE_FIRST || q->flags) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (!fake_record) {
+		/* The size rules: a non-zero byte it does not know. */
+		if (q->size > QUERY_SIZE_FIRST &&
+		    (q->out_event_size || q->event_size)) {
+			errno = E2BIG;
+			return -1;
+		}
+	} else if (q->size >= sizeof(*q)) {
+		if (q->event_size)
+			q->out_event_size = q->event_size < fake_record ?
+					    q->event_size : fake_record;
+		else
+			q->out_event_size = RCM_EVENT_SIZE_DEFAULT;
 	}
 	q->out_abi_version = fake_abi;
 	q->out_num_devices = fake_num_devices;
@@ -121,6 +147,57 @@ static void no_devices(void)
 	T_CHECK(query_calls == 1);
 }
 
+static void expect_success(void)
+{
+	struct rdma_event_channel *ch;
+
+	setenv("RCM_DEVICE", "/dev/null", 1);
+	errno = 0;
+	ch = rdma_create_event_channel();
+	if (!ch) {
+		fprintf(stderr, "channel: %s\n", strerror(errno));
+		t_failures++;
+		return;
+	}
+	rdma_destroy_event_channel(ch);
+}
+
+static void larger_record(void)
+{
+	ioctl_mode = MODULE;
+	fake_record = sizeof(struct rcm_event) + 64;
+	expect_success();
+	T_CHECK(query_calls == 1);
+	T_CHECK(query_seen.event_size == sizeof(struct rcm_event));
+}
+
+static void smaller_record(void)
+{
+	ioctl_mode = MODULE;
+	fake_record = sizeof(struct rcm_event) - 8;
+	expect_failure("/dev/null", EPERM);
+	T_CHECK(query_calls == 1);
+}
+
+static void module_without_event_size(void)
+{
+	ioctl_mode = MODULE;
+	fake_record = 0;
+	expect_success();
+	/* Asked again with the first query, whose tail is not sent. */
+	T_CHECK(query_calls == 2);
+	T_CHECK(query_seen.size == QUERY_SIZE_FIRST);
+}
+
+static void module_without_event_size_other_abi(void)
+{
+	ioctl_mode = MODULE;
+	fake_record = 0;
+	fake_abi = RCM_ABI_VERSION + 1;
+	expect_failure("/dev/null", EPERM);
+	T_CHECK(query_calls == 2);
+}
+
 static void success(void)
 {
 	struct rdma_event_channel *ch, *ch2;
@@ -137,6 +214,7 @@ static void success(void)
 	T_CHECK(query_calls == 1 && query_fd == fd);
 	T_CHECK(query_seen.size == sizeof(struct rcm_query));
 	T_CHECK(query_seen.flags == 0);
+	T_CHECK(query_seen.event_size == sizeof(struct rcm_event));
 	flags = fcntl(fd, F_GETFD);
 	T_CHECK(flags >= 0 && (flags & FD_CLOEXEC));
 	flags = fcntl(fd, F_GETFL);
@@ -166,6 +244,11 @@ int main(int argc, char *argv[])
 	t_in_child("file that is not rcm", not_rcm);
 	t_in_child("other ABI version", other_abi);
 	t_in_child("module without devices", no_devices);
+	t_in_child("module with a larger record", larger_record);
+	t_in_child("module with a smaller record", smaller_record);
+	t_in_child("module without event_size", module_without_event_size);
+	t_in_child("module without event_size, other ABI",
+		   module_without_event_size_other_abi);
 	t_in_child("success", success);
 	return t_exit();
 }

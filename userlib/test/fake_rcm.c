@@ -1104,6 +1104,13 @@ int ioctl(int fd, unsigned long request, ...)
 		}
 		q->out_abi_version = RCM_ABI_VERSION;
 		q->out_num_devices = 1;
+		/* The library's record is the fake's: read() returns it. */
+		if (q->size >= sizeof(*q) &&
+		    q->event_size != sizeof(struct rcm_event)) {
+			err = EINVAL;
+			goto out;
+		}
+		q->out_event_size = sizeof(struct rcm_event);
 		err = f ? 0 : ENFILE;
 		goto out;
 	}

@@ -26,11 +26,15 @@
  * - a size larger than the kernel knows is accepted only if every byte the
  *   kernel does not know is zero, else E2BIG; sizes above 4096 always fail
  *   with E2BIG;
- * - output members (``out_`` prefix) are written back only up to ``size``.
+ * - output members (``out_`` prefix) are written back only up to ``size``,
+ *   and only when the command succeeds; nothing else is ever written, so
+ *   a command without outputs may take its struct from read-only memory.
  *
  * The second member is ``__u32 flags``; unknown flag bits fail with
- * EOPNOTSUPP. Members named ``reserved`` or ``__reserved`` must be zero on
- * input, else EINVAL.
+ * EOPNOTSUPP. Input members named ``reserved`` or ``reserved2`` must be
+ * zero, else EINVAL; output members named ``out_reserved`` and the
+ * ``reserved`` members of the structs an event or command returns are
+ * written as zero.
  *
  * Errors common to every command:
  *
@@ -41,13 +45,20 @@
  *            value outside its documented range
  * E2BIG      size above 4096, or above what the kernel knows with
  *            non-zero tail bytes
- * EOPNOTSUPP a flag bit this kernel does not know
+ * EOPNOTSUPP a flag bit (no command takes one yet)
+ * ENODEV     the id's RDMA device was removed (every command on such
+ *            an id but RCM_IOCTL_QUERY_ID and RCM_IOCTL_DESTROY_ID)
  * ========== ==========================================================
  *
  * Commands add their own errno values in their own documentation.
  */
 
-/* Bumped on any incompatible change; also in /sys/class/misc/rcm/abi_version. */
+/*
+ * The ABI version, also in /sys/class/misc/rcm/abi_version. Frozen at 2:
+ * the ABI grows by size and never breaks, so this number never changes
+ * again. Command structs grow through their size member, the event
+ * record through RCM_IOCTL_QUERY's @event_size (see "rcm events").
+ */
 #define RCM_ABI_VERSION 2
 
 /* Unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst (6.1). */
@@ -83,15 +94,31 @@ enum rcm_cmd {
  * @out_abi_version: RCM_ABI_VERSION of the running module
  * @out_num_devices: number of RDMA devices that rcm currently manages
  *                   (those with at least one IB CM or iWARP CM port)
+ * @out_event_size: the size of each record read() returns on this file
+ *                  from now on: @event_size if the module's struct
+ *                  rcm_event is at least that large, else the module's
+ *                  record size; the file's current size when
+ *                  @event_size is 0 (added after the first release)
+ * @event_size: the record size the caller reads, normally the
+ *              sizeof(struct rcm_event) it was compiled with: a multiple
+ *              of 8, at least RCM_EVENT_SIZE_MIN. 0 keeps the file's
+ *              record size (RCM_EVENT_SIZE_DEFAULT until changed);
+ *              callers that predate the member pass a shorter struct,
+ *              which counts as 0 (added after the first release)
  *
- * Tells userspace which ABI the module speaks. Never fails on a correct
- * argument.
+ * Tells userspace which ABI the module speaks and sets the size of the
+ * event records of this file (see "rcm events"). A caller that knows a
+ * larger record than the module's learns it from @out_event_size being
+ * smaller than its @event_size. Errors: EINVAL (@event_size not 0 and
+ * below RCM_EVENT_SIZE_MIN or not a multiple of 8).
  */
 struct rcm_query {
 	__u32 size;
 	__u32 flags;
 	__u32 out_abi_version;
 	__u32 out_num_devices;
+	__u32 out_event_size;
+	__u32 event_size;
 };
 
 #define RCM_IOCTL_QUERY _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY)
@@ -124,7 +151,7 @@ enum rcm_qp_type {
  * Creates a communication identifier owned by the file. Errors: EINVAL
  * for an unknown port space or a QP type the port space does not take;
  * EMFILE when the file already holds as many ids as the module parameter
- * max_ids_per_file allows (RCM_MAX_IDS by default).
+ * max_ids_per_file allows (RCM_MAX_IDS by default); ENOMEM.
  */
 struct rcm_create_id {
 	__u32 size;
@@ -212,6 +239,12 @@ struct rcm_path {
  * it, and RCM_EVENT_ADDR_RESOLVED and RCM_EVENT_ROUTE_RESOLVED carry it
  * in their private data (private_data_len is then
  * sizeof(struct rcm_id_info)), so userspace needs no query after them.
+ *
+ * The one place an address is not a struct __kernel_sockaddr_storage:
+ * two of those (256 bytes) would not fit in an event's 196 bytes of
+ * private data. 28 bytes hold a sockaddr_in6, the largest address rcm
+ * takes. The layout is part of ABI version 2 (144 bytes), which
+ * installed libraries read, so it stays as it is.
  */
 struct rcm_id_info {
 	__u32 port_num;
@@ -571,6 +604,7 @@ struct rcm_reject {
  * @reserved: Must be 0
  * @private_data_len: bytes at @private_data, at most
  *                    RCM_ACCEPT_PRIVATE_DATA_MAX
+ * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
  *
  * Accepts the request: sends the IB CM REP. The connection is
@@ -581,9 +615,10 @@ struct rcm_reject {
  * range, too much private data, @qp_num above 24 bits), EFAULT.
  *
  * iWARP: sends the MPA reply. @qp_num must name an existing QP of the
- * request's device that the calling process created, in RESET or INIT (the driver moves it to RTS and
- * hands it the connection; iw_cm holds it until the connection ends);
- * else EINVAL and the request stays unanswered. The depths become the
+ * request's device that the calling process created, in RESET or INIT
+ * (the driver moves it to RTS and hands it the connection; iw_cm holds
+ * it until the connection ends); else EINVAL and the request stays
+ * unanswered. The depths become the
  * MPA IRD (@responder_resources) and ORD (@initiator_depth);
  * @flow_control, @srq and @rnr_retry_count do not apply. ESTABLISHED
  * follows once the reply went. ECONNRESET (or another driver errno): the
@@ -702,9 +737,9 @@ struct rcm_disconnect {
  * created (unlike in-tree, never another process's or a kernel
  * consumer's), in RESET or INIT: iw_cm takes it over (the driver moves
  * it to RTS when the reply comes) until the connection ends; a number
- * that names no such QP fails with EINVAL and the id stays routed. @flow_control, @srq and the retry counts do not
- * apply. The call may take as
- * long as a TCP connect. There is no CONNECT_RESPONSE and no
+ * that names no such QP fails with EINVAL and the id stays routed.
+ * @flow_control, @srq and the retry counts do not apply. The call may
+ * take as long as a TCP connect. There is no CONNECT_RESPONSE and no
  * RCM_IOCTL_ESTABLISH: the answer is RCM_EVENT_ESTABLISHED (the
  * connection is up; private data and depths of the peer's reply, as the
  * in-tree rdma_cm reports it), RCM_EVENT_REJECTED with status
@@ -941,8 +976,10 @@ struct rcm_notify {
  * its connection requests) are read from there and only there, and its
  * old handle names nothing. Moving it to its own file changes nothing
  * and returns its handle. Errors: ENOENT (no such id), EBADF (@fd is not
- * open), EINVAL (@fd is not an rcm file), EMFILE (the destination holds
- * as many ids as it may), ENOMEM.
+ * open), EINVAL (@fd is not an rcm file), EBUSY (a connection request
+ * the id made or listened for is still unread in its file: it names ids
+ * of that file), EMFILE (the destination holds as many ids as it may),
+ * ENOMEM.
  */
 struct rcm_migrate_id {
 	__u32 size;
@@ -1029,12 +1066,25 @@ struct rcm_leave_mcast {
 /**
  * DOC: rcm events
  *
- * Events are read from the file with read(). A read returns as many
- * whole struct rcm_event records as fit in the buffer, never a partial
- * record; a buffer smaller than one record fails with EINVAL. With no
- * event queued, read() blocks, or fails with EAGAIN on an O_NONBLOCK
- * file. poll() and epoll report EPOLLIN | EPOLLRDNORM while an event is
- * queued. Events of one file come out in the order they happened.
+ * Events are read from the file with read(), as records of the file's
+ * record size. A read returns as many whole records as fit in the
+ * buffer, never a partial one; a buffer smaller than one record fails
+ * with EINVAL. With no event queued, read() blocks, or fails with EAGAIN
+ * on an O_NONBLOCK file. poll() and epoll report EPOLLIN | EPOLLRDNORM
+ * while an event is queued. Events of one file come out in the order
+ * they happened.
+ *
+ * The record grows at its end, never changing what is already there,
+ * and the ABI version stays the same. Each file has its own record
+ * size: RCM_EVENT_SIZE_DEFAULT (the record of ABI version 2, 272 bytes)
+ * from open() on, so that a program that never asks reads the records
+ * it was built for, whatever the module's; RCM_IOCTL_QUERY's
+ * @event_size sets another. A record shorter than the module's struct
+ * rcm_event is its first bytes, as ucma copies min(out_len,
+ * sizeof(resp)): the members beyond are not returned, and
+ * @private_data_len still counts the private data the event carried,
+ * also what did not fit. A reader that reads one record per read()
+ * leaves the file readable exactly while an event is queued.
  *
  * The status member of an event is 0 on success, a negative errno for a
  * local failure, or, for RCM_EVENT_REJECTED only, a positive transport
@@ -1044,16 +1094,52 @@ struct rcm_leave_mcast {
  * exchange; siw reports a consumer's reject as -ECONNRESET).
  */
 
-/*
- * Event types: the values of librdmacm's enum rdma_cm_event_type.
+/**
+ * enum rcm_event_type - what an event reports
+ * @RCM_EVENT_ADDR_RESOLVED: RCM_IOCTL_RESOLVE_ADDR found a device, port and
+ *                           next hop; status 0, private data a struct
+ *                           rcm_id_info
+ * @RCM_EVENT_ADDR_ERROR: the address resolution failed; status a negative errno
+ *                        (-ETIMEDOUT, -ENODEV, or the kernel address service's)
+ * @RCM_EVENT_ROUTE_RESOLVED: RCM_IOCTL_RESOLVE_ROUTE built the path; status 0,
+ *                            private data a struct rcm_id_info
+ * @RCM_EVENT_ROUTE_ERROR: a route resolution failed; never reported yet (RoCE
+ *                         and iWARP routes are built at once or not at all)
+ * @RCM_EVENT_CONNECT_REQUEST: a peer's connection (or SIDR) request for a
+ *                             listener, on a new request id; see struct
+ *                             rcm_event
+ * @RCM_EVENT_CONNECT_RESPONSE: the peer accepted (IB CM REP); move the QP to
+ *                              RTR and RTS, then RCM_IOCTL_ESTABLISH
+ * @RCM_EVENT_CONNECT_ERROR: an iWARP connect failed otherwise than refused or
+ *                           unreachable; status a negative errno
+ * @RCM_EVENT_UNREACHABLE: no answer after the retries (status -ETIMEDOUT, or
+ *                         -EHOSTUNREACH/-ENETUNREACH on iWARP), or a SIDR
+ *                         reply's positive status
+ * @RCM_EVENT_REJECTED: the peer refused; status the IB CM reject reason
+ *                      (positive), or a negative errno on iWARP
+ * @RCM_EVENT_ESTABLISHED: the connection is up (RTU received, MPA reply on
+ *                         iWARP), or a SIDR reply gave the peer's QP (ud)
+ * @RCM_EVENT_DISCONNECTED: the connection is down (DREQ or DREP received, DREQ
+ *                          timed out, stream closed); once per connection
+ * @RCM_EVENT_DEVICE_REMOVAL: the id's RDMA device is going away; the id is
+ *                            detached and answers ENODEV to all but
+ *                            RCM_IOCTL_QUERY_ID and RCM_IOCTL_DESTROY_ID
+ * @RCM_EVENT_MULTICAST_JOIN: RCM_IOCTL_JOIN_MCAST succeeded; ud holds the
+ *                            group's parameters, context the join's
+ * @RCM_EVENT_MULTICAST_ERROR: the join failed, status a negative errno; context
+ *                             the join's
+ * @RCM_EVENT_ADDR_CHANGE: the link-layer address of the id's netdev changed
+ *                         (new MAC, bonding failover); status 0
+ * @RCM_EVENT_TIMEWAIT_EXIT: the QP of a disconnected IB CM connection may be
+ *                           reused; not on iWARP
  *
- * RCM_EVENT_ADDR_CHANGE (status 0): the link-layer address of the netdev
- * an attached id uses changed (a new MAC address, or a bonding failover
- * of a bond master), and differs from the one the id recorded, which it
- * now takes. Ids bound to a specific address, resolved, listening on a
- * specific address, and both sides of a connection get one each; ids
- * that are not attached, or resolving, get none. The id is otherwise
- * unchanged.
+ * The values of librdmacm's enum rdma_cm_event_type.
+ *
+ * RCM_EVENT_ADDR_CHANGE goes to every id attached through the netdev
+ * whose recorded address differs from the new one, which it now takes:
+ * ids bound to a specific address, resolved, listening on a specific
+ * address, and both sides of a connection get one each; ids that are not
+ * attached, or resolving, get none. The id is otherwise unchanged.
  */
 enum rcm_event_type {
 	RCM_EVENT_ADDR_RESOLVED,
@@ -1164,5 +1250,13 @@ struct rcm_event {
 	__u8 reserved[7];
 	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
 };
+
+/*
+ * Event record sizes (see "rcm events"): what a file returns until
+ * RCM_IOCTL_QUERY sets another, the record of ABI version 2; and the
+ * smallest a reader may ask for, every member before @private_data.
+ */
+#define RCM_EVENT_SIZE_DEFAULT 272
+#define RCM_EVENT_SIZE_MIN 72
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

@@ -4,14 +4,19 @@
  * rules when nothing is queued. (Event delivery itself is covered by the
  * tests of the operations that produce events.)
  */
+#include <arpa/inet.h>
 #include <stddef.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/time.h>
 #include <rdma/rcm_user.h>
 
 #include "rcm_test.h"
+
+#define offsetofend(type, member)					\
+	(offsetof(type, member) + sizeof(((type *)0)->member))
 
 RCM_TEST(short_buffer_is_einval)
 {
@@ -81,6 +86,186 @@ RCM_TEST(event_record_layout_is_fixed)
 	CHECK(offsetof(struct rcm_event, ud.ah_attr) ==
 	      offsetof(struct rcm_event, conn) + 8, "ud offset");
 	CHECK(sizeof(struct rcm_event) % 8 == 0, "not 8-byte sized");
+}
+
+/* RCM_IOCTL_QUERY asking for @event_size; out_event_size, or -1. */
+static int set_record_size(int fd, unsigned int event_size)
+{
+	struct rcm_query q = { .size = sizeof(q), .event_size = event_size };
+
+	if (ioctl(fd, RCM_IOCTL_QUERY, &q))
+		return -1;
+	return q.out_event_size;
+}
+
+RCM_TEST(record_size_is_set_per_file_by_query)
+{
+	struct rcm_query old = { .size = offsetofend(struct rcm_query,
+						     out_num_devices) };
+	int fd = rcm_open_dev(), fd2 = rcm_open_dev();
+
+	CHECK(fd >= 0 && fd2 >= 0, "open: %s", strerror(errno));
+	/* A new file returns the records of ABI version 2. */
+	CHECK(set_record_size(fd, 0) == RCM_EVENT_SIZE_DEFAULT, "default %d",
+	      set_record_size(fd, 0));
+	/* A reader that knows more gets the module's record. */
+	CHECK(set_record_size(fd, 4096) == (int)sizeof(struct rcm_event),
+	      "capped at %d", set_record_size(fd, 0));
+	CHECK(set_record_size(fd, RCM_EVENT_SIZE_MIN) == RCM_EVENT_SIZE_MIN,
+	      "smallest");
+	CHECK(set_record_size(fd, 128) == 128, "128");
+	/* 0, and a query of the first release, keep the file's size. */
+	CHECK(set_record_size(fd, 0) == 128, "0 changed the size");
+	CHECK(ioctl(fd, RCM_IOCTL_QUERY, &old) == 0, "old query: %s",
+	      strerror(errno));
+	CHECK(set_record_size(fd, 0) == 128, "old query changed the size");
+	/* Per file. */
+	CHECK(set_record_size(fd2, 0) == RCM_EVENT_SIZE_DEFAULT,
+	      "another file's size changed");
+	/* Below the smallest, or not a multiple of 8. */
+	CHECK_ERRNO(set_record_size(fd, 8), EINVAL);
+	CHECK_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN - 8), EINVAL);
+	CHECK_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN + 4), EINVAL);
+	CHECK_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_DEFAULT + 1), EINVAL);
+	CHECK(set_record_size(fd, 0) == 128, "a refused size changed it");
+	/* A buffer below the file's record fails; one record is enough. */
+	{
+		char buf[128];
+
+		CHECK_ERRNO(read(fd, buf, 127), EINVAL);
+		CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+		CHECK_ERRNO(read(fd, buf, 128), EAGAIN);
+	}
+	close(fd2);
+	close(fd);
+}
+
+/*
+ * A reader whose record is smaller than the module's (one built against
+ * an older header, once the record grows) reads whole events: each
+ * record is the first bytes of one event, the next record is the next
+ * event, and nothing is written past the records returned.
+ */
+RCM_TEST(smaller_record_reader_gets_whole_events)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	enum { NIDS = 3, REC = RCM_EVENT_SIZE_MIN + 56 };
+	unsigned char buf[NIDS * REC + 100];
+	struct rcm_event ev;
+	struct pollfd p = { .events = POLLIN };
+	unsigned int ids[NIDS];
+	int fd, got = 0, i, n;
+
+	if (!ip)
+		SKIP("RCM_ADDR_RXE not set (no rxe device here)");
+	fd = rcm_open_dev();
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	CHECK(set_record_size(fd, REC) == REC, "record size %d",
+	      set_record_size(fd, 0));
+	for (i = 0; i < NIDS; i++) {
+		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xabc0 + i);
+		CHECK(ids[i], "create: %s", strerror(errno));
+		CHECK(rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0,
+		      "resolve: %s", strerror(errno));
+	}
+	/* Wait for all three, then read them with one call. */
+	for (i = 0; i < 100; i++) {
+		struct rcm_query_id q;
+
+		for (n = 0; n < NIDS; n++)
+			if (rcm_query(fd, ids[n], &q) || !q.out_port_num)
+				break;
+		if (n == NIDS)
+			break;
+		usleep(100000);
+	}
+	CHECK(n == NIDS, "not all resolved in 10 s");
+	p.fd = fd;
+	CHECK(poll(&p, 1, 10000) == 1, "not readable");
+
+	memset(buf, 0xa5, sizeof(buf));
+	n = read(fd, buf, sizeof(buf));
+	CHECK(n > 0 && n % REC == 0, "read %d bytes, records of %d", n, REC);
+	for (i = n; i < (int)sizeof(buf); i++)
+		CHECK(buf[i] == 0xa5, "byte %d past %d written", i, n);
+	got = n / REC;
+	/* Events queued after the poll may be read separately. */
+	while (got < NIDS) {
+		CHECK(poll(&p, 1, 10000) == 1, "%d events only", got);
+		n = read(fd, buf + got * REC, REC);
+		CHECK(n == REC, "read %d, want one record of %d", n, REC);
+		got++;
+	}
+	for (i = 0; i < NIDS; i++) {
+		memset(&ev, 0, sizeof(ev));
+		memcpy(&ev, buf + i * REC, REC);
+		CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0,
+		      "record %d: event %u status %d", i, ev.event, ev.status);
+		CHECK(ev.id == ids[i] && ev.context == 0xabc0u + i,
+		      "record %d: id %u context %llx", i, ev.id,
+		      (unsigned long long)ev.context);
+		/* The count is the event's, the data what the record holds. */
+		CHECK(ev.private_data_len == sizeof(struct rcm_id_info),
+		      "record %d: private_data_len %u", i, ev.private_data_len);
+		CHECK(((struct rcm_id_info *)ev.private_data)->port_num == 1,
+		      "record %d: port %u", i,
+		      ((struct rcm_id_info *)ev.private_data)->port_num);
+	}
+	/* Each event came out once: nothing is left of them. */
+	CHECK(poll(&p, 1, 0) == 0, "still readable");
+	for (i = 0; i < NIDS; i++) {
+		struct rcm_destroy_id d = { .size = sizeof(d), .id = ids[i] };
+
+		CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0, "destroy");
+		CHECK(d.out_events_reported == 1, "id %u: %u events reported",
+		      ids[i], d.out_events_reported);
+	}
+	close(fd);
+}
+
+/*
+ * One record per read(), as the userlib and librdmacm read: the file
+ * stays readable exactly while an event is left, whatever the size.
+ */
+RCM_TEST(one_record_per_read_leaves_the_rest_readable)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	enum { REC = RCM_EVENT_SIZE_MIN };
+	unsigned char buf[2 * REC];
+	struct pollfd p = { .events = POLLIN };
+	unsigned int a, b;
+	struct rcm_event ev;
+	int fd;
+
+	if (!ip)
+		SKIP("RCM_ADDR_RXE not set (no rxe device here)");
+	fd = rcm_open_dev();
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	CHECK(set_record_size(fd, REC) == REC, "record size");
+	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	CHECK(a && b, "create: %s", strerror(errno));
+	CHECK(rcm_resolve(fd, a, NULL, ip, 2000) == 0, "resolve");
+	p.fd = fd;
+	CHECK(poll(&p, 1, 10000) == 1, "first event");
+	CHECK(rcm_resolve(fd, b, NULL, ip, 2000) == 0, "resolve");
+	/* The second is queued once b is attached. */
+	for (int i = 0; i < 100; i++) {
+		struct rcm_query_id q;
+
+		if (!rcm_query(fd, b, &q) && q.out_port_num)
+			break;
+		usleep(100000);
+	}
+	CHECK(read(fd, buf, REC) == REC, "first read");
+	memcpy(&ev, buf, REC);
+	CHECK(ev.id == a && ev.context == 1, "first: id %u", ev.id);
+	CHECK(poll(&p, 1, 0) == 1, "not readable with an event left");
+	CHECK(read(fd, buf, REC + REC - 1) == REC, "second read");
+	memcpy(&ev, buf, REC);
+	CHECK(ev.id == b && ev.context == 2, "second: id %u", ev.id);
+	CHECK(poll(&p, 1, 0) == 0, "readable with no event left");
+	close(fd);
 }
 
 int main(void)

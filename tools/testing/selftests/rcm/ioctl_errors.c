@@ -13,6 +13,9 @@
 
 #include "rcm_test.h"
 
+#define offsetofend(type, member)					\
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+
 static int fd = -1;
 
 static int dev(void)
@@ -60,7 +63,8 @@ RCM_TEST(size_below_minimum_is_einval)
 
 	NEED_DEV();
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, &q), EINVAL);
-	q.size = sizeof(q) - 1;
+	/* The first release of struct rcm_query ended at out_num_devices. */
+	q.size = offsetofend(struct rcm_query, out_num_devices) - 1;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, &q), EINVAL);
 	q.size = 8;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, &q), EINVAL);
@@ -141,6 +145,82 @@ RCM_TEST(bad_pointers_are_efault)
 	CHECK(mprotect(map, page, PROT_READ) == 0, "mprotect");
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, q), EFAULT);
 	munmap(map, page);
+}
+
+/* A read-only page holding a copy of a command struct. */
+static void *read_only_copy(const void *arg, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *map;
+
+	map = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	memcpy(map, arg, len);
+	if (mprotect(map, page, PROT_READ)) {
+		munmap(map, page);
+		return NULL;
+	}
+	return map;
+}
+
+/*
+ * Commands without outputs never write to userspace: from a read-only
+ * struct they do their work and succeed (the kernel once wrote the whole
+ * struct back, so LISTEN listened and then failed with EFAULT). So does
+ * a command with outputs whose size stops before them.
+ */
+RCM_TEST(input_only_commands_work_from_read_only_memory)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct rcm_set_option opt = { .size = sizeof(opt) };
+	struct rcm_listen lis = { .size = sizeof(lis) };
+	struct rcm_bind_addr bind = {
+		.size = offsetofend(struct rcm_bind_addr, addr),
+	};
+	unsigned int id, id2;
+	uint8_t tos = 32;
+	void *ro;
+
+	NEED_DEV();
+	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	CHECK(id, "create: %s", strerror(errno));
+
+	opt.id = id;
+	opt.level = RCM_OPTION_ID;
+	opt.optname = RCM_OPTION_ID_TOS;
+	opt.value = tos;
+	ro = read_only_copy(&opt, sizeof(opt));
+	CHECK(ro, "read-only copy: %s", strerror(errno));
+	CHECK(ioctl(fd, RCM_IOCTL_SET_OPTION, ro) == 0,
+	      "SET_OPTION from read-only memory: %s", strerror(errno));
+	munmap(ro, page);
+
+	lis.id = id;
+	lis.backlog = 4;
+	ro = read_only_copy(&lis, sizeof(lis));
+	CHECK(ro, "read-only copy: %s", strerror(errno));
+	CHECK(ioctl(fd, RCM_IOCTL_LISTEN, ro) == 0,
+	      "LISTEN from read-only memory: %s", strerror(errno));
+	/* It listens: a second listen is refused for the id's state. */
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_LISTEN, ro), EINVAL);
+	munmap(ro, page);
+
+	/* BIND_ADDR of its first release: out_info lies beyond the size. */
+	id2 = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	CHECK(id2, "create: %s", strerror(errno));
+	bind.id = id2;
+	rcm_sockaddr(&bind.addr, "0.0.0.0", 0);
+	ro = read_only_copy(&bind, sizeof(bind));
+	CHECK(ro, "read-only copy: %s", strerror(errno));
+	CHECK(ioctl(fd, RCM_IOCTL_BIND_ADDR, ro) == 0,
+	      "BIND_ADDR (first size) from read-only memory: %s",
+	      strerror(errno));
+	munmap(ro, page);
+
+	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
+	CHECK(rcm_destroy(fd, id2) == 0, "destroy: %s", strerror(errno));
 }
 
 RCM_TEST(failed_calls_leave_the_file_usable)
