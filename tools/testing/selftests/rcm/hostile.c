@@ -376,8 +376,8 @@ RCM_TEST(migration_reservation_survives_destroy)
  * removal takes them oldest first, so the two meet on some id in every
  * round.
  */
-#define REMOVAL_ROUNDS 6
-#define REMOVAL_CLIENTS 16
+#define REMOVAL_ROUNDS 8
+#define REMOVAL_CLIENTS 24
 
 static int wait_gid(const char *ip)
 {
