@@ -48,17 +48,25 @@ static int rcm_check_abi(int fd)
 		case EINVAL:		/* our size is below its minimum */
 		case E2BIG:
 		case EOPNOTSUPP:
+			rcm_hint("%s is not an rcm device this library can talk to (ABI %u): install a module and library of one rcm version",
+				 rcm_device_path(), RCM_ABI_VERSION);
 			return RCM_EABI;
 		default:
 			return errno;
 		}
 	}
 	if (q.out_abi_version != RCM_ABI_VERSION ||
-	    q.out_event_size < sizeof(struct rcm_event))
+	    q.out_event_size < sizeof(struct rcm_event)) {
+		rcm_hint("the loaded rcm module speaks ABI %u (events of %u bytes); this library needs ABI %u with events of at least %zu bytes: install a module and library of one rcm version",
+			 q.out_abi_version, q.out_event_size, RCM_ABI_VERSION,
+			 sizeof(struct rcm_event));
 		return RCM_EABI;
+	}
 	/* librdmacm fails with ENODEV when there is no RDMA device. */
-	if (!q.out_num_devices)
+	if (!q.out_num_devices) {
+		rcm_hint("the rcm module manages no RDMA device (none with an IB CM or iWARP port; see rdma link)");
 		return ENODEV;
+	}
 	return 0;
 }
 
@@ -78,8 +86,11 @@ struct rcm_channel *rcm_channel_open(void)
 	if (fd < 0) {
 		err = errno;
 		/* No node, or a node without its driver: no module. */
-		if (err == ENOENT || err == ENXIO || err == ENODEV)
+		if (err == ENOENT || err == ENXIO || err == ENODEV) {
+			rcm_hint("%s is missing: the rcm kernel module is not loaded (modprobe rcm, as root)",
+				 rcm_device_path());
 			err = ENODEV;
+		}
 		goto out;
 	}
 

@@ -7,7 +7,10 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rcm_lib.h"
 
@@ -81,4 +84,36 @@ unsigned int rcm_connect_timeout_ms(void)
 {
 	pthread_once(&rcm_settings_once, rcm_settings_init);
 	return rcm_connect_timeout;
+}
+
+/**
+ * rcm_hint() - say once, on stderr, why rcm cannot serve the process
+ * @fmt: the message (printf format), one line, no trailing newline
+ *
+ * librdmacm's errno stays what it was; the program's own message (for
+ * Debian's tools "No RDMA devices were detected") would otherwise be all
+ * a user sees when the module is missing. One hint per process, the
+ * first; none when $RCM_QUIET is set to anything but "0".
+ */
+void rcm_hint(const char *fmt, ...)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static int said;
+	const char *quiet = getenv(RCM_QUIET_ENV);
+	int saved = errno;
+	va_list ap;
+
+	if (quiet && *quiet && strcmp(quiet, "0"))
+		return;
+	pthread_mutex_lock(&lock);
+	if (!said) {
+		said = 1;
+		va_start(ap, fmt);
+		fputs("rcm: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputs(" (RCM_QUIET=1 silences this)\n", stderr);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&lock);
+	errno = saved;
 }

@@ -35,6 +35,8 @@
  */
 #define RCM_RESOLVE_TIMEOUT_ENV	"RCM_RESOLVE_TIMEOUT_MS"
 #define RCM_CONNECT_TIMEOUT_ENV	"RCM_CONNECT_TIMEOUT_MS"
+/* Set (to anything but 0) to keep the library's one-line hints quiet. */
+#define RCM_QUIET_ENV		"RCM_QUIET"
 
 /*
  * errno when the module answers RCM_IOCTL_QUERY with another ABI version,
@@ -53,6 +55,7 @@ static inline int rcm_err(int err)
 /* init.c: settings read once per process */
 const char *rcm_device_path(void);
 unsigned int rcm_resolve_timeout_ms(void);
+void rcm_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 unsigned int rcm_connect_timeout_ms(void);
 
 /*
