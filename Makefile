@@ -16,7 +16,10 @@
 #   make sparse          sparse over the module (C=2)
 #   make dkms-install    register, build and install through DKMS
 #   make dkms-source     the DKMS source tree alone, in DKMS_SRC
-#   make install         userlib + headers + man pages (PREFIX, DESTDIR)
+#   make install         userlib, headers, man pages, rcm-run, udev and
+#                        modprobe snippets, opt-in (PREFIX, DESTDIR)
+#   make uninstall       undo make install
+#   make install-systemwide  opt in: every program on rcm's library
 
 # The running kernel's headers when it has them, else the newest Debian
 # headers installed (linux-headers-amd64): the build machine's own kernel
@@ -75,13 +78,28 @@ style:
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules
 
+# rcm never shadows the distribution's RDMA stack: the library, its
+# headers and man pages go to directories of their own (userlib/Makefile
+# says which); rcm-run, rcm(7)-style docs and the udev rule that loads
+# rcm.ko when an RDMA device appears are what land in shared places.
 install: userlib
 	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	install -D -m 0644 include/uapi/rdma/rcm_user.h \
-		$(DESTDIR)$(PREFIX)/include/rdma/rcm_user.h
-	install -D -m 0644 packaging/rcm.conf $(DESTDIR)/etc/modules-load.d/rcm.conf
+		$(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h
 	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)/etc/udev/rules.d/90-rcm.rules
 	install -D -m 0644 packaging/rcm-modprobe.conf $(DESTDIR)/etc/modprobe.d/rcm.conf
+
+uninstall:
+	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	rm -f $(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h \
+		$(DESTDIR)/etc/udev/rules.d/90-rcm.rules \
+		$(DESTDIR)/etc/modprobe.d/rcm.conf
+	-rmdir $(DESTDIR)$(PREFIX)/include/rcm/rdma \
+		$(DESTDIR)$(PREFIX)/include/rcm 2>/dev/null
+
+# The explicit opt-in: every program of the machine on rcm's library.
+install-systemwide: install
+	$(MAKE) -C userlib install-systemwide PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 # The DKMS source tree: what the module build needs and nothing else (no
 # userlib, no tools, no objects from an in-tree build).
@@ -105,4 +123,5 @@ dkms-install:
 	dkms install -m rcm -v $(VERSION)
 
 .PHONY: all modules modules_install clean userlib selftests check check-fresh demo bench stress style \
+	uninstall install-systemwide \
 	sparse install dkms-source dkms-install

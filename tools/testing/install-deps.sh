@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	# build: module, userlib, selftests
-	build-essential linux-headers-amd64 libibverbs-dev sparse
+	build-essential linux-headers-amd64 libibverbs-dev sparse pkg-config
 	# test kernel: Debian's own source, built with its toolchain needs
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves python3
 	# guests: QEMU under TCG, a static busybox, module and RDMA tools
