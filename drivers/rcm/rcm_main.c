@@ -82,3 +82,4 @@ module_exit(rcm_exit);
 
 MODULE_DESCRIPTION("RDMA connection manager over ib_cm and iw_cm");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RCM_VERSION);

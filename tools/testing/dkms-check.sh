@@ -78,6 +78,9 @@ case $ko in
 *) fail "dkms left a compressed module, $(basename "$ko")" ;;
 esac
 
+version=$(modinfo -F version "$out/$mod.ko" 2>>"$log")
+[ "$version" = "$ver" ] ||
+	fail "modinfo says version '$version', dkms.conf '$ver'"
 vermagic=$(modinfo -F vermagic "$out/$mod.ko" 2>>"$log")
 echo "vermagic: $vermagic" >>"$log"
 case $vermagic in

@@ -10,6 +10,6 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 kdir=$1 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir"
-cp -a "$top/Kbuild" "$top/drivers" "$top/include" "$dir/"
+cp -a "$top/Kbuild" "$top/dkms.conf" "$top/drivers" "$top/include" "$dir/"
 find "$dir" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 make -C "$kdir" M="$dir" modules
