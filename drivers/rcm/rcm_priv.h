@@ -27,10 +27,13 @@
  *   rcm_qp.c      the attributes a user QP needs for each transition
  *   rcm_mcast.c   multicast groups of UD ids: join, leave, and their IP
  *                 (IGMP) memberships
- *   rcm_wire.c    IB CM wire layer without a device: CMA header, service
- *                 IDs, private-data limits, connection parameters,
- *                 multicast MGIDs
- *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit)
+ *   rcm_wire.c    IB CM wire layer without a device (rcm_wire.h): CMA
+ *                 header, service IDs, private-data limits, connection
+ *                 parameters, multicast MGIDs
+ *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit);
+ *                 rcm_wire_kunit.c and rcm_listen_kunit.c those of
+ *                 rcm_wire.c and rcm_listen.c
+ *   rcm_wire.h    declarations of the wire layer, included here
  */
 #ifndef _RCM_PRIV_H
 #define _RCM_PRIV_H
@@ -47,17 +50,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rcm_user.h>
 
-/**
- * enum rcm_port_cm - which connection manager serves a port
- * @RCM_PORT_CM_NONE: the port has no CM (e.g. a raw Ethernet port)
- * @RCM_PORT_CM_IB: IB CM over MADs on QP1 (InfiniBand and RoCE)
- * @RCM_PORT_CM_IW: iWARP CM (MPA over TCP)
- */
-enum rcm_port_cm {
-	RCM_PORT_CM_NONE,
-	RCM_PORT_CM_IB,
-	RCM_PORT_CM_IW,
-};
+#include "rcm_wire.h"
 
 /**
  * struct rcm_device - rcm's state for one RDMA device
@@ -140,20 +133,6 @@ int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
 			   u32 flags);
 extern const struct rcm_ioctl_op rcm_ioctl_ops[];
 extern const unsigned int rcm_ioctl_num_ops;
-
-/**
- * struct rcm_wire_conn_param - the negotiated values of a REQ or REP
- * @responder_resources: RDMA reads/atomics this side serves at once
- * @initiator_depth: RDMA reads/atomics this side issues at once
- * @retry_count: transport retries, 0..7
- * @rnr_retry_count: RNR NAK retries, 0..7, 7 meaning infinite
- */
-struct rcm_wire_conn_param {
-	u32 responder_resources;
-	u32 initiator_depth;
-	u32 retry_count;
-	u32 rnr_retry_count;
-};
 
 /**
  * struct rcm_file - one open of /dev/infiniband/rcm
@@ -643,118 +622,10 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size);
 /* rcm_cmd.c */
 int rcm_cmd_query(struct file *filp, void *arg);
 
-/* rcm_wire.c */
-
-/* The CMA private-data header that in-tree rdma_cm (cma.c) speaks. */
-#define RCM_WIRE_CMA_VERSION	0
-#define RCM_WIRE_HDR_SIZE	36
-
-/**
- * union rcm_wire_ip - an address field of the CMA header
- * @ip6: an IPv6 address, as is
- * @ip4: an IPv4 address in the last four bytes after twelve zero bytes
- * @ip4.pad: zero when sent, ignored when received
- * @ip4.addr: the IPv4 address
- */
-union rcm_wire_ip {
-	struct in6_addr ip6;
-	struct {
-		__be32 pad[3];
-		__be32 addr;
-	} ip4;
-};
-
-/**
- * struct rcm_wire_hdr - CMA header in front of the user data of a REQ and
- *                       a SIDR REQ, 36 bytes
- * @cma_version: RCM_WIRE_CMA_VERSION
- * @ip_version: 4 or 6 in bits 7:4, bits 3:0 zero
- * @port: the active side's source port
- * @src_addr: the active side's address
- * @dst_addr: the address the active side connects to
- */
-struct rcm_wire_hdr {
-	u8 cma_version;
-	u8 ip_version;
-	__be16 port;
-	union rcm_wire_ip src_addr;
-	union rcm_wire_ip dst_addr;
-};
-
-/**
- * union rcm_wire_addr - an AF_INET or AF_INET6 socket address
- * @sa: the family
- * @in: AF_INET
- * @in6: AF_INET6
- */
-union rcm_wire_addr {
-	struct sockaddr sa;
-	struct sockaddr_in in;
-	struct sockaddr_in6 in6;
-};
-
-/**
- * struct rcm_wire_req_addrs - a received request seen from the listener
- * @listen: the address the client targeted, with the service ID's port
- * @peer: the client's address and source port
- */
-struct rcm_wire_req_addrs {
-	union rcm_wire_addr listen;
-	union rcm_wire_addr peer;
-};
-
-int rcm_wire_hdr_encode(struct rcm_wire_hdr *hdr, const struct sockaddr *src,
-			const struct sockaddr *dst);
-int rcm_wire_hdr_decode(const void *pdata, size_t len, u16 listen_port,
-			struct rcm_wire_req_addrs *addrs);
-
-int rcm_wire_sid_compose(u16 ps, u16 port, __be64 *sid);
-int rcm_wire_sid_parse(__be64 sid, u16 *ps, u16 *port);
-
-/**
- * enum rcm_wire_op - a CM operation that carries consumer private data
- * @RCM_WIRE_OP_CONNECT: REQ, SIDR REQ or MPA request
- * @RCM_WIRE_OP_ACCEPT: REP, SIDR REP or MPA reply
- * @RCM_WIRE_OP_REJECT: REJ, SIDR REP with status REJECT, or MPA reject
- * @RCM_WIRE_OP_NOPS: number of operations
- */
-enum rcm_wire_op {
-	RCM_WIRE_OP_CONNECT,
-	RCM_WIRE_OP_ACCEPT,
-	RCM_WIRE_OP_REJECT,
-	RCM_WIRE_OP_NOPS,
-};
-
-int rcm_wire_max_private_data(enum rcm_port_cm cm, enum rcm_wire_op op,
-			      enum ib_qp_type qp_type);
 /* rcm_conn.c: the limit of an operation on an id's transport */
 int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op);
 /* rcm_conn.c: the CM timers of an id's request, within its option */
 void rcm_conn_cm_timers(struct rcm_id *id, u32 fixed_ms, u8 *timeout,
 			u8 *retries);
-int rcm_wire_req_pdata_build(void *buf, size_t size, enum ib_qp_type qp_type,
-			     const struct sockaddr *src,
-			     const struct sockaddr *dst,
-			     const void *udata, size_t ulen);
-
-/* retry_count and rnr_retry_count are 3-bit; RNR retry 7 is infinite. */
-#define RCM_WIRE_RETRY_MAX		7
-#define RCM_WIRE_RNR_RETRY_INFINITE	7
-
-int rcm_wire_connect_param(const struct rcm_wire_conn_param *user,
-			   u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,
-			   struct rcm_wire_conn_param *out);
-int rcm_wire_accept_param(const struct rcm_wire_conn_param *req,
-			  const struct rcm_wire_conn_param *user,
-			  u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,
-			  struct rcm_wire_conn_param *out);
-u8 rcm_wire_ack_timeout(u8 ca_ack_delay, u8 packet_life_time);
-int rcm_wire_cm_timeout(u32 bound_ms, u32 fixed_ms, u8 *timeout, u8 *retries);
-
-/* The in-tree rdma_cm's CM timers, so both behave alike on the wire. */
-#define RCM_CM_RESPONSE_TIMEOUT	20	/* 4.096 us * 2^20 = 4.3 s */
-#define RCM_MAX_CM_RETRIES	15
-void rcm_wire_mcast_mgid(const struct sockaddr *group,
-			 enum ib_gid_type gid_type, union ib_gid *mgid);
 
 #endif /* _RCM_PRIV_H */
