@@ -61,15 +61,16 @@ static int rcm_option_id_value(int optname, const void *optval,
  * The checks come in ucma's order: a NULL @optval with a non-zero
  * @optlen faults (EFAULT) before anything else is looked at, then a
  * known option's @optlen must be its size (EINVAL). Unknown levels and
- * names reach the kernel, which answers ENOPROTOOPT (ucma: ENOSYS).
+ * names reach the kernel, whose ENOPROTOOPT becomes ucma's ENOSYS:
+ * applications test for what librdmacm on the in-tree CM returns.
  * RDMA_OPTION_IB_PATH sets a route from path records; rcm has no native
  * InfiniBand support, so it is EOPNOTSUPP without a kernel call. No
  * event results, also in synchronous mode.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, wrong @optlen), EFAULT,
  * EOPNOTSUPP (RDMA_OPTION_IB_PATH), or the errors of
- * RCM_IOCTL_SET_OPTION (ENOPROTOOPT, EINVAL for a value out of range or
- * a state or QP type the option does not allow, ENODEV).
+ * RCM_IOCTL_SET_OPTION (ENOSYS for its ENOPROTOOPT, EINVAL for a value
+ * out of range or a state or QP type the option does not allow, ENODEV).
  */
 RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 			       void *optval, size_t optlen)
@@ -96,7 +97,7 @@ RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 	cmd.level = (uint32_t)level;
 	cmd.optname = (uint32_t)optname;
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_SET_OPTION, &cmd))
-		return -1;
+		return errno == ENOPROTOOPT ? rcm_err(ENOSYS) : -1;
 	/* The ACK timeout changes RTS: kept QP attributes are stale. */
 	rid->qp_attr_cached = 0;
 	return 0;
