@@ -479,10 +479,19 @@ int rcm_cmd_notify(struct file *filp, void *arg)
 	id = rcm_id_lock(filp->private_data, cmd->id);
 	if (!id)
 		return -ENOENT;
-	/* iWARP has no RTU to stand in for: only IB CM connections. */
-	if (id->state != RCM_STATE_CONNECT || id->active || !id->accepted ||
-	    id->established || !id->cm_id || rcm_id_is_ud(id))
+	/* The answers of the in-tree rdma_notify() and ib_cm's. */
+	if (id->state == RCM_STATE_DESTROYING ||
+	    id->state == RCM_STATE_DEVICE_REMOVAL)
 		ret = rcm_id_state_errno(id);
+	else if (id->iw)
+		ret = 0;	/* iWARP has no RTU to stand in for */
+	else if (id->state != RCM_STATE_CONNECT || !id->cm_id ||
+		 rcm_id_is_ud(id))
+		ret = -EINVAL;
+	else if (id->established)
+		ret = -EISCONN;
+	else if (id->active || !id->accepted)
+		ret = -EINVAL;
 	else
 		/* ib_cm answers with IB_CM_USER_ESTABLISHED: ESTABLISHED. */
 		ret = ib_cm_notify(id->cm_id, IB_EVENT_COMM_EST);

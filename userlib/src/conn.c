@@ -321,8 +321,10 @@ RCM_EXPORT int rdma_establish(struct rdma_cm_id *id)
  * translates it, and refuses the others itself, with the kernel's
  * EINVAL.
  *
- * Return: 0, or -1 with errno: EINVAL (NULL @id, another event, no
- * accepted connection waiting for its RTU), ENOENT, ENODEV.
+ * Return: 0 (also on iWARP, which has no RTU, as in-tree), or -1 with
+ * errno: EISCONN (established already, either side), EINVAL (NULL @id,
+ * another event, no accepted connection waiting for its RTU), ENOENT,
+ * ENODEV.
  */
 RCM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {

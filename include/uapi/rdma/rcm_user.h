@@ -949,8 +949,10 @@ struct rcm_init_qp_attr {
  *
  * Tells the CM that the QP received data before the RTU arrived, so the
  * connection counts as established: RCM_EVENT_ESTABLISHED follows, as if
- * the RTU had come. Errors: ENOENT, EINVAL (another event, or no
- * accepted connection waiting for its RTU; always on iWARP).
+ * the RTU had come. As the in-tree rdma_notify(): 0 and nothing done on
+ * an iWARP connection, which has no RTU. Errors: ENOENT, EISCONN (the
+ * connection is established already, on either side), EINVAL (another
+ * event, or no accepted connection waiting for its RTU), ENODEV.
  */
 struct rcm_notify {
 	__u32 size;

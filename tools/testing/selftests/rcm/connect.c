@@ -210,6 +210,16 @@ RCM_TEST(connect_accept_establish_disconnect)
 	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
 	      ev.id);
+	/* As in-tree (ib_cm): notify on an established connection. */
+	{
+		struct rcm_notify n = { .size = sizeof(n),
+					.event = RCM_NOTIFY_COMM_EST };
+
+		n.id = rid;
+		CHECK_ERRNO(ioctl(s, RCM_IOCTL_NOTIFY, &n), EISCONN);
+		n.id = cid;
+		CHECK_ERRNO(ioctl(c, RCM_IOCTL_NOTIFY, &n), EISCONN);
+	}
 
 	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
