@@ -43,17 +43,6 @@ static int qp_attrs(int fd, unsigned int id, unsigned int states,
 	return ioctl(fd, RCM_IOCTL_INIT_QP_ATTR, a);
 }
 
-/* An RC id routed to @ip:@port; its handle, or 0. */
-static unsigned int routed(int fd, const char *ip, unsigned short port,
-			   unsigned long long ctx)
-{
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
-
-	if (!id || rcm_routed(fd, id, ip, port))
-		return 0;
-	return id;
-}
-
 RCM_TEST(connect_errors)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -151,7 +140,7 @@ RCM_TEST(connect_accept_establish_disconnect)
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20101, 0x11, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
-	cid = routed(c, ip, 20101, 0xc1);
+	cid = rcm_routed_id(c, ip, 20101, 0xc1);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x111, "ping") == 0, "connect: %s",
 	      strerror(errno));
@@ -245,7 +234,7 @@ RCM_TEST(nobody_listens_is_rejected)
 	if (!ip)
 		SKIP("no Soft-RoCE device");
 	fd = rcm_open_dev();
-	id = routed(fd, ip, 20199, 3);
+	id = rcm_routed_id(fd, ip, 20199, 3);
 	CHECK(id, "route: %s", strerror(errno));
 	CHECK(rcm_connect(fd, id, 0x33, "anyone?") == 0, "connect: %s",
 	      strerror(errno));
@@ -270,7 +259,7 @@ RCM_TEST(reject_carries_private_data)
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20102, 0x11, 0);
-	cid = routed(c, ip, 20102, 4);
+	cid = rcm_routed_id(c, ip, 20102, 4);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x44, "let me in") == 0, "connect: %s",
 	      strerror(errno));
@@ -309,7 +298,7 @@ RCM_TEST(active_side_rejects_the_response)
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20103, 0x11, 0);
-	cid = routed(c, ip, 20103, 5);
+	cid = rcm_routed_id(c, ip, 20103, 5);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x55, NULL) == 0, "connect: %s",
 	      strerror(errno));
@@ -347,8 +336,8 @@ RCM_TEST(two_clients_at_once)
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20104, 0x11, 0);
-	cid[0] = routed(c, ip, 20104, 100);
-	cid[1] = routed(c, ip, 20104, 101);
+	cid[0] = rcm_routed_id(c, ip, 20104, 100);
+	cid[1] = rcm_routed_id(c, ip, 20104, 101);
 	CHECK(lid && cid[0] && cid[1], "set-up: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid[0], 0x70, "first") == 0 &&
 	      rcm_connect(c, cid[1], 0x71, "second") == 0, "connect: %s",
@@ -401,7 +390,7 @@ RCM_TEST(client_killed_mid_connect)
 	pid = fork();
 	if (pid == 0) {
 		int c = rcm_open_dev();
-		unsigned int cid = routed(c, ip, 20105, 7);
+		unsigned int cid = rcm_routed_id(c, ip, 20105, 7);
 
 		if (!cid || rcm_connect(c, cid, 0x77, "bye"))
 			_exit(1);
@@ -433,7 +422,7 @@ static int intree_connect(const char *ip, const char *port, const char *data,
 	if (*pid < 0)
 		return -1;
 	c = rcm_open_dev();
-	*cid = routed(c, ip, atoi(port), 8);
+	*cid = rcm_routed_id(c, ip, atoi(port), 8);
 	if (!*cid || rcm_connect(c, *cid, 0x88, data)) {
 		close(c);
 		return -1;

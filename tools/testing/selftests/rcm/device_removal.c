@@ -26,22 +26,6 @@ static unsigned int num_devices(int fd)
 	return ioctl(fd, RCM_IOCTL_QUERY, &q) ? 0 : q.out_num_devices;
 }
 
-static int wait_gid(const char *ip)
-{
-	unsigned char b[4];
-	int i;
-
-	/* The GID of the address is the sign the device is usable. */
-	inet_pton(AF_INET, ip, b);
-	for (i = 0; i < 100; i++) {
-		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/rxe0/ports/1/gids/[0-9]",
-			    b[0], b[1], b[2], b[3]))
-			return 0;
-		usleep(100000);
-	}
-	return -1;
-}
-
 /*
  * A removal that waited for userspace would never end while a case holds
  * its ids (the harness's timeout would stop it); the bound makes a slow
@@ -49,21 +33,6 @@ static int wait_gid(const char *ip)
  * guests busy on the host, has taken 15 s.
  */
 #define REMOVAL_BOUND_S 60
-
-/*
- * Make sure rxe0 is there: a case that failed half-way may have left it
- * deleted, and the cases and programs after it need it.
- */
-static void restore_rxe(void)
-{
-	const char *ip = getenv("RCM_ADDR_RXE");
-	const char *netdev = getenv("RCM_NETDEV_RXE");
-
-	if (!ip || !netdev || !access("/sys/class/infiniband/rxe0", F_OK))
-		return;
-	rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev);
-	wait_gid(ip);
-}
 
 RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 {
@@ -77,7 +46,7 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	struct timespec t0, t1;
 	int n_removal = 0, fd;
 
-	restore_rxe();
+	rcm_restore_rxe();
 
 	if (!ip || !netdev || !silent)
 		SKIP("no Soft-RoCE device in this guest");
@@ -132,7 +101,7 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	/* The device comes back and works. */
 	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
 	      "rdma link add failed");
-	CHECK(wait_gid(ip) == 0, "no GID after re-adding rxe0");
+	CHECK(rcm_wait_gid(ip) == 0, "no GID after re-adding rxe0");
 	fd = rcm_open_dev();
 	CHECK(num_devices(fd) == before, "device count %u after re-adding",
 	      num_devices(fd));
@@ -166,7 +135,7 @@ RCM_TEST(request_ids_let_the_device_go)
 	int fd, removals = 0;
 	pid_t pid;
 
-	restore_rxe();
+	rcm_restore_rxe();
 
 	if (!ip || !netdev)
 		SKIP("no Soft-RoCE device in this guest");
@@ -208,7 +177,7 @@ RCM_TEST(request_ids_let_the_device_go)
 
 	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
 	      "rdma link add failed");
-	CHECK(wait_gid(ip) == 0, "no GID after re-adding rxe0");
+	CHECK(rcm_wait_gid(ip) == 0, "no GID after re-adding rxe0");
 }
 
 RCM_TEST(connections_let_the_device_go)
@@ -220,7 +189,7 @@ RCM_TEST(connections_let_the_device_go)
 	struct rcm_event ev;
 	int fd;
 
-	restore_rxe();
+	rcm_restore_rxe();
 
 	if (!ip || !netdev)
 		SKIP("no Soft-RoCE device in this guest");
@@ -277,13 +246,13 @@ RCM_TEST(connections_let_the_device_go)
 
 	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
 	      "rdma link add failed");
-	CHECK(wait_gid(ip) == 0, "no GID after re-adding rxe0");
+	CHECK(rcm_wait_gid(ip) == 0, "no GID after re-adding rxe0");
 }
 
 int main(void)
 {
 	int ret = rcm_test_run();
 
-	restore_rxe();
+	rcm_restore_rxe();
 	return ret;
 }

@@ -33,17 +33,6 @@ static int set_option(int fd, unsigned int id, unsigned int opt,
 	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
 }
 
-/* An RC id routed to @ip:@port with @ctx; its handle, or 0. */
-static unsigned int routed(int fd, const char *ip, unsigned short port,
-			   unsigned long long ctx)
-{
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
-
-	if (!id || rcm_routed(fd, id, ip, port))
-		return 0;
-	return id;
-}
-
 /* Wait up to @ms for @fd to have an event, without reading it. */
 static int readable(int fd, int ms)
 {
@@ -139,7 +128,7 @@ RCM_TEST(destroyed_listener_refuses_unread_requests)
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20502, 0x1157, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
-	cid = routed(c, ip, 20502, 0xc);
+	cid = rcm_routed_id(c, ip, 20502, 0xc);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x10, "knock") == 0, "connect: %s",
 	      strerror(errno));
@@ -185,8 +174,8 @@ RCM_TEST(backlog_bounds_abandoned_requests)
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20503, 0xb1, 1);
 	CHECK(lid, "listen: %s", strerror(errno));
-	a = routed(c, ip, 20503, 0xa);
-	b = routed(c, ip, 20503, 0xb);
+	a = rcm_routed_id(c, ip, 20503, 0xa);
+	b = rcm_routed_id(c, ip, 20503, 0xb);
 	CHECK(a && b, "route: %s", strerror(errno));
 	CHECK(set_option(c, b, RCM_OPTION_ID_CONNECT_TIMEOUT, 3000) == 0,
 	      "connect timeout: %s", strerror(errno));
@@ -379,28 +368,6 @@ RCM_TEST(migration_reservation_survives_destroy)
 #define REMOVAL_ROUNDS 8
 #define REMOVAL_CLIENTS 24
 
-static int wait_gid(const char *ip)
-{
-	unsigned char a[4];
-	int i;
-
-	inet_pton(AF_INET, ip, a);
-	for (i = 0; i < 300; i++) {
-		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/rxe0/ports/1/gids/[0-9]",
-			    a[0], a[1], a[2], a[3]))
-			return 0;
-		usleep(100000);
-	}
-	return -1;
-}
-
-static void restore_rxe(const char *ip, const char *netdev)
-{
-	if (access("/sys/class/infiniband/rxe0", F_OK))
-		rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev);
-	wait_gid(ip);
-}
-
 struct destroyer {
 	int fd, n;
 	unsigned int *ids;
@@ -430,14 +397,14 @@ RCM_TEST(destroy_races_device_removal)
 	if (!ip || !netdev)
 		SKIP("no Soft-RoCE device");
 	for (round = 0; round < REMOVAL_ROUNDS; round++) {
-		restore_rxe(ip, netdev);
+		rcm_restore_rxe();
 		fd = rcm_open_dev();
 		n = 0;
 		ids[n] = rcm_listener(fd, ip, 20504, 0x1, 0);
 		CHECK(ids[n], "listen: %s", strerror(errno));
 		n++;
 		for (i = 0; i < REMOVAL_CLIENTS; i++) {
-			ids[n + i] = routed(fd, ip, 20504, 0x100 + i);
+			ids[n + i] = rcm_routed_id(fd, ip, 20504, 0x100 + i);
 			CHECK(ids[n + i], "route: %s", strerror(errno));
 		}
 		for (i = 0; i < REMOVAL_CLIENTS; i++, n++)
@@ -486,7 +453,7 @@ RCM_TEST(destroy_races_device_removal)
 		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 		      WEXITSTATUS(st) == 0, "rdma link delete failed");
 	}
-	restore_rxe(ip, netdev);
+	rcm_restore_rxe();
 	CHECK(!access("/sys/class/infiniband/rxe0", F_OK), "rxe0 not back");
 }
 
@@ -569,7 +536,7 @@ RCM_TEST(ipv6_requests_pass_the_netdev_check)
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20511, 0x6, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
-	cid = routed(c, ip, 20511, 0xc6);
+	cid = rcm_routed_id(c, ip, 20511, 0xc6);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(rcm_connect(c, cid, 0x16, "six") == 0, "connect: %s",
 	      strerror(errno));

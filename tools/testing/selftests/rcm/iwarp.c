@@ -176,17 +176,6 @@ static int wait_wc(struct end *e, enum ibv_wc_opcode opcode)
 	return -1;
 }
 
-/* An RC id routed to @ip:@port; its handle, or 0. */
-static unsigned int routed(int fd, const char *ip, unsigned short port,
-			   unsigned long long ctx)
-{
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
-
-	if (!id || rcm_routed(fd, id, ip, port))
-		return 0;
-	return id;
-}
-
 static int do_simple(int fd, unsigned long cmd, unsigned int id)
 {
 	struct rcm_establish e = { .size = sizeof(e), .id = id };
@@ -267,7 +256,7 @@ RCM_TEST(iwarp_commands_before_a_connection)
 
 	NEED_SIW(ip);
 	fd = rcm_open_dev();
-	id = routed(fd, ip, 20500, 1);
+	id = rcm_routed_id(fd, ip, 20500, 1);
 	CHECK(id, "route: %s", strerror(errno));
 	CHECK(end_open(&e) == 0, "verbs: %s", strerror(errno));
 	/* No iw_cm id yet: INIT with the access flags only. */
@@ -319,7 +308,7 @@ RCM_TEST(iwarp_qp_of_another_process_is_refused)
 	CHECK(pid >= 0, "fork");
 	if (pid == 0) {
 		int c = rcm_open_dev();
-		unsigned int id = routed(c, ip, 20512, 2);
+		unsigned int id = rcm_routed_id(c, ip, 20512, 2);
 
 		if (!id)
 			_exit(2);
@@ -355,7 +344,7 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20501, 0x11, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
-	cid = routed(c, ip, 20501, 0xc1);
+	cid = rcm_routed_id(c, ip, 20501, 0xc1);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0 && post_recv(&ce) == 0,
 	      "client QP: %s", strerror(errno));
@@ -451,7 +440,7 @@ RCM_TEST(iwarp_reject_carries_private_data)
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20502, 0x11, 0);
-	cid = routed(c, ip, 20502, 4);
+	cid = rcm_routed_id(c, ip, 20502, 4);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "let me in", 10) == 0,
@@ -486,7 +475,7 @@ RCM_TEST(iwarp_nobody_listens_is_refused)
 	NEED_SIW(ip);
 	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
 	c = rcm_open_dev();
-	cid = routed(c, ip, 20599, 5);
+	cid = rcm_routed_id(c, ip, 20599, 5);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -520,7 +509,7 @@ RCM_TEST(iwarp_private_data_limits)
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20503, 0x11, 0);
-	cid = routed(c, ip, 20503, 6);
+	cid = rcm_routed_id(c, ip, 20503, 6);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, big, sizeof(big)),
@@ -571,7 +560,7 @@ RCM_TEST(iwarp_wildcard_listener_reaches_siw)
 	c = rcm_open_dev();
 	lid = rcm_listener(s, "0.0.0.0", 20504, 0x22, 0);
 	CHECK(lid, "listen: %s", strerror(errno));
-	cid = routed(c, ip, 20504, 7);
+	cid = rcm_routed_id(c, ip, 20504, 7);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "wild", 5) == 0,
@@ -609,7 +598,7 @@ RCM_TEST(iwarp_ipv6_connection)
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20514, 0x66, 0);
-	cid = routed(c, ip, 20514, 12);
+	cid = rcm_routed_id(c, ip, 20514, 12);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "six", 4) == 0,
@@ -649,7 +638,7 @@ RCM_TEST(iwarp_destroy_mid_connect)
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20505, 0x11, 0);
-	cid = routed(c, ip, 20505, 8);
+	cid = rcm_routed_id(c, ip, 20505, 8);
 	CHECK(lid && cid, "set-up: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "going", 6) == 0,
@@ -687,7 +676,7 @@ static int establish_many(int s, int c, const char *ip, unsigned short port,
 	int i;
 
 	for (i = 0; i < n; i++) {
-		cid = routed(c, ip, port, 100 + i);
+		cid = rcm_routed_id(c, ip, port, 100 + i);
 		if (!cid || end_init(&ce[i], c, cid) ||
 		    connect_data(c, cid, ce[i].qp->qp_num, "many", 5) ||
 		    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) ||
@@ -748,7 +737,7 @@ RCM_TEST(iwarp_killed_client_with_a_connection)
 	if (pid == 0) {
 		struct end ce;
 		int c = rcm_open_dev();
-		unsigned int cid = routed(c, ip, 20507, 9);
+		unsigned int cid = rcm_routed_id(c, ip, 20507, 9);
 
 		if (!cid || end_open(&ce) || end_init(&ce, c, cid) ||
 		    connect_data(c, cid, ce.qp->qp_num, "bye", 4) ||
@@ -799,7 +788,7 @@ RCM_TEST(iwarp_rcm_client_to_intree_server)
 	pid = intree_server(ip, "20508", "from-rcm", "accept:from-intree");
 	CHECK(pid > 0, "in-tree server did not start");
 	c = rcm_open_dev();
-	cid = routed(c, ip, 20508, 10);
+	cid = rcm_routed_id(c, ip, 20508, 10);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "from-rcm", 9) == 0,
@@ -835,7 +824,7 @@ RCM_TEST(iwarp_intree_server_rejects_rcm_client)
 	pid = intree_server(ip, "20509", "knock", "reject:no-thanks");
 	CHECK(pid > 0, "in-tree server did not start");
 	c = rcm_open_dev();
-	cid = routed(c, ip, 20509, 11);
+	cid = rcm_routed_id(c, ip, 20509, 11);
 	CHECK(cid, "route: %s", strerror(errno));
 	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
 	CHECK(connect_data(c, cid, ce.qp->qp_num, "knock", 6) == 0,
@@ -945,7 +934,7 @@ static unsigned int routed_retry(int fd, const char *ip, unsigned short port,
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		id = routed(fd, ip, port, ctx);
+		id = rcm_routed_id(fd, ip, port, ctx);
 		if (id)
 			return id;
 		usleep(100000);

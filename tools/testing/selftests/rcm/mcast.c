@@ -559,30 +559,7 @@ RCM_TEST(leave_races_read_and_destroy)
 	close(r.fd);
 }
 
-/* As device_removal.c: rxe0 is back at the end whatever happened. */
-static int wait_gid(const char *ip)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (gid_index(ip) >= 0)
-			return 0;
-		usleep(100000);
-	}
-	return -1;
-}
-
-static void restore_rxe(void)
-{
-	const char *ip = getenv("RCM_ADDR_RXE");
-	const char *netdev = getenv("RCM_NETDEV_RXE");
-
-	if (!ip || !netdev || !access("/sys/class/infiniband/rxe0", F_OK))
-		return;
-	rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev);
-	wait_gid(ip);
-}
-
+/* rxe0 is back at the end whatever happened (rcm_restore_rxe()). */
 RCM_TEST(device_removal_drops_igmp)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -600,13 +577,13 @@ RCM_TEST(device_removal_drops_igmp)
 	      strerror(errno));
 	CHECK(igmp_is(netdev, "239.1.2.12", 1), "IP group not joined");
 	if (rcm_sh("rdma link delete rxe0")) {
-		restore_rxe();
+		rcm_restore_rxe();
 		CHECK(0, "rdma link delete failed");
 	}
 	while (rcm_wait_event(fd, 1000, &ev) == 0)
 		if (ev.event == RCM_EVENT_DEVICE_REMOVAL && ev.id == id)
 			removal++;
-	restore_rxe();
+	rcm_restore_rxe();
 	CHECK(removal == 1, "%d DEVICE_REMOVAL events, want 1", removal);
 	CHECK(igmp_is(netdev, "239.1.2.12", 0),
 	      "IP group still joined after the device went");

@@ -132,6 +132,43 @@ int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port)
 	return rcm_expect(fd, RCM_EVENT_ROUTE_RESOLVED);
 }
 
+unsigned int rcm_routed_id(int fd, const char *ip, unsigned short port,
+			   unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+
+	if (!id || rcm_routed(fd, id, ip, port))
+		return 0;
+	return id;
+}
+
+int rcm_wait_gid(const char *ip)
+{
+	unsigned char b[4];
+	int i;
+
+	inet_pton(AF_INET, ip, b);
+	for (i = 0; i < 300; i++) {
+		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/rxe0/ports/1/gids/[0-9]",
+			    b[0], b[1], b[2], b[3]))
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+void rcm_restore_rxe(void)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+
+	if (!ip || !netdev)
+		return;
+	if (access("/sys/class/infiniband/rxe0", F_OK))
+		rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev);
+	rcm_wait_gid(ip);
+}
+
 int rcm_route(int fd, unsigned int id, unsigned int timeout_ms)
 {
 	struct rcm_resolve_route r = {

@@ -115,6 +115,19 @@ int rcm_resolved(int fd, unsigned int id, const char *dst);
  * 0, or -1 with errno set (EIO: another event came).
  */
 int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port);
+/* A new RC id (context @ctx) routed to @ip:@port; its handle, or 0. */
+unsigned int rcm_routed_id(int fd, const char *ip, unsigned short port,
+			   unsigned long long ctx);
+/*
+ * Wait up to 30 s for rxe0 to carry the GID of IPv4 address @ip, the
+ * sign the device is usable: 0, or -1.
+ */
+int rcm_wait_gid(const char *ip);
+/*
+ * Make sure rxe0 (on $RCM_NETDEV_RXE) is there and usable: a case that
+ * failed half-way may have left it deleted, and those after it need it.
+ */
+void rcm_restore_rxe(void);
 /* RCM_IOCTL_RESOLVE_ROUTE; the ioctl's result. */
 int rcm_route(int fd, unsigned int id, unsigned int timeout_ms);
 /* RCM_IOCTL_LISTEN; the ioctl's result. */

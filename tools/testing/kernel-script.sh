@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# kernel-script.sh NAME ARGS...: run the kernel's scripts/NAME (perl:
+# checkpatch.pl, kernel-doc) from Debian's linux-source-6.1 with ARGS.
+# Depends on neither the build machine's running kernel nor on a test
+# kernel built earlier: the script, and for checkpatch.pl the data files
+# it reads beside itself (spelling.txt, const_structs.checkpatch), are
+# taken from the source tarball once, into
+# $RCM_CACHE/NAME-<source version>/. checkpatch.sh and kernel-doc.sh
+# are this with the name filled in (and CHECKPATCH=path or
+# KERNEL_DOC=path to use another copy).
+set -euo pipefail
+
+name=$1
+shift
+cache=${RCM_CACHE:-/var/cache/rcm}
+tarball=/usr/src/linux-source-6.1.tar.xz
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
+	echo "rcm: linux-source-6.1 is not installed;" \
+		"tools/testing/install-deps.sh installs it" >&2
+	exit 2
+}
+case $name in
+checkpatch.pl) files="checkpatch.pl spelling.txt const_structs.checkpatch" ;;
+kernel-doc) files="kernel-doc" ;;
+*) echo "rcm: kernel-script.sh: unknown script $name" >&2; exit 2 ;;
+esac
+dir=$cache/${name%.pl}-$srcver
+if [ ! -f "$dir/.done" ]; then
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -C "$dir" --strip-components=2 -xf "$tarball" \
+		$(for f in $files; do echo "linux-source-6.1/scripts/$f"; done)
+	touch "$dir/.done"
+fi
+exec perl "$dir/$name" "$@"
