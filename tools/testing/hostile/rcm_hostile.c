@@ -21,7 +21,8 @@
  *   abandon FIRST COUNT KIND PS:PORT destroy|rej
  *                                     per slot: a REQ, then at once its
  *                                     destroy (ib_cm sends a REJ) or a
- *                                     REJ and then the destroy
+ *                                     REJ (the slot stays until a
+ *                                     destroy or reset)
  *   rtu|rej|dreq|drep|destroy FIRST COUNT
  *   wait FIRST COUNT EVENT MS         until every slot saw EVENT, or
  *                                     ETIMEDOUT after MS milliseconds
@@ -74,13 +75,18 @@ static char *other;
 module_param(other, charp, 0444);
 MODULE_PARM_DESC(other, "an IPv4 address of another netdev, the destination of kind dst_other");
 
-static uint cm_timeout = 14;
+/*
+ * A REQ's try lasts 2 * 67 ms (its packet lifetime) + this; a KASAN
+ * guest under TCG takes seconds to work through a flood, and a sender
+ * that gives up first would see no answer.
+ */
+static uint cm_timeout = 18;
 module_param(cm_timeout, uint, 0644);
-MODULE_PARM_DESC(cm_timeout, "CM response timeout of the REQs, 4.096 us * 2^value (default 14: 67 ms)");
+MODULE_PARM_DESC(cm_timeout, "CM response timeout of the REQs, 4.096 us * 2^value (default 18: 1.07 s)");
 
-static uint cm_retries = 3;
+static uint cm_retries = 5;
 module_param(cm_retries, uint, 0644);
-MODULE_PARM_DESC(cm_retries, "CM retries of the REQs and SIDR REQs (default 3)");
+MODULE_PARM_DESC(cm_retries, "CM retries of the REQs and SIDR REQs (default 5)");
 
 static uint seed = 12;
 module_param(seed, uint, 0644);
@@ -615,9 +621,15 @@ static int hostile_run(char *line)
 			ret = hostile_send_req(i, kind, sid);
 			if (ret || op[0] != 'a')
 				continue;
+			/*
+			 * ib_cm's REJ leaves the REQ's MAD to its retries,
+			 * which a destroy would wait for: a rejected slot
+			 * stays until the next destroy or reset.
+			 */
 			if (mode[0] == 'r')
 				ret = hostile_send_msg(i, "rej");
-			hostile_destroy(i);
+			else
+				hostile_destroy(i);
 		}
 		return ret;
 	}

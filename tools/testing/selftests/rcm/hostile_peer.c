@@ -486,6 +486,11 @@ RCM_TEST(abandon_loops_hold_at_most_backlog)
 	/* A request id may also hold a REJECTED event of its own. */
 	CHECK(slab_bounded("abandon", &base, &peak, backlog, 3 * backlog) == 0,
 	      "memory beyond the backlog");
+	/*
+	 * ib_cm keeps retrying a REQ its sender rejected: end those before
+	 * reading, or a retry would take the slot each read gives back.
+	 */
+	CHECK(hp("reset") == 0, "reset: %s", strerror(errno));
 	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
 	CHECK(n == (int)backlog, "%d requests queued, backlog %u", n, backlog);
 	close(s);
