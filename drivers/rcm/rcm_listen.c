@@ -528,23 +528,19 @@ bool rcm_listen_addrs_plausible(const struct rcm_wire_req_addrs *addrs)
 	       rcm_listen_ip6_unicast(&addrs->listen.in6.sin6_addr);
 }
 
-/*
- * Does @ndev route between the request's addresses? As the in-tree CM:
- * the route from the peer to the dialled address must use @ndev, so a
- * peer cannot reach a listener of one netdev (or VLAN) through another
- * netdev of the same RDMA device.
- */
-static bool rcm_listen_routes(struct net_device *ndev,
-			      const struct rcm_wire_req_addrs *addrs)
+/* Does the route from @from to @to leave through @ndev? */
+static bool rcm_listen_route_via(struct net_device *ndev,
+				 const union rcm_wire_addr *to,
+				 const union rcm_wire_addr *from)
 {
 	bool ok = false;
 
-	if (addrs->peer.sa.sa_family == AF_INET) {
+	if (to->sa.sa_family == AF_INET) {
 		struct fib_result res;
 		struct flowi4 fl4 = {
 			.flowi4_oif = ndev->ifindex,
-			.daddr = addrs->listen.in.sin_addr.s_addr,
-			.saddr = addrs->peer.in.sin_addr.s_addr,
+			.daddr = to->in.sin_addr.s_addr,
+			.saddr = from->in.sin_addr.s_addr,
 		};
 
 		rcu_read_lock();
@@ -552,10 +548,10 @@ static bool rcm_listen_routes(struct net_device *ndev,
 		     FIB_RES_DEV(res) == ndev;
 		rcu_read_unlock();
 	} else {
-		const struct in6_addr *d = &addrs->listen.in6.sin6_addr;
+		const struct in6_addr *d = &to->in6.sin6_addr;
 		struct rt6_info *rt;
 
-		rt = rt6_lookup(dev_net(ndev), d, &addrs->peer.in6.sin6_addr,
+		rt = rt6_lookup(dev_net(ndev), d, &from->in6.sin6_addr,
 				ndev->ifindex, NULL,
 				!(ipv6_addr_type(d) & IPV6_ADDR_LINKLOCAL));
 		if (rt) {
@@ -564,6 +560,21 @@ static bool rcm_listen_routes(struct net_device *ndev,
 		}
 	}
 	return ok;
+}
+
+/*
+ * Does @ndev route between the request's addresses? The route back to
+ * the peer must leave through @ndev, as the in-tree CM's
+ * validate_net_dev() requires, so a peer cannot claim an address that
+ * lies behind another netdev, or nowhere; and the dialled address must
+ * be reached through @ndev too, so a peer cannot reach a listener of one
+ * netdev (or VLAN) through another netdev of the same RDMA device.
+ */
+static bool rcm_listen_routes(struct net_device *ndev,
+			      const struct rcm_wire_req_addrs *addrs)
+{
+	return rcm_listen_route_via(ndev, &addrs->peer, &addrs->listen) &&
+	       rcm_listen_route_via(ndev, &addrs->listen, &addrs->peer);
 }
 
 /*

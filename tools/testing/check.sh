@@ -19,6 +19,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tools/testing/vm
+hostile=$top/tools/testing/hostile
 out=$top/build
 results=$out/results.txt
 only=${RCM_ONLY:-}
@@ -122,11 +123,17 @@ if want test; then
 	if kernel=$("$vm/build-kernel.sh"); then
 		report PASS build.test-kernel "$(cat "$kernel/build-seconds")s cold build"
 		rel=$(cat "$kernel/release")
+		# The test-only peer of hostile_peer; without it that test skips.
+		hostile_ko=()
+		if step build.hostile-test-kernel "$hostile/build.sh" \
+			"$kernel/build" "$out/hostile-test"; then
+			hostile_ko=(--extra-ko "$out/hostile-test/rcm_hostile.ko")
+		fi
 		if step build.rcm-test-kernel "$vm/build-module.sh" "$kernel/build" "$out/test" &&
 		   step build.initramfs-test-kernel \
 			"$vm/mkinitramfs.sh" --out "$out/test.cpio" --release "$rel" \
 				--modroot "$kernel/mods" \
-				--rcm-ko "$out/test/drivers/rcm/rcm.ko" \
+				--rcm-ko "$out/test/drivers/rcm/rcm.ko" "${hostile_ko[@]}" \
 				--tests "$out/selftests" --lib-dir "$top/userlib/src" \
 				$librdmacm_programs; then
 			# The KASAN guests are the long pole: they run in the
@@ -170,9 +177,15 @@ if want distro; then
 
 	say "guest: distro kernel $distro_rel (selftests; rxe)"
 	rm -f "$out/distro.cpio"
+	# The test-only peer of hostile_peer; without it that test skips.
+	hostile_ko=()
+	if step build.hostile-distro "$hostile/build.sh" "$distro_kdir" \
+		"$out/hostile-distro"; then
+		hostile_ko=(--extra-ko "$out/hostile-distro/rcm_hostile.ko")
+	fi
 	step build.initramfs-distro \
 		"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
-		--modroot / --rcm-ko "$distro_ko" \
+		--modroot / --rcm-ko "$distro_ko" "${hostile_ko[@]}" \
 		--tests "$out/selftests" --lib-dir "$top/userlib/src" \
 		$librdmacm_programs
 	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \

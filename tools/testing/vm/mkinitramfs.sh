@@ -5,6 +5,7 @@
 #
 # mkinitramfs.sh --out FILE --release REL --modroot DIR --rcm-ko FILE
 #                [--tests DIR] [--bin FILE]... [--lib-dir DIR]...
+#                [--extra-ko FILE]...
 #
 #   --modroot DIR   root that holds lib/modules/REL (/ for the distro
 #                   kernel, the cached kernel's mods/ for the test kernel)
@@ -12,12 +13,15 @@
 #                   one "name: command" line per test
 #   --bin FILE      extra host program to copy, with the libraries it needs
 #   --lib-dir DIR   directory of shared objects to copy to /usr/lib/rcm
+#   --extra-ko FILE a test-only module for the tests to load (into
+#                   /lib/rcm/, next to rcm.ko; never loaded by /init)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out= release= modroot= rcm_ko= tests=
 bins=(/usr/sbin/ip /usr/bin/rdma)
 libdirs=()
+extra_kos=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -27,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--tests) tests=$2; shift 2 ;;
 	--bin) bins+=("$2"); shift 2 ;;
 	--lib-dir) libdirs+=("$2"); shift 2 ;;
+	--extra-ko) extra_kos+=("$2"); shift 2 ;;
 	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -44,6 +49,9 @@ cp /bin/busybox "$stage/bin/busybox"
 ln -s busybox "$stage/bin/sh"
 install -m 0755 "$here/guest-init.sh" "$stage/init"
 cp "$rcm_ko" "$stage/lib/rcm/rcm.ko"
+for ko in "${extra_kos[@]}"; do
+	cp "$ko" "$stage/lib/rcm/"
+done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
 	>"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"

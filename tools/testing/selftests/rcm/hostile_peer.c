@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hostile_peer: rcm against a CM peer that sends what a well-behaved CM
+ * never does (issue 12, part 2, item 3). The peer is the test-only
+ * module rcm_hostile.ko (tools/testing/hostile/), which drives ib_cm
+ * directly on the rxe device and loops its messages back to rcm's
+ * listens there; this program loads it, drives it through
+ * <debugfs>/rcm_hostile/ctl and checks what rcm does:
+ *
+ * - malformed CMA headers and spoofed addresses are refused with a REJ
+ *   and make no request id;
+ * - a listener that never reads holds at most its backlog of request
+ *   ids (counted as events and as rcm_id / rcm_uevent slab objects)
+ *   under a REQ flood, a connect-and-abandon loop and a SIDR flood,
+ *   while another listener still accepts a legitimate connection;
+ * - REJ and DREQ at each state of a connection end it as documented.
+ *
+ * The kernel log is scanned by the guest harness after the program.
+ * Every case skips where the module cannot be loaded (RCM_HOSTILE_KO,
+ * default /lib/rcm/rcm_hostile.ko) or there is no rxe device.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+#define CTL "/sys/kernel/debug/rcm_hostile/ctl"
+/* IB CM reject reason "consumer defined": what ib_cm sends for rcm. */
+#define REJ_CONSUMER 28
+/* What ib_cm sends for an active side destroyed before an answer. */
+#define REJ_TIMEOUT 4
+/* SIDR REP status "rejected". */
+#define SIDR_REJECT 2
+
+static int loaded;	/* 1: the module is in, -1: it cannot be */
+
+static void unload(void)
+{
+	rcm_sh("rmmod rcm_hostile");
+}
+
+/* Load rcm_hostile.ko once: 0, or -1 (the caller skips). */
+static int load(void)
+{
+	const char *ko = getenv("RCM_HOSTILE_KO") ?: "/lib/rcm/rcm_hostile.ko";
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *other = getenv("RCM_ADDR_NORDMA");
+
+	if (loaded)
+		return loaded > 0 ? 0 : -1;
+	loaded = -1;
+	if (!ip || !other || access(ko, R_OK))
+		return -1;
+	rcm_sh("rmmod rcm_hostile");
+	if (rcm_sh("insmod %s ibdev=rxe0 addr=%s other=%s", ko, ip, other))
+		return -1;
+	atexit(unload);
+	loaded = 1;
+	return 0;
+}
+
+/* One command to the peer: 0, or -1 with errno. */
+static int hp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int hp(const char *fmt, ...)
+{
+	char cmd[128];
+	va_list ap;
+	int fd, n, ret;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fd = open(CTL, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, cmd, n) == n ? 0 : -1;
+	n = errno;
+	close(fd);
+	errno = n;
+	return ret;
+}
+
+/* A count the peer reports ("sent", "rej_reason_28", ...); -1 on error. */
+static long hp_count(const char *name)
+{
+	char line[64], key[48];
+	long v, found = 0;
+	FILE *f = fopen(CTL, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%47s %ld", key, &v) == 2 && !strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/* Until the peer's counts a + b reach @want, at most @ms: their sum. */
+static long hp_sum_reaches(const char *a, const char *b, long want, int ms)
+{
+	long sum = 0;
+
+	for (; ms > 0; ms -= 100) {
+		sum = hp_count(a) + hp_count(b);
+		if (sum >= want)
+			break;
+		usleep(100 * 1000);
+	}
+	return sum;
+}
+
+/*
+ * Objects in use in slab cache @name, exactly: the cache is shrunk
+ * first, which flushes the per-CPU slabs (and KASAN's quarantine), so
+ * free objects are not counted as in use. -1 without statistics.
+ */
+static long slab_objects(const char *name)
+{
+	char path[128], line[256], cname[64];
+	long n = -1, active;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objects", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+		return n;
+	}
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", cname, &active) == 2 &&
+		    !strcmp(cname, name))
+			n = active;
+	fclose(f);
+	return n;
+}
+
+/* A cache's objects per slab; 0 when unknown. */
+static long slab_per_slab(const char *name)
+{
+	char path[128];
+	long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objs_per_slab", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n;
+}
+
+struct slab_mark {
+	long id, ev;
+};
+
+static void slab_mark(struct slab_mark *m)
+{
+	m->id = slab_objects("rcm_id");
+	m->ev = slab_objects("rcm_uevent");
+}
+
+/*
+ * Raise @peak to what the caches hold now beyond @base. Taken while
+ * requests arrive, a sample can count the free objects of a slab that
+ * a CPU took between the shrink and the read: see slab_slack().
+ */
+static void slab_peak(const struct slab_mark *base, struct slab_mark *peak)
+{
+	struct slab_mark now;
+
+	slab_mark(&now);
+	if (now.id - base->id > peak->id)
+		peak->id = now.id - base->id;
+	if (now.ev - base->ev > peak->ev)
+		peak->ev = now.ev - base->ev;
+}
+
+/* What a sample taken under load may over-count: a slab per CPU. */
+static void slab_slack(struct slab_mark *slack)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	slack->id = slab_per_slab("rcm_id") * cpus;
+	slack->ev = slab_per_slab("rcm_uevent") * cpus;
+}
+
+/*
+ * Are rcm's caches within @max_id ids and @max_ev events beyond @base,
+ * exactly now (settled: nothing arrives any more) and in the samples
+ * of @peak taken under load, give or take a slab per CPU there? Prints
+ * the figures as a TAP diagnostic.
+ */
+static int slab_bounded(const char *what, const struct slab_mark *base,
+			const struct slab_mark *peak, long max_id, long max_ev)
+{
+	struct slab_mark now, slack;
+
+	slab_mark(&now);
+	slab_slack(&slack);
+	printf("# %s: rcm_id +%ld settled, +%ld sampled, bound %ld; "
+	       "rcm_uevent +%ld settled, +%ld sampled, bound %ld\n", what,
+	       now.id - base->id, peak->id, max_id, now.ev - base->ev,
+	       peak->ev, max_ev);
+	if (now.id - base->id > max_id || now.ev - base->ev > max_ev ||
+	    peak->id > max_id + slack.id || peak->ev > max_ev + slack.ev) {
+		printf("# %s: over the bound (sampling slack %ld, %ld)\n",
+		       what, slack.id, slack.ev);
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait up to @ms for an event on @fd, without reading it. */
+static int readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/* Read every queued event; count those of @type. */
+static int drain(int fd, unsigned int type)
+{
+	struct rcm_event ev;
+	int n = 0;
+
+	while (readable(fd, 0) && read(fd, &ev, sizeof(ev)) == sizeof(ev))
+		if (ev.event == type)
+			n++;
+	return n;
+}
+
+static int do_id(int fd, unsigned long cmd, unsigned int id)
+{
+	struct rcm_disconnect d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, cmd, &d);
+}
+
+/* An RC id routed to @ip:@port; its handle, or 0. */
+static unsigned int routed(int fd, const char *ip, unsigned short port)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xc0);
+
+	if (!id || rcm_routed(fd, id, ip, port))
+		return 0;
+	return id;
+}
+
+#define PREAMBLE(ip)							\
+	do {								\
+		if (!(ip))						\
+			SKIP("no Soft-RoCE device");			\
+		if (load())						\
+			SKIP("rcm_hostile.ko cannot be loaded here");	\
+		CHECK(hp("reset") == 0, "reset: %s", strerror(errno));	\
+	} while (0)
+
+/*
+ * Send @n REQs of header @kind to tcp:@port from slot @first; each must
+ * come back as a REJ 28 (rcm's handler failed) with no request id made.
+ */
+static int refused(int s, const char *kind, unsigned int first, int n,
+		   unsigned short port, const char *sid_ps)
+{
+	long rej, other;
+
+	if (hp("req %u %d %s %s:%u", first, n, kind, sid_ps, port) ||
+	    hp("wait %u %d rej 30000", first, n)) {
+		printf("# %s: %s\n", kind, strerror(errno));
+		return -1;
+	}
+	rej = hp_count("rej_reason_28");
+	other = hp_count("rej");
+	if (rej != n || other != n || hp_count("rep") || hp_count("mra")) {
+		printf("# %s: %d sent, %ld REJ 28 of %ld REJ, %ld REP, %ld MRA\n",
+		       kind, n, rej, other, hp_count("rep"), hp_count("mra"));
+		return -1;
+	}
+	if (readable(s, 0)) {
+		printf("# %s: the listener got an event\n", kind);
+		return -1;
+	}
+	printf("# %-13s %3d REQs, %3ld REJ %d\n", kind, n, rej, REJ_CONSUMER);
+	return hp("reset");
+}
+
+RCM_TEST(malformed_headers_are_refused)
+{
+	static const struct { const char *kind; int n; } cases[] = {
+		{ "version", 16 },	/* cma_version 1..16 */
+		{ "ipver", 28 },	/* every other nibble, twice */
+		{ "short", 35 },	/* 0..34 bytes */
+		{ "random", 32 },
+		{ "random_hdr", 32 },	/* version 0, IPv4/6, random rest */
+		{ "uc", 4 },		/* a UC REQ on an RC listener */
+	};
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct slab_mark base, after;
+	unsigned int i, lid;
+	int s;
+
+	PREAMBLE(ip);
+	s = rcm_open_dev();
+	lid = rcm_listener(s, "0.0.0.0", 20701, 0x70, 16);
+	CHECK(lid, "listen: %s", strerror(errno));
+	slab_mark(&base);
+	CHECK(base.id >= 0 && base.ev >= 0,
+	      "no slab statistics of rcm_id and rcm_uevent");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(refused(s, cases[i].kind, 0, cases[i].n, 20701, "tcp") == 0,
+		      "%s headers were not all refused", cases[i].kind);
+	slab_mark(&after);
+	CHECK(after.id == base.id && after.ev == base.ev,
+	      "rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
+	      after.id, base.ev, after.ev);
+	/* The instrument reaches the listener: a valid header gets in. */
+	CHECK(hp("req 0 1 valid tcp:20701") == 0, "valid: %s", strerror(errno));
+	CHECK(readable(s, 30000) && drain(s, RCM_EVENT_CONNECT_REQUEST) == 1,
+	      "a valid REQ made no CONNECT_REQUEST");
+	close(s);
+	CHECK(hp("wait 0 1 rej 30000") == 0 && hp_count("rej_reason_28") == 1,
+	      "closing the listener did not reject the request");
+}
+
+RCM_TEST(spoofed_addresses_are_refused)
+{
+	static const char *const kinds[] = {
+		"src_loopback", "src_zero", "src_mcast", "src_bcast",
+		"src_offnet", "src_othernet", "dst_loopback", "dst_bcast", "dst_other", "src6_loopback",
+		"src6_mcast", "dst6_zero",
+	};
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int i, lid, spec;
+	struct slab_mark base, after;
+	struct rcm_event ev;
+	char want[64];
+	int s, t;
+
+	PREAMBLE(ip);
+	s = rcm_open_dev();
+	t = rcm_open_dev();
+	/* Wildcard: only the netdev check stands between them and it. */
+	lid = rcm_listener(s, "0.0.0.0", 20702, 0x71, 16);
+	spec = rcm_listener(t, ip, 20703, 0x72, 16);
+	CHECK(lid && spec, "listen: %s", strerror(errno));
+	slab_mark(&base);
+	CHECK(base.id >= 0 && base.ev >= 0,
+	      "no slab statistics of rcm_id and rcm_uevent");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		CHECK(refused(s, kinds[i], 0, 4, 20702, "tcp") == 0,
+		      "%s was not refused by the wildcard listener", kinds[i]);
+		CHECK(refused(t, kinds[i], 0, 4, 20703, "tcp") == 0,
+		      "%s was not refused by the %s listener", kinds[i], ip);
+	}
+	slab_mark(&after);
+	CHECK(after.id == base.id && after.ev == base.ev,
+	      "rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
+	      after.id, base.ev, after.ev);
+	/* The control: the peer's real address is taken, its data intact. */
+	CHECK(hp("req 7 1 valid tcp:20702") == 0, "valid: %s", strerror(errno));
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
+	      "a valid REQ made no CONNECT_REQUEST");
+	snprintf(want, sizeof(want), "hostile %u", 7);
+	CHECK(ev.listen_id == lid && !strcmp((char *)ev.private_data, want),
+	      "request on %u (want %u) with data '%.16s'", ev.listen_id, lid,
+	      ev.private_data);
+	close(s);
+	close(t);
+}
+
+/*
+ * A REQ flood on a listener of backlog 8 that never reads: rcm keeps 8
+ * requests (ib_cm MRAs their retries) and drops the rest without a REJ,
+ * so their senders time out; its memory stays at the backlog; another
+ * listener meanwhile accepts a legitimate connection.
+ */
+RCM_TEST(req_flood_holds_at_most_backlog)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const unsigned int backlog = 8, flood = 200;
+	struct slab_mark base, peak = { 0, 0 };
+	unsigned int lid, other, cid;
+	struct rcm_event ev;
+	long done;
+	int s, c, n;
+
+	PREAMBLE(ip);
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20704, 0x73, backlog);
+	other = rcm_listener(c, ip, 20705, 0x74, 0);
+	cid = routed(c, ip, 20705);
+	CHECK(lid && other && cid, "set-up: %s", strerror(errno));
+	slab_mark(&base);
+	CHECK(base.id >= 0 && base.ev >= 0,
+	      "no slab statistics of rcm_id and rcm_uevent");
+	CHECK(hp("req 0 %u valid tcp:20704", flood) == 0, "flood: %s",
+	      strerror(errno));
+	slab_peak(&base, &peak);
+	/* A legitimate client of the other listener, during the flood. */
+	CHECK(rcm_connect(c, cid, 0x4242, "legit") == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
+	      "the other listener got no request");
+	CHECK(rcm_accept(c, ev.id, 0x4343, 0x75, NULL) == 0, "accept: %s",
+	      strerror(errno));
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0 &&
+	      ev.id == cid, "the legitimate client was not accepted");
+	CHECK(do_id(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
+	      strerror(errno));
+	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0,
+	      "the legitimate connection was not established");
+	slab_peak(&base, &peak);
+	/* Every flood REQ ends held (MRA) or dropped (timed out). */
+	done = hp_sum_reaches("mra", "req_error", flood, 60000);
+	printf("# flood: %ld sent, %ld held (MRA), %ld timed out, %ld REJ\n",
+	       hp_count("sent"), hp_count("mra"), hp_count("req_error"),
+	       hp_count("rej"));
+	CHECK(done == flood && hp_count("rej") == 0,
+	      "%ld of %u REQs held or timed out, %ld rejected", done, flood,
+	      hp_count("rej"));
+	CHECK(hp_count("mra") <= backlog, "%ld REQs held", hp_count("mra"));
+	/*
+	 * Each request id holds its CONNECT_REQUEST and its removal event;
+	 * the legitimate connection's request id is the one more.
+	 */
+	CHECK(slab_bounded("flood", &base, &peak, backlog + 1,
+			   2 * backlog + 1) == 0, "memory beyond the backlog");
+	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
+	CHECK(n == (int)backlog, "%d requests queued, backlog %u", n, backlog);
+	close(s);
+	close(c);
+}
+
+/*
+ * Connect-and-abandon loops (a REQ, then at once its destroy - a REJ
+ * from ib_cm - or an explicit REJ): request ids keep their slot until
+ * read, so a listener that never reads holds at most its backlog.
+ */
+RCM_TEST(abandon_loops_hold_at_most_backlog)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const unsigned int backlog = 8, loops = 100;
+	struct slab_mark base, peak = { 0, 0 };
+	unsigned int lid;
+	int s, n;
+
+	PREAMBLE(ip);
+	s = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20706, 0x76, backlog);
+	CHECK(lid, "listen: %s", strerror(errno));
+	slab_mark(&base);
+	CHECK(base.id >= 0 && base.ev >= 0,
+	      "no slab statistics of rcm_id and rcm_uevent");
+	CHECK(hp("abandon 0 %u valid tcp:20706 destroy", loops) == 0,
+	      "abandon (destroy): %s", strerror(errno));
+	slab_peak(&base, &peak);
+	CHECK(hp("abandon 0 %u valid tcp:20706 rej", loops) == 0,
+	      "abandon (REJ): %s", strerror(errno));
+	/* Let rcm's ib_cm work through the REQs and REJs. */
+	sleep(3);
+	slab_peak(&base, &peak);
+	printf("# abandon: %ld REQs each destroyed or rejected at once\n",
+	       hp_count("sent"));
+	CHECK(hp_count("sent") == 2 * loops, "%ld sent", hp_count("sent"));
+	/* A request id may also hold a REJECTED event of its own. */
+	CHECK(slab_bounded("abandon", &base, &peak, backlog, 3 * backlog) == 0,
+	      "memory beyond the backlog");
+	/*
+	 * ib_cm keeps retrying a REQ its sender rejected: end those before
+	 * reading, or a retry would take the slot each read gives back.
+	 */
+	CHECK(hp("reset") == 0, "reset: %s", strerror(errno));
+	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
+	CHECK(n == (int)backlog, "%d requests queued, backlog %u", n, backlog);
+	close(s);
+}
+
+/*
+ * A SIDR REQ flood on a UD listener of backlog 8 that never reads: 8
+ * requests are held (their senders time out), every other one is
+ * answered with a SIDR reject; malformed headers are rejected too.
+ */
+RCM_TEST(sidr_flood_holds_at_most_backlog)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const unsigned int backlog = 8, flood = 100;
+	struct slab_mark base, peak = { 0, 0 };
+	unsigned int lid;
+	long rejected, lost;
+	int s, n;
+
+	PREAMBLE(ip);
+	s = rcm_open_dev();
+	lid = rcm_create(s, RCM_PS_UDP, RCM_QPT_UD, 0x77);
+	CHECK(lid && rcm_bind(s, lid, ip, 20707) == 0 &&
+	      rcm_listen(s, lid, backlog) == 0, "listen: %s", strerror(errno));
+	slab_mark(&base);
+	CHECK(base.id >= 0 && base.ev >= 0,
+	      "no slab statistics of rcm_id and rcm_uevent");
+	CHECK(hp("sidr 0 %u valid udp:20707", flood) == 0, "flood: %s",
+	      strerror(errno));
+	slab_peak(&base, &peak);
+	CHECK(hp_sum_reaches("sidr_rep", "sidr_error", flood, 60000) == flood,
+	      "%ld SIDR answers and %ld timeouts for %u", hp_count("sidr_rep"),
+	      hp_count("sidr_error"), flood);
+	slab_peak(&base, &peak);
+	rejected = hp_count("sidr_status_2");
+	lost = hp_count("sidr_error");
+	printf("# SIDR flood: %u sent, %ld rejected, %ld held (timed out)\n",
+	       flood, rejected, lost);
+	CHECK(rejected == flood - backlog && lost == backlog,
+	      "%ld rejected, %ld unanswered", rejected, lost);
+	CHECK(slab_bounded("SIDR flood", &base, &peak, backlog,
+			   2 * backlog) == 0, "memory beyond the backlog");
+	CHECK(hp("reset") == 0, "reset: %s", strerror(errno));
+	/* Malformed and spoofed SIDR REQs: a reject each, no request. */
+	CHECK(hp("sidr 0 16 version udp:20707") == 0 &&
+	      hp("sidr 16 8 src_loopback udp:20707") == 0 &&
+	      hp("sidr 24 8 dst_other udp:20707") == 0 &&
+	      hp("wait 0 32 sidr_rep 30000") == 0, "malformed SIDR: %s",
+	      strerror(errno));
+	CHECK(hp_count("sidr_status_2") == 32, "%ld of 32 rejected",
+	      hp_count("sidr_status_2"));
+	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
+	CHECK(n == (int)backlog, "%d requests queued, backlog %u", n, backlog);
+	close(s);
+}
+
+/* rcm's request id for the peer's REQ in slot @slot, which it reads. */
+static unsigned int request_of(int s, unsigned int slot)
+{
+	struct rcm_event ev;
+
+	if (hp("req %u 1 valid tcp:20708", slot) ||
+	    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		return 0;
+	return ev.id;
+}
+
+/* The next event on @s must be @type on @id with @status. */
+static int expect_on(int s, unsigned int type, unsigned int id, int status)
+{
+	struct rcm_event ev;
+
+	if (rcm_expect_event(s, type, &ev))
+		return -1;
+	if (ev.id != id || ev.status != status) {
+		printf("# event %u on id %u status %d, want id %u status %d\n",
+		       type, ev.id, ev.status, id, status);
+		return -1;
+	}
+	return 0;
+}
+
+/* Accept @rid and let the peer in slot @slot see the REP. */
+static int accept_rep(int s, unsigned int rid, unsigned int slot)
+{
+	return rcm_accept(s, rid, 0x5000 + slot, 0x78, NULL) ||
+	       hp("wait %u 1 rep 30000", slot) ? -1 : 0;
+}
+
+/* Establish slot @slot's connection with request id @rid. */
+static int establish(int s, unsigned int rid, unsigned int slot)
+{
+	return accept_rep(s, rid, slot) || hp("rtu %u 1", slot) ||
+	       expect_on(s, RCM_EVENT_ESTABLISHED, rid, 0) ? -1 : 0;
+}
+
+RCM_TEST(rej_and_dreq_at_every_state)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_reject rej = { .size = sizeof(rej) };
+	struct slab_mark base, after;
+	unsigned int lid, rid;
+	struct rcm_event ev;
+	int s;
+
+	PREAMBLE(ip);
+	s = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20708, 0x79, 16);
+	CHECK(lid, "listen: %s", strerror(errno));
+	slab_mark(&base);
+	CHECK(base.id >= 0 && base.ev >= 0,
+	      "no slab statistics of rcm_id and rcm_uevent");
+
+	/*
+	 * 1. The peer gives up (destroys its id) before the request is
+	 * read: ib_cm's REJ "timeout" reaches the request. (An explicit REJ
+	 * of an active side before any REP names no passive ib_cm id, and
+	 * ib_cm drops it: the request then waits as for a silent peer.)
+	 */
+	CHECK(hp("req 1 1 valid tcp:20708") == 0, "req: %s", strerror(errno));
+	CHECK(readable(s, 30000), "no request");
+	CHECK(hp("destroy 1 1") == 0, "destroy: %s", strerror(errno));
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
+	      "no request");
+	rid = ev.id;
+	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT) == 0,
+	      "abandoned request: no REJECTED");
+	CHECK_ERRNO(rcm_accept(s, rid, 0x5001, 0x78, NULL), EINVAL);
+
+	/* 2. The same once the request was read. */
+	rid = request_of(s, 2);
+	CHECK(rid, "no request");
+	CHECK(hp("destroy 2 1") == 0, "destroy: %s", strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT) == 0,
+	      "read request: no REJECTED");
+	CHECK_ERRNO(rcm_accept(s, rid, 0x5002, 0x78, NULL), EINVAL);
+
+	/* 3. REJ instead of the RTU. */
+	rid = request_of(s, 3);
+	CHECK(rid && accept_rep(s, rid, 3) == 0, "accept: %s", strerror(errno));
+	CHECK(hp("rej 3 1") == 0, "rej: %s", strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER) == 0,
+	      "accepted request: no REJECTED");
+
+	/* 4. The peer destroys its id instead of the RTU (ib_cm: REJ). */
+	rid = request_of(s, 4);
+	CHECK(rid && accept_rep(s, rid, 4) == 0, "accept: %s", strerror(errno));
+	CHECK(hp("destroy 4 1") == 0, "destroy: %s", strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER) == 0,
+	      "destroyed peer: no REJECTED");
+
+	/* 5. No RTU ever: rcm's REP times out. */
+	rid = request_of(s, 5);
+	CHECK(rid && accept_rep(s, rid, 5) == 0, "accept: %s", strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_UNREACHABLE, rid, -ETIMEDOUT) == 0,
+	      "no RTU: not UNREACHABLE");
+
+	/* 6. RTU and DREQ at once, before rcm read ESTABLISHED. */
+	rid = request_of(s, 6);
+	CHECK(rid && accept_rep(s, rid, 6) == 0, "accept: %s", strerror(errno));
+	CHECK(hp("rtu 6 1") == 0 && hp("dreq 6 1") == 0, "rtu+dreq: %s",
+	      strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_ESTABLISHED, rid, 0) == 0 &&
+	      expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
+	      "RTU+DREQ: not ESTABLISHED then DISCONNECTED");
+	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
+	      hp("wait 6 1 drep 30000") == 0, "no DREP for the DREQ");
+	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+
+	/* 7. Established, the peer's DREQ. */
+	rid = request_of(s, 7);
+	CHECK(rid && establish(s, rid, 7) == 0, "establish: %s",
+	      strerror(errno));
+	CHECK(hp("dreq 7 1") == 0, "dreq: %s", strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
+	      "DREQ: not DISCONNECTED");
+	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
+	      hp("wait 7 1 drep 30000") == 0, "no DREP for the DREQ");
+	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+
+	/* 8. Established, rcm's DREQ that the peer never answers. */
+	rid = request_of(s, 8);
+	CHECK(rid && establish(s, rid, 8) == 0, "establish: %s",
+	      strerror(errno));
+	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	      strerror(errno));
+	CHECK(hp("wait 8 1 dreq 30000") == 0, "the peer got no DREQ");
+	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, -ETIMEDOUT) == 0,
+	      "unanswered DREQ: not DISCONNECTED -ETIMEDOUT");
+	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+
+	/* 9. Established, both sides' DREQs cross. */
+	rid = request_of(s, 9);
+	CHECK(rid && establish(s, rid, 9) == 0, "establish: %s",
+	      strerror(errno));
+	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	      strerror(errno));
+	/* ib_cm may already have taken rcm's DREQ: then the peer's fails. */
+	if (hp("dreq 9 1"))
+		CHECK(hp("drep 9 1") == 0, "neither DREQ nor DREP: %s",
+		      strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
+	      "crossed DREQs: not DISCONNECTED");
+	/* Crossed, each side owes the other its DREP (the peer's may fail). */
+	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
+	      strerror(errno));
+	hp("drep 9 1");
+	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+
+	/* 10. Established, the peer destroys its id (ib_cm: DREQ). */
+	rid = request_of(s, 10);
+	CHECK(rid && establish(s, rid, 10) == 0, "establish: %s",
+	      strerror(errno));
+	CHECK(hp("destroy 10 1") == 0, "destroy: %s", strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
+	      "destroyed peer: not DISCONNECTED");
+	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
+	      strerror(errno));
+	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+
+	/* 11. rcm rejects; ib_cm then refuses the peer's RTU and DREQ. */
+	rid = request_of(s, 11);
+	CHECK(rid, "no request");
+	rej.id = rid;
+	CHECK(ioctl(s, RCM_IOCTL_REJECT, &rej) == 0, "reject: %s",
+	      strerror(errno));
+	CHECK(hp("wait 11 1 rej 30000") == 0, "the peer got no REJ");
+	CHECK_ERRNO(hp("rtu 11 1"), EINVAL);
+	CHECK_ERRNO(hp("dreq 11 1"), EINVAL);
+	CHECK(!readable(s, 0), "an event after the reject");
+	CHECK(close(s) == 0, "close: %s", strerror(errno));
+	CHECK(hp("reset") == 0, "reset: %s", strerror(errno));
+	slab_mark(&after);
+	/* Only the listener is gone: it held an id and its removal event. */
+	CHECK(after.id == base.id - 1 && after.ev == base.ev - 1,
+	      "after close: rcm_id %ld -> %ld, rcm_uevent %ld -> %ld",
+	      base.id, after.id, base.ev, after.ev);
+}
+
+int main(void)
+{
+	return rcm_test_run();
+}
