@@ -225,12 +225,18 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 			  current->nsproxy->net_ns);
 	if (!id)
 		return -ENOMEM;
+	/*
+	 * Once published, another thread may guess the handle and destroy
+	 * the id: a reference of our own keeps it until we read its handle.
+	 */
+	refcount_inc(&id->ref);
 	ret = rcm_id_publish(id);
 	if (ret) {
 		rcm_id_free(id);
 		return ret;
 	}
 	cmd->out_id = id->handle;
+	rcm_id_put(id);
 	return 0;
 }
 
