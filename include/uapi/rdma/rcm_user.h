@@ -42,6 +42,12 @@
  * E2BIG      size above 4096, or above what the kernel knows with
  *            non-zero tail bytes
  * EOPNOTSUPP a flag bit this kernel does not know
+ * ENOMEM     the kernel could not allocate what the command needs
+ *            (nothing changed)
+ * ENODEV     the id's RDMA device was removed (the id reported
+ *            RCM_EVENT_DEVICE_REMOVAL): a command that acts on the id,
+ *            other than RCM_IOCTL_DESTROY_ID and RCM_IOCTL_QUERY_ID,
+ *            fails so
  * ========== ==========================================================
  *
  * Commands add their own errno values in their own documentation.
@@ -938,7 +944,8 @@ struct rcm_notify {
  * old handle names nothing. Moving it to its own file changes nothing
  * and returns its handle. Errors: ENOENT (no such id), EBADF (@fd is not
  * open), EINVAL (@fd is not an rcm file), EMFILE (the destination holds
- * as many ids as it may), ENOMEM.
+ * as many ids as it may), EBUSY (a connection request the id made or
+ * listened for is still unread in the source file), ENOMEM.
  */
 struct rcm_migrate_id {
 	__u32 size;
