@@ -237,15 +237,6 @@ static void adopt_locked(struct ffile *f)
 	}
 }
 
-static void note(struct fz *z, int fi, unsigned int h, int hint, bool ud)
-{
-	if (z->child)
-		return;
-	pthread_mutex_lock(&files[fi].lock);
-	note_locked(&files[fi], h, hint, ud);
-	pthread_mutex_unlock(&files[fi].lock);
-}
-
 static void set_hint(struct fz *z, int fi, unsigned int h, int hint)
 {
 	if (!z->child && h && h <= HMAX)
@@ -581,21 +572,22 @@ static void op_create(struct fz *z, int fi)
 		b.create.reserved = 1 + below(z, 255);
 	if (z->child)	/* the parent would not know the handle */
 		return;
+	/*
+	 * Under the file's lock: a thread holding the handle from an id
+	 * destroyed before may call on the new id at once, and its events
+	 * must not be read before the handle is known to be live again.
+	 */
+	pthread_mutex_lock(&files[fi].lock);
 	if (call(z, fd_of(fi), RCM_CMD_CREATE_ID, &b, mut)) {
-		if (errno == EFAULT && (mut == MUT_RDONLY || z->fired)) {
-			pthread_mutex_lock(&files[fi].lock);
+		if (errno == EFAULT && (mut == MUT_RDONLY || z->fired))
 			adopt_locked(&files[fi]);
-			pthread_mutex_unlock(&files[fi].lock);
-		}
-		return;
-	}
-	if (!b.create.out_id || b.create.out_id > HMAX) {
+	} else if (!b.create.out_id || b.create.out_id > HMAX) {
 		violation(z, V_HANDLE, "CREATE_ID gave handle %u",
 			  b.create.out_id);
-		return;
+	} else {
+		note_locked(&files[fi], b.create.out_id, H_IDLE, ud);
 	}
-	if (mut != MUT_RDONLY)
-		note(z, fi, b.create.out_id, H_IDLE, ud);
+	pthread_mutex_unlock(&files[fi].lock);
 }
 
 static void op_destroy(struct fz *z, int fi, unsigned int h, bool valid)
