@@ -677,16 +677,16 @@ STEP(faults_in_listen, RCM_CMD_LISTEN, prep_bound, call_listen, after_listen)
 STEP(faults_in_connect, RCM_CMD_CONNECT, prep_routed, call_connect, after_connect)
 STEP(faults_in_accept, RCM_CMD_ACCEPT, requested, call_accept, after_accept)
 STEP(faults_in_establish, RCM_CMD_ESTABLISH, responded, call_establish,
-     after_establish)
+	after_establish)
 STEP(faults_in_read_event, 0, prep_event, call_read, after_read)
 STEP(faults_in_migrate, RCM_CMD_MIGRATE_ID, prep_migrate, call_migrate, after_migrate)
 STEP(faults_in_join_mcast, RCM_CMD_JOIN_MCAST, prep_ud, call_join, after_join)
 STEP(faults_in_disconnect, RCM_CMD_DISCONNECT, connected, call_disconnect,
-     after_disconnect)
+	after_disconnect)
 STEP(faults_in_destroy_connected, RCM_CMD_DESTROY_ID, connected, call_destroy_conn,
-     after_destroy)
+	after_destroy)
 STEP(faults_in_destroy_listener, RCM_CMD_DESTROY_ID, prep_unread_request,
-     call_destroy_listener, after_destroy_listener)
+	call_destroy_listener, after_destroy_listener)
 STEP(faults_in_close_connected, 0, connected, call_close, after_close)
 
 int main(void)
