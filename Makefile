@@ -11,6 +11,8 @@
 #   make check           everything, on a fresh Debian 12 machine (root)
 #   make check-fresh     .ci/run from a clean clone with an empty cache
 #   make demo            boot a guest and show rcm at work
+#   make fuzz            a long uapi fuzzer run and the fault injection walk
+#                        on the test kernel (RCM_FUZZ_OPS, _SECONDS, _SEED)
 #   make style           checkpatch --strict and kernel-doc on the kernel
 #                        sources and the uapi header
 #   make sparse          sparse over the module (C=2)
@@ -59,6 +61,10 @@ check-fresh:
 
 demo:
 	tools/testing/demo.sh
+
+# Not part of make check's time budget: ~10^6 operations under KASAN.
+fuzz:
+	tools/testing/fuzz.sh
 
 # Not a test: rcm and the in-tree rdma_cm side by side (cmtime, system
 # calls, memory per id); RCM_BENCH_ROUNDS, RCM_BENCH_COUNTS.
@@ -122,6 +128,6 @@ dkms-install:
 	dkms build -m rcm -v $(VERSION)
 	dkms install -m rcm -v $(VERSION)
 
-.PHONY: all modules modules_install clean userlib selftests check check-fresh demo bench stress style \
-	uninstall install-systemwide \
+.PHONY: all modules modules_install clean userlib selftests check check-fresh demo fuzz bench \
+	stress style uninstall install-systemwide \
 	sparse install dkms-source dkms-install

@@ -309,6 +309,12 @@ static int rcm_addr_resolve(struct rcm_id *id,
 			      (const struct sockaddr *)dst, &id->dev_addr,
 			      timeout_ms, rcm_addr_resolved, false, id);
 	if (ret) {
+		/*
+		 * ENOBUFS is the route lookup's "no memory" (dst_alloc()):
+		 * the header's errno for that is ENOMEM.
+		 */
+		if (ret == -ENOBUFS)
+			ret = -ENOMEM;
 		/* The callback will not run: undo. The caller holds a ref. */
 		id->resolve_ev = NULL;
 		rcm_event_free(ev);

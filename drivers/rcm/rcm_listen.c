@@ -262,6 +262,7 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 	struct rcm_backlog *bl;
 	struct rcm_id *id;
 	u32 backlog = cmd->backlog;
+	bool started = false;
 	int ret = 0;
 
 	if (!backlog || backlog > RCM_MAX_BACKLOG)
@@ -294,6 +295,7 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 	if (ret)
 		goto out;
 
+	started = true;
 	mutex_lock(&rcm_listeners_lock);
 	/*
 	 * Set before listening (iw_cm listens take their size from it). A
@@ -317,8 +319,12 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 	mutex_unlock(&rcm_listeners_lock);
 out:
 	mutex_unlock(&id->lock);
-	if (ret)
-		rcm_listen_stop(id);	/* listens made before a failure */
+	/*
+	 * Listens this call made before a failure; never those of an id
+	 * that listened already (a second LISTEN fails with EINVAL).
+	 */
+	if (ret && started)
+		rcm_listen_stop(id);
 	mutex_unlock(&id->cmd_lock);
 	kfree(bl);
 	rcm_id_put(id);

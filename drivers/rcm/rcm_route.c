@@ -148,7 +148,11 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	if (!ret) {
 		id->state = RCM_STATE_ROUTE_RESOLVED;
 		rcm_id_info_event(id, ev);
-		rcm_event_queue(file, ev);
+		/*
+		 * The id's file, not the command's: a migration may have
+		 * moved the id between the lookup and the locks.
+		 */
+		rcm_event_queue(id->file, ev);
 		ev = NULL;
 	}
 	mutex_unlock(&id->lock);

@@ -46,8 +46,12 @@
  * E2BIG      size above 4096, or above what the kernel knows with
  *            non-zero tail bytes
  * EOPNOTSUPP a flag bit (no command takes one yet)
- * ENODEV     the id's RDMA device was removed (every command on such
- *            an id but RCM_IOCTL_QUERY_ID and RCM_IOCTL_DESTROY_ID)
+ * ENOMEM     the kernel could not allocate what the command needs
+ *            (nothing changed)
+ * ENODEV     the id's RDMA device was removed (the id reported
+ *            RCM_EVENT_DEVICE_REMOVAL): a command that acts on the id,
+ *            other than RCM_IOCTL_DESTROY_ID and RCM_IOCTL_QUERY_ID,
+ *            fails so
  * ========== ==========================================================
  *
  * Commands add their own errno values in their own documentation.
@@ -978,10 +982,9 @@ struct rcm_notify {
  * its connection requests) are read from there and only there, and its
  * old handle names nothing. Moving it to its own file changes nothing
  * and returns its handle. Errors: ENOENT (no such id), EBADF (@fd is not
- * open), EINVAL (@fd is not an rcm file), EBUSY (a connection request
- * the id made or listened for is still unread in its file: it names ids
- * of that file), EMFILE (the destination holds as many ids as it may),
- * ENOMEM.
+ * open), EINVAL (@fd is not an rcm file), EMFILE (the destination holds
+ * as many ids as it may), EBUSY (a connection request the id made or
+ * listened for is still unread in the source file), ENOMEM.
  */
 struct rcm_migrate_id {
 	__u32 size;

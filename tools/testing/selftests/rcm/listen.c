@@ -284,6 +284,38 @@ RCM_TEST(intree_client_is_accepted_and_disconnects)
 	close(fd);
 }
 
+/*
+ * A second LISTEN on a listening id fails with EINVAL; its error path
+ * used to stop the listens the first one made, so the id went on
+ * looking like a listener while every request for it was refused
+ * (REJ, reason 8). Found by the fault injection test: a LISTEN whose
+ * result could not be copied back (EFAULT), retried.
+ */
+RCM_TEST(a_second_listen_keeps_the_first)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int lid, cid;
+	struct rcm_event ev;
+	int s, c;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20520, 0x2, 0);
+	CHECK(lid, "listen: %s", strerror(errno));
+	CHECK_ERRNO(rcm_listen(s, lid, 0), EINVAL);
+	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc);
+	CHECK(cid && rcm_routed(c, cid, ip, 20520) == 0, "route: %s",
+	      strerror(errno));
+	CHECK(rcm_connect(c, cid, 0x10, NULL) == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
+	      ev.listen_id == lid, "the listener got no request");
+	close(c);
+	close(s);
+}
+
 int main(void)
 {
 	return rcm_test_run();

@@ -6,7 +6,9 @@
  * and the id outlives the file it came from.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <rdma/rcm_user.h>
 
 #include "rcm_test.h"
@@ -133,6 +135,129 @@ RCM_TEST(listener_requests_go_to_the_new_file)
 	close(a);
 	close(b);
 	close(c);
+}
+
+/*
+ * A RESOLVE_ROUTE that looked the id up before a MIGRATE_ID moved it,
+ * and went on once the migration let go of the id, queued its
+ * ROUTE_RESOLVED on the old file (the command's) under the new handle:
+ * the event named a handle the old file did not have, and once the id
+ * was destroyed in its new file the old file's queue held an event of a
+ * freed id, which read() then touched (found by the fuzzer, seed 0x2c,
+ * worker 1 thread 2). The event must follow the id.
+ *
+ * To make the two meet, a read() of many queued events holds the new
+ * file's readers' lock; the migration waits for it holding the id's
+ * command lock, and the route finds the id still in the old file and
+ * waits for that lock in turn.
+ */
+#define QUEUED 1000
+#define ROUTE_RACES 4
+
+struct reader {
+	int fd;
+	void *buf;
+	size_t len;
+	ssize_t n;
+};
+
+static void *read_thread(void *arg)
+{
+	struct reader *r = arg;
+
+	r->n = read(r->fd, r->buf, r->len);
+	return NULL;
+}
+
+struct mover {
+	int src, dst, ret;
+	unsigned int id;
+	struct rcm_migrate_id m;
+};
+
+static void *migrate_thread(void *arg)
+{
+	struct mover *mv = arg;
+
+	mv->ret = migrate(mv->src, mv->id, mv->dst, &mv->m);
+	return NULL;
+}
+
+/* @n ids of @fd routed to @ip: n ROUTE_RESOLVED queued, nothing else. */
+static int queue_routes(int fd, const char *ip, int n)
+{
+	unsigned int *ids = calloc(n, sizeof(*ids));
+	struct rcm_event ev;
+	int i, got = 0;
+
+	for (i = 0; i < n && ids; i++) {
+		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
+		if (!ids[i] || rcm_resolve(fd, ids[i], NULL, ip, 2000))
+			break;
+	}
+	while (got < i && !rcm_wait_event(fd, 10000, &ev))
+		got += ev.event == RCM_EVENT_ADDR_RESOLVED;
+	for (i = 0; i < got; i++)
+		if (rcm_route(fd, ids[i], 0))
+			break;
+	free(ids);
+	return i == n ? 0 : -1;
+}
+
+RCM_TEST(route_event_follows_a_racing_migration)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	size_t len = QUEUED * sizeof(struct rcm_event);
+	struct reader rd;
+	struct mover mv;
+	struct rcm_event ev;
+	pthread_t tr, tm;
+	int i, ret, hits = 0;
+
+	if (!ip)
+		SKIP("no Soft-RoCE device");
+	for (i = 0; i < ROUTE_RACES; i++) {
+		mv.src = rcm_open_dev();
+		mv.dst = rcm_open_dev();
+		mv.id = rcm_create(mv.src, RCM_PS_TCP, RCM_QPT_RC, 0x77);
+		CHECK(mv.id && !rcm_resolved(mv.src, mv.id, ip), "resolve: %s",
+		      strerror(errno));
+		CHECK(!queue_routes(mv.dst, ip, QUEUED), "queue events: %s",
+		      strerror(errno));
+		/* Not touched yet: every page the read fills faults in. */
+		rd.buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(rd.buf != MAP_FAILED, "mmap");
+		rd.fd = mv.dst;
+		rd.len = len;
+		CHECK(!pthread_create(&tr, NULL, read_thread, &rd), "thread");
+		usleep(200);
+		CHECK(!pthread_create(&tm, NULL, migrate_thread, &mv), "thread");
+		usleep(200);
+		ret = rcm_route(mv.src, mv.id, 0);
+		pthread_join(tr, NULL);
+		pthread_join(tm, NULL);
+		munmap(rd.buf, len);
+		CHECK(mv.ret == 0, "migrate: %s", strerror(errno));
+		printf("# round %d: read %zd bytes, route %s\n", i, rd.n,
+		       ret ? strerror(errno) : "done");
+		if (ret == 0) {
+			hits++;
+			CHECK(!poll_in(mv.src, 0),
+			      "round %d: ROUTE_RESOLVED went to the old file", i);
+			CHECK(rcm_wait_event(mv.dst, 1000, &ev) == 0 &&
+			      ev.event == RCM_EVENT_ROUTE_RESOLVED &&
+			      ev.id == mv.m.out_id,
+			      "round %d: no ROUTE_RESOLVED for %u in the new file",
+			      i, mv.m.out_id);
+		}
+		CHECK(rcm_destroy(mv.dst, mv.m.out_id) == 0, "destroy: %s",
+		      strerror(errno));
+		close(mv.src);
+		close(mv.dst);
+	}
+	CHECK(hits, "the route never met the migration in %d rounds",
+	      ROUTE_RACES);
 }
 
 int main(void)
