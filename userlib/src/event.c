@@ -255,16 +255,21 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
 	ev->event.event = q->rec.event;
 	ev->event.status = q->rec.status;
 
+	/* The kernel's id info in these is the library's, not the program's. */
+	if (q->rec.event == RCM_EVENT_ADDR_RESOLVED ||
+	    q->rec.event == RCM_EVENT_ROUTE_RESOLVED)
+		len = 0;
 	if (len > sizeof(ev->private_data))
 		len = sizeof(ev->private_data);
 	memcpy(ev->private_data, q->rec.private_data, len);
+	/* As librdmacm: no data is a NULL pointer, not an empty buffer. */
 	if (id->qp_type != IBV_QPT_UD) {
-		ev->event.param.conn.private_data = ev->private_data;
+		ev->event.param.conn.private_data = len ? ev->private_data : NULL;
 		ev->event.param.conn.private_data_len = len;
 		rcm_event_conn(&ev->event.param.conn, &q->rec.conn);
 		return;
 	}
-	ev->event.param.ud.private_data = ev->private_data;
+	ev->event.param.ud.private_data = len ? ev->private_data : NULL;
 	ev->event.param.ud.private_data_len = len;
 	rcm_event_ud(&ev->event.param.ud, &q->rec.ud);
 	if (q->mc)

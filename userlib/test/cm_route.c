@@ -143,6 +143,9 @@ static struct rdma_cm_id *resolved_id(struct rdma_event_channel *ch)
 		return NULL;
 	}
 	T_CHECK(ev->event == RDMA_CM_EVENT_ADDR_RESOLVED);
+	/* As librdmacm: no data (the kernel's id info is the library's). */
+	T_CHECK(!ev->param.conn.private_data &&
+		!ev->param.conn.private_data_len);
 	rdma_ack_cm_event(ev);
 	return id;
 }
@@ -160,6 +163,9 @@ static void expect_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	T_CHECK(ev->id == id);
 	T_CHECK(ev->event == type);
 	T_CHECK(ev->status == status);
+	/* As librdmacm: NULL private data when there is none. */
+	T_CHECK(ev->param.conn.private_data_len ||
+		!ev->param.conn.private_data);
 	if (ev->event != type || ev->status != status)
 		fprintf(stderr, "got %s status %d\n", rdma_event_str(ev->event),
 			ev->status);
