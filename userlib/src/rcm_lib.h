@@ -107,7 +107,8 @@ struct rcm_mcast;
  *        rcm_sync_get_event()) or in a channel's ready list (see
  *        rdma_migrate_id()), under the channel's lock
  * @private_data: the event's private data; param.conn.private_data (or
- *                param.ud.private_data) points here until the ack
+ *                param.ud.private_data) points here until the ack, or
+ *                is NULL when there is none
  */
 struct rcm_cm_event {
 	struct rdma_cm_event	event;
