@@ -499,6 +499,39 @@ int rcm_cmd_notify(struct file *filp, void *arg)
 	return ret;
 }
 
+/*
+ * Initiate, or answer the peer's DREQ; both fail, and nothing is sent,
+ * when the connection is not up or already down. A connection that is
+ * up but whose DREQ could not even be allocated is one ib_cm has put in
+ * timewait without a word to the peer (as it does for the in-tree CM,
+ * whose user then never hears DISCONNECTED): rcm reports DISCONNECTED
+ * itself, status -ENOMEM, from a record taken first, so the completion
+ * of a disconnect is never lost. @id->lock held.
+ */
+static int rcm_conn_disconnect_ib(struct rcm_id *id)
+{
+	struct rcm_uevent *ev = NULL;
+	int dreq, ret = 0;
+
+	if (id->state == RCM_STATE_CONNECT && id->established) {
+		ev = rcm_event_alloc(id, RCM_EVENT_DISCONNECTED, GFP_KERNEL);
+		if (!ev)
+			return -ENOMEM;	/* nothing sent, nothing changed */
+	}
+	dreq = ib_send_cm_dreq(id->cm_id, NULL, 0);
+	if (dreq)
+		ret = ib_send_cm_drep(id->cm_id, NULL, 0);
+	/* -EINVAL: not established in ib_cm (a DREQ went already, say). */
+	if (dreq && dreq != -EINVAL && ret && ev) {
+		id->state = RCM_STATE_DISCONNECT;
+		ev->ev.status = -ENOMEM;
+		rcm_event_queue(id->file, ev);
+		ev = NULL;
+	}
+	rcm_event_free(ev);
+	return 0;
+}
+
 int rcm_cmd_disconnect(struct file *filp, void *arg)
 {
 	struct rcm_disconnect *cmd = arg;
@@ -521,13 +554,7 @@ int rcm_cmd_disconnect(struct file *filp, void *arg)
 	    id->state == RCM_STATE_DEVICE_REMOVAL) {
 		ret = rcm_id_state_errno(id);
 	} else if (id->cm_id) {
-		/*
-		 * Initiate, or answer the peer's DREQ; both fail, and nothing
-		 * is sent, when the connection is not up or already down.
-		 */
-		if (ib_send_cm_dreq(id->cm_id, NULL, 0))
-			ib_send_cm_drep(id->cm_id, NULL, 0);
-		ret = 0;
+		ret = rcm_conn_disconnect_ib(id);
 	} else if (id->iw) {
 		/*
 		 * iw_cm_disconnect() does nothing (0) once the stream is

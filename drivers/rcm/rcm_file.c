@@ -25,7 +25,7 @@
  */
 union rcm_ucmd_buffer {
 	struct rcm_query query;
-	struct rcm_create_id create_id;
+	struct rcm_create_id_call create_id;
 	struct rcm_destroy_id destroy_id;
 	struct rcm_bind_addr bind_addr;
 	struct rcm_resolve_addr resolve_addr;
@@ -45,9 +45,11 @@ union rcm_ucmd_buffer {
 	struct rcm_leave_mcast leave_mcast;
 };
 
-#define RCM_OP_ENTRY(_nr, _execute, _struct, _last, _out_offset, _out_end) \
+#define RCM_OP_ENTRY(_nr, _execute, _struct, _last, _out_offset, _out_end, \
+		     _finish)						\
 	[(_nr) - RCM_CMD_BASE] = {					\
 		.execute = _execute,					\
+		.finish = _finish,					\
 		.size = sizeof(_struct) +				\
 			BUILD_BUG_ON_ZERO(sizeof(_struct) >		\
 					  sizeof(union rcm_ucmd_buffer)), \
@@ -58,7 +60,7 @@ union rcm_ucmd_buffer {
 
 /* A command without outputs: nothing is ever written back. */
 #define RCM_OP(_nr, _execute, _struct, _last)				\
-	RCM_OP_ENTRY(_nr, _execute, _struct, _last, 0, 0)
+	RCM_OP_ENTRY(_nr, _execute, _struct, _last, 0, 0, NULL)
 
 /*
  * A command whose outputs are _first_out.._last_out (in declaration
@@ -68,15 +70,22 @@ union rcm_ucmd_buffer {
  * _struct is no expression with side effects.)
  */
 #define RCM_OP_OUT(_nr, _execute, _struct, _last, _first_out, _last_out) \
+	RCM_OP_OUT_FINISH(_nr, _execute, _struct, _last, _first_out,	\
+			  _last_out, NULL)
+
+/* The same, with a finish hook that sees whether the copy-out worked. */
+#define RCM_OP_OUT_FINISH(_nr, _execute, _struct, _last, _first_out,	\
+			  _last_out, _finish)				\
 	RCM_OP_ENTRY(_nr, _execute, _struct, _last,			\
 		     offsetof(_struct, _first_out),			\
-		     offsetofend(typeof(_struct), _last_out))
+		     offsetofend(typeof(_struct), _last_out), _finish)
 
 const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP_OUT(RCM_CMD_QUERY, rcm_cmd_query, struct rcm_query,
 		   out_num_devices, out_abi_version, out_event_size),
-	RCM_OP_OUT(RCM_CMD_CREATE_ID, rcm_cmd_create_id, struct rcm_create_id,
-		   out_id, out_id, out_id),
+	RCM_OP_OUT_FINISH(RCM_CMD_CREATE_ID, rcm_cmd_create_id,
+			  struct rcm_create_id, out_id, out_id, out_id,
+			  rcm_cmd_create_id_finish),
 	RCM_OP_OUT(RCM_CMD_DESTROY_ID, rcm_cmd_destroy_id,
 		   struct rcm_destroy_id, out_events_reported,
 		   out_events_reported, out_events_reported),
@@ -188,8 +197,10 @@ static long rcm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	if (out_end > op->out_offset &&
 	    copy_to_user(uarg + op->out_offset, (u8 *)&buf + op->out_offset,
 			 out_end - op->out_offset))
-		return -EFAULT;
-	return 0;
+		ret = -EFAULT;
+	if (op->finish)
+		op->finish(filp, &buf, !ret);
+	return ret;
 }
 
 static int rcm_open(struct inode *inode, struct file *filp)

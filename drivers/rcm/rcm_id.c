@@ -227,7 +227,8 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 		return -ENOMEM;
 	/*
 	 * Once published, another thread may guess the handle and destroy
-	 * the id: a reference of our own keeps it until we read its handle.
+	 * the id: a reference of our own keeps it (and its memory, which
+	 * rcm_cmd_create_id_finish() compares) until the handle is out.
 	 */
 	refcount_inc(&id->ref);
 	ret = rcm_id_publish(id);
@@ -236,8 +237,33 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 		return ret;
 	}
 	cmd->out_id = id->handle;
-	rcm_id_put(id);
+	container_of(cmd, struct rcm_create_id_call, cmd)->id = id;
 	return 0;
+}
+
+/**
+ * rcm_cmd_create_id_finish() - CREATE_ID after its handle was copied out
+ * @filp: the file
+ * @arg: the command, as rcm_cmd_create_id() left it
+ * @copied: userspace has the handle; else it never learns it (EFAULT)
+ *
+ * As ucma: an id whose handle could not be given to userspace is
+ * destroyed, unless another thread already did. The reference taken at
+ * create keeps the id's memory, so comparing the entry with it is safe.
+ */
+void rcm_cmd_create_id_finish(struct file *filp, void *arg, bool copied)
+{
+	struct rcm_create_id_call *call = arg;
+	struct rcm_file *file = filp->private_data;
+	struct rcm_id *id = call->id;
+	bool claimed;
+
+	claimed = !copied &&
+		  xa_cmpxchg(&file->ids, call->cmd.out_id, id, NULL,
+			     GFP_KERNEL) == id;
+	rcm_id_put(id);
+	if (claimed)
+		rcm_id_destroy(id);
 }
 
 /*

@@ -191,7 +191,8 @@ struct iw_cm_id *rcm_iw_listen(struct rcm_id *listener,
 	if (ret) {
 		/* Not listening: no handler can run yet. */
 		iw_destroy_cm_id(iw);
-		return ERR_PTR(ret);
+		/* The driver's TCP socket could not be had: out of memory. */
+		return ERR_PTR(ret == -ENFILE ? -ENOMEM : ret);
 	}
 	return iw;
 }

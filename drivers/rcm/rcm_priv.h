@@ -112,6 +112,9 @@ extern const struct file_operations rcm_fops;
  * @execute: handler; @arg is a kernel copy of the command struct, of
  *           @size bytes, with user bytes beyond the kernel's size checked
  *           zero and bytes the user did not supply zeroed
+ * @finish: when set, called after a successful @execute once the outputs
+ *          were copied back (@copied) or could not be (EFAULT), so a
+ *          command can undo what userspace would never learn of
  * @size: sizeof the kernel's command struct
  * @min_size: size of the command's first release (offsetofend of its
  *            last member then)
@@ -122,6 +125,7 @@ extern const struct file_operations rcm_fops;
  */
 struct rcm_ioctl_op {
 	int (*execute)(struct file *filp, void *arg);
+	void (*finish)(struct file *filp, void *arg, bool copied);
 	u32 size;
 	u32 min_size;
 	u32 out_offset;
@@ -457,7 +461,17 @@ struct rcm_id *rcm_id_lock(struct rcm_file *file, u32 handle);
 void rcm_id_unlock(struct rcm_id *id);
 void rcm_id_put(struct rcm_id *id);
 void rcm_file_destroy_ids(struct rcm_file *file);
+/*
+ * CREATE_ID's command struct in the dispatcher's buffer, with what its
+ * finish needs: the new id, referenced until the handle is copied out.
+ */
+struct rcm_create_id_call {
+	struct rcm_create_id cmd;
+	struct rcm_id *id;
+};
+
 int rcm_cmd_create_id(struct file *filp, void *arg);
+void rcm_cmd_create_id_finish(struct file *filp, void *arg, bool copied);
 int rcm_cmd_destroy_id(struct file *filp, void *arg);
 struct rcm_id *rcm_id_claim(struct rcm_file *file, u32 handle);
 u32 rcm_id_destroy(struct rcm_id *id);

@@ -661,13 +661,17 @@ struct rcm_accept {
  *
  * Ends the connection: sends a DREQ, or the DREP when the peer's DREQ
  * came first. RCM_EVENT_DISCONNECTED follows once when the connection
- * is down (DREP received, DREQ received, or the DREQ timed out), and
- * RCM_EVENT_TIMEWAIT_EXIT when the QP may be reused. As with the in-tree
+ * is down (DREP received, DREQ received, or the DREQ timed out; status
+ * -ENOMEM, right away, when the DREQ could not even be allocated - ib_cm
+ * then puts the connection in timewait without telling the peer, and
+ * the in-tree CM reports nothing), and RCM_EVENT_TIMEWAIT_EXIT when the
+ * QP may be reused. As with the in-tree
  * rdma_cm, the call succeeds and sends nothing when there is nothing to
  * end: a second call, a call after the DREQ/DREP exchange, after
  * RCM_EVENT_REJECTED, or before the connection is up (a UD id's SIDR
  * exchange included). Errors: ENOENT, EINVAL (the id never sent or
- * received a connection request), ENODEV (device removed).
+ * received a connection request), ENOMEM (nothing sent), ENODEV (device
+ * removed).
  *
  * iWARP: a graceful close (iw_cm moves the QP to SQD; the driver closes
  * the stream once the QP's work is done). Both sides report
