@@ -94,7 +94,9 @@ make -C "$tree" O="$out/build" -j"$(nproc)" bzImage modules >>"$log" 2>&1 || {
 make -C "$tree" O="$out/build" INSTALL_MOD_PATH="$out/mods" \
 	modules_install >>"$log" 2>&1
 cp "$out/build/arch/x86/boot/bzImage" "$out/bzImage"
-make -s -C "$tree" O="$out/build" kernelrelease >"$out/release"
+# The build wrote it; asking make for it would also print its "Entering
+# directory" lines when a make runs us (make check-fresh: one level more).
+cp "$out/build/include/config/kernel.release" "$out/release"
 secs=$(($(date +%s) - start))
 echo "$secs" >"$out/build-seconds"
 echo "$srcver" >"$out/source-version"
