@@ -149,6 +149,32 @@ static void rcm_event_unlink(struct rcm_file *file, struct rcm_uevent *uevent,
 	WRITE_ONCE(file->nr_events, file->nr_events - 1);
 }
 
+/*
+ * Move the queued events whose pointer member at @offset (id, mc or
+ * listener) is @key to @to. @file->read_mutex held, so no read() is
+ * copying one of them.
+ */
+static void rcm_event_take(struct rcm_file *file, size_t offset,
+			   const void *key, struct list_head *to)
+{
+	struct rcm_uevent *uevent, *tmp;
+
+	lockdep_assert_held(&file->read_mutex);
+	spin_lock(&file->event_lock);
+	list_for_each_entry_safe(uevent, tmp, &file->events, list)
+		if (*(void **)((u8 *)uevent + offset) == key)
+			rcm_event_unlink(file, uevent, to);
+	spin_unlock(&file->event_lock);
+}
+
+static void rcm_event_free_list(struct list_head *dead)
+{
+	struct rcm_uevent *uevent, *tmp;
+
+	list_for_each_entry_safe(uevent, tmp, dead, list)
+		rcm_event_free(uevent);
+}
+
 /**
  * rcm_event_purge() - discard the queued events of one id
  * @file: the id's file
@@ -159,19 +185,12 @@ static void rcm_event_unlink(struct rcm_file *file, struct rcm_uevent *uevent,
  */
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
 {
-	struct rcm_uevent *uevent, *tmp;
 	LIST_HEAD(dead);
 
 	mutex_lock(&file->read_mutex);
-	spin_lock(&file->event_lock);
-	list_for_each_entry_safe(uevent, tmp, &file->events, list)
-		if (uevent->id == id)
-			rcm_event_unlink(file, uevent, &dead);
-	spin_unlock(&file->event_lock);
+	rcm_event_take(file, offsetof(struct rcm_uevent, id), id, &dead);
 	mutex_unlock(&file->read_mutex);
-
-	list_for_each_entry_safe(uevent, tmp, &dead, list)
-		rcm_event_free(uevent);
+	rcm_event_free_list(&dead);
 }
 
 /**
@@ -186,19 +205,12 @@ void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
  */
 void rcm_event_purge_mcast(struct rcm_file *file, struct rcm_mcast *mc)
 {
-	struct rcm_uevent *uevent, *tmp;
 	LIST_HEAD(dead);
 
 	mutex_lock(&file->read_mutex);
-	spin_lock(&file->event_lock);
-	list_for_each_entry_safe(uevent, tmp, &file->events, list)
-		if (uevent->mc == mc)
-			rcm_event_unlink(file, uevent, &dead);
-	spin_unlock(&file->event_lock);
+	rcm_event_take(file, offsetof(struct rcm_uevent, mc), mc, &dead);
 	mutex_unlock(&file->read_mutex);
-
-	list_for_each_entry_safe(uevent, tmp, &dead, list)
-		rcm_event_free(uevent);
+	rcm_event_free_list(&dead);
 }
 
 /**
@@ -258,11 +270,8 @@ void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,
 	LIST_HEAD(taken);
 
 	mutex_lock(&file->read_mutex);
-	spin_lock(&file->event_lock);
-	list_for_each_entry_safe(uevent, tmp, &file->events, list)
-		if (uevent->listener == listener)
-			rcm_event_unlink(file, uevent, &taken);
-	spin_unlock(&file->event_lock);
+	rcm_event_take(file, offsetof(struct rcm_uevent, listener), listener,
+		       &taken);
 	list_for_each_entry_safe(uevent, tmp, &taken, list) {
 		if (xa_cmpxchg(&file->ids, uevent->id->handle, uevent->id,
 			       NULL, GFP_KERNEL) == uevent->id) {
