@@ -140,7 +140,7 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	struct rcm_uevent *ev;
 	bool cancel, stop;
 
-	mutex_lock(&id->lock);
+	rcm_iw_lock_settled(id);
 	ev = id->removal_ev;
 	id->removal_ev = NULL;
 	rcm_addr_release_device(id);

@@ -296,7 +296,7 @@ u32 rcm_id_destroy(struct rcm_id *id)
 	u32 reported;
 
 	/* The fence: every callback that starts after this does nothing. */
-	mutex_lock(&id->lock);
+	rcm_iw_lock_settled(id);
 	id->state = RCM_STATE_DESTROYING;
 	resolving = id->resolve_ev;
 	/*

@@ -314,7 +314,8 @@ static u32 rcm_iw_connect_failure(int err)
 
 /**
  * rcm_iw_connect() - send an MPA request for an active id
- * @id: an RC id routed over an iWARP port; the caller holds its lock
+ * @id: an RC id routed over an iWARP port; the caller holds its command
+ *      lock and its lock, which this drops while the driver connects
  * @cmd: the connect command
  * @param: the depths the command asked for, lowered to the device's
  * @pdata: the private data, @cmd->private_data_len bytes (checked)
@@ -361,12 +362,20 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 	iw->tos_set = id->tos != 0;
 	/*
 	 * Publish the connection first: its handler may run as soon as the
-	 * request leaves, and waits for our lock.
+	 * request leaves. The driver may take as long as a TCP connect, so
+	 * the lock is dropped meanwhile (the command lock still keeps other
+	 * commands out); whoever would take @iw away waits for
+	 * @id->iw_connecting instead (rcm_iw_lock_settled()).
 	 */
 	id->iw = iw;
 	id->active = true;
 	id->state = RCM_STATE_CONNECT;
+	id->iw_connecting = true;
+	mutex_unlock(&id->lock);
 	ret = iw_cm_connect(iw, &p);
+	mutex_lock(&id->lock);
+	WRITE_ONCE(id->iw_connecting, false);
+	wake_up_var(&id->iw_connecting);
 	if (!ret)
 		return 0;
 
@@ -384,6 +393,27 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 	ev->ev.status = ret;
 	rcm_event_queue(id->file, ev);
 	return 0;
+}
+
+/**
+ * rcm_iw_lock_settled() - lock an id once no iWARP connect is under way
+ * @id: the id
+ *
+ * For those that take an id's iw_cm id away to destroy it (destroy,
+ * device removal): iw_destroy_cm_id() must not meet an iw_cm_connect()
+ * that has not yet marked the iw_cm id busy, so they wait until
+ * rcm_iw_connect() has its answer from the driver. Without the command
+ * lock, nothing else can start a connect once this returns.
+ */
+void rcm_iw_lock_settled(struct rcm_id *id)
+{
+	mutex_lock(&id->lock);
+	while (id->iw_connecting) {
+		mutex_unlock(&id->lock);
+		wait_var_event(&id->iw_connecting,
+			       !READ_ONCE(id->iw_connecting));
+		mutex_lock(&id->lock);
+	}
 }
 
 /**

@@ -311,6 +311,10 @@ struct rcm_binding {
  * @iw_disconnect: passive iWARP: userspace disconnected an accepted
  *                 connection before iw_cm reported it up; the
  *                 ESTABLISHED handler disconnects it then. Under @lock
+ * @iw_connecting: active iWARP: rcm_iw_connect() waits for the driver's
+ *                 connect without @lock; destroy and device removal
+ *                 wait until it is clear (rcm_iw_lock_settled()).
+ *                 Written under @lock
  * @req_param: a request id's REQ parameters, seen from this side
  * @seq_num: starting PSN this side announces (24 bits)
  * @qkey: a UD id's Q_Key (RCM_OPTION_ID_QKEY; RCM_UDP_QKEY by default
@@ -364,6 +368,7 @@ struct rcm_id {
 	bool accepted;
 	bool established;
 	bool iw_disconnect;
+	bool iw_connecting;
 	struct rcm_wire_conn_param req_param;
 	u32 seq_num;
 	u32 qkey;
@@ -602,6 +607,7 @@ int rcm_iw_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 		  const struct rcm_wire_conn_param *param, const void *pdata);
 int rcm_iw_reject(struct rcm_id *id, const void *pdata, u8 len);
 int rcm_iw_disconnect(struct rcm_id *id);
+void rcm_iw_lock_settled(struct rcm_id *id);
 int rcm_iw_qp_attr(struct rcm_id *id, struct ib_qp_attr *attr, int *mask);
 
 /* rcm_qp.c */

@@ -64,22 +64,6 @@ static int changes_of(const struct tally *t, unsigned int id)
 	return 0;
 }
 
-/* The netdev's MAC address into @mac (18 bytes). */
-static int read_mac(const char *dev, char *mac)
-{
-	char path[128];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", dev);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	ok = fscanf(f, "%17s", mac) == 1;
-	fclose(f);
-	return ok ? 0 : -1;
-}
-
 static int set_mac(const char *dev, const char *mac)
 {
 	return rcm_sh("ip link set dev %s address %s", dev, mac);
@@ -111,7 +95,7 @@ static void restore(const char *dev, const char *mac, const char *ip)
 {
 	char now[18];
 
-	if (read_mac(dev, now) || strcmp(now, mac))
+	if (rcm_netdev_mac(dev, now) || strcmp(now, mac))
 		set_mac(dev, mac);
 	gid_back(ip);
 }
@@ -207,7 +191,7 @@ static void attached_ids(const char *ip, const char *dev, const char *mac)
 		CHECK(ta.n + ts.n + tc.n == 6, "round %d: %d ids reported",
 		      round, ta.n + ts.n + tc.n);
 	}
-	CHECK(read_mac(dev, now) == 0 && !strcmp(now, mac), "MAC not back");
+	CHECK(rcm_netdev_mac(dev, now) == 0 && !strcmp(now, mac), "MAC not back");
 	CHECK(gid_back(ip) == 0, "the RoCE GID of %s did not come back", ip);
 	/* The connection is still there to be closed as usual. */
 	CHECK(establish(c, cid) == -1 && errno == EINVAL,
@@ -224,7 +208,7 @@ static void other_netdev(const char *ip, const char *dev, const char *mac)
 	char dummy_mac[18];
 	int fd;
 
-	if (read_mac("nordma0", dummy_mac))
+	if (rcm_netdev_mac("nordma0", dummy_mac))
 		SKIP("no nordma0 netdev");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
@@ -306,7 +290,7 @@ static void with_mac(void (*body)(const char *ip, const char *dev,
 
 	if (!ip || !dev)
 		SKIP("no Soft-RoCE device");
-	CHECK(read_mac(dev, mac) == 0, "no MAC for %s", dev);
+	CHECK(rcm_netdev_mac(dev, mac) == 0, "no MAC for %s", dev);
 	body(ip, dev, mac);
 	restore(dev, mac, ip);
 }

@@ -7,12 +7,16 @@
  * accept; the active side sends the first message (the MPA rule).
  * Covered: listen, connect and accept with private data both ways, a
  * SEND each way, disconnect; reject; nobody listening; the private data
- * limits; a wildcard listener; destroy mid-connect; closing and killing
+ * limits; a wildcard listener; destroy mid-connect; a TCP connect that
+ * waits out its SYN retries (siw connects inside iw_cm_connect()) holds
+ * no lock an address change needs, and a destroy waits for it; closing
+ * and killing
  * with live connections; and both directions against the in-tree stack
  * (./intree_server and ./intree_client with a QP).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -662,6 +666,171 @@ RCM_TEST(iwarp_destroy_mid_connect)
 	close(c);
 	close(s);
 	end_close(&ce);
+}
+
+/*
+ * The neighbour 198.18.N.2 of the siw address 198.18.N.1, made known
+ * (a permanent ARP entry) but silent: a TCP connect to it waits out
+ * its SYN retries, and siw connects TCP inside iw_cm_connect().
+ */
+static void silent_neighbour(const char *ip, char *nb, size_t len)
+{
+	snprintf(nb, len, "%.*s2", (int)(strrchr(ip, '.') + 1 - ip), ip);
+}
+
+/* Set net.ipv4.tcp_syn_retries: 0 or -1. */
+static int syn_retries(int n)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_syn_retries", "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%d\n", n) > 0;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
+/*
+ * Child of iwarp_slow_tcp_connect_leaves_the_id_unlocked: connect to
+ * @nb, telling the parent on @ready just before. Exit status 0 when
+ * the connect returned 0 and the id then heard UNREACHABLE (after the
+ * parent's ADDR_CHANGE, if that came first).
+ */
+static int connect_to_silence(const char *nb, int ready)
+{
+	struct rcm_event ev;
+	unsigned int id;
+	struct end e;
+	int fd;
+
+	fd = rcm_open_dev();
+	id = rcm_routed_id(fd, nb, 20514, 1);
+	if (!id || end_open(&e) || end_init(&e, fd, id))
+		return 2;
+	if (write(ready, "r", 1) != 1)
+		return 3;
+	if (connect_data(fd, id, e.qp->qp_num, "hush", 5))
+		return 4;
+	/* The address change reaches this id too, once its lock is free. */
+	do {
+		if (rcm_wait_event(fd, 15000, &ev))
+			return 5;
+	} while (ev.event == RCM_EVENT_ADDR_CHANGE);
+	if (ev.event != RCM_EVENT_UNREACHABLE)
+		return 6;
+	end_close(&e);
+	return 0;
+}
+
+/*
+ * siw connects TCP before iw_cm_connect() returns, which to a silent
+ * peer takes as long as the SYN retries. rcm must not hold the id's
+ * lock meanwhile: the address change of the netdev (which takes the
+ * lock of every id on it, in order) would wait for the connect, and
+ * with it every id attached after this one.
+ */
+RCM_TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
+{
+	const char *ip = siw_ip(), *dev = getenv("RCM_NETDEV_SIW");
+	char nb[INET_ADDRSTRLEN], mac[18], c;
+	struct timespec t0;
+	struct rcm_event ev;
+	int p[2], fd, st;
+	unsigned int id;
+	pid_t pid;
+
+	NEED_SIW(ip);
+	CHECK(dev, "no RCM_NETDEV_SIW");
+	silent_neighbour(ip, nb, sizeof(nb));
+	CHECK(rcm_sh("/usr/sbin/ip neigh replace %s lladdr 02:00:c6:12:00:02 dev %s nud permanent",
+		     nb, dev) == 0, "cannot make %s a silent neighbour", nb);
+	CHECK(syn_retries(2) == 0, "tcp_syn_retries: %s", strerror(errno));
+	CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid)
+		_exit(connect_to_silence(nb, p[1]));
+	CHECK(read(p[0], &c, 1) == 1, "the connecting child failed");
+	/* Attached after the connecting id: the change reaches it later. */
+	fd = rcm_open_dev();
+	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "bind: %s", strerror(errno));
+	usleep(300000);		/* the child is inside its connect now */
+	CHECK(rcm_netdev_mac(dev, mac) == 0, "no MAC of %s", dev);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(rcm_sh("ip link set dev %s address 02:00:c6:12:00:01", dev) == 0,
+	      "cannot change the MAC of %s", dev);
+	st = rcm_wait_event(fd, 3000, &ev);
+	printf("# address change reported after %ld ms\n", ms_since(&t0));
+	rcm_sh("ip link set dev %s address %s", dev, mac);
+	CHECK(st == 0 && ev.event == RCM_EVENT_ADDR_CHANGE && ev.id == id,
+	      "no ADDR_CHANGE within 3 s while another id connects");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "connecting child: status %d", st);
+	rcm_sh("/usr/sbin/ip neigh del %s dev %s", nb, dev);
+	syn_retries(6);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
+struct slow_connect {
+	int fd;
+	unsigned int id;
+	unsigned int qpn;
+	int ret;
+	int err;
+};
+
+static void *slow_connect_thread(void *arg)
+{
+	struct slow_connect *sc = arg;
+
+	sc->ret = connect_data(sc->fd, sc->id, sc->qpn, "hush", 5);
+	sc->err = errno;
+	return NULL;
+}
+
+/*
+ * Destroying an id whose connect is still inside the driver waits for
+ * it (iw_cm must not destroy an iw_cm id a connect is about to mark
+ * busy), then succeeds; KASAN sees any use of the freed iw_cm id.
+ */
+RCM_TEST(iwarp_destroy_during_slow_tcp_connect)
+{
+	const char *ip = siw_ip(), *dev = getenv("RCM_NETDEV_SIW");
+	struct slow_connect sc = {};
+	char nb[INET_ADDRSTRLEN];
+	struct timespec t0;
+	struct rcm_event ev;
+	pthread_t t;
+	struct end e;
+
+	NEED_SIW(ip);
+	CHECK(dev, "no RCM_NETDEV_SIW");
+	silent_neighbour(ip, nb, sizeof(nb));
+	CHECK(rcm_sh("/usr/sbin/ip neigh replace %s lladdr 02:00:c6:12:00:02 dev %s nud permanent",
+		     nb, dev) == 0, "cannot make %s a silent neighbour", nb);
+	CHECK(syn_retries(2) == 0, "tcp_syn_retries: %s", strerror(errno));
+	sc.fd = rcm_open_dev();
+	sc.id = rcm_routed_id(sc.fd, nb, 20515, 1);
+	CHECK(sc.id && end_open(&e) == 0 && end_init(&e, sc.fd, sc.id) == 0,
+	      "set-up: %s", strerror(errno));
+	sc.qpn = e.qp->qp_num;
+	CHECK(pthread_create(&t, NULL, slow_connect_thread, &sc) == 0,
+	      "thread");
+	usleep(300000);		/* the thread is inside its connect now */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(rcm_destroy(sc.fd, sc.id) == 0, "destroy: %s", strerror(errno));
+	printf("# destroy waited %ld ms for the connect\n", ms_since(&t0));
+	pthread_join(t, NULL);
+	CHECK(sc.ret == 0, "connect: %s", strerror(sc.err));
+	CHECK(rcm_wait_event(sc.fd, 500, &ev), "event %u after destroy",
+	      ev.event);
+	rcm_sh("/usr/sbin/ip neigh del %s dev %s", nb, dev);
+	syn_retries(6);
+	close(sc.fd);
+	end_close(&e);
 }
 
 /*

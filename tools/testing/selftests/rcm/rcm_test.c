@@ -302,6 +302,22 @@ int rcm_exit_status(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* The MAC address of netdev @dev into @mac (18 bytes): 0 or -1. */
+int rcm_netdev_mac(const char *dev, char *mac)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%17s", mac) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
 int rcm_sh(const char *fmt, ...)
 {
 	char cmd[512];

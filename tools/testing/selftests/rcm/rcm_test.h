@@ -157,6 +157,7 @@ int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
 pid_t rcm_spawn_listening(char *const argv[]);
 /* Reap @pid: its exit status, 128 if a signal ended it, -1 on error. */
 int rcm_exit_status(pid_t pid);
+int rcm_netdev_mac(const char *dev, char *mac);
 int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* RCM_TEST_H */
