@@ -58,7 +58,7 @@ void rcm_device_put(struct rcm_device *rdev)
  * RoCE v2 where the port has it, else RoCE v1, else IB (InfiniBand and
  * iWARP), as the in-tree CM chooses by default.
  */
-enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port)
+static enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port)
 {
 	if (rdma_protocol_roce_udp_encap(ibdev, port))
 		return IB_GID_TYPE_ROCE_UDP_ENCAP;

@@ -327,7 +327,7 @@ u32 rcm_id_destroy(struct rcm_id *id)
 		iw_destroy_cm_id(iw);
 	if (resolving)
 		rcm_addr_cancel(id);
-	rcm_port_release(id);
+	rcm_ps_release(id);
 
 	rcm_event_purge(id->file, id);
 	rcm_id_put(id);

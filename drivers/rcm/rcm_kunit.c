@@ -251,7 +251,7 @@ static struct kunit_suite rcm_id_suite = {
 	.test_cases = rcm_id_cases,
 };
 
-/* --- rcm_port.c: port sharing rules ---------------------------------- */
+/* --- rcm_ps.c: port sharing rules ---------------------------------- */
 
 static void rcm_bind4(struct rcm_binding *b, __be32 ip, u16 port,
 		      bool reuse, bool afonly)
@@ -278,65 +278,65 @@ static void rcm_bind6_any(struct rcm_binding *b, u16 port, bool afonly)
 
 #define IP4(a, b, c, d) htonl((a) << 24 | (b) << 16 | (c) << 8 | (d))
 
-static void rcm_port_same_address_is_in_use(struct kunit *test)
+static void rcm_ps_same_address_is_in_use(struct kunit *test)
 {
 	struct rcm_binding a, b;
 
 	rcm_bind4(&a, IP4(198, 18, 1, 1), 7471, false, false);
 	rcm_bind4(&b, IP4(198, 18, 1, 1), 7471, false, false);
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&a, &b), -EADDRINUSE);
 }
 
-static void rcm_port_different_addresses_share(struct kunit *test)
+static void rcm_ps_different_addresses_share(struct kunit *test)
 {
 	struct rcm_binding a, b;
 
 	rcm_bind4(&a, IP4(198, 18, 1, 1), 7471, false, false);
 	rcm_bind4(&b, IP4(198, 18, 2, 1), 7471, false, false);
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), 0);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&a, &b), 0);
 }
 
-static void rcm_port_wildcard_conflicts_with_anything(struct kunit *test)
+static void rcm_ps_wildcard_conflicts_with_anything(struct kunit *test)
 {
 	struct rcm_binding any, one;
 
 	rcm_bind4(&any, htonl(INADDR_ANY), 7471, false, false);
 	rcm_bind4(&one, IP4(198, 18, 1, 1), 7471, false, false);
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&any, &one), -EADDRNOTAVAIL);
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&one, &any), -EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&any, &one), -EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&one, &any), -EADDRNOTAVAIL);
 }
 
-static void rcm_port_reuseaddr_needs_both_sides(struct kunit *test)
+static void rcm_ps_reuseaddr_needs_both_sides(struct kunit *test)
 {
 	struct rcm_binding a, b;
 
 	rcm_bind4(&a, IP4(198, 18, 1, 1), 7471, true, false);
 	rcm_bind4(&b, IP4(198, 18, 1, 1), 7471, true, false);
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), 0);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&a, &b), 0);
 	b.reuseaddr = false;
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&a, &b), -EADDRINUSE);
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&b, &a), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&a, &b), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&b, &a), -EADDRINUSE);
 }
 
-static void rcm_port_afonly_separates_families(struct kunit *test)
+static void rcm_ps_afonly_separates_families(struct kunit *test)
 {
 	struct rcm_binding v4, v6;
 
 	rcm_bind4(&v4, htonl(INADDR_ANY), 7471, false, true);
 	rcm_bind6_any(&v6, 7471, true);
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&v6, &v4), 0);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&v6, &v4), 0);
 	/* One side dual-stack: the wildcards collide. */
 	v6.afonly = false;
-	KUNIT_EXPECT_EQ(test, rcm_port_conflict(&v6, &v4), -EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&v6, &v4), -EADDRNOTAVAIL);
 }
 
 static bool rcm_listen_match(const struct rcm_binding *l,
 			     const struct rcm_binding *dialled)
 {
-	return rcm_port_listen_match(l, (const struct sockaddr *)&dialled->addr);
+	return rcm_ps_listen_match(l, (const struct sockaddr *)&dialled->addr);
 }
 
-static void rcm_port_listener_takes_its_address(struct kunit *test)
+static void rcm_ps_listener_takes_its_address(struct kunit *test)
 {
 	struct rcm_binding l, d;
 
@@ -347,7 +347,7 @@ static void rcm_port_listener_takes_its_address(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
 }
 
-static void rcm_port_wildcard_listener_takes_its_family(struct kunit *test)
+static void rcm_ps_wildcard_listener_takes_its_family(struct kunit *test)
 {
 	struct rcm_binding l, d;
 
@@ -365,13 +365,13 @@ static bool rcm_unique(const struct rcm_binding *as,
 		       const struct rcm_binding *bs,
 		       const struct rcm_binding *bd)
 {
-	return rcm_port_unique((const struct sockaddr *)&as->addr,
+	return rcm_ps_unique((const struct sockaddr *)&as->addr,
 			       (const struct sockaddr *)&ad->addr,
 			       (const struct sockaddr *)&bs->addr,
 			       (const struct sockaddr *)&bd->addr);
 }
 
-static void rcm_port_ephemeral_shared_by_destination(struct kunit *test)
+static void rcm_ps_ephemeral_shared_by_destination(struct kunit *test)
 {
 	struct rcm_binding src, d1, d2, d1p;
 
@@ -386,7 +386,7 @@ static void rcm_port_ephemeral_shared_by_destination(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_unique(&src, &d1, &src, &d1));
 }
 
-static void rcm_port_ephemeral_source_tells_apart(struct kunit *test)
+static void rcm_ps_ephemeral_source_tells_apart(struct kunit *test)
 {
 	struct rcm_binding s1, s2, d;
 
@@ -397,7 +397,7 @@ static void rcm_port_ephemeral_source_tells_apart(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_unique(&s1, &d, &s1, &d));
 }
 
-static void rcm_port_ephemeral_no_destination_is_whole(struct kunit *test)
+static void rcm_ps_ephemeral_no_destination_is_whole(struct kunit *test)
 {
 	struct rcm_binding src, d, none;
 
@@ -410,7 +410,7 @@ static void rcm_port_ephemeral_no_destination_is_whole(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_unique(&src, &none, &src, &none));
 }
 
-static void rcm_port_dual_stack_listener_takes_ipv4(struct kunit *test)
+static void rcm_ps_dual_stack_listener_takes_ipv4(struct kunit *test)
 {
 	struct rcm_binding l, d;
 
@@ -421,24 +421,24 @@ static void rcm_port_dual_stack_listener_takes_ipv4(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
 }
 
-static struct kunit_case rcm_port_cases[] = {
-	KUNIT_CASE(rcm_port_listener_takes_its_address),
-	KUNIT_CASE(rcm_port_wildcard_listener_takes_its_family),
-	KUNIT_CASE(rcm_port_dual_stack_listener_takes_ipv4),
-	KUNIT_CASE(rcm_port_same_address_is_in_use),
-	KUNIT_CASE(rcm_port_different_addresses_share),
-	KUNIT_CASE(rcm_port_wildcard_conflicts_with_anything),
-	KUNIT_CASE(rcm_port_reuseaddr_needs_both_sides),
-	KUNIT_CASE(rcm_port_afonly_separates_families),
-	KUNIT_CASE(rcm_port_ephemeral_shared_by_destination),
-	KUNIT_CASE(rcm_port_ephemeral_source_tells_apart),
-	KUNIT_CASE(rcm_port_ephemeral_no_destination_is_whole),
+static struct kunit_case rcm_ps_cases[] = {
+	KUNIT_CASE(rcm_ps_listener_takes_its_address),
+	KUNIT_CASE(rcm_ps_wildcard_listener_takes_its_family),
+	KUNIT_CASE(rcm_ps_dual_stack_listener_takes_ipv4),
+	KUNIT_CASE(rcm_ps_same_address_is_in_use),
+	KUNIT_CASE(rcm_ps_different_addresses_share),
+	KUNIT_CASE(rcm_ps_wildcard_conflicts_with_anything),
+	KUNIT_CASE(rcm_ps_reuseaddr_needs_both_sides),
+	KUNIT_CASE(rcm_ps_afonly_separates_families),
+	KUNIT_CASE(rcm_ps_ephemeral_shared_by_destination),
+	KUNIT_CASE(rcm_ps_ephemeral_source_tells_apart),
+	KUNIT_CASE(rcm_ps_ephemeral_no_destination_is_whole),
 	{}
 };
 
-static struct kunit_suite rcm_port_suite = {
-	.name = "rcm_port",
-	.test_cases = rcm_port_cases,
+static struct kunit_suite rcm_ps_suite = {
+	.name = "rcm_ps",
+	.test_cases = rcm_ps_cases,
 };
 
 /* --- rcm_addr.c: addresses from userspace ---------------------------- */
@@ -884,5 +884,5 @@ static struct kunit_suite rcm_event_suite = {
 };
 
 kunit_test_suites(&rcm_device_suite, &rcm_ioctl_suite, &rcm_id_suite,
-		  &rcm_port_suite, &rcm_addr_suite, &rcm_route_suite,
+		  &rcm_ps_suite, &rcm_addr_suite, &rcm_route_suite,
 		  &rcm_event_suite, &rcm_qp_suite);
