@@ -16,6 +16,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /* Protects rcm_devices. Never held across a wait on a device's @done. */
@@ -29,7 +31,7 @@ static LIST_HEAD(rcm_devices);
  * An IB CM port (InfiniBand, RoCE v1/v2) wins over an iWARP one; no
  * device announces both on one port.
  */
-enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags)
+VISIBLE_IF_KUNIT enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags)
 {
 	if (core_cap_flags & RDMA_CORE_CAP_IB_CM)
 		return RCM_PORT_CM_IB;

@@ -30,6 +30,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /* The ib_cm service timeout of the delayed MRA: 2^24 * 4.096 us = 68 s. */
@@ -490,7 +492,8 @@ static bool rcm_ib_ip6_unicast(const struct in6_addr *a)
  *
  * Return: true when both addresses may be real unicast endpoints.
  */
-bool rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs)
+VISIBLE_IF_KUNIT bool
+rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs)
 {
 	if (addrs->peer.sa.sa_family == AF_INET) {
 		__be32 s = addrs->peer.in.sin_addr.s_addr;

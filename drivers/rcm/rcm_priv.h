@@ -34,9 +34,9 @@
  *   rcm_wire.c    IB CM wire layer without a device (rcm_wire.h): CMA
  *                 header, service IDs, private-data limits, connection
  *                 parameters, multicast MGIDs
- *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit);
- *                 rcm_wire_kunit.c and rcm_ib_kunit.c those of
- *                 rcm_wire.c and rcm_ib.c
+ *   rcm_*_kunit.c the KUnit suite of each file (built only when the
+ *                 kernel has KUnit); what they test that no other file
+ *                 calls is VISIBLE_IF_KUNIT, declared at the end here
  *   rcm_wire.h    declarations of the wire layer, included here
  */
 #ifndef _RCM_PRIV_H
@@ -93,7 +93,6 @@ extern struct ib_client rcm_ib_client;
 int rcm_device_init(void);
 void rcm_device_exit(void);
 u32 rcm_device_count(void);
-enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
 void rcm_device_put(struct rcm_device *rdev);
 struct rcm_id;
 int rcm_device_attach(struct rcm_id *id);
@@ -134,12 +133,6 @@ struct rcm_ioctl_op {
 	u32 out_offset;
 	u32 out_end;
 };
-
-const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);
-int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
-			   u32 flags);
-extern const struct rcm_ioctl_op rcm_ioctl_ops[];
-extern const unsigned int rcm_ioctl_num_ops;
 
 /**
  * struct rcm_file - one open of /dev/infiniband/rcm
@@ -458,7 +451,6 @@ struct rcm_uevent {
 /* rcm_id.c */
 int rcm_id_init(void);
 void rcm_id_exit(void);
-bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
 struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 			    u8 qp_type, struct net *net);
 int rcm_id_publish(struct rcm_id *id);
@@ -488,18 +480,12 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg);
 /* rcm_ps.c */
 bool rcm_addr_is_any(const struct sockaddr *sa);
 u16 rcm_addr_port(const struct sockaddr *sa);
-int rcm_ps_conflict(const struct rcm_binding *new,
-		    const struct rcm_binding *cur);
-bool rcm_ps_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
-		   const struct sockaddr *b_src, const struct sockaddr *b_dst);
 int rcm_ps_bind(struct rcm_id *id);
 void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
 		      const struct sockaddr_storage *dst);
 void rcm_ps_release(struct rcm_id *id);
 void rcm_ps_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
 int rcm_ps_listen_exclusive(struct rcm_id *id);
-bool rcm_ps_listen_match(const struct rcm_binding *bound,
-			 const struct sockaddr *dialled);
 struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
 				    const struct sockaddr *dialled,
 				      struct ib_device *ibdev);
@@ -517,8 +503,6 @@ int rcm_cmd_query_id(struct file *filp, void *arg);
 void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev);
 
 /* rcm_route.c */
-u32 rcm_route_flow_label(const struct sockaddr *src,
-			 const struct sockaddr *dst);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
 struct net_device;
@@ -601,7 +585,6 @@ int rcm_ib_notify(struct rcm_id *id);
 int rcm_ib_reject(struct rcm_id *id, u32 reason, const void *pdata, u8 len);
 int rcm_ib_disconnect(struct rcm_id *id);
 struct ib_cm_id *rcm_ib_listen(struct rcm_id *id, struct rcm_device *rdev);
-bool rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs);
 
 /* rcm_sidr.c */
 int rcm_sidr_connect(struct rcm_id *id, const void *udata, u32 ulen,
@@ -626,8 +609,6 @@ void rcm_iw_lock_settled(struct rcm_id *id);
 int rcm_iw_qp_attr(struct rcm_id *id, struct ib_qp_attr *attr, int *mask);
 
 /* rcm_qp.c */
-void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
-			 struct rcm_qp_attr *out);
 int rcm_cmd_init_qp_attr(struct file *filp, void *arg);
 
 /* rcm_option.c */
@@ -656,5 +637,31 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size);
 
 /* rcm_cmd.c */
 int rcm_cmd_query(struct file *filp, void *arg);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * For the KUnit suites only (VISIBLE_IF_KUNIT, <kunit/visibility.h>):
+ * static in a kernel without KUnit, so they never widen the interface
+ * between rcm's own files.
+ */
+enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
+const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);
+int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
+			   u32 flags);
+bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
+int rcm_ps_conflict(const struct rcm_binding *new,
+		    const struct rcm_binding *cur);
+bool rcm_ps_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
+		   const struct sockaddr *b_src, const struct sockaddr *b_dst);
+bool rcm_ps_listen_match(const struct rcm_binding *bound,
+			 const struct sockaddr *dialled);
+u32 rcm_route_flow_label(const struct sockaddr *src,
+			 const struct sockaddr *dst);
+bool rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs);
+void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
+			 struct rcm_qp_attr *out);
+extern const struct rcm_ioctl_op rcm_ioctl_ops[];
+extern const unsigned int rcm_ioctl_num_ops;
+#endif
 
 #endif /* _RCM_PRIV_H */

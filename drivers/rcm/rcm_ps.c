@@ -17,6 +17,8 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /**
@@ -113,8 +115,8 @@ static bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
  *
  * Return: 0 when they may share, else the errno.
  */
-int rcm_ps_conflict(const struct rcm_binding *new,
-		    const struct rcm_binding *cur)
+VISIBLE_IF_KUNIT int rcm_ps_conflict(const struct rcm_binding *new,
+				     const struct rcm_binding *cur)
 {
 	const struct sockaddr *a = (const struct sockaddr *)&new->addr;
 	const struct sockaddr *b = (const struct sockaddr *)&cur->addr;
@@ -151,8 +153,10 @@ static bool rcm_addr_is_set(const struct sockaddr *sa)
  *
  * Return: true when they may share the port.
  */
-bool rcm_ps_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
-		   const struct sockaddr *b_src, const struct sockaddr *b_dst)
+VISIBLE_IF_KUNIT bool rcm_ps_unique(const struct sockaddr *a_src,
+				    const struct sockaddr *a_dst,
+				    const struct sockaddr *b_src,
+				    const struct sockaddr *b_dst)
 {
 	u16 a_port = a_dst->sa_family ? rcm_addr_port(a_dst) : 0;
 	u16 b_port = b_dst->sa_family ? rcm_addr_port(b_dst) : 0;
@@ -327,8 +331,8 @@ int rcm_ps_listen_exclusive(struct rcm_id *id)
  * The same address, or the wildcard of its family; a dual-stack (not
  * AFONLY) IPv6 wildcard also takes IPv4.
  */
-bool rcm_ps_listen_match(const struct rcm_binding *bound,
-			 const struct sockaddr *dialled)
+VISIBLE_IF_KUNIT bool rcm_ps_listen_match(const struct rcm_binding *bound,
+					  const struct sockaddr *dialled)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&bound->addr;
 
