@@ -78,7 +78,12 @@ stress:
 
 # kernel-doc -none: only its warnings, each a failure (-Werror).
 style:
-	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types -f $(KERNEL_SOURCES)
+	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types -f \
+		$(filter-out %_trace.h,$(KERNEL_SOURCES))
+	# TRACE_EVENT()'s own layout, as in every kernel trace header.
+	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types \
+		--ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE \
+		-f $(filter %_trace.h,$(KERNEL_SOURCES))
 	tools/testing/kernel-doc.sh -Werror -none $(KERNEL_SOURCES)
 
 sparse:

@@ -27,6 +27,7 @@
 #include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 /**
  * rcm_addr_from_user() - take an AF_INET/AF_INET6 address from userspace
@@ -419,8 +420,10 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 	if (!ret)
 		ret = rcm_addr_resolve(id, &dst, id->resolve_timeout_ms ?:
 					cmd->timeout_ms);
-	if (!ret)
+	if (!ret) {
 		id->resolve_used = true;
+		trace_cm_resolve_addr(id);
+	}
 	mutex_unlock(&id->lock);
 	mutex_unlock(&id->cmd_lock);
 	rcm_id_put(id);

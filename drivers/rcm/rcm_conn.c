@@ -18,6 +18,7 @@
 #include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 /**
  * rcm_private_data_from_user() - copy the private data of a command in
@@ -151,6 +152,10 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 	}
 	ret = rcm_ib_connect(id, cmd, &param, udata, &cm_id);
 out:
+	if (!ret && rcm_id_is_ud(id))
+		trace_cm_send_sidr_req(id);
+	else if (!ret)
+		trace_cm_send_req(id);
 	rcm_id_unlock(id);
 	/* Never sent: no handler can be running; destroyed without locks. */
 	if (cm_id)
@@ -214,6 +219,10 @@ answered:
 	id->context = cmd->context;
 	id->accepted = true;
 	rcm_request_answered(id);
+	if (rcm_id_is_ud(id))
+		trace_cm_send_sidr_rep(id);
+	else
+		trace_cm_send_rep(id);
 out:
 	rcm_id_unlock(id);
 	return ret;
@@ -235,6 +244,8 @@ int rcm_cmd_establish(struct file *filp, void *arg)
 		goto out;
 	}
 	ret = rcm_ib_establish(id);
+	if (!ret)
+		trace_cm_send_rtu(id);
 out:
 	rcm_id_unlock(id);
 	return ret;
@@ -296,6 +307,8 @@ int rcm_cmd_disconnect(struct file *filp, void *arg)
 	} else {
 		ret = -EINVAL;
 	}
+	if (!ret)
+		trace_cm_disconnect(id);
 	rcm_id_unlock(id);
 	return ret;
 }

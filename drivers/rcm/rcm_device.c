@@ -19,6 +19,7 @@
 #include <kunit/visibility.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 /* Protects rcm_devices. Never held across a wait on a device's @done. */
 static DEFINE_MUTEX(rcm_devices_lock);
@@ -135,6 +136,7 @@ static int rcm_device_attach_found(struct rcm_id *id,
 		list_add_tail(&id->dev_node, &rdev->ids);
 		mutex_unlock(&rdev->ids_lock);
 		mutex_unlock(&rcm_devices_lock);
+		trace_cm_id_attach(id, rdev->ibdev);
 		return 0;
 	}
 	mutex_unlock(&rcm_devices_lock);

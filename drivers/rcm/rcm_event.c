@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 /*
  * Event records come from their own cache: at 304 bytes a kmalloc would
@@ -129,12 +130,33 @@ void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
 		uevent->ev.context = uevent->mc->context;
 	else if (uevent->ev.event != RCM_EVENT_CONNECT_REQUEST)
 		uevent->ev.context = id->context;
+	trace_cm_event_queued(&uevent->ev);
 
 	spin_lock(&file->event_lock);
 	list_add_tail(&uevent->list, &file->events);
 	WRITE_ONCE(file->nr_events, file->nr_events + 1);
 	spin_unlock(&file->event_lock);
 	wake_up_interruptible(&file->poll_wait);
+}
+
+/**
+ * rcm_event_pending() - events of an id waiting in its file's queue
+ * @id: the id; the caller holds its lock, so it stays in its file
+ *
+ * Return: how many; for a listing, it walks the queue.
+ */
+u32 rcm_event_pending(struct rcm_id *id)
+{
+	struct rcm_file *file = id->file;
+	struct rcm_uevent *uevent;
+	u32 n = 0;
+
+	lockdep_assert_held(&id->lock);
+	spin_lock(&file->event_lock);
+	list_for_each_entry(uevent, &file->events, list)
+		n += uevent->id == id;
+	spin_unlock(&file->event_lock);
+	return n;
 }
 
 /* Unlink a queued event; @file->event_lock held. */
@@ -421,6 +443,7 @@ static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 				done = -EFAULT;
 			break;
 		}
+		trace_cm_event_read(&uevent->ev);
 		spin_lock(&file->event_lock);
 		rcm_event_unlink(file, uevent, NULL);
 		uevent->id->events_reported++;

@@ -243,4 +243,5 @@ const struct file_operations rcm_fops = {
 	.unlocked_ioctl = rcm_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,
+	.show_fdinfo = rcm_show_fdinfo,
 };

@@ -33,6 +33,7 @@
 #include <kunit/visibility.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 /* The ib_cm service timeout of the delayed MRA: 2^24 * 4.096 us = 68 s. */
 #define RCM_MRA_SERVICE_TIMEOUT 24
@@ -650,6 +651,7 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	else
 		ret = rcm_ib_new_request(listener, cm_id, event, cm_port,
 					 sgid_attr, &addrs);
+	trace_cm_req_handler(listener, ret);
 	mutex_unlock(&listener->lock);
 	rcm_id_put(listener);
 	return ret;

@@ -23,6 +23,7 @@
 #include <kunit/visibility.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 static unsigned int max_ids_per_file = RCM_MAX_IDS;
 module_param(max_ids_per_file, uint, 0644);
@@ -211,7 +212,10 @@ int rcm_id_publish(struct rcm_id *id)
 	ret = xa_alloc(&id->file->ids, &id->handle, id,
 		       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
 		       GFP_KERNEL_ACCOUNT);
-	return ret == -EBUSY ? -EMFILE : ret;
+	if (ret)
+		return ret == -EBUSY ? -EMFILE : ret;
+	trace_cm_id_create(id);
+	return 0;
 }
 
 int rcm_cmd_create_id(struct file *filp, void *arg)
@@ -299,6 +303,7 @@ u32 rcm_id_destroy(struct rcm_id *id)
 
 	/* The fence: every callback that starts after this does nothing. */
 	rcm_iw_lock_settled(id);
+	trace_cm_id_destroy(id);
 	id->state = RCM_STATE_DESTROYING;
 	resolving = id->resolve_ev;
 	/*

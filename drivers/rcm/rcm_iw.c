@@ -43,6 +43,7 @@
 #include <rdma/restrack.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 static int rcm_iw_conn_handler(struct iw_cm_id *iw, struct iw_cm_event *event);
 
@@ -156,6 +157,7 @@ static int rcm_iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *event)
 		ret = rcm_iw_new_request(listener, iw, event);
 	else
 		ret = -ECONNABORTED;
+	trace_cm_req_handler(listener, ret);
 	mutex_unlock(&listener->lock);
 	return ret;
 }

@@ -29,6 +29,7 @@
 #include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 static DEFINE_MUTEX(rcm_listeners_lock);
 /* Every listening id (struct rcm_id.listener_node). */
@@ -170,6 +171,17 @@ void rcm_listen_stop(struct rcm_id *id)
 }
 
 /**
+ * rcm_listen_backlog() - the backlog a listener was given
+ * @id: a listening id; the caller holds its lock
+ *
+ * Return: the number of unread requests it may hold.
+ */
+u32 rcm_listen_backlog(const struct rcm_id *id)
+{
+	return id->backlog ? id->backlog->max : 0;
+}
+
+/**
  * rcm_listen_drop_backlog() - a destroyed listener lets go of its backlog
  * @id: the id, past its destroy's fence; only the destroy calls this
  *
@@ -280,6 +292,7 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 		list_add_tail(&id->listener_node, &rcm_listeners);
 		bl = NULL;
 		WRITE_ONCE(id->state, RCM_STATE_LISTEN);
+		trace_cm_listen(id);
 	} else {
 		id->backlog = NULL;
 	}
@@ -509,6 +522,7 @@ int rcm_cmd_reject(struct file *filp, void *arg)
 		ret = rcm_ib_reject(id, reason, pdata, cmd->private_data_len);
 	if (ret)
 		goto out;
+	trace_cm_send_rej(id);
 	if (id->active)
 		id->accepted = false;	/* the connection is gone */
 	else

@@ -29,6 +29,8 @@
  *   rcm_iw.c      iWARP over iw_cm: listens, requests, connect, accept,
  *                 reject, disconnect and the iw_cm events
  *   rcm_qp.c      the attributes a user QP needs for each transition
+ *   rcm_fdinfo.c  /proc/PID/fdinfo of an rcm file: its ids, for rcm-stat
+ *   rcm_trace.c   the tracepoints (rcm_trace.h: TRACE_SYSTEM rcm)
  *   rcm_mcast.c   multicast groups of UD ids: join, leave, and their IP
  *                 (IGMP) memberships
  *   rcm_wire.c    IB CM wire layer without a device (rcm_wire.h): CMA
@@ -524,6 +526,7 @@ int rcm_cmd_listen(struct file *filp, void *arg);
 int rcm_cmd_reject(struct file *filp, void *arg);
 void rcm_listen_stop(struct rcm_id *id);
 void rcm_listen_drop_backlog(struct rcm_id *id);
+u32 rcm_listen_backlog(const struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
 void rcm_listen_request_read(struct rcm_id *id);
 void rcm_listen_destroy_requests(struct rcm_id *listener);
@@ -619,6 +622,7 @@ int rcm_event_init(void);
 void rcm_event_exit(void);
 void rcm_event_free(struct rcm_uevent *uevent);
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
+u32 rcm_event_pending(struct rcm_id *id);
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
 int rcm_event_room(struct rcm_file *file);
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id);
@@ -637,6 +641,10 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size);
 
 /* rcm_cmd.c */
 int rcm_cmd_query(struct file *filp, void *arg);
+
+/* rcm_fdinfo.c */
+struct seq_file;
+void rcm_show_fdinfo(struct seq_file *m, struct file *filp);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*

@@ -20,6 +20,7 @@
 #include <kunit/visibility.h>
 
 #include "rcm_priv.h"
+#include "rcm_trace.h"
 
 /* Packet lifetime the in-tree CM assumes on RoCE (2^18 * 4.096 us). */
 #define RCM_ROCE_PACKET_LIFETIME 18
@@ -149,6 +150,7 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 		ret = rcm_route_roce(id);
 	if (!ret) {
 		id->state = RCM_STATE_ROUTE_RESOLVED;
+		trace_cm_resolve_route(id);
 		rcm_id_info_event(id, ev);
 		/*
 		 * The id's file, not the command's: a migration may have

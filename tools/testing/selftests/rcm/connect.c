@@ -28,14 +28,6 @@
 #define QP_ATTR_AV	(1 << 7)
 #define QP_ATTR_DEST_QPN (1 << 20)
 
-static int do_simple(int fd, unsigned long cmd, unsigned int id)
-{
-	/* establish and disconnect share their shape */
-	struct rcm_establish e = { .size = sizeof(e), .id = id };
-
-	return ioctl(fd, cmd, &e);
-}
-
 static int qp_attrs(int fd, unsigned int id, unsigned int states,
 		    struct rcm_init_qp_attr *a)
 {
@@ -69,8 +61,8 @@ RCM_TEST(connect_errors)
 	CHECK_ERRNO(qp_attrs(fd, id, 0, &a), EINVAL);
 	CHECK_ERRNO(qp_attrs(fd, id, 1 << 4, &a), EINVAL);
 	CHECK_ERRNO(qp_attrs(fd, id, 1, &a), EINVAL);
-	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
-	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
+	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
 	n.id = id;
 	n.event = 3;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
@@ -125,7 +117,7 @@ RCM_TEST(connect_errors)
 	CHECK_ERRNO(rcm_connect(fd, id, 5, NULL), EINVAL);
 	/* No answer yet: no RTR, no establish. */
 	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
-	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
 	close(fd);
 }
 
@@ -196,9 +188,9 @@ RCM_TEST(connect_accept_establish_disconnect)
 	CHECK(!memcmp(ca.out_attr[1].ah_attr.dgid, sa.out_attr[1].ah_attr.dgid,
 		      16), "loopback: both sides see the same GID");
 
-	CHECK(do_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
+	CHECK(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
 	      strerror(errno));
-	CHECK_ERRNO(do_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
+	CHECK_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
 	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
 	      ev.id);
@@ -213,11 +205,11 @@ RCM_TEST(connect_accept_establish_disconnect)
 		CHECK_ERRNO(ioctl(c, RCM_IOCTL_NOTIFY, &n), EISCONN);
 	}
 
-	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
+	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
 	/* The passive side answers with its DREP, which ends the active's. */
-	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
+	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
 	      strerror(errno));
 	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
 	CHECK(ev.status == 0, "active DISCONNECTED status %d", ev.status);
@@ -243,7 +235,7 @@ RCM_TEST(nobody_listens_is_rejected)
 	      strerror(errno));
 	CHECK(rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
 	CHECK(ev.status == REJ_INVALID_SERVICE_ID, "status %d", ev.status);
-	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
 	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
 	close(fd);
 }
@@ -317,7 +309,7 @@ RCM_TEST(active_side_rejects_the_response)
 	CHECK(ioctl(c, RCM_IOCTL_REJECT, &r) == 0, "reject: %s",
 	      strerror(errno));
 	CHECK_ERRNO(ioctl(c, RCM_IOCTL_REJECT, &r), EINVAL);
-	CHECK_ERRNO(do_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
+	CHECK_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
 	CHECK(rcm_expect_event(s, RCM_EVENT_REJECTED, &ev) == 0, "passive: no REJECTED");
 	CHECK(ev.id == rid && ev.status == RCM_REJ_CONSUMER_DEFINED &&
 	      !strcmp((char *)ev.private_data, "qp broke"),
@@ -362,7 +354,7 @@ RCM_TEST(two_clients_at_once)
 		      "response qpn %#x data '%s' for %llu", ev.conn.qp_num,
 		      ev.private_data, (unsigned long long)ev.context);
 		got |= 1 << (ev.context - 100);
-		CHECK(do_simple(c, RCM_IOCTL_ESTABLISH, ev.id) == 0,
+		CHECK(rcm_simple(c, RCM_IOCTL_ESTABLISH, ev.id) == 0,
 		      "establish: %s", strerror(errno));
 	}
 	CHECK(got == 3, "responses %#x", got);
@@ -452,11 +444,11 @@ RCM_TEST(rcm_client_to_intree_listener)
 	CHECK(!strcmp((char *)ev.private_data, "from-intree") &&
 	      ev.conn.qp_num == 0x4321, "response data '%.56s' qpn %#x",
 	      ev.private_data, ev.conn.qp_num);
-	CHECK(do_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
+	CHECK(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
 	      strerror(errno));
 	/* The in-tree side disconnects once established. */
 	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
-	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "DREP: %s",
+	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "DREP: %s",
 	      strerror(errno));
 	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
 	close(c);

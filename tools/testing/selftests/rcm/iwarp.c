@@ -180,13 +180,6 @@ static int wait_wc(struct end *e, enum ibv_wc_opcode opcode)
 	return -1;
 }
 
-static int do_simple(int fd, unsigned long cmd, unsigned int id)
-{
-	struct rcm_establish e = { .size = sizeof(e), .id = id };
-
-	return ioctl(fd, cmd, &e);
-}
-
 static int connect_data(int fd, unsigned int id, unsigned int qpn,
 			const void *data, unsigned int len)
 {
@@ -280,8 +273,8 @@ RCM_TEST(iwarp_commands_before_a_connection)
 	/* iw_cm finds no QP of that number on the device. */
 	CHECK_ERRNO(connect_data(fd, id, 0xfffff0, "x", 2), EINVAL);
 	/* Neither left the id changed; nor do IB CM-only commands. */
-	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
-	CHECK_ERRNO(do_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
+	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
 	n.id = id;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
 	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0,
@@ -402,7 +395,7 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 	      "passive: not established");
 	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
 	      ev.id);
-	CHECK_ERRNO(do_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
+	CHECK_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
 
 	/* The active side sends first. */
 	CHECK(post_send(&ce, "ping") == 0, "send: %s", strerror(errno));
@@ -412,13 +405,13 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 	CHECK(wait_wc(&ce, IBV_WC_RECV) == 0 && !strcmp(ce.buf[0], "pong"),
 	      "client received '%.8s'", ce.buf[0]);
 
-	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
+	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
 	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
 	CHECK(ev.id == rid, "DISCONNECTED on id %u", ev.id);
 	/* Once more is harmless, and reports nothing. */
-	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_wait_event(c, 500, &ev) && rcm_wait_event(s, 500, &ev),
 	      "event %u after the disconnect", ev.event);
@@ -460,7 +453,7 @@ RCM_TEST(iwarp_reject_carries_private_data)
 	      "reject data '%.*s' len %u", (int)sizeof(no), ev.private_data,
 	      ev.private_data_len);
 	/* As in-tree: iw_cm_disconnect() of a refused connect is 0. */
-	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0,
+	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0,
 	      "disconnect after REJECTED: %s", strerror(errno));
 	close(c);
 	close(s);
@@ -618,7 +611,7 @@ RCM_TEST(iwarp_ipv6_connection)
 	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0 &&
 	      !strcmp((char *)ev.private_data, "ok"), "not established");
 	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
-	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
 	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
@@ -970,7 +963,7 @@ RCM_TEST(iwarp_rcm_client_to_intree_server)
 	      ev.private_data_len);
 	/* The in-tree side disconnects once established. */
 	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
-	CHECK(do_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
+	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
 	close(c);
@@ -1055,7 +1048,7 @@ RCM_TEST(iwarp_intree_client_to_rcm_listener)
 	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
 	/* The in-tree client disconnects once established. */
 	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
-	CHECK(do_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
+	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
 	      strerror(errno));
 	CHECK(rcm_exit_status(pid) == 0, "in-tree client failed");
 	close(s);

@@ -227,6 +227,14 @@ int rcm_accept(int fd, unsigned int id, unsigned int qpn,
 	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
 }
 
+int rcm_simple(int fd, unsigned long cmd, unsigned int id)
+{
+	/* ESTABLISH and DISCONNECT share their shape. */
+	struct rcm_establish e = { .size = sizeof(e), .id = id };
+
+	return ioctl(fd, cmd, &e);
+}
+
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q)
 {
 	memset(q, 0, sizeof(*q));

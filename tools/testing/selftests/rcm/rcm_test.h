@@ -143,6 +143,8 @@ unsigned int rcm_listener(int fd, const char *ip, unsigned short port,
 int rcm_connect(int fd, unsigned int id, unsigned int qpn, const char *data);
 int rcm_accept(int fd, unsigned int id, unsigned int qpn,
 	       unsigned long long ctx, const char *data);
+/* RCM_IOCTL_ESTABLISH or RCM_IOCTL_DISCONNECT (@cmd) on @id. */
+int rcm_simple(int fd, unsigned long cmd, unsigned int id);
 /* RCM_IOCTL_QUERY_ID into a zeroed @q; the ioctl's result. */
 struct rcm_query_id;
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rcm: tracepoints (TRACE_SYSTEM rcm). Where an event means what one of
+ * the in-tree rdma_cma events means, it has its name (cm_send_req,
+ * cm_send_rep, cm_send_rtu, cm_send_rej, cm_send_sidr_req,
+ * cm_send_sidr_rep, cm_disconnect, cm_id_destroy, cm_id_attach,
+ * cm_req_handler), so a trace of either stack reads the same; ib_cm's
+ * own ib_cma events fire under both. The rest follow the pattern:
+ * cm_id_create, cm_resolve_addr, cm_resolve_route, cm_listen, and an
+ * event record queued for a file (cm_event_queued) and read from it
+ * (cm_event_read).
+ *
+ * Every event of an id carries its handle (per file: the process and
+ * file are in the trace's own columns), port space, state, addresses
+ * and TOS. Fired under the id's lock, except cm_event_read (the file's
+ * read mutex).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM rcm
+
+#if !defined(_RCM_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _RCM_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <linux/in6.h>
+
+#include "rcm_priv.h"
+
+#define rcm_show_state(state)						\
+	__print_symbolic(state,						\
+		{ RCM_STATE_IDLE, "IDLE" },				\
+		{ RCM_STATE_ADDR_BOUND, "ADDR_BOUND" },			\
+		{ RCM_STATE_ADDR_QUERY, "ADDR_QUERY" },			\
+		{ RCM_STATE_ADDR_RESOLVED, "ADDR_RESOLVED" },		\
+		{ RCM_STATE_ROUTE_RESOLVED, "ROUTE_RESOLVED" },		\
+		{ RCM_STATE_LISTEN, "LISTEN" },				\
+		{ RCM_STATE_CONNECT, "CONNECT" },			\
+		{ RCM_STATE_DISCONNECT, "DISCONNECT" },			\
+		{ RCM_STATE_DEVICE_REMOVAL, "DEVICE_REMOVAL" },		\
+		{ RCM_STATE_DESTROYING, "DESTROYING" })
+
+#define rcm_show_event(type)						\
+	__print_symbolic(type,						\
+		{ RCM_EVENT_ADDR_RESOLVED, "ADDR_RESOLVED" },		\
+		{ RCM_EVENT_ADDR_ERROR, "ADDR_ERROR" },			\
+		{ RCM_EVENT_ROUTE_RESOLVED, "ROUTE_RESOLVED" },		\
+		{ RCM_EVENT_ROUTE_ERROR, "ROUTE_ERROR" },		\
+		{ RCM_EVENT_CONNECT_REQUEST, "CONNECT_REQUEST" },	\
+		{ RCM_EVENT_CONNECT_RESPONSE, "CONNECT_RESPONSE" },	\
+		{ RCM_EVENT_CONNECT_ERROR, "CONNECT_ERROR" },		\
+		{ RCM_EVENT_UNREACHABLE, "UNREACHABLE" },		\
+		{ RCM_EVENT_REJECTED, "REJECTED" },			\
+		{ RCM_EVENT_ESTABLISHED, "ESTABLISHED" },		\
+		{ RCM_EVENT_DISCONNECTED, "DISCONNECTED" },		\
+		{ RCM_EVENT_DEVICE_REMOVAL, "DEVICE_REMOVAL" },		\
+		{ RCM_EVENT_MULTICAST_JOIN, "MULTICAST_JOIN" },		\
+		{ RCM_EVENT_MULTICAST_ERROR, "MULTICAST_ERROR" },	\
+		{ RCM_EVENT_ADDR_CHANGE, "ADDR_CHANGE" },		\
+		{ RCM_EVENT_TIMEWAIT_EXIT, "TIMEWAIT_EXIT" })
+
+DECLARE_EVENT_CLASS(rcm_id_class,
+	TP_PROTO(const struct rcm_id *id),
+
+	TP_ARGS(id),
+
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u16, ps)
+		__field(u8, state)
+		__field(u8, tos)
+		__array(u8, srcaddr, sizeof(struct sockaddr_in6))
+		__array(u8, dstaddr, sizeof(struct sockaddr_in6))
+	),
+
+	TP_fast_assign(
+		__entry->handle = id->handle;
+		__entry->ps = id->ps;
+		__entry->state = id->state;
+		__entry->tos = id->tos;
+		memcpy(__entry->srcaddr, &id->bind.addr,
+		       sizeof(struct sockaddr_in6));
+		memcpy(__entry->dstaddr, &id->dst_addr,
+		       sizeof(struct sockaddr_in6));
+	),
+
+	TP_printk("id=%u ps=%#x state=%s src=%pISpc dst=%pISpc tos=%u",
+		  __entry->handle, __entry->ps, rcm_show_state(__entry->state),
+		  __entry->srcaddr, __entry->dstaddr, __entry->tos)
+);
+
+#define DEFINE_RCM_ID_EVENT(name)					\
+	DEFINE_EVENT(rcm_id_class, cm_##name,				\
+		     TP_PROTO(const struct rcm_id *id),			\
+		     TP_ARGS(id))
+
+DEFINE_RCM_ID_EVENT(id_create);
+DEFINE_RCM_ID_EVENT(id_destroy);
+DEFINE_RCM_ID_EVENT(resolve_addr);
+DEFINE_RCM_ID_EVENT(resolve_route);
+DEFINE_RCM_ID_EVENT(listen);
+DEFINE_RCM_ID_EVENT(send_req);
+DEFINE_RCM_ID_EVENT(send_rep);
+DEFINE_RCM_ID_EVENT(send_rtu);
+DEFINE_RCM_ID_EVENT(send_rej);
+DEFINE_RCM_ID_EVENT(send_sidr_req);
+DEFINE_RCM_ID_EVENT(send_sidr_rep);
+DEFINE_RCM_ID_EVENT(disconnect);
+
+TRACE_EVENT(cm_id_attach,
+	TP_PROTO(const struct rcm_id *id, const struct ib_device *device),
+
+	TP_ARGS(id, device),
+
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u32, port)
+		__array(u8, srcaddr, sizeof(struct sockaddr_in6))
+		__string(devname, dev_name(&device->dev))
+	),
+
+	TP_fast_assign(
+		__entry->handle = id->handle;
+		__entry->port = id->port_num;
+		memcpy(__entry->srcaddr, &id->bind.addr,
+		       sizeof(struct sockaddr_in6));
+		__assign_str(devname, dev_name(&device->dev));
+	),
+
+	TP_printk("id=%u src=%pISpc device=%s port=%u",
+		  __entry->handle, __entry->srcaddr, __get_str(devname),
+		  __entry->port)
+);
+
+TRACE_EVENT(cm_req_handler,
+	TP_PROTO(const struct rcm_id *listener, int result),
+
+	TP_ARGS(listener, result),
+
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u16, ps)
+		__field(int, result)
+		__array(u8, srcaddr, sizeof(struct sockaddr_in6))
+	),
+
+	TP_fast_assign(
+		__entry->handle = listener->handle;
+		__entry->ps = listener->ps;
+		__entry->result = result;
+		memcpy(__entry->srcaddr, &listener->bind.addr,
+		       sizeof(struct sockaddr_in6));
+	),
+
+	TP_printk("listener=%u ps=%#x src=%pISpc result=%d",
+		  __entry->handle, __entry->ps, __entry->srcaddr,
+		  __entry->result)
+);
+
+DECLARE_EVENT_CLASS(rcm_event_class,
+	TP_PROTO(const struct rcm_event *ev),
+
+	TP_ARGS(ev),
+
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u32, event)
+		__field(int, status)
+	),
+
+	TP_fast_assign(
+		__entry->handle = ev->id;
+		__entry->event = ev->event;
+		__entry->status = ev->status;
+	),
+
+	TP_printk("id=%u event=%s status=%d", __entry->handle,
+		  rcm_show_event(__entry->event), __entry->status)
+);
+
+DEFINE_EVENT(rcm_event_class, cm_event_queued,
+	     TP_PROTO(const struct rcm_event *ev),
+	     TP_ARGS(ev));
+
+DEFINE_EVENT(rcm_event_class, cm_event_read,
+	     TP_PROTO(const struct rcm_event *ev),
+	     TP_ARGS(ev));
+
+#endif /* _RCM_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#define TRACE_INCLUDE_FILE rcm_trace
+
+#include <trace/define_trace.h>

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * observe: what a user sees of rcm without a debugger (issue 15, item 4).
+ * - fdinfo_lists_every_id: /proc/self/fdinfo of an rcm file has one
+ *   "rcm-id:" line per id with its handle, port space, QP type, state,
+ *   role, addresses, device, port, a listener's backlog and its unread
+ *   events: an idle id, a bound one, a listener, both ends of an
+ *   established connection (the passive one in another file), and an id
+ *   whose ADDR_RESOLVED waits unread;
+ * - rcm_stat_lists_another_process: ./rcm-stat -p PID (the userlib's
+ *   tool, copied beside the tests) prints a child's ids, one line each,
+ *   and exits 1 for a process without an rcm file;
+ * - tracepoints_fire: with the rcm tracepoints enabled in tracefs, one
+ *   connection's life - create, resolve, route, listen, request,
+ *   accept, RTU, disconnect, destroy, events queued and read - leaves
+ *   each of its events in the trace, naming the ids' handles.
+ *
+ * Needs RCM_ADDR_RXE from the guest; the trace case tracefs (mounted
+ * here if it is not).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+/* /proc/self/fdinfo/@fd into @buf (NUL-terminated): 0 or -1. */
+static int fdinfo(int fd, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, len - 1);
+	close(f);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The "rcm-id:" line of @handle in @info, copied into @line, or NULL. */
+static char *id_line(const char *info, unsigned int handle, char *line,
+		     size_t len)
+{
+	char key[32];
+	const char *p, *end;
+
+	snprintf(key, sizeof(key), "rcm-id:\thandle=%u ", handle);
+	p = strstr(info, key);
+	if (!p)
+		return NULL;
+	end = strchr(p, '\n');
+	snprintf(line, len, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+	return line;
+}
+
+/* Does the line of @handle hold every space-separated pair of @want? */
+static int id_has(const char *info, unsigned int handle, const char *want)
+{
+	char line[512], w[256], *tok, *save;
+
+	if (!id_line(info, handle, line, sizeof(line))) {
+		printf("# no line for id %u\n", handle);
+		return 0;
+	}
+	snprintf(w, sizeof(w), "%s", want);
+	strcat(line, " ");
+	for (tok = strtok_r(w, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char pair[80];
+
+		snprintf(pair, sizeof(pair), " %s ", tok);
+		if (!strstr(line, pair)) {
+			printf("# id %u: no \"%s\" in: %s\n", handle, tok, line);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * An established connection from @c to a listener of @s on @ip:@port,
+ * without QPs: *@cid the active id, *@rid the passive one.
+ */
+static int establish(int s, int c, const char *ip, unsigned short port,
+		     unsigned int *cid, unsigned int *rid)
+{
+	struct rcm_event ev;
+
+	*cid = rcm_routed_id(c, ip, port, 7);
+	if (!*cid || rcm_connect(c, *cid, 0x1234, NULL) ||
+	    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		return -1;
+	*rid = ev.id;
+	if (rcm_accept(s, *rid, 0x5678, 8, NULL) ||
+	    rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) ||
+	    rcm_simple(c, RCM_IOCTL_ESTABLISH, *cid) ||
+	    rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		return -1;
+	return 0;
+}
+
+RCM_TEST(fdinfo_lists_every_id)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int idle, bound, lid, cid, rid, pend;
+	char info[8192], want[160];
+	int s, c;
+
+	if (!ip)
+		SKIP("no RCM_ADDR_RXE");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	idle = rcm_create(c, RCM_PS_UDP, RCM_QPT_UD, 1);
+	bound = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 2);
+	CHECK(idle && bound && rcm_bind(c, bound, ip, 20601) == 0,
+	      "set-up: %s", strerror(errno));
+	lid = rcm_listener(s, ip, 20602, 3, 5);
+	CHECK(lid, "listener: %s", strerror(errno));
+	CHECK(establish(s, c, ip, 20602, &cid, &rid) == 0,
+	      "connection: %s", strerror(errno));
+	pend = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 4);
+	CHECK(pend && rcm_resolve(c, pend, NULL, ip, 2000) == 0,
+	      "resolve: %s", strerror(errno));
+	usleep(300000);		/* ADDR_RESOLVED queued, left unread */
+
+	CHECK(fdinfo(c, info, sizeof(info)) == 0, "fdinfo: %s", strerror(errno));
+	printf("# %s", info);
+	CHECK(strstr(info, "rcm-events-queued:\t1\n") &&
+	      strstr(info, "rcm-event-size:\t"), "no file lines");
+	CHECK(id_has(info, idle,
+		     "ps=udp qp=ud state=IDLE role=- src=- dst=- dev=- port=- events=0"),
+	      "idle id");
+	snprintf(want, sizeof(want),
+		 "ps=tcp qp=rc state=ADDR_BOUND src=%s:20601 dev=rxe0 port=1",
+		 ip);
+	CHECK(id_has(info, bound, want), "bound id");
+	snprintf(want, sizeof(want),
+		 "state=CONNECT role=active dst=%s:20602 dev=rxe0 events=0", ip);
+	CHECK(id_has(info, cid, want), "active id");
+	CHECK(id_has(info, pend, "state=ADDR_RESOLVED events=1"),
+	      "id with an unread event");
+
+	CHECK(fdinfo(s, info, sizeof(info)) == 0, "fdinfo: %s", strerror(errno));
+	snprintf(want, sizeof(want), "state=LISTEN role=listener src=%s:20602 backlog=5",
+		 ip);
+	CHECK(id_has(info, lid, want), "listener");
+	snprintf(want, sizeof(want), "state=CONNECT role=passive src=%s:20602", ip);
+	CHECK(id_has(info, rid, want), "passive id");
+	close(c);
+	close(s);
+}
+
+RCM_TEST(rcm_stat_lists_another_process)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	char cmd[128], out[4096];
+	int p[2], st, lines = 0;
+	size_t n = 0;
+	FILE *f;
+	pid_t pid;
+	char c;
+
+	if (!ip)
+		SKIP("no RCM_ADDR_RXE");
+	if (access("./rcm-stat", X_OK))
+		SKIP("no ./rcm-stat beside the tests");
+	CHECK(pipe(p) == 0, "pipe");
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (!pid) {
+		int fd = rcm_open_dev();
+		unsigned int a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+		unsigned int b = rcm_listener(fd, ip, 20603, 2, 4);
+
+		if (write(p[1], a && b ? "y" : "n", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	CHECK(read(p[0], &c, 1) == 1 && c == 'y', "child set-up failed");
+	snprintf(cmd, sizeof(cmd), "./rcm-stat -q -p %d", pid);
+	f = popen(cmd, "r");
+	CHECK(f, "popen");
+	while (n < sizeof(out) - 1 && fgets(out + n, sizeof(out) - n, f)) {
+		n += strlen(out + n);
+		lines++;
+	}
+	st = pclose(f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	printf("# %s", out);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "rcm-stat status %d", st);
+	CHECK(lines == 2, "%d lines, want 2", lines);
+	CHECK(strstr(out, " LISTEN ") && strstr(out, " IDLE "),
+	      "no LISTEN and IDLE ids");
+	snprintf(cmd, sizeof(cmd), "./rcm-stat -q -p %d >/dev/null", getppid());
+	CHECK(WEXITSTATUS(system(cmd)) == 1,
+	      "rcm-stat found an rcm file in a process without one");
+	close(p[0]);
+	close(p[1]);
+}
+
+static int trace_write(const char *file, const char *val)
+{
+	char path[128];
+	int f, ok;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	f = open(path, O_WRONLY | O_TRUNC);
+	if (f < 0)
+		return -1;
+	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
+	close(f);
+	return ok ? 0 : -1;
+}
+
+RCM_TEST(tracepoints_fire)
+{
+	static const char *const want[] = {
+		"cm_id_create:", "cm_id_attach:", "cm_resolve_addr:",
+		"cm_resolve_route:", "cm_listen:", "cm_send_req:",
+		"cm_req_handler:", "cm_send_rep:", "cm_send_rtu:",
+		"cm_disconnect:", "cm_id_destroy:", "cm_event_queued:",
+		"cm_event_read:",
+	};
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int lid, cid, rid;
+	static char trace[1 << 18];
+	char needle[64];
+	size_t i, n = 0;
+	ssize_t r;
+	int s, c, f;
+
+	if (!ip)
+		SKIP("no RCM_ADDR_RXE");
+	if (access(TRACEFS "/events", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	if (access(TRACEFS "/events/rcm/enable", W_OK))
+		SKIP("no rcm events in " TRACEFS);
+	CHECK(trace_write("trace", "") == 0 &&
+	      trace_write("events/rcm/enable", "1") == 0, "cannot enable");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20604, 3, 4);
+	CHECK(lid && establish(s, c, ip, 20604, &cid, &rid) == 0,
+	      "connection: %s", strerror(errno));
+	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
+	      strerror(errno));
+	close(c);
+	close(s);
+	trace_write("events/rcm/enable", "0");
+
+	f = open(TRACEFS "/trace", O_RDONLY);
+	CHECK(f >= 0, "trace: %s", strerror(errno));
+	while (n < sizeof(trace) - 1 &&
+	       (r = read(f, trace + n, sizeof(trace) - 1 - n)) > 0)
+		n += r;
+	close(f);
+	trace[n] = '\0';
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK(strstr(trace, want[i]), "no %s in the trace", want[i]);
+	snprintf(needle, sizeof(needle), "cm_send_req: id=%u ps=0x106 ", cid);
+	CHECK(strstr(trace, needle), "no \"%s\"", needle);
+	snprintf(needle, sizeof(needle), "cm_listen: id=%u ", lid);
+	CHECK(strstr(trace, needle), "no \"%s\"", needle);
+	CHECK(strstr(trace, "event=CONNECT_REQUEST status=0"),
+	      "no CONNECT_REQUEST event in the trace");
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return rcm_test_run();
+}
