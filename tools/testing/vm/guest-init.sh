@@ -37,7 +37,8 @@ IP=/usr/sbin/ip	# iproute2's: busybox's applet knows no "type dummy"
 timeout_s=${rcm_timeout:-120}
 [ -n "${rcm_case:-}" ] && export RCM_TEST_ONLY=$rcm_case
 rdma_kinds=${rcm_rdma:-rxe}
-splat_re='BUG:|WARNING:|KASAN|Oops|general protection fault|kernel BUG|unreferenced object|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|UBSAN:|Call Trace:|blocked for more than|hung_task|refcount_t:'
+# What fails a run: the one list run-guest.py reads too.
+splat_re=$(grep -v -e '^#' -e '^$' /etc/rcm-splat-patterns | tr '\n' '|' | sed 's/|$//')
 
 result() {
 	echo "rcm-result: $*"

@@ -48,6 +48,7 @@ mkdir -p "$stage"/{bin,sbin,etc,lib,lib64,usr/bin,usr/sbin,usr/lib/rcm,tests,lib
 cp /bin/busybox "$stage/bin/busybox"
 ln -s busybox "$stage/bin/sh"
 install -m 0755 "$here/guest-init.sh" "$stage/init"
+install -D -m 0644 "$here/splat-patterns" "$stage/etc/rcm-splat-patterns"
 cp "$rcm_ko" "$stage/lib/rcm/rcm.ko"
 for ko in "${extra_kos[@]}"; do
 	cp "$ko" "$stage/lib/rcm/"

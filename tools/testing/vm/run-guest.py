@@ -31,11 +31,20 @@ import sys
 import threading
 import time
 
+
+
+def splat_patterns():
+    """The one list of kernel-log failures, shared with the guest."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        'splat-patterns')
+    with open(path) as f:
+        lines = [ln.strip() for ln in f]
+    return re.compile('|'.join(ln for ln in lines
+                               if ln and not ln.startswith('#')))
+
+
 # Backstop for what the guest cannot report itself (a panic, a hang).
-CONSOLE_SPLAT = re.compile(
-    r'Kernel panic|BUG:|WARNING:|KASAN|Oops|general protection fault|'
-    r'kernel BUG|unreferenced object|circular locking|recursive locking|'
-    r'inconsistent lock state|suspicious RCU usage|blocked for more than')
+CONSOLE_SPLAT = splat_patterns()
 KTAP_CASE = re.compile(r'^(\s*)(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP.*))?$')
 KTAP_SUBTEST = re.compile(r'^(\s*)# Subtest: (\S+)')
 
