@@ -19,7 +19,7 @@
 #include "rcm_trace.h"
 
 /*
- * Event records come from their own cache: at 304 bytes a kmalloc would
+ * Event records come from their own cache: at 312 bytes a kmalloc would
  * round each up to 512, and every id attached to a device holds one (its
  * DEVICE_REMOVAL record) for its whole life. read() copies @ev, whole or
  * its first bytes, to userspace: the cache whitelists it for hardened
