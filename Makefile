@@ -91,8 +91,9 @@ sparse:
 
 # rcm never shadows the distribution's RDMA stack: the library, its
 # headers and man pages go to directories of their own (userlib/Makefile
-# says which); rcm-run, rcm(7)-style docs and the udev rule that loads
-# rcm.ko when an RDMA device appears are what land in shared places.
+# says which, man pages included); rcm-run, rcm-stat and the udev rule
+# that loads rcm.ko when an RDMA device appears are what land in shared
+# places.
 install: userlib
 	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	install -D -m 0644 include/uapi/rdma/rcm_user.h \
