@@ -127,6 +127,10 @@ dkms-source:
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name '.*.d' \
 		-o -name modules.order -o -name Module.symvers \) -delete
 
+# rcm-dkms and rcm, built from a copy of the tree into build/deb.
+deb:
+	packaging/build-deb.sh $(CURDIR)/build/deb
+
 dkms-install:
 	if dkms status -m rcm -v $(VERSION) | grep -q .; then \
 		dkms remove -m rcm -v $(VERSION) --all; fi
@@ -137,4 +141,4 @@ dkms-install:
 
 .PHONY: all modules modules_install clean userlib selftests check check-fresh demo fuzz bench \
 	stress style uninstall install-systemwide \
-	sparse install dkms-source dkms-install
+	sparse install dkms-source dkms-install deb
