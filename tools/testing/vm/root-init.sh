@@ -73,6 +73,7 @@ fi
 # The root becomes the guest's own (switch_root, not chroot: udevadm
 # and systemctl refuse to act in a chroot), with a shell as PID 1 that
 # runs the program, then resets the machine (QEMU runs with -no-reboot,
-# so it exits).
+# so it exits). The reset does not wait for the serial port to send
+# what it holds: the last line gets a second.
 exec switch_root /newroot /bin/sh -c \
-	'"$rcm_root_cmd"; echo rcm-done; echo b >/proc/sysrq-trigger'
+	'"$rcm_root_cmd"; echo rcm-done; sleep 1; echo b >/proc/sysrq-trigger'
