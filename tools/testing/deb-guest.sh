@@ -6,11 +6,12 @@
 # under a tmpfs overlay (vm/root-init.sh), so it has dpkg, DKMS, the
 # compiler and the kernel headers, and changes nothing on the host.
 #
-# Parameter (kernel command line): rcm_debdir=DIR, the host directory
-# that holds rcm-dkms_VERSION_all.deb and rcm_VERSION_ARCH.deb.
+# Parameter (kernel command line): rcm_debdir=DIR, the directory that
+# holds rcm-dkms_VERSION_all.deb and rcm_VERSION_ARCH.deb (deb-check.sh
+# passes /run/rcm/tests, the initramfs's /tests that root-init.sh copies).
 #
-# Tests, in order (each needs the ones before it), as "rcm-result:" lines
-# (vm/guest-init.sh describes them):
+# Tests, in order, as "rcm-result:" lines (vm/guest-init.sh describes
+# them); when install or dkms fails, the later ones fail unrun:
 #   install   dpkg -i of both packages (dpkg refuses a file that another
 #             installed package owns: rdma-core, librdmacm1, ... are)
 #   dkms      DKMS built and installed rcm.ko for the running kernel, at
@@ -112,6 +113,16 @@ if [ -e /var/lib/dkms/rcm ] || ls -d /usr/src/rcm-* >/dev/null 2>&1; then
 	dkms remove -m rcm --all >>"$log/setup" 2>&1
 	rm -rf /var/lib/dkms/rcm /usr/src/rcm-*
 fi
+# make install's files (PREFIX /usr/local): its rcm-run would come first
+# in PATH, its udev rule would load rcm without the package's.
+for f in /usr/local/bin/rcm-run /usr/local/lib/rcm /etc/udev/rules.d/90-rcm.rules \
+	 /etc/modprobe.d/rcm.conf /etc/ld.so.conf.d/rcm.conf; do
+	if [ -e "$f" ]; then
+		echo "rcm-out: setup: the host has $f (make install); removed in the guest"
+		rm -rf "$f"
+		[ "$f" = /etc/ld.so.conf.d/rcm.conf ] && ldconfig
+	fi
+done
 ko=$(modinfo -n rcm 2>/dev/null)
 if [ -n "$ko" ]; then
 	echo "rcm-out: setup: the host has $ko; removed in the guest"
