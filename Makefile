@@ -22,6 +22,8 @@
 #                        modprobe snippets, opt-in (PREFIX, DESTDIR)
 #   make uninstall       undo make install
 #   make install-systemwide  opt in: every program on rcm's library
+#   make deb             Debian packages rcm-dkms and rcm into build/deb
+#                        (debian/, packaging/build-deb.sh)
 
 # The running kernel's headers when it has them, else the newest Debian
 # headers installed (linux-headers-amd64): the build machine's own kernel
@@ -29,6 +31,11 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /lib/modules/*-amd64/build))))
 PREFIX ?= /usr/local
+# Where the udev rule and the modprobe snippet go: the administrator's
+# directories for make install, the distribution's for a package
+# (debian/rules sets /lib/udev/rules.d and /lib/modprobe.d).
+UDEVRULESDIR ?= /etc/udev/rules.d
+MODPROBEDIR ?= /etc/modprobe.d
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.h)) \
 		  include/uapi/rdma/rcm_user.h
@@ -98,14 +105,14 @@ install: userlib
 	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	install -D -m 0644 include/uapi/rdma/rcm_user.h \
 		$(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h
-	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)/etc/udev/rules.d/90-rcm.rules
-	install -D -m 0644 packaging/rcm-modprobe.conf $(DESTDIR)/etc/modprobe.d/rcm.conf
+	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules
+	install -D -m 0644 packaging/rcm-modprobe.conf $(DESTDIR)$(MODPROBEDIR)/rcm.conf
 
 uninstall:
 	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	rm -f $(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h \
-		$(DESTDIR)/etc/udev/rules.d/90-rcm.rules \
-		$(DESTDIR)/etc/modprobe.d/rcm.conf
+		$(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules \
+		$(DESTDIR)$(MODPROBEDIR)/rcm.conf
 	-rmdir $(DESTDIR)$(PREFIX)/include/rcm/rdma \
 		$(DESTDIR)$(PREFIX)/include/rcm 2>/dev/null
 
@@ -126,6 +133,10 @@ dkms-source:
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name '.*.d' \
 		-o -name modules.order -o -name Module.symvers \) -delete
 
+# rcm-dkms and rcm, built from a copy of the tree into build/deb.
+deb:
+	packaging/build-deb.sh $(CURDIR)/build/deb
+
 dkms-install:
 	if dkms status -m rcm -v $(VERSION) | grep -q .; then \
 		dkms remove -m rcm -v $(VERSION) --all; fi
@@ -136,4 +147,4 @@ dkms-install:
 
 .PHONY: all modules modules_install clean userlib selftests check check-fresh demo fuzz bench \
 	stress style uninstall install-systemwide \
-	sparse install dkms-source dkms-install
+	sparse install dkms-source dkms-install deb

@@ -9,9 +9,10 @@
 # userlib host tests -> selftests -> test kernel (cached), its rcm.ko and
 # initramfs -> in the background: the test-kernel guest (KUnit +
 # selftests over rxe and siw) and the iWARP pair; meanwhile: rcm.ko by
-# DKMS, the distro-kernel guest (selftests over rxe), the RoCE pair and
-# the harness self-test. Each step prints "== [k/K +Ns] what"; each guest
-# a "# label [k/K +Ns] test: ..." line on stderr as each test ends.
+# DKMS, the distro-kernel guest (selftests over rxe), the RoCE pair, the
+# harness self-test and the Debian packages (deb-check.sh). Each step
+# prints "== [k/K +Ns] what"; each guest a "# label [k/K +Ns] test: ..."
+# line on stderr as each test ends.
 #
 # Env: RCM_CACHE (default /var/cache/rcm), RCM_ONLY=test|distro|host to
 # run a subset, RCM_TESTS=a,b to choose guest tests.
@@ -32,9 +33,9 @@ mkdir -p "$out"
 step_no=0
 case "$only" in
 host) steps=4 ;;
-distro) steps=7 ;;
+distro) steps=8 ;;
 test) steps=5 ;;
-*) steps=11 ;;
+*) steps=12 ;;
 esac
 say_at() {	# K WHAT
 	local k=$1
@@ -202,6 +203,10 @@ if want distro; then
 	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
 	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
 		"$distro_ko" "$out/harness" | tee -a "$results"
+
+	say "Debian packages: build, lintian, file lists; a distro guest installs them (DKMS, modprobe, udev, rcm-run)"
+	"$top/tools/testing/deb-check.sh" "$distro_rel" "$distro_vmlinux" "$out" |
+		tee -a "$results"
 fi
 
 if [ -n "$test_pid" ]; then

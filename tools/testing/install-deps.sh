@@ -17,8 +17,9 @@ pkgs=(
 	# userspace RDMA: providers (rxe, siw), librdmacm programs, reference
 	# headers for the ABI layout test
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev
-	# packaging
-	dkms
+	# packaging: DKMS; make deb (dh_dkms is in dh-dkms on Debian 12, not
+	# in dkms) and its check, whose guest runs this machine's udevd
+	dkms dpkg-dev debhelper dh-dkms lintian udev
 	# make bench: system calls per connection
 	strace
 )

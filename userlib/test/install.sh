@@ -24,7 +24,9 @@ s=$tmp/stage/usr/local
 for f in $(cd "$tmp/stage" && find . ! -type d); do
 	case $f in
 	./usr/local/lib/rcm/*|./usr/local/include/rcm/*|./usr/local/share/rcm/man/*|\
-	./usr/local/lib/pkgconfig/librcm.pc|./usr/local/bin/rcm-run|./usr/local/bin/rcm-stat) ;;
+	./usr/local/lib/pkgconfig/librcm.pc|./usr/local/bin/rcm-run|\
+	./usr/local/bin/rcm-stat|./usr/local/share/man/man1/rcm-run.1|\
+	./usr/local/share/man/man1/rcm-stat.1) ;;
 	*) err "installed outside rcm's own directories: ${f#.}" ;;
 	esac
 done

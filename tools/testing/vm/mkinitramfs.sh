@@ -6,6 +6,8 @@
 # mkinitramfs.sh --out FILE --release REL --modroot DIR --rcm-ko FILE
 #                [--tests DIR] [--bin FILE]... [--lib-dir DIR]...
 #                [--extra-ko FILE]...
+# mkinitramfs.sh --out FILE --release REL --modroot DIR --init FILE
+#                [--module NAME]...
 #
 #   --modroot DIR   root that holds lib/modules/REL (/ for the distro
 #                   kernel, the cached kernel's mods/ for the test kernel)
@@ -15,13 +17,18 @@
 #   --lib-dir DIR   directory of shared objects to copy to /usr/lib/rcm
 #   --extra-ko FILE a test-only module for the tests to load (into
 #                   /lib/rcm/, next to rcm.ko; never loaded by /init)
+#   --init FILE     /init instead of guest-init.sh (e.g. root-init.sh);
+#                   then --rcm-ko is optional
+#   --module NAME   one more module of REL, with its dependencies
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out= release= modroot= rcm_ko= tests=
+init=$here/guest-init.sh
 bins=(/usr/sbin/ip /usr/bin/rdma)
 libdirs=()
 extra_kos=()
+extra_mods=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -32,10 +39,13 @@ while [ $# -gt 0 ]; do
 	--bin) bins+=("$2"); shift 2 ;;
 	--lib-dir) libdirs+=("$2"); shift 2 ;;
 	--extra-ko) extra_kos+=("$2"); shift 2 ;;
+	--init) init=$2; shift 2 ;;
+	--module) extra_mods+=("$2"); shift 2 ;;
 	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$release" ] && [ -n "$modroot" ] && [ -n "$rcm_ko" ] || {
+[ -n "$out" ] && [ -n "$release" ] && [ -n "$modroot" ] &&
+	{ [ -n "$rcm_ko" ] || [ "$init" != "$here/guest-init.sh" ]; } || {
 	echo "usage: $0 --out FILE --release REL --modroot DIR --rcm-ko FILE ..." >&2
 	exit 2
 }
@@ -47,9 +57,9 @@ mkdir -p "$stage"/{bin,sbin,etc,lib,lib64,usr/bin,usr/sbin,usr/lib/rcm,tests,lib
 
 cp /bin/busybox "$stage/bin/busybox"
 ln -s busybox "$stage/bin/sh"
-install -m 0755 "$here/guest-init.sh" "$stage/init"
+install -m 0755 "$init" "$stage/init"
 install -D -m 0644 "$here/splat-patterns" "$stage/etc/rcm-splat-patterns"
-cp "$rcm_ko" "$stage/lib/rcm/rcm.ko"
+if [ -n "$rcm_ko" ]; then cp "$rcm_ko" "$stage/lib/rcm/rcm.ko"; fi
 for ko in "${extra_kos[@]}"; do
 	cp "$ko" "$stage/lib/rcm/"
 done
@@ -59,7 +69,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
 # Kernel modules and everything they depend on.
 mods=(crc32_generic dummy veth virtio_pci virtio_net ib_core ib_cm iw_cm ib_uverbs rdma_cm
-      rdma_ucm rdma_rxe siw)
+      rdma_ucm rdma_rxe siw "${extra_mods[@]}")
 kdir=lib/modules/$release
 for m in "${mods[@]}"; do
 	{ modprobe -S "$release" -d "$modroot" --show-depends "$m" 2>/dev/null ||

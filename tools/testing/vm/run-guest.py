@@ -20,6 +20,10 @@ With --pair, two guests boot at once, joined by a QEMU socket netdev on
 127.0.0.1 (their only network); each puts its RDMA devices on its
 virtio NIC (198.18.20.1 for "a", 198.18.20.2 for "b") and its results
 are labelled <label>.a and <label>.b.
+
+With --root-9p, QEMU also exports the host's / read-only over 9p (mount
+tag "rcmroot") for an initramfs whose /init is root-init.sh: the guest
+then runs on the host's own Debian root under a tmpfs overlay.
 """
 import argparse
 import os
@@ -316,11 +320,24 @@ def main():
     ap.add_argument('--smp', type=int, default=2,
                     help='virtual CPUs; 1 for each of a pair of KASAN guests, '
                     'whose four TCG vCPUs on two host cores stall RCU at boot')
+    ap.add_argument('--root-9p', action='store_true',
+                    help="export the host's / read-only over 9p (tag "
+                    'rcmroot) for root-init.sh')
+    ap.add_argument('--append', action='append', default=[],
+                    metavar='PARAM', help='one more kernel parameter '
+                    '(NAME=value reaches /init as a variable)')
     ap.add_argument('--log', required=True)
     args = ap.parse_args()
     if args.pair:
         return 0 if run_pair(args) else 1
-    return 0 if run_guest(args, args.label, args.log) else 1
+    qemu = []
+    if args.root_9p:
+        # multidevs=remap: the host's / spans several file systems,
+        # whose inode numbers would collide in one 9p export.
+        qemu = ['-virtfs', 'local,path=/,mount_tag=rcmroot,'
+                'security_model=none,readonly=on,multidevs=remap']
+    return 0 if run_guest(args, args.label, args.log, args.append,
+                          qemu) else 1
 
 
 if __name__ == '__main__':

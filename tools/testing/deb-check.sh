@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rcm's Debian packages end to end: build them, lint them, compare their
+# files with the distribution's RDMA packages, then install them in a
+# distro-kernel guest the way a user does (deb-guest.sh: dpkg -i, DKMS
+# builds rcm.ko for the guest's kernel, modprobe rcm, the udev rule,
+# rping through rcm-run, dpkg --purge).
+#
+# deb-check.sh RELEASE VMLINUX OUTDIR
+#
+#   RELEASE, VMLINUX   the distro kernel (vm/distro-kernel.sh); its
+#                      headers must be installed on this machine, which
+#                      the guest uses as its root (vm/root-init.sh)
+#   OUTDIR             the packages (OUTDIR/deb), logs, the initramfs
+#
+# One line per result, "PASS|FAIL name[: why]":
+#   deb.build      dpkg-buildpackage -us -uc -b (packaging/build-deb.sh)
+#                  made rcm-dkms and rcm
+#   deb.version    both packages, the DKMS tree's directory and dkms.conf,
+#                  and the library's file name carry dkms.conf's
+#                  PACKAGE_VERSION
+#   deb.lintian    lintian --fail-on error,warning, info and pedantic
+#                  tags shown; the overrides are listed in the log
+#   deb.files      no file of rcm's packages is a file of the
+#                  distribution's RDMA packages (dpkg -L; /lib and /usr/lib
+#                  taken as one), no shared object of rcm's is in a
+#                  directory the dynamic linker searches, no
+#                  modules-load.d file
+#   deb.*          the guest's results (deb-guest.sh lists them)
+# Exits 1 on any failure. Env: RCM_DEB_CHECK_BUILD=0 reuses OUTDIR/deb.
+set -uo pipefail
+
+[ $# = 3 ] || { echo "usage: $0 RELEASE VMLINUX OUTDIR" >&2; exit 2; }
+rel=$1 vmlinux=$2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$top/tools/testing/vm
+mkdir -p "$3" || exit 2
+out=$(cd "$3" && pwd)
+debs=$out/deb
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+# The distribution's packages that rcm's must never overlap.
+distro_pkgs=(librdmacm1 librdmacm-dev rdma-core ibverbs-providers libibverbs1
+	     libibverbs-dev rdmacm-utils ibverbs-utils)
+failed=0
+t0=$(date +%s)
+
+report() {	# STATUS NAME [WHY]
+	echo "$1 $2${3:+: $3}"
+	[ "$1" = FAIL ] && failed=1
+	return 0
+}
+elapsed() { echo "$(( $(date +%s) - t0 ))s"; }
+
+# --- build --------------------------------------------------------------
+# The library's host tests are make check's own step: nocheck here.
+if [ "${RCM_DEB_CHECK_BUILD:-1}" = 0 ] && [ -f "$debs/rcm-dkms_${ver}_all.deb" ]; then
+	report PASS deb.build "reused $debs"
+elif DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" \
+	"$top/packaging/build-deb.sh" "$debs" >"$out/deb-build.log" 2>&1; then
+	report PASS deb.build "$(elapsed)"
+else
+	report FAIL deb.build "see $out/deb-build.log"
+	tail -15 "$out/deb-build.log" | sed 's/^/    /'
+	exit 1
+fi
+dkms_deb=$debs/rcm-dkms_${ver}_all.deb
+lib_deb=$(ls "$debs"/rcm_"${ver}"_*.deb 2>/dev/null | head -1)
+changes=$(ls "$debs"/rcm_"${ver}"_*.changes 2>/dev/null | head -1)
+if [ ! -f "$dkms_deb" ] || [ ! -f "$lib_deb" ] || [ ! -f "$changes" ]; then
+	report FAIL deb.build "no rcm-dkms_${ver}_all.deb, rcm_${ver}_*.deb or .changes in $debs"
+	exit 1
+fi
+
+# --- one version -----------------------------------------------------------
+why=
+for d in "$dkms_deb" "$lib_deb"; do
+	v=$(dpkg-deb -f "$d" Version)
+	[ "${v%-*}" = "$ver" ] || why="$why $(basename "$d") is $v;"
+done
+conf=$(dpkg-deb --fsys-tarfile "$dkms_deb" |
+	tar -xOf - "./usr/src/rcm-$ver/dkms.conf" 2>/dev/null |
+	sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p')
+[ "$conf" = "$ver" ] ||
+	why="$why no /usr/src/rcm-$ver/dkms.conf of version $ver in rcm-dkms;"
+# grep -c reads it all: dpkg-deb must not die of a closed pipe.
+dpkg-deb -c "$lib_deb" | grep -c "/rcm/librdmacm\.so\.1\.[0-9]*\.$ver\$" >/dev/null ||
+	why="$why no librdmacm.so.1.N.$ver in rcm;"
+if [ -z "$why" ]; then
+	report PASS deb.version "$ver"
+else
+	report FAIL deb.version "dkms.conf says $ver:$why"
+fi
+
+# --- lintian -------------------------------------------------------------
+# (--show-overrides would make lintian fail on an overridden warning:
+# the overrides are listed by a second run, for the log.)
+if lintian --allow-root -I -E --pedantic --fail-on error,warning "$changes" \
+	>"$out/deb-lintian.log" 2>&1; then
+	tags=$(grep -c '^[A-Z]: ' "$out/deb-lintian.log")
+	overrides=$(lintian --allow-root --show-overrides "$changes" 2>&1 |
+		tee -a "$out/deb-lintian.log" | grep -c '^O: ')
+	report PASS deb.lintian "$tags info or pedantic tag(s), $overrides override(s)"
+else
+	report FAIL deb.lintian "see $out/deb-lintian.log"
+	head -20 "$out/deb-lintian.log" | sed 's/^/    /'
+fi
+
+# --- files ---------------------------------------------------------------
+# /lib, /bin and /sbin are /usr's on a merged-/usr system: one name each.
+canon() { sed -E 's,^\./,/,; s,^/(lib|bin|sbin)(/|$),/usr/\1\2,'; }
+list=$out/deb-files
+mkdir -p "$list"
+for d in "$debs"/*_"$ver"_*.deb; do
+	dpkg-deb -c "$d" | awk '$1 !~ /^d/ { print $6 }'
+done | canon | sort -u >"$list/rcm"
+why=
+for p in "${distro_pkgs[@]}"; do
+	if ! dpkg -L "$p" >"$list/$p.raw" 2>/dev/null; then
+		why="$why $p is not installed, nothing to compare with;"
+		continue
+	fi
+	while read -r f; do
+		[ -d "$f" ] || echo "$f"
+	done <"$list/$p.raw" | canon | sort -u >"$list/$p"
+	both=$(comm -12 "$list/rcm" "$list/$p")
+	[ -z "$both" ] || why="$why shared with $p: $(echo "$both" | paste -sd' ');"
+done
+# The directories ld.so searches by itself (ld.so.conf and the trusted
+# ones), which a private librdmacm.so.1 must stay out of.
+ldconfig -v -N 2>/dev/null | sed -n 's,^\(/[^:]*\):.*,\1,p' | canon |
+	sort -u >"$list/ld-dirs"
+while read -r f; do
+	case $f in
+	*.so|*.so.*)
+		grep -qxF "$(dirname "$f")" "$list/ld-dirs" &&
+			why="$why $f is in the dynamic linker's path;"
+		;;
+	*/modules-load.d/*) why="$why $f loads the module at every boot;" ;;
+	esac
+done <"$list/rcm"
+grep -qx '/usr/lib/udev/rules.d/90-rcm.rules' "$list/rcm" ||
+	why="$why no udev rule in /lib/udev/rules.d;"
+if [ -z "$why" ]; then
+	report PASS deb.files "$(wc -l <"$list/rcm") files, none of ${distro_pkgs[*]}"
+else
+	report FAIL deb.files "$why"
+fi
+
+# --- the guest -------------------------------------------------------------
+# Its root is this machine's (read-only, under a tmpfs overlay); the
+# initramfs brings the packages and the guest script along, in /tests.
+if [ ! -e "/lib/modules/$rel/build/Makefile" ]; then
+	report FAIL deb.guest "no headers for $rel on this machine: the guest's DKMS needs them"
+	exit 1
+fi
+payload=$out/deb-payload
+rm -rf "$payload"
+mkdir -p "$payload"
+cp "$dkms_deb" "$lib_deb" "$top/tools/testing/deb-guest.sh" "$payload/"
+if ! "$vm/mkinitramfs.sh" --out "$out/deb-root.cpio" --release "$rel" \
+	--modroot / --init "$vm/root-init.sh" --tests "$payload" \
+	--module 9pnet_virtio --module 9p --module overlay \
+	>"$out/deb-initramfs.log" 2>&1; then
+	report FAIL deb.initramfs "see $out/deb-initramfs.log"
+	exit 1
+fi
+# mitigations=off: no retpolines in the guest kernel, whose every
+# indirect call costs more under TCG; the compiler runs faster.
+"$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
+	--root-9p --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
+	--append rcm_debdir=/run/rcm/tests --append mitigations=off \
+	--tests install,dkms,modprobe,udev,rcm-run,purge \
+	--test-timeout 900 --guest-timeout 1200 --log "$out/guest-deb.log" ||
+	failed=1
+echo "# deb-check took $(elapsed)"
+exit $failed

@@ -1,0 +1,330 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The guest half of deb-check.sh: a user's path through rcm's Debian
+# packages, in a distro-kernel guest that runs on the host's Debian root
+# under a tmpfs overlay (vm/root-init.sh), so it has dpkg, DKMS, the
+# compiler and the kernel headers, and changes nothing on the host.
+#
+# Parameter (kernel command line): rcm_debdir=DIR, the directory that
+# holds rcm-dkms_VERSION_all.deb and rcm_VERSION_ARCH.deb (deb-check.sh
+# passes /run/rcm/tests, the initramfs's /tests that root-init.sh copies).
+#
+# Tests, in order, as "rcm-result:" lines (vm/guest-init.sh describes
+# them); when install or dkms fails, the later ones fail unrun:
+#   install   dpkg -i of both packages (dpkg refuses a file that another
+#             installed package owns: rdma-core, librdmacm1, ... are)
+#   dkms      DKMS built and installed rcm.ko for the running kernel, at
+#             the packages' version
+#   modprobe  modprobe rcm loads it; /dev/infiniband/rcm appears, 0666
+#   udev      with udevd running, adding a Soft-RoCE device loads rcm
+#             (hotplug), and so does replaying the device's add event
+#             (coldplug, as at boot)
+#   rcm-run   rping still resolves the distribution's librdmacm, under
+#             rcm-run rcm's; rping through rcm-run, both ends, with the
+#             in-tree rdma_ucm unloaded
+#   purge     dpkg --purge of both: DKMS forgets rcm, no file is left
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
+
+debdir=${rcm_debdir:-}
+rel=$(uname -r)
+addr=198.18.1.1
+log=/tmp/deb-guest
+mkdir -p "$log"
+up() { cut -d' ' -f1 /proc/uptime; }
+
+result() {	# STATUS NAME [WHY]
+	echo "rcm-result: $*"
+}
+# Each line of a command's output with the guest's uptime in front: the
+# host's log then shows where the time goes.
+stamped() {
+	while IFS= read -r line; do
+		echo "$(up) $line"
+	done
+}
+# Show a log on the console, for the host's log file.
+show() {	# NAME FILE [LINES]
+	tail -n "${3:-40}" "$2" 2>/dev/null | sed "s/^/rcm-out: $1: /"
+}
+failed=
+# A test's checks: each failing check prints one FAIL line; the test
+# passes when none did.
+check_fail() {	# NAME WHY
+	result FAIL "$1" "$2"
+	failed="$failed $1"
+}
+t_start=
+begin() {
+	t_start=$(up)
+	echo "rcm-begin: $1"
+}
+end() {		# NAME
+	echo "rcm-time: $1 $t_start $(up)"
+}
+# Without the packages or the module, no later test can run.
+blocked() {	# NAME
+	case $failed in
+	*install*|*dkms*)
+		result FAIL "$1" "not run: failed before it:$failed"
+		return 0
+		;;
+	esac
+	return 1
+}
+loaded() { [ -d /sys/module/rcm ]; }
+# Wait up to $1 tenths of a second for "$2 ..." to succeed.
+wait_for() {	# TENTHS COMMAND...
+	n=$1
+	shift
+	i=0
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -le "$n" ] || return 1
+		sleep 0.1
+	done
+}
+
+[ -n "$debdir" ] || { echo "rcm-fatal: no rcm_debdir"; exit 1; }
+dkms_deb='' lib_deb=''
+for f in "$debdir"/rcm-dkms_*_all.deb; do [ -f "$f" ] && dkms_deb=$f; done
+for f in "$debdir"/rcm_*.deb; do [ -f "$f" ] && lib_deb=$f; done
+if [ -z "$dkms_deb" ] || [ -z "$lib_deb" ]; then
+	echo "rcm-fatal: no rcm-dkms and rcm packages in $debdir"
+	exit 1
+fi
+ver=$(dpkg-deb -f "$dkms_deb" Version)
+ver=${ver%-*}
+
+# --- a machine without rcm --------------------------------------------------
+# The root is the host's: what the host itself has of rcm (an installed
+# package, make dkms-install, make modules_install) is removed here, in
+# the overlay, so that the packages are what brings rcm to this guest.
+for p in rcm rcm-dkms; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		echo "rcm-out: setup: the host has $p installed; purged in the guest"
+		dpkg --purge "$p" >"$log/setup" 2>&1
+	fi
+done
+if [ -e /var/lib/dkms/rcm ] || ls -d /usr/src/rcm-* >/dev/null 2>&1; then
+	echo "rcm-out: setup: the host has rcm in DKMS or /usr/src; removed in the guest"
+	dkms remove -m rcm --all >>"$log/setup" 2>&1
+	rm -rf /var/lib/dkms/rcm /usr/src/rcm-*
+fi
+# make install's files (PREFIX /usr/local): its rcm-run would come first
+# in PATH, its udev rule would load rcm without the package's.
+for f in /usr/local/bin/rcm-run /usr/local/lib/rcm /etc/udev/rules.d/90-rcm.rules \
+	 /etc/modprobe.d/rcm.conf /etc/ld.so.conf.d/rcm.conf; do
+	if [ -e "$f" ]; then
+		echo "rcm-out: setup: the host has $f (make install); removed in the guest"
+		rm -rf "$f"
+		[ "$f" = /etc/ld.so.conf.d/rcm.conf ] && ldconfig
+	fi
+done
+ko=$(modinfo -n rcm 2>/dev/null)
+if [ -n "$ko" ]; then
+	echo "rcm-out: setup: the host has $ko; removed in the guest"
+	rm -f "$ko"
+	depmod "$rel"
+fi
+if modinfo rcm >/dev/null 2>&1 || loaded; then
+	echo "rcm-fatal: the guest has an rcm module before the packages are installed"
+	exit 1
+fi
+# man-db's trigger would index every manual page of the host (through
+# 9p, under TCG: minutes); the flag file is Debian's switch for it.
+rm -f /var/lib/man-db/auto-update
+
+# --- install ----------------------------------------------------------------
+begin install
+echo "rcm-out: install: dpkg -i $(basename "$dkms_deb") $(basename "$lib_deb")"
+if { dpkg -i "$dkms_deb" "$lib_deb" 2>&1; echo "dpkg exit $?"; } | stamped >"$log/install" &&
+	grep -q ' dpkg exit 0$' "$log/install"; then
+	for p in rcm-dkms rcm; do
+		st=$(dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null)
+		[ "$st" = "install ok installed $ver" ] ||
+			check_fail install "$p: '$st'"
+	done
+	show install "$log/install" 100
+	[ -z "$failed" ] && result PASS install
+else
+	check_fail install "dpkg -i failed"
+	show install "$log/install"
+	show install "/var/lib/dkms/rcm/$ver/build/make.log" 60
+fi
+end install
+
+# --- dkms -------------------------------------------------------------------
+begin dkms
+if ! blocked dkms; then
+	st=$(dkms status -m rcm -v "$ver" -k "$rel" 2>&1)
+	echo "rcm-out: dkms: $st"
+	echo "$st" | grep -q "^rcm/$ver, $rel, [^:]*: installed" ||
+		check_fail dkms "dkms status: $st"
+	path=$(modinfo -n rcm 2>&1)
+	[ "$path" = "/lib/modules/$rel/updates/dkms/rcm.ko" ] ||
+		check_fail dkms "modinfo -n rcm: $path"
+	mv=$(modinfo -F version rcm 2>&1)
+	[ "$mv" = "$ver" ] || check_fail dkms "module version '$mv', packages $ver"
+	vm=$(modinfo -F vermagic rcm 2>&1)
+	case $vm in
+	"$rel "*) ;;
+	*) check_fail dkms "vermagic '$vm', kernel $rel" ;;
+	esac
+	case $failed in *dkms*) ;; *) result PASS dkms ;; esac
+fi
+end dkms
+
+# --- modprobe ---------------------------------------------------------------
+begin modprobe
+if ! blocked modprobe; then
+	if modprobe rcm 2>"$log/modprobe"; then
+		[ "$(cat /sys/module/rcm/version 2>&1)" = "$ver" ] ||
+			check_fail modprobe "/sys/module/rcm/version is not $ver"
+		wait_for 50 test -c /dev/infiniband/rcm ||
+			check_fail modprobe "no /dev/infiniband/rcm"
+		mode=$(stat -c %a /dev/infiniband/rcm 2>&1)
+		[ "$mode" = 666 ] || check_fail modprobe "/dev/infiniband/rcm mode $mode"
+		modprobe -r rcm 2>>"$log/modprobe" ||
+			check_fail modprobe "modprobe -r rcm failed"
+	else
+		check_fail modprobe "modprobe rcm failed"
+		show modprobe "$log/modprobe"
+	fi
+	case $failed in *modprobe*) ;; *) result PASS modprobe ;; esac
+fi
+end modprobe
+
+# --- udev -------------------------------------------------------------------
+begin udev
+if ! blocked udev; then
+	if loaded || ls /sys/class/infiniband/* >/dev/null 2>&1; then
+		check_fail udev "rcm or an RDMA device is there before the test"
+	elif ! /lib/systemd/systemd-udevd --daemon >"$log/udevd" 2>&1; then
+		check_fail udev "systemd-udevd did not start"
+		show udev "$log/udevd"
+	else
+		# A Soft-RoCE device on a veth whose peer has no address.
+		ip link add rxenet0 type veth peer name rxepeer0 &&
+			ip link set rxepeer0 up && ip link set rxenet0 up &&
+			ip addr add "$addr/24" dev rxenet0 &&
+			rdma link add rxe0 type rxe netdev rxenet0 ||
+			check_fail udev "cannot add the Soft-RoCE device"
+		udevadm settle --timeout=60
+		if wait_for 300 loaded; then
+			result PASS udev.hotplug
+		else
+			check_fail udev.hotplug "rdma link add did not load rcm"
+		fi
+		# At boot the device is there before udevd: systemd replays
+		# its add event (udevadm trigger).
+		modprobe -r rcm
+		loaded && check_fail udev.coldplug "modprobe -r rcm left it loaded"
+		udevadm trigger --verbose --action=add --subsystem-match=infiniband 2>&1 |
+			sed 's/^/rcm-out: udev: trigger: /'
+		udevadm settle --timeout=60
+		if wait_for 300 loaded; then
+			result PASS udev.coldplug
+		else
+			check_fail udev.coldplug "the replayed add event did not load rcm"
+			lsmod | sed 's/^/rcm-out: udev: /'
+		fi
+	fi
+fi
+end udev
+
+# --- rcm-run ----------------------------------------------------------------
+run_rping() {	# PORT: rcm server and client, 5 verified pings
+	rcm-run rping -s -a "$addr" -p "$1" -C 5 -v -V >"$log/rping-s" 2>&1 &
+	spid=$!
+	# The installed rcm-stat lists the server's listener (rcm-run execs).
+	if wait_for 100 sh -c "rcm-stat -q -p $spid | grep -q ' LISTEN '"; then
+		result PASS rcm-run.rcm-stat
+	else
+		check_fail rcm-run.rcm-stat "rcm-stat does not list rping's listener"
+		rcm-stat -p $spid | sed 's/^/rcm-out: rcm-stat: /'
+	fi
+	tries=0
+	until rcm-run timeout 60 rping -c -a "$addr" -p "$1" -C 5 -v -V \
+		>"$log/rping-c" 2>&1; do
+		tries=$((tries + 1))
+		[ $tries -lt 5 ] && kill -0 $spid 2>/dev/null || break
+		sleep 1
+	done
+	# The server ends after its 5 pings; a hung one is killed.
+	( sleep 60; kill $spid 2>/dev/null ) &
+	wpid=$!
+	wait $spid
+	src=$?
+	kill $wpid 2>/dev/null
+	[ $src = 0 ] &&
+		[ "$(grep -c '^ping data: ' "$log/rping-c")" = 5 ] &&
+		[ "$(grep -c '^server ping data: ' "$log/rping-s")" = 5 ]
+}
+
+begin rcm-run
+if ! blocked rcm-run; then
+	modprobe rcm	# rcm-run wants the device
+	sys=$(ldd /usr/bin/rping | awk '$1 == "librdmacm.so.1" { print $3 }')
+	ours=$(rcm-run ldd /usr/bin/rping 2>&1 |
+		awk '$1 == "librdmacm.so.1" { print $3 }')
+	echo "rcm-out: rcm-run: rping loads $sys; under rcm-run $ours"
+	case $sys in
+	*/rcm/*|"") check_fail rcm-run.library "rping resolves '$sys'" ;;
+	esac
+	case $ours in
+	/usr/lib/*/rcm/librdmacm.so.1) ;;
+	*) check_fail rcm-run.library "under rcm-run rping resolves '$ours'" ;;
+	esac
+	case $failed in *rcm-run.library*) ;; *) result PASS rcm-run.library ;; esac
+
+	# Only rcm can serve: the in-tree user-space CM is not there.
+	modprobe -r rdma_ucm 2>/dev/null
+	if [ -e /dev/infiniband/rdma_cm ] || grep -q '^rdma_ucm ' /proc/modules; then
+		check_fail rcm-run.rping "rdma_ucm cannot be unloaded"
+	elif ! wait_for 100 grep -qs ffff:c612:0101 \
+		/sys/class/infiniband/*/ports/1/gids/[0-9]; then
+		check_fail rcm-run.rping "no RoCE GID for $addr"
+	elif run_rping 20301; then
+		result PASS rcm-run.rping
+	else
+		check_fail rcm-run.rping "rping on rcm failed"
+		echo "rcm-out: rcm-run: server:"
+		show rcm-run "$log/rping-s" 15
+		echo "rcm-out: rcm-run: client:"
+		show rcm-run "$log/rping-c" 15
+	fi
+fi
+end rcm-run
+
+# --- purge ------------------------------------------------------------------
+begin purge
+if ! blocked purge; then
+	files=$(dpkg -L rcm rcm-dkms | while read -r f; do
+		[ -d "$f" ] || echo "$f"
+	done)
+	modprobe -r rcm
+	if { dpkg --purge rcm rcm-dkms 2>&1; echo "dpkg exit $?"; } | stamped >"$log/purge" &&
+		grep -q ' dpkg exit 0$' "$log/purge"; then
+		show purge "$log/purge" 100
+		st=$(dkms status -m rcm 2>&1)
+		[ -z "$st" ] || check_fail purge "dkms status after purge: $st"
+		left=$(for f in $files "/lib/modules/$rel/updates/dkms/rcm.ko"; do
+			[ -e "$f" ] || [ -L "$f" ] && echo "$f"
+		done)
+		[ -z "$left" ] || check_fail purge "left behind: $(echo "$left" | tr '\n' ' ')"
+		modinfo rcm >/dev/null 2>&1 && check_fail purge "modinfo still finds rcm"
+	else
+		check_fail purge "dpkg --purge failed"
+		show purge "$log/purge"
+	fi
+	case $failed in *purge*) ;; *) result PASS purge ;; esac
+fi
+end purge
+
+# The kernel's own reports (WARNING, BUG, ...) that the console's log
+# level hid: the host fails the run on them.
+dmesg | grep -E 'BUG:|WARNING:|Oops|general protection fault|kernel BUG|UBSAN:|Call Trace:|refcount_t:' |
+	head -20 | sed 's/^/rcm-splat: deb /'
