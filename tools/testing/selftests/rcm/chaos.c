@@ -1302,6 +1302,16 @@ static void ended(int p, int st)
 	run.pid[p] = stop ? -1 : spawn(p);
 }
 
+static bool running(void)
+{
+	int p;
+
+	for (p = 0; p < nprocs; p++)
+		if (run.pid[p] > 0)
+			return true;
+	return false;
+}
+
 /* Reap what ended: workers and the remover. */
 static void reap(void)
 {
@@ -1465,7 +1475,8 @@ RCM_TEST(every_event_names_a_live_id_of_its_channel)
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct rdma_event_channel *probe;
 	unsigned int r = 0;
-	int p, st;
+	bool stuck = false;
+	int p;
 
 	addr_rxe = getenv("RCM_ADDR_RXE");
 	addr6_rxe = getenv("RCM_ADDR6_RXE");
@@ -1541,12 +1552,25 @@ RCM_TEST(every_event_names_a_live_id_of_its_channel)
 				(run.removals + 1);
 		}
 	}
+	/* The stop: each worker destroys what it has and exits 0. */
 	atomic_store(&sh->stop, 1);
-	for (p = 0; p < nprocs; p++)
-		if (run.pid[p] > 0 && waitpid(run.pid[p], &st, 0) == run.pid[p])
-			ended(p, st);
-	if (run.remover > 0)
-		waitpid(run.remover, NULL, 0);
+	end = now_ms();
+	while (running() || run.remover > 0) {
+		usleep(20000);
+		reap();
+		watchdog();
+		if (now_ms() - end < run.hang_s * 1000LL || stuck)
+			continue;
+		printf("# HANG: workers or the removal still there %u s after the stop\n",
+		       run.hang_s);
+		for (p = 0; p < nprocs; p++)
+			if (run.pid[p] > 0)
+				dump_stacks(run.pid[p]);
+		if (run.remover > 0)
+			dump_stacks(run.remover);
+		run.hangs++;
+		stuck = true;
+	}
 	rcm_restore_rxe();
 	alarm(0);
 	print_figures(now_ms() - start);
