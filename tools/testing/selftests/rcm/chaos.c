@@ -518,33 +518,19 @@ static void do_leave(int s, uint32_t p)
 
 static void do_option(int s, uint32_t p)
 {
-	struct rdma_cm_id *id = ids[s].id;
-	uint8_t u8 = p >> 8;
-	int one = (p >> 16) & 1;
+	static const int names[] = {
+		RDMA_OPTION_ID_TOS, RDMA_OPTION_ID_REUSEADDR,
+		RDMA_OPTION_ID_AFONLY, RDMA_OPTION_ID_ACK_TIMEOUT,
+		77,	/* unknown: ENOSYS */
+	};
+	int name = names[p % 5], one = (p >> 16) & 1;
+	uint8_t u8 = name == RDMA_OPTION_ID_ACK_TIMEOUT ? (p >> 8) % 32 : p >> 8;
+	bool byte = name == RDMA_OPTION_ID_TOS ||
+		    name == RDMA_OPTION_ID_ACK_TIMEOUT;
 
-	switch (p % 5) {
-	case 0:
-		count(OP_SET_OPTION, rdma_set_option(id, RDMA_OPTION_ID,
-			RDMA_OPTION_ID_TOS, &u8, sizeof(u8)));
-		break;
-	case 1:
-		count(OP_SET_OPTION, rdma_set_option(id, RDMA_OPTION_ID,
-			RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one)));
-		break;
-	case 2:
-		count(OP_SET_OPTION, rdma_set_option(id, RDMA_OPTION_ID,
-			RDMA_OPTION_ID_AFONLY, &one, sizeof(one)));
-		break;
-	case 3:
-		u8 %= 32;
-		count(OP_SET_OPTION, rdma_set_option(id, RDMA_OPTION_ID,
-			RDMA_OPTION_ID_ACK_TIMEOUT, &u8, sizeof(u8)));
-		break;
-	default:	/* unknown: ENOSYS */
-		count(OP_SET_OPTION, rdma_set_option(id, RDMA_OPTION_ID, 77,
-						     &one, sizeof(one)));
-		break;
-	}
+	count(OP_SET_OPTION, rdma_set_option(ids[s].id, RDMA_OPTION_ID, name,
+					     byte ? (void *)&u8 : (void *)&one,
+					     byte ? sizeof(u8) : sizeof(one)));
 }
 
 /*
@@ -657,12 +643,12 @@ static void op_recycle(struct wt *w, int s, uint32_t p)
 }
 
 /* One call on the id of slot @s (held, not free). */
-static void id_call(struct wt *w, enum op op, int s, int c, uint32_t p)
+static void id_call(struct wt *w, enum op call, int s, int c, uint32_t p)
 {
-	if (needs_device(op) && !ids[s].id->verbs)
+	if (needs_device(call) && !ids[s].id->verbs)
 		return;
-	in_call(w, op);
-	switch (op) {
+	in_call(w, call);
+	switch (call) {
 	case OP_DESTROY_ID:
 		if (p & 4 && w)
 			op_recycle(w, s, p);
@@ -691,10 +677,10 @@ static void id_call(struct wt *w, enum op op, int s, int c, uint32_t p)
 		do_reject(s);
 		break;
 	case OP_ESTABLISH:
-		count(op, rdma_establish(ids[s].id));
+		count(call, rdma_establish(ids[s].id));
 		break;
 	case OP_DISCONNECT:
-		count(op, rdma_disconnect(ids[s].id));
+		count(call, rdma_disconnect(ids[s].id));
 		break;
 	case OP_MIGRATE:
 		op_migrate(s, c);
@@ -714,7 +700,7 @@ static void id_call(struct wt *w, enum op op, int s, int c, uint32_t p)
 	case OP_DESTROY_QP:
 		if (ids[s].id->qp) {
 			rdma_destroy_qp(ids[s].id);
-			count(op, 0);
+			count(call, 0);
 		}
 		break;
 	default:
@@ -1281,7 +1267,7 @@ static void churn(int p)
  * Worker @p ended with status @st: killed, or by itself (a crash, or
  * at the stop, where it must have exited 0).
  */
-static void ended(int p, int st)
+static void worker_gone(int p, int st)
 {
 	bool stop = atomic_load(&sh->stop);
 
@@ -1333,7 +1319,7 @@ static void reap(void)
 			if (run.pid[p] == pid)
 				break;
 		if (p < nprocs)
-			ended(p, st);
+			worker_gone(p, st);
 	}
 }
 

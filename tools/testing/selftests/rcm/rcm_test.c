@@ -333,25 +333,34 @@ unsigned long long rcm_mix(unsigned long long x)
 
 long rcm_slab_objects(const char *name)
 {
-	char line[512], cname[64];
-	long active = -1, n;
+	char path[128], line[256], cname[64];
+	long n = -1, active;
 	FILE *f;
 
-	snprintf(line, sizeof(line), "/sys/kernel/slab/%s/shrink", name);
-	f = fopen(line, "w");
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
+	f = fopen(path, "w");
 	if (f) {
-		fputs("1\n", f);
+		fputs("1", f);
 		fclose(f);
+	}
+	/* SLUB's own count where it keeps one (CONFIG_SLUB_DEBUG). */
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objects", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+		return n;
 	}
 	f = fopen("/proc/slabinfo", "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", cname, &n) == 2 &&
+		if (sscanf(line, "%63s %ld", cname, &active) == 2 &&
 		    !strcmp(cname, name))
-			active = n;
+			n = active;
 	fclose(f);
-	return active;
+	return n;
 }
 
 int rcm_slabs_back_to(long ids0, long evs0, long *ids, long *evs)

@@ -165,10 +165,11 @@ unsigned long rcm_env_ul(const char *name, unsigned long def);
 unsigned long long rcm_mix(unsigned long long x);
 
 /*
- * Objects of slab cache @name in use, or -1 if /proc/slabinfo does not
- * list it (no slabinfo, or the cache merged with another). The cache is
- * shrunk first, so the objects of each CPU's current slab that SLUB
- * counts as used are handed back and the count is exact.
+ * Objects in use in slab cache @name, exactly: the cache is shrunk
+ * first, which flushes the per-CPU slabs (and KASAN's quarantine), so
+ * free objects are not counted as in use. From the cache's "objects"
+ * in sysfs, else /proc/slabinfo; -1 where neither has it (the cache
+ * merged with another, no statistics).
  */
 long rcm_slab_objects(const char *name);
 /*
