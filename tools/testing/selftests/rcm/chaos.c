@@ -6,8 +6,11 @@
  * RCM_CHAOS_PROCS worker processes (4) of RCM_CHAOS_THREADS threads (3)
  * each share, per process, NCHANS event channel slots and NIDS id slots.
  * Every thread makes librdmacm calls at random on them for
- * RCM_CHAOS_SECONDS (30): create and destroy channels and ids (TCP and
- * UDP port spaces), bind, resolve_addr and resolve_route (towards the
+ * RCM_CHAOS_SECONDS (30): create and destroy channels (moving their ids
+ * away first) and ids (TCP and UDP port spaces; or destroy one and make
+ * the next on the same channel at once, restarting a listener in place
+ * half of the time), bind (then listen, as a server), resolve_addr and
+ * resolve_route (towards the
  * rxe address, its IPv6 address, a silent neighbour, a netdev without
  * RDMA, a multicast group), listen, connect, accept, reject, establish,
  * disconnect, migrate_id between channels, set_option, join and leave
@@ -19,7 +22,10 @@
  * the address, connect after the route, accept or reject a request,
  * establish, disconnect, destroy after DEVICE_REMOVAL...), so
  * connections between the processes really happen: listeners and
- * destinations share ports PORT_BASE.. PORT_BASE + NPORTS - 1.
+ * destinations share ports PORT_BASE.. PORT_BASE + NPORTS - 1. One
+ * channel is read an eighth as often as the others, so that listeners
+ * with unread requests get destroyed and their handles and addresses
+ * reused (issue 12, 1.9, is the kind of bug this is for).
  * Meanwhile the parent kills a random worker with SIGKILL every
  * RCM_CHAOS_KILL_MS (1500) on average and starts it again, and
  * RCM_CHAOS_REMOVALS times (1) deletes rxe0 with "rdma link delete" and
@@ -41,8 +47,10 @@
  *    space copied to a new id that is no live id already; listen_id is
  *    NULL on every other event.
  * And: no worker dies by itself (a crash) or spends more than
- * RCM_CHAOS_HANG_S (60) in one call (a hang: the parent watches each
- * thread's current call; an alarm() bounds every process), every id
+ * RCM_CHAOS_HANG_S (60) in one call, nor takes that long to exit once
+ * killed or stopped (a hang: the parent watches each thread's current
+ * call and dumps the stuck tasks' kernel stacks; an alarm() bounds every
+ * process), every id
  * destroy succeeds, rxe0 is back at the end, a run reached connection
  * requests and established connections, and after all workers are
  * gone rcm's slab objects are back at their baseline (with rcm's
