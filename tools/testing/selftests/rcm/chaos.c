@@ -410,8 +410,15 @@ static void do_resolve(int s, uint32_t p)
 				(p >> 4) % 3 ? NULL : (struct sockaddr *)&src,
 				(struct sockaddr *)&dst, 500 + (p >> 12) % 1500);
 	count(OP_RESOLVE_ADDR, ret);
-	if (ret)
+	if (ret) {
+		/*
+		 * No ADDR_* event follows a failed call, but the bind on
+		 * the way (to the source, attached to its device) may stay,
+		 * as in-tree: DEVICE_REMOVAL can follow.
+		 */
 		unmark(s, DID_RESOLVE, was);
+		mark(s, DID_BIND);
+	}
 }
 
 static void do_route(int s)
