@@ -126,6 +126,8 @@ RCM_TEST(connect_disconnect_cycles)
 	CHECK(rcm_slabs_back_to(ids0, evs0, &ids, &evs) == 0,
 	      "after the cycles: %ld ids (%ld before), %ld events (%ld before)",
 	      ids, ids0, evs, evs0);
+	printf("# after the cycles: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
+	       ids, ids0, evs, evs0);
 }
 
 /* Serve connections on @port until killed: accept and disconnect. */
@@ -224,6 +226,8 @@ RCM_TEST(kill_at_random_points)
 	CHECK(rcm_slabs_back_to(ids0, evs0, &ids, &evs) == 0,
 	      "after the kills: %ld ids (%ld before), %ld events (%ld before)",
 	      ids, ids0, evs, evs0);
+	printf("# after the kills: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
+	       ids, ids0, evs, evs0);
 }
 
 /* rmmod is refused while a file is open; the guest unloads rcm at the end. */
