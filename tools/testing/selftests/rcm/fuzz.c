@@ -113,17 +113,9 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 static uint32_t rnd(struct fz *z)
 {
-	z->rng = mix(z->rng);
+	z->rng = rcm_mix(z->rng);
 	return z->rng >> 32;
 }
 
@@ -1325,7 +1317,7 @@ static void *thread_main(void *arg)
 
 static uint64_t thread_seed(uint64_t base, int w, int t)
 {
-	return mix(base ^ mix(((uint64_t)w << 16) | t));
+	return rcm_mix(base ^ rcm_mix(((uint64_t)w << 16) | t));
 }
 
 static int worker(uint64_t base, int w, int nthreads)
@@ -1450,7 +1442,7 @@ int main(void)
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		base = mix((ts.tv_sec * 1000000000ULL + ts.tv_nsec) ^ getpid());
+		base = rcm_mix((ts.tv_sec * 1000000000ULL + ts.tv_nsec) ^ getpid());
 	}
 	if (nworkers < 1 || nworkers > 16 || nthreads < 1 || nthreads > 16) {
 		printf("1..0 # SKIP RCM_FUZZ_WORKERS and _THREADS: 1..16\n");

@@ -115,42 +115,6 @@ static long hp_sum_reaches(const char *a, const char *b, long want, int ms)
 	return sum;
 }
 
-/*
- * Objects in use in slab cache @name, exactly: the cache is shrunk
- * first, which flushes the per-CPU slabs (and KASAN's quarantine), so
- * free objects are not counted as in use. -1 without statistics.
- */
-static long slab_objects(const char *name)
-{
-	char path[128], line[256], cname[64];
-	long n = -1, active;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
-	f = fopen(path, "w");
-	if (f) {
-		fputs("1", f);
-		fclose(f);
-	}
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objects", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%ld", &n) != 1)
-			n = -1;
-		fclose(f);
-		return n;
-	}
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", cname, &active) == 2 &&
-		    !strcmp(cname, name))
-			n = active;
-	fclose(f);
-	return n;
-}
-
 /* A cache's objects per slab; 0 when unknown. */
 static long slab_per_slab(const char *name)
 {
@@ -174,8 +138,8 @@ struct slab_mark {
 
 static void slab_mark(struct slab_mark *m)
 {
-	m->id = slab_objects("rcm_id");
-	m->ev = slab_objects("rcm_uevent");
+	m->id = rcm_slab_objects("rcm_id");
+	m->ev = rcm_slab_objects("rcm_uevent");
 }
 
 /*

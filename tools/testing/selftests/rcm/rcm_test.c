@@ -340,6 +340,67 @@ int rcm_sh(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+unsigned long rcm_env_ul(const char *name, unsigned long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 0) : def;
+}
+
+unsigned long long rcm_mix(unsigned long long x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+long rcm_slab_objects(const char *name)
+{
+	char path[128], line[256], cname[64];
+	long n = -1, active;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
+	/* SLUB's own count where it keeps one (CONFIG_SLUB_DEBUG). */
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objects", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+		return n;
+	}
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", cname, &active) == 2 &&
+		    !strcmp(cname, name))
+			n = active;
+	fclose(f);
+	return n;
+}
+
+int rcm_slabs_back_to(long ids0, long evs0, long *ids, long *evs)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		*ids = rcm_slab_objects("rcm_id");
+		*evs = rcm_slab_objects("rcm_uevent");
+		if (*ids <= ids0 && *evs <= evs0)
+			return 0;
+		usleep(100000);	/* slab frees of other CPUs settle */
+	}
+	return -1;
+}
+
 int rcm_test_run(void)
 {
 	int i, failed = 0, skipped = 0;

@@ -149,7 +149,6 @@ int rcm_simple(int fd, unsigned long cmd, unsigned int id);
 struct rcm_query_id;
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
 
-/* Run a shell command quietly; returns its exit status. */
 /*
  * Start the helper program at path @argv[0] with @argv (NULL-terminated;
  * @argv[0] is also its name, as execv() passes it), its standard output
@@ -159,7 +158,29 @@ int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
 pid_t rcm_spawn_listening(char *const argv[]);
 /* Reap @pid: its exit status, 128 if a signal ended it, -1 on error. */
 int rcm_exit_status(pid_t pid);
+/* The MAC address of netdev @dev into @mac (18 bytes): 0 or -1. */
 int rcm_netdev_mac(const char *dev, char *mac);
+/* Run a shell command quietly; returns its exit status. */
 int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The number in environment variable @name (any base strtoul takes), or @def. */
+unsigned long rcm_env_ul(const char *name, unsigned long def);
+/* splitmix64's step: a well-mixed 64-bit value from @x (seeds, generators). */
+unsigned long long rcm_mix(unsigned long long x);
+
+/*
+ * Objects in use in slab cache @name, exactly: the cache is shrunk
+ * first, which flushes the per-CPU slabs (and KASAN's quarantine), so
+ * free objects are not counted as in use. From the cache's "objects"
+ * in sysfs, else /proc/slabinfo; -1 where neither has it (the cache
+ * merged with another, no statistics).
+ */
+long rcm_slab_objects(const char *name);
+/*
+ * Wait (up to 30 s) until rcm's live ids and event records, "rcm_id" and
+ * "rcm_uevent", are back at or below @ids0 and @evs0: 0, or -1. The last
+ * counts are left in *@ids and *@evs.
+ */
+int rcm_slabs_back_to(long ids0, long evs0, long *ids, long *evs);
 
 #endif /* RCM_TEST_H */

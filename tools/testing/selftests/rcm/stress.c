@@ -31,56 +31,6 @@
 
 #include "rcm_test.h"
 
-/*
- * Objects of slab cache @name in use, or -1 if it is not listed. SLUB
- * counts the objects of each CPU's current slab as used: shrinking the
- * cache first hands those back, so the count is exact.
- */
-static long slab_objects(const char *name)
-{
-	char line[512], cname[64];
-	long active = -1, n;
-	FILE *f;
-
-	snprintf(line, sizeof(line), "/sys/kernel/slab/%s/shrink", name);
-	f = fopen(line, "w");
-	if (f) {
-		fputs("1\n", f);
-		fclose(f);
-	}
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", cname, &n) == 2 &&
-		    !strcmp(cname, name))
-			active = n;
-	fclose(f);
-	return active;
-}
-
-/* Wait until both counts are back at their baselines (bounded). */
-static int back_to(long ids0, long evs0, long *ids, long *evs)
-{
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		*ids = slab_objects("rcm_id");
-		*evs = slab_objects("rcm_uevent");
-		if (*ids <= ids0 && *evs <= evs0)
-			return 0;
-		usleep(100000);	/* slab frees of other CPUs settle */
-	}
-	return -1;
-}
-
-static unsigned long env_ul(const char *name, unsigned long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoul(v, NULL, 0) : def;
-}
-
 static int simple(int fd, unsigned long cmd, unsigned int id)
 {
 	struct rcm_establish e = { .size = sizeof(e), .id = id };
@@ -146,7 +96,7 @@ static int cycle(int s, int c, const char *ip, unsigned short port,
 RCM_TEST(connect_disconnect_cycles)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
-	unsigned long n = env_ul("RCM_STRESS_CYCLES", 150), i;
+	unsigned long n = rcm_env_ul("RCM_STRESS_CYCLES", 150), i;
 	long ids0, evs0, ids, evs;
 	struct timespec t0, t1;
 	unsigned int lid;
@@ -154,8 +104,8 @@ RCM_TEST(connect_disconnect_cycles)
 
 	if (!ip)
 		SKIP("no Soft-RoCE device");
-	ids0 = slab_objects("rcm_id");
-	evs0 = slab_objects("rcm_uevent");
+	ids0 = rcm_slab_objects("rcm_id");
+	evs0 = rcm_slab_objects("rcm_uevent");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20600, 0x1, 0);
@@ -173,9 +123,11 @@ RCM_TEST(connect_disconnect_cycles)
 		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
 		return;
 	}
-	CHECK(back_to(ids0, evs0, &ids, &evs) == 0,
+	CHECK(rcm_slabs_back_to(ids0, evs0, &ids, &evs) == 0,
 	      "after the cycles: %ld ids (%ld before), %ld events (%ld before)",
 	      ids, ids0, evs, evs0);
+	printf("# after the cycles: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
+	       ids, ids0, evs, evs0);
 }
 
 /* Serve connections on @port until killed: accept and disconnect. */
@@ -226,8 +178,8 @@ static void client(const char *ip, unsigned short port)
 RCM_TEST(kill_at_random_points)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
-	unsigned long rounds = env_ul("RCM_STRESS_KILLS", 40), r;
-	unsigned int seed = env_ul("RCM_STRESS_SEED", time(NULL));
+	unsigned long rounds = rcm_env_ul("RCM_STRESS_KILLS", 40), r;
+	unsigned int seed = rcm_env_ul("RCM_STRESS_SEED", time(NULL));
 	long ids0, evs0, ids, evs;
 	pid_t srv, cli;
 	char port[16];
@@ -236,8 +188,8 @@ RCM_TEST(kill_at_random_points)
 		SKIP("no Soft-RoCE device");
 	printf("# seed %u (RCM_STRESS_SEED replays it)\n", seed);
 	srandom(seed);
-	ids0 = slab_objects("rcm_id");
-	evs0 = slab_objects("rcm_uevent");
+	ids0 = rcm_slab_objects("rcm_id");
+	evs0 = rcm_slab_objects("rcm_uevent");
 	snprintf(port, sizeof(port), "%d", 20601);
 	srv = -1;
 	for (r = 0; r < rounds; r++) {
@@ -271,9 +223,11 @@ RCM_TEST(kill_at_random_points)
 		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
 		return;
 	}
-	CHECK(back_to(ids0, evs0, &ids, &evs) == 0,
+	CHECK(rcm_slabs_back_to(ids0, evs0, &ids, &evs) == 0,
 	      "after the kills: %ld ids (%ld before), %ld events (%ld before)",
 	      ids, ids0, evs, evs0);
+	printf("# after the kills: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
+	       ids, ids0, evs, evs0);
 }
 
 /* rmmod is refused while a file is open; the guest unloads rcm at the end. */
