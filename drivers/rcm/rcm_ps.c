@@ -58,15 +58,24 @@ static unsigned long rcm_ps_key(u16 ps, u16 port)
 }
 
 /**
- * rcm_addr_is_any() - is this the wildcard address of its family?
+ * rcm_addr_is_any() - does this address stand for every address?
  * @sa: an AF_INET or AF_INET6 address
+ *
+ * The wildcard of its family, or - as in the in-tree CM's
+ * cma_any_addr() - a loopback address: no RDMA device has one, so an id
+ * bound to 127.0.0.1 or ::1 is bound to no device and listens on all,
+ * which is what libfabric's verbs provider relies on when it listens on
+ * "localhost".
  */
 bool rcm_addr_is_any(const struct sockaddr *sa)
 {
-	if (sa->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr ==
-		       htonl(INADDR_ANY);
-	return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	if (sa->sa_family == AF_INET) {
+		__be32 a = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+
+		return a == htonl(INADDR_ANY) || ipv4_is_loopback(a);
+	}
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr) ||
+	       ipv6_addr_loopback(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
 /**

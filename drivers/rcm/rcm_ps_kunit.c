@@ -64,6 +64,19 @@ static void rcm_ps_wildcard_conflicts_with_anything(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&one, &any), -EADDRNOTAVAIL);
 }
 
+/* As in-tree cma_any_addr(): a loopback address is a wildcard. */
+static void rcm_ps_loopback_is_a_wildcard(struct kunit *test)
+{
+	struct rcm_binding lo, one;
+
+	rcm_bind4(&lo, IP4(127, 0, 0, 1), 7471, false, false);
+	rcm_bind4(&one, IP4(198, 18, 1, 1), 7471, false, false);
+	KUNIT_EXPECT_TRUE(test, rcm_addr_is_any((struct sockaddr *)&lo.addr));
+	KUNIT_EXPECT_EQ(test, rcm_ps_conflict(&lo, &one), -EADDRNOTAVAIL);
+	KUNIT_EXPECT_TRUE(test, rcm_ps_listen_match(&lo,
+						    (struct sockaddr *)&one.addr));
+}
+
 static void rcm_ps_reuseaddr_needs_both_sides(struct kunit *test)
 {
 	struct rcm_binding a, b;
@@ -186,6 +199,7 @@ static struct kunit_case rcm_ps_cases[] = {
 	KUNIT_CASE(rcm_ps_same_address_is_in_use),
 	KUNIT_CASE(rcm_ps_different_addresses_share),
 	KUNIT_CASE(rcm_ps_wildcard_conflicts_with_anything),
+	KUNIT_CASE(rcm_ps_loopback_is_a_wildcard),
 	KUNIT_CASE(rcm_ps_reuseaddr_needs_both_sides),
 	KUNIT_CASE(rcm_ps_afonly_separates_families),
 	KUNIT_CASE(rcm_ps_ephemeral_shared_by_destination),

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * addr: binding ids to local addresses and ports, and resolving
- * destinations, with the errno values the uapi documents; also
- * ephemeral ports shared by ids resolving towards different
- * destinations (the port range narrowed to two ports), never by an id
- * bound with port 0, never twice towards one destination.
+ * destinations, with the errno values the uapi documents; also a
+ * loopback address bound as a wildcard (as in-tree), and ephemeral
+ * ports shared by ids resolving towards different destinations (the
+ * port range narrowed to two ports), never by an id bound with port 0,
+ * never twice towards one destination.
  *
  * Guest environment (tools/testing/vm/guest-init.sh): RCM_ADDR_RXE and
  * RCM_ADDR6_RXE are addresses of the Soft-RoCE netdev, RCM_ADDR_SIW of
@@ -79,6 +80,35 @@ RCM_TEST(bind_to_rxe_address_attaches_the_device)
 	inet_pton(AF_INET, ip, &want.s6_addr[12]);
 	CHECK(!memcmp(q.out_sgid, &want, 16), "sgid is not ::ffff:%s", ip);
 	close(fd);
+}
+
+/*
+ * As in-tree (cma_any_addr()): a loopback address is a wildcard. The id
+ * binds to no device, and a listener on 127.0.0.1 (what libfabric's
+ * verbs provider makes of "localhost") hears a request for the rxe
+ * address.
+ */
+RCM_TEST(bind_to_loopback_is_a_wildcard)
+{
+	NEED_ENV(ip, "RCM_ADDR_RXE");
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	unsigned int lid, cid;
+	int s = rcm_open_dev(), c = rcm_open_dev();
+
+	lid = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 1);
+	CHECK(lid && rcm_bind(s, lid, "127.0.0.1", 20611) == 0,
+	      "bind 127.0.0.1: %s", strerror(errno));
+	CHECK(rcm_query(s, lid, &q) == 0 && q.out_port_num == 0 &&
+	      !q.out_node_guid, "bound to a device (port %u)", q.out_port_num);
+	CHECK(rcm_listen(s, lid, 4) == 0, "listen: %s", strerror(errno));
+	cid = rcm_routed_id(c, ip, 20611, 2);
+	CHECK(cid && rcm_connect(c, cid, 0x42, NULL) == 0, "connect: %s",
+	      strerror(errno));
+	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
+	      ev.listen_id == lid, "no request on the loopback listener");
+	close(c);
+	close(s);
 }
 
 RCM_TEST(bind_returns_what_a_query_would)
