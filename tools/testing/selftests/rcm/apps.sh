@@ -118,16 +118,20 @@ localhost_is() {
 }
 
 # SLIB CLIB: ten 64-byte ping-pongs, checked (-c), both ends exit 0 and
-# report them.
+# report them. The verbs provider's warnings name the librdmacm call
+# that failed, with its errno: the first becomes part of the verdict.
 fi_pingpong() {
 	port=$((port + 1))
-	server="fi_pingpong -p verbs -e msg -I 10 -S 64 -c -B $port"
-	client="fi_pingpong -p verbs -e msg -I 10 -S 64 -c -P $port $ip"
+	pp="env FI_LOG_LEVEL=warn FI_LOG_PROV=verbs fi_pingpong -p verbs -e msg"
+	server="$pp -I 10 -S 64 -c -B $port"
+	client="$pp -I 10 -S 64 -c -P $port $ip"
 	ready=
 	pair_wait "$1" "$2"
 	[ -n "$why" ] || { grep -Eq '^64 +10 +=10 ' "$s" &&
 			   grep -Eq '^64 +10 +=10 ' "$c"; } ||
 		why="no 10 x 64-byte ping-pong reported"
+	[ -z "$why" ] || why="$why$(grep -ho 'rdma_[a-z_]*: [^(]*([0-9]*)' \
+		"$s" "$c" | head -n 1 | sed 's/^/: /')"
 }
 fi_pingpong_msg() {
 	localhost_is "$ip"

@@ -72,7 +72,7 @@ left() {
 }
 
 # SERVER-LIB CLIENT-LIB: one client-server case of the command lines
-# $server and $client (run by sh -c, so they may start with VAR=value),
+# $server and $client (each exec'd by sh -c: env sets variables),
 # each under timeout $t (see left), the server on SERVER-LIB in the
 # background and the client on CLIENT-LIB. If $ready is set, the client
 # starts once that command succeeds (it may use $s and $spid), or the
