@@ -191,6 +191,10 @@ cm_poll_loop() {
 pyverbs() {
 	ncase=$((ncase + 1))
 	s=$tmp/s$ncase c=$s
+	if ! [ -d "$tmp/py/tests" ]; then
+		why="no /usr/share/doc/rdma-core/tests (python3-pyverbs) here"
+		return
+	fi
 	PATH=/usr/sbin:/usr/bin:$PATH on "$1" timeout "$t" \
 		python3 "$here/pyverbs_rdmacm.py" "$tmp/py" >"$s" 2>&1
 	rc=$?
@@ -255,7 +259,6 @@ for p in ib_send_bw ib_read_lat ib_write_bw fi_pingpong io_demo python3 \
 	command -v $p >/dev/null || missing="$missing $p"
 done
 [ -x ./cm_poll_loop ] || missing="$missing cm_poll_loop"
-[ -d /usr/share/doc/rdma-core/tests ] || missing="$missing pyverbs-tests"
 if [ -n "$missing" ]; then
 	# shellcheck disable=SC2046
 	results fail "not in the guest:$missing" $(all_names)
@@ -265,8 +268,10 @@ fi
 
 # The rdmacm tests as a package, unpacked.
 mkdir -p "$tmp/py"
-cp -r /usr/share/doc/rdma-core/tests "$tmp/py/"
-gunzip "$tmp"/py/tests/*.gz
+if [ -d /usr/share/doc/rdma-core/tests ]; then
+	cp -r /usr/share/doc/rdma-core/tests "$tmp/py/"
+	gunzip "$tmp"/py/tests/*.gz
+fi
 hosts=$(cat /etc/hosts 2>/dev/null)
 localhost_is 127.0.0.1
 
