@@ -142,7 +142,7 @@ static void destroy_id(struct rdma_cm_id *id)
 	rdma_destroy_id(id);
 }
 
-static void unexpected(struct loop *l, struct rdma_cm_event *ev)
+static void note_unexpected(struct loop *l, struct rdma_cm_event *ev)
 {
 	printf("# an unexpected %s (status %d)\n", rdma_event_str(ev->event),
 	       ev->status);
@@ -153,7 +153,7 @@ static void unexpected(struct loop *l, struct rdma_cm_event *ev)
 static void client_event(struct loop *l, struct rdma_cm_event *ev)
 {
 	if (ev->status) {
-		unexpected(l, ev);
+		note_unexpected(l, ev);
 		return;
 	}
 	switch (ev->event) {
@@ -172,7 +172,7 @@ static void client_event(struct loop *l, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		break;		/* may come after DISCONNECTED, or not */
 	default:
-		unexpected(l, ev);
+		note_unexpected(l, ev);
 	}
 }
 
@@ -206,7 +206,7 @@ static struct rdma_cm_id *server_event(struct loop *l,
 				       struct rdma_cm_event *ev)
 {
 	if (ev->status) {
-		unexpected(l, ev);
+		note_unexpected(l, ev);
 		return NULL;
 	}
 	switch (ev->event) {
@@ -226,7 +226,7 @@ static struct rdma_cm_id *server_event(struct loop *l,
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		break;
 	default:
-		unexpected(l, ev);
+		note_unexpected(l, ev);
 	}
 	return NULL;
 }
