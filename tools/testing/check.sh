@@ -110,10 +110,24 @@ fi
 # and in-tree.
 librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime --bin /usr/bin/udaddy
 	--bin /usr/bin/mckey"
+# The application stacks that apps.sh runs on rcm and in-tree (the distro
+# guest only): perftest, libfabric, UCX with its modules, and Python with
+# pyverbs and rdma-core's tests.
+python_lib=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
+app_programs="--bin /usr/bin/ib_send_bw --bin /usr/bin/ib_read_lat
+	--bin /usr/bin/ib_write_bw --bin /usr/bin/fi_pingpong --bin /usr/bin/io_demo
+	--tree /usr/lib/x86_64-linux-gnu/ucx --bin /usr/bin/python3
+	--tree $python_lib --omit $python_lib/config-${python_lib##*python}-x86_64-linux-gnu
+	--omit $python_lib/test --tree /usr/lib/python3/dist-packages/pyverbs"
+# An image that leaves out /usr/share/doc fails only the pyverbs cases.
+if [ -d /usr/share/doc/rdma-core/tests ]; then
+	app_programs="$app_programs --tree /usr/share/doc/rdma-core/tests"
+fi
 all_tests=$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_')
 # The KASAN test kernel runs rping and cmtime in a lighter round
-# (rping_quick); the distro kernel runs them in full.
-test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping | paste -sd,)}
+# (rping_quick), and not the application stacks (apps); the distro kernel
+# runs them in full.
+test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps' | paste -sd,)}
 guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$out/selftests/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
@@ -188,7 +202,7 @@ if want distro; then
 		"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
 		--modroot / --rcm-ko "$distro_ko" "${hostile_ko[@]}" \
 		--tests "$out/selftests" --lib-dir "$top/userlib/src" \
-		$librdmacm_programs
+		$librdmacm_programs $app_programs
 	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
 		--initrd "$out/distro.cpio" --rdma rxe --test-timeout 300 \
 		--tests "$guest_tests" \

@@ -17,6 +17,8 @@ pkgs=(
 	# userspace RDMA: providers (rxe, siw), librdmacm programs, reference
 	# headers for the ABI layout test
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev
+	# application stacks the distro guest runs on rcm (selftests' apps.sh)
+	perftest libfabric-bin ucx-utils python3-pyverbs
 	# packaging: DKMS; make deb (dh_dkms is in dh-dkms on Debian 12, not
 	# in dkms) and its check, whose guest runs this machine's udevd
 	dkms dpkg-dev debhelper dh-dkms lintian udev

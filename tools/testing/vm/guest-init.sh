@@ -30,6 +30,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm	# POSIX semaphores
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo "rcm-boot: $(cut -d' ' -f1 /proc/uptime)"
 IP=/usr/sbin/ip	# iproute2's: busybox's applet knows no "type dummy"

@@ -5,7 +5,7 @@
 #
 # mkinitramfs.sh --out FILE --release REL --modroot DIR --rcm-ko FILE
 #                [--tests DIR] [--bin FILE]... [--lib-dir DIR]...
-#                [--extra-ko FILE]...
+#                [--extra-ko FILE]... [--tree DIR]... [--omit PATH]...
 # mkinitramfs.sh --out FILE --release REL --modroot DIR --init FILE
 #                [--module NAME]...
 #
@@ -20,6 +20,12 @@
 #   --init FILE     /init instead of guest-init.sh (e.g. root-init.sh);
 #                   then --rcm-ko is optional
 #   --module NAME   one more module of REL, with its dependencies
+#   --tree DIR      a host directory to copy whole, to the same path, with
+#                   the libraries its programs and shared objects need
+#                   (plug-ins that programs load by path: UCX's modules,
+#                   a Python interpreter's standard library)
+#   --omit PATH     something under a --tree not to copy (a static
+#                   library, a test suite the guest never runs)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,6 +35,8 @@ bins=(/usr/sbin/ip /usr/bin/rdma)
 libdirs=()
 extra_kos=()
 extra_mods=()
+trees=()
+omits=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -41,6 +49,8 @@ while [ $# -gt 0 ]; do
 	--extra-ko) extra_kos+=("$2"); shift 2 ;;
 	--init) init=$2; shift 2 ;;
 	--module) extra_mods+=("$2"); shift 2 ;;
+	--tree) trees+=("$2"); shift 2 ;;
+	--omit) omits+=("$2"); shift 2 ;;
 	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -66,6 +76,7 @@ done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
 	>"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
+printf '127.0.0.1 localhost\n::1 localhost\n' >"$stage/etc/hosts"
 
 # Kernel modules and everything they depend on.
 mods=(crc32_generic dummy veth virtio_pci virtio_net ib_core ib_cm iw_cm ib_uverbs rdma_cm
@@ -105,6 +116,19 @@ copy_with_libs() {
 }
 for b in "${bins[@]}"; do
 	copy_with_libs "$b" "$b"
+done
+for t in "${trees[@]}"; do
+	mkdir -p "$stage$(dirname "$t")"
+	cp -a "$t" "$stage$t"
+done
+for o in "${omits[@]}"; do
+	rm -rf "${stage:?}$o"
+done
+for t in "${trees[@]}"; do
+	find "$stage$t" -type f \( -name '*.so*' -o -perm -u+x \) |
+	while read -r f; do
+		copy_libs_of "${f#"$stage"}"
+	done
 done
 multiarch=/usr/lib/x86_64-linux-gnu
 for p in "$multiarch"/libibverbs/librxe-rdmav*.so \

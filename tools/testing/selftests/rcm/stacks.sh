@@ -2,7 +2,7 @@
 #
 # stacks.sh: what the shell tests that run unmodified librdmacm programs
 # on rcm and on the in-tree stack share (rping.sh, rping_iwarp.sh,
-# udaddy.sh). Sourced, not run; a script then calls begin first.
+# udaddy.sh, apps.sh). Sourced, not run; a script then calls begin first.
 
 # NAME PLAN: print the TAP header for PLAN cases and make $tmp, the
 # script's scratch directory (finish removes it).
@@ -60,6 +60,56 @@ serve() {
 # Show the tail of a log as TAP diagnostics.
 diag() {
 	tail -n 8 "$1" 2>/dev/null | sed 's/^/#   /'
+}
+
+# Set $t to the timeout of the next program: $limit, or what is left of
+# the script's $budget seconds since $start (both set by the script).
+# Fails when less than 5 s are left.
+left() {
+	t=$((budget - ($(date +%s) - start)))
+	[ $t -gt "$limit" ] && t=$limit
+	[ $t -ge 5 ]
+}
+
+# SERVER-LIB CLIENT-LIB: one client-server case of the command lines
+# $server and $client (each exec'd by sh -c: env sets variables),
+# each under timeout $t (see left), the server on SERVER-LIB in the
+# background and the client on CLIENT-LIB. If $ready is set, the client
+# starts once that command succeeds (it may use $s and $spid), or the
+# server ends, or $t passes.
+# A client that fails (exits, not killed by a signal: a crash is never
+# retried) while the server still runs is tried again, up to 5 times a
+# second apart: one that came before the server listened was refused.
+# A server whose client never succeeded is stopped. Leaves the
+# outputs in $tmp/s$ncase and $tmp/c$ncase (names in $s and $c), the
+# server's pid in $spid (gone when $crc is not 0), the client's exit
+# status in $crc and the client's retries in $tries.
+pair() {
+	ncase=$((ncase + 1))
+	s=$tmp/s$ncase c=$tmp/c$ncase
+	(serve "$1" timeout "$t" sh -c "exec $server" >"$s" 2>&1) &
+	spid=$!
+	if [ -n "${ready:-}" ]; then
+		w=0
+		until eval "$ready" || [ $w -ge $((t * 10)) ] ||
+		      ! kill -0 $spid 2>/dev/null; do
+			sleep 0.1
+			w=$((w + 1))
+		done
+	fi
+	tries=0
+	while :; do
+		on "$2" timeout "$t" sh -c "exec $client" >"$c" 2>&1
+		crc=$?
+		[ "$crc" = 0 ] && break
+		tries=$((tries + 1))
+		if [ $tries -ge 5 ] || [ "$crc" -gt 128 ] ||
+		   ! kill -0 $spid 2>/dev/null; then
+			kill $spid 2>/dev/null
+			break
+		fi
+		sleep 1
+	done
 }
 
 # Unload the in-tree user-space CM (or find it absent): true when

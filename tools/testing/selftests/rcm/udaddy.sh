@@ -32,14 +32,6 @@ ncase=0
 . "$(dirname "$0")/stacks.sh"
 begin udaddy 10
 
-# Set $t to the timeout of the next program: $limit, or what is left of
-# the budget. Fails when less than 5 s are left.
-left() {
-	t=$((budget - ($(date +%s) - start)))
-	[ $t -gt "$limit" ] && t=$limit
-	[ $t -ge 5 ]
-}
-
 # NAME SERVER-LIB CLIENT-LIB
 # udaddy's port is fixed (7174): the cases run one after the other. The
 # server answers the client's SIDR REQ, receives its datagrams and
