@@ -97,12 +97,16 @@ say "selftests"
 step build.selftests make -C "$top/tools/testing/selftests/rcm" \
 	OUTPUT="$out/selftests"
 # Guest programs of the userlib run on the library built here, which the
-# initramfs carries in /usr/lib/rcm.
+# initramfs carries in /usr/lib/rcm. Those whose source says "In-tree
+# control: yes" also run as NAME_intree on the distribution's librdmacm
+# and rdma_ucm, first: the same checks on the stack rcm imitates.
 if step build.userlib-guest-tests make -C "$top/userlib" guest-tests; then
 	for t in "$top"/userlib/test/guest/out/*; do
+		n=$(basename "$t")
 		cp "$t" "$out/selftests/"
-		echo "$(basename "$t"): LD_LIBRARY_PATH=/usr/lib/rcm ./$(basename "$t")" \
-			>>"$out/selftests/list"
+		grep -q '^ \* In-tree control: yes' "$top/userlib/test/guest/$n.c" &&
+			echo "${n}_intree: ./$n" >>"$out/selftests/list"
+		echo "$n: LD_LIBRARY_PATH=/usr/lib/rcm ./$n" >>"$out/selftests/list"
 	done
 fi
 # Debian's librdmacm programs that the rping and udaddy tests run on rcm

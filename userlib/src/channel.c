@@ -105,7 +105,6 @@ struct rcm_channel *rcm_channel_open(void)
 	}
 	chan->ch.fd = fd;
 	pthread_mutex_init(&chan->lock, NULL);
-	pthread_cond_init(&chan->sync_cond, NULL);
 	return chan;
 
 out_close:
@@ -115,18 +114,11 @@ out:
 	return NULL;
 }
 
-/* Close the file and free the channel, with any events still ready. */
+/* Close the file and free the channel. */
 void rcm_channel_close(struct rcm_channel *chan)
 {
-	struct rcm_cm_event *ev;
-
-	while ((ev = chan->ready)) {
-		chan->ready = ev->next;
-		free(ev);
-	}
 	close(chan->ch.fd);
 	pthread_mutex_destroy(&chan->lock);
-	pthread_cond_destroy(&chan->sync_cond);
 	free(chan);
 }
 
@@ -228,21 +220,6 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id)
 			return chan;
 		pthread_mutex_unlock(&chan->lock);
 	}
-}
-
-/*
- * Drop a synchronous id's use of its private channel, closing it after
- * the last one. Caller holds no lock of the channel.
- */
-void rcm_channel_put_sync(struct rcm_channel *chan)
-{
-	bool last;
-
-	pthread_mutex_lock(&chan->lock);
-	last = !--chan->sync_users;
-	pthread_mutex_unlock(&chan->lock);
-	if (last)
-		rcm_channel_close(chan);
 }
 
 /**

@@ -73,7 +73,7 @@ int rcm_create_id(struct rdma_event_channel *channel,
 			err = errno;
 			goto out_free;
 		}
-		chan->sync_users = 1;
+		chan->sync = true;
 		id->sync = true;
 	}
 	id->chan = chan;
@@ -154,14 +154,7 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
  * call then waits until the application has acked every event of the id
  * that rdma_get_cm_event() returned (for a listener: also its
  * CONNECT_REQUESTs, which librdmacm charges to the listener); it never
- * waits for anything else. A synchronous listener's private channel
- * stays open while request ids from rdma_get_request() use it.
- *
- * Events of a synchronous id that another synchronous call read for it
- * (its stash), and events a migration brought to the channel made
- * already, are acked too; a synchronous listener's stashed
- * CONNECT_REQUESTs have their request ids destroyed (which rejects the
- * requests).
+ * waits for anything else. A synchronous id's private channel is closed.
  *
  * The kernel leaves the multicast groups the id joined; their events are
  * the id's too, and the groups are forgotten once they are accounted for
@@ -176,7 +169,6 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
 RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct rcm_destroy_id cmd = { .size = sizeof(cmd) };
-	struct rcm_cm_event *stash, *ready, *next;
 	struct rcm_channel *chan;
 	struct rcm_id *rid;
 
@@ -196,20 +188,6 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 
 	pthread_mutex_lock(&chan->lock);
 	rid->destroyed = true;
-	stash = rid->stash;
-	rid->stash = NULL;
-	ready = rcm_ready_take_id(chan, rid);
-	pthread_mutex_unlock(&chan->lock);
-	for (; stash; stash = next) {
-		next = stash->next;
-		rcm_stash_dispose(stash);
-	}
-	for (; ready; ready = next) {
-		next = ready->next;
-		rcm_stash_dispose(ready);
-	}
-
-	pthread_mutex_lock(&chan->lock);
 	/* Counters wrap; compare their distance. */
 	while ((int32_t)(cmd.out_events_reported + rid->events_charged -
 			 rid->events_completed) > 0)
@@ -236,7 +214,7 @@ static void rcm_id_free(struct rcm_id *rid)
 	pthread_cond_destroy(&rid->acked);
 	free(rid);
 	if (sync)
-		rcm_channel_put_sync(chan);
+		rcm_channel_close(chan);
 }
 
 /**
@@ -267,8 +245,9 @@ uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
  * @handle: the kernel's request id
  *
  * Makes the id librdmacm makes for RDMA_CM_EVENT_CONNECT_REQUEST: on the
- * listener's channel, with its context, port space and QP type, and
- * synchronous if the listener is. It goes into @chan->reqs at once, so
+ * listener's channel, with its context, port space and QP type (a
+ * synchronous listener's request then moves to a channel of its own, see
+ * rcm_request_private()). It goes into @chan->reqs at once, so
  * that the request's later events (reported with context 0) find it.
  * The CONNECT_REQUEST, which the kernel counts for the request id, is
  * charged to the listener (as librdmacm does), so for the request id it
@@ -294,30 +273,42 @@ struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 	req->id.context = listener->id.context;
 	req->id.ps = listener->id.ps;
 	req->id.qp_type = listener->id.qp_type;
-	if (listener->sync) {
-		req->sync = true;
-		chan->sync_users++;
-	}
 	rcm_channel_add_id_locked(chan, req);
 	rcm_id_env_options(chan->ch.fd, handle);
 	return req;
 }
 
 /**
+ * rcm_request_private() - give a synchronous listener's request its own
+ *                         channel
+ * @req: the request id, on the listener's channel, not handed out yet
+ *
+ * As librdmacm's ucma_process_conn_req(): the request id becomes
+ * synchronous on a new private channel (rdma_migrate_id() with none), so
+ * that its events never wake the listener, and O_NONBLOCK on one fd
+ * leaves the other alone.
+ *
+ * Return: 0, or -1 with errno of rdma_migrate_id() (the id stays on the
+ * listener's channel then).
+ */
+int rcm_request_private(struct rcm_id *req)
+{
+	return rdma_migrate_id(&req->id, NULL);
+}
+
+/**
  * rcm_request_discard() - destroy a request id never handed out
- * @chan: its channel
  * @req: the id
  *
- * Destroys the kernel's id (which rejects the request) and frees it.
- * Another thread may have handed out a later event of the id (REJECTED)
- * while its CONNECT_REQUEST was being worked on: that one is waited
- * for, as rdma_destroy_id() would. Its
- * listener is still there (a discarded request always holds a charge on
- * it), so a synchronous channel never closes here. Caller holds
- * @chan->lock, which the wait releases.
+ * Destroys the kernel's id (which rejects the request) and frees it, with
+ * the private channel rcm_request_private() gave it. Another thread may
+ * have handed out a later event of the id (REJECTED) while its
+ * CONNECT_REQUEST was being worked on: that one is waited for, as
+ * rdma_destroy_id() would. Caller holds no channel lock.
  */
-void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
+void rcm_request_discard(struct rcm_id *req)
 {
+	struct rcm_channel *chan = rcm_id_lock(req);
 	uint32_t reported = rcm_kernel_destroy_id(chan, req->handle);
 
 	req->destroyed = true;
@@ -325,13 +316,8 @@ void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
 		while ((int32_t)(reported - req->events_completed) > 0)
 			pthread_cond_wait(&req->acked, &chan->lock);
 	rcm_channel_del_id(chan, req);
-	if (req->id.verbs)
-		rcm_device_put(req->id.verbs);
-	free(req->id.route.path_rec);
-	if (req->sync)
-		chan->sync_users--;
-	pthread_cond_destroy(&req->acked);
-	free(req);
+	pthread_mutex_unlock(&chan->lock);
+	rcm_id_free(req);
 }
 
 /* Copy a kernel sockaddr into one of the id's, unless it is unset. */
@@ -494,8 +480,7 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
  * @id: a synchronous id
  *
  * Acks the event the previous call left in id->event, waits for the next
- * event of the id on its private channel (see rcm_sync_get_event()) and
- * leaves it in id->event, where the application may read it until its
+ * event of its private channel and leaves it in id->event, where the application may read it until its
  * next call on the id.
  *
  * Return: 0 if the event's status is 0, else -1 with errno: ECONNREFUSED
@@ -511,7 +496,7 @@ int rcm_sync_complete(struct rcm_id *id)
 		rdma_ack_cm_event(id->id.event);
 		id->id.event = NULL;
 	}
-	if (rcm_sync_get_event(id, &ev))
+	if (rdma_get_cm_event(&id->chan->ch, &ev))
 		return -1;
 	id->id.event = ev;
 	if (!ev->status)
@@ -519,103 +504,4 @@ int rcm_sync_complete(struct rcm_id *id)
 	if (ev->event == RDMA_CM_EVENT_REJECTED)
 		return rcm_err(ECONNREFUSED);
 	return rcm_err(ev->status < 0 ? -ev->status : ev->status);
-}
-
-/*
- * Ack an event that nobody will take: its id is being destroyed. A
- * CONNECT_REQUEST's request id goes too, which rejects the request.
- * Caller holds no channel lock.
- */
-void rcm_stash_dispose(struct rcm_cm_event *ev)
-{
-	if (ev->event.event == RDMA_CM_EVENT_CONNECT_REQUEST &&
-	    ev->event.listen_id)
-		rdma_destroy_id(ev->event.id);
-	rdma_ack_cm_event(&ev->event);
-}
-
-/*
- * Keep an event for its id's next synchronous call, or dispose of it.
- * An id that rdma_migrate_id() made asynchronous meanwhile gets it from
- * its new channel instead.
- */
-static void rcm_stash_add(struct rcm_cm_event *ev)
-{
-	struct rcm_channel *chan = rcm_id_lock(ev->id);
-	struct rcm_cm_event **p;
-
-	if (ev->id->destroyed) {
-		pthread_mutex_unlock(&chan->lock);
-		rcm_stash_dispose(ev);
-		return;
-	}
-	if (!ev->id->sync) {
-		rcm_ready_add_locked(chan, ev);
-		pthread_mutex_unlock(&chan->lock);
-		return;
-	}
-	for (p = &ev->id->stash; *p; p = &(*p)->next)
-		;
-	ev->next = NULL;
-	*p = ev;
-	pthread_cond_broadcast(&chan->sync_cond);
-	pthread_mutex_unlock(&chan->lock);
-}
-
-/**
- * rcm_sync_get_event() - the next event of a synchronous id
- * @id: a synchronous id
- * @event: where to store the event
- *
- * A synchronous listener shares its private channel with its request
- * ids (librdmacm migrates each to a channel of its own), so
- * the channel's next event may be another id's. One synchronous call at
- * a time reads the channel; an event it reads for another id goes to
- * that id's stash, where that id's current or next synchronous call
- * finds it, in order. For a listener, its CONNECT_REQUESTs are its
- * events (they are charged to it). Calls for other ids wait meanwhile.
- *
- * Return: 0, or -1 with errno of rdma_get_cm_event() (EAGAIN on an
- * O_NONBLOCK channel with nothing for @id).
- */
-int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event)
-{
-	struct rcm_channel *chan = id->chan;
-	struct rdma_cm_event *e = NULL;
-	struct rcm_cm_event *ev;
-	int err = 0;
-
-	pthread_mutex_lock(&chan->lock);
-	while (!id->stash && chan->sync_reader)
-		pthread_cond_wait(&chan->sync_cond, &chan->lock);
-	ev = id->stash;
-	if (ev) {
-		id->stash = ev->next;
-		ev->next = NULL;
-		pthread_mutex_unlock(&chan->lock);
-		*event = &ev->event;
-		return 0;
-	}
-	chan->sync_reader = true;
-	pthread_mutex_unlock(&chan->lock);
-
-	for (;;) {
-		if (rdma_get_cm_event(&chan->ch, &e)) {
-			err = errno;
-			break;
-		}
-		ev = container_of(e, struct rcm_cm_event, event);
-		if (ev->id == id)
-			break;
-		rcm_stash_add(ev);
-	}
-
-	pthread_mutex_lock(&chan->lock);
-	chan->sync_reader = false;
-	pthread_cond_broadcast(&chan->sync_cond);
-	pthread_mutex_unlock(&chan->lock);
-	if (err)
-		return rcm_err(err);
-	*event = e;
-	return 0;
 }

@@ -103,9 +103,6 @@ struct rcm_mcast;
  * @id: the id the event is charged to (a CONNECT_REQUEST's listener)
  * @mc: for MULTICAST_JOIN and MULTICAST_ERROR, the group the event is
  *      for; its ack counts for the group too (see rdma_leave_multicast())
- * @next: next event in @id's stash (synchronous mode, see
- *        rcm_sync_get_event()) or in a channel's ready list (see
- *        rdma_migrate_id()), under the channel's lock
  * @private_data: the event's private data; param.conn.private_data (or
  *                param.ud.private_data) points here until the ack, or
  *                is NULL when there is none
@@ -114,42 +111,31 @@ struct rcm_cm_event {
 	struct rdma_cm_event	event;
 	struct rcm_id		*id;
 	struct rcm_mcast	*mc;
-	struct rcm_cm_event	*next;
 	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
 };
 
 /*
  * struct rcm_channel - an event channel (one open file of the rcm device)
  * @ch: what the application sees
- * @lock: protects @ready, @ids, @reqs and, of every id of the channel,
- *        chan, hnext, destroyed, events_completed, events_read and its
- *        groups (mcasts, and their leaving, attached and
- *        events_completed)
- * @ready: events made already that rdma_migrate_id() brought from
- *         another channel (a synchronous id's stash), linked by next and
- *         handed out before the next record is read
+ * @lock: protects @ids, @reqs and, of every id of the channel, chan,
+ *        hnext, destroyed, events_completed, events_read and its groups
+ *        (mcasts, and their leaving, attached and events_completed)
  * @ids: the channel's ids, hashed by the context value given to the
  *       kernel (the id's address), from before RCM_IOCTL_CREATE_ID
  *       until rdma_destroy_id() has accounted for all its events
  * @reqs: the ids of connection requests, hashed by kernel handle: the
  *        kernel reports their later events with context 0
- * @sync_users: synchronous ids using the channel (the id that created
- *              it and the requests of a synchronous listener); the
- *              last one to go closes it
- * @sync_reader: a synchronous call is reading events of the channel for
- *               its id; the others wait on @sync_cond for their ids'
- *               stashes (under @lock)
- * @sync_cond: signalled when an event is stashed or @sync_reader clears
+ * @sync: the private channel of a synchronous id, its only id, as in
+ *        librdmacm (a synchronous listener's requests get channels of
+ *        their own, see rcm_request_private()); closed with the id, and
+ *        no other id may move onto it
  */
 struct rcm_channel {
 	struct rdma_event_channel ch;
 	pthread_mutex_t		lock;
-	struct rcm_cm_event	*ready;
 	struct rcm_id		*ids[RCM_ID_BUCKETS];
 	struct rcm_id		*reqs[RCM_ID_BUCKETS];
-	unsigned int		sync_users;
-	bool			sync_reader;
-	pthread_cond_t		sync_cond;
+	bool			sync;
 };
 
 static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
@@ -165,7 +151,6 @@ void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id);
 void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id *id);
 struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
 				   uint64_t context, uint32_t handle);
-void rcm_channel_put_sync(struct rcm_channel *chan);
 struct rcm_channel *rcm_id_lock(struct rcm_id *id);
 
 /*
@@ -176,9 +161,9 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  *        channels, so either lock keeps it stable (see rcm_id_lock())
  * @handle: the kernel's handle, valid in @chan's file only; a migration
  *          gives the id a new one
- * @sync: created with a NULL channel, or a request of such a listener:
- *        @chan is private, shared with the listener and its requests
- *        (see rcm_channel.sync_users)
+ * @sync: created with a NULL channel, migrated to none, or a request of
+ *        such a listener: @chan is its private channel (see
+ *        rcm_channel.sync)
  * @request: made for RCM_EVENT_CONNECT_REQUEST; in @chan->reqs, not ids
  * @destroyed: rdma_destroy_id() has run RCM_IOCTL_DESTROY_ID; no event of
  *             the id is handed out any more (under @chan->lock)
@@ -199,11 +184,6 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  * @acked: signalled when @events_completed or @events_read grows (with
  *         @chan->lock)
  * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
- * @stash: events of a synchronous id that another synchronous call on
- *         the same private channel read, oldest first, for the id's
- *         next synchronous call (under @chan->lock); only a synchronous
- *         listener and its request ids share a private channel
- *         (librdmacm gives each request id a channel of its own)
  * @connect_error: the library failed to complete the connection after
  *                 CONNECT_RESPONSE and reported CONNECT_ERROR; the id's
  *                 later REJECTED and DISCONNECTED are dropped, as
@@ -241,7 +221,6 @@ struct rcm_id {
 	uint32_t		events_read;
 	pthread_cond_t		acked;
 	struct rcm_id		*hnext;
-	struct rcm_cm_event	*stash;
 	bool			connect_error;
 	uint8_t			req_responder_resources;
 	uint8_t			req_initiator_depth;
@@ -278,16 +257,10 @@ int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
 int rcm_id_refresh(struct rcm_id *id, bool route);
 struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 			       struct rcm_id *listener, uint32_t handle);
-void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req);
+int rcm_request_private(struct rcm_id *req);
+void rcm_request_discard(struct rcm_id *req);
 uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
 int rcm_sync_complete(struct rcm_id *id);
-int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event);
-void rcm_stash_dispose(struct rcm_cm_event *ev);
-
-/* event.c */
-void rcm_ready_add_locked(struct rcm_channel *chan, struct rcm_cm_event *ev);
-struct rcm_cm_event *rcm_ready_take_id(struct rcm_channel *chan,
-				       struct rcm_id *id);
 
 /* qp.c: the id's QP and the attributes the kernel gives for it */
 int rcm_qp_ready(struct rcm_id *id, int responder_resources,
