@@ -434,14 +434,16 @@ RCM_EXPORT int rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 /*
  * CONNECT_RESPONSE on an id with a QP: INIT, RTR and RTS with the
  * kernel's attributes (see rcm_qp_ready()), then the RTU. If a step
- * fails, the connection is refused (RCM_IOCTL_REJECT, reason 0), the QP
- * goes to ERR and the application gets CONNECT_ERROR with the negated
- * errno; the id's later REJECTED and DISCONNECTED are dropped.
+ * fails, the QP goes to ERR and the application gets CONNECT_ERROR with
+ * status -1, as librdmacm's ucma_process_conn_resp() gives it (the
+ * return value of the failed call, errno left as that call set it); no
+ * reject is sent: the peer learns of it when the id is destroyed (the
+ * IB CM then rejects the reply) or its RTU wait times out. The id's
+ * later REJECTED and DISCONNECTED are dropped.
  */
 static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev)
 {
 	struct rcm_establish est = { .size = sizeof(est), .id = id->handle };
-	struct rcm_reject rej = { .size = sizeof(rej), .id = id->handle };
 	struct rcm_channel *chan;
 	int fd = id->chan->ch.fd, err;
 
@@ -451,14 +453,14 @@ static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev)
 		return;
 	}
 	err = errno;
-	ioctl(fd, RCM_IOCTL_REJECT, &rej);
 	rcm_qp_move(&id->id, IBV_QPS_ERR);
+	errno = err;
 
 	chan = rcm_id_lock(id);
 	id->connect_error = true;
 	pthread_mutex_unlock(&chan->lock);
 	ev->event = RDMA_CM_EVENT_CONNECT_ERROR;
-	ev->status = -err;
+	ev->status = -1;
 }
 
 /**
