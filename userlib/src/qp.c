@@ -454,20 +454,20 @@ RCM_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
  * rdma_destroy_srq() - destroy the id's shared receive queue
  * @id: the id
  *
- * Destroys id->srq. If that succeeds and the id has no QP, the CQs and
- * completion channels in the id's fields go too, as in librdmacm (which
- * does so even while a QP still uses them). If the SRQ cannot be
- * destroyed (a QP still uses it), id->srq stays.
+ * As librdmacm: destroys id->srq and sets it to NULL, then destroys the
+ * CQs and completion channels in the id's fields (see rdma_destroy_qp()),
+ * whatever the verbs calls return. Destroy the id's QP first: while it
+ * uses the SRQ and the CQs, libibverbs refuses to destroy them and they
+ * are left to the application, out of the id.
  */
 RCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 {
-	if (!id || !id->srq)
+	if (!id)
 		return;
-	if (ibv_destroy_srq(id->srq))
-		return;
+	if (id->srq)
+		ibv_destroy_srq(id->srq);
 	id->srq = NULL;
-	if (!id->qp)
-		rcm_destroy_cqs(id);
+	rcm_destroy_cqs(id);
 }
 
 /**

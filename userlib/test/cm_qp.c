@@ -444,13 +444,28 @@ static void srq(void)
 	T_CHECK(id->qp && id->qp->srq == s && attr.srq == s);
 	T_CHECK(id->recv_cq == NULL && fake_live_cqs == 1);
 
-	/* In use: the SRQ stays. */
+	/*
+	 * As librdmacm: the SRQ and the id's CQs leave the id, whatever
+	 * ibv_destroy_srq() says (here: in use).
+	 */
 	fake_destroy_srq_errno = EBUSY;
 	rdma_destroy_srq(id);
-	T_CHECK(id->srq == s && fake_live_srqs == 1);
+	T_CHECK(id->srq == NULL && fake_live_srqs == 1);
+	T_CHECK(id->send_cq == NULL && id->send_cq_channel == NULL &&
+		fake_live_cqs == 0);
 	rdma_destroy_qp(id);
+	T_CHECK(ibv_destroy_srq(s) == 0);
+	T_CHECK(nothing_live());
+
+	/* Without a QP: the CQs in the id's fields go with the SRQ. */
+	T_CHECK(rdma_create_srq(id, NULL, &sattr) == 0);
+	attr = rc_attr(4, 4);
+	T_CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	T_CHECK(id->recv_cq && id->send_cq && fake_live_cqs == 2);
+	ibv_destroy_qp(id->qp);
+	id->qp = NULL;
 	rdma_destroy_srq(id);
-	T_CHECK(id->srq == NULL && nothing_live());
+	T_CHECK(id->srq == NULL && id->send_cq == NULL && nothing_live());
 
 	memset(&ex, 0, sizeof(ex));
 	ex.attr.max_wr = 8;
