@@ -407,7 +407,8 @@ int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
 		rcm_path_to_sa(rec, &info->path);
 	}
 	if (info->node_guid) {
-		verbs = rcm_device_get(info->node_guid);
+		verbs = rcm_device_get(info->node_guid,
+				       RCM_DEVICE_INDEX_NONE);
 		if (!verbs) {
 			free(rec);
 			return -1;

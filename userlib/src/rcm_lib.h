@@ -62,11 +62,15 @@ unsigned int rcm_connect_timeout_ms(void);
  * device.c: the verbs devices the library knows.
  *
  * The table is filled from ibv_get_device_list() by the first call that
- * finds at least one device, and never shrinks. A device is opened on
- * first use and stays open while the library is loaded, so the
- * ibv_context pointers handed out (rdma_get_devices(), later id->verbs)
- * are stable. rcm_dev_lock protects the table, each entry's verbs and
- * attribute cache, pd and refcnt.
+ * finds at least one device, and re-synced with it as librdmacm does:
+ * by rdma_get_devices(), and when the kernel names a device the table
+ * does not know (one added later). An entry is allocated once and never
+ * freed or moved; a device that left libibverbs' list is marked @dead
+ * and never matched again. A device is opened on first use and stays
+ * open while the library is loaded, so the ibv_context pointers handed
+ * out (rdma_get_devices(), later id->verbs) are stable. rcm_dev_lock
+ * protects the table, each entry's verbs, dead, attribute cache, pd and
+ * refcnt.
  *
  * The default PD (librdmacm's id->pd) is allocated when an id first
  * attaches to the device (rcm_device_get()) and deallocated when the
@@ -74,9 +78,13 @@ unsigned int rcm_connect_timeout_ms(void);
  * read verbs, pd and the cached attributes without the lock: they do
  * not change while a reference is held.
  */
+#define RCM_DEVICE_INDEX_NONE	UINT32_MAX	/* index unknown */
+
 struct rcm_device {
 	struct ibv_device	*dev;
 	__be64			guid;		/* ibv_get_device_guid() */
+	uint32_t		index;		/* ibv_get_device_index() */
+	bool			dead;		/* gone from libibverbs' list */
 	struct ibv_context	*verbs;		/* NULL until opened */
 	unsigned int		refcnt;		/* users of verbs */
 	struct ibv_pd		*pd;		/* default PD */
@@ -88,7 +96,7 @@ struct rcm_device {
 };
 
 int rcm_devices_init(void);
-struct ibv_context *rcm_device_get(__be64 guid);
+struct ibv_context *rcm_device_get(__be64 guid, uint32_t index);
 void rcm_device_put(struct ibv_context *verbs);
 struct rcm_device *rcm_device_of(struct ibv_context *verbs);
 

@@ -20,6 +20,11 @@
  * - resolve: RCM_IOCTL_RESOLVE_ADDR carries handle, timeout, src (family
  *   0 when NULL) and dst; dst is in the id at once; kernel errors come
  *   back as -1/errno.
+ * - hotplug: a device added after the library read the device list is
+ *   found when the kernel attaches an id to it (the list is re-read, as
+ *   librdmacm's sync_devices_list()), and rdma_get_devices() lists it;
+ *   a device removed is no longer listed, while the id that holds its
+ *   context keeps it.
  *
  * The module is faked (fake_rcm.c), and so are libibverbs' devices
  * (fake_verbs.c).
@@ -314,6 +319,45 @@ static void negative_timeout(void)
 	rdma_destroy_event_channel(ch);
 }
 
+static void hotplug(void)
+{
+	struct sockaddr_in spec = sin4("192.0.2.10", 7471);
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct ibv_context **devs;
+	struct rdma_cm_id *b = NULL;
+	int n = 0;
+
+	fake_num_devices = 1;
+	devs = rdma_get_devices(&n);
+	T_CHECK(devs && n == 1);
+	rdma_free_devices(devs);
+
+	/* Added later: the kernel attaches the id to it. */
+	fake_num_devices = 2;
+	fake_attach_guid = FAKE_GUID(1);
+	fake_attach_port = 1;
+	if (!ch || rdma_create_id(ch, &b, NULL, RDMA_PS_TCP)) {
+		T_CHECK(!"setup");
+		return;
+	}
+	T_CHECK(rdma_bind_addr(b, (struct sockaddr *)&spec) == 0);
+	T_CHECK(b->verbs && b->verbs->device == &fake_devices[1]);
+	T_CHECK(b->pd != NULL);
+	devs = rdma_get_devices(&n);
+	T_CHECK(devs && n == 2 && devs[1] == b->verbs);
+	rdma_free_devices(devs);
+
+	/* Removed: not listed; the id keeps its context. */
+	fake_num_devices = 1;
+	devs = rdma_get_devices(&n);
+	T_CHECK(devs && n == 1 && devs[0]->device == &fake_devices[0]);
+	rdma_free_devices(devs);
+	T_CHECK(b->verbs && b->verbs->device == &fake_devices[1]);
+	T_CHECK(rdma_destroy_id(b) == 0);
+	T_CHECK(fake_live_pds == 0);
+	rdma_destroy_event_channel(ch);
+}
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -329,5 +373,6 @@ int main(int argc, char *argv[])
 	t_in_child("bind", bind_addr);
 	t_in_child("resolve", resolve);
 	t_in_child("negative timeout", negative_timeout);
+	t_in_child("a device added or removed later", hotplug);
 	return t_exit();
 }

@@ -64,6 +64,12 @@ __be64 ibv_get_device_guid(struct ibv_device *device)
 	return FAKE_GUID(device - fake_devices);
 }
 
+/* The kernel's index of a fake device: its place in fake_devices. */
+int ibv_get_device_index(struct ibv_device *device)
+{
+	return (int)(device - fake_devices);
+}
+
 void ibv_free_device_list(struct ibv_device **list)
 {
 	free(list);

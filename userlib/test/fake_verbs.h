@@ -3,7 +3,8 @@
  * rcm userlib tests: a stand-in for libibverbs.
  *
  * A test program that links fake_verbs.o defines ibv_get_device_list(),
- * ibv_free_device_list(), ibv_open_device(), ibv_close_device() and
+ * ibv_get_device_guid(), ibv_get_device_index() (fake_devices[i] has
+ * index i), ibv_free_device_list(), ibv_open_device(), ibv_close_device() and
  * ibv_query_device() itself. The executable comes first in the symbol
  * lookup order, so the library under test calls these instead of
  * libibverbs' and the tests run the same on hosts with and without RDMA
