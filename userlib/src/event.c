@@ -251,10 +251,11 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
  * librdmacm) and blocks while there is none, unless the fd is
  * O_NONBLOCK. Before an ADDR_RESOLVED event is handed out, the id's
  * addresses, device and port are refreshed from the kernel; if that
- * fails, the event becomes ADDR_ERROR with a negative errno status.
- * Before a ROUTE_RESOLVED event, the same refresh also takes the path
- * into route.path_rec and route.num_paths; on failure the event becomes
- * ROUTE_ERROR with a negative errno status.
+ * fails, the event becomes ADDR_ERROR with status -1 (errno says why),
+ * as librdmacm's ucma_process_addr_resolved() makes it. Before a
+ * ROUTE_RESOLVED event, the same refresh also takes the path into
+ * route.path_rec and route.num_paths; on failure the event becomes
+ * ROUTE_ERROR with status -1.
  *
  * A CONNECT_REQUEST comes with a new id for the request (see
  * rcm_request_new()) in event->id, and the listener
@@ -326,12 +327,13 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			q.req->req_initiator_depth = q.rec.conn.initiator_depth;
 		} else if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
 			   rcm_event_refresh(q.id, &q.rec, false)) {
+			/* As librdmacm: the failed call's -1 (errno set). */
 			ev->event.event = RDMA_CM_EVENT_ADDR_ERROR;
-			ev->event.status = -errno;
+			ev->event.status = -1;
 		} else if (ev->event.event == RDMA_CM_EVENT_ROUTE_RESOLVED &&
 			   rcm_event_refresh(q.id, &q.rec, true)) {
 			ev->event.event = RDMA_CM_EVENT_ROUTE_ERROR;
-			ev->event.status = -errno;
+			ev->event.status = -1;
 		}
 
 		/*

@@ -335,21 +335,65 @@ static void rcm_copy_addr(struct sockaddr_storage *to, const uint8_t *from)
 }
 
 /*
- * Convert the kernel's path into librdmacm's path record, as librdmacm
- * converts the kernel's (ucma_convert_path()): LIDs 0 (RoCE has none),
- * flow label and P_Key in network byte order, one reversible path, and
- * the selectors of the MTU, rate and packet lifetime all "exactly" (2).
+ * The GID of a 28-byte address of struct rcm_id_info, as the in-tree
+ * rdma_ip2gid() makes it: IPv4-mapped for IPv4, the address for IPv6,
+ * zero for none.
+ */
+static void rcm_ip2gid(union ibv_gid *gid, const uint8_t *addr)
+{
+	struct sockaddr_in6 sin6;
+	struct sockaddr_in sin;
+	sa_family_t family;
+
+	memset(gid, 0, sizeof(*gid));
+	memcpy(&family, addr, sizeof(family));
+	if (family == AF_INET) {
+		memcpy(&sin, addr, sizeof(sin));
+		gid->raw[10] = 0xff;
+		gid->raw[11] = 0xff;
+		memcpy(&gid->raw[12], &sin.sin_addr, 4);
+	} else if (family == AF_INET6) {
+		memcpy(&sin6, addr, sizeof(sin6));
+		memcpy(gid->raw, &sin6.sin6_addr, sizeof(gid->raw));
+	}
+}
+
+/*
+ * The path-record flags (struct ib_path_rec_data) that the in-tree
+ * ucma_query_path() reports for a resolved route: IB_PATH_GMP,
+ * IB_PATH_PRIMARY and IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE).
+ * librdmacm's ucma_convert_path() puts their low byte in preference.
+ */
+#define RCM_INTREE_PATH_FLAGS	(0x01 | 0x02 | 0x08 | 0x20)
+
+/*
+ * Convert the kernel's path into the path record librdmacm 44 makes on
+ * the in-tree CM (ucma_query_path() packs the kernel's path as an IB SA
+ * PathRecord, ucma_convert_path() unpacks it): flow label and P_Key in
+ * network byte order, one reversible path, the selectors of the MTU,
+ * rate and packet lifetime all "exactly" (2), preference the path flags.
+ * On RoCE the in-tree kernel packs its RoCE members where the IB ones
+ * sit: the DLID holds "route resolved" (1) and the next hop's MAC byte
+ * 0, the SLID MAC bytes 1 and 2, and the raw-traffic bit (bit 23 of the
+ * 24 bits librdmacm gives as flow label) the low bit of MAC byte 3; the
+ * record's raw_traffic stays 0. Applications see exactly that, so rcm
+ * reproduces it.
  */
 static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
 			   const struct rcm_path *path)
 {
+	uint32_t raw = 0;
+
 	memset(rec, 0, sizeof(*rec));
 	memcpy(rec->dgid.raw, path->dgid, sizeof(rec->dgid.raw));
 	memcpy(rec->sgid.raw, path->sgid, sizeof(rec->sgid.raw));
-	rec->dlid = 0;
-	rec->slid = 0;
+	if (path->rec_type != 0) {	/* RoCE v1 or v2 */
+		rec->dlid = htobe16(0x0100 | path->dmac[0]);
+		rec->slid = htobe16(path->dmac[1] << 8 | path->dmac[2]);
+		raw = (uint32_t)(path->dmac[3] & 1) << 23;
+	}
 	rec->raw_traffic = 0;
-	rec->flow_label = htobe32(path->flow_label);
+	rec->flow_label = htobe32(raw | (path->flow_label & 0xfffff));
 	rec->hop_limit = path->hop_limit;
 	rec->traffic_class = path->traffic_class;
 	rec->reversible = 1;
@@ -362,7 +406,7 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
 	rec->rate = path->rate;
 	rec->packet_life_time_selector = 2;
 	rec->packet_life_time = path->packet_life_time;
-	rec->preference = 0;
+	rec->preference = RCM_INTREE_PATH_FLAGS;
 }
 
 /**
@@ -374,16 +418,20 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
  *
  * Sets route.addr.src and dst (when the kernel knows them), port_num,
  * verbs (the library's context of the device with the kernel's node
- * GUID, NULL while not attached), the source GID, and the P_Key: an
- * attached id gets the default 0xffff, which is what librdmacm reports
- * on RoCE and iWARP. When verbs changes, pd becomes the device's default
+ * GUID, NULL while not attached), the source GID, on RoCE the
+ * destination GID the in-tree rdma_read_gids() gives librdmacm (the
+ * destination address as a GID, zero before there is one), and the
+ * P_Key, 0:
+ * what librdmacm reports on the in-tree CM for RoCE and iWARP (the
+ * in-tree ucma_query_addr() reads it from the Ethernet broadcast
+ * address, whose bytes 8 and 9 are 0). When verbs changes, pd becomes the device's default
  * PD (NULL without a device); otherwise pd is left alone, so that the PD
  * rdma_create_ep() or rdma_create_qp() put there stays, as in librdmacm.
  *
  * With @route, the kernel's path (RoCE) replaces route.path_rec, a
  * one-entry array the library allocates and rdma_destroy_id() frees, and
- * its destination GID and P_Key go into route.addr.addr.ibaddr, as
- * librdmacm does after ROUTE_RESOLVED. Without a path (iWARP) num_paths
+ * its destination GID goes into route.addr.addr.ibaddr, as librdmacm's
+ * does after ROUTE_RESOLVED (its P_Key stays, as there). Without a path (iWARP) num_paths
  * is 0 and path_rec NULL. The id is left unchanged on failure.
  *
  * Return: 0, or -1 with errno: ENODEV when no verbs device has the
@@ -424,15 +472,15 @@ int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
 	cm->verbs = verbs;
 	cm->port_num = info->port_num;
 	memcpy(ib->sgid.raw, info->sgid, sizeof(ib->sgid.raw));
-	ib->pkey = verbs ? htobe16(0xffff) : 0;
+	if (verbs && verbs->device->transport_type == IBV_TRANSPORT_IB)
+		rcm_ip2gid(&ib->dgid, info->dst);
+	ib->pkey = 0;
 	if (route) {
 		free(cm->route.path_rec);
 		cm->route.path_rec = rec;
 		cm->route.num_paths = rec ? 1 : 0;
-		if (rec) {
+		if (rec)
 			ib->dgid = rec->dgid;
-			ib->pkey = rec->pkey;
-		}
 	}
 	return 0;
 }
