@@ -172,6 +172,35 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	rcm_mcast_device_removed(id);
 }
 
+/* A socket address in the 28 bytes struct rcm_id_info gives it. */
+static void rcm_addr_to_info(u8 *out, const struct sockaddr_storage *ss)
+{
+	static_assert(sizeof(struct sockaddr_in6) == 28);
+	if (ss->ss_family)
+		memcpy(out, ss, rdma_addr_size((const struct sockaddr *)ss));
+}
+
+/**
+ * rcm_id_info_fill() - what userspace sees of an id
+ * @id: the id; the caller holds its lock
+ * @info: filled whole: what the caller's buffer held before (a command's
+ *        output member holds what userspace passed in) is overwritten
+ */
+static void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info)
+{
+	lockdep_assert_held(&id->lock);
+	memset(info, 0, sizeof(*info));
+	rcm_addr_to_info(info->src, &id->bind.addr);
+	rcm_addr_to_info(info->dst, &id->dst_addr);
+	rcm_route_fill(id, &info->num_paths, &info->path);
+	if (id->rdev) {
+		info->port_num = id->port_num;
+		info->node_guid = id->rdev->ibdev->node_guid;
+		memcpy(info->sgid, &id->dev_addr.sgid_attr->gid,
+		       sizeof(info->sgid));
+	}
+}
+
 /**
  * rcm_addr_bind() - bind an id to a local address and port
  * @id: the id, in state IDLE; the caller holds its lock
@@ -195,8 +224,8 @@ int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
 	}
 	id->bind.addr = *addr;
 	if (sa->sa_family == AF_INET6 && !id->afonly_set)
-		rcm_port_set_sharing(id, id->bind.reuseaddr,
-				     READ_ONCE(id->net->ipv6.sysctl.bindv6only));
+		rcm_ps_set_sharing(id, id->bind.reuseaddr,
+				   READ_ONCE(id->net->ipv6.sysctl.bindv6only));
 
 	if (!rcm_addr_is_any(sa)) {
 		ret = rdma_translate_ip(sa, &id->dev_addr);
@@ -206,7 +235,7 @@ int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
 		if (ret)
 			goto err;
 	}
-	ret = rcm_port_bind(id);
+	ret = rcm_ps_bind(id);
 	if (ret)
 		goto err_detach;
 	id->state = RCM_STATE_ADDR_BOUND;
@@ -270,7 +299,7 @@ static void rcm_addr_resolved(int status, struct sockaddr *src,
 		goto out;
 	}
 	if (!status) {
-		rcm_port_set_addrs(id, src, NULL);
+		rcm_ps_set_addrs(id, src, NULL);
 		if (!id->rdev)
 			status = rcm_device_attach(id);
 	}
@@ -301,7 +330,7 @@ static int rcm_addr_resolve(struct rcm_id *id,
 	ev = rcm_event_alloc(id, RCM_EVENT_ADDR_RESOLVED, GFP_KERNEL);
 	if (!ev)
 		return -ENOMEM;
-	rcm_port_set_addrs(id, NULL, dst);
+	rcm_ps_set_addrs(id, NULL, dst);
 	id->resolve_ev = ev;
 	refcount_inc(&id->ref);		/* the resolution's */
 	id->state = RCM_STATE_ADDR_QUERY;
@@ -320,7 +349,7 @@ static int rcm_addr_resolve(struct rcm_id *id,
 		rcm_event_free(ev);
 		refcount_dec(&id->ref);
 		id->state = RCM_STATE_ADDR_BOUND;
-		rcm_port_set_addrs(id, NULL, &rcm_no_addr);
+		rcm_ps_set_addrs(id, NULL, &rcm_no_addr);
 	}
 	return ret;
 }
@@ -396,35 +425,6 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 	mutex_unlock(&id->cmd_lock);
 	rcm_id_put(id);
 	return ret;
-}
-
-/* A socket address in the 28 bytes struct rcm_id_info gives it. */
-static void rcm_addr_to_info(u8 *out, const struct sockaddr_storage *ss)
-{
-	static_assert(sizeof(struct sockaddr_in6) == 28);
-	if (ss->ss_family)
-		memcpy(out, ss, rdma_addr_size((const struct sockaddr *)ss));
-}
-
-/**
- * rcm_id_info_fill() - what userspace sees of an id
- * @id: the id; the caller holds its lock
- * @info: filled whole: what the caller's buffer held before (a command's
- *        output member holds what userspace passed in) is overwritten
- */
-void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info)
-{
-	lockdep_assert_held(&id->lock);
-	memset(info, 0, sizeof(*info));
-	rcm_addr_to_info(info->src, &id->bind.addr);
-	rcm_addr_to_info(info->dst, &id->dst_addr);
-	rcm_route_fill(id, &info->num_paths, &info->path);
-	if (id->rdev) {
-		info->port_num = id->port_num;
-		info->node_guid = id->rdev->ibdev->node_guid;
-		memcpy(info->sgid, &id->dev_addr.sgid_attr->gid,
-		       sizeof(info->sgid));
-	}
 }
 
 /**

@@ -1,23 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rcm: connections over the IB CM - connect, accept, establish, notify,
- * disconnect, and the events ib_cm reports on a connection (REP, RTU,
- * REJ, DREQ/DREP, timewait, timeouts). The commands branch to rcm_iw.c
- * for an id on an iWARP port.
+ * rcm: connections, whatever the transport - the connect, accept,
+ * establish, notify and disconnect commands, which check what every
+ * transport shares and then hand over to the id's CM: rcm_ib.c for an
+ * IB CM port (InfiniBand, RoCE), rcm_sidr.c for a datagram id,
+ * rcm_iw.c for an iWARP port; and the events a peer causes.
  *
  * The QP of a connection is always the user's: rcm sends the CM messages,
  * reports what the peer did and hands out the QP attributes (rcm_qp.c);
  * userspace moves its QP.
- *
- * One ib_cm id carries a connection, on either side: the one ib_cm made
- * for a request (rcm_listen.c hands it over) or the one connect creates.
- * It lives in @id->cm_id until the id is destroyed or its device goes
- * away; both destroy it without holding @id->lock, because
- * ib_destroy_cm_id() waits for rcm_ib_conn_handler(), which takes it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_cm.h>
@@ -67,28 +61,6 @@ int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op)
 }
 
 /**
- * rcm_conn_cm_timers() - the IB CM timers of an id's request
- * @id: the id; the caller holds its lock
- * @fixed_ms: what ib_cm adds to each try (see rcm_wire_cm_timeout())
- * @timeout: the CM response timeout exponent to use
- * @retries: max_cm_retries to use
- *
- * The in-tree rdma_cm's values, or with RCM_OPTION_ID_CONNECT_TIMEOUT
- * set, those that keep the exchange within it; a bound shorter than one
- * try gets the shortest exchange ib_cm can do.
- */
-void rcm_conn_cm_timers(struct rcm_id *id, u32 fixed_ms, u8 *timeout,
-			u8 *retries)
-{
-	if (!id->connect_timeout_ms) {
-		*timeout = RCM_CM_RESPONSE_TIMEOUT;
-		*retries = RCM_MAX_CM_RETRIES;
-		return;
-	}
-	rcm_wire_cm_timeout(id->connect_timeout_ms, fixed_ms, timeout, retries);
-}
-
-/**
  * rcm_conn_report() - queue an event the peer caused
  * @id: the id; the caller holds its lock and checked its state
  * @type: enum rcm_event_type
@@ -122,177 +94,17 @@ void rcm_conn_report(struct rcm_id *id, u32 type, int status,
 	rcm_event_queue(id->file, ev);
 }
 
-/* The peer accepted our request: CONNECT_RESPONSE with its REP. */
-static void rcm_conn_rep_received(struct rcm_id *id,
-				  const struct ib_cm_event *event)
-{
-	const struct ib_cm_rep_event_param *rep = &event->param.rep_rcvd;
-	/* ib_cm already turned the peer's values into ours. */
-	struct rcm_conn_param conn = {
-		.qp_num = rep->remote_qpn,
-		.responder_resources = rep->responder_resources,
-		.initiator_depth = rep->initiator_depth,
-		.flow_control = rep->flow_control,
-		.rnr_retry_count = rep->rnr_retry_count,
-		.srq = rep->srq,
-	};
-
-	id->answered = true;
-	id->accepted = true;
-	rcm_conn_report(id, RCM_EVENT_CONNECT_RESPONSE, 0, event->private_data,
-			IB_CM_REP_PRIVATE_DATA_SIZE, &conn);
-}
-
-/**
- * rcm_ib_conn_handler() - ib_cm's events on a connection of an id
- * @cm_id: the ib_cm id; its context is the rcm id
- * @event: what happened
- *
- * Every case checks the state it expects under the id's lock: after a
- * destroy's or a device removal's fence, or a second report of the same
- * fact, it does nothing.
- *
- * Return: always 0; the id destroys @cm_id itself (ib_cm waits for this
- * handler to return before that completes).
- */
-int rcm_ib_conn_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
-{
-	struct rcm_id *id = cm_id->context;
-
-	mutex_lock(&id->lock);
-	if (id->state != RCM_STATE_CONNECT &&
-	    id->state != RCM_STATE_DISCONNECT)
-		goto out;
-	switch (event->event) {
-	case IB_CM_REP_RECEIVED:
-		if (id->state == RCM_STATE_CONNECT && id->active &&
-		    !id->answered)
-			rcm_conn_rep_received(id, event);
-		break;
-	case IB_CM_REQ_ERROR:
-		/* Our REQ was never answered. */
-		if (id->state == RCM_STATE_CONNECT && id->active &&
-		    !id->answered) {
-			id->answered = true;
-			rcm_conn_report(id, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-					NULL, 0, NULL);
-		}
-		break;
-	case IB_CM_RTU_RECEIVED:
-	case IB_CM_USER_ESTABLISHED:
-		if (id->state == RCM_STATE_CONNECT && !id->active &&
-		    id->accepted && !id->established) {
-			id->established = true;
-			rcm_conn_report(id, RCM_EVENT_ESTABLISHED, 0, NULL, 0,
-					NULL);
-		}
-		break;
-	case IB_CM_REP_ERROR:
-		/* Our REP was never answered with an RTU. */
-		if (id->state == RCM_STATE_CONNECT && !id->active &&
-		    id->accepted && !id->established) {
-			id->accepted = false;
-			rcm_conn_report(id, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-					NULL, 0, NULL);
-		}
-		break;
-	case IB_CM_REJ_RECEIVED:
-		if (id->state != RCM_STATE_CONNECT || id->established)
-			break;
-		if (id->active)
-			id->answered = true;
-		else
-			rcm_request_answered(id);
-		id->accepted = false;
-		rcm_conn_report(id, RCM_EVENT_REJECTED,
-				event->param.rej_rcvd.reason,
-				event->private_data,
-				IB_CM_REJ_PRIVATE_DATA_SIZE, NULL);
-		break;
-	case IB_CM_DREQ_RECEIVED:
-	case IB_CM_DREP_RECEIVED:
-	case IB_CM_DREQ_ERROR:
-		/* Only the first of these is reported. */
-		if (id->state != RCM_STATE_CONNECT)
-			break;
-		id->state = RCM_STATE_DISCONNECT;
-		rcm_conn_report(id, RCM_EVENT_DISCONNECTED,
-				event->event == IB_CM_DREQ_ERROR ? -ETIMEDOUT : 0,
-				NULL, 0, NULL);
-		break;
-	case IB_CM_TIMEWAIT_EXIT:
-		if (id->state == RCM_STATE_DISCONNECT)
-			rcm_conn_report(id, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0,
-					NULL);
-		break;
-	default:
-		/* MRAs, LAP/APR: ib_cm handles them; nothing to report. */
-		break;
-	}
-out:
-	mutex_unlock(&id->lock);
-	return 0;
-}
-
-/* Fill the REQ of an active id; @id->lock held, route resolved. */
-static int rcm_conn_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
-			      const struct rcm_wire_conn_param *param,
-			      const void *udata, void *pdata,
-			      struct ib_cm_req_param *req)
-{
-	u8 timeout, retries;
-	int len;
-
-	/* ib_cm waits twice the packet lifetime more on each try. */
-	rcm_conn_cm_timers(id, 2 * (1U << max(id->path->packet_life_time - 8,
-					      0)), &timeout, &retries);
-	len = rcm_wire_req_pdata_build(pdata, IB_CM_REQ_PRIVATE_DATA_SIZE,
-				       IB_QPT_RC,
-				       (struct sockaddr *)&id->bind.addr,
-				       (struct sockaddr *)&id->dst_addr,
-				       udata, cmd->private_data_len);
-	if (len < 0)
-		return len;
-	memset(req, 0, sizeof(*req));
-	req->primary_path = id->path;
-	req->ppath_sgid_attr = id->dev_addr.sgid_attr;
-	req->qp_num = cmd->qp_num;
-	req->qp_type = IB_QPT_RC;
-	req->starting_psn = id->seq_num;
-	req->private_data = pdata;
-	req->private_data_len = len;
-	req->responder_resources = param->responder_resources;
-	req->initiator_depth = param->initiator_depth;
-	/*
-	 * The local value is how long the peer waits for our RTU after its
-	 * REP (with max_cm_retries): the same bound on both sides.
-	 */
-	req->remote_cm_response_timeout = timeout;
-	req->local_cm_response_timeout = timeout;
-	req->flow_control = cmd->flow_control;
-	req->retry_count = param->retry_count;
-	req->rnr_retry_count = param->rnr_retry_count;
-	req->max_cm_retries = retries;
-	req->srq = cmd->srq;
-	return rcm_wire_sid_compose(id->ps,
-				    rcm_addr_port((struct sockaddr *)&id->dst_addr),
-				    &req->service_id);
-}
-
 int rcm_cmd_connect(struct file *filp, void *arg)
 {
 	struct rcm_connect *cmd = arg;
 	/* The largest any transport takes: iWARP's. */
 	u8 udata[RCM_IWARP_PRIVATE_DATA_MAX];
-	/* The CMA header, then the user's bytes, as they go on the wire. */
-	u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
 	struct rcm_wire_conn_param user = {
 		.responder_resources = cmd->responder_resources,
 		.initiator_depth = cmd->initiator_depth,
 		.retry_count = cmd->retry_count,
 		.rnr_retry_count = cmd->rnr_retry_count,
 	}, param;
-	struct ib_cm_req_param req;
 	struct ib_device_attr *attrs;
 	struct ib_cm_id *cm_id = NULL;
 	struct iw_cm_id *iw = NULL;
@@ -337,35 +149,7 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 		      rcm_iw_connect(id, cmd, &param, udata, &iw);
 		goto out;
 	}
-	if (!id->path) {
-		ret = -EOPNOTSUPP;	/* no route on this port type */
-		goto out;
-	}
-	id->seq_num = get_random_u32() & 0xffffff;
-	ret = rcm_conn_req_param(id, cmd, &param, udata, pdata, &req);
-	if (ret)
-		goto out;
-	cm_id = ib_create_cm_id(id->rdev->ibdev, rcm_ib_conn_handler, id);
-	if (IS_ERR(cm_id)) {
-		ret = PTR_ERR(cm_id);
-		cm_id = NULL;
-		goto out;
-	}
-	/*
-	 * Publish the connection before the REQ leaves: its handler may run
-	 * as soon as it is sent, and waits for this lock.
-	 */
-	id->cm_id = cm_id;
-	id->active = true;
-	id->state = RCM_STATE_CONNECT;
-	ret = ib_send_cm_req(cm_id, &req);
-	if (ret) {
-		id->cm_id = NULL;
-		id->active = false;
-		id->state = RCM_STATE_ROUTE_RESOLVED;
-	} else {
-		cm_id = NULL;
-	}
+	ret = rcm_ib_connect(id, cmd, &param, udata, &cm_id);
 out:
 	rcm_id_unlock(id);
 	/* Never sent: no handler can be running; destroyed without locks. */
@@ -388,7 +172,6 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 		.initiator_depth = cmd->initiator_depth,
 		.rnr_retry_count = cmd->rnr_retry_count,
 	}, out;
-	struct ib_cm_rep_param rep = {};
 	struct ib_device_attr *attrs;
 	struct rcm_id *id;
 	int ret;
@@ -423,16 +206,7 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 		ret = rcm_iw_accept(id, cmd, &out, pdata);
 		goto answered;
 	}
-	rep.qp_num = cmd->qp_num;
-	rep.starting_psn = id->seq_num;
-	rep.private_data = pdata;
-	rep.private_data_len = cmd->private_data_len;
-	rep.responder_resources = out.responder_resources;
-	rep.initiator_depth = out.initiator_depth;
-	rep.flow_control = cmd->flow_control;
-	rep.rnr_retry_count = out.rnr_retry_count;
-	rep.srq = cmd->srq;
-	ret = ib_send_cm_rep(id->cm_id, &rep);
+	ret = rcm_ib_accept(id, cmd, &out, pdata);
 answered:
 	if (ret)
 		goto out;
@@ -460,9 +234,7 @@ int rcm_cmd_establish(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 		goto out;
 	}
-	ret = ib_send_cm_rtu(id->cm_id, NULL, 0);
-	if (!ret)
-		id->established = true;
+	ret = rcm_ib_establish(id);
 out:
 	rcm_id_unlock(id);
 	return ret;
@@ -485,51 +257,10 @@ int rcm_cmd_notify(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 	else if (id->iw)
 		ret = 0;	/* iWARP has no RTU to stand in for */
-	else if (id->state != RCM_STATE_CONNECT || !id->cm_id ||
-		 rcm_id_is_ud(id))
-		ret = -EINVAL;
-	else if (id->established)
-		ret = -EISCONN;
-	else if (id->active || !id->accepted)
-		ret = -EINVAL;
 	else
-		/* ib_cm answers with IB_CM_USER_ESTABLISHED: ESTABLISHED. */
-		ret = ib_cm_notify(id->cm_id, IB_EVENT_COMM_EST);
+		ret = rcm_ib_notify(id);
 	rcm_id_unlock(id);
 	return ret;
-}
-
-/*
- * Initiate, or answer the peer's DREQ; both fail, and nothing is sent,
- * when the connection is not up or already down. A connection that is
- * up but whose DREQ could not even be allocated is one ib_cm has put in
- * timewait without a word to the peer (as it does for the in-tree CM,
- * whose user then never hears DISCONNECTED): rcm reports DISCONNECTED
- * itself, status -ENOMEM, from a record taken first, so the completion
- * of a disconnect is never lost. @id->lock held.
- */
-static int rcm_conn_disconnect_ib(struct rcm_id *id)
-{
-	struct rcm_uevent *ev = NULL;
-	int dreq, ret = 0;
-
-	if (id->state == RCM_STATE_CONNECT && id->established) {
-		ev = rcm_event_alloc(id, RCM_EVENT_DISCONNECTED, GFP_KERNEL);
-		if (!ev)
-			return -ENOMEM;	/* nothing sent, nothing changed */
-	}
-	dreq = ib_send_cm_dreq(id->cm_id, NULL, 0);
-	if (dreq)
-		ret = ib_send_cm_drep(id->cm_id, NULL, 0);
-	/* -EINVAL: not established in ib_cm (a DREQ went already, say). */
-	if (dreq && dreq != -EINVAL && ret && ev) {
-		id->state = RCM_STATE_DISCONNECT;
-		ev->ev.status = -ENOMEM;
-		rcm_event_queue(id->file, ev);
-		ev = NULL;
-	}
-	rcm_event_free(ev);
-	return 0;
 }
 
 int rcm_cmd_disconnect(struct file *filp, void *arg)
@@ -554,7 +285,7 @@ int rcm_cmd_disconnect(struct file *filp, void *arg)
 	    id->state == RCM_STATE_DEVICE_REMOVAL) {
 		ret = rcm_id_state_errno(id);
 	} else if (id->cm_id) {
-		ret = rcm_conn_disconnect_ib(id);
+		ret = rcm_ib_disconnect(id);
 	} else if (id->iw) {
 		/*
 		 * iw_cm_disconnect() does nothing (0) once the stream is

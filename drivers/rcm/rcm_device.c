@@ -16,6 +16,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /* Protects rcm_devices. Never held across a wait on a device's @done. */
@@ -29,7 +31,7 @@ static LIST_HEAD(rcm_devices);
  * An IB CM port (InfiniBand, RoCE v1/v2) wins over an iWARP one; no
  * device announces both on one port.
  */
-enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags)
+VISIBLE_IF_KUNIT enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags)
 {
 	if (core_cap_flags & RDMA_CORE_CAP_IB_CM)
 		return RCM_PORT_CM_IB;
@@ -58,7 +60,7 @@ void rcm_device_put(struct rcm_device *rdev)
  * RoCE v2 where the port has it, else RoCE v1, else IB (InfiniBand and
  * iWARP), as the in-tree CM chooses by default.
  */
-enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port)
+static enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port)
 {
 	if (rdma_protocol_roce_udp_encap(ibdev, port))
 		return IB_GID_TYPE_ROCE_UDP_ENCAP;

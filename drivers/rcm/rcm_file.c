@@ -16,6 +16,8 @@
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /*
@@ -80,7 +82,7 @@ union rcm_ucmd_buffer {
 		     offsetof(_struct, _first_out),			\
 		     offsetofend(typeof(_struct), _last_out), _finish)
 
-const struct rcm_ioctl_op rcm_ioctl_ops[] = {
+VISIBLE_IF_KUNIT const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP_OUT(RCM_CMD_QUERY, rcm_cmd_query, struct rcm_query,
 		   out_num_devices, out_abi_version, out_event_size),
 	RCM_OP_OUT_FINISH(RCM_CMD_CREATE_ID, rcm_cmd_create_id,
@@ -121,7 +123,7 @@ const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 		   out_events_reported),
 };
 
-const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);
+VISIBLE_IF_KUNIT const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);
 
 /**
  * rcm_ioctl_lookup() - find the table entry of an ioctl number
@@ -129,7 +131,7 @@ const unsigned int rcm_ioctl_num_ops = ARRAY_SIZE(rcm_ioctl_ops);
  *
  * Return: the entry, or NULL when @cmd is not an rcm command.
  */
-const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd)
+VISIBLE_IF_KUNIT const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd)
 {
 	unsigned int nr = _IOC_NR(cmd);
 
@@ -150,11 +152,12 @@ const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd)
  *
  * Return: 0, -EINVAL for a size below the command's first release,
  * -E2BIG for a size above RCM_MAX_CMD_SIZE, or -EOPNOTSUPP for any
- * flag bit (no command defines one yet). A size between the kernel's struct and RCM_MAX_CMD_SIZE is
- * accepted here; the caller checks that the extra bytes are zero.
+ * flag bit (no command defines one yet). A size between the kernel's
+ * struct and RCM_MAX_CMD_SIZE is accepted here; the caller checks that
+ * the extra bytes are zero.
  */
-int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
-			   u32 flags)
+VISIBLE_IF_KUNIT int rcm_ioctl_check_header(const struct rcm_ioctl_op *op,
+					    u32 user_size, u32 flags)
 {
 	if (user_size < op->min_size)
 		return -EINVAL;

@@ -20,6 +20,8 @@
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 static unsigned int max_ids_per_file = RCM_MAX_IDS;
@@ -35,7 +37,7 @@ MODULE_PARM_DESC(max_ids_per_file,
  * TCP ids are RC, UDP and IPoIB ids are UD, IB ids choose (the rules of
  * the in-tree ucma, which librdmacm relies on).
  */
-bool rcm_id_qp_type_ok(u16 ps, u8 qp_type)
+VISIBLE_IF_KUNIT bool rcm_id_qp_type_ok(u16 ps, u8 qp_type)
 {
 	switch (ps) {
 	case RCM_PS_TCP:
@@ -327,7 +329,7 @@ u32 rcm_id_destroy(struct rcm_id *id)
 		iw_destroy_cm_id(iw);
 	if (resolving)
 		rcm_addr_cancel(id);
-	rcm_port_release(id);
+	rcm_ps_release(id);
 
 	rcm_event_purge(id->file, id);
 	rcm_id_put(id);

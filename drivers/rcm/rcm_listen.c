@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rcm: the passive side - listening, connection requests, reject.
+ * rcm: the passive side, whatever the transport - listening, the
+ * backlog, request ids, reject.
  *
  * A listening id registers one CM listen per device it listens on
  * (struct rcm_listen_dev): an IB CM listen for the service ID of its
- * port space and port, or on an iWARP device an iw_cm listen on its
- * address and port (rcm_iw.c), whose requests arrive on the listener
- * itself. ib_cm shares a listen between every listener of one (device,
- * service ID) only when they use the same handler and a NULL context,
- * so all of rcm's listens use rcm_ib_req_handler() and find their rcm
- * listener from the request itself: the service ID names the port, the
- * CMA header the address that was dialled, the GID the netns.
+ * port space and port (rcm_ib.c, whose shared request handler finds the
+ * listener), or on an iWARP device an iw_cm listen on its address and
+ * port (rcm_iw.c), whose requests arrive on the listener itself.
  *
  * A request becomes a new id (a "request id") in the listener's file,
- * reported by RCM_EVENT_CONNECT_REQUEST. It owns the ib_cm connection id
- * that ib_cm created for the request. Until userspace answers, the
+ * reported by RCM_EVENT_CONNECT_REQUEST. It owns the ib_cm or iw_cm id
+ * the CM created for the request. Until its CONNECT_REQUEST is read, the
  * request holds a slot of the listener's backlog (struct rcm_backlog,
  * shared so that neither side outlives the other's accounting).
  *
@@ -26,21 +23,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/netdevice.h>
-#include <linux/random.h>
-#include <net/ip_fib.h>
-#include <net/ip6_route.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
 
 #include "rcm_priv.h"
-
-/* The ib_cm service timeout of the delayed MRA: 2^24 * 4.096 us = 68 s. */
-#define RCM_MRA_SERVICE_TIMEOUT 24
 
 static DEFINE_MUTEX(rcm_listeners_lock);
 /* Every listening id (struct rcm_id.listener_node). */
@@ -72,9 +60,6 @@ struct rcm_listen_dev {
 	struct iw_cm_id *iw;
 };
 
-static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
-			      const struct ib_cm_event *event);
-
 static void rcm_backlog_put(struct rcm_backlog *bl)
 {
 	if (refcount_dec_and_test(&bl->ref))
@@ -94,24 +79,6 @@ static enum rcm_port_cm rcm_listen_cm(struct rcm_device *rdev)
 			cm = RCM_PORT_CM_IW;
 	}
 	return cm;
-}
-
-/* The shared IB CM listen of @id's service ID on @rdev. */
-static struct ib_cm_id *rcm_listen_ib(struct rcm_id *id,
-				      struct rcm_device *rdev)
-{
-	struct ib_cm_id *cm_id;
-	__be64 sid;
-	int ret;
-
-	ret = rcm_wire_sid_compose(id->ps, id->port, &sid);
-	if (ret)
-		return ERR_PTR(ret);
-	cm_id = ib_cm_insert_listen(rdev->ibdev, rcm_ib_req_handler, sid);
-	/* Someone with another handler listens on that SID. */
-	if (cm_id == ERR_PTR(-EINVAL))
-		return ERR_PTR(-EADDRINUSE);
-	return cm_id;
 }
 
 /* Listen on @rdev unless already; rcm_listeners_lock held. */
@@ -137,7 +104,7 @@ static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
 		return -ENOMEM;
 	switch (rcm_listen_cm(rdev)) {
 	case RCM_PORT_CM_IB:
-		ld->cm_id = rcm_listen_ib(id, rdev);
+		ld->cm_id = rcm_ib_listen(id, rdev);
 		cm = ld->cm_id;
 		break;
 	case RCM_PORT_CM_IW:
@@ -291,7 +258,7 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 		ret = -EOPNOTSUPP;	/* no IPoIB Q_Key on RoCE */
 		goto out;
 	}
-	ret = rcm_port_listen_exclusive(id);
+	ret = rcm_ps_listen_exclusive(id);
 	if (ret)
 		goto out;
 
@@ -329,27 +296,6 @@ out:
 	kfree(bl);
 	rcm_id_put(id);
 	return ret;
-}
-
-/* Fill the CONNECT_REQUEST event of @child from the REQ. */
-static void rcm_listen_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
-				 const struct ib_cm_event *event)
-{
-	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
-
-	ev->ev.conn.qp_num = req->remote_qpn;
-	/* ib_cm already turned the peer's values into ours. */
-	ev->ev.conn.responder_resources = req->responder_resources;
-	ev->ev.conn.initiator_depth = req->initiator_depth;
-	ev->ev.conn.flow_control = req->flow_control;
-	ev->ev.conn.retry_count = req->retry_count;
-	ev->ev.conn.rnr_retry_count = req->rnr_retry_count;
-	ev->ev.conn.srq = req->srq;
-	ev->ev.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE -
-				  RCM_WIRE_HDR_SIZE;
-	memcpy(ev->ev.private_data,
-	       (const u8 *)event->private_data + RCM_WIRE_HDR_SIZE,
-	       ev->ev.private_data_len);
 }
 
 /**
@@ -433,252 +379,6 @@ void rcm_request_abort(struct rcm_id *child)
 	rcm_id_put(child);
 	wait_for_completion(&child->done);
 	rcm_id_free(child);
-}
-
-/*
- * Make the request id for a REQ or SIDR REQ that @listener (locked,
- * LISTEN) accepts to see, received on @port of @cm_id's device through
- * @sgid_attr, publish it in the listener's file and report it. On
- * success the request id owns @cm_id; on failure ib_cm destroys @cm_id
- * (a SIDR request is then answered with a reject).
- */
-static int rcm_listen_new_request(struct rcm_id *listener,
-				  struct ib_cm_id *cm_id,
-				  const struct ib_cm_event *event,
-				  u32 port, const struct ib_gid_attr *sgid_attr,
-				  const struct rcm_wire_req_addrs *addrs)
-{
-	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
-	struct rcm_uevent *ev;
-	struct rcm_id *child;
-	int ret;
-
-	/* A full backlog: ib_cm drops the REQ (-ENOMEM); the peer retries. */
-	child = rcm_request_begin(listener);
-	if (IS_ERR(child))
-		return PTR_ERR(child);
-	memcpy(&child->bind.addr, &addrs->listen, sizeof(addrs->listen));
-	memcpy(&child->dst_addr, &addrs->peer, sizeof(addrs->peer));
-	ret = rcm_device_attach_at(child, cm_id->device, port, sgid_attr);
-	if (ret)
-		goto err_child;
-	ev = rcm_request_event_alloc(child, listener);
-	if (!ev) {
-		ret = -ENOMEM;
-		goto err_child;
-	}
-	ret = rcm_id_publish(child);
-	if (ret) {
-		rcm_event_free(ev);
-		goto err_child;
-	}
-	child->cm_id = cm_id;
-	cm_id->context = child;
-	cm_id->cm_handler = rcm_ib_conn_handler;
-	if (event->event == IB_CM_SIDR_REQ_RECEIVED) {
-		/* ib_cm reports nothing more on a SIDR request's cm_id. */
-		rcm_sidr_req_event(ev, listener, event);
-		rcm_event_queue(listener->file, ev);
-		mutex_unlock(&child->lock);
-		return 0;
-	}
-	rcm_listen_req_event(ev, listener, event);
-	child->req_param.responder_resources = req->responder_resources;
-	child->req_param.initiator_depth = req->initiator_depth;
-	child->req_param.retry_count = req->retry_count;
-	child->req_param.rnr_retry_count = req->rnr_retry_count;
-	child->seq_num = get_random_u32() & 0xffffff;
-	rcm_event_queue(listener->file, ev);
-	/*
-	 * Userspace answers later: if the peer repeats its REQ meanwhile,
-	 * ib_cm answers with an MRA so it waits instead of timing out.
-	 */
-	ib_send_cm_mra(cm_id, IB_CM_MRA_FLAG_DELAY | RCM_MRA_SERVICE_TIMEOUT,
-		       NULL, 0);
-	mutex_unlock(&child->lock);
-	return 0;
-
-err_child:
-	rcm_request_abort(child);
-	return ret;
-}
-
-static bool rcm_listen_ip6_unicast(const struct in6_addr *a)
-{
-	return !ipv6_addr_any(a) &&
-	       !(ipv6_addr_type(a) & (IPV6_ADDR_LOOPBACK | IPV6_ADDR_MULTICAST));
-}
-
-/**
- * rcm_listen_addrs_plausible() - may a request's CMA header carry these?
- * @addrs: the listener's address and the peer's, from the header
- *
- * The address classes the in-tree CM's validate_net_dev() refuses: a
- * peer that claims a loopback, zero, broadcast or multicast source, or
- * dials such an address, is lying about where it is.
- *
- * Return: true when both addresses may be real unicast endpoints.
- */
-bool rcm_listen_addrs_plausible(const struct rcm_wire_req_addrs *addrs)
-{
-	if (addrs->peer.sa.sa_family == AF_INET) {
-		__be32 s = addrs->peer.in.sin_addr.s_addr;
-		__be32 d = addrs->listen.in.sin_addr.s_addr;
-
-		return !ipv4_is_multicast(s) && !ipv4_is_lbcast(s) &&
-		       !ipv4_is_zeronet(s) && !ipv4_is_loopback(s) &&
-		       !ipv4_is_multicast(d) && !ipv4_is_lbcast(d) &&
-		       !ipv4_is_zeronet(d) && !ipv4_is_loopback(d);
-	}
-	return rcm_listen_ip6_unicast(&addrs->peer.in6.sin6_addr) &&
-	       rcm_listen_ip6_unicast(&addrs->listen.in6.sin6_addr);
-}
-
-/* Does the route from @from to @to leave through @ndev? */
-static bool rcm_listen_route_via(struct net_device *ndev,
-				 const union rcm_wire_addr *to,
-				 const union rcm_wire_addr *from)
-{
-	bool ok = false;
-
-	if (to->sa.sa_family == AF_INET) {
-		struct fib_result res;
-		struct flowi4 fl4 = {
-			.flowi4_oif = ndev->ifindex,
-			.daddr = to->in.sin_addr.s_addr,
-			.saddr = from->in.sin_addr.s_addr,
-		};
-
-		rcu_read_lock();
-		ok = !fib_lookup(dev_net(ndev), &fl4, &res, 0) &&
-		     FIB_RES_DEV(res) == ndev;
-		rcu_read_unlock();
-	} else {
-		const struct in6_addr *d = &to->in6.sin6_addr;
-		struct rt6_info *rt;
-
-		rt = rt6_lookup(dev_net(ndev), d, &from->in6.sin6_addr,
-				ndev->ifindex, NULL,
-				!(ipv6_addr_type(d) & IPV6_ADDR_LINKLOCAL));
-		if (rt) {
-			ok = rt->rt6i_idev && rt->rt6i_idev->dev == ndev;
-			ip6_rt_put(rt);
-		}
-	}
-	return ok;
-}
-
-/*
- * Does @ndev route between the request's addresses? The route back to
- * the peer must leave through @ndev, as the in-tree CM's
- * validate_net_dev() requires, so a peer cannot claim an address that
- * lies behind another netdev, or nowhere; and the dialled address must
- * be reached through @ndev too, so a peer cannot reach a listener of one
- * netdev (or VLAN) through another netdev of the same RDMA device.
- */
-static bool rcm_listen_routes(struct net_device *ndev,
-			      const struct rcm_wire_req_addrs *addrs)
-{
-	return rcm_listen_route_via(ndev, &addrs->peer, &addrs->listen) &&
-	       rcm_listen_route_via(ndev, &addrs->listen, &addrs->peer);
-}
-
-/*
- * The namespace of the netdev a request arrived on, with a reference,
- * once the request's addresses pass the in-tree CM's checks against it:
- * the netdev is up, the addresses are plausible and it routes between
- * them. Else an ERR_PTR: -EHOSTUNREACH, -ENETUNREACH, -EINVAL.
- */
-static struct net *rcm_listen_req_net(const struct ib_gid_attr *sgid_attr,
-				      const struct rcm_wire_req_addrs *addrs)
-{
-	struct net_device *ndev;
-	struct net *net;
-	int ret = 0;
-
-	if (!rcm_listen_addrs_plausible(addrs))
-		return ERR_PTR(-EINVAL);
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
-	if (IS_ERR(ndev)) {
-		rcu_read_unlock();
-		return ERR_PTR(-EHOSTUNREACH);
-	}
-	dev_hold(ndev);
-	rcu_read_unlock();
-	if (!(ndev->flags & IFF_UP))
-		ret = -ENETUNREACH;
-	else if (!rcm_listen_routes(ndev, addrs))
-		ret = -EHOSTUNREACH;
-	net = ret ? ERR_PTR(ret) : maybe_get_net(dev_net(ndev));
-	dev_put(ndev);
-	return net ?: ERR_PTR(-EHOSTUNREACH);
-}
-
-/* ib_cm: a REQ (or SIDR REQ) arrived on one of rcm's listens. */
-static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
-			      const struct ib_cm_event *event)
-{
-	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
-	const struct ib_cm_sidr_req_event_param *sidr =
-		&event->param.sidr_req_rcvd;
-	const struct ib_gid_attr *sgid_attr;
-	struct rcm_wire_req_addrs addrs;
-	struct rcm_id *listener;
-	struct net *net;
-	u16 ps, port;
-	size_t len;
-	u32 cm_port;
-	int ret;
-
-	switch (event->event) {
-	case IB_CM_REQ_RECEIVED:
-		if (req->qp_type != IB_QPT_RC)
-			return -EINVAL;
-		sgid_attr = req->ppath_sgid_attr;
-		cm_port = req->port;
-		len = IB_CM_REQ_PRIVATE_DATA_SIZE;
-		break;
-	case IB_CM_SIDR_REQ_RECEIVED:
-		sgid_attr = sidr->sgid_attr;
-		cm_port = sidr->port;
-		len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE;
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-	if (!sgid_attr)
-		return -EINVAL;
-	ret = rcm_wire_sid_parse(cm_id->service_id, &ps, &port);
-	if (ret)
-		return ret;
-	ret = rcm_wire_hdr_decode(event->private_data, len, port, &addrs);
-	if (ret)
-		return ret;
-
-	net = rcm_listen_req_net(sgid_attr, &addrs);
-	if (IS_ERR(net))
-		return PTR_ERR(net);
-	/* Takes a reference on the listener it finds. */
-	listener = rcm_port_find_listener(ps, port, net, &addrs.listen.sa,
-					  cm_id->device);
-	put_net(net);
-	if (!listener)
-		return -ECONNREFUSED;
-
-	mutex_lock(&listener->lock);
-	if (listener->state != RCM_STATE_LISTEN)
-		ret = -ECONNABORTED;
-	/* As in-tree: a REQ for an RC listener, a SIDR REQ for a UD one. */
-	else if (rcm_id_is_ud(listener) !=
-		 (event->event == IB_CM_SIDR_REQ_RECEIVED))
-		ret = -EINVAL;
-	else
-		ret = rcm_listen_new_request(listener, cm_id, event, cm_port,
-					     sgid_attr, &addrs);
-	mutex_unlock(&listener->lock);
-	rcm_id_put(listener);
-	return ret;
 }
 
 /**
@@ -806,8 +506,7 @@ int rcm_cmd_reject(struct file *filp, void *arg)
 	else if (rcm_id_is_ud(id))
 		ret = rcm_sidr_reject(id, pdata, cmd->private_data_len);
 	else
-		ret = ib_send_cm_rej(id->cm_id, reason, NULL, 0, pdata,
-				     cmd->private_data_len);
+		ret = rcm_ib_reject(id, reason, pdata, cmd->private_data_len);
 	if (ret)
 		goto out;
 	if (id->active)

@@ -49,13 +49,13 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 		if (value > 1 || (!value && bound) ||
 		    (value && id->state == RCM_STATE_LISTEN))
 			return -EINVAL;
-		rcm_port_set_sharing(id, value, id->bind.afonly);
+		rcm_ps_set_sharing(id, value, id->bind.afonly);
 		return 0;
 	case RCM_OPTION_ID_AFONLY:
 		if (value > 1 || (id->state != RCM_STATE_IDLE &&
 				  id->state != RCM_STATE_ADDR_BOUND))
 			return -EINVAL;
-		rcm_port_set_sharing(id, id->bind.reuseaddr, value);
+		rcm_ps_set_sharing(id, id->bind.reuseaddr, value);
 		id->afonly_set = true;
 		return 0;
 	case RCM_OPTION_ID_ACK_TIMEOUT:

@@ -9,16 +9,20 @@
  *   rcm_cmd.c     handlers of the global (id-less) commands
  *   rcm_id.c      communication ids: create, look up, destroy
  *   rcm_event.c   the per-file event queue, read() and poll()
- *   rcm_port.c    port spaces: which id owns which port
+ *   rcm_ps.c      port spaces: which id owns which port of RDMA_PS_*
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
  *   rcm_netdev.c  netdev notifier: ADDR_CHANGE when an id's netdev
  *                 changes its link-layer address
  *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK, resolve and
  *                 connect timeouts, Q_Key)
- *   rcm_listen.c  passive side: listen, connection requests, reject
- *   rcm_conn.c    connections: connect, accept, establish, notify,
- *                 disconnect, and the ib_cm events of a connection
+ *   rcm_listen.c  passive side, every transport: listen, the backlog,
+ *                 request ids, reject
+ *   rcm_conn.c    connections, every transport: connect, accept,
+ *                 establish, notify, disconnect, and their events
+ *   rcm_ib.c      the IB CM transport (IB, RoCE): REQ/REP/RTU/REJ/DREQ,
+ *                 ib_cm listens, incoming REQs checked against their
+ *                 netdev, and ib_cm's events on a connection
  *   rcm_sidr.c    datagram (UD) ids over the IB CM: SIDR REQ and its
  *                 answer (active), SIDR requests, accept and reject
  *                 (passive)
@@ -30,9 +34,9 @@
  *   rcm_wire.c    IB CM wire layer without a device (rcm_wire.h): CMA
  *                 header, service IDs, private-data limits, connection
  *                 parameters, multicast MGIDs
- *   rcm_kunit.c   KUnit suites (built only when the kernel has KUnit);
- *                 rcm_wire_kunit.c and rcm_listen_kunit.c those of
- *                 rcm_wire.c and rcm_listen.c
+ *   rcm_*_kunit.c the KUnit suite of each file (built only when the
+ *                 kernel has KUnit); what they test that no other file
+ *                 calls is VISIBLE_IF_KUNIT, declared at the end here
  *   rcm_wire.h    declarations of the wire layer, included here
  */
 #ifndef _RCM_PRIV_H
@@ -89,9 +93,7 @@ extern struct ib_client rcm_ib_client;
 int rcm_device_init(void);
 void rcm_device_exit(void);
 u32 rcm_device_count(void);
-enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
 void rcm_device_put(struct rcm_device *rdev);
-enum ib_gid_type rcm_port_gid_type(struct ib_device *ibdev, u32 port);
 struct rcm_id;
 int rcm_device_attach(struct rcm_id *id);
 int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
@@ -131,12 +133,6 @@ struct rcm_ioctl_op {
 	u32 out_offset;
 	u32 out_end;
 };
-
-const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);
-int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
-			   u32 flags);
-extern const struct rcm_ioctl_op rcm_ioctl_ops[];
-extern const unsigned int rcm_ioctl_num_ops;
 
 /**
  * struct rcm_file - one open of /dev/infiniband/rcm
@@ -244,8 +240,8 @@ struct rcm_binding {
  * @net: network namespace of the creator (reference held)
  * @bind: local address, port and port-sharing options; under @lock
  * @dst_addr: remote address once known; under @lock
- * @port: the port held in the port space (0: none); see rcm_port.c
- * @port_node: entry among the port's owners, under rcm_port_lock
+ * @port: the port held in the port space (0: none); see rcm_ps.c
+ * @port_node: entry among the port's owners, under rcm_ps_lock
  * @dev_addr: L2 and netdev view of the addresses, filled by ib_core's
  *            address resolution; its sgid_attr is the GID table entry
  *            held while attached
@@ -278,7 +274,7 @@ struct rcm_binding {
  * @listen_ibdev: a listener bound to a specific address: the device it
  *                listens on, set when it starts listening, for the port
  *                lookup of requests to compare against (never
- *                dereferenced: rcm_port_lock does not keep the device)
+ *                dereferenced: rcm_ps_lock does not keep the device)
  * @backlog: a listener's answer slots (struct rcm_backlog, referenced)
  * @slot: a request id's slot of its listener's backlog until its
  *        CONNECT_REQUEST is read (or the id is destroyed or loses its
@@ -455,7 +451,6 @@ struct rcm_uevent {
 /* rcm_id.c */
 int rcm_id_init(void);
 void rcm_id_exit(void);
-bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
 struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 			    u8 qp_type, struct net *net);
 int rcm_id_publish(struct rcm_id *id);
@@ -482,24 +477,17 @@ struct rcm_id *rcm_id_claim(struct rcm_file *file, u32 handle);
 u32 rcm_id_destroy(struct rcm_id *id);
 int rcm_cmd_migrate_id(struct file *filp, void *arg);
 
-/* rcm_port.c */
+/* rcm_ps.c */
 bool rcm_addr_is_any(const struct sockaddr *sa);
 u16 rcm_addr_port(const struct sockaddr *sa);
-bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
-int rcm_port_conflict(const struct rcm_binding *new,
-		      const struct rcm_binding *cur);
-bool rcm_port_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
-		     const struct sockaddr *b_src, const struct sockaddr *b_dst);
-int rcm_port_bind(struct rcm_id *id);
-void rcm_port_set_addrs(struct rcm_id *id, const struct sockaddr *src,
-			const struct sockaddr_storage *dst);
-void rcm_port_release(struct rcm_id *id);
-void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
-int rcm_port_listen_exclusive(struct rcm_id *id);
-bool rcm_port_listen_match(const struct rcm_binding *bound,
-			   const struct sockaddr *dialled);
-struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
-				      const struct sockaddr *dialled,
+int rcm_ps_bind(struct rcm_id *id);
+void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
+		      const struct sockaddr_storage *dst);
+void rcm_ps_release(struct rcm_id *id);
+void rcm_ps_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly);
+int rcm_ps_listen_exclusive(struct rcm_id *id);
+struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
+				    const struct sockaddr *dialled,
 				      struct ib_device *ibdev);
 
 /* rcm_addr.c */
@@ -512,12 +500,9 @@ void rcm_addr_cancel(struct rcm_id *id);
 int rcm_cmd_bind_addr(struct file *filp, void *arg);
 int rcm_cmd_resolve_addr(struct file *filp, void *arg);
 int rcm_cmd_query_id(struct file *filp, void *arg);
-void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info);
 void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev);
 
 /* rcm_route.c */
-u32 rcm_route_flow_label(const struct sockaddr *src,
-			 const struct sockaddr *dst);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
 struct net_device;
@@ -540,8 +525,6 @@ int rcm_cmd_reject(struct file *filp, void *arg);
 void rcm_listen_stop(struct rcm_id *id);
 void rcm_listen_drop_backlog(struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
-struct rcm_wire_req_addrs;
-bool rcm_listen_addrs_plausible(const struct rcm_wire_req_addrs *addrs);
 void rcm_listen_request_read(struct rcm_id *id);
 void rcm_listen_destroy_requests(struct rcm_id *listener);
 struct rcm_uevent *rcm_request_event_alloc(struct rcm_id *child,
@@ -574,9 +557,6 @@ static inline bool rcm_id_is_ud(const struct rcm_id *id)
 }
 
 /* rcm_conn.c */
-struct ib_cm_event;
-int rcm_ib_conn_handler(struct ib_cm_id *cm_id,
-			const struct ib_cm_event *event);
 int rcm_private_data_from_user(void *buf, u64 uptr, u32 len);
 void rcm_conn_report(struct rcm_id *id, u32 type, int status,
 		     const void *pdata, u8 len,
@@ -586,9 +566,27 @@ int rcm_cmd_accept(struct file *filp, void *arg);
 int rcm_cmd_establish(struct file *filp, void *arg);
 int rcm_cmd_notify(struct file *filp, void *arg);
 int rcm_cmd_disconnect(struct file *filp, void *arg);
+/* The private data limit of an operation on an id's transport. */
+int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op);
+
+/* rcm_ib.c */
+struct ib_cm_id;
+struct ib_cm_event;
+struct rcm_wire_req_addrs;
+void rcm_ib_cm_timers(struct rcm_id *id, u32 fixed_ms, u8 *timeout,
+		      u8 *retries);
+int rcm_ib_connect(struct rcm_id *id, const struct rcm_connect *cmd,
+		   const struct rcm_wire_conn_param *param, const void *udata,
+		   struct ib_cm_id **dead);
+int rcm_ib_accept(struct rcm_id *id, const struct rcm_accept *cmd,
+		  const struct rcm_wire_conn_param *param, const void *pdata);
+int rcm_ib_establish(struct rcm_id *id);
+int rcm_ib_notify(struct rcm_id *id);
+int rcm_ib_reject(struct rcm_id *id, u32 reason, const void *pdata, u8 len);
+int rcm_ib_disconnect(struct rcm_id *id);
+struct ib_cm_id *rcm_ib_listen(struct rcm_id *id, struct rcm_device *rdev);
 
 /* rcm_sidr.c */
-struct ib_cm_id;
 int rcm_sidr_connect(struct rcm_id *id, const void *udata, u32 ulen,
 		     struct ib_cm_id **dead);
 void rcm_sidr_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
@@ -611,8 +609,6 @@ void rcm_iw_lock_settled(struct rcm_id *id);
 int rcm_iw_qp_attr(struct rcm_id *id, struct ib_qp_attr *attr, int *mask);
 
 /* rcm_qp.c */
-void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
-			 struct rcm_qp_attr *out);
 int rcm_cmd_init_qp_attr(struct file *filp, void *arg);
 
 /* rcm_option.c */
@@ -642,10 +638,30 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size);
 /* rcm_cmd.c */
 int rcm_cmd_query(struct file *filp, void *arg);
 
-/* rcm_conn.c: the limit of an operation on an id's transport */
-int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op);
-/* rcm_conn.c: the CM timers of an id's request, within its option */
-void rcm_conn_cm_timers(struct rcm_id *id, u32 fixed_ms, u8 *timeout,
-			u8 *retries);
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * For the KUnit suites only (VISIBLE_IF_KUNIT, <kunit/visibility.h>):
+ * static in a kernel without KUnit, so they never widen the interface
+ * between rcm's own files.
+ */
+enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
+const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);
+int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
+			   u32 flags);
+bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
+int rcm_ps_conflict(const struct rcm_binding *new,
+		    const struct rcm_binding *cur);
+bool rcm_ps_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
+		   const struct sockaddr *b_src, const struct sockaddr *b_dst);
+bool rcm_ps_listen_match(const struct rcm_binding *bound,
+			 const struct sockaddr *dialled);
+u32 rcm_route_flow_label(const struct sockaddr *src,
+			 const struct sockaddr *dst);
+bool rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs);
+void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
+			 struct rcm_qp_attr *out);
+extern const struct rcm_ioctl_op rcm_ioctl_ops[];
+extern const unsigned int rcm_ioctl_num_ops;
+#endif
 
 #endif /* _RCM_PRIV_H */

@@ -17,6 +17,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /* RoCE and iWARP have one partition, the default full-member key. */
@@ -70,8 +72,8 @@ static void rcm_qp_ah_to_user(const struct rdma_ah_attr *ah,
  * @mask: the valid ones (IB_QP_* bits, the same as libibverbs')
  * @out: zeroed by the caller; the address vector only with IB_QP_AV
  */
-void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
-			 struct rcm_qp_attr *out)
+VISIBLE_IF_KUNIT void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
+					  struct rcm_qp_attr *out)
 {
 	out->qp_attr_mask = mask;
 	out->qp_state = attr->qp_state;

@@ -17,6 +17,8 @@
 #include <net/route.h>
 #include <rdma/ib_sa.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /* Packet lifetime the in-tree CM assumes on RoCE (2^18 * 4.096 us). */
@@ -31,8 +33,8 @@
  * label is a hash of the two ports, as the in-tree CM derives it, so
  * that connections between the same hosts spread over ECMP paths.
  */
-u32 rcm_route_flow_label(const struct sockaddr *src,
-			 const struct sockaddr *dst)
+VISIBLE_IF_KUNIT u32 rcm_route_flow_label(const struct sockaddr *src,
+					  const struct sockaddr *dst)
 {
 	u32 fl = 0;
 

@@ -153,7 +153,7 @@ int rcm_sidr_connect(struct rcm_id *id, const void *udata, u32 ulen,
 	if (ret)
 		return ret;
 	/* SIDR waits timeout_ms per try, nothing more (ib_send_cm_sidr_req). */
-	rcm_conn_cm_timers(id, 0, &timeout, &retries);
+	rcm_ib_cm_timers(id, 0, &timeout, &retries);
 	req.timeout_ms = 1UL << max(timeout - 8, 0);
 	req.max_cm_retries = retries;
 	req.path = id->path;

@@ -23,6 +23,7 @@
 #include <linux/socket.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
@@ -72,8 +73,9 @@ static_assert(RCM_WIRE_HDR_SIZE == 36);
  * AF_INET6 (an AF_IB id sends no header), -EINVAL if @dst has another
  * family than @src. @hdr is left zeroed on error.
  */
-int rcm_wire_hdr_encode(struct rcm_wire_hdr *hdr, const struct sockaddr *src,
-			const struct sockaddr *dst)
+VISIBLE_IF_KUNIT int rcm_wire_hdr_encode(struct rcm_wire_hdr *hdr,
+					 const struct sockaddr *src,
+					 const struct sockaddr *dst)
 {
 	memset(hdr, 0, sizeof(*hdr));
 
@@ -523,40 +525,6 @@ int rcm_wire_accept_param(const struct rcm_wire_conn_param *req,
 	}
 	out->retry_count = req->retry_count;
 	return 0;
-}
-
-/**
- * rcm_wire_ack_timeout() - local ACK timeout from packet lifetime and delay
- * @ca_ack_delay: the HCA's ACK delay, log2 of 4.096 us units
- *                (ib_device_attr.local_ca_ack_delay; on the active side
- *                after a REP, the REP's target ACK delay)
- * @packet_life_time: the path's packet lifetime, log2 of 4.096 us units
- *
- * The IBA wants 4.096 us * 2^t >= 4.096 us * 2^ack_delay +
- * 2 * 4.096 us * 2^packet_life_time. All three are exponents, so ib_cm
- * (cm.c:cm_ack_timeout()) approximates: the round trip is
- * packet_life_time + 1; take the larger of that and @ca_ack_delay, and add
- * one more (doubling) only when the smaller is within a factor of two of
- * it (exponents at most 1 apart), since then the sum is near twice the
- * larger. The result is capped at 31, the largest 5-bit value.
- *
- * ib_cm puts this in the REQ's primary local ACK timeout
- * (cm.c:cm_format_req()) and the active QP's IB_QP_TIMEOUT, and
- * recomputes it from the REP's target ACK delay and timeout - 1
- * (cm.c:cm_rep_handler()). For RoCE the lifetime is 18
- * (CMA_IBOE_PACKET_LIFETIME in cma.c) unless an ACK timeout was set.
- *
- * Context: any context.
- * Return: the local ACK timeout exponent, 0..31.
- */
-u8 rcm_wire_ack_timeout(u8 ca_ack_delay, u8 packet_life_time)
-{
-	u32 rtt = (u32)packet_life_time + 1;
-	u32 hi = max_t(u32, rtt, ca_ack_delay);
-	u32 lo = min_t(u32, rtt, ca_ack_delay);
-	u32 t = hi + (lo + 1 >= hi ? 1 : 0);
-
-	return min_t(u32, t, 31);
 }
 
 /* --- CM timers -------------------------------------------------------- */

@@ -99,8 +99,6 @@ struct rcm_wire_req_addrs {
 	union rcm_wire_addr peer;
 };
 
-int rcm_wire_hdr_encode(struct rcm_wire_hdr *hdr, const struct sockaddr *src,
-			const struct sockaddr *dst);
 int rcm_wire_hdr_decode(const void *pdata, size_t len, u16 listen_port,
 			struct rcm_wire_req_addrs *addrs);
 
@@ -139,7 +137,6 @@ int rcm_wire_accept_param(const struct rcm_wire_conn_param *req,
 			  const struct rcm_wire_conn_param *user,
 			  u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,
 			  struct rcm_wire_conn_param *out);
-u8 rcm_wire_ack_timeout(u8 ca_ack_delay, u8 packet_life_time);
 int rcm_wire_cm_timeout(u32 bound_ms, u32 fixed_ms, u8 *timeout, u8 *retries);
 
 /* The in-tree rdma_cm's CM timers, so both behave alike on the wire. */
@@ -147,5 +144,11 @@ int rcm_wire_cm_timeout(u32 bound_ms, u32 fixed_ms, u8 *timeout, u8 *retries);
 #define RCM_MAX_CM_RETRIES	15
 void rcm_wire_mcast_mgid(const struct sockaddr *group,
 			 enum ib_gid_type gid_type, union ib_gid *mgid);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suites only (VISIBLE_IF_KUNIT): static without KUnit. */
+int rcm_wire_hdr_encode(struct rcm_wire_hdr *hdr, const struct sockaddr *src,
+			const struct sockaddr *dst);
+#endif
 
 #endif /* _RCM_WIRE_H */

@@ -4,7 +4,7 @@
  *
  * The expected byte images and numbers below were written by hand from
  * the in-tree layout (cma.c struct cma_hdr, ib_cm.h enum ib_cm_data_size,
- * cm.c cm_ack_timeout()), not computed with the code under test.
+ * cm.c), not computed with the code under test.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -957,35 +957,6 @@ static void rcm_wire_accept_request_out_of_range(struct kunit *test)
 	rcm_t_expect_param(test, &out, 99, 99, 99, 99);
 }
 
-static void rcm_wire_ack_timeout_matches_ib_cm(struct kunit *test)
-{
-	/* { ca_ack_delay, packet_life_time, expected }, worked by hand. */
-	static const u8 cases[][3] = {
-		{ 0, 0, 2 },	/* rtt 1 vs 0: within 2x, round up */
-		{ 0, 18, 19 },	/* RoCE lifetime 18, no HCA delay */
-		{ 15, 18, 19 },	/* rxe delay 15: far below rtt 19 */
-		{ 17, 18, 19 },	/* 17 + 1 < 19: not within 2x */
-		{ 18, 18, 20 },	/* 18 + 1 >= 19: round up */
-		{ 19, 18, 20 },	/* equal exponents: sum is 2x */
-		{ 20, 18, 21 },	/* delay dominates, rtt 19 within 2x */
-		{ 21, 18, 21 },	/* delay dominates alone */
-		{ 16, 0, 16 },	/* delay dominates a tiny lifetime */
-		{ 0, 29, 30 },
-		{ 0, 30, 31 },
-		{ 30, 30, 31 },	/* 32 capped to 31 */
-		{ 31, 31, 31 },
-		{ 255, 255, 31 },
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		KUNIT_EXPECT_EQ_MSG(test,
-				    rcm_wire_ack_timeout(cases[i][0],
-							 cases[i][1]),
-				    cases[i][2], "delay %u life %u",
-				    cases[i][0], cases[i][1]);
-}
-
 /* The wait ib_cm does with these values (cm.c:cm_convert_to_ms()). */
 static u32 rcm_t_cm_wait(u32 fixed_ms, u8 timeout, u8 retries)
 {
@@ -1061,7 +1032,6 @@ static struct kunit_case rcm_wire_params_cases[] = {
 	KUNIT_CASE(rcm_wire_accept_param_below_limits_is_kept),
 	KUNIT_CASE(rcm_wire_accept_retry_counts_above_7_become_7),
 	KUNIT_CASE(rcm_wire_accept_request_out_of_range),
-	KUNIT_CASE(rcm_wire_ack_timeout_matches_ib_cm),
 	KUNIT_CASE(rcm_wire_cm_timeout_stays_within_bound),
 	KUNIT_CASE(rcm_wire_cm_timeout_worked_examples),
 	{}

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * addr: binding ids to local addresses and ports, and resolving
- * destinations, with the errno values the uapi documents.
+ * destinations, with the errno values the uapi documents; also
+ * ephemeral ports shared by ids resolving towards different
+ * destinations (the port range narrowed to two ports), never by an id
+ * bound with port 0, never twice towards one destination.
  *
  * Guest environment (tools/testing/vm/guest-init.sh): RCM_ADDR_RXE and
  * RCM_ADDR6_RXE are addresses of the Soft-RoCE netdev, RCM_ADDR_SIW of

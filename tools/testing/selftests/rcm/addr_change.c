@@ -5,8 +5,10 @@
  * once - bound, resolved, routed, listening, and both ends of an
  * established connection - and no other id: idle and wildcard-bound
  * ids, an id on the soft-iWARP netdev (test kernel), and nobody at all
- * when a netdev without RDMA device (nordma0) changes. Restoring the
- * MAC reports once more. Destroying ids while the MAC changes is clean.
+ * when a netdev without RDMA device (nordma0) changes, or the same MAC
+ * is set again. Restoring the MAC reports once more. Ids created,
+ * resolved, listened on and destroyed (or closed with their files) while
+ * the MAC flips 20 times leave nothing behind.
  * Every case puts the MAC back and waits until the RoCE GID of the rxe
  * address is in the GID table again (ib_core rebuilds it on a MAC
  * change), so the tests after this one find the device as it was.

@@ -2,10 +2,13 @@
 /*
  * connect: the active side and the whole connection handshake through
  * rcm's ioctls, without QPs (the CM never looks at them): connect with
- * private data, the answer (accept, reject, nobody listening), the QP
- * attributes both sides get, establish, disconnect, timewait; rcm
- * against rcm and against the in-tree rdma_cm (./intree_server, on
- * rdma-core's librdmacm over rdma_ucm.ko).
+ * private data both ways; the QP attributes both sides get (the peer's
+ * QP number, PSNs that match crosswise); establish, disconnect, DREP,
+ * timewait on both sides; a port nobody listens on (REJECTED, reason
+ * 8); reject with private data; the active side refusing an answered
+ * connect; two clients at once; a client killed by SIGKILL mid-connect;
+ * and an rcm client against an in-tree listener (./intree_server, on
+ * rdma-core's librdmacm over rdma_ucm.ko) that accepts or rejects.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * device_removal: deleting the Soft-RoCE device while ids use it never
- * waits for userspace, reports DEVICE_REMOVAL to exactly the ids that
- * were attached (also one with a resolution in flight), leaves those ids
- * good for destroy only, and the device can come back afterwards.
+ * device_removal: deleting the Soft-RoCE device while ids use it (bound,
+ * resolving, listening, an unanswered request, an established
+ * connection with a connect in flight) never waits for userspace,
+ * reports DEVICE_REMOVAL to exactly the ids that were attached (also
+ * one with a resolution in flight), leaves those ids good for destroy
+ * only, and the device can come back afterwards.
  *
  * Needs RCM_ADDR_RXE, RCM_NETDEV_RXE and RCM_ADDR_SILENT from the guest.
  * The device is re-created at the end, so the test can run anywhere in

@@ -6,6 +6,26 @@
  * cases make likely with threads and many ids - by the KASAN, lockdep or
  * kmemleak report that the guest's log scan turns into a failure.
  *
+ * - two REUSEADDR ids never both listen on one port;
+ * - a destroyed listener refuses its unread request at once, and no
+ *   event outlives it;
+ * - a listener of backlog 1 holds one request however often a peer
+ *   connects and abandons;
+ * - QUERY_ID and BIND_ADDR write their outputs whole;
+ * - a migration's reserved handle survives a racing DESTROY_ID and
+ *   CREATE_ID (1500 migrations against a thread that destroys and
+ *   creates the next handle: no handle is handed out twice);
+ * - destroy and close race "rdma link delete" from both ends of the
+ *   device's id list, started by the first DEVICE_REMOVAL (8 rounds of
+ *   24 connecting clients; the old module hit a KASAN use-after-free,
+ *   though not on every run: the window is a few instructions wide);
+ * - a wildcard listener in a new namespace leaves the devices of
+ *   exclusive-mode RDMA namespaces alone (the in-tree CM can still
+ *   listen on the port);
+ * - IPv6 requests pass the netdev check;
+ * - max_events_per_file and max_mcast_per_id / igmp_max_memberships
+ *   give ENOBUFS.
+ *
  * Needs RCM_ADDR_RXE and RCM_NETDEV_RXE from the guest.
  */
 #include <arpa/inet.h>

@@ -2,7 +2,13 @@
 /*
  * ioctl_errors: every malformed ioctl gets the errno the uapi header's
  * table documents, and nothing else (the guest harness separately fails
- * the run on any kernel splat these calls might cause).
+ * the run on any kernel splat these calls might cause): the header rules
+ * on one command; then, for every command, a size below its first
+ * release, above a page, a non-zero tail, an unknown flag, NULL and
+ * kernel pointers (the documented errno each time), an unknown handle
+ * (ENOENT, or EINVAL / EAFNOSUPPORT where the arguments are checked
+ * first); and 40 rounds of random bytes behind a valid header on live RC
+ * and UD ids, which must give 0 or a documented errno.
  */
 #include <stdbool.h>
 #include <stddef.h>

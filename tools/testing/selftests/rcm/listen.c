@@ -4,7 +4,8 @@
  * peer (rdma-core's librdmacm on rdma_cm.ko, run as ./intree_client) as
  * RCM_EVENT_CONNECT_REQUEST on new ids, with the peer's addresses,
  * parameters and private data, and answers them with a reject carrying
- * private data, or by destroying the request id.
+ * private data, by accepting through the RTU and a disconnect, or by
+ * destroying the request id; many requests while the listener closes.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * mcast: RCM_IOCTL_JOIN_MCAST and RCM_IOCTL_LEAVE_MCAST on Soft-RoCE
- * (RoCE v2), with raw ioctls. A join reports MULTICAST_JOIN with the
- * group's context, QP number, Q_Key and address vector (the MGID derived
- * as the in-tree CM does); a full member's IPv4 group shows in
- * /proc/net/igmp on the netdev until it is left, the id destroyed, its
- * process killed or its device removed; a send-only member's never does.
- * Unread events of a group go with its leave and follow a migrated id.
+ * (RoCE v2), with raw ioctls. A full join on a bound UD id reports
+ * MULTICAST_JOIN with the group's context, RCM_MCAST_QPN, the Q_Key and
+ * the address vector (MGID ::ffff:239.1.2.3 byte for byte, the sgid
+ * index of the address's RoCE v2 GID in sysfs, hop limit 64, the TOS as
+ * traffic class); a full member's IPv4 group shows in /proc/net/igmp on
+ * the netdev until it is left, the id destroyed, its process killed or
+ * its device removed (the group can still be left then); a send-only
+ * member's never does. An address-resolved id joins too, and its
+ * destroy leaves. Every errno of join and leave (RC, unbound and
+ * wildcard-bound ids, unicast, IPv6 on RoCE v2, duplicates). A leave
+ * discards the group's unread event and reports what was read; a
+ * migrated id's group event is read and left from the new file; two
+ * files joining one group are two IP members. Joins and leaves race
+ * reads of their events and the id's destroy (KASAN and lockdep watch),
+ * and no IP membership is left. The MGID derivation itself is a KUnit
+ * suite (rcm_wire_mcast).
  *
  * Needs RCM_ADDR_RXE and RCM_NETDEV_RXE from the guest. The removal case
  * re-creates rxe0 at its end.

@@ -6,7 +6,9 @@
  * with RCM_MCAST_QPN and the event's Q_Key; it reaches the local QP only
  * because the full join joined the IPv4 group on the netdev (the kernel
  * loops a multicast packet back to its own host only for a group the
- * netdev has joined). Needs libibverbs with the rxe provider (Debian's).
+ * netdev has joined): a send-only member's datagram does not come back.
+ * Needs libibverbs with the rxe provider (Debian's). mckey and librdmacm
+ * over groups are the userlib's tests.
  */
 #include <arpa/inet.h>
 #include <sys/ioctl.h>

@@ -2,8 +2,9 @@
 /*
  * migrate: RCM_IOCTL_MIGRATE_ID moves an id, with its unread events, to
  * another open rcm file: the old handle names nothing, the events and
- * everything later come from the new file, a listener's requests too,
- * and the id outlives the file it came from.
+ * everything later come from the new file, a listener's requests too
+ * (EBUSY while one is unread), and the id outlives the file it came
+ * from.
  */
 #include <poll.h>
 #include <pthread.h>

@@ -3,7 +3,10 @@
  * options: RCM_IOCTL_SET_OPTION takes TOS, REUSEADDR, AFONLY and the ACK
  * timeout with the in-tree CM's rules, and each shows its effect: port
  * sharing at bind time, traffic class and packet lifetime in the path.
- * RESOLVE_TIMEOUT (rcm's own) replaces the timeout of the resolutions.
+ * RESOLVE_TIMEOUT (rcm's own) replaces the timeout of the resolutions:
+ * its range, and a resolution of the silent neighbour with 60 s in the
+ * command and 300 ms in the option failing with -ETIMEDOUT within 2 s
+ * (then, with the option back at 0, after the command's 1200 ms).
  */
 #include <netinet/in.h>
 #include <stdint.h>

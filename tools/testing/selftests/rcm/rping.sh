@@ -8,7 +8,8 @@
 #   the in-tree CM; then, with rdma_ucm back, an rcm server against an
 #   in-tree client and an in-tree server against an rcm client.
 # rping moves and verifies 20 messages (-C 20 -v -V); cmtime makes and
-# tears down 100 connections (-c 100). RCM_RPING_COUNT and
+# tears down 100 connections (-c 100); rping also runs with a QP it
+# moves itself (-q: rdma_init_qp_attr). RCM_RPING_COUNT and
 # RCM_CMTIME_CONNS change those (the KASAN test kernel runs a lighter
 # round). Last, RCM_RESOLVE_TIMEOUT_MS tunes an unmodified rping: its
 # resolution of a silent neighbour ($RCM_ADDR_SILENT) gives up after

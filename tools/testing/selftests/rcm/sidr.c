@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sidr: datagram (UD) ids through rcm's ioctls - service ID resolution
- * (SIDR REQ/REP) with private data both ways and the UD parameters the
- * answer carries, reject, nobody listening, private-data limits, the
- * CONNECT_TIMEOUT option (SIDR and RC) against an address nobody answers,
- * destroy and a killed process mid-SIDR, the UD QP attributes, and the
- * QKEY/CONNECT_TIMEOUT option rules; and both directions against the
- * in-tree rdma_cm (./intree_udp, rdma-core's librdmacm over rdma_ucm.ko).
- * No QPs: the CM never looks at them.
+ * sidr: datagram (UD) ids through rcm's ioctls, over SIDR (no QPs: the
+ * CM never looks at them):
+ * - 180 bytes of private data out and 136 back, intact, with the UD
+ *   parameters checked: the QP number given to accept, the default Q_Key
+ *   and one set by option on the listener or the request id, the
+ *   server's GID as dgid;
+ * - reject with data (UNREACHABLE, status 2); a request id destroyed
+ *   unanswered (status 2); a port nobody serves (status 1); the
+ *   private-data limits (181/137: EINVAL);
+ * - CONNECT_TIMEOUT against a static neighbour entry nobody answers
+ *   (ip neigh replace 198.18.1.77 lladdr 02:00:00:00:00:99 ... nud
+ *   permanent, removed afterwards): a SIDR REQ with 500 ms and an RC REQ
+ *   with 5 s report UNREACHABLE -ETIMEDOUT within their bounds;
+ * - destroy and SIGKILL with a SIDR REQ out (kmemleak on the test
+ *   kernel); UD QP attributes; the QKEY and CONNECT_TIMEOUT option
+ *   rules; UD on siw (EOPNOTSUPP) and CONNECT_TIMEOUT on iWARP (EINVAL);
+ * - both directions against the in-tree rdma_cm (./intree_udp,
+ *   rdma-core's librdmacm over rdma_ucm.ko).
  *
  * Needs RCM_ADDR_RXE and RCM_NETDEV_RXE (Soft-RoCE); the iWARP case
  * RCM_ADDR_SIW.

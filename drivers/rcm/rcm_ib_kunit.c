@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite of rcm_listen.c: which addresses a connection request's
+ * KUnit suite of rcm_ib.c: which addresses a connection request's
  * CMA header may claim (the in-tree CM's validate_net_dev() classes).
  */
 #include <kunit/test.h>
@@ -31,19 +31,19 @@ static void rcm_req_addrs6(struct rcm_wire_req_addrs *a, const char *peer,
 	in6_pton(listen, -1, a->listen.in6.sin6_addr.s6_addr, -1, NULL);
 }
 
-static void rcm_listen_unicast_addresses_pass(struct kunit *test)
+static void rcm_ib_unicast_addresses_pass(struct kunit *test)
 {
 	struct rcm_wire_req_addrs a;
 
 	rcm_req_addrs4(&a, "198.18.1.2", "198.18.1.1");
-	KUNIT_EXPECT_TRUE(test, rcm_listen_addrs_plausible(&a));
+	KUNIT_EXPECT_TRUE(test, rcm_ib_addrs_plausible(&a));
 	rcm_req_addrs6(&a, "fd00:198:18:1::2", "fd00:198:18:1::1");
-	KUNIT_EXPECT_TRUE(test, rcm_listen_addrs_plausible(&a));
+	KUNIT_EXPECT_TRUE(test, rcm_ib_addrs_plausible(&a));
 	rcm_req_addrs6(&a, "fe80::2", "fe80::1");
-	KUNIT_EXPECT_TRUE(test, rcm_listen_addrs_plausible(&a));
+	KUNIT_EXPECT_TRUE(test, rcm_ib_addrs_plausible(&a));
 }
 
-static void rcm_listen_spoofed_ipv4_sources_fail(struct kunit *test)
+static void rcm_ib_spoofed_ipv4_sources_fail(struct kunit *test)
 {
 	static const char * const bad[] = {
 		"127.0.0.1", "0.0.0.0", "255.255.255.255",
@@ -54,15 +54,15 @@ static void rcm_listen_spoofed_ipv4_sources_fail(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		rcm_req_addrs4(&a, bad[i], "198.18.1.1");
-		KUNIT_EXPECT_FALSE_MSG(test, rcm_listen_addrs_plausible(&a),
+		KUNIT_EXPECT_FALSE_MSG(test, rcm_ib_addrs_plausible(&a),
 				       "source %s", bad[i]);
 		rcm_req_addrs4(&a, "198.18.1.2", bad[i]);
-		KUNIT_EXPECT_FALSE_MSG(test, rcm_listen_addrs_plausible(&a),
+		KUNIT_EXPECT_FALSE_MSG(test, rcm_ib_addrs_plausible(&a),
 				       "destination %s", bad[i]);
 	}
 }
 
-static void rcm_listen_spoofed_ipv6_sources_fail(struct kunit *test)
+static void rcm_ib_spoofed_ipv6_sources_fail(struct kunit *test)
 {
 	static const char * const bad[] = { "::1", "::", "ff02::1" };
 	struct rcm_wire_req_addrs a;
@@ -70,24 +70,24 @@ static void rcm_listen_spoofed_ipv6_sources_fail(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		rcm_req_addrs6(&a, bad[i], "fd00::1");
-		KUNIT_EXPECT_FALSE_MSG(test, rcm_listen_addrs_plausible(&a),
+		KUNIT_EXPECT_FALSE_MSG(test, rcm_ib_addrs_plausible(&a),
 				       "source %s", bad[i]);
 		rcm_req_addrs6(&a, "fd00::2", bad[i]);
-		KUNIT_EXPECT_FALSE_MSG(test, rcm_listen_addrs_plausible(&a),
+		KUNIT_EXPECT_FALSE_MSG(test, rcm_ib_addrs_plausible(&a),
 				       "destination %s", bad[i]);
 	}
 }
 
-static struct kunit_case rcm_listen_cases[] = {
-	KUNIT_CASE(rcm_listen_unicast_addresses_pass),
-	KUNIT_CASE(rcm_listen_spoofed_ipv4_sources_fail),
-	KUNIT_CASE(rcm_listen_spoofed_ipv6_sources_fail),
+static struct kunit_case rcm_ib_cases[] = {
+	KUNIT_CASE(rcm_ib_unicast_addresses_pass),
+	KUNIT_CASE(rcm_ib_spoofed_ipv4_sources_fail),
+	KUNIT_CASE(rcm_ib_spoofed_ipv6_sources_fail),
 	{}
 };
 
-static struct kunit_suite rcm_listen_suite = {
-	.name = "rcm_listen",
-	.test_cases = rcm_listen_cases,
+static struct kunit_suite rcm_ib_suite = {
+	.name = "rcm_ib",
+	.test_cases = rcm_ib_cases,
 };
 
-kunit_test_suite(rcm_listen_suite);
+kunit_test_suite(rcm_ib_suite);

@@ -17,24 +17,26 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include <kunit/visibility.h>
+
 #include "rcm_priv.h"
 
 /**
- * struct rcm_port - one port of one port space and its owners
+ * struct rcm_ps_port - one port of one port space and its owners
  * @owners: ids bound to the port (struct rcm_id.port_node), any netns
  */
-struct rcm_port {
+struct rcm_ps_port {
 	struct hlist_head owners;
 };
 
-/* Key of rcm_ports: port space index << 16 | port. */
-static DEFINE_XARRAY(rcm_ports);
-/* Protects rcm_ports, every rcm_port and every id's port binding. */
-static DEFINE_MUTEX(rcm_port_lock);
+/* Key of rcm_ps_table: port space index << 16 | port. */
+static DEFINE_XARRAY(rcm_ps_table);
+/* Protects rcm_ps_table, every rcm_port and every id's port binding. */
+static DEFINE_MUTEX(rcm_ps_lock);
 /* Ephemeral port handed out last, not reused straight away. */
-static u16 rcm_port_last;
+static u16 rcm_ps_last;
 
-static unsigned long rcm_port_key(u16 ps, u16 port)
+static unsigned long rcm_ps_key(u16 ps, u16 port)
 {
 	unsigned long idx;
 
@@ -91,7 +93,7 @@ static void rcm_addr_set_port(struct sockaddr *sa, u16 port)
  * @a: an AF_INET or AF_INET6 address
  * @b: another
  */
-bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+static bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
 {
 	if (a->sa_family != b->sa_family)
 		return false;
@@ -103,7 +105,7 @@ bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
 }
 
 /**
- * rcm_port_conflict() - may a new binding share a port with an owner?
+ * rcm_ps_conflict() - may a new binding share a port with an owner?
  * @new: the binding asked for
  * @cur: a binding that holds the port (same port space, same netns)
  *
@@ -113,8 +115,8 @@ bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
  *
  * Return: 0 when they may share, else the errno.
  */
-int rcm_port_conflict(const struct rcm_binding *new,
-		      const struct rcm_binding *cur)
+VISIBLE_IF_KUNIT int rcm_ps_conflict(const struct rcm_binding *new,
+				     const struct rcm_binding *cur)
 {
 	const struct sockaddr *a = (const struct sockaddr *)&new->addr;
 	const struct sockaddr *b = (const struct sockaddr *)&cur->addr;
@@ -137,7 +139,7 @@ static bool rcm_addr_is_set(const struct sockaddr *sa)
 }
 
 /**
- * rcm_port_unique() - may two ids share an ephemeral port?
+ * rcm_ps_unique() - may two ids share an ephemeral port?
  * @a_src: one id's source address
  * @a_dst: its destination (family 0: none yet)
  * @b_src: the other id's source address
@@ -151,8 +153,10 @@ static bool rcm_addr_is_set(const struct sockaddr *sa)
  *
  * Return: true when they may share the port.
  */
-bool rcm_port_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
-		     const struct sockaddr *b_src, const struct sockaddr *b_dst)
+VISIBLE_IF_KUNIT bool rcm_ps_unique(const struct sockaddr *a_src,
+				    const struct sockaddr *a_dst,
+				    const struct sockaddr *b_src,
+				    const struct sockaddr *b_dst)
 {
 	u16 a_port = a_dst->sa_family ? rcm_addr_port(a_dst) : 0;
 	u16 b_port = b_dst->sa_family ? rcm_addr_port(b_dst) : 0;
@@ -166,15 +170,15 @@ bool rcm_port_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
 	       !rcm_addr_equal(a_dst, b_dst);
 }
 
-static bool rcm_port_id_unique(const struct rcm_id *a, const struct rcm_id *b)
+static bool rcm_ps_id_unique(const struct rcm_id *a, const struct rcm_id *b)
 {
-	return rcm_port_unique((const struct sockaddr *)&a->bind.addr,
+	return rcm_ps_unique((const struct sockaddr *)&a->bind.addr,
 			       (const struct sockaddr *)&a->dst_addr,
 			       (const struct sockaddr *)&b->bind.addr,
 			       (const struct sockaddr *)&b->dst_addr);
 }
 
-static int rcm_port_check(struct rcm_port *p, struct rcm_id *id)
+static int rcm_ps_check(struct rcm_ps_port *p, struct rcm_id *id)
 {
 	struct rcm_id *cur;
 	int ret;
@@ -182,23 +186,23 @@ static int rcm_port_check(struct rcm_port *p, struct rcm_id *id)
 	hlist_for_each_entry(cur, &p->owners, port_node) {
 		if (cur == id || !net_eq(cur->net, id->net))
 			continue;
-		ret = rcm_port_conflict(&id->bind, &cur->bind);
+		ret = rcm_ps_conflict(&id->bind, &cur->bind);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* Bind @id to @port if its rules allow; rcm_port_lock held. */
-static int rcm_port_take(struct rcm_id *id, u16 port, bool ephemeral)
+/* Bind @id to @port if its rules allow; rcm_ps_lock held. */
+static int rcm_ps_take(struct rcm_id *id, u16 port, bool ephemeral)
 {
-	unsigned long key = rcm_port_key(id->ps, port);
-	struct rcm_port *p;
+	unsigned long key = rcm_ps_key(id->ps, port);
+	struct rcm_ps_port *p;
 	int ret;
 
-	lockdep_assert_held(&rcm_port_lock);
+	lockdep_assert_held(&rcm_ps_lock);
 
-	p = xa_load(&rcm_ports, key);
+	p = xa_load(&rcm_ps_table, key);
 	if (p) {
 		/* An ephemeral port is shared only among distinct pairs. */
 		if (ephemeral) {
@@ -206,10 +210,10 @@ static int rcm_port_take(struct rcm_id *id, u16 port, bool ephemeral)
 
 			hlist_for_each_entry(cur, &p->owners, port_node)
 				if (net_eq(cur->net, id->net) &&
-				    !rcm_port_id_unique(id, cur))
+				    !rcm_ps_id_unique(id, cur))
 					return -EADDRNOTAVAIL;
 		} else {
-			ret = rcm_port_check(p, id);
+			ret = rcm_ps_check(p, id);
 			if (ret)
 				return ret;
 		}
@@ -218,7 +222,7 @@ static int rcm_port_take(struct rcm_id *id, u16 port, bool ephemeral)
 		if (!p)
 			return -ENOMEM;
 		INIT_HLIST_HEAD(&p->owners);
-		ret = xa_err(xa_store(&rcm_ports, key, p, GFP_KERNEL));
+		ret = xa_err(xa_store(&rcm_ps_table, key, p, GFP_KERNEL));
 		if (ret) {
 			kfree(p);
 			return ret;
@@ -230,7 +234,7 @@ static int rcm_port_take(struct rcm_id *id, u16 port, bool ephemeral)
 	return 0;
 }
 
-static int rcm_port_take_any(struct rcm_id *id)
+static int rcm_ps_take_any(struct rcm_id *id)
 {
 	int low, high, remaining, ret;
 	u32 rover;
@@ -239,11 +243,11 @@ static int rcm_port_take_any(struct rcm_id *id)
 	remaining = high - low + 1;
 	rover = low + get_random_u32() % remaining;
 	for (; remaining; remaining--) {
-		if (rover != rcm_port_last &&
+		if (rover != rcm_ps_last &&
 		    !inet_is_local_reserved_port(id->net, rover)) {
-			ret = rcm_port_take(id, rover, true);
+			ret = rcm_ps_take(id, rover, true);
 			if (!ret) {
-				rcm_port_last = rover;
+				rcm_ps_last = rover;
 				return 0;
 			}
 			if (ret != -EADDRNOTAVAIL)
@@ -256,18 +260,18 @@ static int rcm_port_take_any(struct rcm_id *id)
 }
 
 /**
- * rcm_port_bind() - give an id the port its binding asks for
+ * rcm_ps_bind() - give an id the port its binding asks for
  * @id: the id; its @bind holds the address (port 0: any free port), the
  *      REUSEADDR and AFONLY choices; its @dst_addr the destination, if
  *      it is binding on its way to one (an ephemeral port may then be
- *      shared, see rcm_port_unique()). The caller holds the id's lock.
+ *      shared, see rcm_ps_unique()). The caller holds the id's lock.
  *
  * Ports below 1024 need CAP_NET_BIND_SERVICE, as in the in-tree CM.
  *
  * Return: 0 with the port written into @id->bind.addr, or -EACCES,
  * -EADDRINUSE, -EADDRNOTAVAIL or -ENOMEM.
  */
-int rcm_port_bind(struct rcm_id *id)
+int rcm_ps_bind(struct rcm_id *id)
 {
 	u16 port = rcm_addr_port((struct sockaddr *)&id->bind.addr);
 	int ret;
@@ -276,17 +280,17 @@ int rcm_port_bind(struct rcm_id *id)
 	if (port && port < PROT_SOCK && !capable(CAP_NET_BIND_SERVICE))
 		return -EACCES;
 
-	mutex_lock(&rcm_port_lock);
+	mutex_lock(&rcm_ps_lock);
 	if (port)
-		ret = rcm_port_take(id, port, false);
+		ret = rcm_ps_take(id, port, false);
 	else
-		ret = rcm_port_take_any(id);
-	mutex_unlock(&rcm_port_lock);
+		ret = rcm_ps_take_any(id);
+	mutex_unlock(&rcm_ps_lock);
 	return ret;
 }
 
 /**
- * rcm_port_listen_exclusive() - make a listener's port its own
+ * rcm_ps_listen_exclusive() - make a listener's port its own
  * @id: the id about to listen, holding its port; the caller holds its
  *      lock
  *
@@ -300,35 +304,35 @@ int rcm_port_bind(struct rcm_id *id)
  * Return: 0, -EADDRINUSE (another binding of the address) or
  * -EADDRNOTAVAIL (another binding, and a wildcard on either side).
  */
-int rcm_port_listen_exclusive(struct rcm_id *id)
+int rcm_ps_listen_exclusive(struct rcm_id *id)
 {
-	struct rcm_port *p;
+	struct rcm_ps_port *p;
 	int ret = 0;
 
 	lockdep_assert_held(&id->lock);
 	if (!id->bind.reuseaddr)
 		return 0;
-	mutex_lock(&rcm_port_lock);
+	mutex_lock(&rcm_ps_lock);
 	id->bind.reuseaddr = false;
-	p = xa_load(&rcm_ports, rcm_port_key(id->ps, id->port));
+	p = xa_load(&rcm_ps_table, rcm_ps_key(id->ps, id->port));
 	if (p)
-		ret = rcm_port_check(p, id);
+		ret = rcm_ps_check(p, id);
 	if (ret)
 		id->bind.reuseaddr = true;
-	mutex_unlock(&rcm_port_lock);
+	mutex_unlock(&rcm_ps_lock);
 	return ret;
 }
 
 /**
- * rcm_port_listen_match() - does a listener take requests to an address?
+ * rcm_ps_listen_match() - does a listener take requests to an address?
  * @bound: the listener's binding
  * @dialled: the address the peer connected to
  *
  * The same address, or the wildcard of its family; a dual-stack (not
  * AFONLY) IPv6 wildcard also takes IPv4.
  */
-bool rcm_port_listen_match(const struct rcm_binding *bound,
-			   const struct sockaddr *dialled)
+VISIBLE_IF_KUNIT bool rcm_ps_listen_match(const struct rcm_binding *bound,
+					  const struct sockaddr *dialled)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&bound->addr;
 
@@ -339,7 +343,7 @@ bool rcm_port_listen_match(const struct rcm_binding *bound,
 }
 
 /**
- * rcm_port_find_listener() - the listening id a connection request is for
+ * rcm_ps_find_listener() - the listening id a connection request is for
  * @ps: port space, from the request's service ID
  * @port: port, from the service ID
  * @net: network namespace of the netdev the request arrived on
@@ -351,15 +355,15 @@ bool rcm_port_listen_match(const struct rcm_binding *bound,
  *
  * Return: the listener with a reference taken, or NULL.
  */
-struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
-				      const struct sockaddr *dialled,
+struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
+				    const struct sockaddr *dialled,
 				      struct ib_device *ibdev)
 {
 	struct rcm_id *cur, *found = NULL;
-	struct rcm_port *p;
+	struct rcm_ps_port *p;
 
-	mutex_lock(&rcm_port_lock);
-	p = xa_load(&rcm_ports, rcm_port_key(ps, port));
+	mutex_lock(&rcm_ps_lock);
+	p = xa_load(&rcm_ps_table, rcm_ps_key(ps, port));
 	if (p) {
 		hlist_for_each_entry(cur, &p->owners, port_node) {
 			struct ib_device *bound = READ_ONCE(cur->listen_ibdev);
@@ -371,7 +375,7 @@ struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
 			 */
 			if (READ_ONCE(cur->state) != RCM_STATE_LISTEN ||
 			    !net_eq(cur->net, net) ||
-			    !rcm_port_listen_match(&cur->bind, dialled) ||
+			    !rcm_ps_listen_match(&cur->bind, dialled) ||
 			    (bound && bound != ibdev))
 				continue;
 			/* An owner has not dropped its base reference yet. */
@@ -380,66 +384,66 @@ struct rcm_id *rcm_port_find_listener(u16 ps, u16 port, struct net *net,
 			break;
 		}
 	}
-	mutex_unlock(&rcm_port_lock);
+	mutex_unlock(&rcm_ps_lock);
 	return found;
 }
 
 /**
- * rcm_port_set_sharing() - change an id's REUSEADDR and AFONLY choices
+ * rcm_ps_set_sharing() - change an id's REUSEADDR and AFONLY choices
  * @id: the id; the caller holds its lock
  * @reuseaddr: share with other REUSEADDR bindings
  * @afonly: do not share with bindings of the other address family
  *
- * Under rcm_port_lock, since the conflict checks of other ids read them.
+ * Under rcm_ps_lock, since the conflict checks of other ids read them.
  */
-void rcm_port_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly)
+void rcm_ps_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly)
 {
 	lockdep_assert_held(&id->lock);
-	mutex_lock(&rcm_port_lock);
+	mutex_lock(&rcm_ps_lock);
 	id->bind.reuseaddr = reuseaddr;
 	id->bind.afonly = afonly;
-	mutex_unlock(&rcm_port_lock);
+	mutex_unlock(&rcm_ps_lock);
 }
 
 /**
- * rcm_port_set_addrs() - change the addresses of an id that holds a port
+ * rcm_ps_set_addrs() - change the addresses of an id that holds a port
  * @id: the id; the caller holds its lock
  * @src: its new source address (port included), or NULL to keep it
  * @dst: its new destination, or NULL to keep it
  *
- * Under rcm_port_lock, since other ids' port checks read them.
+ * Under rcm_ps_lock, since other ids' port checks read them.
  */
-void rcm_port_set_addrs(struct rcm_id *id, const struct sockaddr *src,
-			const struct sockaddr_storage *dst)
+void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
+		      const struct sockaddr_storage *dst)
 {
 	lockdep_assert_held(&id->lock);
-	mutex_lock(&rcm_port_lock);
+	mutex_lock(&rcm_ps_lock);
 	if (src)
 		memcpy(&id->bind.addr, src, rdma_addr_size(src));
 	if (dst)
 		id->dst_addr = *dst;
-	mutex_unlock(&rcm_port_lock);
+	mutex_unlock(&rcm_ps_lock);
 }
 
 /**
- * rcm_port_release() - give back an id's port, if it holds one
+ * rcm_ps_release() - give back an id's port, if it holds one
  * @id: the id, being destroyed or unbound
  */
-void rcm_port_release(struct rcm_id *id)
+void rcm_ps_release(struct rcm_id *id)
 {
 	unsigned long key;
-	struct rcm_port *p;
+	struct rcm_ps_port *p;
 
 	if (!id->port)
 		return;
-	key = rcm_port_key(id->ps, id->port);
-	mutex_lock(&rcm_port_lock);
+	key = rcm_ps_key(id->ps, id->port);
+	mutex_lock(&rcm_ps_lock);
 	hlist_del(&id->port_node);
-	p = xa_load(&rcm_ports, key);
+	p = xa_load(&rcm_ps_table, key);
 	if (p && hlist_empty(&p->owners)) {
-		xa_erase(&rcm_ports, key);
+		xa_erase(&rcm_ps_table, key);
 		kfree(p);
 	}
-	mutex_unlock(&rcm_port_lock);
+	mutex_unlock(&rcm_ps_lock);
 	id->port = 0;
 }

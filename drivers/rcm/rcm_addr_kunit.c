@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite of rcm_addr.c: addresses from userspace.
+ *
+ * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
+ * runs when the module loads and reports KTAP on the kernel log.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+
+#include "rcm_priv.h"
+
+static void rcm_addr_from_user_takes_v4_and_v6(struct kunit *test)
+{
+	struct __kernel_sockaddr_storage kss = {};
+	struct sockaddr_storage out;
+
+	kss.ss_family = AF_INET;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.ss_family, (sa_family_t)AF_INET);
+	kss.ss_family = AF_INET6;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.ss_family, (sa_family_t)AF_INET6);
+}
+
+static void rcm_addr_from_user_refuses_other_families(struct kunit *test)
+{
+	struct __kernel_sockaddr_storage kss = {};
+	struct sockaddr_storage out;
+
+	kss.ss_family = AF_UNSPEC;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EAFNOSUPPORT);
+	kss.ss_family = AF_IB;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EAFNOSUPPORT);
+}
+
+static void rcm_addr_from_user_wants_a_zero_tail(struct kunit *test)
+{
+	struct __kernel_sockaddr_storage kss = {};
+	struct sockaddr_storage out;
+	u8 *raw = (u8 *)&kss;
+
+	kss.ss_family = AF_INET;
+	raw[sizeof(struct sockaddr_in)] = 1;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EINVAL);
+	/* The last byte of a sockaddr_in6 is still its own. */
+	memset(&kss, 0, sizeof(kss));
+	kss.ss_family = AF_INET6;
+	raw[sizeof(struct sockaddr_in6) - 1] = 1;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
+	raw[sizeof(kss) - 1] = 1;
+	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EINVAL);
+}
+
+static struct kunit_case rcm_addr_cases[] = {
+	KUNIT_CASE(rcm_addr_from_user_takes_v4_and_v6),
+	KUNIT_CASE(rcm_addr_from_user_refuses_other_families),
+	KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
+	{}
+};
+
+static struct kunit_suite rcm_addr_suite = {
+	.name = "rcm_addr",
+	.test_cases = rcm_addr_cases,
+};
+
+kunit_test_suite(rcm_addr_suite);
