@@ -408,16 +408,111 @@ static int rcm_id_swap(struct rcm_file *src, u32 old, struct rcm_file *dst,
 	return ret;
 }
 
+/* A new handle reserved in @file, as CREATE_ID takes one. */
+static int rcm_id_reserve(struct rcm_file *file, u32 *handle)
+{
+	int ret = xa_alloc(&file->ids, handle, NULL,
+			   XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
+			   GFP_KERNEL_ACCOUNT);
+
+	return ret == -EBUSY ? -EMFILE : ret;
+}
+
+/*
+ * The request ids of a migrating listener's unread connection requests,
+ * with a handle reserved for each in @dst (as in-tree, a listener's
+ * migration never fails for them: they go along).
+ */
+struct rcm_id_move_reqs {
+	unsigned int n;
+	struct rcm_id **ids;
+	u32 *handles;
+};
+
+static void rcm_id_move_reqs_free(struct rcm_file *dst,
+				  struct rcm_id_move_reqs *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->handles[i])
+			xa_release(&dst->ids, r->handles[i]);
+		rcm_id_put(r->ids[i]);
+	}
+	kfree(r->ids);
+	kfree(r->handles);
+}
+
+/*
+ * Collect @listener's unread requests and reserve their handles; the
+ * caller holds the listener's lock and both files' readers out. On
+ * failure nothing is left reserved.
+ */
+static int rcm_id_move_reqs_get(struct rcm_file *src, struct rcm_file *dst,
+				struct rcm_id *listener,
+				struct rcm_id_move_reqs *r)
+{
+	unsigned int n, i;
+	int ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	n = rcm_event_requests_of(src, listener, NULL, 0);
+	if (!n)
+		return 0;
+	r->ids = kcalloc(n, sizeof(*r->ids), GFP_KERNEL);
+	r->handles = kcalloc(n, sizeof(*r->handles), GFP_KERNEL);
+	if (!r->ids || !r->handles) {
+		kfree(r->ids);
+		kfree(r->handles);
+		return -ENOMEM;
+	}
+	/* The set cannot change while the locks are held. */
+	r->n = rcm_event_requests_of(src, listener, r->ids, n);
+	for (i = 0; i < r->n && !ret; i++)
+		ret = rcm_id_reserve(dst, &r->handles[i]);
+	if (ret)
+		rcm_id_move_reqs_free(dst, r);
+	return ret;
+}
+
+/*
+ * Move the collected request ids after their listener: each is claimed
+ * from @src and published in @dst under its lock (nested in the
+ * listener's, as when it was made), with its queued events, whose
+ * CONNECT_REQUEST names the listener's new handle.
+ */
+static void rcm_id_move_reqs(struct rcm_file *src, struct rcm_file *dst,
+			     struct rcm_id_move_reqs *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++) {
+		struct rcm_id *req = r->ids[i];
+
+		mutex_lock_nested(&req->lock, SINGLE_DEPTH_NESTING);
+		if (!rcm_id_swap(src, req->handle, dst, r->handles[i], req)) {
+			rcm_event_move(src, dst, req, r->handles[i]);
+			req->file = dst;
+			req->handle = r->handles[i];
+			r->handles[i] = 0;
+		}
+		mutex_unlock(&req->lock);
+	}
+	rcm_id_move_reqs_free(dst, r);
+}
+
 /*
  * Move @id from @src to @dst under the handle reserved there: claim it
  * from @src as a destroy would (so exactly one of a destroy and a
- * migration gets it), move its queued events, and publish it in @dst.
- * Callbacks and commands find the id's file and handle under its lock,
- * which is held across the switch.
+ * migration gets it), move its queued events, and publish it in @dst;
+ * then the request ids of its unread connection requests, if it
+ * listens. Callbacks and commands find an id's file and handle under its
+ * lock, which is held across the switch.
  */
 static int rcm_id_move(struct rcm_file *src, struct rcm_file *dst,
 		       struct rcm_id *id, u32 old, u32 handle)
 {
+	struct rcm_id_move_reqs reqs;
 	int ret;
 
 	rcm_event_readers_lock(src, dst);
@@ -425,16 +520,22 @@ static int rcm_id_move(struct rcm_file *src, struct rcm_file *dst,
 	ret = rcm_event_can_move(src, id);
 	if (ret)
 		goto out;
+	ret = rcm_id_move_reqs_get(src, dst, id, &reqs);
+	if (ret)
+		goto out;
 	/*
 	 * A lookup in @dst may find the id from here on; commands wait for
 	 * the command lock we hold, a destroy for the id's lock.
 	 */
 	ret = rcm_id_swap(src, old, dst, handle, id);
-	if (ret)
+	if (ret) {
+		rcm_id_move_reqs_free(dst, &reqs);
 		goto out;
+	}
 	rcm_event_move(src, dst, id, handle);
 	id->file = dst;
 	id->handle = handle;
+	rcm_id_move_reqs(src, dst, &reqs);
 out:
 	mutex_unlock(&id->lock);
 	rcm_event_readers_unlock(src, dst);
@@ -469,13 +570,9 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg)
 		handle = cmd->id;
 	} else {
 		/* Reserve the new handle first: the move itself cannot fail. */
-		ret = xa_alloc(&dst->ids, &handle, NULL,
-			       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
-			       GFP_KERNEL_ACCOUNT);
-		if (ret) {
-			ret = ret == -EBUSY ? -EMFILE : ret;
+		ret = rcm_id_reserve(dst, &handle);
+		if (ret)
 			goto out_id;
-		}
 		ret = rcm_id_move(src, dst, id, cmd->id, handle);
 		if (ret) {
 			xa_release(&dst->ids, handle);

@@ -628,6 +628,9 @@ void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,
 void rcm_event_readers_lock(struct rcm_file *a, struct rcm_file *b);
 void rcm_event_readers_unlock(struct rcm_file *a, struct rcm_file *b);
 int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id);
+unsigned int rcm_event_requests_of(struct rcm_file *src,
+				   struct rcm_id *listener,
+				   struct rcm_id **reqs, unsigned int max);
 void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 		    struct rcm_id *id, u32 handle);
 ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,

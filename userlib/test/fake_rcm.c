@@ -609,11 +609,57 @@ static int do_init_qp_attr(struct fake_file *f, struct rcm_init_qp_attr *c)
 	return 0;
 }
 
+/* Free id slots of @to, and room for @n more events; 0 or an errno. */
+static int migrate_room(struct fake_file *to, int ids, int n)
+{
+	int slot, free_slots = 0;
+
+	for (slot = 0; slot < FAKE_RCM_MAX_IDS; slot++)
+		free_slots += !to->ids[slot].live;
+	if (free_slots < ids)
+		return EMFILE;
+	if (to->nevents + n > FAKE_MAX_EVENTS)
+		return ENOMEM;
+	return 0;
+}
+
+/*
+ * Move id @old of @f, with its unread events (re-stamped), to the lowest
+ * free slot of @to; its unread CONNECT_REQUEST records as listener name
+ * its new handle. Returns the new handle; room was checked.
+ */
+static uint32_t migrate_one(struct fake_file *f, struct fake_file *to,
+			    uint32_t old)
+{
+	int i, slot, keep = 0;
+	uint32_t handle;
+
+	for (slot = 0; to->ids[slot].live; slot++)
+		;
+	handle = slot + 1;
+	to->ids[slot] = f->ids[old - 1];
+	f->ids[old - 1].live = false;
+	for (i = 0; i < f->nevents; i++) {
+		if (f->events[i].event == RCM_EVENT_CONNECT_REQUEST &&
+		    f->events[i].listen_id == old)
+			f->events[i].listen_id = handle;
+		if (f->events[i].id != old) {
+			f->events[keep++] = f->events[i];
+			continue;
+		}
+		to->events[to->nevents] = f->events[i];
+		to->events[to->nevents++].id = handle;
+	}
+	f->nevents = keep;
+	return handle;
+}
+
 static int do_migrate(struct fake_file *f, struct rcm_migrate_id *c)
 {
+	uint32_t reqs[FAKE_MAX_EVENTS];
+	int i, n = 0, nreqs = 0, err;
 	struct fake_file *to;
 	struct fake_id *id;
-	int i, n = 0, slot, keep = 0;
 	uint32_t handle;
 
 	fake_last_migrate = *c;
@@ -633,36 +679,33 @@ static int do_migrate(struct fake_file *f, struct rcm_migrate_id *c)
 		fake_last_migrate = *c;
 		return 0;
 	}
+	/* A listener's unread requests go along: their ids and events. */
 	for (i = 0; i < f->nevents; i++) {
 		if (f->events[i].event == RCM_EVENT_CONNECT_REQUEST &&
-		    (f->events[i].id == c->id ||
-		     f->events[i].listen_id == c->id))
+		    f->events[i].id == c->id)
 			return EBUSY;
-		n += f->events[i].id == c->id;
+		if (f->events[i].event == RCM_EVENT_CONNECT_REQUEST &&
+		    f->events[i].listen_id == c->id)
+			reqs[nreqs++] = f->events[i].id;
 	}
-	for (slot = 0; slot < FAKE_RCM_MAX_IDS && to->ids[slot].live; slot++)
-		;
-	if (slot == FAKE_RCM_MAX_IDS)
-		return EMFILE;
-	if (to->nevents + n > FAKE_MAX_EVENTS)
-		return ENOMEM;
-
-	handle = slot + 1;
-	to->ids[slot] = *id;
-	id->live = false;
 	for (i = 0; i < f->nevents; i++) {
-		if (f->events[i].id != c->id) {
-			f->events[keep++] = f->events[i];
-			continue;
-		}
-		to->events[to->nevents] = f->events[i];
-		to->events[to->nevents++].id = handle;
+		int j;
+
+		n += f->events[i].id == c->id;
+		for (j = 0; j < nreqs; j++)
+			n += f->events[i].id == reqs[j];
 	}
-	f->nevents = keep;
+	err = migrate_room(to, 1 + nreqs, n);
+	if (err)
+		return err;
+
+	handle = migrate_one(f, to, c->id);
+	for (i = 0; i < nreqs; i++)
+		migrate_one(f, to, reqs[i]);
 	if (n)
 		pthread_cond_broadcast(&queued);
 	c->out_id = handle;
-	c->out_events_reported = to->ids[slot].reported;
+	c->out_events_reported = id_of(to, handle)->reported;
 	fake_last_migrate = *c;
 	return 0;
 }

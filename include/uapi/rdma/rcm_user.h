@@ -984,11 +984,15 @@ struct rcm_notify {
  * Moves an id, with its events that read() has not returned yet, to
  * another open rcm file: from then on its events (and, for a listener,
  * its connection requests) are read from there and only there, and its
- * old handle names nothing. Moving it to its own file changes nothing
- * and returns its handle. Errors: ENOENT (no such id), EBADF (@fd is not
- * open), EINVAL (@fd is not an rcm file), EMFILE (the destination holds
- * as many ids as it may), EBUSY (a connection request the id made or
- * listened for is still unread in the source file), ENOMEM.
+ * old handle names nothing. A listener's unread connection requests go
+ * along, their request ids too (each gets a handle in the destination,
+ * which its CONNECT_REQUEST carries, with the listener's new one), so a
+ * listener always moves, as in-tree. Moving an id to its own file
+ * changes nothing and returns its handle. Errors: ENOENT (no such id),
+ * EBADF (@fd is not open), EINVAL (@fd is not an rcm file), EMFILE (the
+ * destination cannot hold the id and its unread requests' ids), EBUSY
+ * (a request id whose own CONNECT_REQUEST is still unread: userspace
+ * has not been told its handle yet), ENOMEM.
  */
 struct rcm_migrate_id {
 	__u32 size;
