@@ -111,17 +111,19 @@ static bool rcm_record_claim(struct rcm_channel *chan, struct rcm_record *r)
 
 /*
  * ADDR_RESOLVED and ROUTE_RESOLVED carry the id's view (struct
- * rcm_id_info) in their private data; a kernel that sends none is
- * queried instead.
+ * rcm_id_info) in their private data: the part this library knows of
+ * it, the rest zero (a kernel of the first release sends the first
+ * RCM_ID_INFO_MIN bytes); a kernel that sends none is queried instead.
  */
 static int rcm_event_refresh(struct rcm_id *id, const struct rcm_event *rec,
 			     bool route)
 {
-	struct rcm_id_info info;
+	struct rcm_id_info info = { 0 };
+	size_t len = rec->private_data_len;
 
-	if (rec->private_data_len != sizeof(info))
+	if (len < RCM_ID_INFO_MIN)
 		return rcm_id_refresh(id, route);
-	memcpy(&info, rec->private_data, sizeof(info));
+	memcpy(&info, rec->private_data, len < sizeof(info) ? len : sizeof(info));
 	return rcm_id_apply(id, &info, route);
 }
 

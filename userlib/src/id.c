@@ -418,7 +418,8 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
  *
  * Sets route.addr.src and dst (when the kernel knows them), port_num,
  * verbs (the library's context of the device with the kernel's node
- * GUID, NULL while not attached), the source GID, on RoCE the
+ * GUID and, when the kernel gives it, device index; NULL while not
+ * attached), the source GID, on RoCE the
  * destination GID the in-tree rdma_read_gids() gives librdmacm (the
  * destination address as a GID, zero before there is one), and the
  * P_Key, 0:
@@ -456,6 +457,8 @@ int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
 	}
 	if (info->node_guid) {
 		verbs = rcm_device_get(info->node_guid,
+				       info->flags & RCM_ID_INFO_IBDEV_INDEX ?
+				       info->ibdev_index :
 				       RCM_DEVICE_INDEX_NONE);
 		if (!verbs) {
 			free(rec);
@@ -521,6 +524,8 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
 	rcm_addr_to_info(info.src, &cmd.out_src);
 	rcm_addr_to_info(info.dst, &cmd.out_dst);
 	info.path = cmd.out_path;
+	info.flags = cmd.out_flags;
+	info.ibdev_index = cmd.out_ibdev_index;
 	return rcm_id_apply(id, &info, route);
 }
 

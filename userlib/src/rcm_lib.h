@@ -45,6 +45,9 @@
  */
 #define RCM_EABI		EPERM
 
+/* struct rcm_id_info as the first release of ABI version 2 had it. */
+#define RCM_ID_INFO_MIN		offsetof(struct rcm_id_info, flags)
+
 /* librdmacm's convention: set errno, return -1. */
 static inline int rcm_err(int err)
 {

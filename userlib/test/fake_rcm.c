@@ -73,6 +73,7 @@ struct rcm_path fake_route_path;
 enum fake_resolve fake_resolve_mode = FAKE_RESOLVE_OK;
 int fake_resolve_status = -ETIMEDOUT;
 uint64_t fake_attach_guid;
+int fake_attach_index = -1;
 uint32_t fake_attach_port = 1;
 uint8_t fake_attach_sgid[16];
 struct sockaddr_storage fake_resolve_src;
@@ -191,6 +192,10 @@ static void fill_info(const struct fake_id *id, struct rcm_id_info *info)
 		info->port_num = fake_attach_port;
 		info->node_guid = fake_attach_guid;
 		memcpy(info->sgid, fake_attach_sgid, sizeof(info->sgid));
+		if (fake_attach_index >= 0) {
+			info->flags = RCM_ID_INFO_IBDEV_INDEX;
+			info->ibdev_index = fake_attach_index;
+		}
 	}
 	if (id->routed && fake_route_num_paths) {
 		info->num_paths = fake_route_num_paths;
@@ -915,6 +920,10 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			c->out_node_guid = fake_attach_guid;
 			memcpy(c->out_sgid, fake_attach_sgid,
 			       sizeof(c->out_sgid));
+			if (fake_attach_index >= 0) {
+				c->out_flags = RCM_ID_INFO_IBDEV_INDEX;
+				c->out_ibdev_index = fake_attach_index;
+			}
 		}
 		if (id->routed && fake_route_num_paths) {
 			c->out_num_paths = fake_route_num_paths;

@@ -97,6 +97,8 @@ extern struct rcm_path fake_route_path;
 
 /* What an attached id reports in RCM_IOCTL_QUERY_ID. */
 extern uint64_t fake_attach_guid;	/* network order */
+/* The device index reported with it; -1 (default): none, as before. */
+extern int fake_attach_index;
 extern uint32_t fake_attach_port;
 extern uint8_t fake_attach_sgid[16];
 /* Local address the fake gives a resolving id (port: fake_ephemeral). */

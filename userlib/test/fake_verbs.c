@@ -13,6 +13,7 @@
 int fake_num_devices;
 enum ibv_transport_type fake_transport = IBV_TRANSPORT_IB;
 int fake_open_fail_index = -1;
+bool fake_same_guid;
 struct ibv_device fake_devices[FAKE_MAX_DEVICES];
 
 int fake_list_calls;
@@ -61,7 +62,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 
 __be64 ibv_get_device_guid(struct ibv_device *device)
 {
-	return FAKE_GUID(device - fake_devices);
+	return FAKE_GUID(fake_same_guid ? 0 : device - fake_devices);
 }
 
 /* The kernel's index of a fake device: its place in fake_devices. */

@@ -25,6 +25,7 @@
 #define RCM_TEST_FAKE_VERBS_H
 
 #include <endian.h>
+#include <stdbool.h>
 #include <infiniband/verbs.h>
 
 #define FAKE_MAX_DEVICES 4
@@ -36,6 +37,8 @@ extern int fake_num_devices;		/* what the next listing reports */
 /* The transport of every listed device (IBV_TRANSPORT_IB by default). */
 extern enum ibv_transport_type fake_transport;
 extern int fake_open_fail_index;	/* device whose open fails, or -1 */
+/* Every device reports FAKE_GUID(0), as devices sharing a node GUID. */
+extern bool fake_same_guid;
 extern struct ibv_device fake_devices[FAKE_MAX_DEVICES];
 
 extern int fake_list_calls;

@@ -237,18 +237,27 @@ struct rcm_path {
  *       before the id is bound
  * @dst: remote address, the same way
  * @path: the resolved path when @num_paths is 1
+ * @flags: RCM_ID_INFO_IBDEV_INDEX when @ibdev_index is set (added after
+ *         the first release of ABI version 2)
+ * @ibdev_index: the kernel's index of the RDMA device (what
+ *               ibv_get_device_index() gives), which tells apart devices
+ *               that share a node GUID
  *
  * What RCM_IOCTL_QUERY_ID reports, in a form small enough to travel
  * with the command or event that changed it: RCM_IOCTL_BIND_ADDR returns
  * it, and RCM_EVENT_ADDR_RESOLVED and RCM_EVENT_ROUTE_RESOLVED carry it
- * in their private data (private_data_len is then
+ * in their private data (private_data_len is then the kernel's
  * sizeof(struct rcm_id_info)), so userspace needs no query after them.
  *
  * The one place an address is not a struct __kernel_sockaddr_storage:
  * two of those (256 bytes) would not fit in an event's 196 bytes of
  * private data. 28 bytes hold a sockaddr_in6, the largest address rcm
- * takes. The layout is part of ABI version 2 (144 bytes), which
- * installed libraries read, so it stays as it is.
+ * takes. The layout is part of ABI version 2 and only grows at its end:
+ * its first release had 144 bytes (up to @path), which installed
+ * libraries read, and a kernel of that release sends events with
+ * private_data_len 144; userspace takes the part it knows of the
+ * private_data_len bytes an event carries (at least 144), the rest as
+ * zero.
  */
 struct rcm_id_info {
 	__u32 port_num;
@@ -258,7 +267,11 @@ struct rcm_id_info {
 	__u8 src[28];
 	__u8 dst[28];
 	struct rcm_path path;
+	__u32 flags;
+	__u32 ibdev_index;
 };
+
+#define RCM_ID_INFO_IBDEV_INDEX		(1U << 0)
 
 /**
  * struct rcm_bind_addr - ioctl(RCM_IOCTL_BIND_ADDR)
@@ -346,6 +359,11 @@ struct rcm_resolve_addr {
  * @out_num_paths: 1 once a path is resolved (RoCE), else 0
  * @out_reserved: 0
  * @out_path: the resolved path when @out_num_paths is 1
+ * @out_flags: RCM_ID_INFO_IBDEV_INDEX when @out_ibdev_index is set
+ *             (added after the first release; an older kernel leaves
+ *             both 0)
+ * @out_ibdev_index: the kernel's index of the RDMA device, see struct
+ *                   rcm_id_info
  *
  * Errors: ENOENT.
  */
@@ -361,6 +379,8 @@ struct rcm_query_id {
 	__u32 out_num_paths;
 	__u32 out_reserved;
 	struct rcm_path out_path;
+	__u32 out_flags;
+	__u32 out_ibdev_index;
 };
 
 #define RCM_IOCTL_QUERY_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY_ID)
