@@ -30,25 +30,38 @@ MODULE_PARM_DESC(max_ids_per_file,
 		 "Ids one open file may hold at once (default 65536)");
 
 /**
- * rcm_id_qp_type_ok() - may an id of this port space use this QP type?
+ * rcm_id_qp_type() - the QP type of an id of this port space
  * @ps: enum rcm_port_space
- * @qp_type: enum rcm_qp_type
+ * @qp_type: enum rcm_qp_type, as CREATE_ID asked
  *
- * TCP ids are RC, UDP and IPoIB ids are UD, IB ids choose (the rules of
- * the in-tree ucma, which librdmacm relies on).
+ * The rules of the in-tree ucma_get_qp_type(), which librdmacm relies
+ * on: TCP ids are RC and UDP and IPoIB ids UD whatever was asked (an
+ * rdma_create_ep() of a TCP address with a UC hint is RC in the
+ * kernel), IB ids take the type asked: RC, UC, UD or XRC.
+ *
+ * Return: the type, or -EINVAL for an unknown port space or a type an
+ * IB id cannot have.
  */
-VISIBLE_IF_KUNIT bool rcm_id_qp_type_ok(u16 ps, u8 qp_type)
+VISIBLE_IF_KUNIT int rcm_id_qp_type(u16 ps, u8 qp_type)
 {
 	switch (ps) {
 	case RCM_PS_TCP:
-		return qp_type == RCM_QPT_RC;
+		return RCM_QPT_RC;
 	case RCM_PS_UDP:
 	case RCM_PS_IPOIB:
-		return qp_type == RCM_QPT_UD;
+		return RCM_QPT_UD;
 	case RCM_PS_IB:
-		return qp_type == RCM_QPT_RC || qp_type == RCM_QPT_UD;
+		switch (qp_type) {
+		case RCM_QPT_RC:
+		case RCM_QPT_UC:
+		case RCM_QPT_UD:
+		case RCM_QPT_XRC_SEND:
+		case RCM_QPT_XRC_RECV:
+			return qp_type;
+		}
+		return -EINVAL;
 	default:
-		return false;
+		return -EINVAL;
 	}
 }
 
@@ -219,11 +232,12 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 	struct rcm_file *file = filp->private_data;
 	struct rcm_create_id *cmd = arg;
 	struct rcm_id *id;
-	int ret;
+	int ret, qp_type;
 
-	if (cmd->reserved || !rcm_id_qp_type_ok(cmd->port_space, cmd->qp_type))
+	qp_type = rcm_id_qp_type(cmd->port_space, cmd->qp_type);
+	if (cmd->reserved || qp_type < 0)
 		return -EINVAL;
-	id = rcm_id_alloc(file, cmd->context, cmd->port_space, cmd->qp_type,
+	id = rcm_id_alloc(file, cmd->context, cmd->port_space, qp_type,
 			  current->nsproxy->net_ns);
 	if (!id)
 		return -ENOMEM;

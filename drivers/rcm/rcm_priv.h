@@ -651,7 +651,7 @@ enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
 const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);
 int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
 			   u32 flags);
-bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
+int rcm_id_qp_type(u16 ps, u8 qp_type);
 int rcm_ps_conflict(const struct rcm_binding *new,
 		    const struct rcm_binding *cur);
 bool rcm_ps_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,

@@ -3,6 +3,7 @@
  * rcm userlib: the verbs device table, rdma_get_devices() and
  * rdma_free_devices(). Lifetime and locking rules: see struct rcm_device.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 
 #include "rcm_lib.h"
@@ -147,12 +148,53 @@ static int rcm_device_open(struct rcm_device *d)
  */
 static void rcm_device_unref(struct rcm_device *d)
 {
-	if (!d->refcnt)
+	if (!d->refcnt || --d->refcnt)
 		return;
-	if (!--d->refcnt && d->pd) {
+	if (d->xrcd) {
+		ibv_close_xrcd(d->xrcd);
+		d->xrcd = NULL;
+	}
+	if (d->pd) {
 		ibv_dealloc_pd(d->pd);
 		d->pd = NULL;
 	}
+}
+
+/**
+ * rcm_device_xrcd() - the device's default XRC domain
+ * @verbs: a context the caller holds a reference on (an id's verbs)
+ *
+ * Opened on first use, as librdmacm's ucma_get_xrcd() opens it (no file,
+ * O_CREAT), and closed with the default PD when the device's last
+ * reference goes.
+ *
+ * Return: the domain, or NULL with errno of ibv_open_xrcd() (EINVAL for
+ * a context that is not the library's).
+ */
+struct ibv_xrcd *rcm_device_xrcd(struct ibv_context *verbs)
+{
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct rcm_device *d = rcm_device_of(verbs);
+	struct ibv_xrcd *xrcd;
+
+	if (!d) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&rcm_dev_lock);
+	if (!d->xrcd) {
+		errno = 0;
+		d->xrcd = ibv_open_xrcd(verbs, &attr);
+		if (!d->xrcd && !errno)
+			errno = EOPNOTSUPP;
+	}
+	xrcd = d->xrcd;
+	pthread_mutex_unlock(&rcm_dev_lock);
+	return xrcd;
 }
 
 /**

@@ -76,8 +76,9 @@ unsigned int rcm_connect_timeout_ms(void);
  * refcnt.
  *
  * The default PD (librdmacm's id->pd) is allocated when an id first
- * attaches to the device (rcm_device_get()) and deallocated when the
- * last reference goes, as librdmacm does. Holders of a reference may
+ * attaches to the device (rcm_device_get()), the default XRC domain when
+ * an XRC id first needs one (rcm_device_xrcd()); both go when the last
+ * reference goes, as librdmacm does. Holders of a reference may
  * read verbs, pd and the cached attributes without the lock: they do
  * not change while a reference is held.
  */
@@ -91,6 +92,7 @@ struct rcm_device {
 	struct ibv_context	*verbs;		/* NULL until opened */
 	unsigned int		refcnt;		/* users of verbs */
 	struct ibv_pd		*pd;		/* default PD */
+	struct ibv_xrcd		*xrcd;		/* default XRC domain */
 	/* cached from ibv_query_device() when opened */
 	uint8_t			port_cnt;
 	int			max_qp_wr;
@@ -102,6 +104,7 @@ int rcm_devices_init(void);
 struct ibv_context *rcm_device_get(__be64 guid, uint32_t index);
 void rcm_device_put(struct ibv_context *verbs);
 struct rcm_device *rcm_device_of(struct ibv_context *verbs);
+struct ibv_xrcd *rcm_device_xrcd(struct ibv_context *verbs);
 
 #define RCM_ID_BUCKETS		64
 

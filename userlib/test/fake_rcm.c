@@ -807,7 +807,10 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		memset(&f->ids[i], 0, sizeof(f->ids[i]));
 		f->ids[i].live = true;
 		f->ids[i].context = c->context;
-		f->ids[i].qp_type = c->qp_type;
+		/* As the module: TCP ids are RC, UDP ones UD, IB ones choose. */
+		f->ids[i].qp_type = c->port_space == RCM_PS_TCP ? RCM_QPT_RC :
+				    c->port_space == RCM_PS_IB ? c->qp_type :
+				    RCM_QPT_UD;
 		c->out_id = i + 1;
 		fake_last_create = *c;
 		return 0;
@@ -976,7 +979,8 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		case RCM_OPTION_ID_AFONLY:
 			return c->value > 1 ? EINVAL : 0;
 		case RCM_OPTION_ID_ACK_TIMEOUT:
-			return c->value > 31 || id->qp_type != RCM_QPT_RC ?
+			return c->value > 31 || (id->qp_type != RCM_QPT_RC &&
+						 id->qp_type != RCM_QPT_XRC_SEND) ?
 			       EINVAL : 0;
 		case RCM_OPTION_ID_RESOLVE_TIMEOUT:
 		case RCM_OPTION_ID_CONNECT_TIMEOUT:

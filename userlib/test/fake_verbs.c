@@ -27,6 +27,9 @@ int fake_live_channels;
 int fake_live_cqs;
 int fake_live_qps;
 int fake_live_srqs;
+int fake_live_xrcds;
+bool fake_xrc;
+struct ibv_srq_init_attr_ex fake_last_srq_init;
 int fake_create_qp_errno;
 int fake_destroy_srq_errno;
 uint32_t fake_next_qp_num = 0x100;
@@ -38,6 +41,32 @@ static struct ibv_qp *fake_create_qp_ex_op(struct ibv_context *context,
 					   struct ibv_qp_init_attr_ex *attr);
 static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
 					     struct ibv_srq_init_attr_ex *attr);
+
+/* XRC domains: only with fake_xrc, else the device has none (rxe). */
+static struct ibv_xrcd *fake_open_xrcd_op(struct ibv_context *context,
+					  struct ibv_xrcd_init_attr *attr)
+{
+	struct ibv_xrcd *xrcd;
+
+	(void)attr;
+	if (!fake_xrc) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	xrcd->context = context;
+	fake_live_xrcds++;
+	return xrcd;
+}
+
+static int fake_close_xrcd_op(struct ibv_xrcd *xrcd)
+{
+	fake_live_xrcds--;
+	free(xrcd);
+	return 0;
+}
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -92,6 +121,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	vctx->sz = sizeof(*vctx);
 	vctx->create_qp_ex = fake_create_qp_ex_op;
 	vctx->create_srq_ex = fake_create_srq_ex_op;
+	vctx->open_xrcd = fake_open_xrcd_op;
+	vctx->close_xrcd = fake_close_xrcd_op;
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	vctx->context.device = device;
 	return &vctx->context;
@@ -289,6 +320,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
 					     struct ibv_srq_init_attr_ex *attr)
 {
+	fake_last_srq_init = *attr;
 	return fake_srq_new(context, attr->pd, attr->srq_context);
 }
 

@@ -19,7 +19,8 @@
  * fake_rcm.c shares, so that tests can check the order of QP changes
  * and module commands) and keeps the state it was moved to, and the
  * multicast groups ibv_attach_mcast() attached it to (ibv_detach_mcast()
- * of a group not attached fails with EINVAL).
+ * of a group not attached fails with EINVAL). XRC domains open only with
+ * fake_xrc.
  */
 #ifndef RCM_TEST_FAKE_VERBS_H
 #define RCM_TEST_FAKE_VERBS_H
@@ -55,6 +56,11 @@ extern int fake_live_channels;
 extern int fake_live_cqs;
 extern int fake_live_qps;
 extern int fake_live_srqs;
+extern int fake_live_xrcds;
+/* Devices open XRC domains (default false: as rxe, EOPNOTSUPP). */
+extern bool fake_xrc;
+/* What the last ibv_create_srq_ex() got. */
+extern struct ibv_srq_init_attr_ex fake_last_srq_init;
 extern int fake_create_qp_errno;	/* one-shot failure of the next QP */
 extern int fake_destroy_srq_errno;	/* one-shot failure (EBUSY, say) */
 

@@ -135,10 +135,17 @@ enum rcm_port_space {
 	RCM_PS_UDP = 0x0111,
 };
 
-/* QP types: the values of libibverbs' enum ibv_qp_type. */
+/*
+ * QP types: the values of libibverbs' enum ibv_qp_type (and of the
+ * kernel's enum ib_qp_type: XRC_SEND is its XRC_INI, XRC_RECV its
+ * XRC_TGT).
+ */
 enum rcm_qp_type {
 	RCM_QPT_RC = 2,
+	RCM_QPT_UC = 3,
 	RCM_QPT_UD = 4,
+	RCM_QPT_XRC_SEND = 9,
+	RCM_QPT_XRC_RECV = 10,
 };
 
 /**
@@ -147,13 +154,19 @@ enum rcm_qp_type {
  * @flags: Must be 0
  * @context: opaque user value, returned in every event of the id
  * @port_space: enum rcm_port_space
- * @qp_type: enum rcm_qp_type; RCM_PS_TCP takes RC, RCM_PS_UDP and
- *           RCM_PS_IPOIB take UD, RCM_PS_IB takes either
+ * @qp_type: enum rcm_qp_type; as in-tree, an RCM_PS_TCP id is RC and an
+ *           RCM_PS_UDP or RCM_PS_IPOIB id UD whatever this says, and an
+ *           RCM_PS_IB id takes RC, UC, UD, XRC_SEND or XRC_RECV
  * @reserved: Must be 0
  * @out_id: handle of the new id, valid in this open file only
  *
- * Creates a communication identifier owned by the file. Errors: EINVAL
- * for an unknown port space or a QP type the port space does not take;
+ * Creates a communication identifier owned by the file. A connected id
+ * (RC, UC, XRC) connects with a REQ of its QP type and listens for REQs
+ * of its type only (an XRC_RECV listener for XRC_SEND peers), as the
+ * in-tree CM matches them; the QP attributes RCM_IOCTL_INIT_QP_ATTR
+ * gives are those of the type (UC: no RDMA reads or atomics, no retry
+ * counts). Errors: EINVAL for an unknown port space or an RCM_PS_IB QP
+ * type not listed;
  * EMFILE when the file already holds as many ids as the module parameter
  * max_ids_per_file allows (RCM_MAX_IDS by default); ENOMEM.
  */
@@ -456,8 +469,9 @@ enum rcm_option_id {
  * only; the default is net.ipv6.bindv6only at bind time.
  *
  * RCM_OPTION_ID_ACK_TIMEOUT (0..31): local ACK timeout of the id's
- * connection, 4.096 us * 2^value; RC ids only. A RoCE route resolved
- * afterwards takes value - 1 as its packet lifetime.
+ * connection, 4.096 us * 2^value; RC and XRC_SEND ids only (as
+ * in-tree). A RoCE route resolved afterwards takes value - 1 as its
+ * packet lifetime.
  *
  * RCM_OPTION_ID_RESOLVE_TIMEOUT (0, or 1..RCM_MAX_TIMEOUT_MS): when
  * non-zero, the timeout in milliseconds of the id's address and route
