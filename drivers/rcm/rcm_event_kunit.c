@@ -198,7 +198,10 @@ static void rcm_event_unread_request_goes_with_its_listener(struct kunit *test)
 	/* The listener, then its request: the record names a's new handle. */
 	f->a.handle = 7;
 	rcm_event_move(&f->file, &f->file2, &f->a, 7);
+	/* The request under its own lock, nested in its listener's. */
+	mutex_lock_nested(&f->b.lock, SINGLE_DEPTH_NESTING);
 	rcm_event_move(&f->file, &f->file2, &f->b, 8);
+	mutex_unlock(&f->b.lock);
 	mutex_unlock(&f->a.lock);
 	mutex_lock(&f->b.lock);
 	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file2, &f->b), -EBUSY);
