@@ -96,15 +96,7 @@ static struct rdma_event_channel *channel(void)
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = 1;
-	attr.cap.max_recv_wr = 1;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	return tap_create_qp(id, IBV_QPT_RC, 1);
 }
 
 /* The conn a client id or a request id belongs to (its context). */
@@ -407,17 +399,12 @@ static void teardown(struct loop *l)
 
 int main(void)
 {
-	const char *rxe = getenv("RCM_ADDR_RXE");
+	const char *rxe = tap_rxe_start(NTESTS, 110);
 	static struct loop l;
 	bool ok;
 
-	tap_start();
-	if (!rxe || !*rxe) {
-		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+	if (!rxe)
 		return KSFT_SKIP;
-	}
-	tap_plan(NTESTS);
-	tap_deadline(110);
 
 	ok = setup(&l, rxe);
 	ok = ok && phase_addr(&l);

@@ -96,17 +96,6 @@ static struct rdma_addrinfo *addrinfo(const char *ip, const char *port,
 	return res;
 }
 
-static void qp_attr(struct ibv_qp_init_attr *attr, enum ibv_qp_type type)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->qp_type = type;
-	attr->cap.max_send_wr = 1;
-	attr->cap.max_recv_wr = 1;
-	attr->cap.max_send_sge = 1;
-	attr->cap.max_recv_sge = 1;
-	attr->sq_sig_all = 1;
-}
-
 /*
  * The passive side: one request, accepted; with a QP, one message
  * received first. Synchronous calls throughout.
@@ -172,12 +161,12 @@ static bool exchange(const char *ip, const char *port, int ps,
 	cres = addrinfo(ip, port, false, ps, ctype);
 	if (!lres || !cres)
 		goto out;
-	qp_attr(&attr, ltype);
+	tap_qp_attr(&attr, ltype, 1);
 	if (!CHECK(rdma_create_ep(&s.listen, lres, NULL,
 				  qp ? &attr : NULL) == 0) ||
 	    !CHECK(rdma_listen(s.listen, 1) == 0))
 		goto out;
-	qp_attr(&attr, ctype);
+	tap_qp_attr(&attr, ctype, 1);
 	if (!CHECK(rdma_create_ep(&client, cres, NULL,
 				  qp ? &attr : NULL) == 0))
 		goto out;
@@ -251,7 +240,7 @@ static bool xrc_default_domain(const char *ip)
 		printf("# the device opens XRC domains: nothing to compare\n");
 	} else if (ok) {
 		printf("# ibv_open_xrcd: errno %d\n", want);
-		qp_attr(&attr, IBV_QPT_XRC_RECV);
+		tap_qp_attr(&attr, IBV_QPT_XRC_RECV, 1);
 		errno = 0;
 		ok &= CHECK(rdma_create_qp(id, NULL, &attr) == -1 &&
 			    errno == want);
@@ -268,15 +257,10 @@ static bool xrc_default_domain(const char *ip)
 
 int main(void)
 {
-	const char *rxe = getenv("RCM_ADDR_RXE");
+	const char *rxe = tap_rxe_start(NTESTS, 90);
 
-	tap_start();
-	if (!rxe || !*rxe) {
-		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+	if (!rxe)
 		return KSFT_SKIP;
-	}
-	tap_plan(NTESTS);
-	tap_deadline(90);
 
 	tap_result(1, "uc_connect_and_send",
 		   exchange(rxe, UC_PORT, RDMA_PS_IB, IBV_QPT_UC, IBV_QPT_UC,

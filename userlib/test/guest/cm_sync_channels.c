@@ -68,15 +68,7 @@ static bool expect_event(struct rdma_event_channel *ch,
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = 1;
-	attr.cap.max_recv_wr = 1;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	return tap_create_qp(id, IBV_QPT_RC, 1);
 }
 
 struct client {
@@ -118,7 +110,7 @@ static bool readable(int fd, int ms)
 
 int main(void)
 {
-	const char *rxe = getenv("RCM_ADDR_RXE");
+	const char *rxe = tap_rxe_start(NTESTS, 60);
 	struct rdma_cm_id *listener = NULL, *req = NULL, *none = NULL;
 	struct client c = { 0 };
 	struct sockaddr_in sin;
@@ -126,13 +118,8 @@ int main(void)
 	pthread_t t;
 	int lfd, fl;
 
-	tap_start();
-	if (!rxe || !*rxe) {
-		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+	if (!rxe)
 		return KSFT_SKIP;
-	}
-	tap_plan(NTESTS);
-	tap_deadline(60);
 
 	if (!CHECK(tap_parse_ipv4(rxe, PORT, &sin)) ||
 	    !CHECK(rdma_create_id(NULL, &listener, NULL, RDMA_PS_TCP) == 0) ||
