@@ -414,6 +414,9 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 	BUILD_BUG_ON(sizeof(struct rcm_event) < RCM_EVENT_SIZE_DEFAULT);
 	BUILD_BUG_ON(offsetof(struct rcm_event, private_data) !=
 		     RCM_EVENT_SIZE_MIN);
+	BUILD_BUG_ON(offsetof(struct rcm_event, ece_vendor_id) !=
+		     RCM_EVENT_SIZE_DEFAULT);
+	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_ECE);
 
 	mutex_lock(&file->read_mutex);
 	if (size)

@@ -76,8 +76,9 @@ static void rcm_ib_rep_received(struct rcm_id *id,
 
 	id->answered = true;
 	id->accepted = true;
-	rcm_conn_report(id, RCM_EVENT_CONNECT_RESPONSE, 0, event->private_data,
-			IB_CM_REP_PRIVATE_DATA_SIZE, &conn);
+	rcm_conn_report_ece(id, RCM_EVENT_CONNECT_RESPONSE, 0,
+			    event->private_data, IB_CM_REP_PRIVATE_DATA_SIZE,
+			    &conn, &rep->ece);
 }
 
 /**
@@ -198,6 +199,8 @@ static int rcm_ib_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 	/* RC, UC or XRC_INI (RCM_QPT_XRC_SEND): the id's, as in-tree. */
 	req->qp_type = (enum ib_qp_type)id->qp_type;
 	req->starting_psn = id->seq_num;
+	req->ece.vendor_id = cmd->ece_vendor_id;
+	req->ece.attr_mod = cmd->ece_attr_mod;
 	req->private_data = pdata;
 	req->private_data_len = len;
 	req->responder_resources = param->responder_resources;
@@ -293,6 +296,9 @@ int rcm_ib_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 	};
 
 	lockdep_assert_held(&id->lock);
+	/* As in-tree: the ECE userspace answers with (ib_cm sends 24 bits). */
+	rep.ece.vendor_id = cmd->ece_vendor_id;
+	rep.ece.attr_mod = cmd->ece_attr_mod;
 	return ib_send_cm_rep(id->cm_id, &rep);
 }
 
@@ -402,6 +408,8 @@ static void rcm_ib_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	ev->ev.conn.retry_count = req->retry_count;
 	ev->ev.conn.rnr_retry_count = req->rnr_retry_count;
 	ev->ev.conn.srq = req->srq;
+	ev->ev.ece_vendor_id = req->ece.vendor_id;
+	ev->ev.ece_attr_mod = req->ece.attr_mod;
 	ev->ev.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE -
 				  RCM_WIRE_HDR_SIZE;
 	memcpy(ev->ev.private_data,

@@ -558,6 +558,11 @@ static inline bool rcm_id_is_ud(const struct rcm_id *id)
 
 /* rcm_conn.c */
 int rcm_private_data_from_user(void *buf, u64 uptr, u32 len);
+struct rdma_ucm_ece;
+void rcm_conn_report_ece(struct rcm_id *id, u32 type, int status,
+			 const void *pdata, u8 len,
+			 const struct rcm_conn_param *conn,
+			 const struct rdma_ucm_ece *ece);
 void rcm_conn_report(struct rcm_id *id, u32 type, int status,
 		     const void *pdata, u8 len,
 		     const struct rcm_conn_param *conn);

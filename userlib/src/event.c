@@ -141,11 +141,13 @@ static int rcm_channel_next(struct rcm_channel *chan, struct rcm_record *r)
 	bool claimed;
 
 	do {
-		n = read(chan->ch.fd, &r->rec, sizeof(r->rec));
+		n = read(chan->ch.fd, &r->rec, chan->event_size);
 		if (n < 0)
 			return errno;
-		if (n != sizeof(r->rec))
+		if (n != chan->event_size)
 			return ENODATA;
+		/* An older module's record ends before the ECE. */
+		memset((char *)&r->rec + n, 0, sizeof(r->rec) - n);
 		pthread_mutex_lock(&chan->lock);
 		claimed = rcm_record_claim(chan, r);
 		pthread_mutex_unlock(&chan->lock);
@@ -327,6 +329,8 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			q.req->req_responder_resources =
 				q.rec.conn.responder_resources;
 			q.req->req_initiator_depth = q.rec.conn.initiator_depth;
+			q.req->remote_ece.vendor_id = q.rec.ece_vendor_id;
+			q.req->remote_ece.options = q.rec.ece_attr_mod;
 		} else if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
 			   rcm_event_refresh(q.id, &q.rec, false)) {
 			/* As librdmacm: the failed call's -1 (errno set). */
@@ -353,7 +357,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			if (!drop && q.rec.event == RCM_EVENT_MULTICAST_JOIN)
 				rcm_mcast_joined(ev);
 			else if (!drop)
-				rcm_conn_event(q.id, ev);
+				rcm_conn_event(q.id, ev, &q.rec);
 		}
 
 		/* Destroyed while we worked on it: never hand it out. */

@@ -234,6 +234,48 @@ static void rcm_destroy_cqs(struct rdma_cm_id *id)
 	id->send_cq_channel = NULL;
 }
 
+/*
+ * The new QP's ECE, as librdmacm's init_ece(): the id's local ECE
+ * becomes the QP's (zero on a provider without ECE, EOPNOTSUPP); for a
+ * request's QP the peer's options go to the QP (only ours without
+ * options when the vendors differ). Returns 0, or -1 with errno.
+ */
+static int rcm_qp_ece_init(struct rcm_id *id, struct ibv_qp *qp)
+{
+	struct ibv_ece ece = { 0 };
+	int ret = ibv_query_ece(qp, &ece);
+
+	if (ret && ret != EOPNOTSUPP)
+		return rcm_err(ret);
+	id->local_ece.vendor_id = ece.vendor_id;
+	id->local_ece.options = ece.options;
+	if (!id->remote_ece.vendor_id)
+		return 0;
+	if (id->remote_ece.vendor_id != id->local_ece.vendor_id) {
+		ece.vendor_id = id->local_ece.vendor_id;
+		ece.options = 0;
+	} else {
+		ece = id->remote_ece;
+	}
+	ret = ibv_set_ece(qp, &ece);
+	return ret && ret != EOPNOTSUPP ? rcm_err(ret) : 0;
+}
+
+/* What the QP agreed to, once readied (librdmacm's set_local_ece()). */
+static int rcm_qp_ece_agreed(struct rcm_id *id, struct ibv_qp *qp)
+{
+	struct ibv_ece ece = { 0 };
+	int ret;
+
+	if (!id->remote_ece.vendor_id)
+		return 0;
+	ret = ibv_query_ece(qp, &ece);
+	if (ret && ret != EOPNOTSUPP)
+		return rcm_err(ret);
+	id->local_ece.options = ece.options;
+	return 0;
+}
+
 /**
  * rdma_create_qp_ex() - create the id's QP
  * @id: an id attached to a device
@@ -249,7 +291,8 @@ static void rcm_destroy_cqs(struct rdma_cm_id *id)
  * where rdma_destroy_qp() destroys them. @attr takes the id's CQs where
  * it names none, and id->srq where it names no SRQ. An XRC_RECV id's QP
  * without an XRC domain gets the device's default one (see
- * rcm_device_xrcd()), as librdmacm's does.
+ * rcm_device_xrcd()), as librdmacm's does. The id's local ECE becomes
+ * the QP's (see rcm_qp_ece_init()).
  *
  * The new QP is moved to INIT (connected ids) or through INIT and RTR to
  * RTS (UD ids) with the attributes of RCM_IOCTL_INIT_QP_ATTR. Then
@@ -317,7 +360,8 @@ RCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 		errno = rcm_verbs_errno(ENOMEM);
 		goto err;
 	}
-	if (rcm_qp_init(rcm_id(id), qp)) {
+	if (rcm_qp_ece_init(rcm_id(id), qp) || rcm_qp_init(rcm_id(id), qp) ||
+	    rcm_qp_ece_agreed(rcm_id(id), qp)) {
 		err = errno;
 		ibv_destroy_qp(qp);
 		errno = err;

@@ -139,6 +139,8 @@ struct rcm_cm_event {
  *       until rdma_destroy_id() has accounted for all its events
  * @reqs: the ids of connection requests, hashed by kernel handle: the
  *        kernel reports their later events with context 0
+ * @event_size: the size of the file's records: sizeof(struct rcm_event),
+ *              or less from an older module (the rest reads as zero)
  * @sync: the private channel of a synchronous id, its only id, as in
  *        librdmacm (a synchronous listener's requests get channels of
  *        their own, see rcm_request_private()); closed with the id, and
@@ -149,6 +151,7 @@ struct rcm_channel {
 	pthread_mutex_t		lock;
 	struct rcm_id		*ids[RCM_ID_BUCKETS];
 	struct rcm_id		*reqs[RCM_ID_BUCKETS];
+	uint32_t		event_size;
 	bool			sync;
 };
 
@@ -209,7 +212,8 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  * @accepted: rdma_accept() sent the reply; another one would only wreck
  *            the QP
  * @local_ece: what rdma_set_local_ece() stored
- * @remote_ece: the peer's ECE; always zero, rcm's wire carries none
+ * @remote_ece: the peer's ECE, from its REQ (CONNECT_REQUEST) or REP
+ *              (CONNECT_RESPONSE)
  * @qp_init_attr: a passive rdma_create_ep()'s QP attributes, for the
  *                QPs rdma_get_request() makes (malloc'd, or NULL)
  * @connect_hdr: an active rdma_create_ep()'s ai_connect, put in front of
@@ -282,7 +286,8 @@ int rcm_qp_ready(struct rcm_id *id, int responder_resources,
 int rcm_qp_move(struct rdma_cm_id *id, enum ibv_qp_state state);
 
 /* conn.c: connection events */
-void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev);
+void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev,
+		    const struct rcm_event *rec);
 
 /*
  * mcast.c: multicast groups.

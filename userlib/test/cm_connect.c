@@ -36,7 +36,10 @@
  *   CONNECT_ERROR EPERM (-status, as librdmacm); rdma_disconnect() waits for
  *   DISCONNECTED;
  * - ECE: rdma_set_local_ece() checks as librdmacm and stores,
- *   rdma_get_remote_ece() gives zero (rcm's wire carries no ECE).
+ *   rdma_get_remote_ece() gives what the peer sent (zero before); the
+ *   local ECE goes in the REQ, the REP's comes back; a QP's ECE (none on
+ *   a provider without ECE) replaces the id's; with a QP a reply of
+ *   another vendor is CONNECT_ERROR, status -1, errno EINVAL.
  *
  * The module is faked (fake_rcm.c), and so is libibverbs (fake_verbs.c).
  */
@@ -502,6 +505,74 @@ static void connect_errors(void)
 	}
 }
 
+/*
+ * ECE on the wire, as librdmacm on the in-tree CM: the local ECE goes in
+ * the REQ, the REP's comes back for rdma_get_remote_ece(); a QP's ECE
+ * replaces the id's (none on a provider without ECE); with a QP, a reply
+ * of another vendor fails the connection (CONNECT_ERROR, status -1,
+ * errno EINVAL), as ucma_process_conn_resp_ece().
+ */
+static void ece_on_the_wire(void)
+{
+	struct ibv_ece mine = { .vendor_id = 0x123456, .options = 0x56 };
+	struct ibv_ece got = { .comp_mask = 1 };
+	struct rdma_conn_param p = { .qp_num = 0x777 };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	uint32_t h;
+
+	if (!open_channel())
+		return;
+	id = routed_id(false, &h);
+	if (!id)
+		return;
+	T_CHECK(rdma_set_local_ece(id, &mine) == 0);
+	fake_peer_ece_vendor_id = 0x654321;
+	fake_peer_ece_attr_mod = 0x77;
+	T_CHECK(rdma_connect(id, &p) == 0);
+	T_CHECK(fake_last_connect.ece_vendor_id == 0x123456 &&
+		fake_last_connect.ece_attr_mod == 0x56);
+	ev = get_event();
+	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_RESPONSE);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	T_CHECK(rdma_get_remote_ece(id, &got) == 0);
+	T_CHECK(got.vendor_id == 0x654321 && got.options == 0x77 &&
+		!got.comp_mask);
+	T_CHECK(rdma_destroy_id(id) == 0);
+
+	/* A QP on a provider without ECE: the id's becomes none. */
+	id = routed_id(false, &h);
+	if (!id)
+		return;
+	T_CHECK(rdma_set_local_ece(id, &mine) == 0);
+	{
+		struct ibv_qp_init_attr attr = {
+			.qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		T_CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	}
+	T_CHECK(rdma_connect(id, NULL) == 0);
+	T_CHECK(fake_last_connect.ece_vendor_id == 0 &&
+		fake_last_connect.ece_attr_mod == 0);
+	/* The REP names a vendor this side does not have. */
+	errno = 0;
+	ev = get_event();
+	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_ERROR &&
+		ev->status == -1 && errno == EINVAL);
+	T_CHECK(id->qp && id->qp->state == IBV_QPS_ERR);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	rdma_destroy_qp(id);
+	T_CHECK(rdma_destroy_id(id) == 0);
+	fake_peer_ece_vendor_id = 0;
+	fake_peer_ece_attr_mod = 0;
+	close_channel(NULL);
+}
+
 static void no_qp(void)
 {
 	struct ibv_qp_attr qa;
@@ -783,5 +854,6 @@ int main(int argc, char *argv[])
 	t_in_child("REJECTED, UNREACHABLE, DISCONNECTED", answers);
 	t_in_child("synchronous connect and disconnect", sync_mode);
 	t_in_child("ECE", ece);
+	t_in_child("ECE on the wire", ece_on_the_wire);
 	return t_exit();
 }

@@ -92,6 +92,8 @@ struct rcm_reject fake_last_reject;
 struct rcm_accept fake_last_accept;
 struct rcm_disconnect fake_last_disconnect;
 struct rcm_connect fake_last_connect;
+uint32_t fake_peer_ece_vendor_id;
+uint32_t fake_peer_ece_attr_mod;
 struct rcm_establish fake_last_establish;
 struct rcm_init_qp_attr fake_last_init_qp_attr;
 struct rcm_notify fake_last_notify;
@@ -344,6 +346,8 @@ static uint32_t push_request(int fd, uint32_t listen_handle,
 	ev->id = handle;
 	ev->listen_id = listen_handle;
 	ev->event = RCM_EVENT_CONNECT_REQUEST;
+	ev->ece_vendor_id = fake_peer_ece_vendor_id;
+	ev->ece_attr_mod = fake_peer_ece_attr_mod;
 	if (conn)
 		ev->conn = *conn;
 	ev->private_data_len = area;
@@ -533,8 +537,11 @@ static int do_connect(struct fake_file *f, struct rcm_connect *c)
 	case FAKE_CONNECT_ACCEPT:
 		ev = push_locked(f, c->id, RCM_EVENT_CONNECT_RESPONSE, 0,
 				 fake_peer_data, RCM_ACCEPT_PRIVATE_DATA_MAX);
-		if (ev)
+		if (ev) {
 			ev->conn = fake_connect_response;
+			ev->ece_vendor_id = fake_peer_ece_vendor_id;
+			ev->ece_attr_mod = fake_peer_ece_attr_mod;
+		}
 		id->responded = true;
 		break;
 	case FAKE_CONNECT_REJECT:

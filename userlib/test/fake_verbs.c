@@ -337,6 +337,28 @@ int ibv_destroy_srq(struct ibv_srq *srq)
 	return 0;
 }
 
+/* ECE: a provider without it (as rxe) unless fake_ece.vendor_id is set. */
+struct ibv_ece fake_ece;
+struct ibv_ece fake_last_set_ece;
+int fake_set_ece_calls;
+
+int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	if (!fake_ece.vendor_id)
+		return EOPNOTSUPP;
+	*ece = fake_ece;
+	return 0;
+}
+
+int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	fake_set_ece_calls++;
+	fake_last_set_ece = *ece;
+	return fake_ece.vendor_id ? 0 : EOPNOTSUPP;
+}
+
 int fake_attach_errno;
 
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)

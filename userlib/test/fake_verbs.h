@@ -57,6 +57,13 @@ extern int fake_live_cqs;
 extern int fake_live_qps;
 extern int fake_live_srqs;
 extern int fake_live_xrcds;
+/*
+ * ibv_query_ece() gives fake_ece, or EOPNOTSUPP while its vendor_id is 0
+ * (a provider without ECE); ibv_set_ece() counts and records its calls.
+ */
+extern struct ibv_ece fake_ece;
+extern struct ibv_ece fake_last_set_ece;
+extern int fake_set_ece_calls;
 /* Devices open XRC domains (default false: as rxe, EOPNOTSUPP). */
 extern bool fake_xrc;
 /* What the last ibv_create_srq_ex() got. */

@@ -644,6 +644,9 @@ struct rcm_reject {
  *                    RCM_ACCEPT_PRIVATE_DATA_MAX
  * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
+ * @ece_vendor_id: the ECE vendor ID the REP carries (IB CM: its low 24
+ *                 bits; 0: none); added after the first release
+ * @ece_attr_mod: the ECE options the REP carries
  *
  * Accepts the request: sends the IB CM REP. The connection is
  * established when the peer's RTU arrives (RCM_EVENT_ESTABLISHED), or
@@ -682,6 +685,8 @@ struct rcm_accept {
 	__u32 private_data_len;
 	__u32 reserved2;
 	__aligned_u64 private_data;
+	__u32 ece_vendor_id;
+	__u32 ece_attr_mod;
 };
 
 #define RCM_IOCTL_ACCEPT _IO(RCM_IOCTL_MAGIC, RCM_CMD_ACCEPT)
@@ -759,6 +764,9 @@ struct rcm_disconnect {
  *                    RCM_IWARP_PRIVATE_DATA_MAX (iWARP)
  * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
+ * @ece_vendor_id: the ECE vendor ID the REQ carries (IB CM: its low 24
+ *                 bits; 0: none); added after the first release
+ * @ece_attr_mod: the ECE options the REQ carries
  *
  * Sends the connection request: an IB CM REQ for the id's service ID
  * (port space and destination port) carrying the in-tree rdma_cm's
@@ -828,6 +836,8 @@ struct rcm_connect {
 	__u32 private_data_len;
 	__u32 reserved2;
 	__aligned_u64 private_data;
+	__u32 ece_vendor_id;
+	__u32 ece_attr_mod;
 };
 
 #define RCM_IOCTL_CONNECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_CONNECT)
@@ -1282,6 +1292,14 @@ struct rcm_ud_param {
  * @private_data: private data the peer sent with the message behind the
  *                event, zero padded; for RCM_EVENT_ADDR_RESOLVED and
  *                RCM_EVENT_ROUTE_RESOLVED, a struct rcm_id_info
+ * @reserved2: 0 (the first release's tail padding)
+ * @ece_vendor_id: for RCM_EVENT_CONNECT_REQUEST and
+ *                 RCM_EVENT_CONNECT_RESPONSE on the IB CM, the ECE vendor
+ *                 ID of the peer's REQ or REP (0: none); past the record
+ *                 of the first release (RCM_EVENT_SIZE_DEFAULT bytes),
+ *                 so only in records of RCM_EVENT_SIZE_ECE bytes or more
+ * @ece_attr_mod: the ECE options of that REQ or REP
+ * @reserved3: 0
  */
 struct rcm_event {
 	__aligned_u64 context;
@@ -1296,6 +1314,10 @@ struct rcm_event {
 	__u8 private_data_len;
 	__u8 reserved[7];
 	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+	__u32 reserved2;
+	__u32 ece_vendor_id;
+	__u32 ece_attr_mod;
+	__u32 reserved3;
 };
 
 /*
@@ -1305,5 +1327,7 @@ struct rcm_event {
  */
 #define RCM_EVENT_SIZE_DEFAULT 272
 #define RCM_EVENT_SIZE_MIN 72
+/* The record that carries the peer's ECE (whole struct rcm_event). */
+#define RCM_EVENT_SIZE_ECE 288
 
 #endif /* _UAPI_RDMA_RCM_USER_H */
