@@ -58,20 +58,18 @@
  * two ends' QP numbers differ, or ib_cm takes the reply for a stale
  * connection (both ends are on one device).
  */
-static struct rdma_conn_param noqp_client = {
-	.responder_resources = 1,
-	.initiator_depth = 1,
-	.retry_count = 7,
-	.rnr_retry_count = 7,
-	.qp_num = 0x1234,
-};
-static struct rdma_conn_param noqp_server = {
-	.responder_resources = 1,
-	.initiator_depth = 1,
-	.retry_count = 7,
-	.rnr_retry_count = 7,
-	.qp_num = 0x4321,
-};
+static struct rdma_conn_param noqp_param(uint32_t qp_num)
+{
+	struct rdma_conn_param p = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+		.qp_num = qp_num,
+	};
+
+	return p;
+}
 
 struct server {
 	struct rdma_cm_id *listen;
@@ -102,6 +100,7 @@ static struct rdma_addrinfo *addrinfo(const char *ip, const char *port,
  */
 static void *serve(void *arg)
 {
+	struct rdma_conn_param p = noqp_param(0x4321);	/* not the client's */
 	struct server *s = arg;
 	struct rdma_cm_id *id = NULL;
 	struct ibv_wc wc;
@@ -120,7 +119,7 @@ static void *serve(void *arg)
 	} else {
 		ok &= CHECK(id->qp == NULL);
 	}
-	ok &= CHECK(rdma_accept(id, s->qp ? NULL : &noqp_server) == 0);
+	ok &= CHECK(rdma_accept(id, s->qp ? NULL : &p) == 0);
 	if (s->qp && ok) {
 		ok &= CHECK(rdma_get_recv_comp(id, &wc) == 1) &&
 		      CHECK(wc.status == IBV_WC_SUCCESS) &&
@@ -189,7 +188,9 @@ static bool exchange(const char *ip, const char *port, int ps,
 			      CHECK(rdma_get_send_comp(client, &wc) == 1) &&
 			      CHECK(wc.status == IBV_WC_SUCCESS);
 	} else {
-		ok &= CHECK(rdma_connect(client, &noqp_client) == 0);
+		struct rdma_conn_param p = noqp_param(0x1234);
+
+		ok &= CHECK(rdma_connect(client, &p) == 0);
 		ok &= CHECK(client->event && client->event->event ==
 			    RDMA_CM_EVENT_CONNECT_RESPONSE);
 		ok &= CHECK(rdma_establish(client) == 0);
