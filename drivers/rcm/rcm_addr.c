@@ -197,6 +197,8 @@ static void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info)
 	if (id->rdev) {
 		info->port_num = id->port_num;
 		info->node_guid = id->rdev->ibdev->node_guid;
+		info->flags = RCM_ID_INFO_IBDEV_INDEX;
+		info->ibdev_index = id->rdev->ibdev->index;
 		memcpy(info->sgid, &id->dev_addr.sgid_attr->gid,
 		       sizeof(info->sgid));
 	}
@@ -472,6 +474,8 @@ int rcm_cmd_query_id(struct file *filp, void *arg)
 	memcpy(cmd->out_sgid, info.sgid, sizeof(cmd->out_sgid));
 	cmd->out_num_paths = info.num_paths;
 	cmd->out_path = info.path;
+	cmd->out_flags = info.flags;
+	cmd->out_ibdev_index = info.ibdev_index;
 	rcm_id_put(id);
 	return 0;
 }

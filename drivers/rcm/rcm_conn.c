@@ -74,6 +74,24 @@ void rcm_conn_report(struct rcm_id *id, u32 type, int status,
 		     const void *pdata, u8 len,
 		     const struct rcm_conn_param *conn)
 {
+	rcm_conn_report_ece(id, type, status, pdata, len, conn, NULL);
+}
+
+/**
+ * rcm_conn_report_ece() - rcm_conn_report() with the peer's ECE
+ * @id: the id
+ * @type: the event
+ * @status: its status
+ * @pdata: the peer's private data, or NULL
+ * @len: its length
+ * @conn: the connection parameters, or NULL
+ * @ece: the ECE the peer's REQ or REP carried, or NULL
+ */
+void rcm_conn_report_ece(struct rcm_id *id, u32 type, int status,
+			 const void *pdata, u8 len,
+			 const struct rcm_conn_param *conn,
+			 const struct rdma_ucm_ece *ece)
+{
 	struct rcm_uevent *ev;
 
 	/*
@@ -92,6 +110,10 @@ void rcm_conn_report(struct rcm_id *id, u32 type, int status,
 	}
 	if (conn)
 		ev->ev.conn = *conn;
+	if (ece) {
+		ev->ev.ece_vendor_id = ece->vendor_id;
+		ev->ev.ece_attr_mod = ece->attr_mod;
+	}
 	rcm_event_queue(id->file, ev);
 }
 

@@ -263,14 +263,6 @@ void rcm_event_readers_unlock(struct rcm_file *a, struct rcm_file *b)
 	mutex_unlock(&b->read_mutex);
 }
 
-/* A queued connection request of @id, or one that @id listened for. */
-static bool rcm_event_is_request_of(const struct rcm_uevent *uevent,
-				    const struct rcm_id *id)
-{
-	return uevent->ev.event == RCM_EVENT_CONNECT_REQUEST &&
-	       (uevent->id == id || uevent->listener == id);
-}
-
 /**
  * rcm_event_take_requests() - take a dead listener's unread requests
  * @file: the listener's file
@@ -312,9 +304,10 @@ void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,
  * @id: the id; its lock held, and its file's readers kept out
  *      (rcm_event_readers_lock())
  *
- * An unread connection request that the id made or listened for would
- * name ids of @src in another file. Nothing can queue one while the
- * id's lock is held.
+ * A request id whose own CONNECT_REQUEST is unread belongs to its
+ * listener's record, which stays (userspace cannot know its handle yet).
+ * A listener's unread requests do not stop it: they move with it (see
+ * rcm_event_requests_of()).
  *
  * Return: 0, or -EBUSY for such an unread request.
  */
@@ -326,13 +319,51 @@ int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id)
 	lockdep_assert_held(&id->lock);
 	spin_lock(&src->event_lock);
 	list_for_each_entry(uevent, &src->events, list) {
-		if (rcm_event_is_request_of(uevent, id)) {
+		if (uevent->ev.event == RCM_EVENT_CONNECT_REQUEST &&
+		    uevent->id == id) {
 			ret = -EBUSY;
 			break;
 		}
 	}
 	spin_unlock(&src->event_lock);
 	return ret;
+}
+
+/**
+ * rcm_event_requests_of() - the request ids of a listener's unread
+ *                           connection requests
+ * @src: the listener's file
+ * @listener: the listener; its lock held (no request of it can be
+ *            queued) and @src's readers kept out (none can be read, and
+ *            no destroy can purge one: the request ids stay)
+ * @reqs: where to store them, in the order their requests were queued,
+ *        each with a reference for the caller; or NULL to count only
+ * @max: room in @reqs
+ *
+ * Return: how many there are (more than @max: only @max are stored).
+ */
+unsigned int rcm_event_requests_of(struct rcm_file *src,
+				   struct rcm_id *listener,
+				   struct rcm_id **reqs, unsigned int max)
+{
+	struct rcm_uevent *uevent;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&listener->lock);
+	lockdep_assert_held(&src->read_mutex);
+	spin_lock(&src->event_lock);
+	list_for_each_entry(uevent, &src->events, list) {
+		if (uevent->ev.event != RCM_EVENT_CONNECT_REQUEST ||
+		    uevent->listener != listener)
+			continue;
+		if (reqs && n < max) {
+			refcount_inc(&uevent->id->ref);
+			reqs[n] = uevent->id;
+		}
+		n++;
+	}
+	spin_unlock(&src->event_lock);
+	return n;
 }
 
 /**
@@ -344,7 +375,9 @@ int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id)
  *
  * The events keep their order and go behind those already queued in
  * @dst. Events of the id's multicast groups move with it and stay
- * attached to their groups, which belong to the id.
+ * attached to their groups, which belong to the id. A CONNECT_REQUEST
+ * (of a request id moving with its listener) takes the listener's
+ * handle, which the listener's move set already.
  */
 void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 		    struct rcm_id *id, u32 handle)
@@ -359,6 +392,8 @@ void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 		if (uevent->id != id)
 			continue;
 		uevent->ev.id = handle;
+		if (uevent->listener)
+			uevent->ev.listen_id = uevent->listener->handle;
 		rcm_event_unlink(src, uevent, &moved);
 		n++;
 	}
@@ -401,6 +436,9 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 	BUILD_BUG_ON(sizeof(struct rcm_event) < RCM_EVENT_SIZE_DEFAULT);
 	BUILD_BUG_ON(offsetof(struct rcm_event, private_data) !=
 		     RCM_EVENT_SIZE_MIN);
+	BUILD_BUG_ON(offsetof(struct rcm_event, ece_vendor_id) !=
+		     RCM_EVENT_SIZE_DEFAULT);
+	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_ECE);
 
 	mutex_lock(&file->read_mutex);
 	if (size)

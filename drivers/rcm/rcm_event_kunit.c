@@ -163,12 +163,19 @@ static void rcm_event_move_takes_only_its_id_in_order(struct kunit *test)
 	rcm_event_purge(&f->file2, &f->b);
 }
 
-static void rcm_event_unread_request_pins_a_listener(struct kunit *test)
+/*
+ * A listener with an unread request may move (the request goes along);
+ * the request id itself, whose CONNECT_REQUEST is the listener's record,
+ * may not.
+ */
+static void rcm_event_unread_request_goes_with_its_listener(struct kunit *test)
 {
 	struct rcm_event_fixture *f = test->priv;
+	struct rcm_id *reqs[2] = { NULL, NULL };
 	struct rcm_uevent *ev;
 
 	/* b is a's request: its CONNECT_REQUEST names a as listener. */
+	refcount_set(&f->b.ref, 1);	/* its file's, for the lookup's get */
 	ev = rcm_event_alloc(&f->b, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ev);
 	ev->ev.listen_id = f->a.handle;
@@ -176,15 +183,39 @@ static void rcm_event_unread_request_pins_a_listener(struct kunit *test)
 	mutex_lock(&f->b.lock);
 	rcm_event_queue(&f->file, ev);
 	mutex_unlock(&f->b.lock);
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ADDR_CHANGE);
 
 	rcm_event_readers_lock(&f->file, &f->file2);
 	mutex_lock(&f->a.lock);
-	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file, &f->a), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file, &f->a), 0);
+	KUNIT_EXPECT_EQ(test, rcm_event_requests_of(&f->file, &f->a, NULL, 0),
+			1U);
+	KUNIT_EXPECT_EQ(test, rcm_event_requests_of(&f->file, &f->a, reqs, 2),
+			1U);
+	KUNIT_EXPECT_PTR_EQ(test, reqs[0], &f->b);
+	KUNIT_EXPECT_PTR_EQ(test, reqs[1], NULL);
+	rcm_id_put(reqs[0]);
+	/* The listener, then its request: the record names a's new handle. */
+	f->a.handle = 7;
+	rcm_event_move(&f->file, &f->file2, &f->a, 7);
+	/* The request under its own lock, nested in its listener's. */
+	mutex_lock_nested(&f->b.lock, SINGLE_DEPTH_NESTING);
+	rcm_event_move(&f->file, &f->file2, &f->b, 8);
+	mutex_unlock(&f->b.lock);
 	mutex_unlock(&f->a.lock);
 	mutex_lock(&f->b.lock);
-	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file, &f->b), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rcm_event_can_move(&f->file2, &f->b), -EBUSY);
 	mutex_unlock(&f->b.lock);
 	rcm_event_readers_unlock(&f->file, &f->file2);
+
+	KUNIT_EXPECT_EQ(test, rcm_event_count(&f->file), 0U);
+	KUNIT_ASSERT_EQ(test, rcm_event_count(&f->file2), 2U);
+	ev = list_last_entry(&f->file2.events, struct rcm_uevent, list);
+	KUNIT_EXPECT_EQ(test, ev->ev.event, (u32)RCM_EVENT_CONNECT_REQUEST);
+	KUNIT_EXPECT_EQ(test, ev->ev.id, 8U);
+	KUNIT_EXPECT_EQ(test, ev->ev.listen_id, 7U);
+	rcm_event_purge(&f->file2, &f->a);
+	rcm_event_purge(&f->file2, &f->b);
 }
 
 static struct rcm_uevent *rcm_event_queue_group(struct kunit *test,
@@ -248,7 +279,7 @@ static struct kunit_case rcm_event_cases[] = {
 	KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
 	KUNIT_CASE(rcm_event_purge_takes_only_its_id),
 	KUNIT_CASE(rcm_event_move_takes_only_its_id_in_order),
-	KUNIT_CASE(rcm_event_unread_request_pins_a_listener),
+	KUNIT_CASE(rcm_event_unread_request_goes_with_its_listener),
 	{}
 };
 

@@ -96,7 +96,7 @@ VISIBLE_IF_KUNIT const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP(RCM_CMD_RESOLVE_ADDR, rcm_cmd_resolve_addr,
 	       struct rcm_resolve_addr, dst),
 	RCM_OP_OUT(RCM_CMD_QUERY_ID, rcm_cmd_query_id, struct rcm_query_id,
-		   out_dst, out_port_num, out_path),
+		   out_dst, out_port_num, out_ibdev_index),
 	RCM_OP(RCM_CMD_RESOLVE_ROUTE, rcm_cmd_resolve_route,
 	       struct rcm_resolve_route, timeout_ms),
 	RCM_OP(RCM_CMD_SET_OPTION, rcm_cmd_set_option, struct rcm_set_option,

@@ -77,8 +77,9 @@ static void rcm_ib_rep_received(struct rcm_id *id,
 
 	id->answered = true;
 	id->accepted = true;
-	rcm_conn_report(id, RCM_EVENT_CONNECT_RESPONSE, 0, event->private_data,
-			IB_CM_REP_PRIVATE_DATA_SIZE, &conn);
+	rcm_conn_report_ece(id, RCM_EVENT_CONNECT_RESPONSE, 0,
+			    event->private_data, IB_CM_REP_PRIVATE_DATA_SIZE,
+			    &conn, &rep->ece);
 }
 
 /**
@@ -186,7 +187,7 @@ static int rcm_ib_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 	rcm_ib_cm_timers(id, 2 * (1U << max(id->path->packet_life_time - 8,
 					    0)), &timeout, &retries);
 	len = rcm_wire_req_pdata_build(pdata, IB_CM_REQ_PRIVATE_DATA_SIZE,
-				       IB_QPT_RC,
+				       (enum ib_qp_type)id->qp_type,
 				       (struct sockaddr *)&id->bind.addr,
 				       (struct sockaddr *)&id->dst_addr,
 				       udata, cmd->private_data_len);
@@ -196,8 +197,11 @@ static int rcm_ib_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 	req->primary_path = id->path;
 	req->ppath_sgid_attr = id->dev_addr.sgid_attr;
 	req->qp_num = cmd->qp_num;
-	req->qp_type = IB_QPT_RC;
+	/* RC, UC or XRC_INI (RCM_QPT_XRC_SEND): the id's, as in-tree. */
+	req->qp_type = (enum ib_qp_type)id->qp_type;
 	req->starting_psn = id->seq_num;
+	req->ece.vendor_id = cmd->ece_vendor_id;
+	req->ece.attr_mod = cmd->ece_attr_mod;
 	req->private_data = pdata;
 	req->private_data_len = len;
 	req->responder_resources = param->responder_resources;
@@ -293,6 +297,9 @@ int rcm_ib_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 	};
 
 	lockdep_assert_held(&id->lock);
+	/* As in-tree: the ECE userspace answers with (ib_cm sends 24 bits). */
+	rep.ece.vendor_id = cmd->ece_vendor_id;
+	rep.ece.attr_mod = cmd->ece_attr_mod;
 	return ib_send_cm_rep(id->cm_id, &rep);
 }
 
@@ -402,6 +409,8 @@ static void rcm_ib_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	ev->ev.conn.retry_count = req->retry_count;
 	ev->ev.conn.rnr_retry_count = req->rnr_retry_count;
 	ev->ev.conn.srq = req->srq;
+	ev->ev.ece_vendor_id = req->ece.vendor_id;
+	ev->ev.ece_attr_mod = req->ece.attr_mod;
 	ev->ev.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE -
 				  RCM_WIRE_HDR_SIZE;
 	memcpy(ev->ev.private_data,
@@ -608,7 +617,9 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
-		if (req->qp_type != IB_QPT_RC)
+		/* ib_cm reports an XRC REQ as XRC_TGT, our XRC_RECV. */
+		if (req->qp_type != IB_QPT_RC && req->qp_type != IB_QPT_UC &&
+		    req->qp_type != IB_QPT_XRC_TGT)
 			return -EINVAL;
 		sgid_attr = req->ppath_sgid_attr;
 		cm_port = req->port;
@@ -644,9 +655,15 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	mutex_lock(&listener->lock);
 	if (listener->state != RCM_STATE_LISTEN)
 		ret = -ECONNABORTED;
-	/* As in-tree: a REQ for an RC listener, a SIDR REQ for a UD one. */
+	/*
+	 * As in-tree (cma_check_req_qp_type()): a REQ for a listener of its
+	 * QP type, a SIDR REQ for a UD one.
+	 */
 	else if (rcm_id_is_ud(listener) !=
 		 (event->event == IB_CM_SIDR_REQ_RECEIVED))
+		ret = -EINVAL;
+	else if (event->event == IB_CM_REQ_RECEIVED &&
+		 listener->qp_type != req->qp_type)
 		ret = -EINVAL;
 	else
 		ret = rcm_ib_new_request(listener, cm_id, event, cm_port,

@@ -31,25 +31,38 @@ MODULE_PARM_DESC(max_ids_per_file,
 		 "Ids one open file may hold at once (default 65536)");
 
 /**
- * rcm_id_qp_type_ok() - may an id of this port space use this QP type?
+ * rcm_id_qp_type() - the QP type of an id of this port space
  * @ps: enum rcm_port_space
- * @qp_type: enum rcm_qp_type
+ * @qp_type: enum rcm_qp_type, as CREATE_ID asked
  *
- * TCP ids are RC, UDP and IPoIB ids are UD, IB ids choose (the rules of
- * the in-tree ucma, which librdmacm relies on).
+ * The rules of the in-tree ucma_get_qp_type(), which librdmacm relies
+ * on: TCP ids are RC and UDP and IPoIB ids UD whatever was asked (an
+ * rdma_create_ep() of a TCP address with a UC hint is RC in the
+ * kernel), IB ids take the type asked: RC, UC, UD or XRC.
+ *
+ * Return: the type, or -EINVAL for an unknown port space or a type an
+ * IB id cannot have.
  */
-VISIBLE_IF_KUNIT bool rcm_id_qp_type_ok(u16 ps, u8 qp_type)
+VISIBLE_IF_KUNIT int rcm_id_qp_type(u16 ps, u8 qp_type)
 {
 	switch (ps) {
 	case RCM_PS_TCP:
-		return qp_type == RCM_QPT_RC;
+		return RCM_QPT_RC;
 	case RCM_PS_UDP:
 	case RCM_PS_IPOIB:
-		return qp_type == RCM_QPT_UD;
+		return RCM_QPT_UD;
 	case RCM_PS_IB:
-		return qp_type == RCM_QPT_RC || qp_type == RCM_QPT_UD;
+		switch (qp_type) {
+		case RCM_QPT_RC:
+		case RCM_QPT_UC:
+		case RCM_QPT_UD:
+		case RCM_QPT_XRC_SEND:
+		case RCM_QPT_XRC_RECV:
+			return qp_type;
+		}
+		return -EINVAL;
 	default:
-		return false;
+		return -EINVAL;
 	}
 }
 
@@ -223,11 +236,12 @@ int rcm_cmd_create_id(struct file *filp, void *arg)
 	struct rcm_file *file = filp->private_data;
 	struct rcm_create_id *cmd = arg;
 	struct rcm_id *id;
-	int ret;
+	int ret, qp_type;
 
-	if (cmd->reserved || !rcm_id_qp_type_ok(cmd->port_space, cmd->qp_type))
+	qp_type = rcm_id_qp_type(cmd->port_space, cmd->qp_type);
+	if (cmd->reserved || qp_type < 0)
 		return -EINVAL;
-	id = rcm_id_alloc(file, cmd->context, cmd->port_space, cmd->qp_type,
+	id = rcm_id_alloc(file, cmd->context, cmd->port_space, qp_type,
 			  current->nsproxy->net_ns);
 	if (!id)
 		return -ENOMEM;
@@ -413,16 +427,111 @@ static int rcm_id_swap(struct rcm_file *src, u32 old, struct rcm_file *dst,
 	return ret;
 }
 
+/* A new handle reserved in @file, as CREATE_ID takes one. */
+static int rcm_id_reserve(struct rcm_file *file, u32 *handle)
+{
+	int ret = xa_alloc(&file->ids, handle, NULL,
+			   XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
+			   GFP_KERNEL_ACCOUNT);
+
+	return ret == -EBUSY ? -EMFILE : ret;
+}
+
+/*
+ * The request ids of a migrating listener's unread connection requests,
+ * with a handle reserved for each in @dst (as in-tree, a listener's
+ * migration never fails for them: they go along).
+ */
+struct rcm_id_move_reqs {
+	unsigned int n;
+	struct rcm_id **ids;
+	u32 *handles;
+};
+
+static void rcm_id_move_reqs_free(struct rcm_file *dst,
+				  struct rcm_id_move_reqs *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->handles[i])
+			xa_release(&dst->ids, r->handles[i]);
+		rcm_id_put(r->ids[i]);
+	}
+	kfree(r->ids);
+	kfree(r->handles);
+}
+
+/*
+ * Collect @listener's unread requests and reserve their handles; the
+ * caller holds the listener's lock and both files' readers out. On
+ * failure nothing is left reserved.
+ */
+static int rcm_id_move_reqs_get(struct rcm_file *src, struct rcm_file *dst,
+				struct rcm_id *listener,
+				struct rcm_id_move_reqs *r)
+{
+	unsigned int n, i;
+	int ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	n = rcm_event_requests_of(src, listener, NULL, 0);
+	if (!n)
+		return 0;
+	r->ids = kcalloc(n, sizeof(*r->ids), GFP_KERNEL);
+	r->handles = kcalloc(n, sizeof(*r->handles), GFP_KERNEL);
+	if (!r->ids || !r->handles) {
+		kfree(r->ids);
+		kfree(r->handles);
+		return -ENOMEM;
+	}
+	/* The set cannot change while the locks are held. */
+	r->n = rcm_event_requests_of(src, listener, r->ids, n);
+	for (i = 0; i < r->n && !ret; i++)
+		ret = rcm_id_reserve(dst, &r->handles[i]);
+	if (ret)
+		rcm_id_move_reqs_free(dst, r);
+	return ret;
+}
+
+/*
+ * Move the collected request ids after their listener: each is claimed
+ * from @src and published in @dst under its lock (nested in the
+ * listener's, as when it was made), with its queued events, whose
+ * CONNECT_REQUEST names the listener's new handle.
+ */
+static void rcm_id_move_reqs(struct rcm_file *src, struct rcm_file *dst,
+			     struct rcm_id_move_reqs *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++) {
+		struct rcm_id *req = r->ids[i];
+
+		mutex_lock_nested(&req->lock, SINGLE_DEPTH_NESTING);
+		if (!rcm_id_swap(src, req->handle, dst, r->handles[i], req)) {
+			rcm_event_move(src, dst, req, r->handles[i]);
+			req->file = dst;
+			req->handle = r->handles[i];
+			r->handles[i] = 0;
+		}
+		mutex_unlock(&req->lock);
+	}
+	rcm_id_move_reqs_free(dst, r);
+}
+
 /*
  * Move @id from @src to @dst under the handle reserved there: claim it
  * from @src as a destroy would (so exactly one of a destroy and a
- * migration gets it), move its queued events, and publish it in @dst.
- * Callbacks and commands find the id's file and handle under its lock,
- * which is held across the switch.
+ * migration gets it), move its queued events, and publish it in @dst;
+ * then the request ids of its unread connection requests, if it
+ * listens. Callbacks and commands find an id's file and handle under its
+ * lock, which is held across the switch.
  */
 static int rcm_id_move(struct rcm_file *src, struct rcm_file *dst,
 		       struct rcm_id *id, u32 old, u32 handle)
 {
+	struct rcm_id_move_reqs reqs;
 	int ret;
 
 	rcm_event_readers_lock(src, dst);
@@ -430,16 +539,22 @@ static int rcm_id_move(struct rcm_file *src, struct rcm_file *dst,
 	ret = rcm_event_can_move(src, id);
 	if (ret)
 		goto out;
+	ret = rcm_id_move_reqs_get(src, dst, id, &reqs);
+	if (ret)
+		goto out;
 	/*
 	 * A lookup in @dst may find the id from here on; commands wait for
 	 * the command lock we hold, a destroy for the id's lock.
 	 */
 	ret = rcm_id_swap(src, old, dst, handle, id);
-	if (ret)
+	if (ret) {
+		rcm_id_move_reqs_free(dst, &reqs);
 		goto out;
+	}
 	rcm_event_move(src, dst, id, handle);
 	id->file = dst;
 	id->handle = handle;
+	rcm_id_move_reqs(src, dst, &reqs);
 out:
 	mutex_unlock(&id->lock);
 	rcm_event_readers_unlock(src, dst);
@@ -474,13 +589,9 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg)
 		handle = cmd->id;
 	} else {
 		/* Reserve the new handle first: the move itself cannot fail. */
-		ret = xa_alloc(&dst->ids, &handle, NULL,
-			       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
-			       GFP_KERNEL_ACCOUNT);
-		if (ret) {
-			ret = ret == -EBUSY ? -EMFILE : ret;
+		ret = rcm_id_reserve(dst, &handle);
+		if (ret)
 			goto out_id;
-		}
 		ret = rcm_id_move(src, dst, id, cmd->id, handle);
 		if (ret) {
 			xa_release(&dst->ids, handle);

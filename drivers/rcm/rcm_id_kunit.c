@@ -9,38 +9,54 @@
 
 #include "rcm_priv.h"
 
-static void rcm_id_tcp_is_rc_only(struct kunit *test)
+/* As in-tree: whatever the type asked, a TCP id is RC. */
+static void rcm_id_tcp_is_rc(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_TCP, RCM_QPT_RC));
-	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_TCP, RCM_QPT_UD));
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, RCM_QPT_RC),
+			RCM_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, RCM_QPT_UC),
+			RCM_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, RCM_QPT_UD),
+			RCM_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, 0), RCM_QPT_RC);
 }
 
-static void rcm_id_udp_and_ipoib_are_ud_only(struct kunit *test)
+static void rcm_id_udp_and_ipoib_are_ud(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_UDP, RCM_QPT_UD));
-	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_UDP, RCM_QPT_RC));
-	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_IPOIB, RCM_QPT_UD));
-	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_IPOIB, RCM_QPT_RC));
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_UDP, RCM_QPT_UD),
+			RCM_QPT_UD);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_UDP, RCM_QPT_RC),
+			RCM_QPT_UD);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IPOIB, RCM_QPT_UD),
+			RCM_QPT_UD);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IPOIB, RCM_QPT_XRC_SEND),
+			RCM_QPT_UD);
 }
 
-static void rcm_id_ib_takes_rc_or_ud(struct kunit *test)
+static void rcm_id_ib_takes_any_type(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_IB, RCM_QPT_RC));
-	KUNIT_EXPECT_TRUE(test, rcm_id_qp_type_ok(RCM_PS_IB, RCM_QPT_UD));
-	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(RCM_PS_IB, 3));
+	static const u8 types[] = { RCM_QPT_RC, RCM_QPT_UC, RCM_QPT_UD,
+				    RCM_QPT_XRC_SEND, RCM_QPT_XRC_RECV };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IB, types[i]),
+				(int)types[i]);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IB, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IB, 8), -EINVAL);
 }
 
 static void rcm_id_unknown_port_space_is_refused(struct kunit *test)
 {
-	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(0, RCM_QPT_RC));
-	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(0x0107, RCM_QPT_RC));
-	KUNIT_EXPECT_FALSE(test, rcm_id_qp_type_ok(0xffff, RCM_QPT_UD));
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(0, RCM_QPT_RC), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(0x0107, RCM_QPT_RC), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(0xffff, RCM_QPT_UD), -EINVAL);
 }
 
 static struct kunit_case rcm_id_cases[] = {
-	KUNIT_CASE(rcm_id_tcp_is_rc_only),
-	KUNIT_CASE(rcm_id_udp_and_ipoib_are_ud_only),
-	KUNIT_CASE(rcm_id_ib_takes_rc_or_ud),
+	KUNIT_CASE(rcm_id_tcp_is_rc),
+	KUNIT_CASE(rcm_id_udp_and_ipoib_are_ud),
+	KUNIT_CASE(rcm_id_ib_takes_any_type),
 	KUNIT_CASE(rcm_id_unknown_port_space_is_refused),
 	{}
 };

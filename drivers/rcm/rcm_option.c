@@ -59,7 +59,10 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 		id->afonly_set = true;
 		return 0;
 	case RCM_OPTION_ID_ACK_TIMEOUT:
-		if (value > RCM_ACK_TIMEOUT_MAX || id->qp_type != RCM_QPT_RC)
+		/* As in-tree rdma_set_ack_timeout(): RC and XRC_INI ids. */
+		if (value > RCM_ACK_TIMEOUT_MAX ||
+		    (id->qp_type != RCM_QPT_RC &&
+		     id->qp_type != RCM_QPT_XRC_SEND))
 			return -EINVAL;
 		id->ack_timeout = value;
 		id->ack_timeout_set = true;

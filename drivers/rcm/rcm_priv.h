@@ -561,6 +561,11 @@ static inline bool rcm_id_is_ud(const struct rcm_id *id)
 
 /* rcm_conn.c */
 int rcm_private_data_from_user(void *buf, u64 uptr, u32 len);
+struct rdma_ucm_ece;
+void rcm_conn_report_ece(struct rcm_id *id, u32 type, int status,
+			 const void *pdata, u8 len,
+			 const struct rcm_conn_param *conn,
+			 const struct rdma_ucm_ece *ece);
 void rcm_conn_report(struct rcm_id *id, u32 type, int status,
 		     const void *pdata, u8 len,
 		     const struct rcm_conn_param *conn);
@@ -632,6 +637,9 @@ void rcm_event_take_requests(struct rcm_file *file, struct rcm_id *listener,
 void rcm_event_readers_lock(struct rcm_file *a, struct rcm_file *b);
 void rcm_event_readers_unlock(struct rcm_file *a, struct rcm_file *b);
 int rcm_event_can_move(struct rcm_file *src, struct rcm_id *id);
+unsigned int rcm_event_requests_of(struct rcm_file *src,
+				   struct rcm_id *listener,
+				   struct rcm_id **reqs, unsigned int max);
 void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 		    struct rcm_id *id, u32 handle);
 ssize_t rcm_read(struct file *filp, char __user *buf, size_t len,
@@ -656,7 +664,7 @@ enum rcm_port_cm rcm_port_cm_from_caps(u32 core_cap_flags);
 const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd);
 int rcm_ioctl_check_header(const struct rcm_ioctl_op *op, u32 user_size,
 			   u32 flags);
-bool rcm_id_qp_type_ok(u16 ps, u8 qp_type);
+int rcm_id_qp_type(u16 ps, u8 qp_type);
 int rcm_ps_conflict(const struct rcm_binding *new,
 		    const struct rcm_binding *cur);
 bool rcm_ps_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,

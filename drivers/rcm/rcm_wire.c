@@ -301,6 +301,8 @@ static int rcm_wire_qp_class(enum ib_qp_type qp_type)
 	switch (qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
 		return RCM_WIRE_QP_CONNECTED;
 	case IB_QPT_UD:
 		return RCM_WIRE_QP_DATAGRAM;

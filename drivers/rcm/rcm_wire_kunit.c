@@ -588,10 +588,11 @@ static void rcm_wire_limits_reject_unknown_arguments(struct kunit *test)
 			rcm_wire_max_private_data(RCM_PORT_CM_IB,
 						  (enum rcm_wire_op)-1,
 						  IB_QPT_RC), -EINVAL);
+	/* XRC connects as RC does (a REQ): the REQ's limit. */
 	KUNIT_EXPECT_EQ(test,
 			rcm_wire_max_private_data(RCM_PORT_CM_IB,
 						  RCM_WIRE_OP_CONNECT,
-						  IB_QPT_XRC_INI), -EINVAL);
+						  IB_QPT_XRC_INI), 56);
 	KUNIT_EXPECT_EQ(test,
 			rcm_wire_max_private_data(RCM_PORT_CM_IB,
 						  RCM_WIRE_OP_CONNECT,

@@ -98,12 +98,24 @@ say "selftests"
 step build.selftests make -C "$top/tools/testing/selftests/rcm" \
 	OUTPUT="$out/selftests"
 # Guest programs of the userlib run on the library built here, which the
-# initramfs carries in /usr/lib/rcm.
+# initramfs carries in /usr/lib/rcm. Those whose source says "In-tree
+# control: yes" also run as NAME_intree on the distribution's librdmacm
+# and rdma_ucm, first: the same checks on the stack rcm imitates. Those
+# that say "In-tree compare: yes" record what they see on the in-tree
+# stack ("save FILE") and compare rcm with it ("check FILE"), in one test.
 if step build.userlib-guest-tests make -C "$top/userlib" guest-tests; then
 	for t in "$top"/userlib/test/guest/out/*; do
+		n=$(basename "$t")
+		src=$top/userlib/test/guest/$n.c
 		cp "$t" "$out/selftests/"
-		echo "$(basename "$t"): LD_LIBRARY_PATH=/usr/lib/rcm ./$(basename "$t")" \
-			>>"$out/selftests/list"
+		grep -q '^ \* In-tree control: yes' "$src" &&
+			echo "${n}_intree: ./$n" >>"$out/selftests/list"
+		if grep -q '^ \* In-tree compare: yes' "$src"; then
+			echo "$n: ./$n save /tmp/$n.intree && LD_LIBRARY_PATH=/usr/lib/rcm ./$n check /tmp/$n.intree" \
+				>>"$out/selftests/list"
+		else
+			echo "$n: LD_LIBRARY_PATH=/usr/lib/rcm ./$n" >>"$out/selftests/list"
+		fi
 	done
 fi
 # Debian's librdmacm programs that the rping and udaddy tests run on rcm

@@ -53,8 +53,6 @@ static void rcm_hints_to_ai(const struct rdma_addrinfo *hints,
 			    struct addrinfo *ai)
 {
 	memset(ai, 0, sizeof(*ai));
-	if (!hints)
-		return;
 	if (hints->ai_flags & RAI_PASSIVE)
 		ai->ai_flags |= AI_PASSIVE;
 	if (hints->ai_flags & RAI_NUMERICHOST)
@@ -188,7 +186,8 @@ static int rcm_hints_to_rai(const struct rdma_addrinfo *hints,
  * rdma_getaddrinfo() - translate a name and service into RDMA addresses
  * @node: host name or numeric address, or NULL
  * @service: service name or port number, or NULL
- * @hints: RAI_* flags, family, QP type and port space wanted, or NULL
+ * @hints: RAI_* flags, family, QP type and port space wanted, or NULL:
+ *         then getaddrinfo(3) gets no hints either, as in librdmacm
  * @res: where to store the result, for rdma_freeaddrinfo()
  *
  * Return: 0; -1 with errno EINVAL (nothing to resolve), ENODEV (no RDMA
@@ -212,8 +211,15 @@ RCM_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 		return rcm_err(ENOMEM);
 
 	if (node || service) {
-		rcm_hints_to_ai(hints, &ai_hints);
-		ret = getaddrinfo(node, service, &ai_hints, &ai);
+		/*
+		 * No hints are librdmacm's nohints: getaddrinfo(3) gets none
+		 * either, and applies its own defaults (glibc:
+		 * AI_V4MAPPED | AI_ADDRCONFIG).
+		 */
+		if (hints)
+			rcm_hints_to_ai(hints, &ai_hints);
+		ret = getaddrinfo(node, service, hints ? &ai_hints : NULL,
+				  &ai);
 		if (ret) {
 			free(rai);
 			return ret;

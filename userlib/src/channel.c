@@ -20,14 +20,16 @@
 /*
  * Ask the module which ABI it speaks and how many devices it manages, and
  * have the channel's records be struct rcm_event as this library knows
- * it. Every module of ABI version 2 is accepted whose record holds what
- * the library knows (the record grows at its end; the kernel cuts it to
- * the size asked for). A module from before the record size was
- * negotiable refuses the larger query (E2BIG): it is asked again with
- * the first struct rcm_query, and its record is RCM_EVENT_SIZE_DEFAULT.
+ * it. Every module of ABI version 2 is accepted (the record grows at its
+ * end; the kernel cuts it to the size asked for): one whose record is
+ * smaller, from before the ECE was added (RCM_EVENT_SIZE_DEFAULT bytes),
+ * sends records without it, which read as zero. A module from before the
+ * record size was negotiable refuses the larger query (E2BIG): it is
+ * asked again with the first struct rcm_query, and its record is
+ * RCM_EVENT_SIZE_DEFAULT. Stores the record size in *@event_size.
  * Returns 0, or an errno value.
  */
-static int rcm_check_abi(int fd)
+static int rcm_check_abi(int fd, uint32_t *event_size)
 {
 	struct rcm_query q = {
 		.size = sizeof(q),
@@ -56,12 +58,14 @@ static int rcm_check_abi(int fd)
 		}
 	}
 	if (q.out_abi_version != RCM_ABI_VERSION ||
-	    q.out_event_size < sizeof(struct rcm_event)) {
-		rcm_hint("the loaded rcm module speaks ABI %u (events of %u bytes); this library needs ABI %u with events of at least %zu bytes: install a module and library of one rcm version",
+	    q.out_event_size < RCM_EVENT_SIZE_DEFAULT ||
+	    q.out_event_size > sizeof(struct rcm_event)) {
+		rcm_hint("the loaded rcm module speaks ABI %u (events of %u bytes); this library needs ABI %u with events of %u to %zu bytes: install a module and library of one rcm version",
 			 q.out_abi_version, q.out_event_size, RCM_ABI_VERSION,
-			 sizeof(struct rcm_event));
+			 RCM_EVENT_SIZE_DEFAULT, sizeof(struct rcm_event));
 		return RCM_EABI;
 	}
+	*event_size = q.out_event_size;
 	/* librdmacm fails with ENODEV when there is no RDMA device. */
 	if (!q.out_num_devices) {
 		rcm_hint("the rcm module manages no RDMA device (none with an IB CM or iWARP port; see rdma link)");
@@ -81,6 +85,7 @@ struct rcm_channel *rcm_channel_open(void)
 {
 	struct rcm_channel *chan;
 	int fd, err;
+	uint32_t event_size = RCM_EVENT_SIZE_DEFAULT;
 
 	fd = open(rcm_device_path(), O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
@@ -94,7 +99,7 @@ struct rcm_channel *rcm_channel_open(void)
 		goto out;
 	}
 
-	err = rcm_check_abi(fd);
+	err = rcm_check_abi(fd, &event_size);
 	if (err)
 		goto out_close;
 
@@ -104,8 +109,8 @@ struct rcm_channel *rcm_channel_open(void)
 		goto out_close;
 	}
 	chan->ch.fd = fd;
+	chan->event_size = event_size;
 	pthread_mutex_init(&chan->lock, NULL);
-	pthread_cond_init(&chan->sync_cond, NULL);
 	return chan;
 
 out_close:
@@ -115,18 +120,11 @@ out:
 	return NULL;
 }
 
-/* Close the file and free the channel, with any events still ready. */
+/* Close the file and free the channel. */
 void rcm_channel_close(struct rcm_channel *chan)
 {
-	struct rcm_cm_event *ev;
-
-	while ((ev = chan->ready)) {
-		chan->ready = ev->next;
-		free(ev);
-	}
 	close(chan->ch.fd);
 	pthread_mutex_destroy(&chan->lock);
-	pthread_cond_destroy(&chan->sync_cond);
 	free(chan);
 }
 
@@ -228,21 +226,6 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id)
 			return chan;
 		pthread_mutex_unlock(&chan->lock);
 	}
-}
-
-/*
- * Drop a synchronous id's use of its private channel, closing it after
- * the last one. Caller holds no lock of the channel.
- */
-void rcm_channel_put_sync(struct rcm_channel *chan)
-{
-	bool last;
-
-	pthread_mutex_lock(&chan->lock);
-	last = !--chan->sync_users;
-	pthread_mutex_unlock(&chan->lock);
-	if (last)
-		rcm_channel_close(chan);
 }
 
 /**

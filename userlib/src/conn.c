@@ -169,6 +169,9 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		cmd.private_data_len = len;
 		cmd.private_data = (uintptr_t)data;
 	}
+	/* The ECE rdma_set_local_ece() or the QP gave, as librdmacm. */
+	cmd.ece_vendor_id = rid->local_ece.vendor_id;
+	cmd.ece_attr_mod = rid->local_ece.options;
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_CONNECT, &cmd))
 		return -1;
 
@@ -266,6 +269,9 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		cmd.private_data_len = len;
 		cmd.private_data = (uintptr_t)p->private_data;
 	}
+	/* As librdmacm: the request's vendor ID back, with our options. */
+	cmd.ece_vendor_id = rid->remote_ece.vendor_id;
+	cmd.ece_attr_mod = rid->local_ece.options;
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_ACCEPT, &cmd))
 		goto err;
 	rid->accepted = true;
@@ -434,31 +440,67 @@ RCM_EXPORT int rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 /*
  * CONNECT_RESPONSE on an id with a QP: INIT, RTR and RTS with the
  * kernel's attributes (see rcm_qp_ready()), then the RTU. If a step
- * fails, the connection is refused (RCM_IOCTL_REJECT, reason 0), the QP
- * goes to ERR and the application gets CONNECT_ERROR with the negated
- * errno; the id's later REJECTED and DISCONNECTED are dropped.
+ * fails, the QP goes to ERR and the application gets CONNECT_ERROR with
+ * status -1, as librdmacm's ucma_process_conn_resp() gives it (the
+ * return value of the failed call, errno left as that call set it); no
+ * reject is sent: the peer learns of it when the id is destroyed (the
+ * IB CM then rejects the reply) or its RTU wait times out. The id's
+ * later REJECTED and DISCONNECTED are dropped.
  */
-static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev)
+static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev,
+				 const struct rcm_event *rec)
 {
 	struct rcm_establish est = { .size = sizeof(est), .id = id->handle };
-	struct rcm_reject rej = { .size = sizeof(rej), .id = id->handle };
+	struct ibv_ece ece = {
+		.vendor_id = rec->ece_vendor_id, .options = rec->ece_attr_mod,
+	};
+	struct ibv_qp *qp = id->id.qp;
 	struct rcm_channel *chan;
-	int fd = id->chan->ch.fd, err;
+	int fd = id->chan->ch.fd, err, status = -1;
 
-	if (!rcm_qp_ready(id, -1, -1) &&
-	    !ioctl(fd, RCM_IOCTL_ESTABLISH, &est)) {
-		ev->event = RDMA_CM_EVENT_ESTABLISHED;
-		return;
+	/*
+	 * The reply's ECE first, as librdmacm's ucma_process_conn_resp_ece():
+	 * none takes ours without options, another vendor's fails (EINVAL),
+	 * the QP gets it (a provider without ECE: EOPNOTSUPP, ignored).
+	 */
+	if (!ece.vendor_id) {
+		ece.vendor_id = id->local_ece.vendor_id;
+		ece.options = 0;
+	} else if (ece.vendor_id != id->local_ece.vendor_id) {
+		rcm_qp_move(&id->id, IBV_QPS_ERR);
+		errno = EINVAL;
+		goto fail;
 	}
-	err = errno;
-	ioctl(fd, RCM_IOCTL_REJECT, &rej);
-	rcm_qp_move(&id->id, IBV_QPS_ERR);
+	id->remote_ece.vendor_id = rec->ece_vendor_id;
+	err = ibv_set_ece(qp, &ece);
+	if (err && err != EOPNOTSUPP) {
+		status = err;	/* librdmacm's: the positive value */
+		goto fail;
+	}
 
+	if (rcm_qp_ready(id, -1, -1) || ioctl(fd, RCM_IOCTL_ESTABLISH, &est)) {
+		err = errno;
+		rcm_qp_move(&id->id, IBV_QPS_ERR);
+		errno = err;
+		goto fail;
+	}
+	memset(&ece, 0, sizeof(ece));
+	err = ibv_query_ece(qp, &ece);
+	if (err && err != EOPNOTSUPP) {
+		rcm_qp_move(&id->id, IBV_QPS_ERR);
+		status = err;
+		goto fail;
+	}
+	id->local_ece.options = err ? 0 : ece.options;
+	ev->event = RDMA_CM_EVENT_ESTABLISHED;
+	return;
+
+fail:
 	chan = rcm_id_lock(id);
 	id->connect_error = true;
 	pthread_mutex_unlock(&chan->lock);
 	ev->event = RDMA_CM_EVENT_CONNECT_ERROR;
-	ev->status = -err;
+	ev->status = status;
 }
 
 /**
@@ -475,13 +517,19 @@ static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev)
  * so id->qp may point to freed memory by then. The other events pass
  * unchanged.
  */
-void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev)
+void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev,
+		    const struct rcm_event *rec)
 {
 	switch (ev->event.event) {
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 		id->answered = true;
-		if (id->id.qp)
-			rcm_connect_response(id, &ev->event);
+		if (id->id.qp) {
+			rcm_connect_response(id, &ev->event, rec);
+		} else {
+			/* For rdma_get_remote_ece(), as librdmacm. */
+			id->remote_ece.vendor_id = rec->ece_vendor_id;
+			id->remote_ece.options = rec->ece_attr_mod;
+		}
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		rcm_qp_move(&id->id, IBV_QPS_ERR);

@@ -25,12 +25,15 @@
  *      listener, as in librdmacm
  * @req: for RCM_EVENT_CONNECT_REQUEST, the id the library made for the
  *       request
+ * @req_private: @req is a synchronous listener's: it gets a channel of
+ *               its own before it is handed out (rcm_request_private())
  * @mc: for a multicast group's events, the group (of @id)
  */
 struct rcm_record {
 	struct rcm_event	rec;
 	struct rcm_id		*id;
 	struct rcm_id		*req;
+	bool			req_private;
 	struct rcm_mcast	*mc;
 };
 
@@ -58,6 +61,7 @@ static bool rcm_record_claim_request(struct rcm_channel *chan,
 	listener->events_charged++;
 	r->id = listener;
 	r->req = req;
+	r->req_private = listener->sync;
 	r->mc = NULL;
 	return true;
 }
@@ -105,58 +109,21 @@ static bool rcm_record_claim(struct rcm_channel *chan, struct rcm_record *r)
 	return true;
 }
 
-/* Append an event made already to the channel's ready list. */
-void rcm_ready_add_locked(struct rcm_channel *chan, struct rcm_cm_event *ev)
-{
-	struct rcm_cm_event **p;
-
-	for (p = &chan->ready; *p; p = &(*p)->next)
-		;
-	ev->next = NULL;
-	*p = ev;
-}
-
-/**
- * rcm_ready_take_id() - take an id's events out of a channel's ready list
- * @chan: the channel
- * @id: the id the events are charged to
- *
- * Caller holds chan->lock.
- *
- * Return: the events, oldest first, linked by next; NULL if none.
- */
-struct rcm_cm_event *rcm_ready_take_id(struct rcm_channel *chan,
-				       struct rcm_id *id)
-{
-	struct rcm_cm_event **p = &chan->ready, *ev, *taken = NULL;
-	struct rcm_cm_event **tail = &taken;
-
-	while ((ev = *p)) {
-		if (ev->id != id) {
-			p = &ev->next;
-			continue;
-		}
-		*p = ev->next;
-		ev->next = NULL;
-		*tail = ev;
-		tail = &ev->next;
-	}
-	return taken;
-}
-
 /*
  * ADDR_RESOLVED and ROUTE_RESOLVED carry the id's view (struct
- * rcm_id_info) in their private data; a kernel that sends none is
- * queried instead.
+ * rcm_id_info) in their private data: the part this library knows of
+ * it, the rest zero (a kernel of the first release sends the first
+ * RCM_ID_INFO_MIN bytes); a kernel that sends none is queried instead.
  */
 static int rcm_event_refresh(struct rcm_id *id, const struct rcm_event *rec,
 			     bool route)
 {
-	struct rcm_id_info info;
+	struct rcm_id_info info = { 0 };
+	size_t len = rec->private_data_len;
 
-	if (rec->private_data_len != sizeof(info))
+	if (len < RCM_ID_INFO_MIN)
 		return rcm_id_refresh(id, route);
-	memcpy(&info, rec->private_data, sizeof(info));
+	memcpy(&info, rec->private_data, len < sizeof(info) ? len : sizeof(info));
 	return rcm_id_apply(id, &info, route);
 }
 
@@ -174,11 +141,13 @@ static int rcm_channel_next(struct rcm_channel *chan, struct rcm_record *r)
 	bool claimed;
 
 	do {
-		n = read(chan->ch.fd, &r->rec, sizeof(r->rec));
+		n = read(chan->ch.fd, &r->rec, chan->event_size);
 		if (n < 0)
 			return errno;
-		if (n != sizeof(r->rec))
+		if (n != chan->event_size)
 			return ENODATA;
+		/* An older module's record ends before the ECE. */
+		memset((char *)&r->rec + n, 0, sizeof(r->rec) - n);
 		pthread_mutex_lock(&chan->lock);
 		claimed = rcm_record_claim(chan, r);
 		pthread_mutex_unlock(&chan->lock);
@@ -286,10 +255,11 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
  * librdmacm) and blocks while there is none, unless the fd is
  * O_NONBLOCK. Before an ADDR_RESOLVED event is handed out, the id's
  * addresses, device and port are refreshed from the kernel; if that
- * fails, the event becomes ADDR_ERROR with a negative errno status.
- * Before a ROUTE_RESOLVED event, the same refresh also takes the path
- * into route.path_rec and route.num_paths; on failure the event becomes
- * ROUTE_ERROR with a negative errno status.
+ * fails, the event becomes ADDR_ERROR with status -1 (errno says why),
+ * as librdmacm's ucma_process_addr_resolved() makes it. Before a
+ * ROUTE_RESOLVED event, the same refresh also takes the path into
+ * route.path_rec and route.num_paths; on failure the event becomes
+ * ROUTE_ERROR with status -1.
  *
  * A CONNECT_REQUEST comes with a new id for the request (see
  * rcm_request_new()) in event->id, and the listener
@@ -306,7 +276,9 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
  * the id's QP to the error state. After such a
  * CONNECT_ERROR, the id's REJECTED and DISCONNECTED are dropped, as in
  * librdmacm. The CONNECT_REQUEST's responder resources and initiator
- * depth are kept in the request id for rdma_accept().
+ * depth are kept in the request id for rdma_accept(). A synchronous
+ * listener's request id moves to a private channel of its own first, as
+ * in librdmacm (see rcm_request_private()).
  *
  * Events of a UD id carry param.ud: the peer's QP number, Q_Key and
  * address vector after a SIDR exchange (ESTABLISHED), the private data
@@ -318,10 +290,6 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
  * Events of an id that rdma_destroy_id() is destroying, or of a group
  * that rdma_leave_multicast() is leaving, are dropped, and the next
  * record is read.
- *
- * Events that rdma_migrate_id() brought along from the id's old channel
- * made already (a synchronous id's stash, see rcm_sync_get_event()) come
- * first, before the next record is read.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument), ENOMEM, EAGAIN
  * (O_NONBLOCK and nothing pending), EINTR, ENODATA (the kernel returned
@@ -340,18 +308,6 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		return rcm_err(EINVAL);
 	chan = rcm_channel(channel);
 
-	/* Events a migration brought along, made already. */
-	pthread_mutex_lock(&chan->lock);
-	ev = chan->ready;
-	if (ev)
-		chan->ready = ev->next;
-	pthread_mutex_unlock(&chan->lock);
-	if (ev) {
-		ev->next = NULL;
-		*event = &ev->event;
-		return 0;
-	}
-
 	/* Allocated first: a record read is never lost. */
 	ev = malloc(sizeof(*ev));
 	if (!ev)
@@ -368,18 +324,22 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 
 		if (q.req) {
 			/* librdmacm skips a request it cannot query. */
-			drop = rcm_id_refresh(q.req, true) != 0;
+			drop = rcm_id_refresh(q.req, true) != 0 ||
+			       (q.req_private && rcm_request_private(q.req));
 			q.req->req_responder_resources =
 				q.rec.conn.responder_resources;
 			q.req->req_initiator_depth = q.rec.conn.initiator_depth;
+			q.req->remote_ece.vendor_id = q.rec.ece_vendor_id;
+			q.req->remote_ece.options = q.rec.ece_attr_mod;
 		} else if (ev->event.event == RDMA_CM_EVENT_ADDR_RESOLVED &&
 			   rcm_event_refresh(q.id, &q.rec, false)) {
+			/* As librdmacm: the failed call's -1 (errno set). */
 			ev->event.event = RDMA_CM_EVENT_ADDR_ERROR;
-			ev->event.status = -errno;
+			ev->event.status = -1;
 		} else if (ev->event.event == RDMA_CM_EVENT_ROUTE_RESOLVED &&
 			   rcm_event_refresh(q.id, &q.rec, true)) {
 			ev->event.event = RDMA_CM_EVENT_ROUTE_ERROR;
-			ev->event.status = -errno;
+			ev->event.status = -1;
 		}
 
 		/*
@@ -397,7 +357,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			if (!drop && q.rec.event == RCM_EVENT_MULTICAST_JOIN)
 				rcm_mcast_joined(ev);
 			else if (!drop)
-				rcm_conn_event(q.id, ev);
+				rcm_conn_event(q.id, ev, &q.rec);
 		}
 
 		/* Destroyed while we worked on it: never hand it out. */
@@ -411,11 +371,8 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		 * The request first: the charge on the listener keeps it
 		 * (and a synchronous listener's channel) alive until then.
 		 */
-		if (q.req) {
-			pthread_mutex_lock(&chan->lock);
-			rcm_request_discard(chan, q.req);
-			pthread_mutex_unlock(&chan->lock);
-		}
+		if (q.req)
+			rcm_request_discard(q.req);
 		idchan = rcm_id_lock(q.id);
 		if (q.mc)
 			rcm_mcast_complete_locked(q.mc);

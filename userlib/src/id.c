@@ -73,7 +73,7 @@ int rcm_create_id(struct rdma_event_channel *channel,
 			err = errno;
 			goto out_free;
 		}
-		chan->sync_users = 1;
+		chan->sync = true;
 		id->sync = true;
 	}
 	id->chan = chan;
@@ -154,14 +154,7 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
  * call then waits until the application has acked every event of the id
  * that rdma_get_cm_event() returned (for a listener: also its
  * CONNECT_REQUESTs, which librdmacm charges to the listener); it never
- * waits for anything else. A synchronous listener's private channel
- * stays open while request ids from rdma_get_request() use it.
- *
- * Events of a synchronous id that another synchronous call read for it
- * (its stash), and events a migration brought to the channel made
- * already, are acked too; a synchronous listener's stashed
- * CONNECT_REQUESTs have their request ids destroyed (which rejects the
- * requests).
+ * waits for anything else. A synchronous id's private channel is closed.
  *
  * The kernel leaves the multicast groups the id joined; their events are
  * the id's too, and the groups are forgotten once they are accounted for
@@ -176,7 +169,6 @@ RCM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
 RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct rcm_destroy_id cmd = { .size = sizeof(cmd) };
-	struct rcm_cm_event *stash, *ready, *next;
 	struct rcm_channel *chan;
 	struct rcm_id *rid;
 
@@ -196,20 +188,6 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 
 	pthread_mutex_lock(&chan->lock);
 	rid->destroyed = true;
-	stash = rid->stash;
-	rid->stash = NULL;
-	ready = rcm_ready_take_id(chan, rid);
-	pthread_mutex_unlock(&chan->lock);
-	for (; stash; stash = next) {
-		next = stash->next;
-		rcm_stash_dispose(stash);
-	}
-	for (; ready; ready = next) {
-		next = ready->next;
-		rcm_stash_dispose(ready);
-	}
-
-	pthread_mutex_lock(&chan->lock);
 	/* Counters wrap; compare their distance. */
 	while ((int32_t)(cmd.out_events_reported + rid->events_charged -
 			 rid->events_completed) > 0)
@@ -236,7 +214,7 @@ static void rcm_id_free(struct rcm_id *rid)
 	pthread_cond_destroy(&rid->acked);
 	free(rid);
 	if (sync)
-		rcm_channel_put_sync(chan);
+		rcm_channel_close(chan);
 }
 
 /**
@@ -267,8 +245,9 @@ uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
  * @handle: the kernel's request id
  *
  * Makes the id librdmacm makes for RDMA_CM_EVENT_CONNECT_REQUEST: on the
- * listener's channel, with its context, port space and QP type, and
- * synchronous if the listener is. It goes into @chan->reqs at once, so
+ * listener's channel, with its context, port space and QP type (a
+ * synchronous listener's request then moves to a channel of its own, see
+ * rcm_request_private()). It goes into @chan->reqs at once, so
  * that the request's later events (reported with context 0) find it.
  * The CONNECT_REQUEST, which the kernel counts for the request id, is
  * charged to the listener (as librdmacm does), so for the request id it
@@ -294,30 +273,42 @@ struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 	req->id.context = listener->id.context;
 	req->id.ps = listener->id.ps;
 	req->id.qp_type = listener->id.qp_type;
-	if (listener->sync) {
-		req->sync = true;
-		chan->sync_users++;
-	}
 	rcm_channel_add_id_locked(chan, req);
 	rcm_id_env_options(chan->ch.fd, handle);
 	return req;
 }
 
 /**
+ * rcm_request_private() - give a synchronous listener's request its own
+ *                         channel
+ * @req: the request id, on the listener's channel, not handed out yet
+ *
+ * As librdmacm's ucma_process_conn_req(): the request id becomes
+ * synchronous on a new private channel (rdma_migrate_id() with none), so
+ * that its events never wake the listener, and O_NONBLOCK on one fd
+ * leaves the other alone.
+ *
+ * Return: 0, or -1 with errno of rdma_migrate_id() (the id stays on the
+ * listener's channel then).
+ */
+int rcm_request_private(struct rcm_id *req)
+{
+	return rdma_migrate_id(&req->id, NULL);
+}
+
+/**
  * rcm_request_discard() - destroy a request id never handed out
- * @chan: its channel
  * @req: the id
  *
- * Destroys the kernel's id (which rejects the request) and frees it.
- * Another thread may have handed out a later event of the id (REJECTED)
- * while its CONNECT_REQUEST was being worked on: that one is waited
- * for, as rdma_destroy_id() would. Its
- * listener is still there (a discarded request always holds a charge on
- * it), so a synchronous channel never closes here. Caller holds
- * @chan->lock, which the wait releases.
+ * Destroys the kernel's id (which rejects the request) and frees it, with
+ * the private channel rcm_request_private() gave it. Another thread may
+ * have handed out a later event of the id (REJECTED) while its
+ * CONNECT_REQUEST was being worked on: that one is waited for, as
+ * rdma_destroy_id() would. Caller holds no channel lock.
  */
-void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
+void rcm_request_discard(struct rcm_id *req)
 {
+	struct rcm_channel *chan = rcm_id_lock(req);
 	uint32_t reported = rcm_kernel_destroy_id(chan, req->handle);
 
 	req->destroyed = true;
@@ -325,13 +316,8 @@ void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req)
 		while ((int32_t)(reported - req->events_completed) > 0)
 			pthread_cond_wait(&req->acked, &chan->lock);
 	rcm_channel_del_id(chan, req);
-	if (req->id.verbs)
-		rcm_device_put(req->id.verbs);
-	free(req->id.route.path_rec);
-	if (req->sync)
-		chan->sync_users--;
-	pthread_cond_destroy(&req->acked);
-	free(req);
+	pthread_mutex_unlock(&chan->lock);
+	rcm_id_free(req);
 }
 
 /* Copy a kernel sockaddr into one of the id's, unless it is unset. */
@@ -349,21 +335,65 @@ static void rcm_copy_addr(struct sockaddr_storage *to, const uint8_t *from)
 }
 
 /*
- * Convert the kernel's path into librdmacm's path record, as librdmacm
- * converts the kernel's (ucma_convert_path()): LIDs 0 (RoCE has none),
- * flow label and P_Key in network byte order, one reversible path, and
- * the selectors of the MTU, rate and packet lifetime all "exactly" (2).
+ * The GID of a 28-byte address of struct rcm_id_info, as the in-tree
+ * rdma_ip2gid() makes it: IPv4-mapped for IPv4, the address for IPv6,
+ * zero for none.
+ */
+static void rcm_ip2gid(union ibv_gid *gid, const uint8_t *addr)
+{
+	struct sockaddr_in6 sin6;
+	struct sockaddr_in sin;
+	sa_family_t family;
+
+	memset(gid, 0, sizeof(*gid));
+	memcpy(&family, addr, sizeof(family));
+	if (family == AF_INET) {
+		memcpy(&sin, addr, sizeof(sin));
+		gid->raw[10] = 0xff;
+		gid->raw[11] = 0xff;
+		memcpy(&gid->raw[12], &sin.sin_addr, 4);
+	} else if (family == AF_INET6) {
+		memcpy(&sin6, addr, sizeof(sin6));
+		memcpy(gid->raw, &sin6.sin6_addr, sizeof(gid->raw));
+	}
+}
+
+/*
+ * The path-record flags (struct ib_path_rec_data) that the in-tree
+ * ucma_query_path() reports for a resolved route: IB_PATH_GMP,
+ * IB_PATH_PRIMARY and IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE).
+ * librdmacm's ucma_convert_path() puts their low byte in preference.
+ */
+#define RCM_INTREE_PATH_FLAGS	(0x01 | 0x02 | 0x08 | 0x20)
+
+/*
+ * Convert the kernel's path into the path record librdmacm 44 makes on
+ * the in-tree CM (ucma_query_path() packs the kernel's path as an IB SA
+ * PathRecord, ucma_convert_path() unpacks it): flow label and P_Key in
+ * network byte order, one reversible path, the selectors of the MTU,
+ * rate and packet lifetime all "exactly" (2), preference the path flags.
+ * On RoCE the in-tree kernel packs its RoCE members where the IB ones
+ * sit: the DLID holds "route resolved" (1) and the next hop's MAC byte
+ * 0, the SLID MAC bytes 1 and 2, and the raw-traffic bit (bit 23 of the
+ * 24 bits librdmacm gives as flow label) the low bit of MAC byte 3; the
+ * record's raw_traffic stays 0. Applications see exactly that, so rcm
+ * reproduces it.
  */
 static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
 			   const struct rcm_path *path)
 {
+	uint32_t raw = 0;
+
 	memset(rec, 0, sizeof(*rec));
 	memcpy(rec->dgid.raw, path->dgid, sizeof(rec->dgid.raw));
 	memcpy(rec->sgid.raw, path->sgid, sizeof(rec->sgid.raw));
-	rec->dlid = 0;
-	rec->slid = 0;
+	if (path->rec_type != 0) {	/* RoCE v1 or v2 */
+		rec->dlid = htobe16(0x0100 | path->dmac[0]);
+		rec->slid = htobe16(path->dmac[1] << 8 | path->dmac[2]);
+		raw = (uint32_t)(path->dmac[3] & 1) << 23;
+	}
 	rec->raw_traffic = 0;
-	rec->flow_label = htobe32(path->flow_label);
+	rec->flow_label = htobe32(raw | (path->flow_label & 0xfffff));
 	rec->hop_limit = path->hop_limit;
 	rec->traffic_class = path->traffic_class;
 	rec->reversible = 1;
@@ -376,7 +406,7 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
 	rec->rate = path->rate;
 	rec->packet_life_time_selector = 2;
 	rec->packet_life_time = path->packet_life_time;
-	rec->preference = 0;
+	rec->preference = RCM_INTREE_PATH_FLAGS;
 }
 
 /**
@@ -388,16 +418,21 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
  *
  * Sets route.addr.src and dst (when the kernel knows them), port_num,
  * verbs (the library's context of the device with the kernel's node
- * GUID, NULL while not attached), the source GID, and the P_Key: an
- * attached id gets the default 0xffff, which is what librdmacm reports
- * on RoCE and iWARP. When verbs changes, pd becomes the device's default
+ * GUID and, when the kernel gives it, device index; NULL while not
+ * attached), the source GID, on RoCE the
+ * destination GID the in-tree rdma_read_gids() gives librdmacm (the
+ * destination address as a GID, zero before there is one), and the
+ * P_Key, 0:
+ * what librdmacm reports on the in-tree CM for RoCE and iWARP (the
+ * in-tree ucma_query_addr() reads it from the Ethernet broadcast
+ * address, whose bytes 8 and 9 are 0). When verbs changes, pd becomes the device's default
  * PD (NULL without a device); otherwise pd is left alone, so that the PD
  * rdma_create_ep() or rdma_create_qp() put there stays, as in librdmacm.
  *
  * With @route, the kernel's path (RoCE) replaces route.path_rec, a
  * one-entry array the library allocates and rdma_destroy_id() frees, and
- * its destination GID and P_Key go into route.addr.addr.ibaddr, as
- * librdmacm does after ROUTE_RESOLVED. Without a path (iWARP) num_paths
+ * its destination GID goes into route.addr.addr.ibaddr, as librdmacm's
+ * does after ROUTE_RESOLVED (its P_Key stays, as there). Without a path (iWARP) num_paths
  * is 0 and path_rec NULL. The id is left unchanged on failure.
  *
  * Return: 0, or -1 with errno: ENODEV when no verbs device has the
@@ -421,7 +456,10 @@ int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
 		rcm_path_to_sa(rec, &info->path);
 	}
 	if (info->node_guid) {
-		verbs = rcm_device_get(info->node_guid);
+		verbs = rcm_device_get(info->node_guid,
+				       info->flags & RCM_ID_INFO_IBDEV_INDEX ?
+				       info->ibdev_index :
+				       RCM_DEVICE_INDEX_NONE);
 		if (!verbs) {
 			free(rec);
 			return -1;
@@ -437,15 +475,15 @@ int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
 	cm->verbs = verbs;
 	cm->port_num = info->port_num;
 	memcpy(ib->sgid.raw, info->sgid, sizeof(ib->sgid.raw));
-	ib->pkey = verbs ? htobe16(0xffff) : 0;
+	if (verbs && verbs->device->transport_type == IBV_TRANSPORT_IB)
+		rcm_ip2gid(&ib->dgid, info->dst);
+	ib->pkey = 0;
 	if (route) {
 		free(cm->route.path_rec);
 		cm->route.path_rec = rec;
 		cm->route.num_paths = rec ? 1 : 0;
-		if (rec) {
+		if (rec)
 			ib->dgid = rec->dgid;
-			ib->pkey = rec->pkey;
-		}
 	}
 	return 0;
 }
@@ -486,6 +524,8 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
 	rcm_addr_to_info(info.src, &cmd.out_src);
 	rcm_addr_to_info(info.dst, &cmd.out_dst);
 	info.path = cmd.out_path;
+	info.flags = cmd.out_flags;
+	info.ibdev_index = cmd.out_ibdev_index;
 	return rcm_id_apply(id, &info, route);
 }
 
@@ -494,8 +534,7 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
  * @id: a synchronous id
  *
  * Acks the event the previous call left in id->event, waits for the next
- * event of the id on its private channel (see rcm_sync_get_event()) and
- * leaves it in id->event, where the application may read it until its
+ * event of its private channel and leaves it in id->event, where the application may read it until its
  * next call on the id.
  *
  * Return: 0 if the event's status is 0, else -1 with errno: ECONNREFUSED
@@ -511,7 +550,7 @@ int rcm_sync_complete(struct rcm_id *id)
 		rdma_ack_cm_event(id->id.event);
 		id->id.event = NULL;
 	}
-	if (rcm_sync_get_event(id, &ev))
+	if (rdma_get_cm_event(&id->chan->ch, &ev))
 		return -1;
 	id->id.event = ev;
 	if (!ev->status)
@@ -519,103 +558,4 @@ int rcm_sync_complete(struct rcm_id *id)
 	if (ev->event == RDMA_CM_EVENT_REJECTED)
 		return rcm_err(ECONNREFUSED);
 	return rcm_err(ev->status < 0 ? -ev->status : ev->status);
-}
-
-/*
- * Ack an event that nobody will take: its id is being destroyed. A
- * CONNECT_REQUEST's request id goes too, which rejects the request.
- * Caller holds no channel lock.
- */
-void rcm_stash_dispose(struct rcm_cm_event *ev)
-{
-	if (ev->event.event == RDMA_CM_EVENT_CONNECT_REQUEST &&
-	    ev->event.listen_id)
-		rdma_destroy_id(ev->event.id);
-	rdma_ack_cm_event(&ev->event);
-}
-
-/*
- * Keep an event for its id's next synchronous call, or dispose of it.
- * An id that rdma_migrate_id() made asynchronous meanwhile gets it from
- * its new channel instead.
- */
-static void rcm_stash_add(struct rcm_cm_event *ev)
-{
-	struct rcm_channel *chan = rcm_id_lock(ev->id);
-	struct rcm_cm_event **p;
-
-	if (ev->id->destroyed) {
-		pthread_mutex_unlock(&chan->lock);
-		rcm_stash_dispose(ev);
-		return;
-	}
-	if (!ev->id->sync) {
-		rcm_ready_add_locked(chan, ev);
-		pthread_mutex_unlock(&chan->lock);
-		return;
-	}
-	for (p = &ev->id->stash; *p; p = &(*p)->next)
-		;
-	ev->next = NULL;
-	*p = ev;
-	pthread_cond_broadcast(&chan->sync_cond);
-	pthread_mutex_unlock(&chan->lock);
-}
-
-/**
- * rcm_sync_get_event() - the next event of a synchronous id
- * @id: a synchronous id
- * @event: where to store the event
- *
- * A synchronous listener shares its private channel with its request
- * ids (librdmacm migrates each to a channel of its own), so
- * the channel's next event may be another id's. One synchronous call at
- * a time reads the channel; an event it reads for another id goes to
- * that id's stash, where that id's current or next synchronous call
- * finds it, in order. For a listener, its CONNECT_REQUESTs are its
- * events (they are charged to it). Calls for other ids wait meanwhile.
- *
- * Return: 0, or -1 with errno of rdma_get_cm_event() (EAGAIN on an
- * O_NONBLOCK channel with nothing for @id).
- */
-int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event)
-{
-	struct rcm_channel *chan = id->chan;
-	struct rdma_cm_event *e = NULL;
-	struct rcm_cm_event *ev;
-	int err = 0;
-
-	pthread_mutex_lock(&chan->lock);
-	while (!id->stash && chan->sync_reader)
-		pthread_cond_wait(&chan->sync_cond, &chan->lock);
-	ev = id->stash;
-	if (ev) {
-		id->stash = ev->next;
-		ev->next = NULL;
-		pthread_mutex_unlock(&chan->lock);
-		*event = &ev->event;
-		return 0;
-	}
-	chan->sync_reader = true;
-	pthread_mutex_unlock(&chan->lock);
-
-	for (;;) {
-		if (rdma_get_cm_event(&chan->ch, &e)) {
-			err = errno;
-			break;
-		}
-		ev = container_of(e, struct rcm_cm_event, event);
-		if (ev->id == id)
-			break;
-		rcm_stash_add(ev);
-	}
-
-	pthread_mutex_lock(&chan->lock);
-	chan->sync_reader = false;
-	pthread_cond_broadcast(&chan->sync_cond);
-	pthread_mutex_unlock(&chan->lock);
-	if (err)
-		return rcm_err(err);
-	*event = e;
-	return 0;
 }

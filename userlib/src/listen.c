@@ -56,12 +56,9 @@ RCM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
  * librdmacm: REJECTED gives ECONNREFUSED, a non-zero status errno
  * -status, anything else EINVAL.
  *
- * rcm keeps a synchronous listener's request ids on the listener's
- * private channel (librdmacm moves each to a channel of its own). Their
- * own events, such as REJECTED when a peer gives up or ESTABLISHED, may
- * therefore be read here; they are kept for the request id's next
- * synchronous call (rdma_accept(), rdma_disconnect()), see
- * rcm_sync_get_event().
+ * Each request id is synchronous on a private channel of its own, as in
+ * librdmacm: its events (ESTABLISHED, DISCONNECTED, ...) never reach the
+ * listener's channel, and O_NONBLOCK on one fd leaves the others alone.
  *
  * A listener from rdma_create_ep() with QP attributes gives the request
  * id a QP (rdma_create_qp() on the listener's id->pd, or the request's
@@ -93,7 +90,7 @@ RCM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 		listen->event = NULL;
 	}
 
-	if (rcm_sync_get_event(rl, &event))
+	if (rdma_get_cm_event(listen->channel, &event))
 		return -1;
 
 	if (event->event == RDMA_CM_EVENT_REJECTED) {

@@ -83,8 +83,8 @@ struct rcm_mcast *rcm_mcast_find(struct rcm_channel *chan, uint64_t context,
  * dlid) and, as librdmacm's ucma_process_join() does, attaches the id's
  * QP to them, unless the id has no QP, the join was send-only, or the
  * group is being left. If the attach fails the event becomes
- * MULTICAST_ERROR with the negated errno of ibv_attach_mcast() as
- * status (librdmacm puts -1 there; the errno is more use).
+ * MULTICAST_ERROR with status -1 and errno that of ibv_attach_mcast(),
+ * as librdmacm makes it.
  */
 void rcm_mcast_joined(struct rcm_cm_event *ev)
 {
@@ -102,7 +102,8 @@ void rcm_mcast_joined(struct rcm_cm_event *ev)
 		err = ibv_attach_mcast(qp, &mc->mgid, mc->mlid);
 		if (err) {
 			ev->event.event = RDMA_CM_EVENT_MULTICAST_ERROR;
-			ev->event.status = -(err > 0 ? err : EINVAL);
+			ev->event.status = -1;
+			errno = err > 0 ? err : EINVAL;
 		} else {
 			mc->attached = true;
 		}

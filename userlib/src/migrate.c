@@ -5,9 +5,7 @@
  * The kernel moves the id and the events read() has not returned yet to
  * the other file, and gives the id a new handle there
  * (RCM_IOCTL_MIGRATE_ID). The library reads one record per event it
- * hands out, so it holds nothing of the id but the events it made
- * already for a synchronous id (its stash, or events an earlier
- * migration brought): those move too. The id's events come out of the
+ * hands out, so it holds no event of the id: they all come out of the
  * new channel in the order they happened; only an event another thread
  * was reading from the old one at that moment comes out of the old
  * one, as in librdmacm.
@@ -46,74 +44,24 @@ static void rcm_unlock_pair(struct rcm_channel *a, struct rcm_channel *b)
 }
 
 /*
- * Whether a connection request charged to the id was read and not
- * handed out (a synchronous listener's stash, or events an earlier
- * migration brought): its request id belongs to the old file, as the
- * kernel's EBUSY says for requests it has not returned yet. Caller holds
- * from->lock.
- */
-static bool rcm_migrate_busy(struct rcm_channel *from, struct rcm_id *rid)
-{
-	struct rcm_cm_event *ev;
-
-	for (ev = rid->stash; ev; ev = ev->next)
-		if (ev->event.listen_id)
-			return true;
-	for (ev = from->ready; ev; ev = ev->next)
-		if (ev->id == rid && ev->event.listen_id)
-			return true;
-	return false;
-}
-
-/*
  * Move the id from @from to @to in the library, after the kernel did:
- * the tables (a request id is keyed by its new handle), handle, channel,
- * synchronous state, and the events @from made for it already: to @to's
- * ready list, or to the stash when the id becomes synchronous. Sets
- * *@last when the id was the last user of its old private channel.
- * Caller holds both locks.
- *
- * Return: the number of events moved, which the application will get
- * from @to.
+ * the tables (a request id is keyed by its new handle), handle, channel
+ * and synchronous state. Returns whether @from was the id's private
+ * channel, to be closed. Caller holds both locks.
  */
-static unsigned int rcm_migrate_switch(struct rcm_channel *from,
-				       struct rcm_channel *to,
-				       struct rcm_id *rid, uint32_t handle,
-				       bool to_sync, bool *last)
+static bool rcm_migrate_switch(struct rcm_channel *from,
+			       struct rcm_channel *to, struct rcm_id *rid,
+			       uint32_t handle, bool to_sync)
 {
-	struct rcm_cm_event *made, **tail, *ev, *next;
-	unsigned int n = 0;
+	bool was_sync = rid->sync;
 
 	rcm_channel_del_id(from, rid);
-
-	/* The ready list's are older than the stash's. */
-	made = rcm_ready_take_id(from, rid);
-	for (tail = &made; *tail; tail = &(*tail)->next)
-		n++;
-	*tail = rid->stash;
-	rid->stash = NULL;
-	for (; *tail; tail = &(*tail)->next)
-		n++;
-
-	if (rid->sync) {
-		from->sync_users--;
-		*last = !from->sync_users;
-	}
 	rid->sync = to_sync;
 	rid->handle = handle;
 	rid->id.channel = &to->ch;
 	__atomic_store_n(&rid->chan, to, __ATOMIC_RELEASE);
 	rcm_channel_add_id_locked(to, rid);
-
-	if (to_sync) {
-		rid->stash = made;
-		return n;
-	}
-	for (ev = made; ev; ev = next) {
-		next = ev->next;
-		rcm_ready_add_locked(to, ev);
-	}
-	return n;
+	return was_sync;
 }
 
 /**
@@ -123,17 +71,14 @@ static unsigned int rcm_migrate_switch(struct rcm_channel *from,
  *           the id synchronous, with a private channel of its own
  *
  * The kernel moves the id with its unread events to @channel's file and
- * gives it a new handle there; the events the library had made for it
- * already and not handed out (a synchronous id's stash) follow, in
- * order, so that every event of the id not yet handed out comes from
- * @channel. A
- * synchronous id's held event (id->event) is acked, and its old private
- * channel closed once no other id uses it, as librdmacm does.
+ * gives it a new handle there, so that every event of the id not yet
+ * handed out comes from @channel. A synchronous id's held event
+ * (id->event) is acked, and its old private channel closed, as librdmacm
+ * does.
  *
  * Then, as in librdmacm, the call waits until the events of the id that
  * were handed out (on the old channel) are acked. It never waits for
- * the events it moved, for the kernel, or for a reader blocked on
- * either channel.
+ * the kernel, or for a reader blocked on either channel.
  *
  * A record of the id that another thread had read from the old file
  * when the kernel moved the id is handed out on the old channel, as in
@@ -143,18 +88,16 @@ static unsigned int rcm_migrate_switch(struct rcm_channel *from,
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, NULL @channel for a
  * synchronous id, or @channel another synchronous id's private one),
- * EBUSY (a connection request the id listened for is not handed out
- * yet, in the kernel or in the library), ENOMEM, the errors of
- * RCM_IOCTL_MIGRATE_ID (ENOENT, EMFILE, ...), and with a NULL @channel
- * those of rdma_create_event_channel(). The id is unchanged then.
+ * ENOMEM, the errors of RCM_IOCTL_MIGRATE_ID (ENOENT, EMFILE, ...), and
+ * with a NULL @channel those of rdma_create_event_channel(). The id is
+ * unchanged then.
  */
 RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 			       struct rdma_event_channel *channel)
 {
 	struct rcm_migrate_id cmd = { .size = sizeof(cmd) };
 	struct rcm_channel *from, *to;
-	bool to_sync = !channel, was_sync, last = false;
-	unsigned int moved;
+	bool to_sync = !channel, was_sync, last;
 	struct rcm_id *rid;
 	uint32_t target;
 	int err;
@@ -173,7 +116,7 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 		to = rcm_channel_open();
 		if (!to)
 			return -1;
-		to->sync_users = 1;
+		to->sync = true;
 	} else {
 		to = rcm_channel(channel);
 	}
@@ -185,12 +128,8 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	 * take every event of the channel as theirs, or keep it for a
 	 * synchronous id; an asynchronous one would get neither.
 	 */
-	if (!to_sync && to->sync_users) {
+	if (!to_sync && to->sync) {
 		err = EINVAL;
-		goto fail;
-	}
-	if (rcm_migrate_busy(from, rid)) {
-		err = EBUSY;
 		goto fail;
 	}
 
@@ -210,8 +149,8 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	while ((int32_t)(cmd.out_events_reported - rid->events_read) > 0)
 		pthread_cond_wait(&rid->acked, &from->lock);
 
-	moved = rcm_migrate_switch(from, to, rid, cmd.out_id, to_sync, &last);
-	target = cmd.out_events_reported + rid->events_charged - moved;
+	last = rcm_migrate_switch(from, to, rid, cmd.out_id, to_sync);
+	target = cmd.out_events_reported + rid->events_charged;
 	rcm_unlock_pair(from, to);
 	pthread_mutex_unlock(&rcm_migrate_mutex);
 

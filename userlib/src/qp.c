@@ -213,10 +213,13 @@ static void rcm_cq_destroy(struct ibv_comp_channel *channel, struct ibv_cq *cq)
 /*
  * Destroy the CQs and completion channels in the id's fields, whoever
  * made them, as librdmacm does: rsockets puts its own there and relies
- * on rdma_destroy_qp() to destroy them.
+ * on rdma_destroy_qp() to destroy them. An XRC_RECV id's CQ stays while
+ * its SRQ (whose CQ it is) does, as librdmacm's ucma_destroy_cqs().
  */
 static void rcm_destroy_cqs(struct rdma_cm_id *id)
 {
+	if (id->qp_type == IBV_QPT_XRC_RECV && id->srq)
+		return;
 	if (id->recv_cq)
 		ibv_destroy_cq(id->recv_cq);
 	if (id->send_cq && id->send_cq != id->recv_cq)
@@ -229,6 +232,48 @@ static void rcm_destroy_cqs(struct rdma_cm_id *id)
 		ibv_destroy_comp_channel(id->send_cq_channel);
 	id->recv_cq_channel = NULL;
 	id->send_cq_channel = NULL;
+}
+
+/*
+ * The new QP's ECE, as librdmacm's init_ece(): the id's local ECE
+ * becomes the QP's (zero on a provider without ECE, EOPNOTSUPP); for a
+ * request's QP the peer's options go to the QP (only ours without
+ * options when the vendors differ). Returns 0, or -1 with errno.
+ */
+static int rcm_qp_ece_init(struct rcm_id *id, struct ibv_qp *qp)
+{
+	struct ibv_ece ece = { 0 };
+	int ret = ibv_query_ece(qp, &ece);
+
+	if (ret && ret != EOPNOTSUPP)
+		return rcm_err(ret);
+	id->local_ece.vendor_id = ece.vendor_id;
+	id->local_ece.options = ece.options;
+	if (!id->remote_ece.vendor_id)
+		return 0;
+	if (id->remote_ece.vendor_id != id->local_ece.vendor_id) {
+		ece.vendor_id = id->local_ece.vendor_id;
+		ece.options = 0;
+	} else {
+		ece = id->remote_ece;
+	}
+	ret = ibv_set_ece(qp, &ece);
+	return ret && ret != EOPNOTSUPP ? rcm_err(ret) : 0;
+}
+
+/* What the QP agreed to, once readied (librdmacm's set_local_ece()). */
+static int rcm_qp_ece_agreed(struct rcm_id *id, struct ibv_qp *qp)
+{
+	struct ibv_ece ece = { 0 };
+	int ret;
+
+	if (!id->remote_ece.vendor_id)
+		return 0;
+	ret = ibv_query_ece(qp, &ece);
+	if (ret && ret != EOPNOTSUPP)
+		return rcm_err(ret);
+	id->local_ece.options = ece.options;
+	return 0;
 }
 
 /**
@@ -244,7 +289,10 @@ static void rcm_destroy_cqs(struct rdma_cm_id *id)
  * entries, with the id as CQ context, and keeps them in
  * id->send_cq/send_cq_channel or id->recv_cq/recv_cq_channel, from
  * where rdma_destroy_qp() destroys them. @attr takes the id's CQs where
- * it names none, and id->srq where it names no SRQ.
+ * it names none, and id->srq where it names no SRQ. An XRC_RECV id's QP
+ * without an XRC domain gets the device's default one (see
+ * rcm_device_xrcd()), as librdmacm's does. The id's local ECE becomes
+ * the QP's (see rcm_qp_ece_init()).
  *
  * The new QP is moved to INIT (connected ids) or through INIT and RTR to
  * RTS (UD ids) with the attributes of RCM_IOCTL_INIT_QP_ATTR. Then
@@ -277,6 +325,13 @@ RCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 	if ((id->recv_cq && attr->recv_cq && id->recv_cq != attr->recv_cq) ||
 	    (id->send_cq && attr->send_cq && id->send_cq != attr->send_cq))
 		return rcm_err(EINVAL);
+	if (id->qp_type == IBV_QPT_XRC_RECV &&
+	    (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)) {
+		attr->xrcd = rcm_device_xrcd(id->verbs);
+		if (!attr->xrcd)
+			return -1;
+		attr->comp_mask |= IBV_QP_INIT_ATTR_XRCD;
+	}
 
 	if (!attr->recv_cq && !id->recv_cq && attr->cap.max_recv_wr) {
 		if (rcm_cq_create(id, attr->cap.max_recv_wr, &rch, &rcq))
@@ -305,7 +360,8 @@ RCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 		errno = rcm_verbs_errno(ENOMEM);
 		goto err;
 	}
-	if (rcm_qp_init(rcm_id(id), qp)) {
+	if (rcm_qp_ece_init(rcm_id(id), qp) || rcm_qp_init(rcm_id(id), qp) ||
+	    rcm_qp_ece_agreed(rcm_id(id), qp)) {
 		err = errno;
 		ibv_destroy_qp(qp);
 		errno = err;
@@ -389,17 +445,22 @@ RCM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
  *
  * Without IBV_SRQ_INIT_ATTR_PD (or with a NULL pd) the SRQ gets id->pd.
  * The SRQ goes into id->srq, which rdma_create_qp() then gives the QP.
- * XRC SRQs get no defaults (librdmacm supplies an XRC domain and a CQ
- * for ids of type IBV_QPT_XRC_RECV, which rcm's ids never are).
+ * An XRC SRQ gets, as librdmacm's, the device's default XRC domain where
+ * @attr names none (IBV_SRQ_INIT_ATTR_XRCD), and where it names no CQ
+ * (IBV_SRQ_INIT_ATTR_CQ) a completion channel and a CQ of max_wr entries
+ * in id->recv_cq, which go with the SRQ (rdma_destroy_srq()).
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument, no type in
- * comp_mask, no device, an SRQ already), or the error of
- * ibv_create_srq_ex().
+ * comp_mask, no device, an SRQ already), the error of ibv_open_xrcd() or
+ * of the verbs calls.
  */
 RCM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 				  struct ibv_srq_init_attr_ex *attr)
 {
+	struct ibv_comp_channel *ch = NULL;
+	struct ibv_cq *cq = NULL;
 	struct ibv_srq *srq;
+	int err;
 
 	if (!id || !attr || !id->verbs || id->srq ||
 	    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE))
@@ -410,11 +471,34 @@ RCM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 	}
 	if (!attr->pd)
 		return rcm_err(EINVAL);
+	if (attr->srq_type == IBV_SRQT_XRC) {
+		if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd) {
+			attr->xrcd = rcm_device_xrcd(id->verbs);
+			if (!attr->xrcd)
+				return -1;
+		}
+		if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq) {
+			if (rcm_cq_create(id, attr->attr.max_wr, &ch, &cq))
+				return -1;
+			id->recv_cq_channel = ch;
+			id->recv_cq = cq;
+			attr->cq = cq;
+		}
+		attr->comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	}
 
 	errno = 0;
 	srq = ibv_create_srq_ex(id->verbs, attr);
-	if (!srq)
-		return rcm_err(rcm_verbs_errno(ENOMEM));
+	if (!srq) {
+		err = rcm_verbs_errno(ENOMEM);
+		if (cq) {
+			rcm_cq_destroy(ch, cq);
+			id->recv_cq = NULL;
+			id->recv_cq_channel = NULL;
+			attr->cq = NULL;
+		}
+		return rcm_err(err);
+	}
 	if (!id->pd)
 		id->pd = attr->pd;
 	id->srq = srq;
@@ -454,20 +538,20 @@ RCM_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
  * rdma_destroy_srq() - destroy the id's shared receive queue
  * @id: the id
  *
- * Destroys id->srq. If that succeeds and the id has no QP, the CQs and
- * completion channels in the id's fields go too, as in librdmacm (which
- * does so even while a QP still uses them). If the SRQ cannot be
- * destroyed (a QP still uses it), id->srq stays.
+ * As librdmacm: destroys id->srq and sets it to NULL, then destroys the
+ * CQs and completion channels in the id's fields (see rdma_destroy_qp()),
+ * whatever the verbs calls return. Destroy the id's QP first: while it
+ * uses the SRQ and the CQs, libibverbs refuses to destroy them and they
+ * are left to the application, out of the id.
  */
 RCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 {
-	if (!id || !id->srq)
+	if (!id)
 		return;
-	if (ibv_destroy_srq(id->srq))
-		return;
+	if (id->srq)
+		ibv_destroy_srq(id->srq);
 	id->srq = NULL;
-	if (!id->qp)
-		rcm_destroy_cqs(id);
+	rcm_destroy_cqs(id);
 }
 
 /**

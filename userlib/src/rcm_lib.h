@@ -45,6 +45,9 @@
  */
 #define RCM_EABI		EPERM
 
+/* struct rcm_id_info as the first release of ABI version 2 had it. */
+#define RCM_ID_INFO_MIN		offsetof(struct rcm_id_info, flags)
+
 /* librdmacm's convention: set errno, return -1. */
 static inline int rcm_err(int err)
 {
@@ -62,24 +65,34 @@ unsigned int rcm_connect_timeout_ms(void);
  * device.c: the verbs devices the library knows.
  *
  * The table is filled from ibv_get_device_list() by the first call that
- * finds at least one device, and never shrinks. A device is opened on
- * first use and stays open while the library is loaded, so the
- * ibv_context pointers handed out (rdma_get_devices(), later id->verbs)
- * are stable. rcm_dev_lock protects the table, each entry's verbs and
- * attribute cache, pd and refcnt.
+ * finds at least one device, and re-synced with it as librdmacm does:
+ * by rdma_get_devices(), and when the kernel names a device the table
+ * does not know (one added later). An entry is allocated once and never
+ * freed or moved; a device that left libibverbs' list is marked @dead
+ * and never matched again. A device is opened on first use and stays
+ * open while the library is loaded, so the ibv_context pointers handed
+ * out (rdma_get_devices(), later id->verbs) are stable. rcm_dev_lock
+ * protects the table, each entry's verbs, dead, attribute cache, pd and
+ * refcnt.
  *
  * The default PD (librdmacm's id->pd) is allocated when an id first
- * attaches to the device (rcm_device_get()) and deallocated when the
- * last reference goes, as librdmacm does. Holders of a reference may
+ * attaches to the device (rcm_device_get()), the default XRC domain when
+ * an XRC id first needs one (rcm_device_xrcd()); both go when the last
+ * reference goes, as librdmacm does. Holders of a reference may
  * read verbs, pd and the cached attributes without the lock: they do
  * not change while a reference is held.
  */
+#define RCM_DEVICE_INDEX_NONE	UINT32_MAX	/* index unknown */
+
 struct rcm_device {
 	struct ibv_device	*dev;
 	__be64			guid;		/* ibv_get_device_guid() */
+	uint32_t		index;		/* ibv_get_device_index() */
+	bool			dead;		/* gone from libibverbs' list */
 	struct ibv_context	*verbs;		/* NULL until opened */
 	unsigned int		refcnt;		/* users of verbs */
 	struct ibv_pd		*pd;		/* default PD */
+	struct ibv_xrcd		*xrcd;		/* default XRC domain */
 	/* cached from ibv_query_device() when opened */
 	uint8_t			port_cnt;
 	int			max_qp_wr;
@@ -88,9 +101,10 @@ struct rcm_device {
 };
 
 int rcm_devices_init(void);
-struct ibv_context *rcm_device_get(__be64 guid);
+struct ibv_context *rcm_device_get(__be64 guid, uint32_t index);
 void rcm_device_put(struct ibv_context *verbs);
 struct rcm_device *rcm_device_of(struct ibv_context *verbs);
+struct ibv_xrcd *rcm_device_xrcd(struct ibv_context *verbs);
 
 #define RCM_ID_BUCKETS		64
 
@@ -103,9 +117,6 @@ struct rcm_mcast;
  * @id: the id the event is charged to (a CONNECT_REQUEST's listener)
  * @mc: for MULTICAST_JOIN and MULTICAST_ERROR, the group the event is
  *      for; its ack counts for the group too (see rdma_leave_multicast())
- * @next: next event in @id's stash (synchronous mode, see
- *        rcm_sync_get_event()) or in a channel's ready list (see
- *        rdma_migrate_id()), under the channel's lock
  * @private_data: the event's private data; param.conn.private_data (or
  *                param.ud.private_data) points here until the ack, or
  *                is NULL when there is none
@@ -114,42 +125,34 @@ struct rcm_cm_event {
 	struct rdma_cm_event	event;
 	struct rcm_id		*id;
 	struct rcm_mcast	*mc;
-	struct rcm_cm_event	*next;
 	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
 };
 
 /*
  * struct rcm_channel - an event channel (one open file of the rcm device)
  * @ch: what the application sees
- * @lock: protects @ready, @ids, @reqs and, of every id of the channel,
- *        chan, hnext, destroyed, events_completed, events_read and its
- *        groups (mcasts, and their leaving, attached and
- *        events_completed)
- * @ready: events made already that rdma_migrate_id() brought from
- *         another channel (a synchronous id's stash), linked by next and
- *         handed out before the next record is read
+ * @lock: protects @ids, @reqs and, of every id of the channel, chan,
+ *        hnext, destroyed, events_completed, events_read and its groups
+ *        (mcasts, and their leaving, attached and events_completed)
  * @ids: the channel's ids, hashed by the context value given to the
  *       kernel (the id's address), from before RCM_IOCTL_CREATE_ID
  *       until rdma_destroy_id() has accounted for all its events
  * @reqs: the ids of connection requests, hashed by kernel handle: the
  *        kernel reports their later events with context 0
- * @sync_users: synchronous ids using the channel (the id that created
- *              it and the requests of a synchronous listener); the
- *              last one to go closes it
- * @sync_reader: a synchronous call is reading events of the channel for
- *               its id; the others wait on @sync_cond for their ids'
- *               stashes (under @lock)
- * @sync_cond: signalled when an event is stashed or @sync_reader clears
+ * @event_size: the size of the file's records: sizeof(struct rcm_event),
+ *              or less from an older module (the rest reads as zero)
+ * @sync: the private channel of a synchronous id, its only id, as in
+ *        librdmacm (a synchronous listener's requests get channels of
+ *        their own, see rcm_request_private()); closed with the id, and
+ *        no other id may move onto it
  */
 struct rcm_channel {
 	struct rdma_event_channel ch;
 	pthread_mutex_t		lock;
-	struct rcm_cm_event	*ready;
 	struct rcm_id		*ids[RCM_ID_BUCKETS];
 	struct rcm_id		*reqs[RCM_ID_BUCKETS];
-	unsigned int		sync_users;
-	bool			sync_reader;
-	pthread_cond_t		sync_cond;
+	uint32_t		event_size;
+	bool			sync;
 };
 
 static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
@@ -165,7 +168,6 @@ void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id);
 void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id *id);
 struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
 				   uint64_t context, uint32_t handle);
-void rcm_channel_put_sync(struct rcm_channel *chan);
 struct rcm_channel *rcm_id_lock(struct rcm_id *id);
 
 /*
@@ -176,9 +178,9 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  *        channels, so either lock keeps it stable (see rcm_id_lock())
  * @handle: the kernel's handle, valid in @chan's file only; a migration
  *          gives the id a new one
- * @sync: created with a NULL channel, or a request of such a listener:
- *        @chan is private, shared with the listener and its requests
- *        (see rcm_channel.sync_users)
+ * @sync: created with a NULL channel, migrated to none, or a request of
+ *        such a listener: @chan is its private channel (see
+ *        rcm_channel.sync)
  * @request: made for RCM_EVENT_CONNECT_REQUEST; in @chan->reqs, not ids
  * @destroyed: rdma_destroy_id() has run RCM_IOCTL_DESTROY_ID; no event of
  *             the id is handed out any more (under @chan->lock)
@@ -199,11 +201,6 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  * @acked: signalled when @events_completed or @events_read grows (with
  *         @chan->lock)
  * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
- * @stash: events of a synchronous id that another synchronous call on
- *         the same private channel read, oldest first, for the id's
- *         next synchronous call (under @chan->lock); only a synchronous
- *         listener and its request ids share a private channel
- *         (librdmacm gives each request id a channel of its own)
  * @connect_error: the library failed to complete the connection after
  *                 CONNECT_RESPONSE and reported CONNECT_ERROR; the id's
  *                 later REJECTED and DISCONNECTED are dropped, as
@@ -215,7 +212,8 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  * @accepted: rdma_accept() sent the reply; another one would only wreck
  *            the QP
  * @local_ece: what rdma_set_local_ece() stored
- * @remote_ece: the peer's ECE; always zero, rcm's wire carries none
+ * @remote_ece: the peer's ECE, from its REQ (CONNECT_REQUEST) or REP
+ *              (CONNECT_RESPONSE)
  * @qp_init_attr: a passive rdma_create_ep()'s QP attributes, for the
  *                QPs rdma_get_request() makes (malloc'd, or NULL)
  * @connect_hdr: an active rdma_create_ep()'s ai_connect, put in front of
@@ -241,7 +239,6 @@ struct rcm_id {
 	uint32_t		events_read;
 	pthread_cond_t		acked;
 	struct rcm_id		*hnext;
-	struct rcm_cm_event	*stash;
 	bool			connect_error;
 	uint8_t			req_responder_resources;
 	uint8_t			req_initiator_depth;
@@ -278,16 +275,10 @@ int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
 int rcm_id_refresh(struct rcm_id *id, bool route);
 struct rcm_id *rcm_request_new(struct rcm_channel *chan,
 			       struct rcm_id *listener, uint32_t handle);
-void rcm_request_discard(struct rcm_channel *chan, struct rcm_id *req);
+int rcm_request_private(struct rcm_id *req);
+void rcm_request_discard(struct rcm_id *req);
 uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
 int rcm_sync_complete(struct rcm_id *id);
-int rcm_sync_get_event(struct rcm_id *id, struct rdma_cm_event **event);
-void rcm_stash_dispose(struct rcm_cm_event *ev);
-
-/* event.c */
-void rcm_ready_add_locked(struct rcm_channel *chan, struct rcm_cm_event *ev);
-struct rcm_cm_event *rcm_ready_take_id(struct rcm_channel *chan,
-				       struct rcm_id *id);
 
 /* qp.c: the id's QP and the attributes the kernel gives for it */
 int rcm_qp_ready(struct rcm_id *id, int responder_resources,
@@ -295,7 +286,8 @@ int rcm_qp_ready(struct rcm_id *id, int responder_resources,
 int rcm_qp_move(struct rdma_cm_id *id, enum ibv_qp_state state);
 
 /* conn.c: connection events */
-void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev);
+void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev,
+		    const struct rcm_event *rec);
 
 /*
  * mcast.c: multicast groups.

@@ -16,9 +16,9 @@
  *   ESTABLISHED with the response's parameters and its 196 bytes of
  *   private data;
  * - if a step fails (INIT_QP_ATTR, the INIT, RTR or RTS modify, ESTABLISH):
- *   RCM_IOCTL_REJECT on the id with reason 0 and no data, the QP in ERR,
- *   CONNECT_ERROR with status -errno; the id's later REJECTED and
- *   DISCONNECTED are dropped;
+ *   no RCM_IOCTL_REJECT (librdmacm sends none), the QP in ERR,
+ *   CONNECT_ERROR with status -1 (librdmacm's ucma_process_conn_resp()
+ *   return value); the id's later REJECTED and DISCONNECTED are dropped;
  * - without a QP: CONNECT_RESPONSE as the kernel gives it, qp_num/srq
  *   from conn_param, NULL conn_param EINVAL on RDMA_PS_TCP; then
  *   rdma_establish() sends ESTABLISH (EINVAL on an id with a QP);
@@ -33,10 +33,13 @@
  *   kernel as given, which takes them as 7: no EINVAL;
  * - synchronous mode: rdma_connect() returns with ESTABLISHED in
  *   id->event; REJECTED gives ECONNREFUSED, UNREACHABLE ETIMEDOUT,
- *   CONNECT_ERROR the step's errno; rdma_disconnect() waits for
+ *   CONNECT_ERROR EPERM (-status, as librdmacm); rdma_disconnect() waits for
  *   DISCONNECTED;
  * - ECE: rdma_set_local_ece() checks as librdmacm and stores,
- *   rdma_get_remote_ece() gives zero (rcm's wire carries no ECE).
+ *   rdma_get_remote_ece() gives what the peer sent (zero before); the
+ *   local ECE goes in the REQ, the REP's comes back; a QP's ECE (none on
+ *   a provider without ECE) replaces the id's; with a QP a reply of
+ *   another vendor is CONNECT_ERROR, status -1, errno EINVAL.
  *
  * The module is faked (fake_rcm.c), and so is libibverbs (fake_verbs.c).
  */
@@ -472,16 +475,14 @@ static void connect_error_case(int step)
 	T_CHECK(rdma_connect(id, NULL) == 0);
 	ev = get_event();
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_ERROR);
-	T_CHECK(ev && ev->status == -want && ev->id == id);
+	T_CHECK(ev && ev->status == -1 && ev->id == id);
+	T_CHECK(errno == want);
 	if (ev)
 		rdma_ack_cm_event(ev);
 	T_CHECK(FAKE_CALLS(RCM_CMD_ESTABLISH) ==
 		establishes + (step == 3 ? 1 : 0));
-	T_CHECK(FAKE_CALLS(RCM_CMD_REJECT) == rejects + 1);
-	T_CHECK(fake_last_reject.id == h);
-	T_CHECK(fake_last_reject.reason == 0);
-	T_CHECK(fake_last_reject.private_data_len == 0);
-	T_CHECK(fake_rcm_rejected(ch->fd, h));
+	T_CHECK(FAKE_CALLS(RCM_CMD_REJECT) == rejects);
+	T_CHECK(!fake_rcm_rejected(ch->fd, h));
 	T_CHECK(id->qp->state == IBV_QPS_ERR);
 	T_CHECK(f->nmods >= 2 &&
 		f->mods[f->nmods - 1].attr.qp_state == IBV_QPS_ERR);
@@ -502,6 +503,74 @@ static void connect_errors(void)
 		connect_error_case(step);
 		fake_fail_modify(IBV_QPS_RESET, 0);
 	}
+}
+
+/*
+ * ECE on the wire, as librdmacm on the in-tree CM: the local ECE goes in
+ * the REQ, the REP's comes back for rdma_get_remote_ece(); a QP's ECE
+ * replaces the id's (none on a provider without ECE); with a QP, a reply
+ * of another vendor fails the connection (CONNECT_ERROR, status -1,
+ * errno EINVAL), as ucma_process_conn_resp_ece().
+ */
+static void ece_on_the_wire(void)
+{
+	struct ibv_ece mine = { .vendor_id = 0x123456, .options = 0x56 };
+	struct ibv_ece got = { .comp_mask = 1 };
+	struct rdma_conn_param p = { .qp_num = 0x777 };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	uint32_t h;
+
+	if (!open_channel())
+		return;
+	id = routed_id(false, &h);
+	if (!id)
+		return;
+	T_CHECK(rdma_set_local_ece(id, &mine) == 0);
+	fake_peer_ece_vendor_id = 0x654321;
+	fake_peer_ece_attr_mod = 0x77;
+	T_CHECK(rdma_connect(id, &p) == 0);
+	T_CHECK(fake_last_connect.ece_vendor_id == 0x123456 &&
+		fake_last_connect.ece_attr_mod == 0x56);
+	ev = get_event();
+	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_RESPONSE);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	T_CHECK(rdma_get_remote_ece(id, &got) == 0);
+	T_CHECK(got.vendor_id == 0x654321 && got.options == 0x77 &&
+		!got.comp_mask);
+	T_CHECK(rdma_destroy_id(id) == 0);
+
+	/* A QP on a provider without ECE: the id's becomes none. */
+	id = routed_id(false, &h);
+	if (!id)
+		return;
+	T_CHECK(rdma_set_local_ece(id, &mine) == 0);
+	{
+		struct ibv_qp_init_attr attr = {
+			.qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		T_CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	}
+	T_CHECK(rdma_connect(id, NULL) == 0);
+	T_CHECK(fake_last_connect.ece_vendor_id == 0 &&
+		fake_last_connect.ece_attr_mod == 0);
+	/* The REP names a vendor this side does not have. */
+	errno = 0;
+	ev = get_event();
+	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_ERROR &&
+		ev->status == -1 && errno == EINVAL);
+	T_CHECK(id->qp && id->qp->state == IBV_QPS_ERR);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	rdma_destroy_qp(id);
+	T_CHECK(rdma_destroy_id(id) == 0);
+	fake_peer_ece_vendor_id = 0;
+	fake_peer_ece_attr_mod = 0;
+	close_channel(NULL);
 }
 
 static void no_qp(void)
@@ -716,11 +785,11 @@ static void sync_mode(void)
 	if (!id)
 		return;
 	errno = 0;
-	T_CHECK(rdma_connect(id, NULL) == -1 && errno == EINVAL);
+	T_CHECK(rdma_connect(id, NULL) == -1 && errno == EPERM);
 	T_CHECK(id->event &&
 		id->event->event == RDMA_CM_EVENT_CONNECT_ERROR &&
-		id->event->status == -EINVAL);
-	T_CHECK(fake_last_reject.id == h);
+		id->event->status == -1);
+	T_CHECK(!fake_rcm_rejected(id->channel->fd, h));
 	sync_destroy(id);
 
 	/* No answer yet on a non-blocking private channel: EAGAIN. */
@@ -785,5 +854,6 @@ int main(int argc, char *argv[])
 	t_in_child("REJECTED, UNREACHABLE, DISCONNECTED", answers);
 	t_in_child("synchronous connect and disconnect", sync_mode);
 	t_in_child("ECE", ece);
+	t_in_child("ECE on the wire", ece_on_the_wire);
 	return t_exit();
 }

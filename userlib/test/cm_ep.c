@@ -264,7 +264,10 @@ static void passive(void)
 	T_CHECK(r && r->send_cq && r->send_cq->cqe == 4);
 	T_CHECK(r && r->event &&
 		r->event->event == RDMA_CM_EVENT_CONNECT_REQUEST);
-	T_CHECK(fake_last_init_qp_attr.id == hr);
+	/* On the request's own channel, under its handle there. */
+	T_CHECK(r && r->channel != l->channel &&
+		fake_last_migrate.fd == r->channel->fd);
+	T_CHECK(fake_last_init_qp_attr.id == fake_last_migrate.out_id);
 	if (r) {
 		fake_accept_establishes = true;
 		T_CHECK(rdma_accept(r, NULL) == 0);
@@ -279,7 +282,8 @@ static void passive(void)
 	r = NULL;
 	errno = 0;
 	T_CHECK(rdma_get_request(l, &r) == -1 && errno == ENOSPC);
-	T_CHECK(r == NULL && !fake_rcm_id_live(fd, hr));
+	T_CHECK(hr && r == NULL &&
+		fake_last_destroy.id == fake_last_migrate.out_id);
 	T_CHECK(l->event == NULL);
 
 	rdma_destroy_ep(l);

@@ -15,8 +15,10 @@
  *   up to 16 at a time and stranded the rest);
  * - ADDR_RESOLVED refreshes the id before it is handed out: source and
  *   destination, port_num, verbs (the device whose node GUID the kernel
- *   reports), GID and P_Key 0xffff; an unknown GUID turns the event into
- *   ADDR_ERROR with status -ENODEV;
+ *   reports), GID, destination GID (the address IPv4-mapped, as the
+ *   in-tree rdma_read_gids()) and P_Key 0 (as in-tree); an unknown GUID
+ *   turns the event into ADDR_ERROR with status -1 and errno ENODEV
+ *   (librdmacm's ucma_process_addr_resolved());
  * - O_NONBLOCK channel with nothing pending: -1/EAGAIN; NULL arguments
  *   -1/EINVAL;
  * - destroy with events of the id still in the kernel: returns at once,
@@ -266,7 +268,12 @@ static void addr_resolved_refresh(void)
 	T_CHECK(a->port_num == 1);
 	T_CHECK(a->route.addr.addr.ibaddr.sgid.raw[0] == 0xfe);
 	T_CHECK(a->route.addr.addr.ibaddr.sgid.raw[15] == 0x77);
-	T_CHECK(a->route.addr.addr.ibaddr.pkey == htons(0xffff));
+	/* The destination as a GID, P_Key 0: what in-tree reports. */
+	T_CHECK(a->route.addr.addr.ibaddr.dgid.raw[10] == 0xff &&
+		a->route.addr.addr.ibaddr.dgid.raw[11] == 0xff &&
+		!memcmp(&a->route.addr.addr.ibaddr.dgid.raw[12],
+			&dst.sin_addr, 4));
+	T_CHECK(a->route.addr.addr.ibaddr.pkey == 0);
 	src = (const struct sockaddr_in *)rdma_get_local_addr(a);
 	T_CHECK(src->sin_family == AF_INET);
 	T_CHECK(rdma_get_src_port(a) == htons(fake_ephemeral));
@@ -293,7 +300,7 @@ static void addr_resolved_unknown_device(void)
 	if (!ev)
 		return;
 	T_CHECK(ev->event == RDMA_CM_EVENT_ADDR_ERROR);
-	T_CHECK(ev->status == -ENODEV);
+	T_CHECK(ev->status == -1 && errno == ENODEV);
 	T_CHECK(a->verbs == NULL);
 	rdma_ack_cm_event(ev);
 	T_CHECK(rdma_destroy_id(a) == 0);

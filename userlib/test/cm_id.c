@@ -20,6 +20,13 @@
  * - resolve: RCM_IOCTL_RESOLVE_ADDR carries handle, timeout, src (family
  *   0 when NULL) and dst; dst is in the id at once; kernel errors come
  *   back as -1/errno.
+ * - hotplug: a device added after the library read the device list is
+ *   found when the kernel attaches an id to it (the list is re-read, as
+ *   librdmacm's sync_devices_list()), and rdma_get_devices() lists it;
+ *   a device removed is no longer listed, while the id that holds its
+ *   context keeps it.
+ * - devices sharing a node GUID are told apart by the device index the
+ *   kernel reports with it (bind's view, or a query).
  *
  * The module is faked (fake_rcm.c), and so are libibverbs' devices
  * (fake_verbs.c).
@@ -228,7 +235,7 @@ static void bind_addr(void)
 	T_CHECK(b->verbs && b->verbs->device == &fake_devices[1]);
 	T_CHECK(b->port_num == 1);
 	T_CHECK(b->route.addr.addr.ibaddr.sgid.raw[15] == 0x5a);
-	T_CHECK(b->route.addr.addr.ibaddr.pkey == htons(0xffff));
+	T_CHECK(b->route.addr.addr.ibaddr.pkey == 0);	/* as in-tree */
 	rdma_free_devices(devs);
 
 	/* Kernel errors pass through. */
@@ -314,6 +321,84 @@ static void negative_timeout(void)
 	rdma_destroy_event_channel(ch);
 }
 
+static void hotplug(void)
+{
+	struct sockaddr_in spec = sin4("192.0.2.10", 7471);
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct ibv_context **devs;
+	struct rdma_cm_id *b = NULL;
+	int n = 0;
+
+	fake_num_devices = 1;
+	devs = rdma_get_devices(&n);
+	T_CHECK(devs && n == 1);
+	rdma_free_devices(devs);
+
+	/* Added later: the kernel attaches the id to it. */
+	fake_num_devices = 2;
+	fake_attach_guid = FAKE_GUID(1);
+	fake_attach_port = 1;
+	if (!ch || rdma_create_id(ch, &b, NULL, RDMA_PS_TCP)) {
+		T_CHECK(!"setup");
+		return;
+	}
+	T_CHECK(rdma_bind_addr(b, (struct sockaddr *)&spec) == 0);
+	T_CHECK(b->verbs && b->verbs->device == &fake_devices[1]);
+	T_CHECK(b->pd != NULL);
+	devs = rdma_get_devices(&n);
+	T_CHECK(devs && n == 2 && devs[1] == b->verbs);
+	rdma_free_devices(devs);
+
+	/* Removed: not listed; the id keeps its context. */
+	fake_num_devices = 1;
+	devs = rdma_get_devices(&n);
+	T_CHECK(devs && n == 1 && devs[0]->device == &fake_devices[0]);
+	rdma_free_devices(devs);
+	T_CHECK(b->verbs && b->verbs->device == &fake_devices[1]);
+	T_CHECK(rdma_destroy_id(b) == 0);
+	T_CHECK(fake_live_pds == 0);
+	rdma_destroy_event_channel(ch);
+}
+
+/*
+ * Two devices with one node GUID: the kernel's device index picks the
+ * right one, as librdmacm's match(); without an index the GUID alone.
+ */
+static void same_guid(void)
+{
+	struct sockaddr_in spec = sin4("192.0.2.10", 7471);
+	struct sockaddr_in dst = sin4("192.0.2.20", 7471);
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *a = NULL, *b = NULL;
+	struct rdma_cm_event *ev = NULL;
+
+	fake_num_devices = 2;
+	fake_same_guid = true;
+	fake_attach_guid = FAKE_GUID(0);
+	fake_attach_port = 1;
+	if (!ch || rdma_create_id(ch, &a, NULL, RDMA_PS_TCP) ||
+	    rdma_create_id(ch, &b, NULL, RDMA_PS_TCP)) {
+		T_CHECK(!"setup");
+		return;
+	}
+	fake_attach_index = 1;
+	T_CHECK(rdma_bind_addr(a, (struct sockaddr *)&spec) == 0);
+	T_CHECK(a->verbs && a->verbs->device == &fake_devices[1]);
+	/* Through a query too (an ADDR_RESOLVED without the view). */
+	fake_send_info = false;
+	fake_attach_index = 0;
+	T_CHECK(rdma_resolve_addr(b, NULL, (struct sockaddr *)&dst, 500) == 0);
+	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
+	T_CHECK(ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == 1);
+	T_CHECK(b->verbs && b->verbs->device == &fake_devices[0]);
+	T_CHECK(rdma_destroy_id(a) == 0);
+	T_CHECK(rdma_destroy_id(b) == 0);
+	rdma_destroy_event_channel(ch);
+}
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -329,5 +414,7 @@ int main(int argc, char *argv[])
 	t_in_child("bind", bind_addr);
 	t_in_child("resolve", resolve);
 	t_in_child("negative timeout", negative_timeout);
+	t_in_child("a device added or removed later", hotplug);
+	t_in_child("devices sharing a node GUID: by index", same_guid);
 	return t_exit();
 }

@@ -483,7 +483,7 @@ static void get_request(void)
 {
 	struct rdma_cm_id *l, *r1 = NULL, *r2 = NULL, *async;
 	uint32_t hl, ha, h1, h2;
-	int fd_before, fd, ctx;
+	int fd_before, fd, rfd, ctx;
 	struct destroyer d;
 
 	setup();
@@ -511,11 +511,20 @@ static void get_request(void)
 	T_CHECK(rdma_get_request(NULL, &r1) == -1 && errno == EINVAL);
 	T_CHECK(rdma_get_request(l, NULL) == -1 && errno == EINVAL);
 
-	h1 = fake_rcm_push_request(fd, hl, &conn, &peer, "one", 4);
+	/*
+	 * Each request id moves to a private channel of its own (as
+	 * librdmacm's ucma_process_conn_req()): its events never reach the
+	 * listener's fd, whose O_NONBLOCK it does not share.
+	 */
+	T_CHECK(fake_rcm_push_request(fd, hl, &conn, &peer, "one", 4) != 0);
 	T_CHECK(rdma_get_request(l, &r1) == 0);
-	T_CHECK(r1 && r1 != l && r1->channel == ch && r1->context == &ctx);
+	T_CHECK(r1 && r1 != l && r1->channel != ch && r1->context == &ctx);
 	if (!r1)
 		return;
+	h1 = fake_last_migrate.out_id;
+	T_CHECK(fake_last_migrate.fd == r1->channel->fd);
+	T_CHECK(fake_rcm_id_live(r1->channel->fd, h1));
+	T_CHECK(!(fcntl(r1->channel->fd, F_GETFL) & O_NONBLOCK));
 	T_CHECK(r1->event && r1->event->event ==
 		RDMA_CM_EVENT_CONNECT_REQUEST);
 	T_CHECK(r1->event && r1->event->id == r1 &&
@@ -524,14 +533,18 @@ static void get_request(void)
 				     "one"));
 	T_CHECK(r1->verbs != NULL && l->event == NULL);
 
-	/* r1's own event is kept for r1; the next request comes out. */
-	T_CHECK(fake_rcm_push(fd, h1, RCM_EVENT_REJECTED, 8, NULL, 0));
-	h2 = fake_rcm_push_request(fd, hl, &conn, &peer, "two", 4);
+	/* r1's own event is r1's channel's; the next request comes out. */
+	T_CHECK(fake_rcm_push(r1->channel->fd, h1, RCM_EVENT_REJECTED, 8,
+			      NULL, 0));
+	T_CHECK(fake_rcm_push_request(fd, hl, &conn, &peer, "two", 4) != 0);
 	T_CHECK(rdma_get_request(l, &r2) == 0);
 	T_CHECK(r2 && r2 != r1 && r2->event &&
 		r2->event->listen_id == l &&
 		!strcmp(r2->event->param.conn.private_data, "two"));
+	T_CHECK(r2 && r2->channel != ch && r2->channel != r1->channel);
+	h2 = fake_last_migrate.out_id;
 	T_CHECK(fake_rcm_queued(fd) == 0);
+	T_CHECK(fake_rcm_queued(r1->channel->fd) == 1);
 
 	/* Other events of the listener fail and stay in listen->event. */
 	T_CHECK(fake_rcm_push(fd, hl, RCM_EVENT_DEVICE_REMOVAL, 0, NULL, 0));
@@ -558,10 +571,11 @@ static void get_request(void)
 	/*
 	 * As in librdmacm, the listener waits for the CONNECT_REQUESTs that
 	 * its request ids hold in id->event; destroying them acks those.
-	 * The private channel closes with the last of them.
+	 * Each private channel closes with its id.
 	 */
+	rfd = r2->channel->fd;
 	destroy_promptly(r1);
-	T_CHECK(!fake_rcm_id_live(fd, h1) && fake_rcm_id_live(fd, h2));
+	T_CHECK(fake_rcm_id_live(rfd, h2));
 	start_destroy(&d, l);
 	T_CHECK(!join_within(d.thread, 300));
 	T_CHECK(fcntl(fd, F_GETFD) != -1);

@@ -20,12 +20,11 @@
  *   own (closed by rdma_destroy_id()); a synchronous id: EINVAL. A
  *   synchronous id to a channel: its held event is acked without a
  *   wait, its private channel closed; a synchronous listener's request
- *   id takes its stash and its queued events along, and the listener
- *   keeps the shared channel;
- * - EBUSY from the kernel (unread CONNECT_REQUEST) and from the library
- *   (a synchronous listener's CONNECT_REQUEST that a request id's
- *   synchronous call read and stashed, without an ioctl); a migrated
- *   listener's requests come from the new channel;
+ *   id, on a private channel of its own, takes its queued events along,
+ *   and the listener keeps its channel;
+ * - never EBUSY for a listener, as in-tree: its unread connection
+ *   requests move with it (the kernel moves their ids too) and come out
+ *   of the new channel, with request ids usable there;
  * - errors: NULL id, another synchronous id's private channel
  *   (EINVAL), kernel errors pass through and leave the id where it was
  *   (a private channel opened for it is closed again), EMFILE of a full
@@ -558,15 +557,17 @@ static void from_sync(void)
 }
 
 /*
- * A synchronous listener's request id shares the listener's channel: its
- * stash and its unread events go along, the listener keeps the channel.
+ * A synchronous listener's request id is synchronous on a private channel
+ * of its own: migrated to a channel, it takes its unread events along,
+ * its held event is acked and its private channel closed; the listener
+ * keeps its own.
  */
-static void sync_request_stash(void)
+static void sync_request_own_channel(void)
 {
 	struct rdma_event_channel *a_ch;
-	struct rdma_cm_id *l, *r = NULL, *r2 = NULL, *r3 = NULL;
+	struct rdma_cm_id *l, *r = NULL, *r2 = NULL;
 	uint32_t hl, hr;
-	int lfd, fd_before;
+	int lfd, rfd, fd_before;
 
 	setup();
 	fd_before = t_lowest_free_fd();
@@ -577,51 +578,50 @@ static void sync_request_stash(void)
 	if (!l)
 		return;
 	lfd = l->channel->fd;
-	hr = fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0);
+	T_CHECK(fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0) != 0);
 	T_CHECK(rdma_get_request(l, &r) == 0);
 	if (!r)
 		return;
-	T_CHECK(r->channel == l->channel && r->event);
+	rfd = r->channel->fd;
+	hr = fake_last_migrate.out_id;
+	T_CHECK(r->channel != l->channel && r->event);
+	T_CHECK(rfd == fake_last_migrate.fd);
 
-	/* r's ESTABLISHED is read and stashed, DISCONNECTED stays unread. */
-	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
+	T_CHECK(fake_rcm_push(rfd, hr, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
 	T_CHECK(fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0) != 0);
-	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_DISCONNECTED, 0, NULL, 0));
-	T_CHECK(rdma_get_request(l, &r2) == 0);
-	T_CHECK(fake_rcm_queued(lfd) == 1);
-	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0));
+	T_CHECK(fake_rcm_push(rfd, hr, RCM_EVENT_DISCONNECTED, 0, NULL, 0));
+	T_CHECK(fake_rcm_queued(lfd) == 1 && fake_rcm_queued(rfd) == 2);
 
 	T_CHECK(migrate_promptly(r, a_ch) == 0);
 	T_CHECK(r->event == NULL);		/* its request event, acked */
 	T_CHECK(r->channel == a_ch);
-	T_CHECK(l->channel->fd == lfd);
-	T_CHECK(fcntl(lfd, F_GETFD) != -1);	/* the listener's, open */
+	T_CHECK(fcntl(rfd, F_GETFD) == -1);	/* its own, closed */
+	T_CHECK(l->channel->fd == lfd && fcntl(lfd, F_GETFD) != -1);
 	set_nonblock(a_ch->fd);
 	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, r, false);
 	expect(a_ch, RDMA_CM_EVENT_DISCONNECTED, r, false);
-	expect(a_ch, RDMA_CM_EVENT_TIMEWAIT_EXIT, r, false);
 	expect_eagain(a_ch);
 
-	/* The listener goes on, without r's events in the way. */
-	T_CHECK(fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0) != 0);
-	T_CHECK(rdma_get_request(l, &r3) == 0);
-	T_CHECK(r3 && r3->channel == l->channel);
+	/* The listener goes on. */
+	T_CHECK(rdma_get_request(l, &r2) == 0);
+	T_CHECK(r2 && r2->channel != l->channel && r2->channel != a_ch);
 
 	T_CHECK(rdma_destroy_id(r) == 0);
 	if (r2)
 		T_CHECK(rdma_destroy_id(r2) == 0);
-	if (r3)
-		T_CHECK(rdma_destroy_id(r3) == 0);
 	T_CHECK(rdma_destroy_id(l) == 0);
 	rdma_destroy_event_channel(a_ch);
 	T_CHECK(t_lowest_free_fd() == fd_before);
 }
 
-/* EBUSY: from the kernel, and from the library without an ioctl. */
-static void ebusy(void)
+/*
+ * Never EBUSY for a listener (as in-tree): its unread connection requests
+ * move with it, and come out of the new channel with request ids there.
+ */
+static void listener_takes_requests(void)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
-	struct rdma_cm_id *l, *c, *r1, *r2, *r3;
+	struct rdma_cm_id *l, *c, *r1 = NULL, *r2 = NULL;
 	struct rdma_cm_event *ev;
 	uint32_t hl, hc;
 
@@ -632,96 +632,42 @@ static void ebusy(void)
 		return;
 	l = listener(a_ch, &hl);
 	c = new_id(a_ch, &hc);
-	T_CHECK(fake_rcm_push_request(a_ch->fd, hl, &conn, &peer, NULL, 0));
-
-	errno = 0;
-	T_CHECK(rdma_migrate_id(l, b_ch) == -1 && errno == EBUSY);
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 1);
-	T_CHECK(l->channel == a_ch);
-	ev = expect(a_ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL, true);
-	if (!ev)
-		return;
-	r1 = ev->id;
-	T_CHECK(ev->listen_id == l);
-	rdma_ack_cm_event(ev);
-
-	/* A request behind c's event: still in the kernel, its EBUSY. */
+	T_CHECK(fake_rcm_push_request(a_ch->fd, hl, &conn, &peer, "one", 4));
 	fake_rcm_push(a_ch->fd, hc, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
-	T_CHECK(fake_rcm_push_request(a_ch->fd, hl, &conn, &peer, NULL, 0));
-	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, c, false);
-	T_CHECK(fake_rcm_queued(a_ch->fd) == 1);
-	errno = 0;
-	T_CHECK(rdma_migrate_id(l, b_ch) == -1 && errno == EBUSY);
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 2);
-	T_CHECK(l->channel == a_ch);
-	ev = expect(a_ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL, true);
-	if (!ev)
-		return;
-	r2 = ev->id;
-	rdma_ack_cm_event(ev);
+	T_CHECK(fake_rcm_push_request(a_ch->fd, hl, &conn, &peer, "two", 4));
 
-	/* Nothing pending: it moves, and its requests come from b_ch. */
 	T_CHECK(migrate_promptly(l, b_ch) == 0);
 	T_CHECK(l->channel == b_ch);
-	T_CHECK(fake_rcm_push_request(b_ch->fd, fake_last_migrate.out_id,
-				      &conn, &peer, NULL, 0));
+	T_CHECK(fake_rcm_queued(a_ch->fd) == 1 && fake_rcm_queued(b_ch->fd) == 2);
+	set_nonblock(a_ch->fd);
+	set_nonblock(b_ch->fd);
+	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, c, false);
+	expect_eagain(a_ch);
+
 	ev = expect(b_ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL, true);
-	if (!ev)
-		return;
-	r3 = ev->id;
-	T_CHECK(ev->listen_id == l && r3->channel == b_ch);
-	rdma_ack_cm_event(ev);
-
-	T_CHECK(rdma_destroy_id(r1) == 0);
-	T_CHECK(rdma_destroy_id(r2) == 0);
-	T_CHECK(rdma_destroy_id(r3) == 0);
-	T_CHECK(rdma_destroy_id(l) == 0);
-	T_CHECK(rdma_destroy_id(c) == 0);
-	rdma_destroy_event_channel(a_ch);
-	rdma_destroy_event_channel(b_ch);
-}
-
-/*
- * A synchronous listener's CONNECT_REQUEST that its request id's
- * synchronous call read: stashed for the listener, so the library says
- * EBUSY without asking the kernel, and rdma_get_request() gets it later.
- */
-static void ebusy_sync_stash(void)
-{
-	struct rdma_conn_param param = { .qp_num = 0x654321 };
-	struct rdma_event_channel *b_ch;
-	struct rdma_cm_id *l, *r = NULL, *r2 = NULL;
-	uint32_t hl, hr;
-	int lfd;
-
-	setup();
-	b_ch = channel();
-	l = listener(NULL, &hl);
-	if (!b_ch || !l)
-		return;
-	lfd = l->channel->fd;
-	hr = fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0);
-	T_CHECK(rdma_get_request(l, &r) == 0);
-	if (!r)
-		return;
-	/* r's accept waits for ESTABLISHED and reads l's request first. */
-	T_CHECK(fake_rcm_push_request(lfd, hl, &conn, &peer, NULL, 0) != 0);
-	T_CHECK(fake_rcm_push(lfd, hr, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
-	T_CHECK(rdma_accept(r, &param) == 0);
-	T_CHECK(r->event && r->event->event == RDMA_CM_EVENT_ESTABLISHED);
-	T_CHECK(fake_rcm_queued(lfd) == 0);
-
-	errno = 0;
-	T_CHECK(rdma_migrate_id(l, b_ch) == -1 && errno == EBUSY);
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 0);
-	T_CHECK(l->channel->fd == lfd);
-	T_CHECK(rdma_get_request(l, &r2) == 0);
-	T_CHECK(r2 && r2 != r && r2->channel == l->channel);
-
-	T_CHECK(rdma_destroy_id(r) == 0);
+	if (ev) {
+		r1 = ev->id;
+		T_CHECK(ev->listen_id == l && r1->channel == b_ch);
+		T_CHECK(!strcmp(ev->param.conn.private_data, "one"));
+		rdma_ack_cm_event(ev);
+	}
+	ev = expect(b_ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL, true);
+	if (ev) {
+		r2 = ev->id;
+		T_CHECK(ev->listen_id == l && r2->channel == b_ch);
+		rdma_ack_cm_event(ev);
+	}
+	expect_eagain(b_ch);
+	/* The request ids work on the new channel's file. */
+	if (r1)
+		T_CHECK(rdma_reject(r1, NULL, 0) == 0);
+	if (r1)
+		T_CHECK(rdma_destroy_id(r1) == 0);
 	if (r2)
 		T_CHECK(rdma_destroy_id(r2) == 0);
 	T_CHECK(rdma_destroy_id(l) == 0);
+	T_CHECK(rdma_destroy_id(c) == 0);
+	rdma_destroy_event_channel(a_ch);
 	rdma_destroy_event_channel(b_ch);
 }
 
@@ -806,11 +752,10 @@ int main(int argc, char *argv[])
 	t_in_child("a record a reader holds is waited for", in_flight_record);
 	t_in_child("NULL channel: synchronous", to_sync);
 	t_in_child("synchronous id to a channel", from_sync);
-	t_in_child("a synchronous request id takes its stash",
-		   sync_request_stash);
-	t_in_child("EBUSY from the kernel", ebusy);
-	t_in_child("EBUSY for a request in a synchronous stash",
-		   ebusy_sync_stash);
+	t_in_child("a synchronous request id has its own channel",
+		   sync_request_own_channel);
+	t_in_child("a listener takes its unread requests along",
+		   listener_takes_requests);
 	t_in_child("errors", errors);
 	return t_exit();
 }

@@ -21,8 +21,13 @@
  *   its errno and makes up nothing;
  * - rdma_create_qp_ex() with more than the PD in comp_mask reaches the
  *   provider's create_qp_ex, and gets id->pd without a PD;
- * - SRQs: id->srq on the default PD, given to the QP; a busy SRQ stays;
- *   TYPE missing or a second SRQ: EINVAL;
+ * - SRQs: id->srq on the default PD, given to the QP; rdma_destroy_srq()
+ *   clears the SRQ and the id's CQs whatever the verbs calls say, as
+ *   librdmacm; TYPE missing or a second SRQ: EINVAL;
+ * - XRC (an XRC_RECV id from rdma_create_ep()): the SRQ gets the device's
+ *   default XRC domain and a CQ in id->recv_cq, the QP the domain; the
+ *   SRQ's CQ outlives rdma_destroy_qp(); the domain goes with the
+ *   device's last id; without XRC (rxe) the domain's EOPNOTSUPP;
  * - rdma_init_qp_attr(): every member of the kernel's attributes lands
  *   in struct ibv_qp_attr under its name, the mask as is; states other
  *   than INIT/RTR/RTS fail with EINVAL before the kernel, a state the id
@@ -90,7 +95,72 @@ static struct ibv_qp_init_attr rc_attr(int send_wr, int recv_wr)
 static bool nothing_live(void)
 {
 	return !fake_live_qps && !fake_live_cqs && !fake_live_channels &&
-	       !fake_live_srqs;
+	       !fake_live_srqs && !fake_live_xrcds;
+}
+
+/* An id of @qp_type (RDMA_PS_IB) from rdma_create_ep(), routed to dst. */
+static struct rdma_cm_id *ep_id(enum ibv_qp_type qp_type)
+{
+	struct rdma_addrinfo ai = {
+		.ai_family = AF_INET,
+		.ai_qp_type = qp_type,
+		.ai_port_space = RDMA_PS_IB,
+		.ai_dst_len = sizeof(dst),
+		.ai_dst_addr = (struct sockaddr *)&dst,
+	};
+	struct rdma_cm_id *id = NULL;
+
+	T_CHECK(rdma_create_ep(&id, &ai, NULL, NULL) == 0);
+	T_CHECK(id && id->qp_type == qp_type && id->verbs);
+	return id;
+}
+
+/*
+ * XRC, as librdmacm: an XRC_RECV id's SRQ gets the device's default XRC
+ * domain and a CQ in id->recv_cq, its QP the domain; rdma_destroy_qp()
+ * leaves the SRQ's CQ, rdma_destroy_srq() destroys it, and the domain
+ * goes with the device's last id. A device without XRC (rxe): the
+ * domain's error, nothing left behind.
+ */
+static void xrc_defaults(void)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 16 } };
+	struct ibv_qp_init_attr attr;
+	struct rdma_cm_id *id;
+	struct ibv_qp *qp;
+
+	setup();
+	id = ep_id(IBV_QPT_XRC_RECV);
+	if (!id)
+		return;
+	errno = 0;
+	T_CHECK(rdma_create_srq(id, NULL, &sattr) == -1 && errno == EOPNOTSUPP);
+	T_CHECK(id->srq == NULL && id->recv_cq == NULL && nothing_live());
+
+	fake_xrc = true;
+	T_CHECK(rdma_create_srq(id, NULL, &sattr) == 0);
+	T_CHECK(id->srq && fake_live_xrcds == 1);
+	T_CHECK(fake_last_srq_init.srq_type == IBV_SRQT_XRC);
+	T_CHECK(fake_last_srq_init.comp_mask & IBV_SRQ_INIT_ATTR_XRCD);
+	T_CHECK(fake_last_srq_init.comp_mask & IBV_SRQ_INIT_ATTR_CQ);
+	T_CHECK(fake_last_srq_init.xrcd && fake_last_srq_init.cq &&
+		fake_last_srq_init.cq == id->recv_cq);
+	T_CHECK(id->recv_cq && id->recv_cq->cqe == 16 && id->recv_cq_channel);
+
+	attr = rc_attr(4, 0);
+	attr.qp_type = IBV_QPT_XRC_RECV;
+	T_CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	qp = id->qp;
+	T_CHECK(qp && fake_qp(qp)->init.xrcd == fake_last_srq_init.xrcd &&
+		(fake_qp(qp)->init.comp_mask & IBV_QP_INIT_ATTR_XRCD));
+	T_CHECK(fake_live_xrcds == 1);	/* the device's one */
+
+	rdma_destroy_qp(id);
+	T_CHECK(id->recv_cq && fake_live_cqs == 2);	/* the SRQ's stays */
+	rdma_destroy_srq(id);
+	T_CHECK(id->recv_cq == NULL && fake_live_cqs == 0);
+	rdma_destroy_ep(id);
+	T_CHECK(nothing_live());
 }
 
 static void default_pd(void)
@@ -444,13 +514,28 @@ static void srq(void)
 	T_CHECK(id->qp && id->qp->srq == s && attr.srq == s);
 	T_CHECK(id->recv_cq == NULL && fake_live_cqs == 1);
 
-	/* In use: the SRQ stays. */
+	/*
+	 * As librdmacm: the SRQ and the id's CQs leave the id, whatever
+	 * ibv_destroy_srq() says (here: in use).
+	 */
 	fake_destroy_srq_errno = EBUSY;
 	rdma_destroy_srq(id);
-	T_CHECK(id->srq == s && fake_live_srqs == 1);
+	T_CHECK(id->srq == NULL && fake_live_srqs == 1);
+	T_CHECK(id->send_cq == NULL && id->send_cq_channel == NULL &&
+		fake_live_cqs == 0);
 	rdma_destroy_qp(id);
+	T_CHECK(ibv_destroy_srq(s) == 0);
+	T_CHECK(nothing_live());
+
+	/* Without a QP: the CQs in the id's fields go with the SRQ. */
+	T_CHECK(rdma_create_srq(id, NULL, &sattr) == 0);
+	attr = rc_attr(4, 4);
+	T_CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	T_CHECK(id->recv_cq && id->send_cq && fake_live_cqs == 2);
+	ibv_destroy_qp(id->qp);
+	id->qp = NULL;
 	rdma_destroy_srq(id);
-	T_CHECK(id->srq == NULL && nothing_live());
+	T_CHECK(id->srq == NULL && id->send_cq == NULL && nothing_live());
 
 	memset(&ex, 0, sizeof(ex));
 	ex.attr.max_wr = 8;
@@ -588,5 +673,6 @@ int main(int argc, char *argv[])
 	t_in_child("rdma_create_qp_ex", create_ex);
 	t_in_child("SRQs", srq);
 	t_in_child("rdma_init_qp_attr", init_qp_attr);
+	t_in_child("XRC: default domain and CQ", xrc_defaults);
 	return t_exit();
 }

@@ -171,10 +171,19 @@ static void larger_record(void)
 	T_CHECK(query_seen.event_size == sizeof(struct rcm_event));
 }
 
+/* A module from before the ECE: its records end before it, and serve. */
+static void first_release_record(void)
+{
+	ioctl_mode = MODULE;
+	fake_record = RCM_EVENT_SIZE_DEFAULT;
+	expect_success();
+	T_CHECK(query_calls == 1);
+}
+
 static void smaller_record(void)
 {
 	ioctl_mode = MODULE;
-	fake_record = sizeof(struct rcm_event) - 8;
+	fake_record = RCM_EVENT_SIZE_DEFAULT - 8;
 	expect_failure("/dev/null", EPERM);
 	T_CHECK(query_calls == 1);
 }
@@ -245,7 +254,10 @@ int main(int argc, char *argv[])
 	t_in_child("other ABI version", other_abi);
 	t_in_child("module without devices", no_devices);
 	t_in_child("module with a larger record", larger_record);
-	t_in_child("module with a smaller record", smaller_record);
+	t_in_child("module with the first release's record",
+		   first_release_record);
+	t_in_child("module with a record below the first release's",
+		   smaller_record);
 	t_in_child("module without event_size", module_without_event_size);
 	t_in_child("module without event_size, other ABI",
 		   module_without_event_size_other_abi);

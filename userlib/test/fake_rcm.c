@@ -73,6 +73,7 @@ struct rcm_path fake_route_path;
 enum fake_resolve fake_resolve_mode = FAKE_RESOLVE_OK;
 int fake_resolve_status = -ETIMEDOUT;
 uint64_t fake_attach_guid;
+int fake_attach_index = -1;
 uint32_t fake_attach_port = 1;
 uint8_t fake_attach_sgid[16];
 struct sockaddr_storage fake_resolve_src;
@@ -91,6 +92,8 @@ struct rcm_reject fake_last_reject;
 struct rcm_accept fake_last_accept;
 struct rcm_disconnect fake_last_disconnect;
 struct rcm_connect fake_last_connect;
+uint32_t fake_peer_ece_vendor_id;
+uint32_t fake_peer_ece_attr_mod;
 struct rcm_establish fake_last_establish;
 struct rcm_init_qp_attr fake_last_init_qp_attr;
 struct rcm_notify fake_last_notify;
@@ -191,6 +194,10 @@ static void fill_info(const struct fake_id *id, struct rcm_id_info *info)
 		info->port_num = fake_attach_port;
 		info->node_guid = fake_attach_guid;
 		memcpy(info->sgid, fake_attach_sgid, sizeof(info->sgid));
+		if (fake_attach_index >= 0) {
+			info->flags = RCM_ID_INFO_IBDEV_INDEX;
+			info->ibdev_index = fake_attach_index;
+		}
 	}
 	if (id->routed && fake_route_num_paths) {
 		info->num_paths = fake_route_num_paths;
@@ -339,6 +346,8 @@ static uint32_t push_request(int fd, uint32_t listen_handle,
 	ev->id = handle;
 	ev->listen_id = listen_handle;
 	ev->event = RCM_EVENT_CONNECT_REQUEST;
+	ev->ece_vendor_id = fake_peer_ece_vendor_id;
+	ev->ece_attr_mod = fake_peer_ece_attr_mod;
 	if (conn)
 		ev->conn = *conn;
 	ev->private_data_len = area;
@@ -528,8 +537,11 @@ static int do_connect(struct fake_file *f, struct rcm_connect *c)
 	case FAKE_CONNECT_ACCEPT:
 		ev = push_locked(f, c->id, RCM_EVENT_CONNECT_RESPONSE, 0,
 				 fake_peer_data, RCM_ACCEPT_PRIVATE_DATA_MAX);
-		if (ev)
+		if (ev) {
 			ev->conn = fake_connect_response;
+			ev->ece_vendor_id = fake_peer_ece_vendor_id;
+			ev->ece_attr_mod = fake_peer_ece_attr_mod;
+		}
 		id->responded = true;
 		break;
 	case FAKE_CONNECT_REJECT:
@@ -609,11 +621,57 @@ static int do_init_qp_attr(struct fake_file *f, struct rcm_init_qp_attr *c)
 	return 0;
 }
 
+/* Free id slots of @to, and room for @n more events; 0 or an errno. */
+static int migrate_room(struct fake_file *to, int ids, int n)
+{
+	int slot, free_slots = 0;
+
+	for (slot = 0; slot < FAKE_RCM_MAX_IDS; slot++)
+		free_slots += !to->ids[slot].live;
+	if (free_slots < ids)
+		return EMFILE;
+	if (to->nevents + n > FAKE_MAX_EVENTS)
+		return ENOMEM;
+	return 0;
+}
+
+/*
+ * Move id @old of @f, with its unread events (re-stamped), to the lowest
+ * free slot of @to; its unread CONNECT_REQUEST records as listener name
+ * its new handle. Returns the new handle; room was checked.
+ */
+static uint32_t migrate_one(struct fake_file *f, struct fake_file *to,
+			    uint32_t old)
+{
+	int i, slot, keep = 0;
+	uint32_t handle;
+
+	for (slot = 0; to->ids[slot].live; slot++)
+		;
+	handle = slot + 1;
+	to->ids[slot] = f->ids[old - 1];
+	f->ids[old - 1].live = false;
+	for (i = 0; i < f->nevents; i++) {
+		if (f->events[i].event == RCM_EVENT_CONNECT_REQUEST &&
+		    f->events[i].listen_id == old)
+			f->events[i].listen_id = handle;
+		if (f->events[i].id != old) {
+			f->events[keep++] = f->events[i];
+			continue;
+		}
+		to->events[to->nevents] = f->events[i];
+		to->events[to->nevents++].id = handle;
+	}
+	f->nevents = keep;
+	return handle;
+}
+
 static int do_migrate(struct fake_file *f, struct rcm_migrate_id *c)
 {
+	uint32_t reqs[FAKE_MAX_EVENTS];
+	int i, n = 0, nreqs = 0, err;
 	struct fake_file *to;
 	struct fake_id *id;
-	int i, n = 0, slot, keep = 0;
 	uint32_t handle;
 
 	fake_last_migrate = *c;
@@ -633,36 +691,33 @@ static int do_migrate(struct fake_file *f, struct rcm_migrate_id *c)
 		fake_last_migrate = *c;
 		return 0;
 	}
+	/* A listener's unread requests go along: their ids and events. */
 	for (i = 0; i < f->nevents; i++) {
 		if (f->events[i].event == RCM_EVENT_CONNECT_REQUEST &&
-		    (f->events[i].id == c->id ||
-		     f->events[i].listen_id == c->id))
+		    f->events[i].id == c->id)
 			return EBUSY;
-		n += f->events[i].id == c->id;
+		if (f->events[i].event == RCM_EVENT_CONNECT_REQUEST &&
+		    f->events[i].listen_id == c->id)
+			reqs[nreqs++] = f->events[i].id;
 	}
-	for (slot = 0; slot < FAKE_RCM_MAX_IDS && to->ids[slot].live; slot++)
-		;
-	if (slot == FAKE_RCM_MAX_IDS)
-		return EMFILE;
-	if (to->nevents + n > FAKE_MAX_EVENTS)
-		return ENOMEM;
-
-	handle = slot + 1;
-	to->ids[slot] = *id;
-	id->live = false;
 	for (i = 0; i < f->nevents; i++) {
-		if (f->events[i].id != c->id) {
-			f->events[keep++] = f->events[i];
-			continue;
-		}
-		to->events[to->nevents] = f->events[i];
-		to->events[to->nevents++].id = handle;
+		int j;
+
+		n += f->events[i].id == c->id;
+		for (j = 0; j < nreqs; j++)
+			n += f->events[i].id == reqs[j];
 	}
-	f->nevents = keep;
+	err = migrate_room(to, 1 + nreqs, n);
+	if (err)
+		return err;
+
+	handle = migrate_one(f, to, c->id);
+	for (i = 0; i < nreqs; i++)
+		migrate_one(f, to, reqs[i]);
 	if (n)
 		pthread_cond_broadcast(&queued);
 	c->out_id = handle;
-	c->out_events_reported = to->ids[slot].reported;
+	c->out_events_reported = id_of(to, handle)->reported;
 	fake_last_migrate = *c;
 	return 0;
 }
@@ -759,7 +814,10 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		memset(&f->ids[i], 0, sizeof(f->ids[i]));
 		f->ids[i].live = true;
 		f->ids[i].context = c->context;
-		f->ids[i].qp_type = c->qp_type;
+		/* As the module: TCP ids are RC, UDP ones UD, IB ones choose. */
+		f->ids[i].qp_type = c->port_space == RCM_PS_TCP ? RCM_QPT_RC :
+				    c->port_space == RCM_PS_IB ? c->qp_type :
+				    RCM_QPT_UD;
 		c->out_id = i + 1;
 		fake_last_create = *c;
 		return 0;
@@ -872,6 +930,10 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			c->out_node_guid = fake_attach_guid;
 			memcpy(c->out_sgid, fake_attach_sgid,
 			       sizeof(c->out_sgid));
+			if (fake_attach_index >= 0) {
+				c->out_flags = RCM_ID_INFO_IBDEV_INDEX;
+				c->out_ibdev_index = fake_attach_index;
+			}
 		}
 		if (id->routed && fake_route_num_paths) {
 			c->out_num_paths = fake_route_num_paths;
@@ -924,7 +986,8 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		case RCM_OPTION_ID_AFONLY:
 			return c->value > 1 ? EINVAL : 0;
 		case RCM_OPTION_ID_ACK_TIMEOUT:
-			return c->value > 31 || id->qp_type != RCM_QPT_RC ?
+			return c->value > 31 || (id->qp_type != RCM_QPT_RC &&
+						 id->qp_type != RCM_QPT_XRC_SEND) ?
 			       EINVAL : 0;
 		case RCM_OPTION_ID_RESOLVE_TIMEOUT:
 		case RCM_OPTION_ID_CONNECT_TIMEOUT:

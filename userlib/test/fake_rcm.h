@@ -97,6 +97,8 @@ extern struct rcm_path fake_route_path;
 
 /* What an attached id reports in RCM_IOCTL_QUERY_ID. */
 extern uint64_t fake_attach_guid;	/* network order */
+/* The device index reported with it; -1 (default): none, as before. */
+extern int fake_attach_index;
 extern uint32_t fake_attach_port;
 extern uint8_t fake_attach_sgid[16];
 /* Local address the fake gives a resolving id (port: fake_ephemeral). */
@@ -179,6 +181,9 @@ extern struct rcm_reject fake_last_reject;
 extern struct rcm_accept fake_last_accept;
 extern struct rcm_disconnect fake_last_disconnect;
 extern struct rcm_connect fake_last_connect;
+/* The ECE a peer's REQ (pushed requests) and REP (CONNECT_RESPONSE) carry. */
+extern uint32_t fake_peer_ece_vendor_id;
+extern uint32_t fake_peer_ece_attr_mod;
 extern struct rcm_establish fake_last_establish;
 extern struct rcm_init_qp_attr fake_last_init_qp_attr;
 extern struct rcm_notify fake_last_notify;

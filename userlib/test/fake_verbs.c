@@ -13,6 +13,7 @@
 int fake_num_devices;
 enum ibv_transport_type fake_transport = IBV_TRANSPORT_IB;
 int fake_open_fail_index = -1;
+bool fake_same_guid;
 struct ibv_device fake_devices[FAKE_MAX_DEVICES];
 
 int fake_list_calls;
@@ -26,6 +27,9 @@ int fake_live_channels;
 int fake_live_cqs;
 int fake_live_qps;
 int fake_live_srqs;
+int fake_live_xrcds;
+bool fake_xrc;
+struct ibv_srq_init_attr_ex fake_last_srq_init;
 int fake_create_qp_errno;
 int fake_destroy_srq_errno;
 uint32_t fake_next_qp_num = 0x100;
@@ -37,6 +41,32 @@ static struct ibv_qp *fake_create_qp_ex_op(struct ibv_context *context,
 					   struct ibv_qp_init_attr_ex *attr);
 static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
 					     struct ibv_srq_init_attr_ex *attr);
+
+/* XRC domains: only with fake_xrc, else the device has none (rxe). */
+static struct ibv_xrcd *fake_open_xrcd_op(struct ibv_context *context,
+					  struct ibv_xrcd_init_attr *attr)
+{
+	struct ibv_xrcd *xrcd;
+
+	(void)attr;
+	if (!fake_xrc) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	xrcd->context = context;
+	fake_live_xrcds++;
+	return xrcd;
+}
+
+static int fake_close_xrcd_op(struct ibv_xrcd *xrcd)
+{
+	fake_live_xrcds--;
+	free(xrcd);
+	return 0;
+}
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -61,7 +91,13 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 
 __be64 ibv_get_device_guid(struct ibv_device *device)
 {
-	return FAKE_GUID(device - fake_devices);
+	return FAKE_GUID(fake_same_guid ? 0 : device - fake_devices);
+}
+
+/* The kernel's index of a fake device: its place in fake_devices. */
+int ibv_get_device_index(struct ibv_device *device)
+{
+	return (int)(device - fake_devices);
 }
 
 void ibv_free_device_list(struct ibv_device **list)
@@ -85,6 +121,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	vctx->sz = sizeof(*vctx);
 	vctx->create_qp_ex = fake_create_qp_ex_op;
 	vctx->create_srq_ex = fake_create_srq_ex_op;
+	vctx->open_xrcd = fake_open_xrcd_op;
+	vctx->close_xrcd = fake_close_xrcd_op;
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	vctx->context.device = device;
 	return &vctx->context;
@@ -282,6 +320,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
 					     struct ibv_srq_init_attr_ex *attr)
 {
+	fake_last_srq_init = *attr;
 	return fake_srq_new(context, attr->pd, attr->srq_context);
 }
 
@@ -296,6 +335,28 @@ int ibv_destroy_srq(struct ibv_srq *srq)
 	fake_live_srqs--;
 	free(srq);
 	return 0;
+}
+
+/* ECE: a provider without it (as rxe) unless fake_ece.vendor_id is set. */
+struct ibv_ece fake_ece;
+struct ibv_ece fake_last_set_ece;
+int fake_set_ece_calls;
+
+int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	if (!fake_ece.vendor_id)
+		return EOPNOTSUPP;
+	*ece = fake_ece;
+	return 0;
+}
+
+int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	fake_set_ece_calls++;
+	fake_last_set_ece = *ece;
+	return fake_ece.vendor_id ? 0 : EOPNOTSUPP;
 }
 
 int fake_attach_errno;

@@ -3,7 +3,8 @@
  * rcm userlib tests: a stand-in for libibverbs.
  *
  * A test program that links fake_verbs.o defines ibv_get_device_list(),
- * ibv_free_device_list(), ibv_open_device(), ibv_close_device() and
+ * ibv_get_device_guid(), ibv_get_device_index() (fake_devices[i] has
+ * index i), ibv_free_device_list(), ibv_open_device(), ibv_close_device() and
  * ibv_query_device() itself. The executable comes first in the symbol
  * lookup order, so the library under test calls these instead of
  * libibverbs' and the tests run the same on hosts with and without RDMA
@@ -18,12 +19,14 @@
  * fake_rcm.c shares, so that tests can check the order of QP changes
  * and module commands) and keeps the state it was moved to, and the
  * multicast groups ibv_attach_mcast() attached it to (ibv_detach_mcast()
- * of a group not attached fails with EINVAL).
+ * of a group not attached fails with EINVAL). XRC domains open only with
+ * fake_xrc.
  */
 #ifndef RCM_TEST_FAKE_VERBS_H
 #define RCM_TEST_FAKE_VERBS_H
 
 #include <endian.h>
+#include <stdbool.h>
 #include <infiniband/verbs.h>
 
 #define FAKE_MAX_DEVICES 4
@@ -35,6 +38,8 @@ extern int fake_num_devices;		/* what the next listing reports */
 /* The transport of every listed device (IBV_TRANSPORT_IB by default). */
 extern enum ibv_transport_type fake_transport;
 extern int fake_open_fail_index;	/* device whose open fails, or -1 */
+/* Every device reports FAKE_GUID(0), as devices sharing a node GUID. */
+extern bool fake_same_guid;
 extern struct ibv_device fake_devices[FAKE_MAX_DEVICES];
 
 extern int fake_list_calls;
@@ -51,6 +56,18 @@ extern int fake_live_channels;
 extern int fake_live_cqs;
 extern int fake_live_qps;
 extern int fake_live_srqs;
+extern int fake_live_xrcds;
+/*
+ * ibv_query_ece() gives fake_ece, or EOPNOTSUPP while its vendor_id is 0
+ * (a provider without ECE); ibv_set_ece() counts and records its calls.
+ */
+extern struct ibv_ece fake_ece;
+extern struct ibv_ece fake_last_set_ece;
+extern int fake_set_ece_calls;
+/* Devices open XRC domains (default false: as rxe, EOPNOTSUPP). */
+extern bool fake_xrc;
+/* What the last ibv_create_srq_ex() got. */
+extern struct ibv_srq_init_attr_ex fake_last_srq_init;
 extern int fake_create_qp_errno;	/* one-shot failure of the next QP */
 extern int fake_destroy_srq_errno;	/* one-shot failure (EBUSY, say) */
 

@@ -9,6 +9,9 @@
  * - passive: RAI_PASSIVE and the wildcard address in ai_src_*;
  * - a source address in the hints is copied into the result;
  * - no node and no service: the hints are the result;
+ * - NULL hints: getaddrinfo(3) gets NULL hints too, so that its own
+ *   defaults (glibc: AI_V4MAPPED | AI_ADDRCONFIG) apply, as librdmacm's
+ *   nohints do; given hints are passed as hints;
  * - RAI_FAMILY + AF_IB + RAI_NUMERICHOST: a GID becomes a sockaddr_ib;
  * - getaddrinfo failures come back as the raw EAI_* code.
  *
@@ -16,8 +19,10 @@
  * not depend on the host's hardware.
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <infiniband/ib.h>
 
@@ -25,6 +30,27 @@
 
 #include "fake_verbs.h"
 #include "helpers.h"
+
+/* What the library passed to getaddrinfo(3) as hints, last time. */
+static int gai_calls;
+static bool gai_hints_null;
+
+/*
+ * The executable's getaddrinfo() comes first in the lookup order, so the
+ * library calls this one; it records the hints and calls libc's.
+ */
+int getaddrinfo(const char *node, const char *service,
+		const struct addrinfo *hints, struct addrinfo **res)
+{
+	int (*real)(const char *, const char *, const struct addrinfo *,
+		    struct addrinfo **);
+
+	gai_calls++;
+	gai_hints_null = hints == NULL;
+	real = (int (*)(const char *, const char *, const struct addrinfo *,
+			struct addrinfo **))dlsym(RTLD_NEXT, "getaddrinfo");
+	return real(node, service, hints, res);
+}
 
 static void check_no_extras(const struct rdma_addrinfo *res)
 {
@@ -105,15 +131,24 @@ static void numeric_ipv6_ud(void)
 
 static void no_hints(void)
 {
-	struct rdma_addrinfo *res = NULL;
+	struct rdma_addrinfo hints = { 0 }, *res = NULL;
+	int calls = gai_calls;
 
 	T_CHECK(rdma_getaddrinfo("127.0.0.1", "7471", NULL, &res) == 0);
+	/* librdmacm's nohints: getaddrinfo()'s own defaults. */
+	T_CHECK(gai_calls == calls + 1 && gai_hints_null);
 	if (!res)
 		return;
 	/* The first socket result is SOCK_STREAM/TCP. */
 	T_CHECK(res->ai_qp_type == IBV_QPT_RC);
 	T_CHECK(res->ai_port_space == RDMA_PS_TCP);
 	T_CHECK(res->ai_dst_addr != NULL);
+	rdma_freeaddrinfo(res);
+
+	/* Hints of zeros are hints, not librdmacm's nohints. */
+	res = NULL;
+	T_CHECK(rdma_getaddrinfo("127.0.0.1", "7471", &hints, &res) == 0);
+	T_CHECK(gai_calls == calls + 2 && !gai_hints_null);
 	rdma_freeaddrinfo(res);
 }
 

@@ -135,10 +135,17 @@ enum rcm_port_space {
 	RCM_PS_UDP = 0x0111,
 };
 
-/* QP types: the values of libibverbs' enum ibv_qp_type. */
+/*
+ * QP types: the values of libibverbs' enum ibv_qp_type (and of the
+ * kernel's enum ib_qp_type: XRC_SEND is its XRC_INI, XRC_RECV its
+ * XRC_TGT).
+ */
 enum rcm_qp_type {
 	RCM_QPT_RC = 2,
+	RCM_QPT_UC = 3,
 	RCM_QPT_UD = 4,
+	RCM_QPT_XRC_SEND = 9,
+	RCM_QPT_XRC_RECV = 10,
 };
 
 /**
@@ -147,13 +154,19 @@ enum rcm_qp_type {
  * @flags: Must be 0
  * @context: opaque user value, returned in every event of the id
  * @port_space: enum rcm_port_space
- * @qp_type: enum rcm_qp_type; RCM_PS_TCP takes RC, RCM_PS_UDP and
- *           RCM_PS_IPOIB take UD, RCM_PS_IB takes either
+ * @qp_type: enum rcm_qp_type; as in-tree, an RCM_PS_TCP id is RC and an
+ *           RCM_PS_UDP or RCM_PS_IPOIB id UD whatever this says, and an
+ *           RCM_PS_IB id takes RC, UC, UD, XRC_SEND or XRC_RECV
  * @reserved: Must be 0
  * @out_id: handle of the new id, valid in this open file only
  *
- * Creates a communication identifier owned by the file. Errors: EINVAL
- * for an unknown port space or a QP type the port space does not take;
+ * Creates a communication identifier owned by the file. A connected id
+ * (RC, UC, XRC) connects with a REQ of its QP type and listens for REQs
+ * of its type only (an XRC_RECV listener for XRC_SEND peers), as the
+ * in-tree CM matches them; the QP attributes RCM_IOCTL_INIT_QP_ATTR
+ * gives are those of the type (UC: no RDMA reads or atomics, no retry
+ * counts). Errors: EINVAL for an unknown port space or an RCM_PS_IB QP
+ * type not listed;
  * EMFILE when the file already holds as many ids as the module parameter
  * max_ids_per_file allows (RCM_MAX_IDS by default); ENOMEM.
  */
@@ -237,18 +250,27 @@ struct rcm_path {
  *       before the id is bound
  * @dst: remote address, the same way
  * @path: the resolved path when @num_paths is 1
+ * @flags: RCM_ID_INFO_IBDEV_INDEX when @ibdev_index is set (added after
+ *         the first release of ABI version 2)
+ * @ibdev_index: the kernel's index of the RDMA device (what
+ *               ibv_get_device_index() gives), which tells apart devices
+ *               that share a node GUID
  *
  * What RCM_IOCTL_QUERY_ID reports, in a form small enough to travel
  * with the command or event that changed it: RCM_IOCTL_BIND_ADDR returns
  * it, and RCM_EVENT_ADDR_RESOLVED and RCM_EVENT_ROUTE_RESOLVED carry it
- * in their private data (private_data_len is then
+ * in their private data (private_data_len is then the kernel's
  * sizeof(struct rcm_id_info)), so userspace needs no query after them.
  *
  * The one place an address is not a struct __kernel_sockaddr_storage:
  * two of those (256 bytes) would not fit in an event's 196 bytes of
  * private data. 28 bytes hold a sockaddr_in6, the largest address rcm
- * takes. The layout is part of ABI version 2 (144 bytes), which
- * installed libraries read, so it stays as it is.
+ * takes. The layout is part of ABI version 2 and only grows at its end:
+ * its first release had 144 bytes (up to @path), which installed
+ * libraries read, and a kernel of that release sends events with
+ * private_data_len 144; userspace takes the part it knows of the
+ * private_data_len bytes an event carries (at least 144), the rest as
+ * zero.
  */
 struct rcm_id_info {
 	__u32 port_num;
@@ -258,7 +280,11 @@ struct rcm_id_info {
 	__u8 src[28];
 	__u8 dst[28];
 	struct rcm_path path;
+	__u32 flags;
+	__u32 ibdev_index;
 };
+
+#define RCM_ID_INFO_IBDEV_INDEX		(1U << 0)
 
 /**
  * struct rcm_bind_addr - ioctl(RCM_IOCTL_BIND_ADDR)
@@ -346,6 +372,11 @@ struct rcm_resolve_addr {
  * @out_num_paths: 1 once a path is resolved (RoCE), else 0
  * @out_reserved: 0
  * @out_path: the resolved path when @out_num_paths is 1
+ * @out_flags: RCM_ID_INFO_IBDEV_INDEX when @out_ibdev_index is set
+ *             (added after the first release; an older kernel leaves
+ *             both 0)
+ * @out_ibdev_index: the kernel's index of the RDMA device, see struct
+ *                   rcm_id_info
  *
  * Errors: ENOENT.
  */
@@ -361,6 +392,8 @@ struct rcm_query_id {
 	__u32 out_num_paths;
 	__u32 out_reserved;
 	struct rcm_path out_path;
+	__u32 out_flags;
+	__u32 out_ibdev_index;
 };
 
 #define RCM_IOCTL_QUERY_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_QUERY_ID)
@@ -436,8 +469,9 @@ enum rcm_option_id {
  * only; the default is net.ipv6.bindv6only at bind time.
  *
  * RCM_OPTION_ID_ACK_TIMEOUT (0..31): local ACK timeout of the id's
- * connection, 4.096 us * 2^value; RC ids only. A RoCE route resolved
- * afterwards takes value - 1 as its packet lifetime.
+ * connection, 4.096 us * 2^value; RC and XRC_SEND ids only (as
+ * in-tree). A RoCE route resolved afterwards takes value - 1 as its
+ * packet lifetime.
  *
  * RCM_OPTION_ID_RESOLVE_TIMEOUT (0, or 1..RCM_MAX_TIMEOUT_MS): when
  * non-zero, the timeout in milliseconds of the id's address and route
@@ -610,6 +644,9 @@ struct rcm_reject {
  *                    RCM_ACCEPT_PRIVATE_DATA_MAX
  * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
+ * @ece_vendor_id: the ECE vendor ID the REP carries (IB CM: its low 24
+ *                 bits; 0: none); added after the first release
+ * @ece_attr_mod: the ECE options the REP carries
  *
  * Accepts the request: sends the IB CM REP. The connection is
  * established when the peer's RTU arrives (RCM_EVENT_ESTABLISHED), or
@@ -648,6 +685,8 @@ struct rcm_accept {
 	__u32 private_data_len;
 	__u32 reserved2;
 	__aligned_u64 private_data;
+	__u32 ece_vendor_id;
+	__u32 ece_attr_mod;
 };
 
 #define RCM_IOCTL_ACCEPT _IO(RCM_IOCTL_MAGIC, RCM_CMD_ACCEPT)
@@ -725,6 +764,9 @@ struct rcm_disconnect {
  *                    RCM_IWARP_PRIVATE_DATA_MAX (iWARP)
  * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
+ * @ece_vendor_id: the ECE vendor ID the REQ carries (IB CM: its low 24
+ *                 bits; 0: none); added after the first release
+ * @ece_attr_mod: the ECE options the REQ carries
  *
  * Sends the connection request: an IB CM REQ for the id's service ID
  * (port space and destination port) carrying the in-tree rdma_cm's
@@ -794,6 +836,8 @@ struct rcm_connect {
 	__u32 private_data_len;
 	__u32 reserved2;
 	__aligned_u64 private_data;
+	__u32 ece_vendor_id;
+	__u32 ece_attr_mod;
 };
 
 #define RCM_IOCTL_CONNECT _IO(RCM_IOCTL_MAGIC, RCM_CMD_CONNECT)
@@ -984,11 +1028,15 @@ struct rcm_notify {
  * Moves an id, with its events that read() has not returned yet, to
  * another open rcm file: from then on its events (and, for a listener,
  * its connection requests) are read from there and only there, and its
- * old handle names nothing. Moving it to its own file changes nothing
- * and returns its handle. Errors: ENOENT (no such id), EBADF (@fd is not
- * open), EINVAL (@fd is not an rcm file), EMFILE (the destination holds
- * as many ids as it may), EBUSY (a connection request the id made or
- * listened for is still unread in the source file), ENOMEM.
+ * old handle names nothing. A listener's unread connection requests go
+ * along, their request ids too (each gets a handle in the destination,
+ * which its CONNECT_REQUEST carries, with the listener's new one), so a
+ * listener always moves, as in-tree. Moving an id to its own file
+ * changes nothing and returns its handle. Errors: ENOENT (no such id),
+ * EBADF (@fd is not open), EINVAL (@fd is not an rcm file), EMFILE (the
+ * destination cannot hold the id and its unread requests' ids), EBUSY
+ * (a request id whose own CONNECT_REQUEST is still unread: userspace
+ * has not been told its handle yet), ENOMEM.
  */
 struct rcm_migrate_id {
 	__u32 size;
@@ -1244,6 +1292,14 @@ struct rcm_ud_param {
  * @private_data: private data the peer sent with the message behind the
  *                event, zero padded; for RCM_EVENT_ADDR_RESOLVED and
  *                RCM_EVENT_ROUTE_RESOLVED, a struct rcm_id_info
+ * @reserved2: 0 (the first release's tail padding)
+ * @ece_vendor_id: for RCM_EVENT_CONNECT_REQUEST and
+ *                 RCM_EVENT_CONNECT_RESPONSE on the IB CM, the ECE vendor
+ *                 ID of the peer's REQ or REP (0: none); past the record
+ *                 of the first release (RCM_EVENT_SIZE_DEFAULT bytes),
+ *                 so only in records of RCM_EVENT_SIZE_ECE bytes or more
+ * @ece_attr_mod: the ECE options of that REQ or REP
+ * @reserved3: 0
  */
 struct rcm_event {
 	__aligned_u64 context;
@@ -1258,6 +1314,10 @@ struct rcm_event {
 	__u8 private_data_len;
 	__u8 reserved[7];
 	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+	__u32 reserved2;
+	__u32 ece_vendor_id;
+	__u32 ece_attr_mod;
+	__u32 reserved3;
 };
 
 /*
@@ -1267,5 +1327,7 @@ struct rcm_event {
  */
 #define RCM_EVENT_SIZE_DEFAULT 272
 #define RCM_EVENT_SIZE_MIN 72
+/* The record that carries the peer's ECE (whole struct rcm_event). */
+#define RCM_EVENT_SIZE_ECE 288
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

@@ -22,6 +22,14 @@
  *    rdma_disconnect() (DREP), then both call it again; and a client
  *    whose request was rejected (REJECTED) calls it. An id that never
  *    connected still gets EINVAL.
+ * 4. ECE travels in the REQ and the REP (ids without QPs, as Soft-RoCE
+ *    has no ECE of its own): the client's rdma_set_local_ece() values
+ *    are the request id's rdma_get_remote_ece(); the REP carries the
+ *    request's vendor ID back with the server's options (librdmacm's
+ *    rule), which the client reads after CONNECT_RESPONSE.
+ *
+ * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
+ * distribution's librdmacm on rdma_ucm, and must pass the same way).
  *
  * The ports must be free, also for the kernel's rdma_cm.
  *
@@ -45,7 +53,8 @@
 #define DEPTH_PORT	20611
 #define DISC_PORT	20612
 #define REJECT_PORT	20613
-#define NTESTS		3
+#define ECE_PORT	20614
+#define NTESTS		4
 
 /* Both ends of one connection, each on its own non-blocking channel. */
 struct pair {
@@ -107,15 +116,7 @@ static struct rdma_event_channel *channel(void)
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = 1;
-	attr.cap.max_recv_wr = 1;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	return tap_create_qp(id, IBV_QPT_RC, 1);
 }
 
 /* A listener on ip:port and a client id routed to it, with a QP if qp. */
@@ -332,22 +333,68 @@ out:
 	return ok;
 }
 
+static bool ece_on_the_wire(const char *ip)
+{
+	struct rdma_conn_param cp = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7, .qp_num = 0x1234,
+	};
+	struct ibv_ece mine = { .vendor_id = 0x123456, .options = 0x56 };
+	struct ibv_ece theirs = { .vendor_id = 0x654321, .options = 0x77 };
+	struct ibv_ece got;
+	struct rdma_cm_event *ev;
+	struct pair p;
+	bool ok = false;
+
+	if (!pair_setup(&p, ip, ECE_PORT, false) ||
+	    !CHECK(rdma_set_local_ece(p.client, &mine) == 0) ||
+	    !CHECK(rdma_connect(p.client, &cp) == 0))
+		goto out;
+	ev = next_event(p.chs, RDMA_CM_EVENT_CONNECT_REQUEST);
+	if (!ev)
+		goto out;
+	p.server = ev->id;
+	rdma_ack_cm_event(ev);
+	memset(&got, 0, sizeof(got));
+	ok = CHECK(rdma_get_remote_ece(p.server, &got) == 0);
+	ok &= CHECK(got.vendor_id == mine.vendor_id &&
+		    got.options == mine.options);
+	if (!ok)
+		printf("# the request's ECE: %#x %#x\n", got.vendor_id,
+		       got.options);
+	ok &= CHECK(rdma_set_local_ece(p.server, &theirs) == 0);
+	cp.qp_num = 0x4321;	/* another QP number than the client's */
+	ok &= CHECK(rdma_accept(p.server, &cp) == 0);
+	ev = next_event(p.chc, RDMA_CM_EVENT_CONNECT_RESPONSE);
+	ok &= ev != NULL;
+	if (ev)
+		rdma_ack_cm_event(ev);
+	memset(&got, 0, sizeof(got));
+	ok &= CHECK(rdma_get_remote_ece(p.client, &got) == 0);
+	ok &= CHECK(got.vendor_id == mine.vendor_id &&
+		    got.options == theirs.options);
+	if (!ok)
+		printf("# the reply's ECE: %#x %#x\n", got.vendor_id,
+		       got.options);
+	ok &= CHECK(rdma_establish(p.client) == 0);
+	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+out:
+	pair_teardown(&p);
+	return ok;
+}
+
 int main(void)
 {
-	const char *rxe = getenv("RCM_ADDR_RXE");
+	const char *rxe = tap_rxe_start(NTESTS, 90);
 
-	tap_start();
-	if (!rxe || !*rxe) {
-		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+	if (!rxe)
 		return KSFT_SKIP;
-	}
-	tap_plan(NTESTS);
-	tap_deadline(90);
 
 	tap_result(1, "retry_counts_15_taken_as_7", retry_counts_above_7(rxe));
 	tap_result(2, "accept_explicit_depths_as_given",
 		   accept_depths_as_given(rxe));
 	tap_result(3, "disconnect_0_again_after_drep_and_rejected",
 		   disconnect_returns_0(rxe));
+	tap_result(4, "ece_in_req_and_rep", ece_on_the_wire(rxe));
 	return tap_exit_status();
 }

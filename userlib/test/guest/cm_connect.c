@@ -138,16 +138,7 @@ static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = 4;
-	attr.cap.max_recv_wr = 4;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	attr.sq_sig_all = 1;
-	if (!CHECK(rdma_create_qp(id, NULL, &attr) == 0))
+	if (!tap_create_qp(id, IBV_QPT_RC, 4))
 		return false;
 	return CHECK(id->qp && id->send_cq && id->recv_cq &&
 		     id->send_cq_channel && id->recv_cq_channel);
@@ -576,15 +567,10 @@ out:
 
 int main(void)
 {
-	const char *rxe = getenv("RCM_ADDR_RXE");
+	const char *rxe = tap_rxe_start(NTESTS, 90);
 
-	tap_start();
-	if (!rxe || !*rxe) {
-		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+	if (!rxe)
 		return KSFT_SKIP;
-	}
-	tap_plan(NTESTS);
-	tap_deadline(90);
 
 	tap_result(1, "async_connect_accept_send_disconnect", async_connect(rxe));
 	tap_result(2, "connect_nobody_listens_rejected_8", nobody_listens(rxe));

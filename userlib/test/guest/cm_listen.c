@@ -102,9 +102,13 @@ static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
 	return id;
 }
 
-/* What a CONNECT_REQUEST with the given data must look like. */
+/*
+ * What a CONNECT_REQUEST with the given data must look like. Its id is on
+ * the listener's channel, or for a synchronous listener on a private
+ * channel of its own (as librdmacm's ucma_process_conn_req() moves it).
+ */
 static bool check_request(struct rdma_cm_event *ev, struct rdma_cm_id *l,
-			  const char *data, void *ctx)
+			  const char *data, void *ctx, bool sync)
 {
 	const struct sockaddr_in *dst;
 	struct rdma_cm_id *id = ev->id;
@@ -122,7 +126,8 @@ static bool check_request(struct rdma_cm_event *ev, struct rdma_cm_id *l,
 	ok &= CHECK(id->verbs != NULL);
 	ok &= CHECK(id->port_num == 1);
 	ok &= CHECK(id->context == ctx);
-	ok &= CHECK(id->channel == l->channel);
+	ok &= CHECK(sync ? id->channel != l->channel :
+			   id->channel == l->channel);
 	ok &= CHECK(rdma_get_src_port(id) == htons(LISTEN_PORT));
 	dst = (const struct sockaddr_in *)rdma_get_peer_addr(id);
 	ok &= CHECK(dst->sin_family == AF_INET);
@@ -167,7 +172,7 @@ static bool async_reject(const char *ip)
 		ok = false;
 		goto out;
 	}
-	ok &= check_request(ev, l, "hello-lib", &ctx);
+	ok &= check_request(ev, l, "hello-lib", &ctx, false);
 	id = ev->id;
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		ok &= CHECK(rdma_reject(id, "nope", 5) == 0);
@@ -209,7 +214,8 @@ static bool sync_reject(const char *ip)
 	ok &= CHECK(id->event != NULL);
 	if (id->event) {
 		ok &= CHECK(id->event->id == id);
-		ok &= check_request(id->event, l, "hello-sync", &ctx);
+		ok &= check_request(id->event, l, "hello-sync", &ctx,
+				     true);
 	}
 	ok &= CHECK(rdma_reject(id, "sync-no", 8) == 0);
 	st = client_status(pid);

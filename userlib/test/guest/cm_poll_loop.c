@@ -124,15 +124,7 @@ static struct rdma_event_channel *channel(void)
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = 1;
-	attr.cap.max_recv_wr = 1;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	return tap_create_qp(id, IBV_QPT_RC, 1);
 }
 
 static void destroy_id(struct rdma_cm_id *id)

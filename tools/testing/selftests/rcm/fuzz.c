@@ -1074,9 +1074,23 @@ static void react(struct fz *z, int fi, const struct rcm_event *ev)
 
 /* --- files, dup, fork ---------------------------------------------------- */
 
+/*
+ * A new rcm file whose records are struct rcm_event as this program
+ * knows it (op_read() reads and checks records of that size).
+ */
 static int open_file(void)
 {
-	return open(RCM_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	struct rcm_query q = {
+		.size = sizeof(q), .event_size = sizeof(struct rcm_event),
+	};
+	int fd = open(RCM_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && (ioctl(fd, RCM_IOCTL_QUERY, &q) ||
+			q.out_event_size != sizeof(struct rcm_event))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /*

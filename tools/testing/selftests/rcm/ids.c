@@ -53,12 +53,19 @@ RCM_TEST(create_then_destroy)
 
 RCM_TEST(every_port_space_takes_its_qp_types)
 {
+	/*
+	 * As the in-tree ucma_get_qp_type(): TCP ids are RC and UDP/IPoIB
+	 * ids UD whatever is asked, IB ids take RC, UC, UD and XRC.
+	 */
 	static const struct { uint16_t ps; uint8_t qpt; int ok; } cases[] = {
-		{ RCM_PS_TCP, RCM_QPT_RC, 1 }, { RCM_PS_TCP, RCM_QPT_UD, 0 },
-		{ RCM_PS_UDP, RCM_QPT_UD, 1 }, { RCM_PS_UDP, RCM_QPT_RC, 0 },
-		{ RCM_PS_IPOIB, RCM_QPT_UD, 1 }, { RCM_PS_IPOIB, RCM_QPT_RC, 0 },
+		{ RCM_PS_TCP, RCM_QPT_RC, 1 }, { RCM_PS_TCP, RCM_QPT_UD, 1 },
+		{ RCM_PS_TCP, RCM_QPT_UC, 1 },
+		{ RCM_PS_UDP, RCM_QPT_UD, 1 }, { RCM_PS_UDP, RCM_QPT_RC, 1 },
+		{ RCM_PS_IPOIB, RCM_QPT_UD, 1 }, { RCM_PS_IPOIB, RCM_QPT_RC, 1 },
 		{ RCM_PS_IB, RCM_QPT_RC, 1 }, { RCM_PS_IB, RCM_QPT_UD, 1 },
-		{ RCM_PS_IB, 3 /* UC */, 0 }, { 0, RCM_QPT_RC, 0 },
+		{ RCM_PS_IB, RCM_QPT_UC, 1 }, { RCM_PS_IB, RCM_QPT_XRC_SEND, 1 },
+		{ RCM_PS_IB, RCM_QPT_XRC_RECV, 1 }, { RCM_PS_IB, 0, 0 },
+		{ RCM_PS_IB, 8, 0 }, { 0, RCM_QPT_RC, 0 },
 		{ 0x0107, RCM_QPT_RC, 0 }, { 0xffff, RCM_QPT_UD, 0 },
 	};
 	unsigned int i;

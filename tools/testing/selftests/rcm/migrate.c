@@ -3,8 +3,8 @@
  * migrate: RCM_IOCTL_MIGRATE_ID moves an id, with its unread events, to
  * another open rcm file: the old handle names nothing, the events and
  * everything later come from the new file, a listener's requests too
- * (EBUSY while one is unread), and the id outlives the file it came
- * from.
+ * (an unread one goes along, with its request id, as in-tree it is never
+ * EBUSY), and the id outlives the file it came from.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -118,13 +118,24 @@ RCM_TEST(listener_requests_go_to_the_new_file)
 	      rcm_routed(c, c2, ip, 20501) == 0, "route: %s", strerror(errno));
 	CHECK(rcm_connect(c, c1, 0x11, "first") == 0, "connect: %s",
 	      strerror(errno));
-	/* Its unread request names ids of the old file: not now. */
+	/*
+	 * Never EBUSY, as in-tree: the unread request goes along, its
+	 * request id too (a handle of the new file), and naming the
+	 * listener's new handle.
+	 */
 	CHECK(poll_in(a, 30000), "no request");
-	CHECK_ERRNO(migrate(a, lid, b, &m), EBUSY);
-	CHECK(rcm_wait_event(a, 1000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST, "request");
-	CHECK(!strcmp((char *)ev.private_data, "first"), "first request");
 	CHECK(migrate(a, lid, b, &m) == 0, "migrate: %s", strerror(errno));
+	CHECK(quiet(a, 0), "the request stayed in the old file");
+	CHECK(rcm_wait_event(b, 1000, &ev) == 0 &&
+	      ev.event == RCM_EVENT_CONNECT_REQUEST &&
+	      ev.listen_id == m.out_id && ev.context == 0x1157 &&
+	      !strcmp((char *)ev.private_data, "first"),
+	      "first request in the new file: event %u listen_id %u",
+	      ev.event, ev.listen_id);
+	CHECK(ev.id != m.out_id && rcm_accept(b, ev.id, 0x21, 0x2121, NULL) == 0,
+	      "accept in the new file: %s", strerror(errno));
+	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0,
+	      "the peer's answer");
 	CHECK(rcm_connect(c, c2, 0x12, "second") == 0, "connect: %s",
 	      strerror(errno));
 	CHECK(rcm_wait_event(b, 30000, &ev) == 0 &&

@@ -71,9 +71,20 @@ RCM_TEST(values_out_of_range_are_einval)
 		    EINVAL);
 	CHECK_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 32),
 		    EINVAL);
-	/* The ACK timeout is an RC notion. */
+	/* An RC and XRC-initiator notion, as rdma_set_ack_timeout(). */
 	CHECK_ERRNO(set_opt(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 14),
 		    EINVAL);
+	{
+		unsigned int uc = rcm_create(fd, RCM_PS_IB, RCM_QPT_UC, 3);
+		unsigned int xrc = rcm_create(fd, RCM_PS_IB, RCM_QPT_XRC_SEND, 4);
+
+		CHECK(uc && xrc, "create UC/XRC: %s", strerror(errno));
+		CHECK_ERRNO(set_opt(fd, uc, RCM_OPTION_ID,
+				    RCM_OPTION_ID_ACK_TIMEOUT, 14), EINVAL);
+		CHECK(set_opt(fd, xrc, RCM_OPTION_ID,
+			      RCM_OPTION_ID_ACK_TIMEOUT, 14) == 0,
+		      "XRC_SEND ack timeout: %s", strerror(errno));
+	}
 	CHECK(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 31) == 0,
 	      "ack timeout 31: %s", strerror(errno));
 	CHECK(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 255) == 0,

@@ -41,7 +41,17 @@ void rcm_skip(const char *fmt, ...)
 
 int rcm_open_dev(void)
 {
-	return open(RCM_DEV, O_RDWR | O_CLOEXEC);
+	struct rcm_query q = {
+		.size = sizeof(q), .event_size = sizeof(struct rcm_event),
+	};
+	int fd = open(RCM_DEV, O_RDWR | O_CLOEXEC);
+
+	/* Records of the struct the tests read (the ECE included). */
+	if (fd >= 0 && ioctl(fd, RCM_IOCTL_QUERY, &q)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 unsigned int rcm_create(int fd, unsigned short ps, unsigned char qp_type,

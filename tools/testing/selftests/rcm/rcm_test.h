@@ -81,7 +81,10 @@ int rcm_test_run(void);
 		return;							\
 	} while (0)
 
-/* Open the rcm device. */
+/*
+ * Open the rcm device: a new file whose records are struct rcm_event as
+ * the tests know it (RCM_IOCTL_QUERY); -1 on error.
+ */
 int rcm_open_dev(void);
 
 struct rcm_event;

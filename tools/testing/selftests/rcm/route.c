@@ -2,7 +2,8 @@
 /*
  * route: route resolution builds the RoCE path the in-tree CM would
  * (GIDs, MTU, packet lifetime, P_Key, RoCE v2 record type and flow
- * label) and needs no path on iWARP; misuse gets the documented errno.
+ * label), reports the device by node GUID and index, and needs no path
+ * on iWARP; misuse gets the documented errno.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -66,6 +67,15 @@ RCM_TEST(roce_path_is_built_locally)
 		      !memcmp(info.src, &q.out_src, sizeof(struct sockaddr_in)) &&
 		      !memcmp(info.dst, &q.out_dst, sizeof(struct sockaddr_in)),
 		      "the event's info differs from the query's");
+		/* The device's index, as rdma(8) and libibverbs know it. */
+		CHECK(info.flags == RCM_ID_INFO_IBDEV_INDEX &&
+		      q.out_flags == RCM_ID_INFO_IBDEV_INDEX &&
+		      info.ibdev_index == q.out_ibdev_index,
+		      "device index: flags %#x/%#x index %u/%u", info.flags,
+		      q.out_flags, info.ibdev_index, q.out_ibdev_index);
+		CHECK(rcm_sh("/usr/bin/rdma dev show rxe0 | grep -q '^%u: rxe0:'",
+			     info.ibdev_index) == 0,
+		      "rxe0's index is not %u", info.ibdev_index);
 	}
 	memset(&gid, 0, sizeof(gid));
 	gid.s6_addr[10] = gid.s6_addr[11] = 0xff;

@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -61,4 +62,39 @@ bool tap_parse_ipv4(const char *ip, int port, struct sockaddr_in *sin)
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(port);
 	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1;
+}
+
+const char *tap_rxe_start(int ntests, unsigned int seconds)
+{
+	const char *rxe = getenv("RCM_ADDR_RXE");
+
+	tap_start();
+	if (!rxe || !*rxe) {
+		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+		return NULL;
+	}
+	tap_plan(ntests);
+	tap_deadline(seconds);
+	return rxe;
+}
+
+void tap_qp_attr(struct ibv_qp_init_attr *attr, enum ibv_qp_type type,
+		 unsigned int wr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_type = type;
+	attr->cap.max_send_wr = wr;
+	attr->cap.max_recv_wr = wr;
+	attr->cap.max_send_sge = 1;
+	attr->cap.max_recv_sge = 1;
+	attr->sq_sig_all = 1;
+}
+
+bool tap_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
+		   unsigned int wr)
+{
+	struct ibv_qp_init_attr attr;
+
+	tap_qp_attr(&attr, type, wr);
+	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
 }

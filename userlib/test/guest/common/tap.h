@@ -2,13 +2,15 @@
 /*
  * tap: what the userlib's guest test programs share - kselftest exit
  * codes, TAP result lines, a CHECK() that explains itself, a deadline
- * for the whole program and IPv4 address parsing.
+ * for the whole program, the start every Soft-RoCE program makes, IPv4
+ * address parsing and the small QPs the programs connect.
  */
 #ifndef _RCM_GUEST_TAP_H
 #define _RCM_GUEST_TAP_H
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <rdma/rdma_cma.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,5 +50,23 @@ int tap_exit_status(void);
 
 /* @ip (dotted quad) and @port into @sin; false if @ip does not parse. */
 bool tap_parse_ipv4(const char *ip, int port, struct sockaddr_in *sin);
+
+/*
+ * tap_start(), then $RCM_ADDR_RXE: NULL (and the skip line: exit
+ * KSFT_SKIP) when it is not set, else the plan and a deadline of
+ * @seconds, and the address.
+ */
+const char *tap_rxe_start(int ntests, unsigned int seconds);
+
+/*
+ * QP attributes of @type with @wr send and receive work requests of one
+ * SGE each, every send signalled.
+ */
+void tap_qp_attr(struct ibv_qp_init_attr *attr, enum ibv_qp_type type,
+		 unsigned int wr);
+
+/* rdma_create_qp() of tap_qp_attr() on @id's default PD and CQs. */
+bool tap_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
+		   unsigned int wr);
 
 #endif /* _RCM_GUEST_TAP_H */

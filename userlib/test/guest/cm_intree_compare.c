@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_intree_compare: what an application sees of address and route
+ * resolution, recorded on the in-tree stack and compared on rcm, in one
+ * guest boot (Soft-RoCE).
+ *
+ *   ./cm_intree_compare save FILE     on the distribution's librdmacm and
+ *                                     rdma_ucm: write what is seen
+ *   LD_LIBRARY_PATH=/usr/lib/rcm ./cm_intree_compare check FILE
+ *                                     on rcm: the same, compared with
+ *                                     FILE (kselftest TAP)
+ *
+ * In-tree compare: yes (make check runs the two in one test).
+ *
+ *   RCM_ADDR_RXE      IPv4 address of the Soft-RoCE device
+ *   RCM_ADDR_SILENT   a neighbour on its subnet that never answers
+ *   RCM_ADDR_NORDMA   an address of a netdev without an RDMA device
+ *
+ * 1. addr_error_silent: rdma_resolve_addr() to the silent neighbour:
+ *    return value, errno, then the event and its status.
+ * 2. addr_error_no_route: the same to 198.19.200.1, which no route
+ *    reaches.
+ * 3. addr_no_rdma_device: the same to the address of the netdev without
+ *    an RDMA device.
+ * 4. route_path_record: ADDR_RESOLVED, then ROUTE_RESOLVED from
+ *    RCM_ADDR_RXE port 20630 to itself port 20631: route.addr.addr.ibaddr
+ *    after each, num_paths, and every member of route.path_rec[0].
+ *
+ * Exit: 0 all passed, 1 a case differs (each difference is printed),
+ * 4 nothing to run (RCM_ADDR_RXE not set).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "common/tap.h"
+
+#define MAX_LINES	128
+#define NO_ROUTE	"198.19.200.1"
+#define SRC_PORT	20630
+#define DST_PORT	20631
+
+static const char *const cases[] = {
+	"addr_error_silent", "addr_error_no_route", "addr_no_rdma_device",
+	"route_path_record",
+};
+#define NCASES	(sizeof(cases) / sizeof(cases[0]))
+
+/* What was seen: "case.key value" lines. */
+static char seen[MAX_LINES][128];
+static int nseen;
+
+static void record(const char *c, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (nseen == MAX_LINES)
+		return;
+	n = snprintf(seen[nseen], sizeof(seen[0]), "%s.%s ", c, key);
+	va_start(ap, fmt);
+	vsnprintf(seen[nseen] + n, sizeof(seen[0]) - n, fmt, ap);
+	va_end(ap);
+	nseen++;
+}
+
+static const char *event_name(int ev)
+{
+	return rdma_event_str((enum rdma_cm_event_type)ev);
+}
+
+/* The next event within 15 s, or NULL. */
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&p, 1, 15000) != 1 || rdma_get_cm_event(ch, &ev))
+		return NULL;
+	return ev;
+}
+
+/* Resolve @dst (port 0) from no source: what the call and event say. */
+static void resolve_case(const char *c, const char *dst)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct sockaddr_in sin;
+	int ret;
+
+	if (!ch || !dst || !tap_parse_ipv4(dst, 0, &sin) ||
+	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		record(c, "setup", "failed");
+		if (ch)
+			rdma_destroy_event_channel(ch);
+		return;
+	}
+	errno = 0;
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin, 1000);
+	record(c, "ret", "%d", ret);
+	record(c, "errno", "%d", ret ? errno : 0);
+	if (!ret) {
+		ev = next_event(ch);
+		record(c, "event", "%s", ev ? event_name(ev->event) : "none");
+		record(c, "status", "%d", ev ? ev->status : 0);
+		if (ev)
+			rdma_ack_cm_event(ev);
+	}
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+}
+
+static void hex(char *to, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(to + 2 * i, "%02x", p[i]);
+}
+
+static void route_case(const char *c, const char *ip)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in src, dst;
+	struct ibv_sa_path_rec *r;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	char g[33];
+
+	if (!ch || !tap_parse_ipv4(ip, SRC_PORT, &src) ||
+	    !tap_parse_ipv4(ip, DST_PORT, &dst) ||
+	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		record(c, "setup", "failed");
+		if (ch)
+			rdma_destroy_event_channel(ch);
+		return;
+	}
+	if (rdma_resolve_addr(id, (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, 2000) ||
+	    !(ev = next_event(ch))) {
+		record(c, "setup", "no address");
+		goto out;
+	}
+	record(c, "addr.event", "%s", event_name(ev->event));
+	rdma_ack_cm_event(ev);
+	hex(g, id->route.addr.addr.ibaddr.sgid.raw, 16);
+	record(c, "addr.ibaddr.sgid", "%s", g);
+	hex(g, id->route.addr.addr.ibaddr.dgid.raw, 16);
+	record(c, "addr.ibaddr.dgid", "%s", g);
+	record(c, "addr.ibaddr.pkey", "%#x",
+	       ntohs(id->route.addr.addr.ibaddr.pkey));
+	record(c, "addr.num_paths", "%d", id->route.num_paths);
+	if (rdma_resolve_route(id, 2000) || !(ev = next_event(ch))) {
+		record(c, "setup", "no route");
+		goto out;
+	}
+	record(c, "event", "%s", event_name(ev->event));
+	rdma_ack_cm_event(ev);
+	record(c, "num_paths", "%d", id->route.num_paths);
+	hex(g, id->route.addr.addr.ibaddr.sgid.raw, 16);
+	record(c, "ibaddr.sgid", "%s", g);
+	hex(g, id->route.addr.addr.ibaddr.dgid.raw, 16);
+	record(c, "ibaddr.dgid", "%s", g);
+	record(c, "ibaddr.pkey", "%#x", ntohs(id->route.addr.addr.ibaddr.pkey));
+	r = id->route.path_rec;
+	if (!r)
+		goto out;
+	hex(g, r->dgid.raw, 16);
+	record(c, "dgid", "%s", g);
+	hex(g, r->sgid.raw, 16);
+	record(c, "sgid", "%s", g);
+	record(c, "dlid", "%#x", ntohs(r->dlid));
+	record(c, "slid", "%#x", ntohs(r->slid));
+	record(c, "raw_traffic", "%d", r->raw_traffic);
+	record(c, "flow_label", "%#x", ntohl(r->flow_label));
+	record(c, "hop_limit", "%u", r->hop_limit);
+	record(c, "traffic_class", "%u", r->traffic_class);
+	record(c, "reversible", "%d", r->reversible);
+	record(c, "numb_path", "%u", r->numb_path);
+	record(c, "pkey", "%#x", ntohs(r->pkey));
+	record(c, "sl", "%u", r->sl);
+	record(c, "mtu_selector", "%u", r->mtu_selector);
+	record(c, "mtu", "%u", r->mtu);
+	record(c, "rate_selector", "%u", r->rate_selector);
+	record(c, "rate", "%u", r->rate);
+	record(c, "packet_life_time_selector", "%u",
+	       r->packet_life_time_selector);
+	record(c, "packet_life_time", "%u", r->packet_life_time);
+	record(c, "preference", "%u", r->preference);
+out:
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+}
+
+/* Every line of @c in @want is in seen, and the other way round. */
+static bool compare(const char *c, char want[][128], int nwant)
+{
+	size_t len = strlen(c);
+	bool ok = true, found;
+	int i, j;
+
+	for (i = 0; i < nwant; i++) {
+		if (strncmp(want[i], c, len) || want[i][len] != '.')
+			continue;
+		for (found = false, j = 0; j < nseen && !found; j++)
+			found = !strcmp(want[i], seen[j]);
+		if (!found) {
+			printf("# in-tree: %s\n", want[i]);
+			ok = false;
+		}
+	}
+	for (j = 0; j < nseen; j++) {
+		if (strncmp(seen[j], c, len) || seen[j][len] != '.')
+			continue;
+		for (found = false, i = 0; i < nwant && !found; i++)
+			found = !strcmp(want[i], seen[j]);
+		if (!found) {
+			printf("# rcm:     %s\n", seen[j]);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+int main(int argc, char *argv[])
+{
+	static char want[MAX_LINES][128];
+	const char *rxe = getenv("RCM_ADDR_RXE");
+	bool save;
+	FILE *f;
+	int i, nwant = 0;
+
+	if (argc != 3 || (strcmp(argv[1], "save") && strcmp(argv[1], "check"))) {
+		fprintf(stderr, "usage: %s save|check FILE\n", argv[0]);
+		return KSFT_FAIL;
+	}
+	save = !strcmp(argv[1], "save");
+	if (!save)
+		tap_start();
+	if (!rxe || !*rxe) {
+		if (!save)
+			printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
+		return KSFT_SKIP;
+	}
+	tap_deadline(90);
+
+	resolve_case(cases[0], getenv("RCM_ADDR_SILENT"));
+	resolve_case(cases[1], NO_ROUTE);
+	resolve_case(cases[2], getenv("RCM_ADDR_NORDMA"));
+	route_case(cases[3], rxe);
+
+	if (save) {
+		f = fopen(argv[2], "w");
+		if (!f)
+			return KSFT_FAIL;
+		for (i = 0; i < nseen; i++)
+			fprintf(f, "%s\n", seen[i]);
+		return fclose(f) ? KSFT_FAIL : KSFT_PASS;
+	}
+
+	f = fopen(argv[2], "r");
+	if (!CHECK(f != NULL))
+		return KSFT_FAIL;
+	while (nwant < MAX_LINES && fgets(want[nwant], sizeof(want[0]), f)) {
+		want[nwant][strcspn(want[nwant], "\n")] = '\0';
+		nwant++;
+	}
+	fclose(f);
+	tap_plan(NCASES);
+	for (i = 0; i < (int)NCASES; i++)
+		tap_result(i + 1, cases[i], compare(cases[i], want, nwant));
+	return tap_exit_status();
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_sync_channels: a synchronous listener's request ids each get an
+ * event channel of their own, as librdmacm's ucma_process_conn_req()
+ * gives them on the in-tree CM. kselftest TAP, one process, a Soft-RoCE
+ * device.
+ *
+ *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *
+ * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
+ * distribution's librdmacm on rdma_ucm, and must pass the same way).
+ *
+ * A synchronous listener on port 20620; an asynchronous client in a
+ * thread connects with a QP.
+ * 1. The id rdma_get_request() returns has a channel (and fd) of its
+ *    own, not the listener's.
+ * 2. O_NONBLOCK on the listener's fd is that fd's alone: the request's
+ *    stays blocking, and a synchronous rdma_accept() waits for the RTU
+ *    and returns 0 (on a shared non-blocking fd it would give EAGAIN).
+ * 3. The client disconnects: the request id's DISCONNECTED makes its own
+ *    fd readable and never the listener's (rdma_get_request() on the
+ *    non-blocking listener gives EAGAIN); the synchronous
+ *    rdma_disconnect() of the request id takes it.
+ *
+ * The port must be free, also for the kernel's rdma_cm.
+ *
+ * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
+ * not set).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "common/tap.h"
+
+#define PORT		20620
+#define NTESTS		3
+
+/* The next event of a blocking channel, which must be type. */
+static bool expect_event(struct rdma_event_channel *ch,
+			 enum rdma_cm_event_type type)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	bool ok;
+
+	if (poll(&p, 1, 10000) != 1) {
+		printf("# no %s within 10 s\n", rdma_event_str(type));
+		return false;
+	}
+	if (!CHECK(rdma_get_cm_event(ch, &ev) == 0))
+		return false;
+	ok = ev->event == type;
+	if (!ok)
+		printf("# wanted %s, got %s (status %d)\n",
+		       rdma_event_str(type), rdma_event_str(ev->event),
+		       ev->status);
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
+static bool create_qp(struct rdma_cm_id *id)
+{
+	return tap_create_qp(id, IBV_QPT_RC, 1);
+}
+
+struct client {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	bool established;
+};
+
+/* The client's side of the accept: its ESTABLISHED (sends the RTU). */
+static void *client_wait(void *arg)
+{
+	struct client *c = arg;
+
+	c->established = expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED);
+	return NULL;
+}
+
+static bool client_connect(struct client *c, const struct sockaddr_in *sin)
+{
+	c->ch = rdma_create_event_channel();
+	if (!CHECK(c->ch != NULL) ||
+	    !CHECK(rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP) == 0) ||
+	    !CHECK(rdma_resolve_addr(c->id, NULL, (struct sockaddr *)sin,
+				     2000) == 0) ||
+	    !expect_event(c->ch, RDMA_CM_EVENT_ADDR_RESOLVED) ||
+	    !CHECK(rdma_resolve_route(c->id, 2000) == 0) ||
+	    !expect_event(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED) ||
+	    !create_qp(c->id))
+		return false;
+	return CHECK(rdma_connect(c->id, NULL) == 0);
+}
+
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+int main(void)
+{
+	const char *rxe = tap_rxe_start(NTESTS, 60);
+	struct rdma_cm_id *listener = NULL, *req = NULL, *none = NULL;
+	struct client c = { 0 };
+	struct sockaddr_in sin;
+	bool ok1 = false, ok2 = false, ok3 = false;
+	pthread_t t;
+	int lfd, fl;
+
+	if (!rxe)
+		return KSFT_SKIP;
+
+	if (!CHECK(tap_parse_ipv4(rxe, PORT, &sin)) ||
+	    !CHECK(rdma_create_id(NULL, &listener, NULL, RDMA_PS_TCP) == 0) ||
+	    !CHECK(rdma_bind_addr(listener, (struct sockaddr *)&sin) == 0) ||
+	    !CHECK(rdma_listen(listener, 4) == 0) ||
+	    !client_connect(&c, &sin) ||
+	    !CHECK(rdma_get_request(listener, &req) == 0))
+		goto out;
+	lfd = listener->channel->fd;
+	ok1 = CHECK(req->channel != listener->channel);
+	ok1 &= CHECK(req->channel->fd != lfd);
+	ok1 &= CHECK(req->event &&
+		     req->event->event == RDMA_CM_EVENT_CONNECT_REQUEST &&
+		     req->event->listen_id == listener);
+
+	fl = fcntl(lfd, F_GETFL);
+	ok2 = CHECK(fl != -1 && fcntl(lfd, F_SETFL, fl | O_NONBLOCK) == 0);
+	ok2 &= CHECK(!(fcntl(req->channel->fd, F_GETFL) & O_NONBLOCK));
+	if (!create_qp(req) ||
+	    !CHECK(pthread_create(&t, NULL, client_wait, &c) == 0)) {
+		ok2 = false;
+		goto out;
+	}
+	ok2 &= CHECK(rdma_accept(req, NULL) == 0);
+	ok2 &= CHECK(req->event &&
+		     req->event->event == RDMA_CM_EVENT_ESTABLISHED);
+	pthread_join(t, NULL);
+	ok2 &= CHECK(c.established);
+	if (!ok2)
+		goto out;
+
+	ok3 = CHECK(rdma_disconnect(c.id) == 0);
+	ok3 &= CHECK(readable(req->channel->fd, 10000));
+	ok3 &= CHECK(!readable(lfd, 0));
+	errno = 0;
+	ok3 &= CHECK(rdma_get_request(listener, &none) == -1 &&
+		     errno == EAGAIN);
+	ok3 &= CHECK(rdma_disconnect(req) == 0);
+	ok3 &= CHECK(req->event &&
+		     req->event->event == RDMA_CM_EVENT_DISCONNECTED);
+	ok3 &= expect_event(c.ch, RDMA_CM_EVENT_DISCONNECTED);
+out:
+	tap_result(1, "request_id_has_own_channel", ok1);
+	tap_result(2, "nonblock_is_per_channel", ok2);
+	tap_result(3, "child_disconnect_leaves_listener_quiet", ok3);
+	if (req) {
+		if (req->qp)
+			rdma_destroy_qp(req);
+		rdma_destroy_id(req);
+	}
+	if (c.id) {
+		if (c.id->qp)
+			rdma_destroy_qp(c.id);
+		rdma_destroy_id(c.id);
+	}
+	if (c.ch)
+		rdma_destroy_event_channel(c.ch);
+	if (listener)
+		rdma_destroy_id(listener);
+	return tap_exit_status();
+}
