@@ -138,14 +138,22 @@ silent=${RCM_ADDR_SILENT:-}
 if [ -z "$silent" ]; then
 	result skip rping_resolve_timeout_env "no silent neighbour"
 else
-	plain=$(silent_rping RCM_UNUSED=1)
-	plain_err=$(grep -c ADDR_ERROR "$tmp/silent")
-	tuned=$(silent_rping RCM_RESOLVE_TIMEOUT_MS=300)
-	tuned_err=$(grep -c ADDR_ERROR "$tmp/silent")
-	if [ "$plain_err" -ge 1 ] && [ "$tuned_err" -ge 1 ] &&
+	# The quickest of three runs each, alternating: a loaded host (a
+	# KASAN guest beside others) can add seconds to one process's start,
+	# more than the 1.7 s the variable saves, but not to every run.
+	plain=999999 tuned=999999 plain_err=0 tuned_err=0
+	for round in 1 2 3; do
+		t=$(silent_rping RCM_UNUSED=1)
+		[ "$t" -lt "$plain" ] && plain=$t
+		plain_err=$((plain_err + $(grep -c ADDR_ERROR "$tmp/silent")))
+		t=$(silent_rping RCM_RESOLVE_TIMEOUT_MS=300)
+		[ "$t" -lt "$tuned" ] && tuned=$t
+		tuned_err=$((tuned_err + $(grep -c ADDR_ERROR "$tmp/silent")))
+	done
+	if [ "$plain_err" -ge 3 ] && [ "$tuned_err" -ge 3 ] &&
 	   [ $((tuned + 100)) -lt "$plain" ]; then
 		result ok rping_resolve_timeout_env
-		echo "#   ADDR_ERROR after ${plain}0 ms plain, ${tuned}0 ms with RCM_RESOLVE_TIMEOUT_MS=300"
+		echo "#   ADDR_ERROR after ${plain}0 ms plain, ${tuned}0 ms with RCM_RESOLVE_TIMEOUT_MS=300 (quickest of 3)"
 	else
 		result fail rping_resolve_timeout_env "plain ${plain}0 ms (ADDR_ERROR $plain_err), tuned ${tuned}0 ms (ADDR_ERROR $tuned_err)"
 		diag "$tmp/silent"
