@@ -5,7 +5,7 @@
 # files with the distribution's RDMA packages, then install them in a
 # distro-kernel guest the way a user does (deb-guest.sh: dpkg -i, DKMS
 # builds rcm.ko for the guest's kernel, modprobe rcm, the udev rule,
-# rping through rcm-run, dpkg --purge).
+# rping through rcm-run).
 #
 # deb-check.sh RELEASE VMLINUX OUTDIR
 #
@@ -18,8 +18,9 @@
 #   deb.build      dpkg-buildpackage -us -uc -b (packaging/build-deb.sh)
 #                  made rcm-dkms and rcm
 #   deb.version    both packages, the DKMS tree's directory and dkms.conf,
-#                  and the library's file name carry dkms.conf's
-#                  PACKAGE_VERSION
+#                  the library's file name and the maintainer scripts
+#                  (postinst: DKMS builds rcm/VERSION; prerm: removes it
+#                  from every kernel) carry dkms.conf's PACKAGE_VERSION
 #   deb.lintian    lintian --fail-on error,warning, info and pedantic
 #                  tags shown; the overrides are listed in the log
 #   deb.files      no file of rcm's packages is a file of the
@@ -86,6 +87,17 @@ conf=$(dpkg-deb --fsys-tarfile "$dkms_deb" |
 # grep -c reads it all: dpkg-deb must not die of a closed pipe.
 dpkg-deb -c "$lib_deb" | grep -c "/rcm/librdmacm\.so\.1\.[0-9]*\.$ver\$" >/dev/null ||
 	why="$why no librdmacm.so.1.N.$ver in rcm;"
+# dh_dkms's scripts: the postinst has DKMS add, build and install this
+# version; the prerm removes it (the guest does not purge: see
+# deb-guest.sh).
+scripts=$(dpkg-deb --ctrl-tarfile "$dkms_deb" | tar -xOf - ./postinst ./prerm)
+for want in '/usr/lib/dkms/common.postinst' \
+	    'dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all'; do
+	grep -qF "$want" <<<"$scripts" || why="$why no '$want' in rcm-dkms's scripts;"
+done
+[ "$(grep -c "^DKMS_NAME=rcm\$" <<<"$scripts")" = 2 ] &&
+	[ "$(grep -c "^DKMS_VERSION=$ver\$" <<<"$scripts")" = 2 ] ||
+	why="$why rcm-dkms's postinst and prerm are not for rcm $ver;"
 if [ -z "$why" ]; then
 	report PASS deb.version "$ver"
 else
@@ -172,7 +184,7 @@ fi
 "$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
 	--root-9p --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
 	--append rcm_debdir=/run/rcm/tests --append mitigations=off \
-	--tests install,dkms,modprobe,udev,rcm-run,purge \
+	--tests install,dkms,modprobe,udev,rcm-run \
 	--test-timeout 2400 --guest-timeout 3000 --log "$out/guest-deb.log" ||
 	failed=1
 echo "# deb-check took $(elapsed)"

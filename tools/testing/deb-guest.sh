@@ -23,7 +23,8 @@
 #   rcm-run   rping still resolves the distribution's librdmacm, under
 #             rcm-run rcm's; rping through rcm-run, both ends, with the
 #             in-tree rdma_ucm unloaded
-#   purge     dpkg --purge of both: DKMS forgets rcm, no file is left
+# Removal is not run here: its depmod over the distro kernel's modules
+# costs one to five minutes under TCG (deb-check.sh reads the prerm).
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
@@ -298,31 +299,6 @@ if ! blocked rcm-run; then
 	fi
 fi
 end rcm-run
-
-# --- purge ------------------------------------------------------------------
-begin purge
-if ! blocked purge; then
-	files=$(dpkg -L rcm rcm-dkms | while read -r f; do
-		[ -d "$f" ] || echo "$f"
-	done)
-	modprobe -r rcm
-	if { dpkg --purge rcm rcm-dkms 2>&1; echo "dpkg exit $?"; } | stamped >"$log/purge" &&
-		grep -q ' dpkg exit 0$' "$log/purge"; then
-		show purge "$log/purge" 100
-		st=$(dkms status -m rcm 2>&1)
-		[ -z "$st" ] || check_fail purge "dkms status after purge: $st"
-		left=$(for f in $files "/lib/modules/$rel/updates/dkms/rcm.ko"; do
-			[ -e "$f" ] || [ -L "$f" ] && echo "$f"
-		done)
-		[ -z "$left" ] || check_fail purge "left behind: $(echo "$left" | tr '\n' ' ')"
-		modinfo rcm >/dev/null 2>&1 && check_fail purge "modinfo still finds rcm"
-	else
-		check_fail purge "dpkg --purge failed"
-		show purge "$log/purge"
-	fi
-	case $failed in *purge*) ;; *) result PASS purge ;; esac
-fi
-end purge
 
 # The kernel's own reports (WARNING, BUG, ...) that the console's log
 # level hid: the host fails the run on them.
