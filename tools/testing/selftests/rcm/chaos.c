@@ -350,15 +350,17 @@ static void do_listen(int s, uint32_t p)
 	mark(s, DID_LISTEN);
 	ret = rdma_listen(ids[s].id, p % 4);
 	count(OP_LISTEN, ret);
-	if (ret)
+	if (ret) {
+		/* No request follows; a bind on the way may stay. */
 		unmark(s, DID_LISTEN, was);
+		mark(s, DID_BIND);
+	}
 }
 
 static void do_bind(int s, uint32_t p)
 {
 	struct sockaddr_storage ss;
 	const char *ip = addr_rxe;
-	unsigned int was = ids[s].did;
 	int ret;
 
 	switch (p % 8) {
@@ -376,9 +378,13 @@ static void do_bind(int s, uint32_t p)
 	mark(s, DID_BIND);
 	ret = rdma_bind_addr(ids[s].id, (struct sockaddr *)&ss);
 	count(OP_BIND, ret);
-	if (ret)
-		unmark(s, DID_BIND, was);
-	else if (p & 0x10000)
+	/*
+	 * DID_BIND stays after a failure: the library may fail a bind the
+	 * kernel made (rcm's userlib answers -1 when it cannot open the
+	 * device the kernel attached the id to, as during a removal), and
+	 * DEVICE_REMOVAL then follows.
+	 */
+	if (!ret && p & 0x10000)
 		do_listen(s, p);	/* a server: bind, then listen */
 }
 
