@@ -51,8 +51,9 @@
  * killed or stopped (a hang: the parent watches each thread's current
  * call and dumps the stuck tasks' kernel stacks; an alarm() bounds every
  * process), every id
- * destroy succeeds, rxe0 is back at the end, a run reached connection
- * requests and established connections, and after all workers are
+ * destroy succeeds, rxe0 is back at the end, a run of 2000 successful
+ * calls or more reached connection requests (6000: established
+ * connections), and after all workers are
  * gone rcm's slab objects are back at their baseline (with rcm's
  * library; the kernel log is the guest harness's).
  *
@@ -349,15 +350,17 @@ static void do_listen(int s, uint32_t p)
 	mark(s, DID_LISTEN);
 	ret = rdma_listen(ids[s].id, p % 4);
 	count(OP_LISTEN, ret);
-	if (ret)
+	if (ret) {
+		/* No request follows; a bind on the way may stay. */
 		unmark(s, DID_LISTEN, was);
+		mark(s, DID_BIND);
+	}
 }
 
 static void do_bind(int s, uint32_t p)
 {
 	struct sockaddr_storage ss;
 	const char *ip = addr_rxe;
-	unsigned int was = ids[s].did;
 	int ret;
 
 	switch (p % 8) {
@@ -375,9 +378,13 @@ static void do_bind(int s, uint32_t p)
 	mark(s, DID_BIND);
 	ret = rdma_bind_addr(ids[s].id, (struct sockaddr *)&ss);
 	count(OP_BIND, ret);
-	if (ret)
-		unmark(s, DID_BIND, was);
-	else if (p & 0x10000)
+	/*
+	 * DID_BIND stays after a failure: the library may fail a bind the
+	 * kernel made (rcm's userlib answers -1 when it cannot open the
+	 * device the kernel attached the id to, as during a removal), and
+	 * DEVICE_REMOVAL then follows.
+	 */
+	if (!ret && p & 0x10000)
 		do_listen(s, p);	/* a server: bind, then listen */
 }
 
@@ -1432,6 +1439,17 @@ static void find_library(void)
 		fclose(f);
 }
 
+/* Calls of all workers that succeeded. */
+static unsigned long calls_ok(void)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < NOPS; i++)
+		n += atomic_load(&sh->ok[i]);
+	return n;
+}
+
 static void print_figures(long long ms)
 {
 	unsigned long ops = 0, fails = 0;
@@ -1582,18 +1600,28 @@ RCM_TEST(every_event_names_a_live_id_of_its_channel)
 
 RCM_TEST(workers_neither_crash_nor_hang)
 {
+	unsigned long ncalls;
+
 	if (!ran)
 		SKIP("no chaos run");
 	CHECK(!run.crashes && !run.hangs, "%lu crashes, %lu hangs",
 	      run.crashes, run.hangs);
 	CHECK(!access("/sys/class/infiniband/rxe0", F_OK),
 	      "rxe0 is missing after the run");
-	/* A run that never connected exercised only the early states. */
-	CHECK(run.secs < 10 ||
-	      (atomic_load(&sh->events[RDMA_CM_EVENT_CONNECT_REQUEST]) &&
-	       atomic_load(&sh->events[RDMA_CM_EVENT_ESTABLISHED])),
-	      "no connection request or no established connection in %u s",
-	      run.secs);
+	/*
+	 * A run that never connected exercised only the early states. How
+	 * far a run gets depends on the machine (a KASAN guest sharing its
+	 * cores made 344 calls in 30 s, one alone ten times as many), so
+	 * the bar is the calls that succeeded: runs of about 2000 had ten
+	 * connection requests, of 6000 or more a few established ones.
+	 */
+	ncalls = calls_ok();
+	CHECK(ncalls < 2000 ||
+	      atomic_load(&sh->events[RDMA_CM_EVENT_CONNECT_REQUEST]),
+	      "no connection request in %lu successful calls", ncalls);
+	CHECK(ncalls < 6000 ||
+	      atomic_load(&sh->events[RDMA_CM_EVENT_ESTABLISHED]),
+	      "no established connection in %lu successful calls", ncalls);
 }
 
 RCM_TEST(rcm_slab_objects_back_to_baseline)
