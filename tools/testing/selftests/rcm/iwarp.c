@@ -661,16 +661,6 @@ RCM_TEST(iwarp_destroy_mid_connect)
 	end_close(&ce);
 }
 
-/*
- * The neighbour 198.18.N.2 of the siw address 198.18.N.1, made known
- * (a permanent ARP entry) but silent: a TCP connect to it waits out
- * its SYN retries, and siw connects TCP inside iw_cm_connect().
- */
-static void silent_neighbour(const char *ip, char *nb, size_t len)
-{
-	snprintf(nb, len, "%.*s2", (int)(strrchr(ip, '.') + 1 - ip), ip);
-}
-
 /* Set net.ipv4.tcp_syn_retries: 0 or -1. */
 static int syn_retries(int n)
 {
@@ -681,6 +671,28 @@ static int syn_retries(int n)
 		return -1;
 	ok = fprintf(f, "%d\n", n) > 0;
 	return fclose(f) || !ok ? -1 : 0;
+}
+
+/*
+ * Make the neighbour 198.18.N.2 of the siw address @ip (198.18.N.1),
+ * written into @nb, known on @dev (a permanent ARP entry) but silent,
+ * with TCP giving up after 2 SYN retries (7 s): a TCP connect to it
+ * waits that long, and siw connects TCP inside iw_cm_connect().
+ * 0, or -1; silence_off() undoes it.
+ */
+static int silence_on(const char *ip, const char *dev, char *nb, size_t len)
+{
+	snprintf(nb, len, "%.*s2", (int)(strrchr(ip, '.') + 1 - ip), ip);
+	if (rcm_sh("/usr/sbin/ip neigh replace %s lladdr 02:00:c6:12:00:02 dev %s nud permanent",
+		   nb, dev))
+		return -1;
+	return syn_retries(2);
+}
+
+static void silence_off(const char *nb, const char *dev)
+{
+	rcm_sh("/usr/sbin/ip neigh del %s dev %s", nb, dev);
+	syn_retries(6);
 }
 
 /*
@@ -734,10 +746,8 @@ RCM_TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
 
 	NEED_SIW(ip);
 	CHECK(dev, "no RCM_NETDEV_SIW");
-	silent_neighbour(ip, nb, sizeof(nb));
-	CHECK(rcm_sh("/usr/sbin/ip neigh replace %s lladdr 02:00:c6:12:00:02 dev %s nud permanent",
-		     nb, dev) == 0, "cannot make %s a silent neighbour", nb);
-	CHECK(syn_retries(2) == 0, "tcp_syn_retries: %s", strerror(errno));
+	CHECK(silence_on(ip, dev, nb, sizeof(nb)) == 0,
+	      "cannot make %s a silent neighbour: %s", nb, strerror(errno));
 	CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
 	pid = fork();
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
@@ -760,8 +770,7 @@ RCM_TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
 	      "no ADDR_CHANGE within 3 s while another id connects");
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, "connecting child: status %d", st);
-	rcm_sh("/usr/sbin/ip neigh del %s dev %s", nb, dev);
-	syn_retries(6);
+	silence_off(nb, dev);
 	close(fd);
 	close(p[0]);
 	close(p[1]);
@@ -801,10 +810,8 @@ RCM_TEST(iwarp_destroy_during_slow_tcp_connect)
 
 	NEED_SIW(ip);
 	CHECK(dev, "no RCM_NETDEV_SIW");
-	silent_neighbour(ip, nb, sizeof(nb));
-	CHECK(rcm_sh("/usr/sbin/ip neigh replace %s lladdr 02:00:c6:12:00:02 dev %s nud permanent",
-		     nb, dev) == 0, "cannot make %s a silent neighbour", nb);
-	CHECK(syn_retries(2) == 0, "tcp_syn_retries: %s", strerror(errno));
+	CHECK(silence_on(ip, dev, nb, sizeof(nb)) == 0,
+	      "cannot make %s a silent neighbour: %s", nb, strerror(errno));
 	sc.fd = rcm_open_dev();
 	sc.id = rcm_routed_id(sc.fd, nb, 20515, 1);
 	CHECK(sc.id && end_open(&e) == 0 && end_init(&e, sc.fd, sc.id) == 0,
@@ -820,8 +827,7 @@ RCM_TEST(iwarp_destroy_during_slow_tcp_connect)
 	CHECK(sc.ret == 0, "connect: %s", strerror(sc.err));
 	CHECK(rcm_wait_event(sc.fd, 500, &ev), "event %u after destroy",
 	      ev.event);
-	rcm_sh("/usr/sbin/ip neigh del %s dev %s", nb, dev);
-	syn_retries(6);
+	silence_off(nb, dev);
 	close(sc.fd);
 	end_close(&e);
 }
