@@ -185,7 +185,8 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu):
     timed_out = False
     boot_s = None
     boot_splat = None
-    with open(log_path, 'w', errors='replace') as log:
+    # Line-buffered: the log can be followed while the guest runs.
+    with open(log_path, 'w', errors='replace', buffering=1) as log:
         log.write(' '.join(qemu) + '\n')
         proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,

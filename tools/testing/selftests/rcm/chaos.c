@@ -69,6 +69,7 @@
  * is how the checks themselves are checked (the in-tree stack passes).
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <execinfo.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -78,6 +79,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <rdma/rdma_cma.h>
@@ -672,7 +674,12 @@ static void id_call(struct wt *w, enum op call, int s, int c, uint32_t p)
 	in_call(w, call);
 	switch (call) {
 	case OP_DESTROY_ID:
-		if (p & 4 && w)
+		/*
+		 * Not in a spare slot: nothing but the reaction to its
+		 * request destroys a spare's id, so a new one there would
+		 * stay, and take_slot() would wait for ever once all are.
+		 */
+		if (p & 4 && w && s < NIDS)
 			op_recycle(w, s, p);
 		else
 			do_destroy(w, s);
@@ -847,6 +854,9 @@ static int take_slot(struct wt *w, struct rdma_cm_id *id, int c)
 			NIDS + i % NSPARE;
 		if (i >= NIDS && !(i % NSLOTS))
 			usleep(1000);
+		if (i == NIDS + 5000 * NSLOTS)	/* about 5 s */
+			printf("# worker %d thread %d: no slot frees up for a request id\n",
+			       me, w->thread);
 		if (pthread_mutex_trylock(&ids[s].op))
 			continue;
 		pthread_mutex_lock(&reg);
@@ -1196,6 +1206,22 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
+/* A hang: each thread of the worker says where it is (see dump_stacks). */
+static void on_where(int sig)
+{
+	char head[96];
+	void *pcs[32];
+	int n, len;
+
+	(void)sig;
+	len = snprintf(head, sizeof(head), "# worker %d thread %d is at:\n",
+		       me, (int)gettid());
+	if (write(1, head, len) < 0)
+		return;
+	n = backtrace(pcs, 32);
+	backtrace_symbols_fd(pcs, n, 1);
+}
+
 static uint64_t thread_seed(uint64_t base, int p, unsigned int inc, int t)
 {
 	return rcm_mix(base ^ rcm_mix((uint64_t)p << 40 |
@@ -1205,6 +1231,7 @@ static uint64_t thread_seed(uint64_t base, int p, unsigned int inc, int t)
 static int worker(uint64_t base, int p, unsigned int inc, unsigned int secs)
 {
 	struct sigaction sa = { .sa_handler = on_kick };	/* no SA_RESTART */
+	struct sigaction where = { .sa_handler = on_where, .sa_flags = SA_RESTART };
 	pthread_t kick;
 	int s, c, t;
 
@@ -1214,6 +1241,7 @@ static int worker(uint64_t base, int p, unsigned int inc, unsigned int secs)
 	signal(SIGSEGV, on_crash);
 	signal(SIGBUS, on_crash);
 	signal(SIGABRT, on_crash);
+	sigaction(SIGUSR2, &where, NULL);
 	for (c = 0; c < NCHANS; c++) {
 		pthread_rwlock_init(&chans[c].use, NULL);
 		chans[c].ch = rdma_create_event_channel();
@@ -1348,8 +1376,24 @@ static void reap(void)
 /* The kernel stacks of @pid's threads, on stdout. */
 static void dump_stacks(pid_t pid)
 {
+	struct dirent *de;
 	char cmd[128];
+	DIR *dir;
 
+	if (pid <= 0)
+		return;
+	/* The user-space stacks first (on_where), then the kernel's. */
+	snprintf(cmd, sizeof(cmd), "/proc/%d/task", (int)pid);
+	fflush(stdout);
+	dir = opendir(cmd);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		syscall(SYS_tgkill, pid, atoi(de->d_name), SIGUSR2);
+		usleep(200000);
+	}
+	if (dir)
+		closedir(dir);
 	snprintf(cmd, sizeof(cmd),
 		 "for t in /proc/%d/task/*; do echo \"# $t:\"; sed 's/^/#   /' $t/stack; done",
 		 (int)pid);
@@ -1368,6 +1412,8 @@ static void watchdog(void)
 	int p, t, op;
 
 	for (p = 0; p < nprocs; p++) {
+		if (run.pid[p] <= 0)
+			continue;	/* gone at the stop */
 		if (run.killed_ms[p]) {
 			if (run.exit_hang[p] ||
 			    t0 - run.killed_ms[p] < run.hang_s * 1000LL)
