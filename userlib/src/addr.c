@@ -45,7 +45,7 @@ static size_t rcm_addr_len(const struct sockaddr *addr)
 RCM_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	struct rcm_bind_addr cmd = { .size = sizeof(cmd) };
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 	size_t len;
 
 	if (!id || !addr)
@@ -85,7 +85,7 @@ RCM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 {
 	struct rcm_resolve_addr cmd = { .size = sizeof(cmd) };
 	size_t src_len = 0, dst_len;
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id || !dst_addr)
 		return rcm_err(EINVAL);
@@ -132,7 +132,7 @@ RCM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 RCM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	struct rcm_resolve_route cmd = { .size = sizeof(cmd) };
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id)
 		return rcm_err(EINVAL);

@@ -136,8 +136,8 @@ static unsigned int rcm_id_bucket(uint64_t context)
 }
 
 /* The bucket of an id: by address, or by handle for a request. */
-static struct rcm_id **rcm_id_head(struct rcm_channel *chan,
-				   struct rcm_id *id)
+static struct rcm_id_private **rcm_id_head(struct rcm_channel *chan,
+					   struct rcm_id_private *id)
 {
 	if (id->request)
 		return &chan->reqs[id->handle % RCM_ID_BUCKETS];
@@ -145,16 +145,16 @@ static struct rcm_id **rcm_id_head(struct rcm_channel *chan,
 }
 
 /* Caller holds chan->lock; a request's handle is set. */
-void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id *id)
+void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id_private *id)
 {
-	struct rcm_id **head = rcm_id_head(chan, id);
+	struct rcm_id_private **head = rcm_id_head(chan, id);
 
 	id->hnext = *head;
 	*head = id;
 }
 
 /* Caller holds neither lock; the id is not visible to the kernel yet. */
-void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id *id)
+void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id_private *id)
 {
 	pthread_mutex_lock(&chan->lock);
 	rcm_channel_add_id_locked(chan, id);
@@ -162,9 +162,9 @@ void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id *id)
 }
 
 /* Caller holds chan->lock. */
-void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id)
+void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id_private *id)
 {
-	struct rcm_id **p = rcm_id_head(chan, id);
+	struct rcm_id_private **p = rcm_id_head(chan, id);
 
 	for (; *p; p = &(*p)->hnext) {
 		if (*p == id) {
@@ -182,10 +182,10 @@ void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id)
  * never dereferenced, so a record naming no id of the channel is
  * harmless. Caller holds chan->lock.
  */
-struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
-				   uint64_t context, uint32_t handle)
+struct rcm_id_private *rcm_channel_find_id(struct rcm_channel *chan,
+					   uint64_t context, uint32_t handle)
 {
-	struct rcm_id *id;
+	struct rcm_id_private *id;
 
 	if (context) {
 		id = chan->ids[rcm_id_bucket(context)];
@@ -203,7 +203,7 @@ struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
 }
 
 /**
- * rcm_id_lock() - lock the channel an id belongs to
+ * rcm_id_channel_lock() - lock the channel an id belongs to
  * @id: the id
  *
  * For paths that reach an id through an event rather than through a
@@ -215,7 +215,7 @@ struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
  *
  * Return: the id's channel, locked.
  */
-struct rcm_channel *rcm_id_lock(struct rcm_id *id)
+struct rcm_channel *rcm_id_channel_lock(struct rcm_id_private *id)
 {
 	struct rcm_channel *chan;
 

@@ -39,7 +39,7 @@ static uint8_t rcm_min_u8(uint8_t a, uint8_t b)
  * a QP on the id or parameters, and explicit responder resources and
  * initiator depth within the device's limits.
  */
-static int rcm_check_param(struct rdma_cm_id *id, const struct rcm_device *dev,
+static int rcm_check_param(struct rdma_cm_id *id, const struct rcm_verbs_device *dev,
 			   const struct rdma_conn_param *param)
 {
 	if (id->ps != RDMA_PS_TCP)
@@ -121,9 +121,9 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	struct rcm_connect cmd = { .size = sizeof(cmd) };
 	uint8_t data[RCM_UD_CONNECT_PRIVATE_DATA_MAX];
 	const struct rdma_conn_param *p = conn_param;
-	const struct rcm_device *dev;
+	const struct rcm_verbs_device *dev;
 	unsigned int hlen, len;
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id)
 		return rcm_err(EINVAL);
@@ -222,9 +222,9 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 {
 	struct rcm_accept cmd = { .size = sizeof(cmd) };
 	const struct rdma_conn_param *p = conn_param;
-	const struct rcm_device *dev;
+	const struct rcm_verbs_device *dev;
 	uint8_t resp, init;
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 	unsigned int len;
 	int err;
 
@@ -366,7 +366,7 @@ RCM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 RCM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct rcm_disconnect cmd = { .size = sizeof(cmd) };
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 	int ret;
 
 	if (!id || !id->verbs || !id->verbs->device)
@@ -404,7 +404,7 @@ RCM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
  */
 RCM_EXPORT int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id || id->qp || !ece || !ece->vendor_id || ece->comp_mask)
 		return rcm_err(EINVAL);
@@ -426,7 +426,7 @@ RCM_EXPORT int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
  */
 RCM_EXPORT int rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id || id->qp || !ece)
 		return rcm_err(EINVAL);
@@ -447,7 +447,7 @@ RCM_EXPORT int rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
  * IB CM then rejects the reply) or its RTU wait times out. The id's
  * later REJECTED and DISCONNECTED are dropped.
  */
-static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev,
+static void rcm_connect_response(struct rcm_id_private *id, struct rdma_cm_event *ev,
 				 const struct rcm_event *rec)
 {
 	struct rcm_establish est = { .size = sizeof(est), .id = id->handle };
@@ -496,7 +496,7 @@ static void rcm_connect_response(struct rcm_id *id, struct rdma_cm_event *ev,
 	return;
 
 fail:
-	chan = rcm_id_lock(id);
+	chan = rcm_id_channel_lock(id);
 	id->connect_error = true;
 	pthread_mutex_unlock(&chan->lock);
 	ev->event = RDMA_CM_EVENT_CONNECT_ERROR;
@@ -517,7 +517,7 @@ fail:
  * so id->qp may point to freed memory by then. The other events pass
  * unchanged.
  */
-void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev,
+void rcm_conn_event(struct rcm_id_private *id, struct rcm_cm_event *ev,
 		    const struct rcm_event *rec)
 {
 	switch (ev->event.event) {

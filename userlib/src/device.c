@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
  * rcm userlib: the verbs device table, rdma_get_devices() and
- * rdma_free_devices(). Lifetime and locking rules: see struct rcm_device.
+ * rdma_free_devices(). Lifetime and locking rules: see struct rcm_verbs_device.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,8 +9,8 @@
 #include "rcm_lib.h"
 
 static pthread_mutex_t rcm_dev_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The entries, each allocated once and never freed (see struct rcm_device). */
-static struct rcm_device **rcm_devs;
+/* The entries, each allocated once and never freed (see struct rcm_verbs_device). */
+static struct rcm_verbs_device **rcm_devs;
 static int rcm_num_devs;
 
 /*
@@ -20,7 +20,7 @@ static int rcm_num_devs;
 static struct ibv_device **rcm_dev_list;
 
 /* The entry of @dev, or NULL. Caller holds rcm_dev_lock. */
-static struct rcm_device *rcm_device_find_dev(struct ibv_device *dev)
+static struct rcm_verbs_device *rcm_device_find_dev(struct ibv_device *dev)
 {
 	int i;
 
@@ -33,7 +33,7 @@ static struct rcm_device *rcm_device_find_dev(struct ibv_device *dev)
 /* A new entry for @dev at the table's end. Caller holds rcm_dev_lock. */
 static int rcm_device_add(struct ibv_device *dev)
 {
-	struct rcm_device **devs, *d;
+	struct rcm_verbs_device **devs, *d;
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -117,7 +117,7 @@ int rcm_devices_init(void)
 }
 
 /* Open the device and cache its limits. Caller holds rcm_dev_lock. */
-static int rcm_device_open(struct rcm_device *d)
+static int rcm_device_open(struct rcm_verbs_device *d)
 {
 	struct ibv_device_attr attr;
 	struct ibv_context *verbs;
@@ -146,7 +146,7 @@ static int rcm_device_open(struct rcm_device *d)
  * Drop one reference; the last one frees the default PD. Caller holds
  * rcm_dev_lock.
  */
-static void rcm_device_unref(struct rcm_device *d)
+static void rcm_device_unref(struct rcm_verbs_device *d)
 {
 	if (!d->refcnt || --d->refcnt)
 		return;
@@ -178,7 +178,7 @@ struct ibv_xrcd *rcm_device_xrcd(struct ibv_context *verbs)
 		.fd = -1,
 		.oflags = O_CREAT,
 	};
-	struct rcm_device *d = rcm_device_of(verbs);
+	struct rcm_verbs_device *d = rcm_device_of(verbs);
 	struct ibv_xrcd *xrcd;
 
 	if (!d) {
@@ -285,7 +285,7 @@ RCM_EXPORT void rdma_free_devices(struct ibv_context **list)
  * node GUID and device index, or by GUID alone when either index is
  * unknown (RCM_DEVICE_INDEX_NONE).
  */
-static bool rcm_device_match(const struct rcm_device *d, __be64 guid,
+static bool rcm_device_match(const struct rcm_verbs_device *d, __be64 guid,
 			     uint32_t index)
 {
 	if (d->dead || d->guid != guid)
@@ -295,7 +295,7 @@ static bool rcm_device_match(const struct rcm_device *d, __be64 guid,
 }
 
 /* The live entry the kernel names, or NULL. Caller holds rcm_dev_lock. */
-static struct rcm_device *rcm_device_lookup(__be64 guid, uint32_t index)
+static struct rcm_verbs_device *rcm_device_lookup(__be64 guid, uint32_t index)
 {
 	int i;
 
@@ -321,7 +321,7 @@ static struct rcm_device *rcm_device_lookup(__be64 guid, uint32_t index)
 struct ibv_context *rcm_device_get(__be64 guid, uint32_t index)
 {
 	struct ibv_context *verbs = NULL;
-	struct rcm_device *d;
+	struct rcm_verbs_device *d;
 	int err = ENODEV;
 
 	if (rcm_devices_init())
@@ -380,9 +380,9 @@ void rcm_device_put(struct ibv_context *verbs)
  *
  * Return: the entry, or NULL if @verbs is not the library's.
  */
-struct rcm_device *rcm_device_of(struct ibv_context *verbs)
+struct rcm_verbs_device *rcm_device_of(struct ibv_context *verbs)
 {
-	struct rcm_device *d = NULL;
+	struct rcm_verbs_device *d = NULL;
 	int i;
 
 	if (!verbs)

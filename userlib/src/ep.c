@@ -18,7 +18,7 @@ static int rcm_ep_passive(struct rdma_cm_id *id, struct rdma_addrinfo *res,
 			  struct ibv_pd *pd,
 			  struct ibv_qp_init_attr *qp_init_attr)
 {
-	struct rcm_id *rid = rcm_id(id);
+	struct rcm_id_private *rid = rcm_id(id);
 
 	if (rdma_bind_addr(id, res->ai_src_addr))
 		return -1;
@@ -39,7 +39,7 @@ static int rcm_ep_active(struct rdma_cm_id *id, struct rdma_addrinfo *res,
 			 struct ibv_pd *pd,
 			 struct ibv_qp_init_attr *qp_init_attr)
 {
-	struct rcm_id *rid = rcm_id(id);
+	struct rcm_id_private *rid = rcm_id(id);
 
 	if (rdma_resolve_addr(id, res->ai_src_addr, res->ai_dst_addr,
 			      RCM_EP_TIMEOUT_MS))

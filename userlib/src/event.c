@@ -6,7 +6,7 @@
  * makes the event of it, so that the fd is readable exactly while the
  * kernel holds an event, as librdmacm's is: a program that polls the
  * fd and gets one event per wake-up never leaves one behind. Event
- * accounting (see struct rcm_id): the kernel counts an event as
+ * accounting (see struct rcm_id_private): the kernel counts an event as
  * reported once read() returned it; the library counts it as completed
  * when the application acks it, or when the library drops it because
  * its id is being destroyed. rdma_destroy_id() waits for the two counts
@@ -31,10 +31,10 @@
  */
 struct rcm_record {
 	struct rcm_event	rec;
-	struct rcm_id		*id;
-	struct rcm_id		*req;
+	struct rcm_id_private		*id;
+	struct rcm_id_private		*req;
 	bool			req_private;
-	struct rcm_mcast	*mc;
+	struct rcm_mcast_private	*mc;
 };
 
 /*
@@ -47,7 +47,7 @@ struct rcm_record {
 static bool rcm_record_claim_request(struct rcm_channel *chan,
 				     struct rcm_record *r)
 {
-	struct rcm_id *listener = NULL, *req = NULL;
+	struct rcm_id_private *listener = NULL, *req = NULL;
 
 	if (r->rec.context)
 		listener = rcm_channel_find_id(chan, r->rec.context, 0);
@@ -76,8 +76,8 @@ static bool rcm_record_claim_request(struct rcm_channel *chan,
 static bool rcm_record_claim(struct rcm_channel *chan, struct rcm_record *r)
 {
 	const struct rcm_event *rec = &r->rec;
-	struct rcm_mcast *mc = NULL;
-	struct rcm_id *id;
+	struct rcm_mcast_private *mc = NULL;
+	struct rcm_id_private *id;
 
 	if (rec->event == RCM_EVENT_CONNECT_REQUEST)
 		return rcm_record_claim_request(chan, r);
@@ -115,7 +115,7 @@ static bool rcm_record_claim(struct rcm_channel *chan, struct rcm_record *r)
  * it, the rest zero (a kernel of the first release sends the first
  * RCM_ID_INFO_MIN bytes); a kernel that sends none is queried instead.
  */
-static int rcm_event_refresh(struct rcm_id *id, const struct rcm_event *rec,
+static int rcm_event_refresh(struct rcm_id_private *id, const struct rcm_event *rec,
 			     bool route)
 {
 	struct rcm_id_info info = { 0 };
@@ -347,7 +347,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		 * record was taken: its fields are under its channel's lock.
 		 */
 		if (!q.req) {
-			idchan = rcm_id_lock(q.id);
+			idchan = rcm_id_channel_lock(q.id);
 			drop = q.id->destroyed ||
 			       (q.mc && q.mc->leaving) ||
 			       (q.id->connect_error &&
@@ -361,7 +361,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		}
 
 		/* Destroyed while we worked on it: never hand it out. */
-		idchan = rcm_id_lock(q.id);
+		idchan = rcm_id_channel_lock(q.id);
 		if (!drop && !q.id->destroyed) {
 			pthread_mutex_unlock(&idchan->lock);
 			break;
@@ -373,7 +373,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		 */
 		if (q.req)
 			rcm_request_discard(q.req);
-		idchan = rcm_id_lock(q.id);
+		idchan = rcm_id_channel_lock(q.id);
 		if (q.mc)
 			rcm_mcast_complete_locked(q.mc);
 		else
@@ -403,7 +403,7 @@ RCM_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 		return rcm_err(EINVAL);
 	ev = container_of(event, struct rcm_cm_event, event);
 
-	chan = rcm_id_lock(ev->id);
+	chan = rcm_id_channel_lock(ev->id);
 	if (ev->mc)
 		rcm_mcast_complete_locked(ev->mc);
 	else

@@ -4,7 +4,7 @@
  * id's view of its kernel state, and synchronous mode.
  *
  * The kernel returns every event of an id with the context it was created
- * with; the library uses the address of its struct rcm_id as that
+ * with; the library uses the address of its struct rcm_id_private as that
  * context, and finds the id of a record by looking the value up in the
  * channel's table (never by dereferencing it).
  */
@@ -15,7 +15,7 @@
 
 #include "rcm_lib.h"
 
-static void rcm_id_free(struct rcm_id *rid);
+static void rcm_id_free(struct rcm_id_private *rid);
 
 /*
  * The options $RCM_RESOLVE_TIMEOUT_MS and $RCM_CONNECT_TIMEOUT_MS ask
@@ -54,7 +54,7 @@ int rcm_create_id(struct rdma_event_channel *channel,
 {
 	struct rcm_create_id cmd = { .size = sizeof(cmd) };
 	struct rcm_channel *chan;
-	struct rcm_id *id;
+	struct rcm_id_private *id;
 	int err;
 
 	if (!out)
@@ -170,7 +170,7 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct rcm_destroy_id cmd = { .size = sizeof(cmd) };
 	struct rcm_channel *chan;
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id)
 		return rcm_err(EINVAL);
@@ -200,7 +200,7 @@ RCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 }
 
 /* Free what an id owns, and the id; it is out of its channel's table. */
-static void rcm_id_free(struct rcm_id *rid)
+static void rcm_id_free(struct rcm_id_private *rid)
 {
 	struct rcm_channel *chan = rid->chan;
 	bool sync = rid->sync;
@@ -256,10 +256,10 @@ uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
  *
  * Return: the id, or NULL (ENOMEM).
  */
-struct rcm_id *rcm_request_new(struct rcm_channel *chan,
-			       struct rcm_id *listener, uint32_t handle)
+struct rcm_id_private *rcm_request_new(struct rcm_channel *chan,
+				       struct rcm_id_private *listener, uint32_t handle)
 {
-	struct rcm_id *req = calloc(1, sizeof(*req));
+	struct rcm_id_private *req = calloc(1, sizeof(*req));
 
 	if (!req)
 		return NULL;
@@ -291,7 +291,7 @@ struct rcm_id *rcm_request_new(struct rcm_channel *chan,
  * Return: 0, or -1 with errno of rdma_migrate_id() (the id stays on the
  * listener's channel then).
  */
-int rcm_request_private(struct rcm_id *req)
+int rcm_request_private(struct rcm_id_private *req)
 {
 	return rdma_migrate_id(&req->id, NULL);
 }
@@ -306,9 +306,9 @@ int rcm_request_private(struct rcm_id *req)
  * CONNECT_REQUEST was being worked on: that one is waited for, as
  * rdma_destroy_id() would. Caller holds no channel lock.
  */
-void rcm_request_discard(struct rcm_id *req)
+void rcm_request_discard(struct rcm_id_private *req)
 {
-	struct rcm_channel *chan = rcm_id_lock(req);
+	struct rcm_channel *chan = rcm_id_channel_lock(req);
 	uint32_t reported = rcm_kernel_destroy_id(chan, req->handle);
 
 	req->destroyed = true;
@@ -438,7 +438,7 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
  * Return: 0, or -1 with errno: ENODEV when no verbs device has the
  * kernel's node GUID, EPROTO, ENOMEM.
  */
-int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
+int rcm_id_apply(struct rcm_id_private *id, const struct rcm_id_info *info,
 		 bool route)
 {
 	struct rdma_cm_id *cm = &id->id;
@@ -509,7 +509,7 @@ static void rcm_addr_to_info(uint8_t *to,
  *
  * Return: 0, or -1 with errno from the query or rcm_id_apply().
  */
-int rcm_id_refresh(struct rcm_id *id, bool route)
+int rcm_id_refresh(struct rcm_id_private *id, bool route)
 {
 	struct rcm_query_id cmd = { .size = sizeof(cmd) };
 	struct rcm_id_info info = { 0 };
@@ -542,7 +542,7 @@ int rcm_id_refresh(struct rcm_id *id, bool route)
  * one; or the errors of rdma_get_cm_event() (EAGAIN when the application
  * made the private channel's fd O_NONBLOCK).
  */
-int rcm_sync_complete(struct rcm_id *id)
+int rcm_sync_complete(struct rcm_id_private *id)
 {
 	struct rdma_cm_event *ev;
 

@@ -28,7 +28,7 @@
 RCM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	struct rcm_listen cmd = { .size = sizeof(cmd) };
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id)
 		return rcm_err(EINVAL);
@@ -76,7 +76,7 @@ RCM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 	struct rdma_cm_event *event;
 	struct ibv_qp_init_attr attr;
 	struct rdma_cm_id *req;
-	struct rcm_id *rl;
+	struct rcm_id_private *rl;
 	int err;
 
 	if (!listen || !id)
@@ -129,7 +129,7 @@ static int rcm_reject(struct rdma_cm_id *id, const void *private_data,
 		      uint8_t private_data_len, uint32_t reason)
 {
 	struct rcm_reject cmd = { .size = sizeof(cmd) };
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 
 	if (!id)
 		return rcm_err(EINVAL);

@@ -4,7 +4,7 @@
  * rdma_join_multicast_ex() and rdma_leave_multicast(), and what
  * rdma_get_cm_event() does with a group's events.
  *
- * A join puts a struct rcm_mcast on the id's list and gives its address
+ * A join puts a struct rcm_mcast_private on the id's list and gives its address
  * to the kernel as the context of the group's events, which come back
  * as MULTICAST_JOIN (the group's UD parameters) or MULTICAST_ERROR. As
  * in librdmacm, the MULTICAST_JOIN that rdma_get_cm_event() hands out
@@ -32,10 +32,10 @@ bool rcm_mcast_event(uint32_t event)
 }
 
 /* The id with @handle among a bucket list of a channel, or NULL. */
-static struct rcm_id *rcm_mcast_find_id(struct rcm_id *const *buckets,
-					uint32_t handle)
+static struct rcm_id_private *rcm_mcast_find_id(struct rcm_id_private *const *buckets,
+						uint32_t handle)
 {
-	struct rcm_id *id;
+	struct rcm_id_private *id;
 	unsigned int b;
 
 	for (b = 0; b < RCM_ID_BUCKETS; b++)
@@ -56,11 +56,11 @@ static struct rcm_id *rcm_mcast_find_id(struct rcm_id *const *buckets,
  * Return: the group, on the list of the id with @handle, or NULL: the
  * record names no group of the channel and is ignored.
  */
-struct rcm_mcast *rcm_mcast_find(struct rcm_channel *chan, uint64_t context,
-				 uint32_t handle)
+struct rcm_mcast_private *rcm_mcast_find(struct rcm_channel *chan, uint64_t context,
+					 uint32_t handle)
 {
-	struct rcm_mcast *mc;
-	struct rcm_id *id;
+	struct rcm_mcast_private *mc;
+	struct rcm_id_private *id;
 
 	if (!handle)
 		return NULL;
@@ -88,9 +88,9 @@ struct rcm_mcast *rcm_mcast_find(struct rcm_channel *chan, uint64_t context,
  */
 void rcm_mcast_joined(struct rcm_cm_event *ev)
 {
-	struct rcm_mcast *mc = ev->mc;
+	struct rcm_mcast_private *mc = ev->mc;
 	const struct ibv_ah_attr *ah = &ev->event.param.ud.ah_attr;
-	struct rcm_channel *chan = rcm_id_lock(mc->id);
+	struct rcm_channel *chan = rcm_id_channel_lock(mc->id);
 	struct ibv_qp *qp = mc->id->id.qp;
 	int err;
 
@@ -117,9 +117,9 @@ void rcm_mcast_joined(struct rcm_cm_event *ev)
  * theirs is completed. The QP is the application's (destroyed by now,
  * most likely): it is not detached, as in librdmacm.
  */
-void rcm_mcast_free_all(struct rcm_id *id)
+void rcm_mcast_free_all(struct rcm_id_private *id)
 {
-	struct rcm_mcast *mc;
+	struct rcm_mcast_private *mc;
 
 	while ((mc = id->mcasts)) {
 		id->mcasts = mc->next;
@@ -142,9 +142,9 @@ static socklen_t rcm_mcast_addrlen(const struct sockaddr *addr)
 }
 
 /* Take @mc off its id's list. Caller holds the id's channel lock. */
-static void rcm_mcast_unlink(struct rcm_mcast *mc)
+static void rcm_mcast_unlink(struct rcm_mcast_private *mc)
 {
-	struct rcm_mcast **p;
+	struct rcm_mcast_private **p;
 
 	for (p = &mc->id->mcasts; *p; p = &(*p)->next) {
 		if (*p == mc) {
@@ -160,8 +160,8 @@ static int rcm_join(struct rdma_cm_id *id, const struct sockaddr *addr,
 	struct rcm_join_mcast cmd = { .size = sizeof(cmd) };
 	socklen_t len = rcm_mcast_addrlen(addr);
 	struct rcm_channel *chan;
-	struct rcm_mcast *mc;
-	struct rcm_id *rid;
+	struct rcm_mcast_private *mc;
+	struct rcm_id_private *rid;
 	int err;
 
 	if (!id || !len)
@@ -176,7 +176,7 @@ static int rcm_join(struct rdma_cm_id *id, const struct sockaddr *addr,
 	memcpy(&mc->addr, addr, len);
 
 	/* On the list before the kernel can report anything for it. */
-	chan = rcm_id_lock(rid);
+	chan = rcm_id_channel_lock(rid);
 	mc->next = rid->mcasts;
 	rid->mcasts = mc;
 	pthread_mutex_unlock(&chan->lock);
@@ -187,7 +187,7 @@ static int rcm_join(struct rdma_cm_id *id, const struct sockaddr *addr,
 	memcpy(&cmd.addr, addr, len);
 	if (ioctl(chan->ch.fd, RCM_IOCTL_JOIN_MCAST, &cmd)) {
 		err = errno;
-		chan = rcm_id_lock(rid);
+		chan = rcm_id_channel_lock(rid);
 		rcm_mcast_unlink(mc);
 		pthread_mutex_unlock(&chan->lock);
 		free(mc);
@@ -298,8 +298,8 @@ RCM_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
 {
 	struct rcm_leave_mcast cmd = { .size = sizeof(cmd) };
 	struct rcm_channel *chan;
-	struct rcm_mcast *mc;
-	struct rcm_id *rid;
+	struct rcm_mcast_private *mc;
+	struct rcm_id_private *rid;
 	bool attached;
 	int err;
 
@@ -307,7 +307,7 @@ RCM_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
 		return rcm_err(EINVAL);
 	rid = rcm_id(id);
 
-	chan = rcm_id_lock(rid);
+	chan = rcm_id_channel_lock(rid);
 	for (mc = rid->mcasts; mc; mc = mc->next)
 		if (!mc->leaving && rcm_mcast_same(&mc->addr, addr))
 			break;
@@ -339,13 +339,13 @@ RCM_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
 		(const struct sockaddr *)&mc->addr));
 	if (ioctl(chan->ch.fd, RCM_IOCTL_LEAVE_MCAST, &cmd)) {
 		err = errno;
-		chan = rcm_id_lock(rid);
+		chan = rcm_id_channel_lock(rid);
 		mc->leaving = false;
 		pthread_mutex_unlock(&chan->lock);
 		return rcm_err(err);
 	}
 
-	chan = rcm_id_lock(rid);
+	chan = rcm_id_channel_lock(rid);
 	/* Counters wrap; compare their distance. */
 	while ((int32_t)(cmd.out_events_reported - mc->events_completed) > 0)
 		pthread_cond_wait(&rid->acked, &chan->lock);

@@ -50,7 +50,7 @@ static void rcm_unlock_pair(struct rcm_channel *a, struct rcm_channel *b)
  * channel, to be closed. Caller holds both locks.
  */
 static bool rcm_migrate_switch(struct rcm_channel *from,
-			       struct rcm_channel *to, struct rcm_id *rid,
+			       struct rcm_channel *to, struct rcm_id_private *rid,
 			       uint32_t handle, bool to_sync)
 {
 	bool was_sync = rid->sync;
@@ -98,7 +98,7 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	struct rcm_migrate_id cmd = { .size = sizeof(cmd) };
 	struct rcm_channel *from, *to;
 	bool to_sync = !channel, was_sync, last;
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 	uint32_t target;
 	int err;
 

@@ -76,7 +76,7 @@ RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 			       void *optval, size_t optlen)
 {
 	struct rcm_set_option cmd = { .size = sizeof(cmd) };
-	struct rcm_id *rid;
+	struct rcm_id_private *rid;
 	int err;
 
 	if (!id)

@@ -69,7 +69,7 @@ static void rcm_qp_attr_convert(struct ibv_qp_attr *to, int *mask,
  * RCM_IOCTL_INIT_QP_ATTR for @states (a mask of 1 << RCM_QPS_* bits).
  * A state the kernel did not fill in is a protocol error (EPROTO).
  */
-static int rcm_get_qp_attr(struct rcm_id *id, uint32_t states,
+static int rcm_get_qp_attr(struct rcm_id_private *id, uint32_t states,
 			   struct rcm_init_qp_attr *cmd)
 {
 	uint32_t s;
@@ -91,7 +91,7 @@ static int rcm_get_qp_attr(struct rcm_id *id, uint32_t states,
  * a UD id (INIT with the kernel's attributes, qkey included, then RTR
  * and RTS with SQ PSN 0), so that a UD QP sends at once.
  */
-static int rcm_qp_init(struct rcm_id *id, struct ibv_qp *qp)
+static int rcm_qp_init(struct rcm_id_private *id, struct ibv_qp *qp)
 {
 	struct rcm_init_qp_attr cmd;
 	struct ibv_qp_attr attr;
@@ -132,7 +132,7 @@ static int rcm_qp_init(struct rcm_id *id, struct ibv_qp *qp)
  *
  * Return: 0, or -1 with errno of the ioctl or of ibv_modify_qp().
  */
-int rcm_qp_ready(struct rcm_id *id, int responder_resources,
+int rcm_qp_ready(struct rcm_id_private *id, int responder_resources,
 		 int initiator_depth)
 {
 	struct ibv_qp *qp = id->id.qp;
@@ -240,7 +240,7 @@ static void rcm_destroy_cqs(struct rdma_cm_id *id)
  * request's QP the peer's options go to the QP (only ours without
  * options when the vendors differ). Returns 0, or -1 with errno.
  */
-static int rcm_qp_ece_init(struct rcm_id *id, struct ibv_qp *qp)
+static int rcm_qp_ece_init(struct rcm_id_private *id, struct ibv_qp *qp)
 {
 	struct ibv_ece ece = { 0 };
 	int ret = ibv_query_ece(qp, &ece);
@@ -262,7 +262,7 @@ static int rcm_qp_ece_init(struct rcm_id *id, struct ibv_qp *qp)
 }
 
 /* What the QP agreed to, once readied (librdmacm's set_local_ece()). */
-static int rcm_qp_ece_agreed(struct rcm_id *id, struct ibv_qp *qp)
+static int rcm_qp_ece_agreed(struct rcm_id_private *id, struct ibv_qp *qp)
 {
 	struct ibv_ece ece = { 0 };
 	int ret;
@@ -573,7 +573,7 @@ RCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
 				 struct ibv_qp_attr *qp_attr,
 				 int *qp_attr_mask)
 {
-	struct rcm_id *rid = id ? rcm_id(id) : NULL;
+	struct rcm_id_private *rid = id ? rcm_id(id) : NULL;
 	struct rcm_init_qp_attr cmd;
 	unsigned int state, s;
 	uint32_t states;

@@ -84,7 +84,7 @@ unsigned int rcm_connect_timeout_ms(void);
  */
 #define RCM_DEVICE_INDEX_NONE	UINT32_MAX	/* index unknown */
 
-struct rcm_device {
+struct rcm_verbs_device {
 	struct ibv_device	*dev;
 	__be64			guid;		/* ibv_get_device_guid() */
 	uint32_t		index;		/* ibv_get_device_index() */
@@ -103,13 +103,13 @@ struct rcm_device {
 int rcm_devices_init(void);
 struct ibv_context *rcm_device_get(__be64 guid, uint32_t index);
 void rcm_device_put(struct ibv_context *verbs);
-struct rcm_device *rcm_device_of(struct ibv_context *verbs);
+struct rcm_verbs_device *rcm_device_of(struct ibv_context *verbs);
 struct ibv_xrcd *rcm_device_xrcd(struct ibv_context *verbs);
 
 #define RCM_ID_BUCKETS		64
 
-struct rcm_id;
-struct rcm_mcast;
+struct rcm_id_private;
+struct rcm_mcast_private;
 
 /*
  * struct rcm_cm_event - an event handed to the application
@@ -123,8 +123,8 @@ struct rcm_mcast;
  */
 struct rcm_cm_event {
 	struct rdma_cm_event	event;
-	struct rcm_id		*id;
-	struct rcm_mcast	*mc;
+	struct rcm_id_private		*id;
+	struct rcm_mcast_private	*mc;
 	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
 };
 
@@ -149,8 +149,8 @@ struct rcm_cm_event {
 struct rcm_channel {
 	struct rdma_event_channel ch;
 	pthread_mutex_t		lock;
-	struct rcm_id		*ids[RCM_ID_BUCKETS];
-	struct rcm_id		*reqs[RCM_ID_BUCKETS];
+	struct rcm_id_private		*ids[RCM_ID_BUCKETS];
+	struct rcm_id_private		*reqs[RCM_ID_BUCKETS];
 	uint32_t		event_size;
 	bool			sync;
 };
@@ -163,19 +163,19 @@ static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
 /* channel.c */
 struct rcm_channel *rcm_channel_open(void);
 void rcm_channel_close(struct rcm_channel *chan);
-void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id *id);
-void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id *id);
-void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id *id);
-struct rcm_id *rcm_channel_find_id(struct rcm_channel *chan,
-				   uint64_t context, uint32_t handle);
-struct rcm_channel *rcm_id_lock(struct rcm_id *id);
+void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id_private *id);
+void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id_private *id);
+void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id_private *id);
+struct rcm_id_private *rcm_channel_find_id(struct rcm_channel *chan,
+					   uint64_t context, uint32_t handle);
+struct rcm_channel *rcm_id_channel_lock(struct rcm_id_private *id);
 
 /*
- * struct rcm_id - a communication identifier
+ * struct rcm_id_private - a communication identifier
  * @id: what the application sees
  * @chan: the channel of @id.channel (the private one in sync mode); only
  *        rdma_migrate_id() changes it, holding the locks of both
- *        channels, so either lock keeps it stable (see rcm_id_lock())
+ *        channels, so either lock keeps it stable (see rcm_id_channel_lock())
  * @handle: the kernel's handle, valid in @chan's file only; a migration
  *          gives the id a new one
  * @sync: created with a NULL channel, migrated to none, or a request of
@@ -227,7 +227,7 @@ struct rcm_channel *rcm_id_lock(struct rcm_id *id);
  * the kernel's out_events_reported plus @events_charged, so that a
  * record or event still pointing at the id never outlives it.
  */
-struct rcm_id {
+struct rcm_id_private {
 	struct rdma_cm_id	id;
 	struct rcm_channel	*chan;
 	uint32_t		handle;
@@ -238,7 +238,7 @@ struct rcm_id {
 	uint32_t		events_charged;
 	uint32_t		events_read;
 	pthread_cond_t		acked;
-	struct rcm_id		*hnext;
+	struct rcm_id_private		*hnext;
 	bool			connect_error;
 	uint8_t			req_responder_resources;
 	uint8_t			req_initiator_depth;
@@ -249,18 +249,18 @@ struct rcm_id {
 	void			*connect_hdr;
 	uint8_t			connect_hdr_len;
 	bool			answered;
-	struct rcm_mcast	*mcasts;
+	struct rcm_mcast_private	*mcasts;
 	uint32_t		qp_attr_cached;
 	struct rcm_qp_attr	qp_attr_cache[3];
 };
 
-static inline struct rcm_id *rcm_id(struct rdma_cm_id *id)
+static inline struct rcm_id_private *rcm_id(struct rdma_cm_id *id)
 {
-	return container_of(id, struct rcm_id, id);
+	return container_of(id, struct rcm_id_private, id);
 }
 
 /* Caller holds id->chan->lock. */
-static inline void rcm_id_complete_locked(struct rcm_id *id)
+static inline void rcm_id_complete_locked(struct rcm_id_private *id)
 {
 	id->events_completed++;
 	pthread_cond_broadcast(&id->acked);
@@ -270,29 +270,29 @@ static inline void rcm_id_complete_locked(struct rcm_id *id)
 int rcm_create_id(struct rdma_event_channel *channel,
 		  struct rdma_cm_id **out, void *context,
 		  enum rdma_port_space ps, enum ibv_qp_type qp_type);
-int rcm_id_apply(struct rcm_id *id, const struct rcm_id_info *info,
+int rcm_id_apply(struct rcm_id_private *id, const struct rcm_id_info *info,
 		 bool route);
-int rcm_id_refresh(struct rcm_id *id, bool route);
-struct rcm_id *rcm_request_new(struct rcm_channel *chan,
-			       struct rcm_id *listener, uint32_t handle);
-int rcm_request_private(struct rcm_id *req);
-void rcm_request_discard(struct rcm_id *req);
+int rcm_id_refresh(struct rcm_id_private *id, bool route);
+struct rcm_id_private *rcm_request_new(struct rcm_channel *chan,
+				       struct rcm_id_private *listener, uint32_t handle);
+int rcm_request_private(struct rcm_id_private *req);
+void rcm_request_discard(struct rcm_id_private *req);
 uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle);
-int rcm_sync_complete(struct rcm_id *id);
+int rcm_sync_complete(struct rcm_id_private *id);
 
 /* qp.c: the id's QP and the attributes the kernel gives for it */
-int rcm_qp_ready(struct rcm_id *id, int responder_resources,
+int rcm_qp_ready(struct rcm_id_private *id, int responder_resources,
 		 int initiator_depth);
 int rcm_qp_move(struct rdma_cm_id *id, enum ibv_qp_state state);
 
 /* conn.c: connection events */
-void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev,
+void rcm_conn_event(struct rcm_id_private *id, struct rcm_cm_event *ev,
 		    const struct rcm_event *rec);
 
 /*
  * mcast.c: multicast groups.
  *
- * struct rcm_mcast - a group an id joined
+ * struct rcm_mcast_private - a group an id joined
  * @next: the id's next group (rcm_id.mcasts), under the channel's lock
  * @id: the id
  * @context: the application's value, handed out in the events'
@@ -315,9 +315,9 @@ void rcm_conn_event(struct rcm_id *id, struct rcm_cm_event *ev,
  * kernel reported for it is completed, or by rdma_destroy_id() after it
  * waited for all the id's events, which include the groups'.
  */
-struct rcm_mcast {
-	struct rcm_mcast	*next;
-	struct rcm_id		*id;
+struct rcm_mcast_private {
+	struct rcm_mcast_private	*next;
+	struct rcm_id_private		*id;
 	void			*context;
 	struct sockaddr_storage	addr;
 	uint32_t		join_flags;
@@ -329,13 +329,13 @@ struct rcm_mcast {
 };
 
 bool rcm_mcast_event(uint32_t event);
-struct rcm_mcast *rcm_mcast_find(struct rcm_channel *chan, uint64_t context,
-				 uint32_t handle);
+struct rcm_mcast_private *rcm_mcast_find(struct rcm_channel *chan, uint64_t context,
+					 uint32_t handle);
 void rcm_mcast_joined(struct rcm_cm_event *ev);
-void rcm_mcast_free_all(struct rcm_id *id);
+void rcm_mcast_free_all(struct rcm_id_private *id);
 
 /* Caller holds the id's channel lock: one event of @mc is done with. */
-static inline void rcm_mcast_complete_locked(struct rcm_mcast *mc)
+static inline void rcm_mcast_complete_locked(struct rcm_mcast_private *mc)
 {
 	mc->events_completed++;
 	rcm_id_complete_locked(mc->id);
