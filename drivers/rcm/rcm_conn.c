@@ -41,10 +41,9 @@ int rcm_private_data_from_user(void *buf, u64 uptr, u32 len)
  * @op: connect, accept or reject
  *
  * The wire limit of the id's CM for its QP type (a UD id's SIDR
- * messages, an RC connection's REQ, REP or REJ); 0 for UD on iWARP,
- * which has none; on iWARP also no
- * more than an event can report whole (RCM_IWARP_PRIVATE_DATA_MAX), so
- * that an rcm peer always receives all of it.
+ * messages, an RC connection's REQ, REP or REJ; on iWARP 255 bytes,
+ * RCM_IWARP_PRIVATE_DATA_MAX, of which the driver may take less); 0 for
+ * UD on iWARP, which has none.
  *
  * Return: the limit in bytes.
  */
@@ -54,11 +53,7 @@ int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op)
 	int max = rcm_wire_max_private_data(cm, op, rcm_id_is_ud(id) ?
 					    IB_QPT_UD : IB_QPT_RC);
 
-	if (max < 0)
-		return 0;
-	if (cm == RCM_PORT_CM_IW)
-		max = min(max, RCM_IWARP_PRIVATE_DATA_MAX);
-	return max;
+	return max < 0 ? 0 : max;
 }
 
 /**
@@ -67,7 +62,7 @@ int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op)
  * @type: enum rcm_event_type
  * @status: the event's status
  * @pdata: private data of the peer's message, or NULL
- * @len: its length; more than the record holds is cut off
+ * @len: its length
  * @conn: connection parameters to copy into the record, or NULL
  */
 void rcm_conn_report(struct rcm_id *id, u32 type, int status,
@@ -103,11 +98,8 @@ void rcm_conn_report_ece(struct rcm_id *id, u32 type, int status,
 	if (!ev)
 		return;
 	ev->ev.status = status;
-	if (pdata && len) {
-		len = min_t(u8, len, RCM_EVENT_PRIVATE_DATA_MAX);
-		memcpy(ev->ev.private_data, pdata, len);
-		ev->ev.private_data_len = len;
-	}
+	if (pdata && len)
+		rcm_event_set_private_data(ev, pdata, len);
 	if (conn)
 		ev->ev.conn = *conn;
 	if (ece) {
@@ -187,13 +179,13 @@ out:
 	return ret;
 }
 
-/* An accept's buffer serves every transport. */
-static_assert(RCM_IWARP_PRIVATE_DATA_MAX <= RCM_ACCEPT_PRIVATE_DATA_MAX);
+/* An accept's buffer serves every transport: iWARP's is the largest. */
+static_assert(RCM_ACCEPT_PRIVATE_DATA_MAX <= RCM_IWARP_PRIVATE_DATA_MAX);
 
 int rcm_cmd_accept(struct file *filp, void *arg)
 {
 	struct rcm_accept *cmd = arg;
-	u8 pdata[RCM_ACCEPT_PRIVATE_DATA_MAX];
+	u8 pdata[RCM_IWARP_PRIVATE_DATA_MAX];
 	struct rcm_wire_conn_param user = {
 		.responder_resources = cmd->responder_resources,
 		.initiator_depth = cmd->initiator_depth,
@@ -205,7 +197,7 @@ int rcm_cmd_accept(struct file *filp, void *arg)
 
 	if (cmd->reserved[0] || cmd->reserved[1] || cmd->reserved[2] ||
 	    cmd->reserved2 || cmd->qp_num > 0xffffff || cmd->flow_control > 1 ||
-	    cmd->srq > 1 || cmd->private_data_len > RCM_ACCEPT_PRIVATE_DATA_MAX)
+	    cmd->srq > 1 || cmd->private_data_len > sizeof(pdata))
 		return -EINVAL;
 	ret = rcm_private_data_from_user(pdata, cmd->private_data,
 					 cmd->private_data_len);

@@ -106,6 +106,29 @@ struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
 }
 
 /**
+ * rcm_event_set_private_data() - put the peer's private data in a record
+ * @uevent: the event, not yet queued
+ * @pdata: the private data
+ * @len: its length (at most 255, what a u8 carries)
+ *
+ * The first RCM_EVENT_PRIVATE_DATA_MAX bytes go to @private_data, which
+ * every record has, the rest to @private_data_more, which only records
+ * of RCM_EVENT_SIZE_PDATA bytes have: @private_data_len counts the
+ * former, @private_data_total all of it.
+ */
+void rcm_event_set_private_data(struct rcm_uevent *uevent, const void *pdata,
+				u8 len)
+{
+	struct rcm_event *ev = &uevent->ev;
+	u8 head = min_t(u8, len, RCM_EVENT_PRIVATE_DATA_MAX);
+
+	memcpy(ev->private_data, pdata, head);
+	memcpy(ev->private_data_more, (const u8 *)pdata + head, len - head);
+	ev->private_data_len = head;
+	ev->private_data_total = len;
+}
+
+/**
  * rcm_event_queue() - make an event visible to read() and poll()
  * @file: the file of the event's id
  * @uevent: from rcm_event_alloc(); the queue owns it from now on
@@ -438,7 +461,11 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 		     RCM_EVENT_SIZE_MIN);
 	BUILD_BUG_ON(offsetof(struct rcm_event, ece_vendor_id) !=
 		     RCM_EVENT_SIZE_DEFAULT);
-	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_ECE);
+	BUILD_BUG_ON(offsetof(struct rcm_event, private_data_total) !=
+		     RCM_EVENT_SIZE_ECE);
+	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_PDATA);
+	BUILD_BUG_ON(RCM_EVENT_PRIVATE_DATA_MAX + RCM_EVENT_PRIVATE_DATA_MORE <=
+		     RCM_IWARP_PRIVATE_DATA_MAX);
 
 	mutex_lock(&file->read_mutex);
 	if (size)

@@ -411,11 +411,10 @@ static void rcm_ib_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	ev->ev.conn.srq = req->srq;
 	ev->ev.ece_vendor_id = req->ece.vendor_id;
 	ev->ev.ece_attr_mod = req->ece.attr_mod;
-	ev->ev.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE -
-				  RCM_WIRE_HDR_SIZE;
-	memcpy(ev->ev.private_data,
-	       (const u8 *)event->private_data + RCM_WIRE_HDR_SIZE,
-	       ev->ev.private_data_len);
+	rcm_event_set_private_data(ev, (const u8 *)event->private_data +
+				   RCM_WIRE_HDR_SIZE,
+				   IB_CM_REQ_PRIVATE_DATA_SIZE -
+				   RCM_WIRE_HDR_SIZE);
 }
 
 /*

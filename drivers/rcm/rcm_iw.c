@@ -71,18 +71,15 @@ static int rcm_iw_qp_owned(struct ib_device *ibdev, u32 qpn)
 static void rcm_iw_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 			     const struct iw_cm_event *event)
 {
-	u8 len = min_t(u8, event->private_data_len,
-		       RCM_EVENT_PRIVATE_DATA_MAX);
-
 	/*
 	 * iw_cm reports the peer's MPA IRD and ORD in this side's terms:
 	 * ird is what the peer will serve, the depth this side may issue.
 	 */
 	ev->ev.conn.initiator_depth = event->ird;
 	ev->ev.conn.responder_resources = event->ord;
-	if (len)
-		memcpy(ev->ev.private_data, event->private_data, len);
-	ev->ev.private_data_len = len;
+	if (event->private_data_len)
+		rcm_event_set_private_data(ev, event->private_data,
+					   event->private_data_len);
 }
 
 /*

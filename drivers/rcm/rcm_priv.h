@@ -627,6 +627,8 @@ int rcm_event_init(void);
 void rcm_event_exit(void);
 void rcm_event_free(struct rcm_uevent *uevent);
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp);
+void rcm_event_set_private_data(struct rcm_uevent *uevent, const void *pdata,
+				u8 len);
 u32 rcm_event_pending(struct rcm_id *id);
 void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent);
 int rcm_event_room(struct rcm_file *file);

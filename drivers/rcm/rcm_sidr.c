@@ -83,9 +83,8 @@ static void rcm_sidr_answer(struct rcm_id *id, const struct ib_cm_event *event)
 	if (!ev)
 		return;
 	rcm_sidr_ud_param(id, rep, &ev->ev.ud);
-	memcpy(ev->ev.private_data, event->private_data,
-	       IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
-	ev->ev.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+	rcm_event_set_private_data(ev, event->private_data,
+				   IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
 	rcm_event_queue(id->file, ev);
 }
 
@@ -191,11 +190,10 @@ int rcm_sidr_connect(struct rcm_id *id, const void *udata, u32 ulen,
 void rcm_sidr_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 			const struct ib_cm_event *event)
 {
-	ev->ev.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE -
-				  RCM_WIRE_HDR_SIZE;
-	memcpy(ev->ev.private_data,
-	       (const u8 *)event->private_data + RCM_WIRE_HDR_SIZE,
-	       ev->ev.private_data_len);
+	rcm_event_set_private_data(ev, (const u8 *)event->private_data +
+				   RCM_WIRE_HDR_SIZE,
+				   IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE -
+				   RCM_WIRE_HDR_SIZE);
 }
 
 /* Send the SIDR REP of a request id; @id->lock held, unanswered. */

@@ -256,7 +256,8 @@ int rcm_wire_sid_parse(__be64 sid, u16 *ps, u16 *port)
  * driver then applies its MPA limit and may refuse less: cxgb4 and erdma
  * 256, siw 256 minus the 4-byte MPA v2 parameters, irdma 512.
  */
-#define RCM_WIRE_IW_PDATA_MAX	U8_MAX
+#define RCM_WIRE_IW_PDATA_MAX	RCM_IWARP_PRIVATE_DATA_MAX
+static_assert(RCM_WIRE_IW_PDATA_MAX == U8_MAX);
 
 enum {
 	RCM_WIRE_QP_CONNECTED,	/* RC, UC: REQ / REP / REJ */

@@ -55,22 +55,30 @@ static int rcm_check_param(struct rdma_cm_id *id, const struct rcm_verbs_device 
 	return 0;
 }
 
-/*
- * Private data a connect carries at most: a SIDR REQ's on UD ids, a
- * REQ's otherwise (the kernel allows more on iWARP, librdmacm's callers
- * expect the IB CM's).
+/**
+ * rcm_pdata_max() - private data a connect, accept or reject carries at most
+ * @id: the id
+ * @op: which of the three
+ *
+ * What the in-tree CM lets through: on iWARP what the u8 length carries,
+ * RCM_IWARP_PRIVATE_DATA_MAX (the driver may refuse less, as in-tree);
+ * on the IB CM the message's area (a SIDR REQ's or REP's on UD ids).
  */
-static unsigned int rcm_connect_pdata_max(const struct rdma_cm_id *id)
+unsigned int rcm_pdata_max(const struct rdma_cm_id *id, enum rcm_pdata_op op)
 {
-	return id->qp_type == IBV_QPT_UD ? RCM_UD_CONNECT_PRIVATE_DATA_MAX :
-	       RCM_CONNECT_PRIVATE_DATA_MAX;
-}
+	static const unsigned int ib[][2] = {
+		[RCM_PDATA_CONNECT] = { RCM_CONNECT_PRIVATE_DATA_MAX,
+					RCM_UD_CONNECT_PRIVATE_DATA_MAX },
+		[RCM_PDATA_ACCEPT] = { RCM_ACCEPT_PRIVATE_DATA_MAX,
+				       RCM_UD_ACCEPT_PRIVATE_DATA_MAX },
+		[RCM_PDATA_REJECT] = { RCM_REJECT_PRIVATE_DATA_MAX,
+				       RCM_UD_ACCEPT_PRIVATE_DATA_MAX },
+	};
 
-/* The same for an accept: a SIDR REP's on UD ids. */
-static unsigned int rcm_accept_pdata_max(const struct rdma_cm_id *id)
-{
-	return id->qp_type == IBV_QPT_UD ? RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
-	       RCM_ACCEPT_PRIVATE_DATA_MAX;
+	if (id->verbs &&
+	    id->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+		return RCM_IWARP_PRIVATE_DATA_MAX;
+	return ib[op][id->qp_type == IBV_QPT_UD];
 }
 
 /* The private data length of @param: none without a pointer. */
@@ -119,7 +127,7 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 			    struct rdma_conn_param *conn_param)
 {
 	struct rcm_connect cmd = { .size = sizeof(cmd) };
-	uint8_t data[RCM_UD_CONNECT_PRIVATE_DATA_MAX];
+	uint8_t data[RCM_IWARP_PRIVATE_DATA_MAX];	/* the largest */
 	const struct rdma_conn_param *p = conn_param;
 	const struct rcm_verbs_device *dev;
 	unsigned int hlen, len;
@@ -133,7 +141,7 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		return rcm_err(EINVAL);
 	hlen = rid->connect_hdr_len;
 	len = rcm_pdata_len(p);
-	if (hlen + len > rcm_connect_pdata_max(id))
+	if (hlen + len > rcm_pdata_max(id, RCM_PDATA_CONNECT))
 		return rcm_err(EINVAL);
 	if (hlen)
 		memcpy(data, rid->connect_hdr, hlen);
@@ -236,7 +244,7 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 	    rcm_check_param(id, dev, p))
 		return rcm_err(EINVAL);
 	len = rcm_pdata_len(p);
-	if (len > rcm_accept_pdata_max(id))
+	if (len > rcm_pdata_max(id, RCM_PDATA_ACCEPT))
 		return rcm_err(EINVAL);
 
 	if (!p || p->responder_resources == RDMA_MAX_RESP_RES)

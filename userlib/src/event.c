@@ -228,9 +228,18 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
 	if (q->rec.event == RCM_EVENT_ADDR_RESOLVED ||
 	    q->rec.event == RCM_EVENT_ROUTE_RESOLVED)
 		len = 0;
-	if (len > sizeof(ev->private_data))
-		len = sizeof(ev->private_data);
+	if (len > RCM_EVENT_PRIVATE_DATA_MAX)
+		len = RCM_EVENT_PRIVATE_DATA_MAX;
 	memcpy(ev->private_data, q->rec.private_data, len);
+	/*
+	 * An iWARP peer's data past the first 196 bytes; a record without
+	 * private_data_total (an older module) reads it as 0.
+	 */
+	if (len == RCM_EVENT_PRIVATE_DATA_MAX && q->rec.private_data_total > len) {
+		memcpy(ev->private_data + len, q->rec.private_data_more,
+		       q->rec.private_data_total - len);
+		len = q->rec.private_data_total;
+	}
 	/* As librdmacm: no data is a NULL pointer, not an empty buffer. */
 	if (id->qp_type != IBV_QPT_UD) {
 		ev->event.param.conn.private_data = len ? ev->private_data : NULL;

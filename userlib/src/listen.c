@@ -138,9 +138,7 @@ static int rcm_reject(struct rdma_cm_id *id, const void *private_data,
 	if (!private_data)
 		private_data_len = 0;
 	/* A UD request is refused with a SIDR REP (status 2). */
-	if (private_data_len > (id->qp_type == IBV_QPT_UD ?
-				RCM_UD_ACCEPT_PRIVATE_DATA_MAX :
-				RCM_REJECT_PRIVATE_DATA_MAX))
+	if (private_data_len > rcm_pdata_max(id, RCM_PDATA_REJECT))
 		return rcm_err(EINVAL);
 
 	cmd.id = rid->handle;

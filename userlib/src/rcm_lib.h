@@ -123,9 +123,10 @@ struct rcm_mcast_private;
  */
 struct rcm_cm_event {
 	struct rdma_cm_event	event;
-	struct rcm_id_private		*id;
-	struct rcm_mcast_private	*mc;
-	uint8_t			private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+	struct rcm_id_private	*id;
+	struct rcm_mcast_private *mc;
+	/* As librdmacm's: RDMA_MAX_PRIVATE_DATA, what a u8 length can say. */
+	uint8_t			private_data[RCM_IWARP_PRIVATE_DATA_MAX + 1];
 };
 
 /*
@@ -285,7 +286,9 @@ int rcm_qp_ready(struct rcm_id_private *id, int responder_resources,
 		 int initiator_depth);
 int rcm_qp_move(struct rdma_cm_id *id, enum ibv_qp_state state);
 
-/* conn.c: connection events */
+/* conn.c: connection events, and the private data limits */
+enum rcm_pdata_op { RCM_PDATA_CONNECT, RCM_PDATA_ACCEPT, RCM_PDATA_REJECT };
+unsigned int rcm_pdata_max(const struct rdma_cm_id *id, enum rcm_pdata_op op);
 void rcm_conn_event(struct rcm_id_private *id, struct rcm_cm_event *ev,
 		    const struct rcm_event *rec);
 

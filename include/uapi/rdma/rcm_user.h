@@ -567,10 +567,13 @@ struct rcm_listen {
 
 /*
  * Private data a connect, accept or reject on an iWARP device carries at
- * most: what an event reports whole (RCM_EVENT_PRIVATE_DATA_MAX). MPA
- * itself carries up to 255 bytes (less with some drivers).
+ * most, as the in-tree rdma_cm allows: 255 bytes (u8 lengths), with no
+ * header. The driver's MPA limit may be lower (siw: 251 with MPA v2);
+ * it refuses more with EINVAL. An event reports all of it in a record of
+ * RCM_EVENT_SIZE_PDATA bytes; a smaller record, its first
+ * RCM_EVENT_PRIVATE_DATA_MAX bytes.
  */
-#define RCM_IWARP_PRIVATE_DATA_MAX 196
+#define RCM_IWARP_PRIVATE_DATA_MAX 255
 
 /**
  * struct rcm_reject - ioctl(RCM_IOCTL_REJECT)
@@ -1218,10 +1221,13 @@ enum rcm_event_type {
 };
 
 /*
- * Largest private data any event carries (the IB CM REP area). An iWARP
- * peer may send up to 255 bytes; an event reports the first 196.
+ * Private data at @private_data of struct rcm_event: the largest the IB
+ * CM carries (the REP area). An iWARP peer may send up to 255 bytes; the
+ * rest is at @private_data_more, in records of RCM_EVENT_SIZE_PDATA
+ * bytes or more.
  */
 #define RCM_EVENT_PRIVATE_DATA_MAX 196
+#define RCM_EVENT_PRIVATE_DATA_MORE 60
 
 /**
  * struct rcm_conn_param - connection parameters carried by an event
@@ -1286,7 +1292,8 @@ struct rcm_ud_param {
  *                    196 for a response, 148 for a reject). iWARP
  *                    (request, reply in ESTABLISHED, reject) carries the
  *                    length the peer sent, at most
- *                    RCM_EVENT_PRIVATE_DATA_MAX (more is cut off).
+ *                    RCM_EVENT_PRIVATE_DATA_MAX here (the whole length
+ *                    is @private_data_total).
  *                    SIDR: 180 for a request, 136 for a reply.
  * @reserved: 0
  * @private_data: private data the peer sent with the message behind the
@@ -1300,6 +1307,18 @@ struct rcm_ud_param {
  *                 so only in records of RCM_EVENT_SIZE_ECE bytes or more
  * @ece_attr_mod: the ECE options of that REQ or REP
  * @reserved3: 0
+ * @reserved4: 0 (the tail padding of the record of RCM_EVENT_SIZE_ECE
+ *             bytes)
+ * @private_data_total: the whole length of the private data, up to 255
+ *                      (iWARP); @private_data holds its first
+ *                      RCM_EVENT_PRIVATE_DATA_MAX bytes, @private_data_more
+ *                      the rest. Past the record of RCM_EVENT_SIZE_ECE
+ *                      bytes, so only in records of RCM_EVENT_SIZE_PDATA
+ *                      bytes or more; a smaller record has the first
+ *                      @private_data_len bytes only
+ * @reserved5: 0
+ * @private_data_more: bytes RCM_EVENT_PRIVATE_DATA_MAX and on of the
+ *                     private data, zero padded
  */
 struct rcm_event {
 	__aligned_u64 context;
@@ -1318,6 +1337,10 @@ struct rcm_event {
 	__u32 ece_vendor_id;
 	__u32 ece_attr_mod;
 	__u32 reserved3;
+	__u32 reserved4;
+	__u8 private_data_total;
+	__u8 reserved5[3];
+	__u8 private_data_more[RCM_EVENT_PRIVATE_DATA_MORE];
 };
 
 /*
@@ -1327,7 +1350,9 @@ struct rcm_event {
  */
 #define RCM_EVENT_SIZE_DEFAULT 272
 #define RCM_EVENT_SIZE_MIN 72
-/* The record that carries the peer's ECE (whole struct rcm_event). */
+/* The record that carries the peer's ECE. */
 #define RCM_EVENT_SIZE_ECE 288
+/* The record that carries all of an iWARP peer's private data (whole struct rcm_event). */
+#define RCM_EVENT_SIZE_PDATA 352
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

@@ -80,14 +80,19 @@ RCM_TEST(event_record_layout_is_fixed)
 {
 	/*
 	 * Userspace and kernel agree on one record size for every arch:
-	 * the first release's 272 bytes, then the peer's ECE.
+	 * the first release's 272 bytes, then the peer's ECE, then the
+	 * rest of an iWARP peer's private data.
 	 */
-	CHECK(sizeof(struct rcm_event) == RCM_EVENT_SIZE_ECE &&
-	      RCM_EVENT_SIZE_ECE == 288, "sizeof %zu",
+	CHECK(sizeof(struct rcm_event) == RCM_EVENT_SIZE_PDATA &&
+	      RCM_EVENT_SIZE_PDATA == 352, "sizeof %zu",
 	      sizeof(struct rcm_event));
 	CHECK(offsetof(struct rcm_event, ece_vendor_id) ==
 	      RCM_EVENT_SIZE_DEFAULT, "ECE at %zu",
 	      offsetof(struct rcm_event, ece_vendor_id));
+	CHECK(offsetof(struct rcm_event, private_data_total) ==
+	      RCM_EVENT_SIZE_ECE && RCM_EVENT_SIZE_ECE == 288,
+	      "private_data_total at %zu",
+	      offsetof(struct rcm_event, private_data_total));
 	CHECK(offsetof(struct rcm_event, private_data) == 72, "offset %zu",
 	      offsetof(struct rcm_event, private_data));
 	CHECK(offsetof(struct rcm_event, ud.ah_attr) ==

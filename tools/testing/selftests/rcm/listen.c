@@ -243,6 +243,7 @@ RCM_TEST(intree_client_is_accepted_and_disconnects)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_accept big = { .size = sizeof(big) };
+	char pdata[RCM_IWARP_PRIVATE_DATA_MAX] = "";
 	struct rcm_event ev;
 	unsigned int lid, rid;
 	int fd;
@@ -262,6 +263,11 @@ RCM_TEST(intree_client_is_accepted_and_disconnects)
 	/* Arguments the REP cannot carry, and ids that cannot accept. */
 	CHECK_ERRNO(rcm_accept(fd, rid, 1U << 24, 0xacce, NULL), EINVAL);
 	big.id = rid;
+	/* More than any transport carries: refused before it is read. */
+	big.private_data_len = RCM_IWARP_PRIVATE_DATA_MAX + 1;
+	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_ACCEPT, &big), EINVAL);
+	/* More than a REP carries (iWARP would take it). */
+	big.private_data = (uintptr_t)pdata;
 	big.private_data_len = RCM_ACCEPT_PRIVATE_DATA_MAX + 1;
 	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_ACCEPT, &big), EINVAL);
 	CHECK_ERRNO(rcm_accept(fd, lid, 0x4321, 0xacce, NULL), EINVAL);
