@@ -365,6 +365,22 @@ unsigned long long rcm_mix(unsigned long long x)
 	return x ^ (x >> 31);
 }
 
+long rcm_events_queued(int fd)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "rcm-events-queued: %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 long rcm_slab_objects(const char *name)
 {
 	char path[128], line[256], cname[64];

@@ -180,6 +180,12 @@ unsigned long long rcm_mix(unsigned long long x);
  */
 long rcm_slab_objects(const char *name);
 /*
+ * The events queued on rcm file @fd, unread ("rcm-events-queued" of its
+ * /proc/self/fdinfo): counting them frees no backlog slot, as reading
+ * does. -1 on error.
+ */
+long rcm_events_queued(int fd);
+/*
  * Wait (up to 30 s) until rcm's live ids and event records, "rcm_id" and
  * "rcm_uevent", are back at or below @ids0 and @evs0: 0, or -1. The last
  * counts are left in *@ids and *@evs.
