@@ -277,13 +277,26 @@ RCM_TEST(intree_client_is_accepted_and_disconnects)
 	CHECK(rcm_accept(fd, rid, 0x4321, 0xacce, "welcome") == 0, "accept: %s",
 	      strerror(errno));
 	CHECK_ERRNO(rcm_accept(fd, rid, 0x4321, 0xacce, NULL), EINVAL);
-	CHECK(expect_event(fd, rid, RCM_EVENT_ESTABLISHED, 30000, &ev) == 0,
+	/*
+	 * ESTABLISHED (the RTU), then DISCONNECTED (the client's DREQ). On
+	 * a loaded machine the RTU MAD may be lost and the DREQ come
+	 * first: then DISCONNECTED alone, as the in-tree CM reports it.
+	 */
+	memset(&ev, 0xff, sizeof(ev));
+	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 && ev.id == rid &&
+	      (ev.event == RCM_EVENT_ESTABLISHED ||
+	       ev.event == RCM_EVENT_DISCONNECTED),
 	      "no ESTABLISHED (event %u status %d)", ev.event, ev.status);
 	CHECK(ev.context == 0xacce, "context %llx after accept",
 	      (unsigned long long)ev.context);
-	/* The client disconnects; we answer its DREQ. */
-	CHECK(expect_event(fd, rid, RCM_EVENT_DISCONNECTED, 30000, &ev) == 0,
-	      "no DISCONNECTED (event %u status %d)", ev.event, ev.status);
+	if (ev.event == RCM_EVENT_ESTABLISHED)
+		CHECK(expect_event(fd, rid, RCM_EVENT_DISCONNECTED, 30000,
+				   &ev) == 0,
+		      "no DISCONNECTED (event %u status %d)", ev.event,
+		      ev.status);
+	else
+		printf("# the client's DREQ came before its RTU: DISCONNECTED alone\n");
+	/* The client disconnected; we answer its DREQ. */
 	CHECK(do_disconnect(fd, rid) == 0, "disconnect: %s", strerror(errno));
 	CHECK(client_status(pid) == 0, "the in-tree client failed");
 	CHECK(expect_event(fd, rid, RCM_EVENT_TIMEWAIT_EXIT, 30000, &ev) == 0,
