@@ -444,14 +444,9 @@ static int rcm_ib_new_request(struct rcm_id *listener,
 	ret = rcm_device_attach_at(child, cm_id->device, port, sgid_attr);
 	if (ret)
 		goto err_child;
-	ev = rcm_request_event_alloc(child, listener);
-	if (!ev) {
-		ret = -ENOMEM;
-		goto err_child;
-	}
-	ret = rcm_id_publish(child);
-	if (ret) {
-		rcm_event_free(ev);
+	ev = rcm_request_publish(child, listener);
+	if (IS_ERR(ev)) {
+		ret = PTR_ERR(ev);
 		goto err_child;
 	}
 	child->cm_id = cm_id;

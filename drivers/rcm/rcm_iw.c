@@ -112,14 +112,9 @@ static int rcm_iw_new_request(struct rcm_id *listener, struct iw_cm_id *iw,
 		ret = rcm_device_attach_dev(child, iw->device);
 	if (ret)
 		goto err_child;
-	ev = rcm_request_event_alloc(child, listener);
-	if (!ev) {
-		ret = -ENOMEM;
-		goto err_child;
-	}
-	ret = rcm_id_publish(child);
-	if (ret) {
-		rcm_event_free(ev);
+	ev = rcm_request_publish(child, listener);
+	if (IS_ERR(ev)) {
+		ret = PTR_ERR(ev);
 		goto err_child;
 	}
 	rcm_iw_req_event(ev, listener, event);

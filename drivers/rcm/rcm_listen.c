@@ -348,26 +348,36 @@ struct rcm_id *rcm_request_begin(struct rcm_id *listener)
 }
 
 /**
- * rcm_request_event_alloc() - the CONNECT_REQUEST event of a request id
- * @child: the request id, from rcm_request_begin()
+ * rcm_request_publish() - publish a request id with its CONNECT_REQUEST
+ * @child: the request id, from rcm_request_begin(), attached to its device
  * @listener: its listener; the caller holds its lock
  *
- * The event names the listener (handle and context for userspace, and
- * @listener for the listener's destroy, which purges it unread).
+ * Allocates the event, which names the listener (handle and context for
+ * userspace, and @listener for the listener's destroy, which purges it
+ * unread), then gives @child its handle in the listener's file. The
+ * caller fills the event in and queues it.
  *
- * Return: the event, not yet queued, or NULL.
+ * Return: the event, not yet queued, or an ERR_PTR(): -ENOMEM, or the
+ * error of rcm_id_publish(); @child is then unpublished, for
+ * rcm_request_abort().
  */
-struct rcm_uevent *rcm_request_event_alloc(struct rcm_id *child,
-					   struct rcm_id *listener)
+struct rcm_uevent *rcm_request_publish(struct rcm_id *child,
+				       struct rcm_id *listener)
 {
 	struct rcm_uevent *ev;
+	int ret;
 
 	ev = rcm_event_alloc(child, RCM_EVENT_CONNECT_REQUEST, GFP_KERNEL);
 	if (!ev)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	ev->listener = listener;
 	ev->ev.context = listener->context;
 	ev->ev.listen_id = listener->handle;
+	ret = rcm_id_publish(child);
+	if (ret) {
+		rcm_event_free(ev);
+		return ERR_PTR(ret);
+	}
 	return ev;
 }
 

@@ -530,8 +530,8 @@ u32 rcm_listen_backlog(const struct rcm_id *id);
 void rcm_listen_release_slot(struct rcm_id *id);
 void rcm_listen_request_read(struct rcm_id *id);
 void rcm_listen_destroy_requests(struct rcm_id *listener);
-struct rcm_uevent *rcm_request_event_alloc(struct rcm_id *child,
-					   struct rcm_id *listener);
+struct rcm_uevent *rcm_request_publish(struct rcm_id *child,
+				       struct rcm_id *listener);
 struct rcm_id *rcm_request_lock(struct rcm_file *file, u32 handle);
 void rcm_request_answered(struct rcm_id *id);
 struct rcm_id *rcm_request_begin(struct rcm_id *listener);
