@@ -169,7 +169,8 @@ fi
 payload=$out/deb-payload
 rm -rf "$payload"
 mkdir -p "$payload"
-cp "$dkms_deb" "$lib_deb" "$top/tools/testing/deb-guest.sh" "$payload/"
+cp "$dkms_deb" "$lib_deb" "$top/tools/testing/deb-guest.sh" \
+	"$vm/splat-patterns" "$payload/"
 if ! "$vm/mkinitramfs.sh" --out "$out/deb-root.cpio" --release "$rel" \
 	--modroot / --init "$vm/root-init.sh" --tests "$payload" \
 	--module 9pnet_virtio --module 9p --module overlay \
