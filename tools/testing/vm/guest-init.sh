@@ -165,8 +165,13 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	fi
 	echo "rcm-begin: $t"
 	start=$(cut -d' ' -f1 /proc/uptime)
-	( cd /tests && timeout -s KILL "$timeout_s" sh -c "$cmd" ) >/tmp/out 2>&1
+	# In a session of its own, so that the test's every process goes
+	# when it ends or times out (timeout kills only the shell).
+	rm -f /tmp/test.pgid
+	( cd /tests && timeout -s KILL "$timeout_s" \
+		setsid sh -c "echo \$\$ >/tmp/test.pgid; $cmd" ) >/tmp/out 2>&1
 	rc=$?
+	[ -s /tmp/test.pgid ] && kill -KILL -- "-$(cat /tmp/test.pgid)" 2>/dev/null
 	end=$(cut -d' ' -f1 /proc/uptime)
 	sed "s/^/rcm-out: $t: /" /tmp/out
 	# kselftest TAP: one result per case, then the program's own verdict.

@@ -3,7 +3,8 @@
 #
 # Prove that the guest harness fails a run when it should: boot a guest
 # with a passing test, a failing test, a test that hangs past its bound
-# and a module that WARNs, and check what run-guest.py makes of them.
+# (leaving a process of its own behind), and a module that WARNs, and
+# check what run-guest.py makes of them.
 # The deliberate failures stay inside this run; what is reported is
 # whether each was detected.
 #
@@ -26,7 +27,8 @@ cp "$work/mod/rcm_harness_warn.ko" "$work/tests/"
 cat >"$work/tests/list" <<'LIST'
 pass: true
 fail: false
-hang: sleep 600
+hang: sleep 601 & sleep 600
+reaped: ! ps | grep -q '[s]leep 601'
 warn: insmod ./rcm_harness_warn.ko
 LIST
 
@@ -36,7 +38,7 @@ if ! "$vm/mkinitramfs.sh" --out "$work/guest.cpio" --release "$release" \
 	exit 1
 fi
 "$vm/run-guest.py" --label hs --kernel "$vmlinux" --initrd "$work/guest.cpio" \
-	--tests pass,fail,hang,warn --test-timeout 10 --guest-timeout 300 \
+	--tests pass,fail,hang,reaped,warn --test-timeout 10 --guest-timeout 300 \
 	--log "$work/guest.log" >"$work/results.txt"
 rc=$?
 
@@ -50,6 +52,8 @@ expect() {	# NAME GREP-PATTERN DESCRIPTION
 expect passing-test-passes '^PASS hs\.pass$' "a passing test was not reported PASS"
 expect detects-failing-test '^FAIL hs\.fail: exit 1' "a failing test was not reported FAIL"
 expect detects-hang '^FAIL hs\.hang: timed out' "a hanging test was not bounded"
+expect kills-what-a-test-left '^PASS hs\.reaped$' \
+	"a timed-out test's background process outlived it"
 expect detects-kernel-warning '^FAIL hs\.kernel-log: .*warn .*WARNING' \
 	"a kernel WARNING did not fail the run"
 if [ $rc -ne 0 ]; then
