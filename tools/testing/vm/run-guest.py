@@ -160,8 +160,13 @@ def progress(label, tests, res, test, start):
               f' {count["SKIP"]} skipped', file=sys.stderr, flush=True)
 
 
-def boot_guest(args, label, log_path, extra_append, extra_qemu):
-    """One boot; returns its Results and the pre-rcm splat lines, if any."""
+def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None):
+    """One boot; returns its Results and the pre-rcm splat lines, if any.
+
+    @abort, a threading.Event shared by the two guests of a pair: set when
+    this one has a report during boot, and when set (by the other), this
+    one is stopped.
+    """
     tests = [t for t in args.tests.split(',') if t]
     append = ['console=ttyS0', 'loglevel=4', 'panic=-1', '8250.nr_uarts=1',
               'rdinit=/init', 'kmemleak=on', 'nokaslr',
@@ -200,6 +205,9 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu):
                 timed_out = True
                 proc.kill()
                 break
+            if abort is not None and abort.is_set() and not boot_splat:
+                proc.kill()
+                break
             if not sel.select(timeout=min(left, 5)):
                 continue
             chunk = os.read(proc.stdout.fileno(), 65536)
@@ -226,6 +234,8 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu):
                     splats.append('guest setup failed: ' + line[11:])
                     if line.startswith(BOOT_SPLAT):
                         boot_splat = list(splats)
+                        if abort is not None:
+                            abort.set()
                 elif line.startswith('rcm-time: '):
                     progress(label, tests, res, line.split()[1], start)
                 elif line.startswith('rcm-done'):
@@ -266,9 +276,36 @@ def free_port():
 
 
 def run_pair(args):
-    """Boot guests a and b joined by a socket netdev; True if all passed."""
+    """Boot guests a and b joined by a socket netdev; True if all passed.
+
+    A kernel report during either guest's boot stops both, and the pair
+    boots again on a new socket (see run_guest()): a guest that booted
+    again alone would find its peer's side of the socket closed, and the
+    two would no longer meet at each phase.
+    """
+    for attempt in range(1, BOOT_ATTEMPTS + 1):
+        abort = threading.Event() if attempt < BOOT_ATTEMPTS else None
+        got = boot_pair(args, abort)
+        splat = [(role, s) for role, (_, s) in got.items() if s]
+        if not splat:
+            break
+        for role, lines in splat:
+            say(f'# {args.label}.{role}: kernel report during boot, before '
+                f'rcm.ko was loaded; booting the pair again (logs kept as '
+                f'{args.log}.a.boot{attempt} and .b.boot{attempt}):')
+            for s in lines[:20]:
+                say(f'    {s}')
+        for role in ('a', 'b'):
+            os.replace(f'{args.log}.{role}', f'{args.log}.{role}.boot{attempt}')
+    for role in ('a', 'b'):
+        got[role][0].flush()
+    return all(not got[role][0].failed() for role in ('a', 'b'))
+
+
+def boot_pair(args, abort):
+    """One boot of the pair: {role: (Results, pre-rcm splat lines)}."""
     port = free_port()
-    ok = {}
+    got = {}
     threads = []
     for i, role in enumerate(('a', 'b')):
         mode = 'listen' if role == 'a' else 'connect'
@@ -286,8 +323,8 @@ def run_pair(args):
         label = f'{args.label}.{role}'
 
         def boot(label=label, role=role, append=append, qemu=qemu):
-            ok[role] = run_guest(args, label, f'{args.log}.{role}',
-                                 append, qemu)
+            got[role] = boot_guest(args, label, f'{args.log}.{role}',
+                                   append, qemu, abort)
         t = threading.Thread(target=boot)
         t.start()
         threads.append(t)
@@ -295,7 +332,7 @@ def run_pair(args):
             time.sleep(1)   # b connects to a's listening socket
     for t in threads:
         t.join()
-    return ok.get('a', False) and ok.get('b', False)
+    return got
 
 
 def main():
