@@ -574,31 +574,17 @@ RCM_TEST(ipv6_requests_pass_the_netdev_check)
 static long param_get(const char *name)
 {
 	char path[128];
-	long v = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/module/rcm/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return rcm_read_long(path);
 }
 
 static int param_set(const char *name, long v)
 {
 	char path[128];
-	FILE *f;
-	int ret;
 
 	snprintf(path, sizeof(path), "/sys/module/rcm/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%ld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
+	return rcm_write_long(path, v);
 }
 
 /*

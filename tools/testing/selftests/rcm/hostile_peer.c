@@ -473,20 +473,12 @@ RCM_TEST(abandon_loops_hold_at_most_backlog)
 static long hostile_param(const char *name, long value)
 {
 	char path[128];
-	long old = -1;
-	FILE *f;
+	long old;
 
 	snprintf(path, sizeof(path), "/sys/module/rcm_hostile/parameters/%s",
 		 name);
-	f = fopen(path, "r+");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &old) != 1 || fseek(f, 0, SEEK_SET) ||
-	    fprintf(f, "%ld\n", value) < 0)
-		old = -1;
-	if (fclose(f))
-		old = -1;
-	return old;
+	old = rcm_read_long(path);
+	return old < 0 || rcm_write_long(path, value) ? -1 : old;
 }
 
 /*

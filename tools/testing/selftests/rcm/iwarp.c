@@ -699,13 +699,7 @@ RCM_TEST(iwarp_destroy_mid_connect)
 /* Set net.ipv4.tcp_syn_retries: 0 or -1. */
 static int syn_retries(int n)
 {
-	FILE *f = fopen("/proc/sys/net/ipv4/tcp_syn_retries", "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%d\n", n) > 0;
-	return fclose(f) || !ok ? -1 : 0;
+	return rcm_write_long("/proc/sys/net/ipv4/tcp_syn_retries", n);
 }
 
 /*

@@ -365,6 +365,30 @@ unsigned long long rcm_mix(unsigned long long x)
 	return x ^ (x >> 31);
 }
 
+long rcm_read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int rcm_write_long(const char *path, long value)
+{
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (!f)
+		return -1;
+	bad = fprintf(f, "%ld\n", value) < 0;
+	return fclose(f) || bad ? -1 : 0;
+}
+
 long rcm_events_queued(int fd)
 {
 	char path[64], line[128];

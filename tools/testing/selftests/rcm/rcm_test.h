@@ -185,6 +185,10 @@ long rcm_slab_objects(const char *name);
  * does. -1 on error.
  */
 long rcm_events_queued(int fd);
+/* The number in file @path (a module parameter, a sysctl), or -1. */
+long rcm_read_long(const char *path);
+/* Write @value to file @path: 0, or -1. */
+int rcm_write_long(const char *path, long value);
 /*
  * Wait (up to 30 s) until rcm's live ids and event records, "rcm_id" and
  * "rcm_uevent", are back at or below @ids0 and @evs0: 0, or -1. The last
