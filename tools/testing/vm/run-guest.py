@@ -287,7 +287,7 @@ def run_pair(args):
         abort = threading.Event() if attempt < BOOT_ATTEMPTS else None
         got = boot_pair(args, abort)
         splat = [(role, s) for role, (_, s) in got.items() if s]
-        if not splat:
+        if not splat or attempt == BOOT_ATTEMPTS:
             break
         for role, lines in splat:
             say(f'# {args.label}.{role}: kernel report during boot, before '

@@ -652,7 +652,6 @@ RCM_TEST(multicast_groups_are_bounded)
 	long old = param_get("max_mcast_per_id");
 	unsigned int id;
 	int fd, ok;
-	FILE *f;
 
 	if (!ip)
 		SKIP("no Soft-RoCE device");
@@ -675,9 +674,8 @@ RCM_TEST(multicast_groups_are_bounded)
 	/* IP memberships: only where the kernel has IP multicast. */
 	if (access("/proc/net/igmp", F_OK))
 		return;
-	f = fopen("/proc/sys/net/ipv4/igmp_max_memberships", "r");
-	CHECK(f && fscanf(f, "%ld", &old) == 1, "igmp_max_memberships");
-	fclose(f);
+	old = rcm_read_long("/proc/sys/net/ipv4/igmp_max_memberships");
+	CHECK(old >= 0, "igmp_max_memberships");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
 	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "bind: %s",

@@ -119,17 +119,11 @@ static long hp_sum_reaches(const char *a, const char *b, long want, int ms)
 static long slab_per_slab(const char *name)
 {
 	char path[128];
-	long n = 0;
-	FILE *f;
+	long n;
 
 	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objs_per_slab", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%ld", &n) != 1)
-			n = 0;
-		fclose(f);
-	}
-	return n;
+	n = rcm_read_long(path);
+	return n < 0 ? 0 : n;
 }
 
 struct slab_mark {

@@ -142,34 +142,21 @@ RCM_TEST(handles_of_another_file_are_enoent)
 	close(b);
 }
 
-static int write_param(const char *path, unsigned int v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%u\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 RCM_TEST(file_holds_at_most_max_ids_per_file)
 {
 	static const char param[] = "/sys/module/rcm/parameters/max_ids_per_file";
-	unsigned int limit = 0, id;
+	long limit = rcm_read_long(param);
 	int i, fd, other, full_errno, other_ok, refill_ok;
-	FILE *f = fopen(param, "r");
+	unsigned int id;
 
-	CHECK(f, "open %s: %s", param, strerror(errno));
-	CHECK(fscanf(f, "%u", &limit) == 1, "read %s", param);
-	fclose(f);
-	CHECK(limit == RCM_MAX_IDS, "default limit %u, want %u", limit,
+	CHECK(limit >= 0, "read %s: %s", param, strerror(errno));
+	CHECK(limit == RCM_MAX_IDS, "default limit %ld, want %u", limit,
 	      RCM_MAX_IDS);
 	if (geteuid() != 0)
 		SKIP("needs root to lower the limit");
 
 	/* Creating 65536 ids is slow under KASAN: prove the rule on 500. */
-	CHECK(write_param(param, 500) == 0, "set limit: %s", strerror(errno));
+	CHECK(rcm_write_long(param, 500) == 0, "set limit: %s", strerror(errno));
 	fd = rcm_open_dev();
 	other = rcm_open_dev();
 	for (i = 0; i < 500; i++)
@@ -182,7 +169,7 @@ RCM_TEST(file_holds_at_most_max_ids_per_file)
 		    create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 0, &id) == 0;
 	close(fd);
 	close(other);
-	CHECK(write_param(param, limit) == 0, "restore limit");
+	CHECK(rcm_write_long(param, limit) == 0, "restore limit");
 
 	CHECK(i == 500, "only %d ids fit under a limit of 500", i);
 	CHECK(full_errno == EMFILE, "id 501: errno %d, want EMFILE",
