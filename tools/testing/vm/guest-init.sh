@@ -175,7 +175,10 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	end=$(cut -d' ' -f1 /proc/uptime)
 	sed "s/^/rcm-out: $t: /" /tmp/out
 	# kselftest TAP: one result per case, then the program's own verdict.
+	# A failed case carries the last diagnostic line printed before it
+	# (where every TAP emitter here and kselftest_harness.h put why).
 	awk -v t="$t" '
+		/^# / { why = substr($0, 3) }
 		/^(not )?ok [0-9]+ / {
 			line = $0; st = "PASS"
 			if (line ~ /^not ok/) st = "FAIL"
@@ -183,7 +186,9 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 			sub(/^(not )?ok [0-9]+ (- )?/, "", line)
 			sub(/ *#.*$/, "", line)
 			gsub(/[^A-Za-z0-9_.-]+/, "_", line)
-			print "rcm-result: " st " " t "." line
+			detail = st == "FAIL" && why != "" ? " " why : ""
+			print "rcm-result: " st " " t "." line detail
+			why = ""
 			n++
 		}
 		END { print n + 0 > "/tmp/ncases" }' /tmp/out

@@ -27,6 +27,7 @@ cp "$work/mod/rcm_harness_warn.ko" "$work/tests/"
 cat >"$work/tests/list" <<'LIST'
 pass: true
 fail: false
+tap: printf 'TAP version 13\n1..2\nok 1 fine\n# tap.c:7: want 1, got 2\nnot ok 2 broken\n'; exit 1
 hang: sleep 601 & sleep 600
 reaped: ! ps | grep -q '[s]leep 601'
 warn: insmod ./rcm_harness_warn.ko
@@ -38,7 +39,7 @@ if ! "$vm/mkinitramfs.sh" --out "$work/guest.cpio" --release "$release" \
 	exit 1
 fi
 "$vm/run-guest.py" --label hs --kernel "$vmlinux" --initrd "$work/guest.cpio" \
-	--tests pass,fail,hang,reaped,warn --test-timeout 10 --guest-timeout 300 \
+	--tests pass,fail,tap,hang,reaped,warn --test-timeout 10 --guest-timeout 300 \
 	--log "$work/guest.log" >"$work/results.txt"
 rc=$?
 
@@ -51,6 +52,8 @@ expect() {	# NAME GREP-PATTERN DESCRIPTION
 }
 expect passing-test-passes '^PASS hs\.pass$' "a passing test was not reported PASS"
 expect detects-failing-test '^FAIL hs\.fail: exit 1' "a failing test was not reported FAIL"
+expect failing-case-says-why '^FAIL hs\.tap\.broken: tap\.c:7: want 1, got 2$' \
+	"a failed TAP case did not carry its diagnostic line"
 expect detects-hang '^FAIL hs\.hang: timed out' "a hanging test was not bounded"
 expect kills-what-a-test-left '^PASS hs\.reaped$' \
 	"a timed-out test's background process outlived it"

@@ -67,9 +67,9 @@ phase() {
 	if [ "$rc" = 0 ] && [ "$got" = 10 ]; then
 		echo "ok $n $name"
 	else
-		echo "not ok $n $name"
-		echo "# exit $rc, $got/10 pings"
 		tail -n 5 "$tmp/out" | sed 's/^/#   /'
+		echo "# exit $rc, $got/10 pings"
+		echo "not ok $n $name"
 		failed=$((failed + 1))
 	fi
 }

@@ -21,8 +21,8 @@ result() {	# VERDICT NAME [WHY]
 	case $1 in
 	ok) echo "ok $n $2" ;;
 	skip) echo "ok $n $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
-	*) echo "not ok $n $2"; failed=$((failed + 1))
-	   [ -n "${3:-}" ] && echo "# $3" ;;
+	*) [ -n "${3:-}" ] && echo "# $3"
+	   echo "not ok $n $2"; failed=$((failed + 1)) ;;
 	esac
 }
 
