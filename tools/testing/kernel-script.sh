@@ -3,6 +3,9 @@
 #
 # kernel-script.sh NAME ARGS...: run the kernel's scripts/NAME (perl:
 # checkpatch.pl, kernel-doc) from Debian's linux-source-6.1 with ARGS.
+# kernel-script.sh kselftest: print the directory that holds the
+# kselftest harness headers (kselftest_harness.h, kselftest.h) of the
+# same source, for the selftests' -I.
 # Depends on neither the build machine's running kernel nor on a test
 # kernel built earlier: the script, and for checkpatch.pl the data files
 # it reads beside itself (spelling.txt, const_structs.checkpatch), are
@@ -21,17 +24,23 @@ srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
 		"tools/testing/install-deps.sh installs it" >&2
 	exit 2
 }
+from=scripts
 case $name in
 checkpatch.pl) files="checkpatch.pl spelling.txt const_structs.checkpatch" ;;
 kernel-doc) files="kernel-doc" ;;
+kselftest) from=tools/testing/selftests
+	files="kselftest_harness.h kselftest.h" ;;
 *) echo "rcm: kernel-script.sh: unknown script $name" >&2; exit 2 ;;
 esac
 dir=$cache/${name%.pl}-$srcver
 if [ ! -f "$dir/.done" ]; then
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	tar -C "$dir" --strip-components=2 -xf "$tarball" \
-		$(for f in $files; do echo "linux-source-6.1/scripts/$f"; done)
+	tar -C "$dir" --strip-components=$(($(echo "$from" | tr -cd / | wc -c) + 2)) \
+		-xf "$tarball" \
+		$(for f in $files; do echo "linux-source-6.1/$from/$f"; done)
 	touch "$dir/.done"
 fi
+# The selftest headers are not run: their directory is what is asked for.
+[ "$name" = kselftest ] && { echo "$dir"; exit 0; }
 exec perl "$dir/$name" "$@"

@@ -31,11 +31,11 @@ kernel=$("$vm/build-kernel.sh")
 rel=$(cat "$kernel/release")
 "$vm/build-module.sh" "$kernel/build" "$out/mod" >"$out/build.log" 2>&1
 make -s -C "$top/tools/testing/selftests/rcm" OUTPUT="$out/st" >>"$out/build.log"
-echo "stress_long: RCM_STRESS_CYCLES=$cycles RCM_STRESS_KILLS=$kills RCM_STRESS_SEED=$seed ./stress" \
+echo "stress_long: RCM_TEST_TIMEOUT=36000 RCM_STRESS_CYCLES=$cycles RCM_STRESS_KILLS=$kills RCM_STRESS_SEED=$seed ./stress" \
 	>>"$out/st/list"
 tests=stress_long
 if [ "$chaos_s" != 0 ]; then
-	echo "chaos_long: RCM_CHAOS_SECONDS=$chaos_s RCM_CHAOS_REMOVALS=$chaos_removals RCM_CHAOS_SEED=$chaos_seed LD_LIBRARY_PATH=/usr/lib/rcm ./chaos" \
+	echo "chaos_long: RCM_TEST_TIMEOUT=36000 RCM_CHAOS_SECONDS=$chaos_s RCM_CHAOS_REMOVALS=$chaos_removals RCM_CHAOS_SEED=$chaos_seed LD_LIBRARY_PATH=/usr/lib/rcm ./chaos" \
 		>>"$out/st/list"
 	tests=$tests,chaos_long
 fi

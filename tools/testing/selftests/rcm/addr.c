@@ -22,7 +22,7 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 static const char *env(const char *name)
 {
@@ -38,28 +38,32 @@ static uint16_t port_of(const struct __kernel_sockaddr_storage *kss)
 	const char *var = env(name);					\
 	do {								\
 		if (!var)						\
-			SKIP("%s not set (no such device here)", name);	\
+			SKIP(return, "%s not set (no such device here)", name);	\
 	} while (0)
 
-RCM_TEST(bind_wildcard_takes_an_ephemeral_port)
+TEST(bind_wildcard_takes_an_ephemeral_port)
 {
 	struct rcm_query_id q;
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK(rcm_bind(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
-	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
-	CHECK(q.out_src.ss_family == AF_INET, "family %u", q.out_src.ss_family);
-	CHECK(port_of(&q.out_src) >= 1024, "ephemeral port %u",
-	      port_of(&q.out_src));
-	CHECK(q.out_port_num == 0 && q.out_node_guid == 0,
-	      "a wildcard bind attached to a device");
-	CHECK_ERRNO(rcm_bind(fd, id, "0.0.0.0", 0), EINVAL);
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, id, "0.0.0.0", 0))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_query(fd, id, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_EQ(AF_INET, q.out_src.ss_family)
+		TH_LOG("family %u", q.out_src.ss_family);
+	ASSERT_LE(1024, port_of(&q.out_src))
+		TH_LOG("ephemeral port %u", port_of(&q.out_src));
+	ASSERT_TRUE(q.out_port_num == 0 && q.out_node_guid == 0)
+		TH_LOG("a wildcard bind attached to a device");
+	ASSERT_ERRNO(rcm_bind(fd, id, "0.0.0.0", 0), EINVAL);
 	close(fd);
 }
 
-RCM_TEST(bind_to_rxe_address_attaches_the_device)
+TEST(bind_to_rxe_address_attaches_the_device)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_query_id q;
@@ -67,18 +71,24 @@ RCM_TEST(bind_to_rxe_address_attaches_the_device)
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK(rcm_bind(fd, id, ip, 7471) == 0, "bind %s: %s", ip,
-	      strerror(errno));
-	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
-	CHECK(port_of(&q.out_src) == 7471, "port %u", port_of(&q.out_src));
-	CHECK(q.out_port_num == 1, "port_num %u", q.out_port_num);
-	CHECK(q.out_node_guid != 0, "no node GUID");
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, id, ip, 7471))
+		TH_LOG("bind %s: %s", ip, strerror(errno));
+	ASSERT_EQ(0, rcm_query(fd, id, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_EQ(7471, port_of(&q.out_src))
+		TH_LOG("port %u", port_of(&q.out_src));
+	ASSERT_EQ(1, q.out_port_num)
+		TH_LOG("port_num %u", q.out_port_num);
+	ASSERT_NE(0, q.out_node_guid)
+		TH_LOG("no node GUID");
 	/* RoCE: the GID is the IPv4-mapped address. */
 	memset(&want, 0, sizeof(want));
 	want.s6_addr[10] = want.s6_addr[11] = 0xff;
 	inet_pton(AF_INET, ip, &want.s6_addr[12]);
-	CHECK(!memcmp(q.out_sgid, &want, 16), "sgid is not ::ffff:%s", ip);
+	ASSERT_TRUE(!memcmp(q.out_sgid, &want, 16))
+		TH_LOG("sgid is not ::ffff:%s", ip);
 	close(fd);
 }
 
@@ -88,7 +98,7 @@ RCM_TEST(bind_to_rxe_address_attaches_the_device)
  * verbs provider makes of "localhost") hears a request for the rxe
  * address.
  */
-RCM_TEST(bind_to_loopback_is_a_wildcard)
+TEST(bind_to_loopback_is_a_wildcard)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_query_id q;
@@ -97,21 +107,24 @@ RCM_TEST(bind_to_loopback_is_a_wildcard)
 	int s = rcm_open_dev(), c = rcm_open_dev();
 
 	lid = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 1);
-	CHECK(lid && rcm_bind(s, lid, "127.0.0.1", 20611) == 0,
-	      "bind 127.0.0.1: %s", strerror(errno));
-	CHECK(rcm_query(s, lid, &q) == 0 && q.out_port_num == 0 &&
-	      !q.out_node_guid, "bound to a device (port %u)", q.out_port_num);
-	CHECK(rcm_listen(s, lid, 4) == 0, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid && rcm_bind(s, lid, "127.0.0.1", 20611) == 0)
+		TH_LOG("bind 127.0.0.1: %s", strerror(errno));
+	ASSERT_TRUE(rcm_query(s, lid, &q) == 0 && q.out_port_num == 0 &&
+		    !q.out_node_guid)
+		TH_LOG("bound to a device (port %u)", q.out_port_num);
+	ASSERT_EQ(0, rcm_listen(s, lid, 4))
+		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_routed_id(c, ip, 20611, 2);
-	CHECK(cid && rcm_connect(c, cid, 0x42, NULL) == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
-	      ev.listen_id == lid, "no request on the loopback listener");
+	ASSERT_TRUE(cid && rcm_connect(c, cid, 0x42, NULL) == 0)
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
+		    ev.listen_id == lid)
+		TH_LOG("no request on the loopback listener");
 	close(c);
 	close(s);
 }
 
-RCM_TEST(bind_returns_what_a_query_would)
+TEST(bind_returns_what_a_query_would)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_bind_addr b = { .size = sizeof(b) };
@@ -119,92 +132,107 @@ RCM_TEST(bind_returns_what_a_query_would)
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
-	CHECK(id, "create: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
 	b.id = id;
 	rcm_sockaddr(&b.addr, ip, 0);
-	CHECK(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b) == 0, "bind: %s",
-	      strerror(errno));
-	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
-	CHECK(port_of(&q.out_src) != 0, "no ephemeral port");
-	CHECK(!memcmp(b.out_info.src, &q.out_src, sizeof(struct sockaddr_in)) &&
-	      b.out_info.port_num == q.out_port_num &&
-	      b.out_info.node_guid == q.out_node_guid &&
-	      !memcmp(b.out_info.sgid, q.out_sgid, 16) &&
-	      b.out_info.num_paths == 0, "bind's info differs from the query");
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_BIND_ADDR, &b))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_query(fd, id, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_NE(0, port_of(&q.out_src))
+		TH_LOG("no ephemeral port");
+	ASSERT_TRUE(!memcmp(b.out_info.src, &q.out_src, sizeof(struct sockaddr_in)) &&
+		    b.out_info.port_num == q.out_port_num &&
+		    b.out_info.node_guid == q.out_node_guid &&
+		    !memcmp(b.out_info.sgid, q.out_sgid, 16) &&
+		    b.out_info.num_paths == 0)
+		TH_LOG("bind's info differs from the query");
 	/* A caller of the first release passes the smaller size: fine. */
 	b.size = offsetof(struct rcm_bind_addr, out_info);
 	b.id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	CHECK(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b) == 0, "old-size bind: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_BIND_ADDR, &b))
+		TH_LOG("old-size bind: %s", strerror(errno));
 	close(fd);
 }
 
-RCM_TEST(bind_to_rxe_ipv6_address)
+TEST(bind_to_rxe_ipv6_address)
 {
 	NEED_ENV(ip, "RCM_ADDR6_RXE");
 	struct rcm_query_id q;
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK(rcm_bind(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
-	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
-	CHECK(q.out_src.ss_family == AF_INET6, "family %u", q.out_src.ss_family);
-	CHECK(q.out_port_num == 1, "port_num %u", q.out_port_num);
-	CHECK(!memcmp(q.out_sgid, &((struct sockaddr_in6 *)&q.out_src)->sin6_addr,
-		      16), "sgid is not the IPv6 address");
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, id, ip, 0))
+		TH_LOG("bind %s: %s", ip, strerror(errno));
+	ASSERT_EQ(0, rcm_query(fd, id, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_EQ(AF_INET6, q.out_src.ss_family)
+		TH_LOG("family %u", q.out_src.ss_family);
+	ASSERT_EQ(1, q.out_port_num)
+		TH_LOG("port_num %u", q.out_port_num);
+	ASSERT_TRUE(!memcmp(q.out_sgid, &((struct sockaddr_in6 *)&q.out_src)->sin6_addr,
+		    16))
+		TH_LOG("sgid is not the IPv6 address");
 	close(fd);
 }
 
-RCM_TEST(bind_to_siw_address_attaches_the_iwarp_device)
+TEST(bind_to_siw_address_attaches_the_iwarp_device)
 {
 	NEED_ENV(ip, "RCM_ADDR_SIW");
 	struct rcm_query_id q;
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK(rcm_bind(fd, id, ip, 0) == 0, "bind %s: %s", ip, strerror(errno));
-	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
-	CHECK(q.out_port_num == 1 && q.out_node_guid != 0,
-	      "not attached (port %u)", q.out_port_num);
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, id, ip, 0))
+		TH_LOG("bind %s: %s", ip, strerror(errno));
+	ASSERT_EQ(0, rcm_query(fd, id, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_TRUE(q.out_port_num == 1 && q.out_node_guid != 0)
+		TH_LOG("not attached (port %u)", q.out_port_num);
 	close(fd);
 }
 
-RCM_TEST(bind_errors)
+TEST(bind_errors)
 {
 	NEED_ENV(nordma, "RCM_ADDR_NORDMA");
 	struct rcm_bind_addr b = { .size = sizeof(b) };
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
-	CHECK(id, "create: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
 	/* Not a local address at all. */
-	CHECK_ERRNO(rcm_bind(fd, id, "198.18.123.45", 0), EADDRNOTAVAIL);
+	ASSERT_ERRNO(rcm_bind(fd, id, "198.18.123.45", 0), EADDRNOTAVAIL);
 	/* Local, but no RDMA device behind it. */
-	CHECK_ERRNO(rcm_bind(fd, id, nordma, 0), ENODEV);
+	ASSERT_ERRNO(rcm_bind(fd, id, nordma, 0), ENODEV);
 	/* A link-local IPv6 address needs its scope. */
-	CHECK_ERRNO(rcm_bind(fd, id, "fe80::1", 0), EINVAL);
+	ASSERT_ERRNO(rcm_bind(fd, id, "fe80::1", 0), EINVAL);
 	/* Families other than IPv4/IPv6. */
 	b.id = id;
 	b.addr.ss_family = AF_UNIX;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EAFNOSUPPORT);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EAFNOSUPPORT);
 	/* Bytes past the sockaddr_in must be zero. */
 	rcm_sockaddr(&b.addr, "0.0.0.0", 0);
 	b.addr.__data[sizeof(struct sockaddr_in)] = 1;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EINVAL);
 	rcm_sockaddr(&b.addr, "0.0.0.0", 0);
 	b.reserved = 1;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), EINVAL);
 	b.reserved = 0;
 	b.id = id + 1000;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), ENOENT);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b), ENOENT);
 	/* After all those failures the id still binds. */
-	CHECK(rcm_bind(fd, id, "0.0.0.0", 0) == 0, "bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, id, "0.0.0.0", 0))
+		TH_LOG("bind: %s", strerror(errno));
 	close(fd);
 }
 
-RCM_TEST(port_conflicts_follow_the_in_tree_rules)
+TEST(port_conflicts_follow_the_in_tree_rules)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	int a = rcm_open_dev(), b = rcm_open_dev();
@@ -213,53 +241,64 @@ RCM_TEST(port_conflicts_follow_the_in_tree_rules)
 	unsigned int z = rcm_create(b, RCM_PS_TCP, RCM_QPT_RC, 3);
 	unsigned int u = rcm_create(b, RCM_PS_UDP, RCM_QPT_UD, 4);
 
-	CHECK(x && y && z && u, "create: %s", strerror(errno));
-	CHECK(rcm_bind(a, x, ip, 18515) == 0, "bind: %s", strerror(errno));
+	ASSERT_TRUE(x && y && z && u)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(a, x, ip, 18515))
+		TH_LOG("bind: %s", strerror(errno));
 	/* The port space is shared by every file of the namespace. */
-	CHECK_ERRNO(rcm_bind(b, y, ip, 18515), EADDRINUSE);
-	CHECK_ERRNO(rcm_bind(b, y, "0.0.0.0", 18515), EADDRNOTAVAIL);
+	ASSERT_ERRNO(rcm_bind(b, y, ip, 18515), EADDRINUSE);
+	ASSERT_ERRNO(rcm_bind(b, y, "0.0.0.0", 18515), EADDRNOTAVAIL);
 	/* Another port space is another table. */
-	CHECK(rcm_bind(b, u, ip, 18515) == 0, "UDP bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(b, u, ip, 18515))
+		TH_LOG("UDP bind: %s", strerror(errno));
 	/* Destroying the owner frees the port. */
-	CHECK(rcm_destroy(a, x) == 0, "destroy: %s", strerror(errno));
-	CHECK(rcm_bind(b, z, ip, 18515) == 0, "rebind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_destroy(a, x))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(b, z, ip, 18515))
+		TH_LOG("rebind: %s", strerror(errno));
 	close(a);
 	close(b);
 }
 
-RCM_TEST(ephemeral_ports_are_distinct)
+TEST(ephemeral_ports_are_distinct)
 {
 	static uint16_t ports[300];
 	struct rcm_query_id q;
 	int i, j, fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open");
+	ASSERT_LE(0, fd)
+		TH_LOG("open");
 	for (i = 0; i < 300; i++) {
 		unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
 
-		CHECK(id && rcm_bind(fd, id, "0.0.0.0", 0) == 0 &&
-		      rcm_query(fd, id, &q) == 0, "id %d: %s", i, strerror(errno));
+		ASSERT_TRUE(id && rcm_bind(fd, id, "0.0.0.0", 0) == 0 &&
+			    rcm_query(fd, id, &q) == 0)
+			TH_LOG("id %d: %s", i, strerror(errno));
 		ports[i] = port_of(&q.out_src);
-		for (j = 0; j < i; j++)
-			CHECK(ports[j] != ports[i], "port %u twice", ports[i]);
+		for (j = 0; j < i; j++) {
+			ASSERT_NE(ports[j], ports[i])
+				TH_LOG("port %u twice", ports[i]);
+		}
 	}
 	close(fd);
 }
 
-RCM_TEST(privileged_ports_need_cap_net_bind_service)
+TEST(privileged_ports_need_cap_net_bind_service)
 {
 	pid_t pid;
 	int st, fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
-	CHECK(id, "create: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
 	if (geteuid() != 0)
-		SKIP("needs root to compare with an unprivileged user");
-	CHECK(rcm_bind(fd, id, "0.0.0.0", 999) == 0, "root bind 999: %s",
-	      strerror(errno));
+		SKIP(return, "needs root to compare with an unprivileged user");
+	ASSERT_EQ(0, rcm_bind(fd, id, "0.0.0.0", 999))
+		TH_LOG("root bind 999: %s", strerror(errno));
 	close(fd);
 	pid = fork();
-	CHECK(pid >= 0, "fork");
+	ASSERT_LE(0, pid)
+		TH_LOG("fork");
 	if (pid == 0) {
 		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 			_exit(2);
@@ -273,21 +312,13 @@ RCM_TEST(privileged_ports_need_cap_net_bind_service)
 			_exit(5);
 		_exit(0);
 	}
-	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "unprivileged child failed at step %d", WEXITSTATUS(st));
+	ASSERT_EQ(waitpid(pid, &st, 0), pid)
+		TH_LOG("waitpid");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("unprivileged child failed at step %d", WEXITSTATUS(st));
 }
 
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-RCM_TEST(resolve_local_rxe_address)
+TEST(resolve_local_rxe_address)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_query_id q;
@@ -295,41 +326,51 @@ RCM_TEST(resolve_local_rxe_address)
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xfeed);
 
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK(rcm_resolve(fd, id, NULL, ip, 2000) == 0, "resolve: %s", strerror(errno));
-	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event in 10 s");
-	CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED, "event %u status %d",
-	      ev.event, ev.status);
-	CHECK(ev.status == 0 && ev.id == id && ev.context == 0xfeed,
-	      "status %d id %u context %llx", ev.status, ev.id,
-	      (unsigned long long)ev.context);
-	CHECK(rcm_query(fd, id, &q) == 0, "query: %s", strerror(errno));
-	CHECK(q.out_port_num == 1, "not attached after resolution");
-	CHECK(((struct sockaddr_in *)&q.out_src)->sin_addr.s_addr ==
-	      inet_addr(ip), "source is not the local address");
-	CHECK(((struct sockaddr_in *)&q.out_dst)->sin_addr.s_addr ==
-	      inet_addr(ip), "destination not recorded");
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 2000))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
+		TH_LOG("no event in 10 s");
+	ASSERT_EQ(RCM_EVENT_ADDR_RESOLVED, ev.event)
+		TH_LOG("event %u status %d", ev.event, ev.status);
+	ASSERT_TRUE(ev.status == 0 && ev.id == id && ev.context == 0xfeed)
+		TH_LOG("status %d id %u context %llx", ev.status, ev.id,
+		       (unsigned long long)ev.context);
+	ASSERT_EQ(0, rcm_query(fd, id, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_EQ(1, q.out_port_num)
+		TH_LOG("not attached after resolution");
+	ASSERT_TRUE(((struct sockaddr_in *)&q.out_src)->sin_addr.s_addr ==
+		    inet_addr(ip))
+		TH_LOG("source is not the local address");
+	ASSERT_TRUE(((struct sockaddr_in *)&q.out_dst)->sin_addr.s_addr ==
+		    inet_addr(ip))
+		TH_LOG("destination not recorded");
 	/* Resolved ids do not resolve again. */
-	CHECK_ERRNO(rcm_resolve(fd, id, NULL, ip, 2000), EINVAL);
+	ASSERT_ERRNO(rcm_resolve(fd, id, NULL, ip, 2000), EINVAL);
 	close(fd);
 }
 
-RCM_TEST(resolve_local_rxe_ipv6_address)
+TEST(resolve_local_rxe_ipv6_address)
 {
 	NEED_ENV(ip, "RCM_ADDR6_RXE");
 	struct rcm_event ev;
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 6);
 
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK(rcm_resolve(fd, id, NULL, ip, 2000) == 0, "resolve: %s", strerror(errno));
-	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event in 10 s");
-	CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0,
-	      "event %u status %d", ev.event, ev.status);
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 2000))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
+		TH_LOG("no event in 10 s");
+	ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0)
+		TH_LOG("event %u status %d", ev.event, ev.status);
 	close(fd);
 }
 
-RCM_TEST(resolve_silent_neighbour_times_out)
+TEST(resolve_silent_neighbour_times_out)
 {
 	NEED_ENV(ip, "RCM_ADDR_SILENT");
 	struct rcm_event ev;
@@ -337,54 +378,61 @@ RCM_TEST(resolve_silent_neighbour_times_out)
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 7);
 
-	CHECK(id, "create: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(rcm_resolve(fd, id, NULL, ip, 1000) == 0, "resolve: %s", strerror(errno));
-	CHECK(rcm_wait_event(fd, 15000, &ev) == 0, "no event in 15 s");
-	CHECK(ev.event == RCM_EVENT_ADDR_ERROR && ev.status == -ETIMEDOUT,
-	      "event %u status %d, want ADDR_ERROR -ETIMEDOUT", ev.event,
-	      ev.status);
-	CHECK(ms_since(&t0) >= 900, "gave up after %ld ms of a 1000 ms timeout",
-	      ms_since(&t0));
+	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 1000))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_wait_event(fd, 15000, &ev))
+		TH_LOG("no event in 15 s");
+	ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_ERROR && ev.status == -ETIMEDOUT)
+		TH_LOG("event %u status %d, want ADDR_ERROR -ETIMEDOUT", ev.event,
+		       ev.status);
+	ASSERT_LE(900, rcm_ms_since(&t0))
+		TH_LOG("gave up after %ld ms of a 1000 ms timeout",
+		       rcm_ms_since(&t0));
 	/* Back to bound: the id may try again. */
-	CHECK(rcm_resolve(fd, id, NULL, ip, 100) == 0, "second resolve: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 15000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_ADDR_ERROR, "second resolution");
+	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 100))
+		TH_LOG("second resolve: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 15000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_ADDR_ERROR)
+		TH_LOG("second resolution");
 	close(fd);
 }
 
-RCM_TEST(resolve_without_route_fails_at_once)
+TEST(resolve_without_route_fails_at_once)
 {
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 8);
 
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK_ERRNO(rcm_resolve(fd, id, NULL, "198.19.255.1", 1000), ENETUNREACH);
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_resolve(fd, id, NULL, "198.19.255.1", 1000), ENETUNREACH);
 	close(fd);
 }
 
-RCM_TEST(resolve_arguments_are_checked)
+TEST(resolve_arguments_are_checked)
 {
 	struct rcm_resolve_addr r = { .size = sizeof(r) };
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 9);
 
-	CHECK(id, "create: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
 	r.id = id;
 	rcm_sockaddr(&r.dst, "198.18.1.1", 1);
 	r.timeout_ms = RCM_MAX_TIMEOUT_MS + 1;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EINVAL);
 	r.timeout_ms = 100;
 	rcm_sockaddr(&r.src, "::", 0);
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EINVAL);
 	memset(&r.src, 0, sizeof(r.src));
 	r.dst.ss_family = AF_PACKET;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EAFNOSUPPORT);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r), EAFNOSUPPORT);
 	close(fd);
 }
 
-RCM_TEST(destroy_and_close_during_resolution)
+TEST(destroy_and_close_during_resolution)
 {
 	NEED_ENV(ip, "RCM_ADDR_SILENT");
 	struct rcm_destroy_id d = { .size = sizeof(d) };
@@ -395,26 +443,28 @@ RCM_TEST(destroy_and_close_during_resolution)
 
 	for (i = 0; i < 20; i++) {
 		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
-		CHECK(id && rcm_resolve(fd, id, NULL, ip, 10000) == 0, "resolve #%d: %s",
-		      i, strerror(errno));
+		ASSERT_TRUE(id && rcm_resolve(fd, id, NULL, ip, 10000) == 0)
+			TH_LOG("resolve #%d: %s", i, strerror(errno));
 		if (i % 2)
 			continue;	/* left for close() */
 		d.id = id;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0, "destroy: %s",
-		      strerror(errno));
-		CHECK(ms_since(&t0) < 2000, "destroy waited %ld ms",
-		      ms_since(&t0));
-		CHECK(d.out_events_reported == 0, "events reported");
+		ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_DESTROY_ID, &d))
+			TH_LOG("destroy: %s", strerror(errno));
+		ASSERT_GT(2000, rcm_ms_since(&t0))
+			TH_LOG("destroy waited %ld ms", rcm_ms_since(&t0));
+		ASSERT_EQ(0, d.out_events_reported)
+			TH_LOG("events reported");
 	}
-	CHECK(rcm_wait_event(fd, 200, &ev) == -1,
-	      "an event arrived for a destroyed id");
+	ASSERT_EQ(-1, rcm_wait_event(fd, 200, &ev))
+		TH_LOG("an event arrived for a destroyed id");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	close(fd);
-	CHECK(ms_since(&t0) < 2000, "close waited %ld ms", ms_since(&t0));
+	ASSERT_GT(2000, rcm_ms_since(&t0))
+		TH_LOG("close waited %ld ms", rcm_ms_since(&t0));
 }
 
-RCM_TEST(events_reported_counts_what_read_returned)
+TEST(events_reported_counts_what_read_returned)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_destroy_id d = { .size = sizeof(d) };
@@ -422,17 +472,19 @@ RCM_TEST(events_reported_counts_what_read_returned)
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 10);
 
-	CHECK(id && rcm_resolve(fd, id, NULL, ip, 2000) == 0, "resolve: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event");
+	ASSERT_TRUE(id && rcm_resolve(fd, id, NULL, ip, 2000) == 0)
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
+		TH_LOG("no event");
 	d.id = id;
-	CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0, "destroy");
-	CHECK(d.out_events_reported == 1, "reported %u, want 1",
-	      d.out_events_reported);
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_DESTROY_ID, &d))
+		TH_LOG("destroy");
+	ASSERT_EQ(1, d.out_events_reported)
+		TH_LOG("reported %u, want 1", d.out_events_reported);
 	close(fd);
 }
 
-RCM_TEST(one_read_returns_several_events)
+TEST(one_read_returns_several_events)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_event ev[8];
@@ -442,8 +494,8 @@ RCM_TEST(one_read_returns_several_events)
 
 	for (i = 0; i < 5; i++) {
 		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 100 + i);
-		CHECK(ids[i] && rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0,
-		      "resolve #%d: %s", i, strerror(errno));
+		ASSERT_TRUE(ids[i] && rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0)
+			TH_LOG("resolve #%d: %s", i, strerror(errno));
 	}
 	/* Wait for all five, then take them in one call. */
 	for (i = 0; i < 100; i++) {
@@ -459,16 +511,18 @@ RCM_TEST(one_read_returns_several_events)
 	}
 	usleep(100000);
 	n = read(fd, ev, sizeof(ev));
-	CHECK(n == 5 * (ssize_t)sizeof(ev[0]), "read %zd bytes, want 5 events",
-	      n);
-	for (i = 0; i < 5; i++)
-		CHECK(ev[i].event == RCM_EVENT_ADDR_RESOLVED &&
-		      ev[i].context >= 100 && ev[i].context < 105,
-		      "event %d: type %u ctx %llu", i, ev[i].event,
-		      (unsigned long long)ev[i].context);
+	ASSERT_EQ(n, 5 * (ssize_t)sizeof(ev[0]))
+		TH_LOG("read %zd bytes, want 5 events", n);
+	for (i = 0; i < 5; i++) {
+		ASSERT_TRUE(ev[i].event == RCM_EVENT_ADDR_RESOLVED &&
+			    ev[i].context >= 100 && ev[i].context < 105)
+			TH_LOG("event %d: type %u ctx %llu", i, ev[i].event,
+			       (unsigned long long)ev[i].context);
+	}
 	/* All were taken: a non-blocking read now finds nothing. */
-	CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "fcntl");
-	CHECK_ERRNO(read(fd, ev, sizeof(ev[0]) * 3 / 2), EAGAIN);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK))
+		TH_LOG("fcntl");
+	ASSERT_ERRNO(read(fd, ev, sizeof(ev[0]) * 3 / 2), EAGAIN);
 	close(fd);
 }
 
@@ -480,7 +534,8 @@ RCM_TEST(one_read_returns_several_events)
  * Called with the port range narrowed; its caller
  * restores the range whatever happens here.
  */
-static void ephemeral_sharing(const char *rxe)
+static void ephemeral_sharing(struct __test_metadata *_metadata,
+			      const char *rxe)
 {
 	unsigned int ids[7];
 	char dst[4][INET_ADDRSTRLEN];
@@ -489,7 +544,8 @@ static void ephemeral_sharing(const char *rxe)
 	int i, ok = 0, fd = rcm_open_dev();
 	uint16_t first;
 
-	CHECK(fd >= 0 && inet_pton(AF_INET, rxe, &a) == 1, "setup");
+	ASSERT_TRUE(fd >= 0 && inet_pton(AF_INET, rxe, &a) == 1)
+		TH_LOG("setup");
 	for (i = 0; i < 4; i++) {
 		struct in_addr d = { htonl((ntohl(a.s_addr) & ~0xffu) | (201 + i)) };
 
@@ -497,35 +553,40 @@ static void ephemeral_sharing(const char *rxe)
 	}
 	for (i = 0; i < 7; i++) {
 		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
-		CHECK(ids[i], "create: %s", strerror(errno));
+		ASSERT_TRUE(ids[i])
+			TH_LOG("create: %s", strerror(errno));
 	}
 	for (i = 0; i < 4; i++) {
-		CHECK(rcm_resolve(fd, ids[i], NULL, dst[i], 60000) == 0,
-		      "resolve towards %s: %s", dst[i], strerror(errno));
-		CHECK(rcm_query(fd, ids[i], &q) == 0, "query");
-		CHECK(port_of(&q.out_src) == 40000 ||
-		      port_of(&q.out_src) == 40001, "port %u out of range",
-		      port_of(&q.out_src));
+		ASSERT_EQ(0, rcm_resolve(fd, ids[i], NULL, dst[i], 60000))
+			TH_LOG("resolve towards %s: %s", dst[i], strerror(errno));
+		ASSERT_EQ(0, rcm_query(fd, ids[i], &q))
+			TH_LOG("query");
+		ASSERT_TRUE(port_of(&q.out_src) == 40000 ||
+			    port_of(&q.out_src) == 40001)
+			TH_LOG("port %u out of range", port_of(&q.out_src));
 	}
-	CHECK_ERRNO(rcm_bind(fd, ids[4], "0.0.0.0", 0), EADDRNOTAVAIL);
+	ASSERT_ERRNO(rcm_bind(fd, ids[4], "0.0.0.0", 0), EADDRNOTAVAIL);
 	/*
 	 * Towards dst[0] again: at most the port its first id lacks (not
 	 * when that port was handed out last), never the same one.
 	 */
-	CHECK(rcm_query(fd, ids[0], &q) == 0, "query");
+	ASSERT_EQ(0, rcm_query(fd, ids[0], &q))
+		TH_LOG("query");
 	first = port_of(&q.out_src);
 	for (i = 5; i < 7; i++) {
 		if (rcm_resolve(fd, ids[i], NULL, dst[0], 60000)) {
-			CHECK(errno == EADDRNOTAVAIL, "resolve: %s",
-			      strerror(errno));
+			ASSERT_EQ(EADDRNOTAVAIL, errno)
+				TH_LOG("resolve: %s", strerror(errno));
 			continue;
 		}
 		ok++;
-		CHECK(rcm_query(fd, ids[i], &q) == 0, "query");
-		CHECK(port_of(&q.out_src) != first, "the pair (%u, %s) twice",
-		      first, dst[0]);
+		ASSERT_EQ(0, rcm_query(fd, ids[i], &q))
+			TH_LOG("query");
+		ASSERT_NE(port_of(&q.out_src), first)
+			TH_LOG("the pair (%u, %s) twice", first, dst[0]);
 	}
-	CHECK(ok <= 1, "%d more ids towards %s", ok, dst[0]);
+	ASSERT_GE(1, ok)
+		TH_LOG("%d more ids towards %s", ok, dst[0]);
 	close(fd);
 }
 
@@ -542,26 +603,37 @@ static int set_range(const char *range)
 	return n == (ssize_t)strlen(range) ? 0 : -1;
 }
 
-RCM_TEST(ephemeral_ports_shared_by_destination)
+/* The sysctl narrowed to two ports, and put back whatever the case did. */
+FIXTURE(narrow_range) {
+	char saved[64];
+};
+
+FIXTURE_SETUP(narrow_range)
 {
-	NEED_ENV(rxe, "RCM_ADDR_RXE");
-	char saved[64] = "";
-	FILE *f = fopen(RANGE, "r");
+	FILE *f;
 
 	if (geteuid() != 0)
-		SKIP("needs root to narrow ip_local_port_range");
-	CHECK(f && fgets(saved, sizeof(saved), f), "read the port range");
+		SKIP_SETUP("needs root to narrow ip_local_port_range");
+	f = fopen(RANGE, "r");
+	ASSERT_TRUE(f && fgets(self->saved, sizeof(self->saved), f))
+		TH_LOG("read the port range");
 	fclose(f);
-	saved[strcspn(saved, "\n")] = '\0';
-	CHECK(set_range("40000 40001") == 0, "narrow the port range: %s",
-	      strerror(errno));
-	ephemeral_sharing(rxe);
-	if (set_range(saved))
-		rcm_fail(__FILE__, __LINE__, "could not restore the range '%s'",
-			 saved);
+	self->saved[strcspn(self->saved, "\n")] = '\0';
+	ASSERT_EQ(0, set_range("40000 40001"))
+		TH_LOG("narrow the port range: %s", strerror(errno));
 }
 
-int main(void)
+FIXTURE_TEARDOWN(narrow_range)
 {
-	return rcm_test_run();
+	EXPECT_EQ(0, set_range(self->saved))
+		TH_LOG("could not restore the range '%s'", self->saved);
 }
+
+TEST_F(narrow_range, ephemeral_ports_shared_by_destination)
+{
+	NEED_ENV(rxe, "RCM_ADDR_RXE");
+
+	ephemeral_sharing(_metadata, rxe);
+}
+
+RCM_TEST_MAIN

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 #define MAX_IDS 16
 
@@ -109,7 +109,8 @@ static int establish(int fd, unsigned int id)
 	return ioctl(fd, RCM_IOCTL_ESTABLISH, &e);
 }
 
-static void attached_ids(const char *ip, const char *dev, const char *mac)
+static void attached_ids(struct __test_metadata *_metadata, const char *ip,
+		          const char *dev, const char *mac)
 {
 	const char *siw = getenv("RCM_ADDR_SIW");
 	unsigned int bound, resolved, routed, idle, any, on_siw = 0;
@@ -127,83 +128,95 @@ static void attached_ids(const char *ip, const char *dev, const char *mac)
 	routed = rcm_create(a, RCM_PS_UDP, RCM_QPT_UD, 3);
 	idle = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 4);
 	any = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 5);
-	CHECK(bound && resolved && routed && idle && any, "create: %s",
-	      strerror(errno));
-	CHECK(rcm_bind(a, bound, ip, 0) == 0, "bind: %s", strerror(errno));
-	CHECK(rcm_resolved(a, resolved, ip) == 0, "resolve: %s",
-	      strerror(errno));
-	CHECK(rcm_routed(a, routed, ip, 20301) == 0, "route: %s",
-	      strerror(errno));
-	CHECK(rcm_bind(a, any, "0.0.0.0", 0) == 0, "bind any: %s",
-	      strerror(errno));
+	ASSERT_TRUE(bound && resolved && routed && idle && any)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(a, bound, ip, 0))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolved(a, resolved, ip))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_routed(a, routed, ip, 20301))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(a, any, "0.0.0.0", 0))
+		TH_LOG("bind any: %s", strerror(errno));
 	if (siw) {
 		on_siw = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 6);
-		CHECK(on_siw && rcm_bind(a, on_siw, siw, 0) == 0,
-		      "bind to siw: %s", strerror(errno));
+		ASSERT_TRUE(on_siw && rcm_bind(a, on_siw, siw, 0) == 0)
+			TH_LOG("bind to siw: %s", strerror(errno));
 	}
 
 	/* Both ends of an established connection, and the listener. */
 	lid = rcm_listener(s, ip, 20302, 0x11, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc1);
-	CHECK(cid && rcm_routed(c, cid, ip, 20302) == 0, "client route: %s",
-	      strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x111, NULL) == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_TRUE(cid && rcm_routed(c, cid, ip, 20302) == 0)
+		TH_LOG("client route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(rcm_accept(s, rid, 0x222, 0xacce, NULL) == 0, "accept: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
-	CHECK(establish(c, cid) == 0, "establish: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x222, 0xacce, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
+	ASSERT_EQ(0, establish(c, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
 
 	/* A new MAC, then the original one back: one event each time. */
 	for (round = 0; round < 2; round++) {
 		memset(&ta, 0, sizeof(ta));
 		memset(&ts, 0, sizeof(ts));
 		memset(&tc, 0, sizeof(tc));
-		if (round == 0)
-			CHECK(set_mac(dev, "02:00:5e:c0:ff:ee") == 0,
-			      "ip link set %s address failed", dev);
-		else
-			CHECK(set_mac(dev, mac) == 0, "restoring the MAC failed");
+		if (round == 0) {
+			ASSERT_EQ(0, set_mac(dev, "02:00:5e:c0:ff:ee"))
+				TH_LOG("ip link set %s address failed", dev);
+		} else {
+			ASSERT_EQ(0, set_mac(dev, mac))
+				TH_LOG("restoring the MAC failed");
+		}
 		drain(a, 1500, &ta);
 		drain(s, 300, &ts);
 		drain(c, 300, &tc);
-		CHECK(!ta.other && !ts.other && !tc.other,
-		      "round %d: unexpected event %u/%u/%u", round,
-		      ta.other - 1, ts.other - 1, tc.other - 1);
-		CHECK(changes_of(&ta, bound) == 1 &&
-		      changes_of(&ta, resolved) == 1 &&
-		      changes_of(&ta, routed) == 1,
-		      "round %d: bound %d resolved %d routed %d, want 1 each",
-		      round, changes_of(&ta, bound), changes_of(&ta, resolved),
-		      changes_of(&ta, routed));
-		CHECK(changes_of(&ts, lid) == 1 && changes_of(&ts, rid) == 1 &&
-		      changes_of(&tc, cid) == 1,
-		      "round %d: listener %d passive %d active %d, want 1 each",
-		      round, changes_of(&ts, lid), changes_of(&ts, rid),
-		      changes_of(&tc, cid));
-		CHECK(changes_of(&ta, idle) == 0 && changes_of(&ta, any) == 0 &&
-		      (!on_siw || changes_of(&ta, on_siw) == 0),
-		      "round %d: idle %d wildcard %d siw %d, want none", round,
-		      changes_of(&ta, idle), changes_of(&ta, any),
-		      on_siw ? changes_of(&ta, on_siw) : 0);
-		CHECK(ta.n + ts.n + tc.n == 6, "round %d: %d ids reported",
-		      round, ta.n + ts.n + tc.n);
+		ASSERT_TRUE(!ta.other && !ts.other && !tc.other)
+			TH_LOG("round %d: unexpected event %u/%u/%u", round,
+			       ta.other - 1, ts.other - 1, tc.other - 1);
+		ASSERT_TRUE(changes_of(&ta, bound) == 1 &&
+			    changes_of(&ta, resolved) == 1 &&
+			    changes_of(&ta, routed) == 1)
+			TH_LOG("round %d: bound %d resolved %d routed %d, want 1 each",
+			       round, changes_of(&ta, bound), changes_of(&ta, resolved),
+			       changes_of(&ta, routed));
+		ASSERT_TRUE(changes_of(&ts, lid) == 1 && changes_of(&ts, rid) == 1 &&
+			    changes_of(&tc, cid) == 1)
+			TH_LOG("round %d: listener %d passive %d active %d, want 1 each",
+			       round, changes_of(&ts, lid), changes_of(&ts, rid),
+			       changes_of(&tc, cid));
+		ASSERT_TRUE(changes_of(&ta, idle) == 0 && changes_of(&ta, any) == 0 &&
+			    (!on_siw || changes_of(&ta, on_siw) == 0))
+			TH_LOG("round %d: idle %d wildcard %d siw %d, want none", round,
+			       changes_of(&ta, idle), changes_of(&ta, any),
+			       on_siw ? changes_of(&ta, on_siw) : 0);
+		ASSERT_EQ(6, ta.n + ts.n + tc.n)
+			TH_LOG("round %d: %d ids reported",
+			       round, ta.n + ts.n + tc.n);
 	}
-	CHECK(rcm_netdev_mac(dev, now) == 0 && !strcmp(now, mac), "MAC not back");
-	CHECK(gid_back(ip) == 0, "the RoCE GID of %s did not come back", ip);
+	ASSERT_TRUE(rcm_netdev_mac(dev, now) == 0 && !strcmp(now, mac))
+		TH_LOG("MAC not back");
+	ASSERT_EQ(0, gid_back(ip))
+		TH_LOG("the RoCE GID of %s did not come back", ip);
 	/* The connection is still there to be closed as usual. */
-	CHECK(establish(c, cid) == -1 && errno == EINVAL,
-	      "established twice");
+	ASSERT_TRUE(establish(c, cid) == -1 && errno == EINVAL)
+		TH_LOG("established twice");
 	close(c);
 	close(s);
 	close(a);
 }
 
-static void other_netdev(const char *ip, const char *dev, const char *mac)
+static void other_netdev(struct __test_metadata *_metadata, const char *ip,
+		          const char *dev, const char *mac)
 {
 	struct tally t = {};
 	unsigned int id, lid;
@@ -211,28 +224,32 @@ static void other_netdev(const char *ip, const char *dev, const char *mac)
 	int fd;
 
 	if (rcm_netdev_mac("nordma0", dummy_mac))
-		SKIP("no nordma0 netdev");
+		SKIP(return, "no nordma0 netdev");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	CHECK(id && rcm_resolved(fd, id, ip) == 0, "resolve: %s",
-	      strerror(errno));
+	ASSERT_TRUE(id && rcm_resolved(fd, id, ip) == 0)
+		TH_LOG("resolve: %s", strerror(errno));
 	lid = rcm_listener(fd, ip, 20303, 2, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
-	CHECK(set_mac("nordma0", "02:00:5e:00:00:99") == 0,
-	      "ip link set nordma0 address failed");
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
+	ASSERT_EQ(0, set_mac("nordma0", "02:00:5e:00:00:99"))
+		TH_LOG("ip link set nordma0 address failed");
 	drain(fd, 1500, &t);
 	set_mac("nordma0", dummy_mac);
 	drain(fd, 500, &t);
-	CHECK(!t.other && t.n == 0, "%d ids reported, event %u", t.n,
-	      t.other - 1);
+	ASSERT_TRUE(!t.other && t.n == 0)
+		TH_LOG("%d ids reported, event %u", t.n, t.other - 1);
 	/* The same MAC again is no change: the ids keep theirs. */
-	CHECK(set_mac(dev, mac) == 0, "same MAC failed");
+	ASSERT_EQ(0, set_mac(dev, mac))
+		TH_LOG("same MAC failed");
 	drain(fd, 1000, &t);
-	CHECK(!t.other && t.n == 0, "same MAC: %d ids reported", t.n);
+	ASSERT_TRUE(!t.other && t.n == 0)
+		TH_LOG("same MAC: %d ids reported", t.n);
 	close(fd);
 }
 
-static void destroy_races(const char *ip, const char *dev, const char *mac)
+static void destroy_races(struct __test_metadata *_metadata, const char *ip,
+		           const char *dev, const char *mac)
 {
 	const char *silent = getenv("RCM_ADDR_SILENT");
 	struct rcm_event ev;
@@ -241,7 +258,8 @@ static void destroy_races(const char *ip, const char *dev, const char *mac)
 	pid_t pid;
 
 	pid = fork();
-	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	ASSERT_LE(0, pid)
+		TH_LOG("fork: %s", strerror(errno));
 	if (pid == 0) {
 		for (i = 0; i < 20; i++)
 			if (set_mac(dev, i % 2 ? mac : "02:00:5e:c0:ff:01"))
@@ -268,51 +286,55 @@ static void destroy_races(const char *ip, const char *dev, const char *mac)
 		close(fd);
 		loops++;
 	}
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "changing the MAC failed");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("changing the MAC failed");
 	/* Nothing left behind: a new id sees no stale event. */
 	fd = rcm_open_dev();
 	ids[0] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	CHECK(ids[0] && rcm_bind(fd, ids[0], ip, 0) == 0, "bind: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 1000, &ev) == -1, "stale event %u", ev.event);
+	ASSERT_TRUE(ids[0] && rcm_bind(fd, ids[0], ip, 0) == 0)
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(-1, rcm_wait_event(fd, 1000, &ev))
+		TH_LOG("stale event %u", ev.event);
 	printf("# %d loops of create/bind/resolve/listen/destroy\n", loops);
 	close(fd);
-	CHECK(set_mac(dev, mac) == 0 && gid_back(ip) == 0,
-	      "the RoCE GID of %s did not come back", ip);
+	ASSERT_TRUE(set_mac(dev, mac) == 0 && gid_back(ip) == 0)
+		TH_LOG("the RoCE GID of %s did not come back", ip);
 }
 
-/* Run @body with the rxe netdev's MAC, then put it back in any case. */
-static void with_mac(void (*body)(const char *ip, const char *dev,
-				  const char *mac))
-{
-	const char *ip = getenv("RCM_ADDR_RXE");
-	const char *dev = getenv("RCM_NETDEV_RXE");
+/* The rxe netdev's MAC, and both put back after the case in any case. */
+FIXTURE(mac) {
+	const char *ip, *dev;
 	char mac[18];
+};
 
-	if (!ip || !dev)
-		SKIP("no Soft-RoCE device");
-	CHECK(rcm_netdev_mac(dev, mac) == 0, "no MAC for %s", dev);
-	body(ip, dev, mac);
-	restore(dev, mac, ip);
-}
-
-RCM_TEST(attached_ids_get_one_each)
+FIXTURE_SETUP(mac)
 {
-	with_mac(attached_ids);
+	self->ip = getenv("RCM_ADDR_RXE");
+	self->dev = getenv("RCM_NETDEV_RXE");
+	if (!self->ip || !self->dev)
+		SKIP_SETUP("no Soft-RoCE device");
+	ASSERT_EQ(0, rcm_netdev_mac(self->dev, self->mac))
+		TH_LOG("no MAC for %s", self->dev);
 }
 
-RCM_TEST(other_netdev_reports_nothing)
+FIXTURE_TEARDOWN(mac)
 {
-	with_mac(other_netdev);
+	restore(self->dev, self->mac, self->ip);
 }
 
-RCM_TEST(destroy_races_with_changes)
+TEST_F(mac, attached_ids_get_one_each)
 {
-	with_mac(destroy_races);
+	attached_ids(_metadata, self->ip, self->dev, self->mac);
 }
 
-int main(void)
+TEST_F(mac, other_netdev_reports_nothing)
 {
-	return rcm_test_run();
+	other_netdev(_metadata, self->ip, self->dev, self->mac);
 }
+
+TEST_F(mac, destroy_races_with_changes)
+{
+	destroy_races(_metadata, self->ip, self->dev, self->mac);
+}
+
+RCM_TEST_MAIN

@@ -84,7 +84,7 @@
 #include <time.h>
 #include <rdma/rdma_cma.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 #define MAX_PROCS	8
 #define MAX_THREADS	8
@@ -1531,10 +1531,20 @@ static void print_figures(long long ms)
 	       run.crashes, run.hangs);
 }
 
-static long slab_ids0 = -1, slab_evs0 = -1;
-static bool ran, rcm_lib;
+/*
+ * What the run (the first case) leaves for the cases that check it:
+ * each case is a child process of its own, so this, like sh, is shared
+ * memory mapped in main() before the cases start.
+ */
+struct outcome {
+	bool ran, rcm_lib;
+	long slab_ids0, slab_evs0;
+	struct run run;		/* a copy of the run's record, at its end */
+};
 
-RCM_TEST(every_event_names_a_live_id_of_its_channel)
+static struct outcome *out;
+
+TEST(every_event_names_a_live_id_of_its_channel)
 {
 	long long start, end, next_kill, next_removal;
 	struct sigaction sa = { .sa_handler = on_alarm };
@@ -1549,12 +1559,12 @@ RCM_TEST(every_event_names_a_live_id_of_its_channel)
 	addr_nordma = getenv("RCM_ADDR_NORDMA");
 	netdev_rxe = getenv("RCM_NETDEV_RXE");
 	if (!addr_rxe)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	nprocs = rcm_env_ul("RCM_CHAOS_PROCS", 4);
 	nthreads = rcm_env_ul("RCM_CHAOS_THREADS", 3);
 	if (nprocs < 1 || nprocs > MAX_PROCS || nthreads < 1 ||
 	    nthreads > MAX_THREADS)
-		SKIP("RCM_CHAOS_PROCS 1..%d, RCM_CHAOS_THREADS 1..%d",
+		SKIP(return, "RCM_CHAOS_PROCS 1..%d, RCM_CHAOS_THREADS 1..%d",
 		     MAX_PROCS, MAX_THREADS);
 	/* The library's hints (no device during a removal) are noise here. */
 	setenv("RCM_QUIET", "1", 0);
@@ -1568,24 +1578,21 @@ RCM_TEST(every_event_names_a_live_id_of_its_channel)
 	run.rng = rcm_mix(run.seed ^ 0xc4a05);
 	probe = rdma_create_event_channel();
 	if (!probe)
-		SKIP("rdma_create_event_channel: %s", strerror(errno));
+		SKIP(return, "rdma_create_event_channel: %s", strerror(errno));
 	rdma_destroy_event_channel(probe);
 	find_library();
-	rcm_lib = !strstr(run.lib, "x86_64-linux-gnu");
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(sh != MAP_FAILED, "mmap: %s", strerror(errno));
+	out->rcm_lib = !strstr(run.lib, "x86_64-linux-gnu");
 	memset(sh, 0, sizeof(*sh));
 	printf("# seed %#llx (RCM_CHAOS_SEED replays): %d workers x %d threads, %u s, a kill every %u ms on average, %u device removals, library %s\n",
 	       (unsigned long long)run.seed, nprocs, nthreads, run.secs,
 	       run.kill_ms, run.removals, run.lib);
-	if (rcm_lib) {
-		slab_ids0 = rcm_slab_objects("rcm_id");
-		slab_evs0 = rcm_slab_objects("rcm_uevent");
+	if (out->rcm_lib) {
+		out->slab_ids0 = rcm_slab_objects("rcm_id");
+		out->slab_evs0 = rcm_slab_objects("rcm_uevent");
 	}
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(run.secs + 300);
-	ran = true;
+	out->ran = true;
 	start = now_ms();
 	end = start + run.secs * 1000LL;
 	for (p = 0; p < nprocs; p++)
@@ -1638,22 +1645,25 @@ RCM_TEST(every_event_names_a_live_id_of_its_channel)
 	}
 	rcm_restore_rxe();
 	alarm(0);
+	out->run = run;
 	print_figures(now_ms() - start);
-	CHECK(!atomic_load(&sh->violations), "%lu violations",
-	      atomic_load(&sh->violations));
-	CHECK(atomic_load(&sh->checked), "no event was checked");
+	ASSERT_TRUE(!atomic_load(&sh->violations))
+		TH_LOG("%lu violations", atomic_load(&sh->violations));
+	ASSERT_TRUE(atomic_load(&sh->checked))
+		TH_LOG("no event was checked");
 }
 
-RCM_TEST(workers_neither_crash_nor_hang)
+TEST(workers_neither_crash_nor_hang)
 {
 	unsigned long ncalls;
 
-	if (!ran)
-		SKIP("no chaos run");
-	CHECK(!run.crashes && !run.hangs, "%lu crashes, %lu hangs",
-	      run.crashes, run.hangs);
-	CHECK(!access("/sys/class/infiniband/rxe0", F_OK),
-	      "rxe0 is missing after the run");
+	if (!out->ran)
+		SKIP(return, "no chaos run");
+	ASSERT_TRUE(!out->run.crashes && !out->run.hangs)
+		TH_LOG("%lu crashes, %lu hangs", out->run.crashes,
+		       out->run.hangs);
+	ASSERT_TRUE(!access("/sys/class/infiniband/rxe0", F_OK))
+		TH_LOG("rxe0 is missing after the run");
 	/*
 	 * A run that never connected exercised only the early states. How
 	 * far a run gets depends on the machine (a KASAN guest sharing its
@@ -1662,33 +1672,42 @@ RCM_TEST(workers_neither_crash_nor_hang)
 	 * connection requests, of 6000 or more a few established ones.
 	 */
 	ncalls = calls_ok();
-	CHECK(ncalls < 2000 ||
-	      atomic_load(&sh->events[RDMA_CM_EVENT_CONNECT_REQUEST]),
-	      "no connection request in %lu successful calls", ncalls);
-	CHECK(ncalls < 6000 ||
-	      atomic_load(&sh->events[RDMA_CM_EVENT_ESTABLISHED]),
-	      "no established connection in %lu successful calls", ncalls);
+	ASSERT_TRUE(ncalls < 2000 ||
+		    atomic_load(&sh->events[RDMA_CM_EVENT_CONNECT_REQUEST]))
+		TH_LOG("no connection request in %lu successful calls", ncalls);
+	ASSERT_TRUE(ncalls < 6000 ||
+		    atomic_load(&sh->events[RDMA_CM_EVENT_ESTABLISHED]))
+		TH_LOG("no established connection in %lu successful calls", ncalls);
 }
 
-RCM_TEST(rcm_slab_objects_back_to_baseline)
+TEST(rcm_slab_objects_back_to_baseline)
 {
 	long ids, evs;
 
-	if (!ran)
-		SKIP("no chaos run");
-	if (!rcm_lib)
-		SKIP("not rcm's library: %s", run.lib);
-	if (slab_ids0 < 0 || slab_evs0 < 0)
-		SKIP("no rcm caches in /proc/slabinfo");
-	CHECK(rcm_slabs_back_to(slab_ids0, slab_evs0, &ids, &evs) == 0,
-	      "after the run: %ld ids (%ld before), %ld events (%ld before)",
-	      ids, slab_ids0, evs, slab_evs0);
+	if (!out->ran)
+		SKIP(return, "no chaos run");
+	if (!out->rcm_lib)
+		SKIP(return, "not rcm's library: %s", out->run.lib);
+	if (out->slab_ids0 < 0 || out->slab_evs0 < 0)
+		SKIP(return, "no rcm caches in /proc/slabinfo");
+	ASSERT_EQ(0, rcm_slabs_back_to(out->slab_ids0, out->slab_evs0, &ids, &evs))
+		TH_LOG("after the run: %ld ids (%ld before), %ld events (%ld before)",
+		       ids, out->slab_ids0, evs, out->slab_evs0);
 	printf("# rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
-	       ids, slab_ids0, evs, slab_evs0);
+	       ids, out->slab_ids0, evs, out->slab_evs0);
 }
 
 int main(void)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	return rcm_test_run();
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	out = mmap(NULL, sizeof(*out), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || out == MAP_FAILED) {
+		perror("mmap");
+		return KSFT_FAIL;
+	}
+	out->slab_ids0 = -1;
+	out->slab_evs0 = -1;
+	return rcm_test_main();
 }

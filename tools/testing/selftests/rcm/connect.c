@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * connect: the active side and the whole connection handshake through
- * rcm's ioctls, without QPs (the CM never looks at them): connect with
- * private data both ways; the QP attributes both sides get (the peer's
- * QP number, PSNs that match crosswise); establish, disconnect, DREP,
- * timewait on both sides; a port nobody listens on (REJECTED, reason
- * 8); reject with private data; the active side refusing an answered
+ * rcm's ioctls, without QPs on RoCE (ib_cm never looks at them): connect
+ * with private data both ways; the QP attributes both sides get (the
+ * peer's QP number, PSNs that match crosswise); establish, disconnect,
+ * DREP, timewait on both sides; the active side refusing an answered
  * connect; two clients at once; a client killed by SIGKILL mid-connect;
  * and an rcm client against an in-tree listener (./intree_server, on
  * rdma-core's librdmacm over rdma_ucm.ko) that accepts or rejects.
+ * On both transports (FIXTURE_VARIANT transport: rxe, and siw with a
+ * real QP), a port nobody listens on is refused at once and leaves a
+ * used id, and a reject carries its private data (iwarp.c has the
+ * iWARP-only cases).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,7 +22,8 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
+#include "rcm_verbs.h"
 
 /* IB CM reject reason: no listener on the service ID. */
 #define REJ_INVALID_SERVICE_ID 8
@@ -28,17 +32,7 @@
 #define QP_ATTR_AV	(1 << 7)
 #define QP_ATTR_DEST_QPN (1 << 20)
 
-static int qp_attrs(int fd, unsigned int id, unsigned int states,
-		    struct rcm_init_qp_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->id = id;
-	a->qp_states = states;
-	return ioctl(fd, RCM_IOCTL_INIT_QP_ATTR, a);
-}
-
-RCM_TEST(connect_errors)
+TEST(connect_errors)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	char big[RCM_UD_CONNECT_PRIVATE_DATA_MAX + 2];
@@ -49,79 +43,80 @@ RCM_TEST(connect_errors)
 	int fd;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 	ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
-	CHECK(id && ud, "create: %s", strerror(errno));
+	ASSERT_TRUE(id && ud)
+		TH_LOG("create: %s", strerror(errno));
 	/* Nothing resolved yet. */
-	CHECK_ERRNO(rcm_connect(fd, id, 1, NULL), EINVAL);
-	CHECK_ERRNO(rcm_connect(fd, id + 100, 1, NULL), ENOENT);
-	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a), EINVAL);
-	CHECK_ERRNO(qp_attrs(fd, id, 0, &a), EINVAL);
-	CHECK_ERRNO(qp_attrs(fd, id, 1 << 4, &a), EINVAL);
-	CHECK_ERRNO(qp_attrs(fd, id, 1, &a), EINVAL);
-	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
-	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
+	ASSERT_ERRNO(rcm_connect(fd, id, 1, NULL), EINVAL);
+	ASSERT_ERRNO(rcm_connect(fd, id + 100, 1, NULL), ENOENT);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a), EINVAL);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 0, &a), EINVAL);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 1 << 4, &a), EINVAL);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 1, &a), EINVAL);
+	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
 	n.id = id;
 	n.event = 3;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
 	n.event = RCM_NOTIFY_COMM_EST;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
 
-	CHECK(rcm_routed(fd, id, ip, 20150) == 0, "route: %s",
-	      strerror(errno));
-	CHECK(rcm_routed(fd, ud, ip, 20150) == 0, "route UD: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, rcm_routed(fd, id, ip, 20150))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_routed(fd, ud, ip, 20150))
+		TH_LOG("route UD: %s", strerror(errno));
 	/* A UD id's connect is a SIDR REQ (sidr.c): its limit is 180. */
 	c.id = ud;
 	c.private_data = (uintptr_t)big;
 	c.private_data_len = RCM_UD_CONNECT_PRIVATE_DATA_MAX + 1;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
 	c.private_data = 0;
 	c.private_data_len = 0;
 	/* Before a connection: INIT only. */
-	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0, "INIT: %s",
-	      strerror(errno));
-	CHECK(a.out_attr[0].qp_state == RCM_QPS_INIT &&
-	      (a.out_attr[0].qp_attr_mask & QP_ATTR_STATE) &&
-	      a.out_attr[0].port_num == 1 && a.out_attr[1].qp_state == 0,
-	      "INIT attributes: state %u mask %#x port %u",
-	      a.out_attr[0].qp_state, a.out_attr[0].qp_attr_mask,
-	      a.out_attr[0].port_num);
-	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
-	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_RTS, &a), EINVAL);
+	ASSERT_EQ(0, rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
+		TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_TRUE(a.out_attr[0].qp_state == RCM_QPS_INIT &&
+		    (a.out_attr[0].qp_attr_mask & QP_ATTR_STATE) &&
+		    a.out_attr[0].port_num == 1 && a.out_attr[1].qp_state == 0)
+		TH_LOG("INIT attributes: state %u mask %#x port %u",
+		       a.out_attr[0].qp_state, a.out_attr[0].qp_attr_mask,
+		       a.out_attr[0].port_num);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 1 << RCM_QPS_RTS, &a), EINVAL);
 
 	c.id = id;
 	c.qp_num = 1 << 24;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
 	c.qp_num = 5;
 	/* Retry counts above 7 are taken as 7, as in-tree (cm_conn_compat). */
 	c.flow_control = 2;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
 	c.flow_control = 0;
 	c.reserved[1] = 1;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
 	c.reserved[1] = 0;
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
 	c.private_data = (uintptr_t)big;
 	c.private_data_len = RCM_CONNECT_PRIVATE_DATA_MAX + 1;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EINVAL);
 	c.private_data_len = RCM_CONNECT_PRIVATE_DATA_MAX;
 	c.private_data = 8;	/* not mapped */
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EFAULT);
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_CONNECT, &c), EFAULT);
 	/* The failures left the id as it was: it still connects. */
-	CHECK(rcm_connect(fd, id, 5, NULL) == 0, "connect: %s",
-	      strerror(errno));
-	CHECK_ERRNO(rcm_connect(fd, id, 5, NULL), EINVAL);
+	ASSERT_EQ(0, rcm_connect(fd, id, 5, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_connect(fd, id, 5, NULL), EINVAL);
 	/* No answer yet: no RTR, no establish. */
-	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
-	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
+	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
 	close(fd);
 }
 
-RCM_TEST(connect_accept_establish_disconnect)
+TEST(connect_accept_establish_disconnect)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_init_qp_attr ca, sa;
@@ -130,157 +125,261 @@ RCM_TEST(connect_accept_establish_disconnect)
 	int s, c;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20101, 0x11, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_routed_id(c, ip, 20101, 0xc1);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x111, "ping") == 0, "connect: %s",
-	      strerror(errno));
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, "ping"))
+		TH_LOG("connect: %s", strerror(errno));
 
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(!strcmp((char *)ev.private_data, "ping") &&
-	      ev.private_data_len == 56, "request data '%.56s' len %u",
-	      ev.private_data, ev.private_data_len);
-	CHECK(ev.conn.qp_num == 0x111 && ev.conn.retry_count == 7 &&
-	      ev.conn.rnr_retry_count == 7, "request qpn %#x retry %u rnr %u",
-	      ev.conn.qp_num, ev.conn.retry_count, ev.conn.rnr_retry_count);
-	CHECK(qp_attrs(s, rid, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) |
-		       (1 << RCM_QPS_RTS), &sa) == 0,
-	      "passive attributes: %s", strerror(errno));
-	CHECK(sa.out_attr[1].dest_qp_num == 0x111 &&
-	      (sa.out_attr[1].qp_attr_mask & (QP_ATTR_AV | QP_ATTR_DEST_QPN)) ==
-	      (QP_ATTR_AV | QP_ATTR_DEST_QPN) &&
-	      sa.out_attr[1].ah_attr.is_global && sa.out_attr[1].path_mtu,
-	      "passive RTR: qpn %#x mask %#x global %u mtu %u",
-	      sa.out_attr[1].dest_qp_num, sa.out_attr[1].qp_attr_mask,
-	      sa.out_attr[1].ah_attr.is_global, sa.out_attr[1].path_mtu);
-	CHECK(rcm_accept(s, rid, 0x222, 0xacce, "pong") == 0, "accept: %s",
-	      strerror(errno));
-	CHECK_ERRNO(rcm_accept(s, rid, 0x222, 0xacce, "pong"), EINVAL);
+	ASSERT_TRUE(!strcmp((char *)ev.private_data, "ping") &&
+		    ev.private_data_len == 56)
+		TH_LOG("request data '%.56s' len %u",
+		       ev.private_data, ev.private_data_len);
+	ASSERT_TRUE(ev.conn.qp_num == 0x111 && ev.conn.retry_count == 7 &&
+		    ev.conn.rnr_retry_count == 7)
+		TH_LOG("request qpn %#x retry %u rnr %u",
+		       ev.conn.qp_num, ev.conn.retry_count, ev.conn.rnr_retry_count);
+	ASSERT_EQ(0, rcm_qp_attrs(s, rid, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &sa))
+		TH_LOG("passive attributes: %s", strerror(errno));
+	ASSERT_TRUE(sa.out_attr[1].dest_qp_num == 0x111 &&
+		    (sa.out_attr[1].qp_attr_mask & (QP_ATTR_AV | QP_ATTR_DEST_QPN)) ==
+		    (QP_ATTR_AV | QP_ATTR_DEST_QPN) &&
+		    sa.out_attr[1].ah_attr.is_global && sa.out_attr[1].path_mtu)
+		TH_LOG("passive RTR: qpn %#x mask %#x global %u mtu %u",
+		       sa.out_attr[1].dest_qp_num, sa.out_attr[1].qp_attr_mask,
+		       sa.out_attr[1].ah_attr.is_global, sa.out_attr[1].path_mtu);
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x222, 0xacce, "pong"))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_accept(s, rid, 0x222, 0xacce, "pong"), EINVAL);
 
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
-	CHECK(ev.id == cid && ev.context == 0xc1, "response id %u ctx %llx",
-	      ev.id, (unsigned long long)ev.context);
-	CHECK(!strcmp((char *)ev.private_data, "pong") &&
-	      ev.private_data_len == RCM_ACCEPT_PRIVATE_DATA_MAX,
-	      "response data '%.56s' len %u", ev.private_data,
-	      ev.private_data_len);
-	CHECK(ev.conn.qp_num == 0x222, "response qpn %#x", ev.conn.qp_num);
-	CHECK(qp_attrs(c, cid, (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS),
-		       &ca) == 0, "active attributes: %s", strerror(errno));
-	CHECK(ca.out_attr[0].qp_state == 0 &&
-	      ca.out_attr[1].dest_qp_num == 0x222 &&
-	      ca.out_attr[2].qp_state == RCM_QPS_RTS,
-	      "active RTR qpn %#x", ca.out_attr[1].dest_qp_num);
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
+	ASSERT_TRUE(ev.id == cid && ev.context == 0xc1)
+		TH_LOG("response id %u ctx %llx",
+		       ev.id, (unsigned long long)ev.context);
+	ASSERT_TRUE(!strcmp((char *)ev.private_data, "pong") &&
+		    ev.private_data_len == RCM_ACCEPT_PRIVATE_DATA_MAX)
+		TH_LOG("response data '%.56s' len %u", ev.private_data,
+		       ev.private_data_len);
+	ASSERT_EQ(0x222, ev.conn.qp_num)
+		TH_LOG("response qpn %#x", ev.conn.qp_num);
+	ASSERT_EQ(0, rcm_qp_attrs(c, cid, (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &ca))
+		TH_LOG("active attributes: %s", strerror(errno));
+	ASSERT_TRUE(ca.out_attr[0].qp_state == 0 &&
+		    ca.out_attr[1].dest_qp_num == 0x222 &&
+		    ca.out_attr[2].qp_state == RCM_QPS_RTS)
+		TH_LOG("active RTR qpn %#x", ca.out_attr[1].dest_qp_num);
 	/* Each side receives from the PSN the other sends from. */
-	CHECK(ca.out_attr[1].rq_psn == sa.out_attr[2].sq_psn &&
-	      sa.out_attr[1].rq_psn == ca.out_attr[2].sq_psn,
-	      "PSNs: active rq %#x sq %#x, passive rq %#x sq %#x",
-	      ca.out_attr[1].rq_psn, ca.out_attr[2].sq_psn,
-	      sa.out_attr[1].rq_psn, sa.out_attr[2].sq_psn);
-	CHECK(ca.out_attr[2].retry_cnt == 7 && ca.out_attr[2].timeout &&
-	      ca.out_attr[2].rnr_retry == 7, "active RTS retry %u timeout %u",
-	      ca.out_attr[2].retry_cnt, ca.out_attr[2].timeout);
-	CHECK(!memcmp(ca.out_attr[1].ah_attr.dgid, sa.out_attr[1].ah_attr.dgid,
-		      16), "loopback: both sides see the same GID");
+	ASSERT_TRUE(ca.out_attr[1].rq_psn == sa.out_attr[2].sq_psn &&
+		    sa.out_attr[1].rq_psn == ca.out_attr[2].sq_psn)
+		TH_LOG("PSNs: active rq %#x sq %#x, passive rq %#x sq %#x",
+		       ca.out_attr[1].rq_psn, ca.out_attr[2].sq_psn,
+		       sa.out_attr[1].rq_psn, sa.out_attr[2].sq_psn);
+	ASSERT_TRUE(ca.out_attr[2].retry_cnt == 7 && ca.out_attr[2].timeout &&
+		    ca.out_attr[2].rnr_retry == 7)
+		TH_LOG("active RTS retry %u timeout %u",
+		       ca.out_attr[2].retry_cnt, ca.out_attr[2].timeout);
+	ASSERT_TRUE(!memcmp(ca.out_attr[1].ah_attr.dgid, sa.out_attr[1].ah_attr.dgid,
+		    16))
+		TH_LOG("loopback: both sides see the same GID");
 
-	CHECK(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
-	      strerror(errno));
-	CHECK_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
-	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
-	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
-	      ev.id);
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
+	ASSERT_TRUE(ev.id == rid && ev.context == 0xacce)
+		TH_LOG("established id %u", ev.id);
 	/* As in-tree (ib_cm): notify on an established connection. */
 	{
 		struct rcm_notify n = { .size = sizeof(n),
 					.event = RCM_NOTIFY_COMM_EST };
 
 		n.id = rid;
-		CHECK_ERRNO(ioctl(s, RCM_IOCTL_NOTIFY, &n), EISCONN);
+		ASSERT_ERRNO(ioctl(s, RCM_IOCTL_NOTIFY, &n), EISCONN);
 		n.id = cid;
-		CHECK_ERRNO(ioctl(c, RCM_IOCTL_NOTIFY, &n), EISCONN);
+		ASSERT_ERRNO(ioctl(c, RCM_IOCTL_NOTIFY, &n), EISCONN);
 	}
 
-	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("passive: no DISC");
 	/* The passive side answers with its DREP, which ends the active's. */
-	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
-	CHECK(ev.status == 0, "active DISCONNECTED status %d", ev.status);
-	CHECK(rcm_expect_event(c, RCM_EVENT_TIMEWAIT_EXIT, &ev) == 0, "active timewait");
-	CHECK(rcm_expect_event(s, RCM_EVENT_TIMEWAIT_EXIT, &ev) == 0, "passive timewait");
+	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("DREP: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("active: no DISC");
+	ASSERT_EQ(0, ev.status)
+		TH_LOG("active DISCONNECTED status %d", ev.status);
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_TIMEWAIT_EXIT, &ev))
+		TH_LOG("active timewait");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_TIMEWAIT_EXIT, &ev))
+		TH_LOG("passive timewait");
 	close(c);
 	close(s);
 }
 
-RCM_TEST(nobody_listens_is_rejected)
+/*
+ * The transports a case runs on: Soft-RoCE through ib_cm and soft-iWARP
+ * through iw_cm. iw_cm hands the connection to the QP named in connect,
+ * so the iWARP client has a real one (rcm_verbs.h); ib_cm never looks at
+ * it, so on RoCE a number stands in. A refusal is a REJ on RoCE (its
+ * reason in the status, the private data padded to the REJ's area) and
+ * the driver's errno on iWARP (siw: -ECONNREFUSED for a TCP RST,
+ * -ECONNRESET for an MPA reject; the private data as sent).
+ */
+FIXTURE(transport) {
+	const char *ip;
+	struct rcm_end ce;	/* the client's QP: iWARP only */
+	unsigned int cqpn;
+};
+
+FIXTURE_VARIANT(transport) {
+	const char *addr;	/* the guest's variable naming the address */
+	bool iwarp;
+	int nobody_listens;	/* REJECTED status with no listener */
+	int rejected;		/* REJECTED status of a consumer reject */
+	unsigned short port;	/* the first port of its cases */
+};
+
+FIXTURE_VARIANT_ADD(transport, rxe) {
+	.addr = "RCM_ADDR_RXE",
+	.nobody_listens = REJ_INVALID_SERVICE_ID,
+	.rejected = RCM_REJ_CONSUMER_DEFINED,
+	.port = 20190,
+};
+
+FIXTURE_VARIANT_ADD(transport, siw) {
+	.addr = "RCM_ADDR_SIW",
+	.iwarp = true,
+	.nobody_listens = -ECONNREFUSED,
+	.rejected = -ECONNRESET,
+	.port = 20590,
+};
+
+FIXTURE_SETUP(transport)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	self->ip = getenv(variant->addr);
+	if (!self->ip)
+		SKIP_SETUP("no %s device", variant->iwarp ? "soft-iWARP" :
+			   "Soft-RoCE");
+	self->cqpn = 0x33;
+	if (!variant->iwarp)
+		return;
+	ASSERT_EQ(0, rcm_end_open(&self->ce, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
+	self->cqpn = self->ce.qp->qp_num;
+}
+
+FIXTURE_TEARDOWN(transport)
+{
+	rcm_end_close(&self->ce);
+}
+
+/* A client id on @fd routed to the case's address and @port, its QP ready. */
+static unsigned int client_id(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(transport) *self,
+			      const FIXTURE_VARIANT(transport) *variant,
+			      int fd, unsigned short port)
+{
+	unsigned int id = rcm_routed_id(fd, self->ip, port, 0xc1);
+
+	ASSERT_NE(0, id)
+		TH_LOG("route: %s", strerror(errno));
+	if (variant->iwarp) {
+		ASSERT_EQ(0, rcm_end_init(&self->ce, fd, id))
+			TH_LOG("QP: %s", strerror(errno));
+	}
+	return id;
+}
+
+TEST_F(transport, nobody_listens_is_rejected)
+{
+	struct timespec t0;
 	struct rcm_event ev;
 	unsigned int id;
 	int fd;
 
-	if (!ip)
-		SKIP("no Soft-RoCE device");
 	fd = rcm_open_dev();
-	id = rcm_routed_id(fd, ip, 20199, 3);
-	CHECK(id, "route: %s", strerror(errno));
-	CHECK(rcm_connect(fd, id, 0x33, "anyone?") == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
-	CHECK(ev.status == REJ_INVALID_SERVICE_ID, "status %d", ev.status);
-	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
-	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
+	id = client_id(_metadata, self, variant, fd, variant->port + 9);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, rcm_connect(fd, id, self->cqpn, "anyone?"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
+	ASSERT_TRUE(ev.status == variant->nobody_listens && ev.id == id)
+		TH_LOG("status %d", ev.status);
+	/* At once: never after a timeout (MPA's, the CM's retries). */
+	ASSERT_GT(5000, rcm_ms_since(&t0))
+		TH_LOG("refusal took %ld ms", rcm_ms_since(&t0));
+	/* A refused connect leaves a used id: it cannot connect again. */
+	ASSERT_ERRNO(rcm_connect(fd, id, self->cqpn, NULL), EINVAL);
+	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	ASSERT_EQ(0, rcm_destroy(fd, id))
+		TH_LOG("destroy: %s", strerror(errno));
 	close(fd);
 }
 
-RCM_TEST(reject_carries_private_data)
+TEST_F(transport, reject_carries_private_data)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
 	char big[RCM_REJECT_PRIVATE_DATA_MAX + 1];
 	struct rcm_reject r = { .size = sizeof(r) };
+	unsigned int lid, cid, len;
 	struct rcm_event ev;
-	unsigned int lid, cid;
 	int s, c;
 
-	if (!ip)
-		SKIP("no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20102, 0x11, 0);
-	cid = rcm_routed_id(c, ip, 20102, 4);
-	CHECK(lid && cid, "set-up: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x44, "let me in") == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	lid = rcm_listener(s, self->ip, variant->port, 0x11, 0);
+	ASSERT_NE(0, lid)
+		TH_LOG("listen: %s", strerror(errno));
+	cid = client_id(_metadata, self, variant, c, variant->port);
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "let me in"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	r.id = ev.id;
-	/* More than the REJ area, though iWARP would take it. */
-	memset(big, 'r', sizeof(big));
-	r.private_data = (uintptr_t)big;
-	r.private_data_len = RCM_REJECT_PRIVATE_DATA_MAX + 1;
-	CHECK_ERRNO(ioctl(s, RCM_IOCTL_REJECT, &r), EINVAL);
+	/* More than the REJ area: refused on RoCE, MPA's to carry on iWARP. */
+	if (!variant->iwarp) {
+		memset(big, 'r', sizeof(big));
+		r.private_data = (uintptr_t)big;
+		r.private_data_len = RCM_REJECT_PRIVATE_DATA_MAX + 1;
+		ASSERT_ERRNO(ioctl(s, RCM_IOCTL_REJECT, &r), EINVAL);
+	}
 	r.private_data = (uintptr_t)"full up";
 	r.private_data_len = 8;
-	CHECK(ioctl(s, RCM_IOCTL_REJECT, &r) == 0, "reject: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
-	CHECK(ev.status == RCM_REJ_CONSUMER_DEFINED && ev.id == cid,
-	      "status %d", ev.status);
-	CHECK(!strcmp((char *)ev.private_data, "full up") &&
-	      ev.private_data_len == RCM_REJECT_PRIVATE_DATA_MAX,
-	      "reject data '%.56s' len %u", ev.private_data,
-	      ev.private_data_len);
+	ASSERT_EQ(0, ioctl(s, RCM_IOCTL_REJECT, &r))
+		TH_LOG("reject: %s", strerror(errno));
+	ASSERT_ERRNO(ioctl(s, RCM_IOCTL_REJECT, &r), EINVAL);
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
+	ASSERT_TRUE(ev.status == variant->rejected && ev.id == cid)
+		TH_LOG("status %d", ev.status);
+	len = variant->iwarp ? 8 : RCM_REJECT_PRIVATE_DATA_MAX;
+	ASSERT_TRUE(!strcmp((char *)ev.private_data, "full up") &&
+		    ev.private_data_len == len)
+		TH_LOG("reject data '%.56s' len %u, want %u", ev.private_data,
+		       ev.private_data_len, len);
+	/* As in-tree: disconnecting a refused connect is 0 on iWARP. */
+	if (variant->iwarp) {
+		ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+			TH_LOG("disconnect after REJECTED: %s", strerror(errno));
+	}
 	close(c);
 	close(s);
 }
 
-RCM_TEST(active_side_rejects_the_response)
+TEST(active_side_rejects_the_response)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_reject r = { .size = sizeof(r) };
@@ -289,37 +388,41 @@ RCM_TEST(active_side_rejects_the_response)
 	int s, c;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20103, 0x11, 0);
 	cid = rcm_routed_id(c, ip, 20103, 5);
-	CHECK(lid && cid, "set-up: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x55, NULL) == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x55, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(rcm_accept(s, rid, 0x66, 6, NULL) == 0, "accept: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x66, 6, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
 	/* Say the QP could not be readied: the client gives up. */
 	r.id = cid;
 	r.private_data = (uintptr_t)"qp broke";
 	r.private_data_len = 9;
-	CHECK(ioctl(c, RCM_IOCTL_REJECT, &r) == 0, "reject: %s",
-	      strerror(errno));
-	CHECK_ERRNO(ioctl(c, RCM_IOCTL_REJECT, &r), EINVAL);
-	CHECK_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
-	CHECK(rcm_expect_event(s, RCM_EVENT_REJECTED, &ev) == 0, "passive: no REJECTED");
-	CHECK(ev.id == rid && ev.status == RCM_REJ_CONSUMER_DEFINED &&
-	      !strcmp((char *)ev.private_data, "qp broke"),
-	      "id %u status %d data '%.56s'", ev.id, ev.status,
-	      ev.private_data);
+	ASSERT_EQ(0, ioctl(c, RCM_IOCTL_REJECT, &r))
+		TH_LOG("reject: %s", strerror(errno));
+	ASSERT_ERRNO(ioctl(c, RCM_IOCTL_REJECT, &r), EINVAL);
+	ASSERT_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("passive: no REJECTED");
+	ASSERT_TRUE(ev.id == rid && ev.status == RCM_REJ_CONSUMER_DEFINED &&
+		    !strcmp((char *)ev.private_data, "qp broke"))
+		TH_LOG("id %u status %d data '%.56s'", ev.id, ev.status,
+		       ev.private_data);
 	close(c);
 	close(s);
 }
 
-RCM_TEST(two_clients_at_once)
+TEST(two_clients_at_once)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, cid[2], got = 0;
@@ -327,49 +430,52 @@ RCM_TEST(two_clients_at_once)
 	int s, c, i;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20104, 0x11, 0);
 	cid[0] = rcm_routed_id(c, ip, 20104, 100);
 	cid[1] = rcm_routed_id(c, ip, 20104, 101);
-	CHECK(lid && cid[0] && cid[1], "set-up: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid[0], 0x70, "first") == 0 &&
-	      rcm_connect(c, cid[1], 0x71, "second") == 0, "connect: %s",
-	      strerror(errno));
+	ASSERT_TRUE(lid && cid[0] && cid[1])
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_TRUE(rcm_connect(c, cid[0], 0x70, "first") == 0 &&
+		    rcm_connect(c, cid[1], 0x71, "second") == 0)
+		TH_LOG("connect: %s", strerror(errno));
 	for (i = 0; i < 2; i++) {
-		CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
-		      "request %d", i);
-		CHECK(rcm_accept(s, ev.id, 0x80 + ev.conn.qp_num, ev.id,
-				(char *)ev.private_data) == 0, "accept: %s",
-		      strerror(errno));
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+			TH_LOG("request %d", i);
+		ASSERT_EQ(0, rcm_accept(s, ev.id, 0x80 + ev.conn.qp_num, ev.id, (char *)ev.private_data))
+			TH_LOG("accept: %s", strerror(errno));
 	}
 	for (i = 0; i < 2; i++) {
-		CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0,
-		      "response %d", i);
+		ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+			TH_LOG("response %d", i);
 		/* Each reply echoes its own request. */
-		CHECK(ev.conn.qp_num == 0x80 + 0x70 + (ev.context - 100) &&
-		      !strcmp((char *)ev.private_data,
-			      ev.context == 100 ? "first" : "second"),
-		      "response qpn %#x data '%s' for %llu", ev.conn.qp_num,
-		      ev.private_data, (unsigned long long)ev.context);
+		ASSERT_TRUE(ev.conn.qp_num == 0x80 + 0x70 + (ev.context - 100) &&
+			    !strcmp((char *)ev.private_data,
+			    ev.context == 100 ? "first" : "second"))
+			TH_LOG("response qpn %#x data '%s' for %llu", ev.conn.qp_num,
+			       ev.private_data, (unsigned long long)ev.context);
 		got |= 1 << (ev.context - 100);
-		CHECK(rcm_simple(c, RCM_IOCTL_ESTABLISH, ev.id) == 0,
-		      "establish: %s", strerror(errno));
+		ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, ev.id))
+			TH_LOG("establish: %s", strerror(errno));
 	}
-	CHECK(got == 3, "responses %#x", got);
-	for (i = 0; i < 2; i++)
-		CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0,
-		      "established %d", i);
+	ASSERT_EQ(3, got)
+		TH_LOG("responses %#x", got);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+			TH_LOG("established %d", i);
+	}
 	close(c);
 	/* The client's close sends DREQs: the server sees both go. */
-	for (i = 0; i < 2; i++)
-		CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0,
-		      "disconnected %d", i);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+			TH_LOG("disconnected %d", i);
+	}
 	close(s);
 }
 
-RCM_TEST(client_killed_mid_connect)
+TEST(client_killed_mid_connect)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_event ev;
@@ -378,10 +484,11 @@ RCM_TEST(client_killed_mid_connect)
 	pid_t pid;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20105, 0x11, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
 		int c = rcm_open_dev();
@@ -391,12 +498,15 @@ RCM_TEST(client_killed_mid_connect)
 			_exit(1);
 		raise(SIGKILL);
 	}
-	CHECK(pid > 0, "fork");
-	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st),
-	      "client did not die by SIGKILL");
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_LT(0, pid)
+		TH_LOG("fork");
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st))
+		TH_LOG("client did not die by SIGKILL");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	/* The dead client's ib_cm id answered for it: the request goes. */
-	CHECK(rcm_expect_event(s, RCM_EVENT_REJECTED, &ev) == 0, "no REJECTED");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("no REJECTED");
 	close(s);
 }
 
@@ -425,7 +535,7 @@ static int intree_connect(const char *ip, const char *port, const char *data,
 	return c;
 }
 
-RCM_TEST(rcm_client_to_intree_listener)
+TEST(rcm_client_to_intree_listener)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_event ev;
@@ -434,27 +544,32 @@ RCM_TEST(rcm_client_to_intree_listener)
 	int c;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
-		SKIP("in-tree rdma_ucm not loaded");
+		SKIP(return, "in-tree rdma_ucm not loaded");
 	c = intree_connect(ip, "20106", "from-rcm", "accept:from-intree", &pid,
 			   &cid);
-	CHECK(c >= 0, "set-up: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0, "no response");
-	CHECK(!strcmp((char *)ev.private_data, "from-intree") &&
-	      ev.conn.qp_num == 0x4321, "response data '%.56s' qpn %#x",
-	      ev.private_data, ev.conn.qp_num);
-	CHECK(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
-	      strerror(errno));
+	ASSERT_LE(0, c)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
+	ASSERT_TRUE(!strcmp((char *)ev.private_data, "from-intree") &&
+		    ev.conn.qp_num == 0x4321)
+		TH_LOG("response data '%.56s' qpn %#x",
+		       ev.private_data, ev.conn.qp_num);
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
 	/* The in-tree side disconnects once established. */
-	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
-	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "DREP: %s",
-	      strerror(errno));
-	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("no DISCONNECTED");
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+		TH_LOG("DREP: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_exit_status(pid))
+		TH_LOG("in-tree server failed");
 	close(c);
 }
 
-RCM_TEST(intree_listener_rejects_rcm_client)
+TEST(intree_listener_rejects_rcm_client)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_event ev;
@@ -463,21 +578,21 @@ RCM_TEST(intree_listener_rejects_rcm_client)
 	int c;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
-		SKIP("in-tree rdma_ucm not loaded");
+		SKIP(return, "in-tree rdma_ucm not loaded");
 	c = intree_connect(ip, "20107", "knock", "reject:no-thanks", &pid,
 			   &cid);
-	CHECK(c >= 0, "set-up: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
-	CHECK(ev.status == RCM_REJ_CONSUMER_DEFINED &&
-	      !strcmp((char *)ev.private_data, "no-thanks"),
-	      "status %d data '%.56s'", ev.status, ev.private_data);
-	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
+	ASSERT_LE(0, c)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
+	ASSERT_TRUE(ev.status == RCM_REJ_CONSUMER_DEFINED &&
+		    !strcmp((char *)ev.private_data, "no-thanks"))
+		TH_LOG("status %d data '%.56s'", ev.status, ev.private_data);
+	ASSERT_EQ(0, rcm_exit_status(pid))
+		TH_LOG("in-tree server failed");
 	close(c);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 static unsigned int num_devices(int fd)
 {
@@ -36,7 +36,23 @@ static unsigned int num_devices(int fd)
  */
 #define REMOVAL_BOUND_S 60
 
-RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
+/*
+ * Each case deletes rxe0; whatever it did, the device is back after it,
+ * for the cases and programs that follow.
+ */
+FIXTURE(removal) {
+};
+
+FIXTURE_SETUP(removal)
+{
+}
+
+FIXTURE_TEARDOWN(removal)
+{
+	rcm_restore_rxe();
+}
+
+TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -51,65 +67,73 @@ RCM_TEST(removal_reports_to_attached_ids_and_never_waits)
 	rcm_restore_rxe();
 
 	if (!ip || !netdev || !silent)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
 	before = num_devices(fd);
 
 	bound = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 	resolved = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	resolving = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
 	loose = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
-	CHECK(bound && resolved && resolving && loose, "create");
-	CHECK(rcm_bind(fd, bound, ip, 0) == 0, "bind: %s", strerror(errno));
-	CHECK(rcm_resolve(fd, resolved, NULL, ip, 2000) == 0, "resolve: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 10000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_ADDR_RESOLVED, "no ADDR_RESOLVED");
+	ASSERT_TRUE(bound && resolved && resolving && loose)
+		TH_LOG("create");
+	ASSERT_EQ(0, rcm_bind(fd, bound, ip, 0))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolve(fd, resolved, NULL, ip, 2000))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 10000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_ADDR_RESOLVED)
+		TH_LOG("no ADDR_RESOLVED");
 	/* Bound to the device, resolving towards a silent neighbour. */
-	CHECK(rcm_resolve(fd, resolving, ip, silent, 60000) == 0,
-	      "resolve towards %s: %s", silent, strerror(errno));
-	CHECK(rcm_bind(fd, loose, "0.0.0.0", 0) == 0, "wildcard bind");
+	ASSERT_EQ(0, rcm_resolve(fd, resolving, ip, silent, 60000))
+		TH_LOG("resolve towards %s: %s", silent, strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, loose, "0.0.0.0", 0))
+		TH_LOG("wildcard bind");
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(rcm_sh("rdma link delete rxe0") == 0, "rdma link delete failed");
+	ASSERT_EQ(0, rcm_sh("rdma link delete rxe0"))
+		TH_LOG("rdma link delete failed");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	CHECK(t1.tv_sec - t0.tv_sec < REMOVAL_BOUND_S, "removal took %ld s",
-	      (long)(t1.tv_sec - t0.tv_sec));
+	ASSERT_GT(REMOVAL_BOUND_S, t1.tv_sec - t0.tv_sec)
+		TH_LOG("removal took %ld s", (long)(t1.tv_sec - t0.tv_sec));
 
 	while (rcm_wait_event(fd, 1000, &ev) == 0) {
-		CHECK(ev.event == RCM_EVENT_DEVICE_REMOVAL,
-		      "unexpected event %u (status %d) for ctx %llu", ev.event,
-		      ev.status, (unsigned long long)ev.context);
-		CHECK(ev.id == bound || ev.id == resolved || ev.id == resolving,
-		      "DEVICE_REMOVAL for id %u, which was not attached", ev.id);
+		ASSERT_EQ(RCM_EVENT_DEVICE_REMOVAL, ev.event)
+			TH_LOG("unexpected event %u (status %d) for ctx %llu", ev.event,
+			       ev.status, (unsigned long long)ev.context);
+		ASSERT_TRUE(ev.id == bound || ev.id == resolved || ev.id == resolving)
+			TH_LOG("DEVICE_REMOVAL for id %u, which was not attached", ev.id);
 		n_removal++;
 	}
-	CHECK(n_removal == 3, "%d DEVICE_REMOVAL events, want 3", n_removal);
-	CHECK(num_devices(fd) == before - 1, "device count %u after removal",
-	      num_devices(fd));
+	ASSERT_EQ(3, n_removal)
+		TH_LOG("%d DEVICE_REMOVAL events, want 3", n_removal);
+	ASSERT_EQ(num_devices(fd), before - 1)
+		TH_LOG("device count %u after removal", num_devices(fd));
 
 	/* A removed id is good for destroy only. */
-	CHECK_ERRNO(rcm_resolve(fd, resolved, NULL, ip, 100), ENODEV);
+	ASSERT_ERRNO(rcm_resolve(fd, resolved, NULL, ip, 100), ENODEV);
 	q.id = bound;
-	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_port_num == 0,
-	      "query of a removed id");
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_port_num == 0)
+		TH_LOG("query of a removed id");
 	d.id = bound;
-	CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0 &&
-	      d.out_events_reported == 1, "destroy: reported %u",
-	      d.out_events_reported);
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0 &&
+		    d.out_events_reported == 1)
+		TH_LOG("destroy: reported %u", d.out_events_reported);
 	close(fd);
 
 	/* The device comes back and works. */
-	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
-	      "rdma link add failed");
-	CHECK(rcm_wait_gid(ip) == 0, "no GID after re-adding rxe0");
+	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))
+		TH_LOG("rdma link add failed");
+	ASSERT_EQ(0, rcm_wait_gid(ip))
+		TH_LOG("no GID after re-adding rxe0");
 	fd = rcm_open_dev();
-	CHECK(num_devices(fd) == before, "device count %u after re-adding",
-	      num_devices(fd));
+	ASSERT_EQ(num_devices(fd), before)
+		TH_LOG("device count %u after re-adding", num_devices(fd));
 	bound = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 5);
-	CHECK(rcm_bind(fd, bound, ip, 0) == 0, "bind after re-add: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, bound, ip, 0))
+		TH_LOG("bind after re-add: %s", strerror(errno));
 	close(fd);
 }
 
@@ -127,7 +151,7 @@ static void reap(pid_t pid, int secs)
 	waitpid(pid, &st, 0);
 }
 
-RCM_TEST(request_ids_let_the_device_go)
+TEST_F(removal, request_ids_let_the_device_go)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -140,29 +164,33 @@ RCM_TEST(request_ids_let_the_device_go)
 	rcm_restore_rxe();
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
-		SKIP("in-tree rdma_ucm not loaded");
+		SKIP(return, "in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
 	lid = rcm_listener(fd, ip, 20300, 1, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	pid = fork();
-	CHECK(pid >= 0, "fork");
+	ASSERT_LE(0, pid)
+		TH_LOG("fork");
 	if (pid == 0) {
 		execl("./intree_client", "intree_client", ip, "20300", "r",
 		      "reject:-1:-", (char *)NULL);
 		_exit(3);
 	}
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_CONNECT_REQUEST)
+		TH_LOG("no request");
 	rid = ev.id;
 
 	/* The request's ib_cm id must not hold the device. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(rcm_sh("rdma link delete rxe0") == 0, "rdma link delete failed");
+	ASSERT_EQ(0, rcm_sh("rdma link delete rxe0"))
+		TH_LOG("rdma link delete failed");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	CHECK(t1.tv_sec - t0.tv_sec < REMOVAL_BOUND_S, "removal took %ld s",
-	      (long)(t1.tv_sec - t0.tv_sec));
+	ASSERT_GT(REMOVAL_BOUND_S, t1.tv_sec - t0.tv_sec)
+		TH_LOG("removal took %ld s", (long)(t1.tv_sec - t0.tv_sec));
 	while (rcm_wait_event(fd, 1000, &ev) == 0) {
 		printf("# event %u status %d on id %u (listener %u, request %u)\n",
 		       ev.event, ev.status, ev.id, lid, rid);
@@ -170,19 +198,21 @@ RCM_TEST(request_ids_let_the_device_go)
 		    (ev.id == lid || ev.id == rid))
 			removals++;
 	}
-	CHECK(removals == 2, "%d DEVICE_REMOVAL events, want 2 (listener and request)",
-	      removals);
-	CHECK(rcm_destroy(fd, rid) == 0 && rcm_destroy(fd, lid) == 0,
-	      "destroy: %s", strerror(errno));
+	ASSERT_EQ(2, removals)
+		TH_LOG("%d DEVICE_REMOVAL events, want 2 (listener and request)",
+		       removals);
+	ASSERT_TRUE(rcm_destroy(fd, rid) == 0 && rcm_destroy(fd, lid) == 0)
+		TH_LOG("destroy: %s", strerror(errno));
 	close(fd);
 	reap(pid, 20);
 
-	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
-	      "rdma link add failed");
-	CHECK(rcm_wait_gid(ip) == 0, "no GID after re-adding rxe0");
+	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))
+		TH_LOG("rdma link add failed");
+	ASSERT_EQ(0, rcm_wait_gid(ip))
+		TH_LOG("no GID after re-adding rxe0");
 }
 
-RCM_TEST(connections_let_the_device_go)
+TEST_F(removal, connections_let_the_device_go)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -194,44 +224,50 @@ RCM_TEST(connections_let_the_device_go)
 	rcm_restore_rxe();
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	/* An established connection (both ends), and a connect in flight. */
 	lid = rcm_listener(fd, ip, 20301, 1, 0);
 	cid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	pending = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
-	CHECK(lid && cid && pending, "create: %s", strerror(errno));
-	CHECK(rcm_routed(fd, cid, ip, 20301) == 0 &&
-	      rcm_routed(fd, pending, ip, 20301) == 0, "route: %s",
-	      strerror(errno));
-	CHECK(rcm_connect(fd, cid, 0x10, NULL) == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no request");
+	ASSERT_TRUE(lid && cid && pending)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_TRUE(rcm_routed(fd, cid, ip, 20301) == 0 &&
+		    rcm_routed(fd, pending, ip, 20301) == 0)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(fd, cid, 0x10, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_CONNECT_REQUEST)
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(rcm_accept(fd, rid, 0x20, 4, NULL) == 0, "accept: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_RESPONSE, "no response");
+	ASSERT_EQ(0, rcm_accept(fd, rid, 0x20, 4, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_CONNECT_RESPONSE)
+		TH_LOG("no response");
 	{
 		struct rcm_establish e = { .size = sizeof(e), .id = cid };
 
-		CHECK(ioctl(fd, RCM_IOCTL_ESTABLISH, &e) == 0,
-		      "establish: %s", strerror(errno));
+		ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_ESTABLISH, &e))
+			TH_LOG("establish: %s", strerror(errno));
 	}
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_ESTABLISHED, "not established");
+	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_ESTABLISHED)
+		TH_LOG("not established");
 	/* Its request stays unanswered: the listener's second request. */
-	CHECK(rcm_connect(fd, pending, 0x30, NULL) == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST, "no second request");
+	ASSERT_EQ(0, rcm_connect(fd, pending, 0x30, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_CONNECT_REQUEST)
+		TH_LOG("no second request");
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(rcm_sh("rdma link delete rxe0") == 0, "rdma link delete failed");
+	ASSERT_EQ(0, rcm_sh("rdma link delete rxe0"))
+		TH_LOG("rdma link delete failed");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	CHECK(t1.tv_sec - t0.tv_sec < REMOVAL_BOUND_S, "removal took %ld s",
-	      (long)(t1.tv_sec - t0.tv_sec));
+	ASSERT_GT(REMOVAL_BOUND_S, t1.tv_sec - t0.tv_sec)
+		TH_LOG("removal took %ld s", (long)(t1.tv_sec - t0.tv_sec));
 	while (rcm_wait_event(fd, 1000, &ev) == 0) {
 		printf("# event %u status %d on id %u\n", ev.event, ev.status,
 		       ev.id);
@@ -242,19 +278,15 @@ RCM_TEST(connections_let_the_device_go)
 	 * Listener, both ends of the connection, the pending connect and
 	 * the second request.
 	 */
-	CHECK(seen == 5, "%u DEVICE_REMOVAL events, want 5", seen);
-	CHECK_ERRNO(rcm_connect(fd, pending, 0x30, NULL), ENODEV);
+	ASSERT_EQ(5, seen)
+		TH_LOG("%u DEVICE_REMOVAL events, want 5", seen);
+	ASSERT_ERRNO(rcm_connect(fd, pending, 0x30, NULL), ENODEV);
 	close(fd);
 
-	CHECK(rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev) == 0,
-	      "rdma link add failed");
-	CHECK(rcm_wait_gid(ip) == 0, "no GID after re-adding rxe0");
+	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))
+		TH_LOG("rdma link add failed");
+	ASSERT_EQ(0, rcm_wait_gid(ip))
+		TH_LOG("no GID after re-adding rxe0");
 }
 
-int main(void)
-{
-	int ret = rcm_test_run();
-
-	rcm_restore_rxe();
-	return ret;
-}
+RCM_TEST_MAIN

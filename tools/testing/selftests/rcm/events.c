@@ -13,46 +13,52 @@
 #include <sys/time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 #define offsetofend(type, member)					\
 	(offsetof(type, member) + sizeof(((type *)0)->member))
 
-RCM_TEST(short_buffer_is_einval)
+TEST(short_buffer_is_einval)
 {
 	char buf[RCM_EVENT_SIZE_DEFAULT - 1];	/* a new file's record */
 	int fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK_ERRNO(read(fd, buf, sizeof(buf)), EINVAL);
-	CHECK_ERRNO(read(fd, buf, 0), EINVAL);
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_ERRNO(read(fd, buf, sizeof(buf)), EINVAL);
+	ASSERT_ERRNO(read(fd, buf, 0), EINVAL);
 	close(fd);
 }
 
-RCM_TEST(nonblocking_read_of_empty_queue_is_eagain)
+TEST(nonblocking_read_of_empty_queue_is_eagain)
 {
 	struct rcm_event ev[4];
 	int fd = open(RCM_DEV, O_RDWR | O_NONBLOCK);
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK_ERRNO(read(fd, ev, sizeof(ev)), EAGAIN);
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_ERRNO(read(fd, ev, sizeof(ev)), EAGAIN);
 	close(fd);
 }
 
-RCM_TEST(poll_and_epoll_see_no_event)
+TEST(poll_and_epoll_see_no_event)
 {
 	struct pollfd p = { .events = POLLIN };
 	struct epoll_event e = { .events = EPOLLIN }, got;
 	int ep, fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
 	p.fd = fd;
-	CHECK(poll(&p, 1, 50) == 0, "poll reported %#x", p.revents);
+	ASSERT_EQ(0, poll(&p, 1, 50))
+		TH_LOG("poll reported %#x", p.revents);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	CHECK(ep >= 0, "epoll_create1");
-	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) == 0, "epoll_ctl: %s",
-	      strerror(errno));
-	CHECK(epoll_wait(ep, &got, 1, 50) == 0, "epoll reported an event");
+	ASSERT_LE(0, ep)
+		TH_LOG("epoll_create1");
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e))
+		TH_LOG("epoll_ctl: %s", strerror(errno));
+	ASSERT_EQ(0, epoll_wait(ep, &got, 1, 50))
+		TH_LOG("epoll reported an event");
 	close(ep);
 	close(fd);
 }
@@ -62,42 +68,45 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-RCM_TEST(blocking_read_is_interruptible)
+TEST(blocking_read_is_interruptible)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
 	struct itimerval it = { .it_value.tv_usec = 200000 };
 	struct rcm_event ev;
 	int fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
-	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
-	CHECK_ERRNO(read(fd, &ev, sizeof(ev)), EINTR);
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL))
+		TH_LOG("sigaction");
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL))
+		TH_LOG("setitimer");
+	ASSERT_ERRNO(read(fd, &ev, sizeof(ev)), EINTR);
 	close(fd);
 }
 
-RCM_TEST(event_record_layout_is_fixed)
+TEST(event_record_layout_is_fixed)
 {
 	/*
 	 * Userspace and kernel agree on one record size for every arch:
 	 * the first release's 272 bytes, then the peer's ECE, then the
 	 * rest of an iWARP peer's private data.
 	 */
-	CHECK(sizeof(struct rcm_event) == RCM_EVENT_SIZE_PDATA &&
-	      RCM_EVENT_SIZE_PDATA == 352, "sizeof %zu",
-	      sizeof(struct rcm_event));
-	CHECK(offsetof(struct rcm_event, ece_vendor_id) ==
-	      RCM_EVENT_SIZE_DEFAULT, "ECE at %zu",
-	      offsetof(struct rcm_event, ece_vendor_id));
-	CHECK(offsetof(struct rcm_event, private_data_total) ==
-	      RCM_EVENT_SIZE_ECE && RCM_EVENT_SIZE_ECE == 288,
-	      "private_data_total at %zu",
-	      offsetof(struct rcm_event, private_data_total));
-	CHECK(offsetof(struct rcm_event, private_data) == 72, "offset %zu",
-	      offsetof(struct rcm_event, private_data));
-	CHECK(offsetof(struct rcm_event, ud.ah_attr) ==
-	      offsetof(struct rcm_event, conn) + 8, "ud offset");
-	CHECK(sizeof(struct rcm_event) % 8 == 0, "not 8-byte sized");
+	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_PDATA &&
+		    RCM_EVENT_SIZE_PDATA == 352)
+		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
+	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, offsetof(struct rcm_event, ece_vendor_id))
+		TH_LOG("ECE at %zu", offsetof(struct rcm_event, ece_vendor_id));
+	ASSERT_TRUE(offsetof(struct rcm_event, private_data_total) ==
+		    RCM_EVENT_SIZE_ECE && RCM_EVENT_SIZE_ECE == 288)
+		TH_LOG("private_data_total at %zu",
+		       offsetof(struct rcm_event, private_data_total));
+	ASSERT_EQ(72, offsetof(struct rcm_event, private_data))
+		TH_LOG("offset %zu", offsetof(struct rcm_event, private_data));
+	ASSERT_EQ(offsetof(struct rcm_event, ud.ah_attr), offsetof(struct rcm_event, conn) + 8)
+		TH_LOG("ud offset");
+	ASSERT_EQ(0, sizeof(struct rcm_event) % 8)
+		TH_LOG("not 8-byte sized");
 }
 
 /* RCM_IOCTL_QUERY asking for @event_size; out_event_size, or -1. */
@@ -110,7 +119,7 @@ static int set_record_size(int fd, unsigned int event_size)
 	return q.out_event_size;
 }
 
-RCM_TEST(record_size_is_set_per_file_by_query)
+TEST(record_size_is_set_per_file_by_query)
 {
 	struct rcm_query old = { .size = offsetofend(struct rcm_query,
 						     out_num_devices) };
@@ -118,37 +127,43 @@ RCM_TEST(record_size_is_set_per_file_by_query)
 	int fd = open(RCM_DEV, O_RDWR | O_CLOEXEC);
 	int fd2 = open(RCM_DEV, O_RDWR | O_CLOEXEC);
 
-	CHECK(fd >= 0 && fd2 >= 0, "open: %s", strerror(errno));
+	ASSERT_TRUE(fd >= 0 && fd2 >= 0)
+		TH_LOG("open: %s", strerror(errno));
 	/* A new file returns the records of ABI version 2. */
-	CHECK(set_record_size(fd, 0) == RCM_EVENT_SIZE_DEFAULT, "default %d",
-	      set_record_size(fd, 0));
+	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, set_record_size(fd, 0))
+		TH_LOG("default %d", set_record_size(fd, 0));
 	/* A reader that knows more gets the module's record. */
-	CHECK(set_record_size(fd, 4096) == (int)sizeof(struct rcm_event),
-	      "capped at %d", set_record_size(fd, 0));
-	CHECK(set_record_size(fd, RCM_EVENT_SIZE_MIN) == RCM_EVENT_SIZE_MIN,
-	      "smallest");
-	CHECK(set_record_size(fd, 128) == 128, "128");
+	ASSERT_EQ(set_record_size(fd, 4096), (int)sizeof(struct rcm_event))
+		TH_LOG("capped at %d", set_record_size(fd, 0));
+	ASSERT_EQ(RCM_EVENT_SIZE_MIN, set_record_size(fd, RCM_EVENT_SIZE_MIN))
+		TH_LOG("smallest");
+	ASSERT_EQ(128, set_record_size(fd, 128))
+		TH_LOG("128");
 	/* 0, and a query of the first release, keep the file's size. */
-	CHECK(set_record_size(fd, 0) == 128, "0 changed the size");
-	CHECK(ioctl(fd, RCM_IOCTL_QUERY, &old) == 0, "old query: %s",
-	      strerror(errno));
-	CHECK(set_record_size(fd, 0) == 128, "old query changed the size");
+	ASSERT_EQ(128, set_record_size(fd, 0))
+		TH_LOG("0 changed the size");
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_QUERY, &old))
+		TH_LOG("old query: %s", strerror(errno));
+	ASSERT_EQ(128, set_record_size(fd, 0))
+		TH_LOG("old query changed the size");
 	/* Per file. */
-	CHECK(set_record_size(fd2, 0) == RCM_EVENT_SIZE_DEFAULT,
-	      "another file's size changed");
+	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, set_record_size(fd2, 0))
+		TH_LOG("another file's size changed");
 	/* Below the smallest, or not a multiple of 8. */
-	CHECK_ERRNO(set_record_size(fd, 8), EINVAL);
-	CHECK_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN - 8), EINVAL);
-	CHECK_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN + 4), EINVAL);
-	CHECK_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_DEFAULT + 1), EINVAL);
-	CHECK(set_record_size(fd, 0) == 128, "a refused size changed it");
+	ASSERT_ERRNO(set_record_size(fd, 8), EINVAL);
+	ASSERT_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN - 8), EINVAL);
+	ASSERT_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN + 4), EINVAL);
+	ASSERT_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_DEFAULT + 1), EINVAL);
+	ASSERT_EQ(128, set_record_size(fd, 0))
+		TH_LOG("a refused size changed it");
 	/* A buffer below the file's record fails; one record is enough. */
 	{
 		char buf[128];
 
-		CHECK_ERRNO(read(fd, buf, 127), EINVAL);
-		CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
-		CHECK_ERRNO(read(fd, buf, 128), EAGAIN);
+		ASSERT_ERRNO(read(fd, buf, 127), EINVAL);
+		ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK))
+			TH_LOG("O_NONBLOCK");
+		ASSERT_ERRNO(read(fd, buf, 128), EAGAIN);
 	}
 	close(fd2);
 	close(fd);
@@ -160,7 +175,7 @@ RCM_TEST(record_size_is_set_per_file_by_query)
  * record is the first bytes of one event, the next record is the next
  * event, and nothing is written past the records returned.
  */
-RCM_TEST(smaller_record_reader_gets_whole_events)
+TEST(smaller_record_reader_gets_whole_events)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	enum { NIDS = 3, REC = RCM_EVENT_SIZE_MIN + 56 };
@@ -171,16 +186,18 @@ RCM_TEST(smaller_record_reader_gets_whole_events)
 	int fd, got = 0, i, n;
 
 	if (!ip)
-		SKIP("RCM_ADDR_RXE not set (no rxe device here)");
+		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
 	fd = rcm_open_dev();
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK(set_record_size(fd, REC) == REC, "record size %d",
-	      set_record_size(fd, 0));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(REC, set_record_size(fd, REC))
+		TH_LOG("record size %d", set_record_size(fd, 0));
 	for (i = 0; i < NIDS; i++) {
 		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xabc0 + i);
-		CHECK(ids[i], "create: %s", strerror(errno));
-		CHECK(rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0,
-		      "resolve: %s", strerror(errno));
+		ASSERT_TRUE(ids[i])
+			TH_LOG("create: %s", strerror(errno));
+		ASSERT_EQ(0, rcm_resolve(fd, ids[i], NULL, ip, 2000))
+			TH_LOG("resolve: %s", strerror(errno));
 	}
 	/* Wait for all three, then read them with one call. */
 	for (i = 0; i < 100; i++) {
@@ -193,46 +210,56 @@ RCM_TEST(smaller_record_reader_gets_whole_events)
 			break;
 		usleep(100000);
 	}
-	CHECK(n == NIDS, "not all resolved in 10 s");
+	ASSERT_EQ(NIDS, n)
+		TH_LOG("not all resolved in 10 s");
 	p.fd = fd;
-	CHECK(poll(&p, 1, 10000) == 1, "not readable");
+	ASSERT_EQ(1, poll(&p, 1, 10000))
+		TH_LOG("not readable");
 
 	memset(buf, 0xa5, sizeof(buf));
 	n = read(fd, buf, sizeof(buf));
-	CHECK(n > 0 && n % REC == 0, "read %d bytes, records of %d", n, REC);
-	for (i = n; i < (int)sizeof(buf); i++)
-		CHECK(buf[i] == 0xa5, "byte %d past %d written", i, n);
+	ASSERT_TRUE(n > 0 && n % REC == 0)
+		TH_LOG("read %d bytes, records of %d", n, REC);
+	for (i = n; i < (int)sizeof(buf); i++) {
+		ASSERT_EQ(0xa5, buf[i])
+			TH_LOG("byte %d past %d written", i, n);
+	}
 	got = n / REC;
 	/* Events queued after the poll may be read separately. */
 	while (got < NIDS) {
-		CHECK(poll(&p, 1, 10000) == 1, "%d events only", got);
+		ASSERT_EQ(1, poll(&p, 1, 10000))
+			TH_LOG("%d events only", got);
 		n = read(fd, buf + got * REC, REC);
-		CHECK(n == REC, "read %d, want one record of %d", n, REC);
+		ASSERT_EQ(REC, n)
+			TH_LOG("read %d, want one record of %d", n, REC);
 		got++;
 	}
 	for (i = 0; i < NIDS; i++) {
 		memset(&ev, 0, sizeof(ev));
 		memcpy(&ev, buf + i * REC, REC);
-		CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0,
-		      "record %d: event %u status %d", i, ev.event, ev.status);
-		CHECK(ev.id == ids[i] && ev.context == 0xabc0u + i,
-		      "record %d: id %u context %llx", i, ev.id,
-		      (unsigned long long)ev.context);
+		ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0)
+			TH_LOG("record %d: event %u status %d", i, ev.event, ev.status);
+		ASSERT_TRUE(ev.id == ids[i] && ev.context == 0xabc0u + i)
+			TH_LOG("record %d: id %u context %llx", i, ev.id,
+			       (unsigned long long)ev.context);
 		/* The count is the event's, the data what the record holds. */
-		CHECK(ev.private_data_len == sizeof(struct rcm_id_info),
-		      "record %d: private_data_len %u", i, ev.private_data_len);
-		CHECK(((struct rcm_id_info *)ev.private_data)->port_num == 1,
-		      "record %d: port %u", i,
-		      ((struct rcm_id_info *)ev.private_data)->port_num);
+		ASSERT_EQ(sizeof(struct rcm_id_info), ev.private_data_len)
+			TH_LOG("record %d: private_data_len %u", i, ev.private_data_len);
+		ASSERT_TRUE(((struct rcm_id_info *)ev.private_data)->port_num == 1)
+			TH_LOG("record %d: port %u", i,
+			       ((struct rcm_id_info *)ev.private_data)->port_num);
 	}
 	/* Each event came out once: nothing is left of them. */
-	CHECK(poll(&p, 1, 0) == 0, "still readable");
+	ASSERT_EQ(0, poll(&p, 1, 0))
+		TH_LOG("still readable");
 	for (i = 0; i < NIDS; i++) {
 		struct rcm_destroy_id d = { .size = sizeof(d), .id = ids[i] };
 
-		CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0, "destroy");
-		CHECK(d.out_events_reported == 1, "id %u: %u events reported",
-		      ids[i], d.out_events_reported);
+		ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_DESTROY_ID, &d))
+			TH_LOG("destroy");
+		ASSERT_EQ(1, d.out_events_reported)
+			TH_LOG("id %u: %u events reported",
+			       ids[i], d.out_events_reported);
 	}
 	close(fd);
 }
@@ -241,7 +268,7 @@ RCM_TEST(smaller_record_reader_gets_whole_events)
  * One record per read(), as the userlib and librdmacm read: the file
  * stays readable exactly while an event is left, whatever the size.
  */
-RCM_TEST(one_record_per_read_leaves_the_rest_readable)
+TEST(one_record_per_read_leaves_the_rest_readable)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	enum { REC = RCM_EVENT_SIZE_MIN };
@@ -252,17 +279,23 @@ RCM_TEST(one_record_per_read_leaves_the_rest_readable)
 	int fd;
 
 	if (!ip)
-		SKIP("RCM_ADDR_RXE not set (no rxe device here)");
+		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
 	fd = rcm_open_dev();
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK(set_record_size(fd, REC) == REC, "record size");
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(REC, set_record_size(fd, REC))
+		TH_LOG("record size");
 	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 	b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	CHECK(a && b, "create: %s", strerror(errno));
-	CHECK(rcm_resolve(fd, a, NULL, ip, 2000) == 0, "resolve");
+	ASSERT_TRUE(a && b)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolve(fd, a, NULL, ip, 2000))
+		TH_LOG("resolve");
 	p.fd = fd;
-	CHECK(poll(&p, 1, 10000) == 1, "first event");
-	CHECK(rcm_resolve(fd, b, NULL, ip, 2000) == 0, "resolve");
+	ASSERT_EQ(1, poll(&p, 1, 10000))
+		TH_LOG("first event");
+	ASSERT_EQ(0, rcm_resolve(fd, b, NULL, ip, 2000))
+		TH_LOG("resolve");
 	/* The second is queued once b is attached. */
 	for (int i = 0; i < 100; i++) {
 		struct rcm_query_id q;
@@ -271,18 +304,21 @@ RCM_TEST(one_record_per_read_leaves_the_rest_readable)
 			break;
 		usleep(100000);
 	}
-	CHECK(read(fd, buf, REC) == REC, "first read");
+	ASSERT_EQ(REC, read(fd, buf, REC))
+		TH_LOG("first read");
 	memcpy(&ev, buf, REC);
-	CHECK(ev.id == a && ev.context == 1, "first: id %u", ev.id);
-	CHECK(poll(&p, 1, 0) == 1, "not readable with an event left");
-	CHECK(read(fd, buf, REC + REC - 1) == REC, "second read");
+	ASSERT_TRUE(ev.id == a && ev.context == 1)
+		TH_LOG("first: id %u", ev.id);
+	ASSERT_EQ(1, poll(&p, 1, 0))
+		TH_LOG("not readable with an event left");
+	ASSERT_EQ(REC, read(fd, buf, REC + REC - 1))
+		TH_LOG("second read");
 	memcpy(&ev, buf, REC);
-	CHECK(ev.id == b && ev.context == 2, "second: id %u", ev.id);
-	CHECK(poll(&p, 1, 0) == 0, "readable with no event left");
+	ASSERT_TRUE(ev.id == b && ev.context == 2)
+		TH_LOG("second: id %u", ev.id);
+	ASSERT_EQ(0, poll(&p, 1, 0))
+		TH_LOG("readable with no event left");
 	close(fd);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

@@ -26,13 +26,14 @@
 #include <sys/ioctl.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 #include "fuzz_common.h"
 
 #define MAX_ROUNDS 80
 #define PORT 21500
 
-static int ffd = -1;
+static int ffd = -1;	/* the running case's own fail-nth */
+static bool knobs;	/* fault injection is there and set up */
 static const char *ip;
 
 struct ctx {
@@ -619,23 +620,28 @@ static int one_round(const struct step *st, int round, struct ctx *x,
  * the round's point, calls, and checks. Ends with the first round in
  * which nothing was injected, which must have succeeded.
  */
-static void walk(const struct step *st)
+static void walk(struct __test_metadata *_metadata, const struct step *st)
 {
 	int round, ret, err = 0, injected = 0, failed = 0;
 	char errs[200] = "";
 	struct ctx x;
 	bool fired = true;
 
-	if (ffd < 0)
-		SKIP("no /proc/thread-self/fail-nth (kernel without CONFIG_FAULT_INJECTION)");
+	if (!knobs)
+		SKIP(return, "no /proc/thread-self/fail-nth (kernel without CONFIG_FAULT_INJECTION)");
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
+	/* fail-nth belongs to the task that opens it: this case's child. */
+	ffd = rcm_fault_open();
+	ASSERT_LE(0, ffd)
+		TH_LOG("open /proc/thread-self/fail-nth: %s", strerror(errno));
 	for (round = 1; round <= MAX_ROUNDS && fired; round++) {
 		memset(&x, 0, sizeof(x));
 		x.d = -1;
 		x.s = rcm_open_dev();
 		x.c = rcm_open_dev();
-		CHECK(x.s >= 0 && x.c >= 0, "open: %s", strerror(errno));
+		ASSERT_TRUE(x.s >= 0 && x.c >= 0)
+			TH_LOG("open: %s", strerror(errno));
 		fired = false;
 		ret = one_round(st, round, &x, &fired, &err);
 		/* Closed whatever happened: the next round reuses the port. */
@@ -644,7 +650,8 @@ static void walk(const struct step *st)
 		if (x.s >= 0)
 			close(x.s);
 		close(x.c);
-		CHECK(ret >= 0, "%s round %d: %s", st->name, round, why);
+		ASSERT_LE(0, ret)
+			TH_LOG("%s round %d: %s", st->name, round, why);
 		injected += fired;
 		if (ret == 1 && !strstr(errs, strerror(err)) &&
 		    strlen(errs) + strlen(strerror(err)) + 3 < sizeof(errs))
@@ -652,20 +659,22 @@ static void walk(const struct step *st)
 				 "%s%s", errs[0] ? ", " : "", strerror(err));
 		failed += ret == 1;
 	}
-	CHECK(!fired, "%s: still injecting after %d rounds", st->name,
-	      MAX_ROUNDS);
-	CHECK(ret == 0, "%s: the call without a fault failed", st->name);
+	ASSERT_TRUE(!fired)
+		TH_LOG("%s: still injecting after %d rounds", st->name,
+		       MAX_ROUNDS);
+	ASSERT_EQ(0, ret)
+		TH_LOG("%s: the call without a fault failed", st->name);
 	printf("# %s: %d fault points, %d calls failed (%s)\n", st->name,
 	       injected, failed, errs[0] ? errs : "none");
 }
 
 #define STEP(_name, _cmd, _prep, _call, _after)				\
-	RCM_TEST(_name)							\
+	TEST(_name)							\
 	{								\
 		static const struct step st = {				\
 			#_name + 10, _cmd, _prep, _call, _after		\
 		};							\
-		walk(&st);						\
+		walk(_metadata, &st);					\
 	}
 
 STEP(faults_in_open, 0, prep_nothing, call_open, after_open)
@@ -691,12 +700,15 @@ STEP(faults_in_close_connected, 0, connected, call_close, after_close)
 
 int main(void)
 {
+	int fd;
+
 	ip = getenv("RCM_ADDR_RXE");
-	ffd = rcm_fault_open();
-	if (ffd >= 0 && rcm_fault_setup()) {
-		printf("# cannot set the fault injection knobs in debugfs\n");
-		close(ffd);
-		ffd = -1;
+	fd = rcm_fault_open();
+	if (fd >= 0) {
+		knobs = !rcm_fault_setup();
+		if (!knobs)
+			printf("# cannot set the fault injection knobs in debugfs\n");
+		close(fd);
 	}
-	return rcm_test_run();
+	return rcm_test_main();
 }

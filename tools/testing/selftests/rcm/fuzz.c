@@ -46,6 +46,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "kselftest.h"
 #include "rcm_test.h"
 #include "fuzz_common.h"
 
@@ -1445,12 +1446,10 @@ int main(void)
 	int n;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	printf("TAP version 13\n");
+	ksft_print_header();
 	probe = open_file();
-	if (probe < 0) {
-		printf("1..0 # SKIP %s: %s\n", RCM_DEV, strerror(errno));
-		return KSFT_SKIP;
-	}
+	if (probe < 0)
+		return ksft_exit_skip("%s: %s\n", RCM_DEV, strerror(errno));
 	close(probe);
 	if (!getenv("RCM_FUZZ_SEED")) {
 		struct timespec ts;
@@ -1458,10 +1457,8 @@ int main(void)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		base = rcm_mix((ts.tv_sec * 1000000000ULL + ts.tv_nsec) ^ getpid());
 	}
-	if (nworkers < 1 || nworkers > 16 || nthreads < 1 || nthreads > 16) {
-		printf("1..0 # SKIP RCM_FUZZ_WORKERS and _THREADS: 1..16\n");
-		return KSFT_SKIP;
-	}
+	if (nworkers < 1 || nworkers > 16 || nthreads < 1 || nthreads > 16)
+		return ksft_exit_skip("RCM_FUZZ_WORKERS and _THREADS: 1..16\n");
 	addr_rxe = getenv("RCM_ADDR_RXE");
 	addr6_rxe = getenv("RCM_ADDR6_RXE");
 	addr_siw = getenv("RCM_ADDR_SIW");
@@ -1485,12 +1482,10 @@ int main(void)
 	noaccess = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			-1, 0);
 	pids = calloc(nworkers, sizeof(*pids));
-	if (sh == MAP_FAILED || noaccess == MAP_FAILED || !pids) {
-		printf("1..0 # SKIP out of memory\n");
-		return KSFT_SKIP;
-	}
+	if (sh == MAP_FAILED || noaccess == MAP_FAILED || !pids)
+		return ksft_exit_skip("out of memory\n");
 	memset(sh, 0, sizeof(*sh));
-	printf("1..4\n");
+	ksft_set_plan(4);
 	printf("# seed %#llx: %d workers x %d threads, %lu ops, %lu s cap, faults %d%%%s, link churn %s\n",
 	       (unsigned long long)base, nworkers, nthreads, ops, secs,
 	       fault_pct, fault_pct ? "" : " (no fail-nth)",
@@ -1551,25 +1546,25 @@ int main(void)
 				      evnames[i], atomic_load(&sh->evcount[i]));
 	printf("%s\n", line);
 
-	printf("%sok 1 errnos_are_documented # %lu violations\n",
-	       sh->bad[V_ERRNO] ? "not " : "", atomic_load(&sh->bad[V_ERRNO]));
-	printf("%sok 2 events_name_handles_of_their_file # %lu violations\n",
-	       sh->bad[V_HANDLE] ? "not " : "",
-	       atomic_load(&sh->bad[V_HANDLE]));
-	printf("%sok 3 reads_return_whole_wellformed_records # %lu violations\n",
-	       sh->bad[V_READ] ? "not " : "", atomic_load(&sh->bad[V_READ]));
+	ksft_print_msg("%lu, %lu and %lu violations of the first three\n",
+		       atomic_load(&sh->bad[V_ERRNO]),
+		       atomic_load(&sh->bad[V_HANDLE]),
+		       atomic_load(&sh->bad[V_READ]));
+	ksft_test_result(!sh->bad[V_ERRNO], "errnos_are_documented\n");
+	ksft_test_result(!sh->bad[V_HANDLE],
+			 "events_name_handles_of_their_file\n");
+	ksft_test_result(!sh->bad[V_READ],
+			 "reads_return_whole_wellformed_records\n");
 	/*
 	 * A run long enough must have reached connections: else the
 	 * fuzzer exercised only the early states and proved little.
 	 */
 	if (!bad_exit && addr_rxe && atomic_load(&sh->ops) >= 5000 &&
 	    !atomic_load(&sh->evcount[RCM_EVENT_CONNECT_REQUEST])) {
-		printf("# no connection request in %lu ops\n",
-		       atomic_load(&sh->ops));
+		ksft_print_msg("no connection request in %lu ops\n",
+			       atomic_load(&sh->ops));
 		bad_exit++;
 	}
-	printf("%sok 4 workers_finish_and_rxe0_is_back\n",
-	       bad_exit ? "not " : "");
-	return bad_exit || sh->bad[V_ERRNO] || sh->bad[V_HANDLE] ||
-	       sh->bad[V_READ] ? KSFT_FAIL : KSFT_PASS;
+	ksft_test_result(!bad_exit, "workers_finish_and_rxe0_is_back\n");
+	ksft_finished();
 }

@@ -40,7 +40,7 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 static int set_option(int fd, unsigned int id, unsigned int opt,
 		      unsigned long long value)
@@ -82,51 +82,55 @@ static int drain(int fd, unsigned int type)
  * on its address whatever the option said, and the option cannot be
  * turned on again on a listener.
  */
-RCM_TEST(reuseaddr_listeners_stay_exclusive)
+TEST(reuseaddr_listeners_stay_exclusive)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int a, b, c, d, e;
 	int fd;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	fd = rcm_open_dev();
 	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 	b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	c = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
 	d = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
 	e = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 5);
-	CHECK(a && b && c && d && e, "create: %s", strerror(errno));
-	CHECK(!set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1) &&
-	      !set_option(fd, b, RCM_OPTION_ID_REUSEADDR, 1) &&
-	      !set_option(fd, e, RCM_OPTION_ID_REUSEADDR, 1),
-	      "REUSEADDR: %s", strerror(errno));
+	ASSERT_TRUE(a && b && c && d && e)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_TRUE(!set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1) &&
+		    !set_option(fd, b, RCM_OPTION_ID_REUSEADDR, 1) &&
+		    !set_option(fd, e, RCM_OPTION_ID_REUSEADDR, 1))
+		TH_LOG("REUSEADDR: %s", strerror(errno));
 	/* Both bound first: neither may listen while the other is there. */
-	CHECK(!rcm_bind(fd, a, ip, 20500) && !rcm_bind(fd, b, ip, 20500),
-	      "two REUSEADDR binds of one port: %s", strerror(errno));
-	CHECK_ERRNO(rcm_listen(fd, b, 0), EADDRINUSE);
-	CHECK(rcm_destroy(fd, b) == 0, "destroy: %s", strerror(errno));
-	CHECK(rcm_listen(fd, a, 0) == 0, "listen alone: %s", strerror(errno));
-	CHECK_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1), EINVAL);
-	CHECK_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 0), EINVAL);
+	ASSERT_TRUE(!rcm_bind(fd, a, ip, 20500) && !rcm_bind(fd, b, ip, 20500))
+		TH_LOG("two REUSEADDR binds of one port: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_listen(fd, b, 0), EADDRINUSE);
+	ASSERT_EQ(0, rcm_destroy(fd, b))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_listen(fd, a, 0))
+		TH_LOG("listen alone: %s", strerror(errno));
+	ASSERT_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1), EINVAL);
+	ASSERT_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 0), EINVAL);
 	/* The listener no longer shares: a later REUSEADDR bind is refused. */
-	CHECK_ERRNO(rcm_bind(fd, e, ip, 20500), EADDRINUSE);
+	ASSERT_ERRNO(rcm_bind(fd, e, ip, 20500), EADDRINUSE);
 
 	/* Wildcards: the in-tree errno is EADDRNOTAVAIL. */
-	CHECK(!set_option(fd, c, RCM_OPTION_ID_REUSEADDR, 1) &&
-	      !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1),
-	      "REUSEADDR: %s", strerror(errno));
-	CHECK(!rcm_bind(fd, c, "0.0.0.0", 20501) &&
-	      !rcm_bind(fd, d, "0.0.0.0", 20501), "wildcard binds: %s",
-	      strerror(errno));
-	CHECK_ERRNO(rcm_listen(fd, c, 0), EADDRNOTAVAIL);
-	CHECK(rcm_destroy(fd, d) == 0, "destroy: %s", strerror(errno));
-	CHECK(rcm_listen(fd, c, 0) == 0, "wildcard listen: %s",
-	      strerror(errno));
+	ASSERT_TRUE(!set_option(fd, c, RCM_OPTION_ID_REUSEADDR, 1) &&
+		    !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1))
+		TH_LOG("REUSEADDR: %s", strerror(errno));
+	ASSERT_TRUE(!rcm_bind(fd, c, "0.0.0.0", 20501) &&
+		    !rcm_bind(fd, d, "0.0.0.0", 20501))
+		TH_LOG("wildcard binds: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_listen(fd, c, 0), EADDRNOTAVAIL);
+	ASSERT_EQ(0, rcm_destroy(fd, d))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_listen(fd, c, 0))
+		TH_LOG("wildcard listen: %s", strerror(errno));
 	d = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
-	CHECK(d && !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1),
-	      "create: %s", strerror(errno));
-	CHECK_ERRNO(rcm_bind(fd, d, "0.0.0.0", 20501), EADDRNOTAVAIL);
+	ASSERT_TRUE(d && !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1))
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_bind(fd, d, "0.0.0.0", 20501), EADDRNOTAVAIL);
 	close(fd);
 }
 
@@ -135,7 +139,7 @@ RCM_TEST(reuseaddr_listeners_stay_exclusive)
  * naming by handle an id created later, while its client waited (the
  * request had been sent an MRA) instead of being refused.
  */
-RCM_TEST(destroyed_listener_refuses_unread_requests)
+TEST(destroyed_listener_refuses_unread_requests)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, cid, ids[4], fresh;
@@ -143,34 +147,39 @@ RCM_TEST(destroyed_listener_refuses_unread_requests)
 	int s, c, i;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20502, 0x1157, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_routed_id(c, ip, 20502, 0xc);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x10, "knock") == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(readable(s, 30000), "no request within 30 s");
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x10, "knock"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(readable(s, 30000))
+		TH_LOG("no request within 30 s");
 	/* Churn handles so the listener's can be handed out again. */
 	for (i = 0; i < 4; i++)
 		ids[i] = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 0x100 + i);
 	for (i = 0; i < 4; i++)
 		rcm_destroy(s, ids[i]);
-	CHECK(rcm_destroy(s, lid) == 0, "destroy listener: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, rcm_destroy(s, lid))
+		TH_LOG("destroy listener: %s", strerror(errno));
 	fresh = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 0xf4e5);
-	CHECK(fresh, "create: %s", strerror(errno));
-	CHECK(!readable(s, 0) || (read(s, &ev, sizeof(ev)) == sizeof(ev) &&
-				  (printf("# event %u id %u listen_id %u\n",
-					  ev.event, ev.id, ev.listen_id), 0)),
-	      "an event outlived its listener");
+	ASSERT_TRUE(fresh)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_TRUE(!readable(s, 0) || (read(s, &ev, sizeof(ev)) == sizeof(ev) &&
+		    (printf("# event %u id %u listen_id %u\n",
+		    ev.event, ev.id, ev.listen_id), 0)))
+		TH_LOG("an event outlived its listener");
 	/* The client is refused at once, not after the MRA's 68 s. */
-	CHECK(rcm_wait_event(c, 30000, &ev) == 0, "client heard nothing");
-	CHECK(ev.event == RCM_EVENT_REJECTED && ev.id == cid,
-	      "client got event %u status %d, want REJECTED", ev.event,
-	      ev.status);
+	ASSERT_EQ(0, rcm_wait_event(c, 30000, &ev))
+		TH_LOG("client heard nothing");
+	ASSERT_TRUE(ev.event == RCM_EVENT_REJECTED && ev.id == cid)
+		TH_LOG("client got event %u status %d, want REJECTED", ev.event,
+		       ev.status);
 	close(c);
 	close(s);
 }
@@ -181,7 +190,7 @@ RCM_TEST(destroyed_listener_refuses_unread_requests)
  * on a listener that never reads. As ucma, a slot is given back only
  * when the CONNECT_REQUEST is read.
  */
-RCM_TEST(backlog_bounds_abandoned_requests)
+TEST(backlog_bounds_abandoned_requests)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, a, b;
@@ -189,30 +198,36 @@ RCM_TEST(backlog_bounds_abandoned_requests)
 	int s, c, n;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20503, 0xb1, 1);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	a = rcm_routed_id(c, ip, 20503, 0xa);
 	b = rcm_routed_id(c, ip, 20503, 0xb);
-	CHECK(a && b, "route: %s", strerror(errno));
-	CHECK(set_option(c, b, RCM_OPTION_ID_CONNECT_TIMEOUT, 3000) == 0,
-	      "connect timeout: %s", strerror(errno));
-	CHECK(rcm_connect(c, a, 0x10, "first") == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(readable(s, 30000), "no request within 30 s");
+	ASSERT_TRUE(a && b)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, set_option(c, b, RCM_OPTION_ID_CONNECT_TIMEOUT, 3000))
+		TH_LOG("connect timeout: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, a, 0x10, "first"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(readable(s, 30000))
+		TH_LOG("no request within 30 s");
 	/* The peer abandons its request (a REJ): the slot stays taken. */
-	CHECK(rcm_destroy(c, a) == 0, "destroy: %s", strerror(errno));
-	CHECK(rcm_connect(c, b, 0x11, "second") == 0, "connect: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, rcm_destroy(c, a))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, b, 0x11, "second"))
+		TH_LOG("connect: %s", strerror(errno));
 	/* Dropped at the full backlog: its REQ times out, no MRA holds it. */
-	CHECK(rcm_wait_event(c, 40000, &ev) == 0, "second client: no event");
-	CHECK(ev.event == RCM_EVENT_UNREACHABLE && ev.id == b,
-	      "second client: event %u status %d, want UNREACHABLE",
-	      ev.event, ev.status);
+	ASSERT_EQ(0, rcm_wait_event(c, 40000, &ev))
+		TH_LOG("second client: no event");
+	ASSERT_TRUE(ev.event == RCM_EVENT_UNREACHABLE && ev.id == b)
+		TH_LOG("second client: event %u status %d, want UNREACHABLE",
+		       ev.event, ev.status);
 	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
-	CHECK(n == 1, "%d requests queued on a listener of backlog 1", n);
+	ASSERT_EQ(1, n)
+		TH_LOG("%d requests queued on a listener of backlog 1", n);
 	close(c);
 	close(s);
 }
@@ -221,7 +236,7 @@ RCM_TEST(backlog_bounds_abandoned_requests)
  * Defect 10: QUERY_ID and BIND_ADDR left output members as userspace
  * passed them in.
  */
-RCM_TEST(outputs_are_written_whole)
+TEST(outputs_are_written_whole)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_bind_addr b;
@@ -231,23 +246,24 @@ RCM_TEST(outputs_are_written_whole)
 	int fd;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	CHECK(id, "create: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
 	memset(&q, 0xa5, sizeof(q));
 	q.size = sizeof(q);
 	q.flags = 0;
 	q.id = id;
-	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0, "query: %s",
-	      strerror(errno));
-	CHECK(q.out_port_num == 0 && q.out_node_guid == 0 &&
-	      q.out_src.ss_family == 0 && q.out_dst.ss_family == 0 &&
-	      q.out_num_paths == 0 && q.out_reserved == 0 &&
-	      !memcmp(&q.out_path, zero, sizeof(q.out_path)),
-	      "query of an unbound id: port %u family %u/%u paths %u reserved %#x",
-	      q.out_port_num, q.out_src.ss_family, q.out_dst.ss_family,
-	      q.out_num_paths, q.out_reserved);
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_QUERY_ID, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_TRUE(q.out_port_num == 0 && q.out_node_guid == 0 &&
+		    q.out_src.ss_family == 0 && q.out_dst.ss_family == 0 &&
+		    q.out_num_paths == 0 && q.out_reserved == 0 &&
+		    !memcmp(&q.out_path, zero, sizeof(q.out_path)))
+		TH_LOG("query of an unbound id: port %u family %u/%u paths %u reserved %#x",
+		       q.out_port_num, q.out_src.ss_family, q.out_dst.ss_family,
+		       q.out_num_paths, q.out_reserved);
 
 	memset(&b, 0xa5, sizeof(b));
 	b.size = sizeof(b);
@@ -255,13 +271,13 @@ RCM_TEST(outputs_are_written_whole)
 	b.id = id;
 	b.reserved = 0;
 	rcm_sockaddr(&b.addr, ip, 0);
-	CHECK(ioctl(fd, RCM_IOCTL_BIND_ADDR, &b) == 0, "bind: %s",
-	      strerror(errno));
-	CHECK(!memcmp(b.out_info.dst, zero, sizeof(b.out_info.dst)) &&
-	      b.out_info.num_paths == 0 &&
-	      !memcmp(&b.out_info.path, zero, sizeof(b.out_info.path)),
-	      "bind output: dst %#x.. paths %u", b.out_info.dst[0],
-	      b.out_info.num_paths);
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_BIND_ADDR, &b))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_TRUE(!memcmp(b.out_info.dst, zero, sizeof(b.out_info.dst)) &&
+		    b.out_info.num_paths == 0 &&
+		    !memcmp(&b.out_info.path, zero, sizeof(b.out_info.path)))
+		TH_LOG("bind output: dst %#x.. paths %u", b.out_info.dst[0],
+		       b.out_info.num_paths);
 	close(fd);
 }
 
@@ -347,7 +363,7 @@ static void *create_thread(void *arg)
 	return NULL;
 }
 
-RCM_TEST(migration_reservation_survives_destroy)
+TEST(migration_reservation_survives_destroy)
 {
 	static struct migrate_race r;
 	pthread_t t1, t2;
@@ -357,9 +373,11 @@ RCM_TEST(migration_reservation_survives_destroy)
 	pthread_mutex_init(&r.lock, NULL);
 	r.src = rcm_open_dev();
 	r.dst = rcm_open_dev();
-	CHECK(r.src >= 0 && r.dst >= 0, "open: %s", strerror(errno));
-	CHECK(!pthread_create(&t1, NULL, migrate_thread, &r) &&
-	      !pthread_create(&t2, NULL, create_thread, &r), "threads");
+	ASSERT_TRUE(r.src >= 0 && r.dst >= 0)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_TRUE(!pthread_create(&t1, NULL, migrate_thread, &r) &&
+		    !pthread_create(&t2, NULL, create_thread, &r))
+		TH_LOG("threads");
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	printf("# %d migrations, %d creations in the destination\n",
@@ -369,9 +387,10 @@ RCM_TEST(migration_reservation_survives_destroy)
 			if (r.migrated[i] == r.created[j] && dup++ < 5)
 				printf("# handle %u both migrated and created\n",
 				       r.migrated[i]);
-	CHECK(!dup, "%d handles handed out twice", dup);
-	CHECK(r.nmigrated > MIGRATIONS / 2, "only %d migrations",
-	      r.nmigrated);
+	ASSERT_TRUE(!dup)
+		TH_LOG("%d handles handed out twice", dup);
+	ASSERT_TRUE(r.nmigrated > MIGRATIONS / 2)
+		TH_LOG("only %d migrations", r.nmigrated);
 	/* Every id is in one table: closing destroys each exactly once. */
 	close(r.dst);
 	close(r.src);
@@ -403,7 +422,7 @@ static void *destroy_forward(void *arg)
 	return NULL;
 }
 
-RCM_TEST(destroy_races_device_removal)
+TEST(destroy_races_device_removal)
 {
 	struct destroyer fwd;
 	pthread_t t;
@@ -415,31 +434,37 @@ RCM_TEST(destroy_races_device_removal)
 	pid_t pid;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	for (round = 0; round < REMOVAL_ROUNDS; round++) {
 		rcm_restore_rxe();
 		fd = rcm_open_dev();
 		n = 0;
 		ids[n] = rcm_listener(fd, ip, 20504, 0x1, 0);
-		CHECK(ids[n], "listen: %s", strerror(errno));
+		ASSERT_TRUE(ids[n])
+			TH_LOG("listen: %s", strerror(errno));
 		n++;
 		for (i = 0; i < REMOVAL_CLIENTS; i++) {
 			ids[n + i] = rcm_routed_id(fd, ip, 20504, 0x100 + i);
-			CHECK(ids[n + i], "route: %s", strerror(errno));
+			ASSERT_TRUE(ids[n + i])
+				TH_LOG("route: %s", strerror(errno));
 		}
-		for (i = 0; i < REMOVAL_CLIENTS; i++, n++)
-			CHECK(rcm_connect(fd, ids[n], 0x10 + i, NULL) == 0,
-			      "connect: %s", strerror(errno));
+		for (i = 0; i < REMOVAL_CLIENTS; i++, n++) {
+			ASSERT_EQ(0, rcm_connect(fd, ids[n], 0x10 + i, NULL))
+				TH_LOG("connect: %s", strerror(errno));
+		}
 		/* Their request ids, attached after the clients. */
 		while (n < 2 * REMOVAL_CLIENTS + 1 &&
 		       rcm_wait_event(fd, 30000, &ev) == 0)
 			if (ev.event == RCM_EVENT_CONNECT_REQUEST)
 				ids[n++] = ev.id;
-		CHECK(n == 2 * REMOVAL_CLIENTS + 1, "only %d ids", n);
+		ASSERT_EQ(n, 2 * REMOVAL_CLIENTS + 1)
+			TH_LOG("only %d ids", n);
 
-		CHECK(pipe(go) == 0, "pipe");
+		ASSERT_EQ(0, pipe(go))
+			TH_LOG("pipe");
 		pid = fork();
-		CHECK(pid >= 0, "fork");
+		ASSERT_LE(0, pid)
+			TH_LOG("fork");
 		if (pid == 0) {
 			char c;
 
@@ -449,7 +474,8 @@ RCM_TEST(destroy_races_device_removal)
 			_exit(rcm_sh("rdma link delete rxe0") ? 1 : 0);
 		}
 		close(go[0]);
-		CHECK(write(go[1], "x", 1) == 1, "start the removal");
+		ASSERT_EQ(1, write(go[1], "x", 1))
+			TH_LOG("start the removal");
 		close(go[1]);
 		/*
 		 * The first DEVICE_REMOVAL says the removal walks the ids
@@ -464,17 +490,19 @@ RCM_TEST(destroy_races_device_removal)
 		fwd.fd = fd;
 		fwd.ids = ids;
 		fwd.n = (round & 1) ? n / 4 : n;
-		CHECK(!pthread_create(&t, NULL, destroy_forward, &fwd),
-		      "thread");
+		ASSERT_TRUE(!pthread_create(&t, NULL, destroy_forward, &fwd))
+			TH_LOG("thread");
 		for (i = n - 1; i >= ((round & 1) ? 3 * n / 4 : 0); i--)
 			rcm_destroy(fd, ids[i]);
 		pthread_join(t, NULL);
 		close(fd);
-		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		      WEXITSTATUS(st) == 0, "rdma link delete failed");
+		ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+			    WEXITSTATUS(st) == 0)
+			TH_LOG("rdma link delete failed");
 	}
 	rcm_restore_rxe();
-	CHECK(!access("/sys/class/infiniband/rxe0", F_OK), "rxe0 not back");
+	ASSERT_TRUE(!access("/sys/class/infiniband/rxe0", F_OK))
+		TH_LOG("rxe0 not back");
 }
 
 /*
@@ -484,7 +512,7 @@ RCM_TEST(destroy_races_device_removal)
  * 4420) on devices that namespace has no access to. In exclusive netns
  * mode, a wildcard listener in a new namespace must leave rxe0 alone.
  */
-RCM_TEST(listener_leaves_devices_of_other_namespaces_alone)
+TEST(listener_leaves_devices_of_other_namespaces_alone)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	int ready[2], quit[2], st;
@@ -492,14 +520,16 @@ RCM_TEST(listener_leaves_devices_of_other_namespaces_alone)
 	char c;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
-		SKIP("in-tree rdma_ucm not loaded");
+		SKIP(return, "in-tree rdma_ucm not loaded");
 	if (rcm_sh("rdma system set netns exclusive"))
-		SKIP("cannot switch RDMA to exclusive netns mode");
-	CHECK(pipe(ready) == 0 && pipe(quit) == 0, "pipe");
+		SKIP(return, "cannot switch RDMA to exclusive netns mode");
+	ASSERT_TRUE(pipe(ready) == 0 && pipe(quit) == 0)
+		TH_LOG("pipe");
 	child = fork();
-	CHECK(child >= 0, "fork");
+	ASSERT_LE(0, child)
+		TH_LOG("fork");
 	if (child == 0) {
 		unsigned int id;
 		int fd;
@@ -522,7 +552,8 @@ RCM_TEST(listener_leaves_devices_of_other_namespaces_alone)
 	if (read(ready[0], &c, 1) != 1) {
 		waitpid(child, &st, 0);
 		rcm_sh("rdma system set netns shared");
-		CHECK(0, "listener in a new namespace failed (status %#x)", st);
+		ASSERT_TRUE(0)
+			TH_LOG("listener in a new namespace failed (status %#x)", st);
 	}
 	/* The in-tree CM of this namespace can listen on the port. */
 	server = rcm_spawn_listening((char *[]){ "./intree_server",
@@ -534,8 +565,10 @@ RCM_TEST(listener_leaves_devices_of_other_namespaces_alone)
 	close(quit[1]);
 	waitpid(child, &st, 0);
 	rcm_sh("rdma system set netns shared");
-	CHECK(server > 0, "the in-tree listen on port 20510 failed");
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
+	ASSERT_LT(0, server)
+		TH_LOG("the in-tree listen on port 20510 failed");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("child status %#x", st);
 }
 
 /*
@@ -543,7 +576,7 @@ RCM_TEST(listener_leaves_devices_of_other_namespaces_alone)
  * in-tree (up, plausible addresses, a route between them through it);
  * connections over IPv6 still pass that check.
  */
-RCM_TEST(ipv6_requests_pass_the_netdev_check)
+TEST(ipv6_requests_pass_the_netdev_check)
 {
 	const char *ip = getenv("RCM_ADDR6_RXE");
 	unsigned int lid, cid;
@@ -551,21 +584,23 @@ RCM_TEST(ipv6_requests_pass_the_netdev_check)
 	int s, c;
 
 	if (!ip)
-		SKIP("no IPv6 address on the Soft-RoCE device");
+		SKIP(return, "no IPv6 address on the Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20511, 0x6, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_routed_id(c, ip, 20511, 0xc6);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(rcm_connect(c, cid, 0x16, "six") == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
-	      "no request");
-	CHECK(rcm_accept(s, ev.id, 0x26, 0x6a, NULL) == 0, "accept: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0,
-	      "no response");
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x16, "six"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	ASSERT_EQ(0, rcm_accept(s, ev.id, 0x26, 0x6a, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
 	close(c);
 	close(s);
 }
@@ -592,7 +627,7 @@ static int param_set(const char *name, long v)
  * built, and its ROUTE_RESOLVED queued, before RESOLVE_ROUTE returns, so
  * the queue's length is known here without reading it.
  */
-RCM_TEST(unread_events_are_bounded)
+TEST(unread_events_are_bounded)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	long old = param_get("max_events_per_file");
@@ -601,15 +636,17 @@ RCM_TEST(unread_events_are_bounded)
 	int fd, i;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
-	CHECK(old > 0, "no max_events_per_file parameter");
+		SKIP(return, "no Soft-RoCE device");
+	ASSERT_LT(0, old)
+		TH_LOG("no max_events_per_file parameter");
 	fd = rcm_open_dev();
 	for (i = 0; i < 6; i++) {
 		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
-		CHECK(ids[i] && rcm_resolved(fd, ids[i], ip) == 0,
-		      "resolve: %s", strerror(errno));
+		ASSERT_TRUE(ids[i] && rcm_resolved(fd, ids[i], ip) == 0)
+			TH_LOG("resolve: %s", strerror(errno));
 	}
-	CHECK(param_set("max_events_per_file", 4) == 0, "set the parameter");
+	ASSERT_EQ(0, param_set("max_events_per_file", 4))
+		TH_LOG("set the parameter");
 	for (i = 0; i < 4; i++)
 		if (rcm_route(fd, ids[i], 0))
 			break;
@@ -620,14 +657,16 @@ RCM_TEST(unread_events_are_bounded)
 		i = 0;
 	}
 	param_set("max_events_per_file", old);
-	CHECK(i, "fifth unread event: route returned errno %d, want ENOBUFS",
-	      errno);
+	ASSERT_TRUE(i)
+		TH_LOG("fifth unread event: route returned errno %d, want ENOBUFS",
+		       errno);
 	/* Reading one makes room again. */
 	param_set("max_events_per_file", 4);
 	i = read(fd, &ev, sizeof(ev)) == sizeof(ev) &&
 	    rcm_route(fd, ids[4], 0) == 0;
 	param_set("max_events_per_file", old);
-	CHECK(i, "after a read: %s", strerror(errno));
+	ASSERT_TRUE(i)
+		TH_LOG("after a read: %s", strerror(errno));
 	close(fd);
 }
 
@@ -646,7 +685,7 @@ static int join(int fd, unsigned int id, const char *group,
  * Defect 7: an id could join groups without bound, and every full join
  * of an IPv4 group took an IP membership past igmp_max_memberships.
  */
-RCM_TEST(multicast_groups_are_bounded)
+TEST(multicast_groups_are_bounded)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	long old = param_get("max_mcast_per_id");
@@ -654,13 +693,15 @@ RCM_TEST(multicast_groups_are_bounded)
 	int fd, ok;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
-	CHECK(old > 0, "no max_mcast_per_id parameter");
+		SKIP(return, "no Soft-RoCE device");
+	ASSERT_LT(0, old)
+		TH_LOG("no max_mcast_per_id parameter");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 1);
-	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "bind: %s",
-	      strerror(errno));
-	CHECK(param_set("max_mcast_per_id", 2) == 0, "set the parameter");
+	ASSERT_TRUE(id && rcm_bind(fd, id, ip, 0) == 0)
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, param_set("max_mcast_per_id", 2))
+		TH_LOG("set the parameter");
 	ok = !join(fd, id, "239.2.0.1", RCM_MC_JOIN_SENDONLY_FULLMEMBER) &&
 	     !join(fd, id, "239.2.0.2", RCM_MC_JOIN_SENDONLY_FULLMEMBER);
 	errno = 0;
@@ -668,18 +709,20 @@ RCM_TEST(multicast_groups_are_bounded)
 			RCM_MC_JOIN_SENDONLY_FULLMEMBER) == -1 &&
 	     errno == ENOBUFS;
 	param_set("max_mcast_per_id", old);
-	CHECK(ok, "third join: errno %d, want ENOBUFS", errno);
+	ASSERT_TRUE(ok)
+		TH_LOG("third join: errno %d, want ENOBUFS", errno);
 	close(fd);
 
 	/* IP memberships: only where the kernel has IP multicast. */
 	if (access("/proc/net/igmp", F_OK))
 		return;
 	old = rcm_read_long("/proc/sys/net/ipv4/igmp_max_memberships");
-	CHECK(old >= 0, "igmp_max_memberships");
+	ASSERT_LE(0, old)
+		TH_LOG("igmp_max_memberships");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
-	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "bind: %s",
-	      strerror(errno));
+	ASSERT_TRUE(id && rcm_bind(fd, id, ip, 0) == 0)
+		TH_LOG("bind: %s", strerror(errno));
 	rcm_sh("sysctl -qw net.ipv4.igmp_max_memberships=1");
 	ok = !join(fd, id, "239.2.1.1", RCM_MC_JOIN_FULLMEMBER);
 	errno = 0;
@@ -688,11 +731,9 @@ RCM_TEST(multicast_groups_are_bounded)
 	/* A send-only member takes no IP membership. */
 	ok = ok && !join(fd, id, "239.2.1.3", RCM_MC_JOIN_SENDONLY_FULLMEMBER);
 	rcm_sh("sysctl -qw net.ipv4.igmp_max_memberships=%ld", old);
-	CHECK(ok, "joins past igmp_max_memberships: errno %d", errno);
+	ASSERT_TRUE(ok)
+		TH_LOG("joins past igmp_max_memberships: errno %d", errno);
 	close(fd);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 #define CTL "/sys/kernel/debug/rcm_hostile/ctl"
 /* IB CM reject reason "consumer defined": what ib_cm sends for rcm. */
@@ -227,10 +227,12 @@ static unsigned int routed(int fd, const char *ip, unsigned short port)
 #define PREAMBLE(ip)							\
 	do {								\
 		if (!(ip))						\
-			SKIP("no Soft-RoCE device");			\
+			SKIP(return, "no Soft-RoCE device");		\
 		if (load())						\
-			SKIP("rcm_hostile.ko cannot be loaded here");	\
-		CHECK(hp("reset") == 0, "reset: %s", strerror(errno));	\
+			SKIP(return,					\
+			     "rcm_hostile.ko cannot be loaded here");	\
+		ASSERT_EQ(0, hp("reset"))				\
+			TH_LOG("reset: %s", strerror(errno));		\
 	} while (0)
 
 /*
@@ -262,7 +264,7 @@ static int refused(int s, const char *kind, unsigned int first, int n,
 	return hp("reset");
 }
 
-RCM_TEST(malformed_headers_are_refused)
+TEST(malformed_headers_are_refused)
 {
 	static const struct { const char *kind; int n; } cases[] = {
 		{ "version", 16 },	/* cma_version 1..16 */
@@ -280,27 +282,30 @@ RCM_TEST(malformed_headers_are_refused)
 	PREAMBLE(ip);
 	s = rcm_open_dev();
 	lid = rcm_listener(s, "0.0.0.0", 20701, 0x70, 16);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	slab_mark(&base);
-	CHECK(base.id >= 0 && base.ev >= 0,
-	      "no slab statistics of rcm_id and rcm_uevent");
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK(refused(s, cases[i].kind, 0, cases[i].n, 20701, "tcp") == 0,
-		      "%s headers were not all refused", cases[i].kind);
+	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ASSERT_EQ(0, refused(s, cases[i].kind, 0, cases[i].n, 20701, "tcp"))
+			TH_LOG("%s headers were not all refused", cases[i].kind);
+	}
 	slab_mark(&after);
-	CHECK(after.id == base.id && after.ev == base.ev,
-	      "rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
-	      after.id, base.ev, after.ev);
+	ASSERT_TRUE(after.id == base.id && after.ev == base.ev)
+		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
+		       after.id, base.ev, after.ev);
 	/* The instrument reaches the listener: a valid header gets in. */
-	CHECK(hp("req 0 1 valid tcp:20701") == 0, "valid: %s", strerror(errno));
-	CHECK(readable(s, 30000) && drain(s, RCM_EVENT_CONNECT_REQUEST) == 1,
-	      "a valid REQ made no CONNECT_REQUEST");
+	ASSERT_EQ(0, hp("req 0 1 valid tcp:20701"))
+		TH_LOG("valid: %s", strerror(errno));
+	ASSERT_TRUE(readable(s, 30000) && drain(s, RCM_EVENT_CONNECT_REQUEST) == 1)
+		TH_LOG("a valid REQ made no CONNECT_REQUEST");
 	close(s);
-	CHECK(hp("wait 0 1 rej 30000") == 0 && hp_count("rej_reason_28") == 1,
-	      "closing the listener did not reject the request");
+	ASSERT_TRUE(hp("wait 0 1 rej 30000") == 0 && hp_count("rej_reason_28") == 1)
+		TH_LOG("closing the listener did not reject the request");
 }
 
-RCM_TEST(spoofed_addresses_are_refused)
+TEST(spoofed_addresses_are_refused)
 {
 	static const char *const kinds[] = {
 		"src_loopback", "src_zero", "src_mcast", "src_bcast",
@@ -320,28 +325,30 @@ RCM_TEST(spoofed_addresses_are_refused)
 	/* Wildcard: only the netdev check stands between them and it. */
 	lid = rcm_listener(s, "0.0.0.0", 20702, 0x71, 16);
 	spec = rcm_listener(t, ip, 20703, 0x72, 16);
-	CHECK(lid && spec, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid && spec)
+		TH_LOG("listen: %s", strerror(errno));
 	slab_mark(&base);
-	CHECK(base.id >= 0 && base.ev >= 0,
-	      "no slab statistics of rcm_id and rcm_uevent");
+	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		CHECK(refused(s, kinds[i], 0, 4, 20702, "tcp") == 0,
-		      "%s was not refused by the wildcard listener", kinds[i]);
-		CHECK(refused(t, kinds[i], 0, 4, 20703, "tcp") == 0,
-		      "%s was not refused by the %s listener", kinds[i], ip);
+		ASSERT_EQ(0, refused(s, kinds[i], 0, 4, 20702, "tcp"))
+			TH_LOG("%s was not refused by the wildcard listener", kinds[i]);
+		ASSERT_EQ(0, refused(t, kinds[i], 0, 4, 20703, "tcp"))
+			TH_LOG("%s was not refused by the %s listener", kinds[i], ip);
 	}
 	slab_mark(&after);
-	CHECK(after.id == base.id && after.ev == base.ev,
-	      "rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
-	      after.id, base.ev, after.ev);
+	ASSERT_TRUE(after.id == base.id && after.ev == base.ev)
+		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
+		       after.id, base.ev, after.ev);
 	/* The control: the peer's real address is taken, its data intact. */
-	CHECK(hp("req 7 1 valid tcp:20702") == 0, "valid: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
-	      "a valid REQ made no CONNECT_REQUEST");
+	ASSERT_EQ(0, hp("req 7 1 valid tcp:20702"))
+		TH_LOG("valid: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("a valid REQ made no CONNECT_REQUEST");
 	snprintf(want, sizeof(want), "hostile %u", 7);
-	CHECK(ev.listen_id == lid && !strcmp((char *)ev.private_data, want),
-	      "request on %u (want %u) with data '%.16s'", ev.listen_id, lid,
-	      ev.private_data);
+	ASSERT_TRUE(ev.listen_id == lid && !strcmp((char *)ev.private_data, want))
+		TH_LOG("request on %u (want %u) with data '%.16s'", ev.listen_id, lid,
+		       ev.private_data);
 	close(s);
 	close(t);
 }
@@ -352,7 +359,7 @@ RCM_TEST(spoofed_addresses_are_refused)
  * so their senders time out; its memory stays at the backlog; another
  * listener meanwhile accepts a legitimate connection.
  */
-RCM_TEST(req_flood_holds_at_most_backlog)
+TEST(req_flood_holds_at_most_backlog)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const unsigned int backlog = 8, flood = 200;
@@ -368,49 +375,53 @@ RCM_TEST(req_flood_holds_at_most_backlog)
 	lid = rcm_listener(s, ip, 20704, 0x73, backlog);
 	other = rcm_listener(c, ip, 20705, 0x74, 0);
 	cid = routed(c, ip, 20705);
-	CHECK(lid && other && cid, "set-up: %s", strerror(errno));
+	ASSERT_TRUE(lid && other && cid)
+		TH_LOG("set-up: %s", strerror(errno));
 	slab_mark(&base);
-	CHECK(base.id >= 0 && base.ev >= 0,
-	      "no slab statistics of rcm_id and rcm_uevent");
-	CHECK(hp("req 0 %u valid tcp:20704", flood) == 0, "flood: %s",
-	      strerror(errno));
+	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	ASSERT_EQ(0, hp("req 0 %u valid tcp:20704", flood))
+		TH_LOG("flood: %s", strerror(errno));
 	slab_peak(&base, &peak);
 	/* A legitimate client of the other listener, during the flood. */
-	CHECK(rcm_connect(c, cid, 0x4242, "legit") == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
-	      "the other listener got no request");
-	CHECK(rcm_accept(c, ev.id, 0x4343, 0x75, NULL) == 0, "accept: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0 &&
-	      ev.id == cid, "the legitimate client was not accepted");
-	CHECK(do_id(c, RCM_IOCTL_ESTABLISH, cid) == 0, "establish: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0,
-	      "the legitimate connection was not established");
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x4242, "legit"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("the other listener got no request");
+	ASSERT_EQ(0, rcm_accept(c, ev.id, 0x4343, 0x75, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_TRUE(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0 &&
+		    ev.id == cid)
+		TH_LOG("the legitimate client was not accepted");
+	ASSERT_EQ(0, do_id(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("the legitimate connection was not established");
 	slab_peak(&base, &peak);
 	/* Every flood REQ ends held (MRA) or dropped (timed out). */
 	done = hp_sum_reaches("mra", "req_error", flood, 60000);
 	printf("# flood: %ld sent, %ld held (MRA), %ld timed out, %ld REJ\n",
 	       hp_count("sent"), hp_count("mra"), hp_count("req_error"),
 	       hp_count("rej"));
-	CHECK(done == flood && hp_count("rej") == 0,
-	      "%ld of %u REQs held or timed out, %ld rejected", done, flood,
-	      hp_count("rej"));
-	CHECK(hp_count("mra") <= backlog, "%ld REQs held", hp_count("mra"));
+	ASSERT_TRUE(done == flood && hp_count("rej") == 0)
+		TH_LOG("%ld of %u REQs held or timed out, %ld rejected", done, flood,
+		       hp_count("rej"));
+	ASSERT_TRUE(hp_count("mra") <= backlog)
+		TH_LOG("%ld REQs held", hp_count("mra"));
 	/*
 	 * Each request id holds its CONNECT_REQUEST and its removal event;
 	 * the legitimate connection's request id is the one more.
 	 */
-	CHECK(slab_bounded("flood", &base, &peak, backlog + 1,
-			   2 * backlog + 1) == 0, "memory beyond the backlog");
+	ASSERT_EQ(0, slab_bounded("flood", &base, &peak, backlog + 1, 2 * backlog + 1))
+		TH_LOG("memory beyond the backlog");
 	/*
 	 * Counted unread: each read gives a slot back, which a REQ still
 	 * on its way (a retry rxe has not delivered yet, on a loaded
 	 * machine) may take. The listener's file has nothing else.
 	 */
 	n = rcm_events_queued(s);
-	CHECK(n == (int)backlog, "%d requests queued, backlog %u", n, backlog);
+	ASSERT_EQ(n, (int)backlog)
+		TH_LOG("%d requests queued, backlog %u", n, backlog);
 	drain(s, RCM_EVENT_CONNECT_REQUEST);
 	close(s);
 	close(c);
@@ -421,7 +432,7 @@ RCM_TEST(req_flood_holds_at_most_backlog)
  * from ib_cm - or an explicit REJ): request ids keep their slot until
  * read, so a listener that never reads holds at most its backlog.
  */
-RCM_TEST(abandon_loops_hold_at_most_backlog)
+TEST(abandon_loops_hold_at_most_backlog)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const unsigned int backlog = 8, loops = 100;
@@ -432,34 +443,38 @@ RCM_TEST(abandon_loops_hold_at_most_backlog)
 	PREAMBLE(ip);
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20706, 0x76, backlog);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	slab_mark(&base);
-	CHECK(base.id >= 0 && base.ev >= 0,
-	      "no slab statistics of rcm_id and rcm_uevent");
-	CHECK(hp("abandon 0 %u valid tcp:20706 destroy", loops) == 0,
-	      "abandon (destroy): %s", strerror(errno));
+	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	ASSERT_EQ(0, hp("abandon 0 %u valid tcp:20706 destroy", loops))
+		TH_LOG("abandon (destroy): %s", strerror(errno));
 	slab_peak(&base, &peak);
-	CHECK(hp("abandon 0 %u valid tcp:20706 rej", loops) == 0,
-	      "abandon (REJ): %s", strerror(errno));
+	ASSERT_EQ(0, hp("abandon 0 %u valid tcp:20706 rej", loops))
+		TH_LOG("abandon (REJ): %s", strerror(errno));
 	/* Let rcm's ib_cm work through the REQs and REJs. */
 	sleep(3);
 	slab_peak(&base, &peak);
 	printf("# abandon: %ld REQs each destroyed or rejected at once\n",
 	       hp_count("sent"));
-	CHECK(hp_count("sent") == 2 * loops, "%ld sent", hp_count("sent"));
+	ASSERT_EQ(hp_count("sent"), 2 * loops)
+		TH_LOG("%ld sent", hp_count("sent"));
 	/*
 	 * ib_cm keeps retrying a REQ its sender rejected: end those first,
 	 * so that nothing arrives any more when the memory is counted
 	 * (a retry in flight holds an id and its events for a moment), and
 	 * none takes the slot each read gives back.
 	 */
-	CHECK(hp("reset") == 0, "reset: %s", strerror(errno));
+	ASSERT_EQ(0, hp("reset"))
+		TH_LOG("reset: %s", strerror(errno));
 	sleep(1);
 	/* A request id may also hold a REJECTED event of its own. */
-	CHECK(slab_bounded("abandon", &base, &peak, backlog, 3 * backlog) == 0,
-	      "memory beyond the backlog");
+	ASSERT_EQ(0, slab_bounded("abandon", &base, &peak, backlog, 3 * backlog))
+		TH_LOG("memory beyond the backlog");
 	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
-	CHECK(n == (int)backlog, "%d requests queued, backlog %u", n, backlog);
+	ASSERT_EQ(n, (int)backlog)
+		TH_LOG("%d requests queued, backlog %u", n, backlog);
 	close(s);
 }
 
@@ -480,7 +495,7 @@ static long hostile_param(const char *name, long value)
  * requests are held (their senders time out), every other one is
  * answered with a SIDR reject; malformed headers are rejected too.
  */
-RCM_TEST(sidr_flood_holds_at_most_backlog)
+TEST(sidr_flood_holds_at_most_backlog)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const unsigned int backlog = 8, flood = 100;
@@ -492,45 +507,49 @@ RCM_TEST(sidr_flood_holds_at_most_backlog)
 	PREAMBLE(ip);
 	s = rcm_open_dev();
 	lid = rcm_create(s, RCM_PS_UDP, RCM_QPT_UD, 0x77);
-	CHECK(lid && rcm_bind(s, lid, ip, 20707) == 0 &&
-	      rcm_listen(s, lid, backlog) == 0, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid && rcm_bind(s, lid, ip, 20707) == 0 &&
+		    rcm_listen(s, lid, backlog) == 0)
+		TH_LOG("listen: %s", strerror(errno));
 	slab_mark(&base);
-	CHECK(base.id >= 0 && base.ev >= 0,
-	      "no slab statistics of rcm_id and rcm_uevent");
+	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
 	/*
 	 * Each SIDR REQ waits 4.3 s per try (2^20 * 4.096 us), not the
 	 * default 1.07 s: a loaded KASAN guest took longer than six of
 	 * those to answer the flood, and every REQ timed out.
 	 */
 	timeout = hostile_param("cm_timeout", 20);
-	CHECK(timeout >= 0, "cm_timeout: %s", strerror(errno));
-	CHECK(hp("sidr 0 %u valid udp:20707", flood) == 0, "flood: %s",
-	      strerror(errno));
+	ASSERT_LE(0, timeout)
+		TH_LOG("cm_timeout: %s", strerror(errno));
+	ASSERT_EQ(0, hp("sidr 0 %u valid udp:20707", flood))
+		TH_LOG("flood: %s", strerror(errno));
 	hostile_param("cm_timeout", timeout);
 	slab_peak(&base, &peak);
-	CHECK(hp_sum_reaches("sidr_rep", "sidr_error", flood, 90000) == flood,
-	      "%ld SIDR answers and %ld timeouts for %u", hp_count("sidr_rep"),
-	      hp_count("sidr_error"), flood);
+	ASSERT_EQ(hp_sum_reaches("sidr_rep", "sidr_error", flood, 90000), flood)
+		TH_LOG("%ld SIDR answers and %ld timeouts for %u", hp_count("sidr_rep"),
+		       hp_count("sidr_error"), flood);
 	slab_peak(&base, &peak);
 	rejected = hp_count("sidr_status_2");
 	lost = hp_count("sidr_error");
 	printf("# SIDR flood: %u sent, %ld rejected, %ld held (timed out)\n",
 	       flood, rejected, lost);
-	CHECK(rejected == flood - backlog && lost == backlog,
-	      "%ld rejected, %ld unanswered", rejected, lost);
-	CHECK(slab_bounded("SIDR flood", &base, &peak, backlog,
-			   2 * backlog) == 0, "memory beyond the backlog");
-	CHECK(hp("reset") == 0, "reset: %s", strerror(errno));
+	ASSERT_TRUE(rejected == flood - backlog && lost == backlog)
+		TH_LOG("%ld rejected, %ld unanswered", rejected, lost);
+	ASSERT_EQ(0, slab_bounded("SIDR flood", &base, &peak, backlog, 2 * backlog))
+		TH_LOG("memory beyond the backlog");
+	ASSERT_EQ(0, hp("reset"))
+		TH_LOG("reset: %s", strerror(errno));
 	/* Malformed and spoofed SIDR REQs: a reject each, no request. */
-	CHECK(hp("sidr 0 16 version udp:20707") == 0 &&
-	      hp("sidr 16 8 src_loopback udp:20707") == 0 &&
-	      hp("sidr 24 8 dst_other udp:20707") == 0 &&
-	      hp("wait 0 32 sidr_rep 30000") == 0, "malformed SIDR: %s",
-	      strerror(errno));
-	CHECK(hp_count("sidr_status_2") == 32, "%ld of 32 rejected",
-	      hp_count("sidr_status_2"));
+	ASSERT_TRUE(hp("sidr 0 16 version udp:20707") == 0 &&
+		    hp("sidr 16 8 src_loopback udp:20707") == 0 &&
+		    hp("sidr 24 8 dst_other udp:20707") == 0 &&
+		    hp("wait 0 32 sidr_rep 30000") == 0)
+		TH_LOG("malformed SIDR: %s", strerror(errno));
+	ASSERT_EQ(32, hp_count("sidr_status_2"))
+		TH_LOG("%ld of 32 rejected", hp_count("sidr_status_2"));
 	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
-	CHECK(n == (int)backlog, "%d requests queued, backlog %u", n, backlog);
+	ASSERT_EQ(n, (int)backlog)
+		TH_LOG("%d requests queued, backlog %u", n, backlog);
 	close(s);
 }
 
@@ -574,7 +593,7 @@ static int establish(int s, unsigned int rid, unsigned int slot)
 	       expect_on(s, RCM_EVENT_ESTABLISHED, rid, 0) ? -1 : 0;
 }
 
-RCM_TEST(rej_and_dreq_at_every_state)
+TEST(rej_and_dreq_at_every_state)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_reject rej = { .size = sizeof(rej) };
@@ -586,10 +605,11 @@ RCM_TEST(rej_and_dreq_at_every_state)
 	PREAMBLE(ip);
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20708, 0x79, 16);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	slab_mark(&base);
-	CHECK(base.id >= 0 && base.ev >= 0,
-	      "no slab statistics of rcm_id and rcm_uevent");
+	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
 
 	/*
 	 * 1. The peer gives up (destroys its id) before the request is
@@ -597,127 +617,151 @@ RCM_TEST(rej_and_dreq_at_every_state)
 	 * of an active side before any REP names no passive ib_cm id, and
 	 * ib_cm drops it: the request then waits as for a silent peer.)
 	 */
-	CHECK(hp("req 1 1 valid tcp:20708") == 0, "req: %s", strerror(errno));
-	CHECK(readable(s, 30000), "no request");
-	CHECK(hp("destroy 1 1") == 0, "destroy: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
-	      "no request");
+	ASSERT_EQ(0, hp("req 1 1 valid tcp:20708"))
+		TH_LOG("req: %s", strerror(errno));
+	ASSERT_TRUE(readable(s, 30000))
+		TH_LOG("no request");
+	ASSERT_EQ(0, hp("destroy 1 1"))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT) == 0,
-	      "abandoned request: no REJECTED");
-	CHECK_ERRNO(rcm_accept(s, rid, 0x5001, 0x78, NULL), EINVAL);
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT))
+		TH_LOG("abandoned request: no REJECTED");
+	ASSERT_ERRNO(rcm_accept(s, rid, 0x5001, 0x78, NULL), EINVAL);
 
 	/* 2. The same once the request was read. */
 	rid = request_of(s, 2);
-	CHECK(rid, "no request");
-	CHECK(hp("destroy 2 1") == 0, "destroy: %s", strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT) == 0,
-	      "read request: no REJECTED");
-	CHECK_ERRNO(rcm_accept(s, rid, 0x5002, 0x78, NULL), EINVAL);
+	ASSERT_TRUE(rid)
+		TH_LOG("no request");
+	ASSERT_EQ(0, hp("destroy 2 1"))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT))
+		TH_LOG("read request: no REJECTED");
+	ASSERT_ERRNO(rcm_accept(s, rid, 0x5002, 0x78, NULL), EINVAL);
 
 	/* 3. REJ instead of the RTU. */
 	rid = request_of(s, 3);
-	CHECK(rid && accept_rep(s, rid, 3) == 0, "accept: %s", strerror(errno));
-	CHECK(hp("rej 3 1") == 0, "rej: %s", strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER) == 0,
-	      "accepted request: no REJECTED");
+	ASSERT_TRUE(rid && accept_rep(s, rid, 3) == 0)
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, hp("rej 3 1"))
+		TH_LOG("rej: %s", strerror(errno));
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER))
+		TH_LOG("accepted request: no REJECTED");
 
 	/* 4. The peer destroys its id instead of the RTU (ib_cm: REJ). */
 	rid = request_of(s, 4);
-	CHECK(rid && accept_rep(s, rid, 4) == 0, "accept: %s", strerror(errno));
-	CHECK(hp("destroy 4 1") == 0, "destroy: %s", strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER) == 0,
-	      "destroyed peer: no REJECTED");
+	ASSERT_TRUE(rid && accept_rep(s, rid, 4) == 0)
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, hp("destroy 4 1"))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER))
+		TH_LOG("destroyed peer: no REJECTED");
 
 	/* 5. No RTU ever: rcm's REP times out. */
 	rid = request_of(s, 5);
-	CHECK(rid && accept_rep(s, rid, 5) == 0, "accept: %s", strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_UNREACHABLE, rid, -ETIMEDOUT) == 0,
-	      "no RTU: not UNREACHABLE");
+	ASSERT_TRUE(rid && accept_rep(s, rid, 5) == 0)
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_UNREACHABLE, rid, -ETIMEDOUT))
+		TH_LOG("no RTU: not UNREACHABLE");
 
 	/* 6. RTU and DREQ at once, before rcm read ESTABLISHED. */
 	rid = request_of(s, 6);
-	CHECK(rid && accept_rep(s, rid, 6) == 0, "accept: %s", strerror(errno));
-	CHECK(hp("rtu 6 1") == 0 && hp("dreq 6 1") == 0, "rtu+dreq: %s",
-	      strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_ESTABLISHED, rid, 0) == 0 &&
-	      expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
-	      "RTU+DREQ: not ESTABLISHED then DISCONNECTED");
-	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
-	      hp("wait 6 1 drep 30000") == 0, "no DREP for the DREQ");
-	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+	ASSERT_TRUE(rid && accept_rep(s, rid, 6) == 0)
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_TRUE(hp("rtu 6 1") == 0 && hp("dreq 6 1") == 0)
+		TH_LOG("rtu+dreq: %s", strerror(errno));
+	ASSERT_TRUE(expect_on(s, RCM_EVENT_ESTABLISHED, rid, 0) == 0 &&
+		    expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0)
+		TH_LOG("RTU+DREQ: not ESTABLISHED then DISCONNECTED");
+	ASSERT_TRUE(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
+		    hp("wait 6 1 drep 30000") == 0)
+		TH_LOG("no DREP for the DREQ");
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
+		TH_LOG("no timewait");
 
 	/* 7. Established, the peer's DREQ. */
 	rid = request_of(s, 7);
-	CHECK(rid && establish(s, rid, 7) == 0, "establish: %s",
-	      strerror(errno));
-	CHECK(hp("dreq 7 1") == 0, "dreq: %s", strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
-	      "DREQ: not DISCONNECTED");
-	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
-	      hp("wait 7 1 drep 30000") == 0, "no DREP for the DREQ");
-	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+	ASSERT_TRUE(rid && establish(s, rid, 7) == 0)
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, hp("dreq 7 1"))
+		TH_LOG("dreq: %s", strerror(errno));
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0))
+		TH_LOG("DREQ: not DISCONNECTED");
+	ASSERT_TRUE(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
+		    hp("wait 7 1 drep 30000") == 0)
+		TH_LOG("no DREP for the DREQ");
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
+		TH_LOG("no timewait");
 
 	/* 8. Established, rcm's DREQ that the peer never answers. */
 	rid = request_of(s, 8);
-	CHECK(rid && establish(s, rid, 8) == 0, "establish: %s",
-	      strerror(errno));
-	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
-	      strerror(errno));
-	CHECK(hp("wait 8 1 dreq 30000") == 0, "the peer got no DREQ");
-	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, -ETIMEDOUT) == 0,
-	      "unanswered DREQ: not DISCONNECTED -ETIMEDOUT");
-	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+	ASSERT_TRUE(rid && establish(s, rid, 8) == 0)
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, hp("wait 8 1 dreq 30000"))
+		TH_LOG("the peer got no DREQ");
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, -ETIMEDOUT))
+		TH_LOG("unanswered DREQ: not DISCONNECTED -ETIMEDOUT");
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
+		TH_LOG("no timewait");
 
 	/* 9. Established, both sides' DREQs cross. */
 	rid = request_of(s, 9);
-	CHECK(rid && establish(s, rid, 9) == 0, "establish: %s",
-	      strerror(errno));
-	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
-	      strerror(errno));
+	ASSERT_TRUE(rid && establish(s, rid, 9) == 0)
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("disconnect: %s", strerror(errno));
 	/* ib_cm may already have taken rcm's DREQ: then the peer's fails. */
-	if (hp("dreq 9 1"))
-		CHECK(hp("drep 9 1") == 0, "neither DREQ nor DREP: %s",
-		      strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
-	      "crossed DREQs: not DISCONNECTED");
+	if (hp("dreq 9 1")) {
+		ASSERT_EQ(0, hp("drep 9 1"))
+			TH_LOG("neither DREQ nor DREP: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0))
+		TH_LOG("crossed DREQs: not DISCONNECTED");
 	/* Crossed, each side owes the other its DREP (the peer's may fail). */
-	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("DREP: %s", strerror(errno));
 	hp("drep 9 1");
-	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
+		TH_LOG("no timewait");
 
 	/* 10. Established, the peer destroys its id (ib_cm: DREQ). */
 	rid = request_of(s, 10);
-	CHECK(rid && establish(s, rid, 10) == 0, "establish: %s",
-	      strerror(errno));
-	CHECK(hp("destroy 10 1") == 0, "destroy: %s", strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0) == 0,
-	      "destroyed peer: not DISCONNECTED");
-	CHECK(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0, "DREP: %s",
-	      strerror(errno));
-	CHECK(expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0) == 0, "no timewait");
+	ASSERT_TRUE(rid && establish(s, rid, 10) == 0)
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, hp("destroy 10 1"))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0))
+		TH_LOG("destroyed peer: not DISCONNECTED");
+	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("DREP: %s", strerror(errno));
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
+		TH_LOG("no timewait");
 
 	/* 11. rcm rejects; ib_cm then refuses the peer's RTU and DREQ. */
 	rid = request_of(s, 11);
-	CHECK(rid, "no request");
+	ASSERT_TRUE(rid)
+		TH_LOG("no request");
 	rej.id = rid;
-	CHECK(ioctl(s, RCM_IOCTL_REJECT, &rej) == 0, "reject: %s",
-	      strerror(errno));
-	CHECK(hp("wait 11 1 rej 30000") == 0, "the peer got no REJ");
-	CHECK_ERRNO(hp("rtu 11 1"), EINVAL);
-	CHECK_ERRNO(hp("dreq 11 1"), EINVAL);
-	CHECK(!readable(s, 0), "an event after the reject");
-	CHECK(close(s) == 0, "close: %s", strerror(errno));
-	CHECK(hp("reset") == 0, "reset: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(s, RCM_IOCTL_REJECT, &rej))
+		TH_LOG("reject: %s", strerror(errno));
+	ASSERT_EQ(0, hp("wait 11 1 rej 30000"))
+		TH_LOG("the peer got no REJ");
+	ASSERT_ERRNO(hp("rtu 11 1"), EINVAL);
+	ASSERT_ERRNO(hp("dreq 11 1"), EINVAL);
+	ASSERT_TRUE(!readable(s, 0))
+		TH_LOG("an event after the reject");
+	ASSERT_EQ(0, close(s))
+		TH_LOG("close: %s", strerror(errno));
+	ASSERT_EQ(0, hp("reset"))
+		TH_LOG("reset: %s", strerror(errno));
 	slab_mark(&after);
 	/* Only the listener is gone: it held an id and its removal event. */
-	CHECK(after.id == base.id - 1 && after.ev == base.ev - 1,
-	      "after close: rcm_id %ld -> %ld, rcm_uevent %ld -> %ld",
-	      base.id, after.id, base.ev, after.ev);
+	ASSERT_TRUE(after.id == base.id - 1 && after.ev == base.ev - 1)
+		TH_LOG("after close: rcm_id %ld -> %ld, rcm_uevent %ld -> %ld",
+		       base.id, after.id, base.ev, after.ev);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 static int create_id(int fd, uint16_t ps, uint8_t qp_type, uint64_t ctx,
 		     uint32_t *out)
@@ -35,23 +35,26 @@ static int destroy_id(int fd, uint32_t id, uint32_t *reported)
 	return ret;
 }
 
-RCM_TEST(create_then_destroy)
+TEST(create_then_destroy)
 {
 	uint32_t id, reported = 99;
 	int fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK(create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 42, &id) == 0,
-	      "create: %s", strerror(errno));
-	CHECK(id != 0, "handle 0 returned");
-	CHECK(destroy_id(fd, id, &reported) == 0, "destroy: %s",
-	      strerror(errno));
-	CHECK(reported == 0, "%u events reported for a fresh id", reported);
-	CHECK_ERRNO(destroy_id(fd, id, NULL), ENOENT);
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 42, &id))
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_NE(0, id)
+		TH_LOG("handle 0 returned");
+	ASSERT_EQ(0, destroy_id(fd, id, &reported))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, reported)
+		TH_LOG("%u events reported for a fresh id", reported);
+	ASSERT_ERRNO(destroy_id(fd, id, NULL), ENOENT);
 	close(fd);
 }
 
-RCM_TEST(every_port_space_takes_its_qp_types)
+TEST(every_port_space_takes_its_qp_types)
 {
 	/*
 	 * As the in-tree ucma_get_qp_type(): TCP ids are RC and UDP/IPoIB
@@ -72,24 +75,27 @@ RCM_TEST(every_port_space_takes_its_qp_types)
 	uint32_t id;
 	int fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int ret = create_id(fd, cases[i].ps, cases[i].qpt, i, &id);
 
 		if (cases[i].ok) {
-			CHECK(ret == 0, "ps %#x qpt %u: %s", cases[i].ps,
-			      cases[i].qpt, strerror(errno));
-			CHECK(destroy_id(fd, id, NULL) == 0, "destroy");
+			ASSERT_EQ(0, ret)
+				TH_LOG("ps %#x qpt %u: %s", cases[i].ps,
+				       cases[i].qpt, strerror(errno));
+			ASSERT_EQ(0, destroy_id(fd, id, NULL))
+				TH_LOG("destroy");
 		} else {
-			CHECK(ret == -1 && errno == EINVAL,
-			      "ps %#x qpt %u: ret %d errno %d, want EINVAL",
-			      cases[i].ps, cases[i].qpt, ret, errno);
+			ASSERT_TRUE(ret == -1 && errno == EINVAL)
+				TH_LOG("ps %#x qpt %u: ret %d errno %d, want EINVAL",
+				       cases[i].ps, cases[i].qpt, ret, errno);
 		}
 	}
 	close(fd);
 }
 
-RCM_TEST(reserved_member_must_be_zero)
+TEST(reserved_member_must_be_zero)
 {
 	struct rcm_create_id c = {
 		.size = sizeof(c), .port_space = RCM_PS_TCP,
@@ -97,66 +103,76 @@ RCM_TEST(reserved_member_must_be_zero)
 	};
 	int fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_CREATE_ID, &c), EINVAL);
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_CREATE_ID, &c), EINVAL);
 	close(fd);
 }
 
-RCM_TEST(handles_are_unique)
+TEST(handles_are_unique)
 {
 	uint32_t ids[256];
 	int i, j, fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	for (i = 0; i < 256; i++) {
+		ASSERT_EQ(0, create_id(fd, RCM_PS_UDP, RCM_QPT_UD, i, &ids[i]))
+			TH_LOG("create #%d: %s", i, strerror(errno));
+	}
 	for (i = 0; i < 256; i++)
-		CHECK(create_id(fd, RCM_PS_UDP, RCM_QPT_UD, i, &ids[i]) == 0,
-		      "create #%d: %s", i, strerror(errno));
-	for (i = 0; i < 256; i++)
-		for (j = i + 1; j < 256; j++)
-			CHECK(ids[i] != ids[j], "handle %u twice", ids[i]);
+		for (j = i + 1; j < 256; j++) {
+			ASSERT_NE(ids[i], ids[j])
+				TH_LOG("handle %u twice", ids[i]);
+		}
 	close(fd);	/* destroys all 256 */
 }
 
-RCM_TEST(unknown_handles_are_enoent)
+TEST(unknown_handles_are_enoent)
 {
 	int fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
-	CHECK_ERRNO(destroy_id(fd, 0, NULL), ENOENT);
-	CHECK_ERRNO(destroy_id(fd, 1, NULL), ENOENT);
-	CHECK_ERRNO(destroy_id(fd, UINT32_MAX, NULL), ENOENT);
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_ERRNO(destroy_id(fd, 0, NULL), ENOENT);
+	ASSERT_ERRNO(destroy_id(fd, 1, NULL), ENOENT);
+	ASSERT_ERRNO(destroy_id(fd, UINT32_MAX, NULL), ENOENT);
 	close(fd);
 }
 
-RCM_TEST(handles_of_another_file_are_enoent)
+TEST(handles_of_another_file_are_enoent)
 {
 	int a = rcm_open_dev(), b = rcm_open_dev();
 	uint32_t id;
 
-	CHECK(a >= 0 && b >= 0, "open: %s", strerror(errno));
-	CHECK(create_id(a, RCM_PS_TCP, RCM_QPT_RC, 1, &id) == 0, "create");
-	CHECK_ERRNO(destroy_id(b, id, NULL), ENOENT);
-	CHECK(destroy_id(a, id, NULL) == 0, "the owner cannot destroy: %s",
-	      strerror(errno));
+	ASSERT_TRUE(a >= 0 && b >= 0)
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, create_id(a, RCM_PS_TCP, RCM_QPT_RC, 1, &id))
+		TH_LOG("create");
+	ASSERT_ERRNO(destroy_id(b, id, NULL), ENOENT);
+	ASSERT_EQ(0, destroy_id(a, id, NULL))
+		TH_LOG("the owner cannot destroy: %s", strerror(errno));
 	close(a);
 	close(b);
 }
 
-RCM_TEST(file_holds_at_most_max_ids_per_file)
+TEST(file_holds_at_most_max_ids_per_file)
 {
 	static const char param[] = "/sys/module/rcm/parameters/max_ids_per_file";
 	long limit = rcm_read_long(param);
 	int i, fd, other, full_errno, other_ok, refill_ok;
 	unsigned int id;
 
-	CHECK(limit >= 0, "read %s: %s", param, strerror(errno));
-	CHECK(limit == RCM_MAX_IDS, "default limit %ld, want %u", limit,
-	      RCM_MAX_IDS);
+	ASSERT_LE(0, limit)
+		TH_LOG("read %s: %s", param, strerror(errno));
+	ASSERT_EQ(RCM_MAX_IDS, limit)
+		TH_LOG("default limit %ld, want %u", limit, RCM_MAX_IDS);
 	if (geteuid() != 0)
-		SKIP("needs root to lower the limit");
+		SKIP(return, "needs root to lower the limit");
 
 	/* Creating 65536 ids is slow under KASAN: prove the rule on 500. */
-	CHECK(rcm_write_long(param, 500) == 0, "set limit: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_write_long(param, 500))
+		TH_LOG("set limit: %s", strerror(errno));
 	fd = rcm_open_dev();
 	other = rcm_open_dev();
 	for (i = 0; i < 500; i++)
@@ -169,13 +185,17 @@ RCM_TEST(file_holds_at_most_max_ids_per_file)
 		    create_id(fd, RCM_PS_TCP, RCM_QPT_RC, 0, &id) == 0;
 	close(fd);
 	close(other);
-	CHECK(rcm_write_long(param, limit) == 0, "restore limit");
+	ASSERT_EQ(0, rcm_write_long(param, limit))
+		TH_LOG("restore limit");
 
-	CHECK(i == 500, "only %d ids fit under a limit of 500", i);
-	CHECK(full_errno == EMFILE, "id 501: errno %d, want EMFILE",
-	      full_errno);
-	CHECK(other_ok, "another file was refused");
-	CHECK(refill_ok, "no room after a destroy");
+	ASSERT_EQ(500, i)
+		TH_LOG("only %d ids fit under a limit of 500", i);
+	ASSERT_EQ(EMFILE, full_errno)
+		TH_LOG("id 501: errno %d, want EMFILE", full_errno);
+	ASSERT_TRUE(other_ok)
+		TH_LOG("another file was refused");
+	ASSERT_TRUE(refill_ok)
+		TH_LOG("no room after a destroy");
 }
 
 struct racer {
@@ -208,28 +228,26 @@ static void *destroy_guesses_loop(void *arg)
 	return NULL;
 }
 
-RCM_TEST(concurrent_create_and_destroy_on_one_file)
+TEST(concurrent_create_and_destroy_on_one_file)
 {
 	struct racer r[3];
 	pthread_t t[3];
 	int i, fd = rcm_open_dev();
 
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
 	for (i = 0; i < 3; i++) {
 		r[i].fd = fd;
 		r[i].failures = 0;
-		CHECK(pthread_create(&t[i], NULL, i == 2 ? destroy_guesses_loop :
-				     create_destroy_loop, &r[i]) == 0,
-		      "pthread_create");
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, i == 2 ? destroy_guesses_loop : create_destroy_loop, &r[i]))
+			TH_LOG("pthread_create");
 	}
 	for (i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
 	close(fd);
 	/* A guessing thread may destroy a racer's id first: bounded. */
-	CHECK(r[0].failures + r[1].failures < 4000, "every create failed");
+	ASSERT_GT(4000, r[0].failures + r[1].failures)
+		TH_LOG("every create failed");
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

@@ -6,13 +6,13 @@
  * readies it with RCM_IOCTL_INIT_QP_ATTR and names it in connect and
  * accept; the active side sends the first message (the MPA rule).
  * Covered: listen, connect and accept with private data both ways, a
- * SEND each way, disconnect; reject; nobody listening; the private data
- * limits; a wildcard listener; destroy mid-connect; a TCP connect that
- * waits out its SYN retries (siw connects inside iw_cm_connect()) holds
- * no lock an address change needs, and a destroy waits for it; closing
- * and killing
- * with live connections; and both directions against the in-tree stack
- * (./intree_server and ./intree_client with a QP).
+ * SEND each way, disconnect; the private data limits; a wildcard
+ * listener; destroy mid-connect; a TCP connect that waits out its SYN
+ * retries (siw connects inside iw_cm_connect()) holds no lock an address
+ * change needs, and a destroy waits for it; closing and killing with
+ * live connections; and both directions against the in-tree stack
+ * (./intree_server and ./intree_client with a QP). Reject and nobody
+ * listening run on both transports in connect.c (FIXTURE transport).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -26,159 +26,15 @@
 #include <infiniband/verbs.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
+#include "rcm_verbs.h"
 
 #define QP_ATTR_STATE		(1 << 0)
 #define QP_ATTR_ACCESS_FLAGS	(1 << 3)
 
-/* One end of a connection: its verbs objects on the siw device. */
-struct end {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	char buf[2][64];	/* [0] receives, [1] sends */
-};
-
 static const char *siw_ip(void)
 {
 	return getenv("RCM_ADDR_SIW");
-}
-
-/* A fresh verbs context on the first iWARP device, or NULL. */
-static struct ibv_context *open_iwarp(void)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i] && !ctx; i++)
-		if (list[i]->transport_type == IBV_TRANSPORT_IWARP)
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
-
-static int end_open(struct end *e)
-{
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.sq_sig_all = 1,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	memset(e, 0, sizeof(*e));
-	e->ctx = open_iwarp();
-	if (!e->ctx)
-		return -1;
-	e->pd = ibv_alloc_pd(e->ctx);
-	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
-	e->mr = e->cq ? ibv_reg_mr(e->pd, e->buf, sizeof(e->buf),
-				   IBV_ACCESS_LOCAL_WRITE) : NULL;
-	if (!e->mr)
-		return -1;
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	e->qp = ibv_create_qp(e->pd, &qa);
-	return e->qp ? 0 : -1;
-}
-
-static void end_close(struct end *e)
-{
-	if (e->qp)
-		ibv_destroy_qp(e->qp);
-	if (e->mr)
-		ibv_dereg_mr(e->mr);
-	if (e->cq)
-		ibv_destroy_cq(e->cq);
-	if (e->pd)
-		ibv_dealloc_pd(e->pd);
-	if (e->ctx)
-		ibv_close_device(e->ctx);
-	memset(e, 0, sizeof(*e));
-}
-
-static int qp_attrs(int fd, unsigned int id, unsigned int states,
-		    struct rcm_init_qp_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->id = id;
-	a->qp_states = states;
-	return ioctl(fd, RCM_IOCTL_INIT_QP_ATTR, a);
-}
-
-/* Move the QP of @e to INIT with the attributes rcm gives for @id. */
-static int end_init(struct end *e, int fd, unsigned int id)
-{
-	struct rcm_init_qp_attr a;
-	struct ibv_qp_attr qa = {};
-	struct rcm_qp_attr *o = &a.out_attr[RCM_QPS_INIT - 1];
-
-	if (qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
-		return -1;
-	qa.qp_state = o->qp_state;
-	qa.qp_access_flags = o->qp_access_flags;
-	qa.pkey_index = o->pkey_index;
-	qa.port_num = o->port_num;
-	errno = ibv_modify_qp(e->qp, &qa, o->qp_attr_mask);
-	return errno ? -1 : 0;
-}
-
-static int post_recv(struct end *e)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf[0], .length = sizeof(e->buf[0]),
-		.lkey = e->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-
-	return ibv_post_recv(e->qp, &wr, &bad);
-}
-
-static int post_send(struct end *e, const char *msg)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf[1], .length = strlen(msg) + 1,
-		.lkey = e->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
-
-	snprintf(e->buf[1], sizeof(e->buf[1]), "%s", msg);
-	return ibv_post_send(e->qp, &wr, &bad);
-}
-
-/* Wait up to 5 s for a completion of @opcode; 0 when it came, good. */
-static int wait_wc(struct end *e, enum ibv_wc_opcode opcode)
-{
-	struct ibv_wc wc;
-	int i, n;
-
-	for (i = 0; i < 5000; i++) {
-		n = ibv_poll_cq(e->cq, 1, &wc);
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			usleep(1000);
-			continue;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			fprintf(stderr, "# completion status %s\n",
-				ibv_wc_status_str(wc.status));
-			return -1;
-		}
-		if (wc.opcode == opcode)
-			return 0;
-	}
-	return -1;
 }
 
 static int connect_data(int fd, unsigned int id, unsigned int qpn,
@@ -226,62 +82,55 @@ static int refused(int status)
 	return status == -ECONNREFUSED || status == -ECONNRESET;
 }
 
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1000 +
-	       (t1.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 #define NEED_SIW(ip)							\
 	do {								\
 		if (!(ip))						\
-			SKIP("no soft-iWARP device");			\
+			SKIP(return, "no soft-iWARP device");			\
 	} while (0)
 
-RCM_TEST(iwarp_commands_before_a_connection)
+TEST(iwarp_commands_before_a_connection)
 {
 	const char *ip = siw_ip();
 	struct rcm_notify n = { .size = sizeof(n),
 				.event = RCM_NOTIFY_COMM_EST };
 	struct rcm_init_qp_attr a;
 	char big[RCM_IWARP_PRIVATE_DATA_MAX + 1] = "";
-	struct end e;
+	struct rcm_end e;
 	unsigned int id;
 	int fd;
 
 	NEED_SIW(ip);
 	fd = rcm_open_dev();
 	id = rcm_routed_id(fd, ip, 20500, 1);
-	CHECK(id, "route: %s", strerror(errno));
-	CHECK(end_open(&e) == 0, "verbs: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	/* No iw_cm id yet: INIT with the access flags only. */
-	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0, "INIT: %s",
-	      strerror(errno));
-	CHECK(a.out_attr[0].qp_state == RCM_QPS_INIT &&
-	      a.out_attr[0].qp_attr_mask == (QP_ATTR_STATE |
-					      QP_ATTR_ACCESS_FLAGS),
-	      "INIT state %u mask %#x", a.out_attr[0].qp_state,
-	      a.out_attr[0].qp_attr_mask);
-	CHECK_ERRNO(qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
-	CHECK(end_init(&e, fd, id) == 0, "modify to INIT: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
+		TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_TRUE(a.out_attr[0].qp_state == RCM_QPS_INIT &&
+		    a.out_attr[0].qp_attr_mask == (QP_ATTR_STATE |
+		    QP_ATTR_ACCESS_FLAGS))
+		TH_LOG("INIT state %u mask %#x", a.out_attr[0].qp_state,
+		       a.out_attr[0].qp_attr_mask);
+	ASSERT_ERRNO(rcm_qp_attrs(fd, id, 1 << RCM_QPS_RTR, &a), EINVAL);
+	ASSERT_EQ(0, rcm_end_init(&e, fd, id))
+		TH_LOG("modify to INIT: %s", strerror(errno));
 	/* More private data than iWARP takes. */
-	CHECK_ERRNO(connect_data(fd, id, e.qp->qp_num, big, sizeof(big)),
-		    EINVAL);
+	ASSERT_ERRNO(connect_data(fd, id, e.qp->qp_num, big, sizeof(big)),
+		     EINVAL);
 	/* iw_cm finds no QP of that number on the device. */
-	CHECK_ERRNO(connect_data(fd, id, 0xfffff0, "x", 2), EINVAL);
+	ASSERT_ERRNO(connect_data(fd, id, 0xfffff0, "x", 2), EINVAL);
 	/* Neither left the id changed; nor do IB CM-only commands. */
-	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
-	CHECK_ERRNO(rcm_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
+	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
+	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
 	n.id = id;
-	CHECK_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
-	CHECK(qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a) == 0,
-	      "still routed: %s", strerror(errno));
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
+	ASSERT_EQ(0, rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
+		TH_LOG("still routed: %s", strerror(errno));
 	close(fd);
-	end_close(&e);
+	rcm_end_close(&e);
 }
 
 /*
@@ -289,21 +138,24 @@ RCM_TEST(iwarp_commands_before_a_connection)
  * given. rcm takes only the caller's own: a process cannot connect (or
  * accept) with another process's QP, whose traffic it would take over.
  */
-RCM_TEST(iwarp_qp_of_another_process_is_refused)
+TEST(iwarp_qp_of_another_process_is_refused)
 {
 	const char *ip = siw_ip();
 	unsigned int lid;
-	struct end e;
+	struct rcm_end e;
 	int fd, st;
 	pid_t pid;
 
 	NEED_SIW(ip);
 	fd = rcm_open_dev();
 	lid = rcm_listener(fd, ip, 20512, 1, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
-	CHECK(end_open(&e) == 0, "verbs: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	pid = fork();
-	CHECK(pid >= 0, "fork");
+	ASSERT_LE(0, pid)
+		TH_LOG("fork");
 	if (pid == 0) {
 		int c = rcm_open_dev();
 		unsigned int id = rcm_routed_id(c, ip, 20512, 2);
@@ -314,16 +166,16 @@ RCM_TEST(iwarp_qp_of_another_process_is_refused)
 			_exit(1);
 		_exit(errno == EINVAL ? 0 : 3);
 	}
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st),
-	      "child did not exit");
-	CHECK(WEXITSTATUS(st) == 0,
-	      "connect with another process's QP: child exit %d (1: it was taken)",
-	      WEXITSTATUS(st));
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+		TH_LOG("child did not exit");
+	ASSERT_EQ(0, WEXITSTATUS(st))
+		TH_LOG("connect with another process's QP: child exit %d (1: it was taken)",
+		       WEXITSTATUS(st));
 	close(fd);
-	end_close(&e);
+	rcm_end_close(&e);
 }
 
-RCM_TEST(iwarp_connect_accept_send_disconnect)
+TEST(iwarp_connect_accept_send_disconnect)
 {
 	const char *ip = siw_ip();
 	static const char hello[] = "hello over MPA";
@@ -332,162 +184,104 @@ RCM_TEST(iwarp_connect_accept_send_disconnect)
 	struct rcm_query_id q;
 	struct rcm_event ev;
 	unsigned int lid, cid, rid;
-	struct end ce, se;
+	struct rcm_end ce, se;
 	int s, c;
 
 	NEED_SIW(ip);
-	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
-	      strerror(errno));
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20501, 0x11, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_routed_id(c, ip, 20501, 0xc1);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0 && post_recv(&ce) == 0,
-	      "client QP: %s", strerror(errno));
-	CHECK(connect_data(c, cid, ce.qp->qp_num, hello, sizeof(hello)) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, NULL, 0), EINVAL);
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_TRUE(rcm_end_init(&ce, c, cid) == 0 && rcm_post_recv(&ce) == 0)
+		TH_LOG("client QP: %s", strerror(errno));
+	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, hello, sizeof(hello)))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_ERRNO(connect_data(c, cid, ce.qp->qp_num, NULL, 0), EINVAL);
 
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(ev.listen_id == lid && ev.context == 0x11,
-	      "request listen_id %u context %#llx", ev.listen_id,
-	      (unsigned long long)ev.context);
+	ASSERT_TRUE(ev.listen_id == lid && ev.context == 0x11)
+		TH_LOG("request listen_id %u context %#llx", ev.listen_id,
+		       (unsigned long long)ev.context);
 	/* The peer's bytes with their real length: no CMA header. */
-	CHECK(ev.private_data_len == sizeof(hello) &&
-	      !memcmp(ev.private_data, hello, sizeof(hello)),
-	      "request data '%.*s' len %u", (int)sizeof(hello),
-	      ev.private_data, ev.private_data_len);
-	CHECK(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1,
-	      "request depths %u/%u", ev.conn.initiator_depth,
-	      ev.conn.responder_resources);
-	CHECK(rcm_query(s, rid, &q) == 0 && q.out_port_num == 1 &&
-	      ((struct sockaddr_in *)&q.out_src)->sin_port == htons(20501) &&
-	      q.out_dst.ss_family == AF_INET, "request addresses");
-	CHECK(qp_attrs(s, rid, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) |
-		       (1 << RCM_QPS_RTS), &a) == 0, "request attributes: %s",
-	      strerror(errno));
-	CHECK((a.out_attr[0].qp_access_flags & (IBV_ACCESS_REMOTE_READ |
-						IBV_ACCESS_REMOTE_WRITE)) ==
-	      (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE) &&
-	      a.out_attr[2].qp_attr_mask == 0,
-	      "iw_cm attributes: INIT access %#x, RTS mask %#x",
-	      a.out_attr[0].qp_access_flags, a.out_attr[2].qp_attr_mask);
-	CHECK(end_init(&se, s, rid) == 0 && post_recv(&se) == 0,
-	      "server QP: %s", strerror(errno));
-	CHECK(accept_data(s, rid, se.qp->qp_num, 0xacce, welcome,
-			  sizeof(welcome)) == 0, "accept: %s", strerror(errno));
-	CHECK_ERRNO(accept_data(s, rid, se.qp->qp_num, 0xacce, NULL, 0),
-		    EINVAL);
+	ASSERT_TRUE(ev.private_data_len == sizeof(hello) &&
+		    !memcmp(ev.private_data, hello, sizeof(hello)))
+		TH_LOG("request data '%.*s' len %u", (int)sizeof(hello),
+		       ev.private_data, ev.private_data_len);
+	ASSERT_TRUE(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1)
+		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
+		       ev.conn.responder_resources);
+	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_port_num == 1 &&
+		    ((struct sockaddr_in *)&q.out_src)->sin_port == htons(20501) &&
+		    q.out_dst.ss_family == AF_INET)
+		TH_LOG("request addresses");
+	ASSERT_EQ(0, rcm_qp_attrs(s, rid, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &a))
+		TH_LOG("request attributes: %s", strerror(errno));
+	ASSERT_TRUE((a.out_attr[0].qp_access_flags & (IBV_ACCESS_REMOTE_READ |
+		    IBV_ACCESS_REMOTE_WRITE)) ==
+		    (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE) &&
+		    a.out_attr[2].qp_attr_mask == 0)
+		TH_LOG("iw_cm attributes: INIT access %#x, RTS mask %#x",
+		       a.out_attr[0].qp_access_flags, a.out_attr[2].qp_attr_mask);
+	ASSERT_TRUE(rcm_end_init(&se, s, rid) == 0 && rcm_post_recv(&se) == 0)
+		TH_LOG("server QP: %s", strerror(errno));
+	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0xacce, welcome, sizeof(welcome)))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_ERRNO(accept_data(s, rid, se.qp->qp_num, 0xacce, NULL, 0),
+		     EINVAL);
 
 	/* No RTU on iWARP: the active side is established by the reply. */
-	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0,
-	      "active: not established");
-	CHECK(ev.id == cid && ev.context == 0xc1 && ev.status == 0,
-	      "established id %u ctx %#llx", ev.id,
-	      (unsigned long long)ev.context);
-	CHECK(ev.private_data_len == sizeof(welcome) &&
-	      !memcmp(ev.private_data, welcome, sizeof(welcome)),
-	      "reply data '%.*s' len %u", (int)sizeof(welcome),
-	      ev.private_data, ev.private_data_len);
-	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0,
-	      "passive: not established");
-	CHECK(ev.id == rid && ev.context == 0xacce, "established id %u",
-	      ev.id);
-	CHECK_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("active: not established");
+	ASSERT_TRUE(ev.id == cid && ev.context == 0xc1 && ev.status == 0)
+		TH_LOG("established id %u ctx %#llx", ev.id,
+		       (unsigned long long)ev.context);
+	ASSERT_TRUE(ev.private_data_len == sizeof(welcome) &&
+		    !memcmp(ev.private_data, welcome, sizeof(welcome)))
+		TH_LOG("reply data '%.*s' len %u", (int)sizeof(welcome),
+		       ev.private_data, ev.private_data_len);
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("passive: not established");
+	ASSERT_TRUE(ev.id == rid && ev.context == 0xacce)
+		TH_LOG("established id %u", ev.id);
+	ASSERT_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
 
 	/* The active side sends first. */
-	CHECK(post_send(&ce, "ping") == 0, "send: %s", strerror(errno));
-	CHECK(wait_wc(&se, IBV_WC_RECV) == 0 && !strcmp(se.buf[0], "ping"),
-	      "server received '%.8s'", se.buf[0]);
-	CHECK(post_send(&se, "pong") == 0, "send: %s", strerror(errno));
-	CHECK(wait_wc(&ce, IBV_WC_RECV) == 0 && !strcmp(ce.buf[0], "pong"),
-	      "client received '%.8s'", ce.buf[0]);
+	ASSERT_EQ(0, rcm_post_send(&ce, "ping"))
+		TH_LOG("send: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_wc(&se, IBV_WC_RECV) == 0 && !strcmp(se.buf[0], "ping"))
+		TH_LOG("server received '%.8s'", se.buf[0]);
+	ASSERT_EQ(0, rcm_post_send(&se, "pong"))
+		TH_LOG("send: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_wc(&ce, IBV_WC_RECV) == 0 && !strcmp(ce.buf[0], "pong"))
+		TH_LOG("client received '%.8s'", ce.buf[0]);
 
-	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
-	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
-	CHECK(ev.id == rid, "DISCONNECTED on id %u", ev.id);
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("active: no DISC");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("passive: no DISC");
+	ASSERT_EQ(ev.id, rid)
+		TH_LOG("DISCONNECTED on id %u", ev.id);
 	/* Once more is harmless, and reports nothing. */
-	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(c, 500, &ev) && rcm_wait_event(s, 500, &ev),
-	      "event %u after the disconnect", ev.event);
-	CHECK(rcm_destroy(c, cid) == 0 && rcm_destroy(s, rid) == 0,
-	      "destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(c, 500, &ev) && rcm_wait_event(s, 500, &ev))
+		TH_LOG("event %u after the disconnect", ev.event);
+	ASSERT_TRUE(rcm_destroy(c, cid) == 0 && rcm_destroy(s, rid) == 0)
+		TH_LOG("destroy: %s", strerror(errno));
 	close(c);
 	close(s);
-	end_close(&ce);
-	end_close(&se);
-}
-
-RCM_TEST(iwarp_reject_carries_private_data)
-{
-	const char *ip = siw_ip();
-	static const char no[] = "no room";
-	struct rcm_event ev;
-	unsigned int lid, cid;
-	struct end ce;
-	int s, c;
-
-	NEED_SIW(ip);
-	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20502, 0x11, 0);
-	cid = rcm_routed_id(c, ip, 20502, 4);
-	CHECK(lid && cid, "set-up: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
-	CHECK(connect_data(c, cid, ce.qp->qp_num, "let me in", 10) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
-	CHECK(reject_data(s, ev.id, no, sizeof(no)) == 0, "reject: %s",
-	      strerror(errno));
-	CHECK_ERRNO(reject_data(s, ev.id, no, sizeof(no)), EINVAL);
-	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
-	CHECK(refused(ev.status) && ev.id == cid, "status %d", ev.status);
-	CHECK(ev.private_data_len == sizeof(no) &&
-	      !memcmp(ev.private_data, no, sizeof(no)),
-	      "reject data '%.*s' len %u", (int)sizeof(no), ev.private_data,
-	      ev.private_data_len);
-	/* As in-tree: iw_cm_disconnect() of a refused connect is 0. */
-	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0,
-	      "disconnect after REJECTED: %s", strerror(errno));
-	close(c);
-	close(s);
-	end_close(&ce);
-}
-
-RCM_TEST(iwarp_nobody_listens_is_refused)
-{
-	const char *ip = siw_ip();
-	struct timespec t0;
-	struct rcm_event ev;
-	unsigned int cid;
-	struct end ce;
-	int c;
-
-	NEED_SIW(ip);
-	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
-	c = rcm_open_dev();
-	cid = rcm_routed_id(c, ip, 20599, 5);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(connect_data(c, cid, ce.qp->qp_num, "anyone?", 8) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
-	CHECK(ev.status == -ECONNREFUSED && ev.id == cid, "status %d",
-	      ev.status);
-	CHECK(ms_since(&t0) < 5000, "refusal took %ld ms", ms_since(&t0));
-	/* A failed connect leaves a used id: it cannot connect again. */
-	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, NULL, 0), EINVAL);
-	CHECK(rcm_destroy(c, cid) == 0, "destroy: %s", strerror(errno));
-	close(c);
-	end_close(&ce);
+	rcm_end_close(&ce);
+	rcm_end_close(&se);
 }
 
 /*
@@ -511,7 +305,7 @@ static int expect_short_record(int fd, unsigned int type, size_t size,
 	return ev->event == type ? 0 : -1;
 }
 
-RCM_TEST(iwarp_private_data_limits)
+TEST(iwarp_private_data_limits)
 {
 	const char *ip = siw_ip();
 	unsigned char big[RCM_IWARP_PRIVATE_DATA_MAX + 1];
@@ -521,179 +315,209 @@ RCM_TEST(iwarp_private_data_limits)
 	const unsigned int head = RCM_EVENT_PRIVATE_DATA_MAX;
 	const unsigned int len = SIW_PRIVATE_DATA_MAX;
 	struct rcm_event ev;
-	struct end ce, se;
+	struct rcm_end ce, se;
 	int s, c;
 
 	NEED_SIW(ip);
 	for (i = 0; i < sizeof(big); i++)
 		big[i] = i * 7 + 1;
-	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
-	      strerror(errno));
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20503, 0x11, 0);
 	cid = rcm_routed_id(c, ip, 20503, 6);
-	CHECK(lid && cid, "set-up: %s", strerror(errno));
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("set-up: %s", strerror(errno));
 	/* The client reads the records of an older library. */
-	CHECK(ioctl(c, RCM_IOCTL_QUERY, &q) == 0 &&
-	      q.out_event_size == RCM_EVENT_SIZE_ECE, "query: %s (%u)",
-	      strerror(errno), q.out_event_size);
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
+	ASSERT_TRUE(ioctl(c, RCM_IOCTL_QUERY, &q) == 0 &&
+		    q.out_event_size == RCM_EVENT_SIZE_ECE)
+		TH_LOG("query: %s (%u)", strerror(errno), q.out_event_size);
+	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
+		TH_LOG("QP: %s", strerror(errno));
 	/* As in-tree: the u8 length is the limit, 255 bytes. */
-	CHECK_ERRNO(connect_data(c, cid, ce.qp->qp_num, big, sizeof(big)),
-		    EINVAL);
+	ASSERT_ERRNO(connect_data(c, cid, ce.qp->qp_num, big, sizeof(big)),
+		     EINVAL);
 	/* All that siw carries arrives whole, past the first 196 bytes. */
-	CHECK(connect_data(c, cid, ce.qp->qp_num, big, len) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, big, len))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(ev.private_data_len == head && ev.private_data_total == len &&
-	      !memcmp(ev.private_data, big, head) &&
-	      !memcmp(ev.private_data_more, big + head, len - head),
-	      "request data len %u of %u", ev.private_data_len,
-	      ev.private_data_total);
-	CHECK(end_init(&se, s, rid) == 0, "QP: %s", strerror(errno));
-	CHECK_ERRNO(accept_data(s, rid, se.qp->qp_num, 0, big, sizeof(big)),
-		    EINVAL);
-	CHECK_ERRNO(reject_data(s, rid, big, sizeof(big)), EINVAL);
+	ASSERT_TRUE(ev.private_data_len == head && ev.private_data_total == len &&
+		    !memcmp(ev.private_data, big, head) &&
+		    !memcmp(ev.private_data_more, big + head, len - head))
+		TH_LOG("request data len %u of %u", ev.private_data_len,
+		       ev.private_data_total);
+	ASSERT_EQ(0, rcm_end_init(&se, s, rid))
+		TH_LOG("QP: %s", strerror(errno));
+	ASSERT_ERRNO(accept_data(s, rid, se.qp->qp_num, 0, big, sizeof(big)),
+		     EINVAL);
+	ASSERT_ERRNO(reject_data(s, rid, big, sizeof(big)), EINVAL);
 	/* iw_cm finds no such QP: the request is still there. */
-	CHECK_ERRNO(accept_data(s, rid, 0xfffff0, 0, big, 1), EINVAL);
-	CHECK(accept_data(s, rid, se.qp->qp_num, 0, big + 1, len) == 0,
-	      "accept: %s", strerror(errno));
+	ASSERT_ERRNO(accept_data(s, rid, 0xfffff0, 0, big, 1), EINVAL);
+	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0, big + 1, len))
+		TH_LOG("accept: %s", strerror(errno));
 	/* The older reader: the first 196 bytes, in its 288-byte record. */
-	CHECK(expect_short_record(c, RCM_EVENT_ESTABLISHED, RCM_EVENT_SIZE_ECE,
-				  &ev) == 0, "not established");
-	CHECK(ev.private_data_len == head &&
-	      !memcmp(ev.private_data, big + 1, head) &&
-	      !ev.private_data_total,
-	      "reply data len %u (total %u)", ev.private_data_len,
-	      ev.private_data_total);
-	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	ASSERT_EQ(0, expect_short_record(c, RCM_EVENT_ESTABLISHED, RCM_EVENT_SIZE_ECE, &ev))
+		TH_LOG("not established");
+	ASSERT_TRUE(ev.private_data_len == head &&
+		    !memcmp(ev.private_data, big + 1, head) &&
+		    !ev.private_data_total)
+		TH_LOG("reply data len %u (total %u)", ev.private_data_len,
+		       ev.private_data_total);
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
 	close(c);
-	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("no DISCONNECTED");
 	close(s);
-	end_close(&ce);
-	end_close(&se);
+	rcm_end_close(&ce);
+	rcm_end_close(&se);
 }
 
-RCM_TEST(iwarp_wildcard_listener_reaches_siw)
+TEST(iwarp_wildcard_listener_reaches_siw)
 {
 	const char *ip = siw_ip();
 	struct rcm_query_id q;
 	struct rcm_event ev;
 	unsigned int lid, cid;
 	char addr[INET_ADDRSTRLEN];
-	struct end ce;
+	struct rcm_end ce;
 	int s, c;
 
 	NEED_SIW(ip);
-	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, "0.0.0.0", 20504, 0x22, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_routed_id(c, ip, 20504, 7);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
-	CHECK(connect_data(c, cid, ce.qp->qp_num, "wild", 5) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
-	CHECK(ev.listen_id == lid && ev.context == 0x22 &&
-	      !strcmp((char *)ev.private_data, "wild"), "request");
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
+		TH_LOG("QP: %s", strerror(errno));
+	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "wild", 5))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	ASSERT_TRUE(ev.listen_id == lid && ev.context == 0x22 &&
+		    !strcmp((char *)ev.private_data, "wild"))
+		TH_LOG("request");
 	/* The request id holds the address that was dialled. */
-	CHECK(rcm_query(s, ev.id, &q) == 0 && q.out_port_num == 1,
-	      "query: %s", strerror(errno));
+	ASSERT_TRUE(rcm_query(s, ev.id, &q) == 0 && q.out_port_num == 1)
+		TH_LOG("query: %s", strerror(errno));
 	inet_ntop(AF_INET, &((struct sockaddr_in *)&q.out_src)->sin_addr,
 		  addr, sizeof(addr));
-	CHECK(!strcmp(addr, ip), "request bound to %s", addr);
+	ASSERT_TRUE(!strcmp(addr, ip))
+		TH_LOG("request bound to %s", addr);
 	/* Destroying it unanswered rejects it. */
-	CHECK(rcm_destroy(s, ev.id) == 0, "destroy: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
-	CHECK(refused(ev.status), "status %d", ev.status);
+	ASSERT_EQ(0, rcm_destroy(s, ev.id))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
+	ASSERT_TRUE(refused(ev.status))
+		TH_LOG("status %d", ev.status);
 	close(c);
 	close(s);
-	end_close(&ce);
+	rcm_end_close(&ce);
 }
 
-RCM_TEST(iwarp_ipv6_connection)
+TEST(iwarp_ipv6_connection)
 {
 	const char *ip = getenv("RCM_ADDR6_SIW");
 	struct rcm_query_id q;
 	struct rcm_event ev;
 	unsigned int lid, cid, rid;
-	struct end ce, se;
+	struct rcm_end ce, se;
 	int s, c;
 
 	NEED_SIW(ip);
-	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
-	      strerror(errno));
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20514, 0x66, 0);
 	cid = rcm_routed_id(c, ip, 20514, 12);
-	CHECK(lid && cid, "set-up: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
-	CHECK(connect_data(c, cid, ce.qp->qp_num, "six", 4) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
+		TH_LOG("QP: %s", strerror(errno));
+	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "six", 4))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(rcm_query(s, rid, &q) == 0 && q.out_src.ss_family == AF_INET6 &&
-	      q.out_dst.ss_family == AF_INET6 && q.out_port_num == 1,
-	      "request addresses: family %u", q.out_src.ss_family);
-	CHECK(end_init(&se, s, rid) == 0 &&
-	      accept_data(s, rid, se.qp->qp_num, 0, "ok", 3) == 0,
-	      "accept: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0 &&
-	      !strcmp((char *)ev.private_data, "ok"), "not established");
-	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
-	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "passive: no DISC");
-	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "active: no DISC");
+	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_src.ss_family == AF_INET6 &&
+		    q.out_dst.ss_family == AF_INET6 && q.out_port_num == 1)
+		TH_LOG("request addresses: family %u", q.out_src.ss_family);
+	ASSERT_TRUE(rcm_end_init(&se, s, rid) == 0 &&
+		    accept_data(s, rid, se.qp->qp_num, 0, "ok", 3) == 0)
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_TRUE(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0 &&
+		    !strcmp((char *)ev.private_data, "ok"))
+		TH_LOG("not established");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
+	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("passive: no DISC");
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("active: no DISC");
 	close(c);
 	close(s);
-	end_close(&ce);
-	end_close(&se);
+	rcm_end_close(&ce);
+	rcm_end_close(&se);
 }
 
-RCM_TEST(iwarp_destroy_mid_connect)
+TEST(iwarp_destroy_mid_connect)
 {
 	const char *ip = siw_ip();
 	struct timespec t0;
 	struct rcm_event ev;
 	unsigned int lid, cid, rid;
-	struct end ce;
+	struct rcm_end ce;
 	int s, c;
 
 	NEED_SIW(ip);
-	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20505, 0x11, 0);
 	cid = rcm_routed_id(c, ip, 20505, 8);
-	CHECK(lid && cid, "set-up: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
-	CHECK(connect_data(c, cid, ce.qp->qp_num, "going", 6) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
+		TH_LOG("QP: %s", strerror(errno));
+	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "going", 6))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
 	/*
 	 * Unanswered: iw_cm holds the destroy until the MPA exchange ends,
 	 * here when siw gives up waiting for the reply (10 s).
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(rcm_destroy(c, cid) == 0, "destroy: %s", strerror(errno));
-	printf("# destroy mid-connect took %ld ms\n", ms_since(&t0));
-	CHECK(ms_since(&t0) < 20000, "destroy took %ld ms", ms_since(&t0));
-	CHECK(rcm_wait_event(c, 500, &ev), "event %u after destroy",
-	      ev.event);
+	ASSERT_EQ(0, rcm_destroy(c, cid))
+		TH_LOG("destroy: %s", strerror(errno));
+	printf("# destroy mid-connect took %ld ms\n", rcm_ms_since(&t0));
+	ASSERT_GT(20000, rcm_ms_since(&t0))
+		TH_LOG("destroy took %ld ms", rcm_ms_since(&t0));
+	ASSERT_TRUE(rcm_wait_event(c, 500, &ev))
+		TH_LOG("event %u after destroy", ev.event);
 	/* The peer is gone; its request id still goes quietly. */
-	CHECK(rcm_destroy(s, rid) == 0, "destroy: %s", strerror(errno));
-	CHECK(rcm_wait_event(s, 500, &ev), "event %u after destroy",
-	      ev.event);
+	ASSERT_EQ(0, rcm_destroy(s, rid))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(s, 500, &ev))
+		TH_LOG("event %u after destroy", ev.event);
 	close(c);
 	close(s);
-	end_close(&ce);
+	rcm_end_close(&ce);
 }
 
 /* Set net.ipv4.tcp_syn_retries: 0 or -1. */
@@ -734,12 +558,12 @@ static int connect_to_silence(const char *nb, int ready)
 {
 	struct rcm_event ev;
 	unsigned int id;
-	struct end e;
+	struct rcm_end e;
 	int fd;
 
 	fd = rcm_open_dev();
 	id = rcm_routed_id(fd, nb, 20514, 1);
-	if (!id || end_open(&e) || end_init(&e, fd, id))
+	if (!id || rcm_end_open(&e, IBV_TRANSPORT_IWARP) || rcm_end_init(&e, fd, id))
 		return 2;
 	if (write(ready, "r", 1) != 1)
 		return 3;
@@ -752,7 +576,7 @@ static int connect_to_silence(const char *nb, int ready)
 	} while (ev.event == RCM_EVENT_ADDR_CHANGE);
 	if (ev.event != RCM_EVENT_UNREACHABLE)
 		return 6;
-	end_close(&e);
+	rcm_end_close(&e);
 	return 0;
 }
 
@@ -763,7 +587,7 @@ static int connect_to_silence(const char *nb, int ready)
  * lock of every id on it, in order) would wait for the connect, and
  * with it every id attached after this one.
  */
-RCM_TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
+TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
 {
 	const char *ip = siw_ip(), *dev = getenv("RCM_NETDEV_SIW");
 	char nb[INET_ADDRSTRLEN], mac[18], c;
@@ -774,31 +598,38 @@ RCM_TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
 	pid_t pid;
 
 	NEED_SIW(ip);
-	CHECK(dev, "no RCM_NETDEV_SIW");
-	CHECK(silence_on(ip, dev, nb, sizeof(nb)) == 0,
-	      "cannot make %s a silent neighbour: %s", nb, strerror(errno));
-	CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
+	ASSERT_NE(NULL, dev)
+		TH_LOG("no RCM_NETDEV_SIW");
+	ASSERT_EQ(0, silence_on(ip, dev, nb, sizeof(nb)))
+		TH_LOG("cannot make %s a silent neighbour: %s", nb, strerror(errno));
+	ASSERT_EQ(0, pipe(p))
+		TH_LOG("pipe: %s", strerror(errno));
 	pid = fork();
-	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	ASSERT_LE(0, pid)
+		TH_LOG("fork: %s", strerror(errno));
 	if (!pid)
 		_exit(connect_to_silence(nb, p[1]));
-	CHECK(read(p[0], &c, 1) == 1, "the connecting child failed");
+	ASSERT_EQ(1, read(p[0], &c, 1))
+		TH_LOG("the connecting child failed");
 	/* Attached after the connecting id: the change reaches it later. */
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "bind: %s", strerror(errno));
+	ASSERT_TRUE(id && rcm_bind(fd, id, ip, 0) == 0)
+		TH_LOG("bind: %s", strerror(errno));
 	usleep(300000);		/* the child is inside its connect now */
-	CHECK(rcm_netdev_mac(dev, mac) == 0, "no MAC of %s", dev);
+	ASSERT_EQ(0, rcm_netdev_mac(dev, mac))
+		TH_LOG("no MAC of %s", dev);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(rcm_sh("ip link set dev %s address 02:00:c6:12:00:01", dev) == 0,
-	      "cannot change the MAC of %s", dev);
+	ASSERT_EQ(0, rcm_sh("ip link set dev %s address 02:00:c6:12:00:01", dev))
+		TH_LOG("cannot change the MAC of %s", dev);
 	st = rcm_wait_event(fd, 3000, &ev);
-	printf("# address change reported after %ld ms\n", ms_since(&t0));
+	printf("# address change reported after %ld ms\n", rcm_ms_since(&t0));
 	rcm_sh("ip link set dev %s address %s", dev, mac);
-	CHECK(st == 0 && ev.event == RCM_EVENT_ADDR_CHANGE && ev.id == id,
-	      "no ADDR_CHANGE within 3 s while another id connects");
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0, "connecting child: status %d", st);
+	ASSERT_TRUE(st == 0 && ev.event == RCM_EVENT_ADDR_CHANGE && ev.id == id)
+		TH_LOG("no ADDR_CHANGE within 3 s while another id connects");
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0)
+		TH_LOG("connecting child: status %d", st);
 	silence_off(nb, dev);
 	close(fd);
 	close(p[0]);
@@ -827,7 +658,7 @@ static void *slow_connect_thread(void *arg)
  * it (iw_cm must not destroy an iw_cm id a connect is about to mark
  * busy), then succeeds; KASAN sees any use of the freed iw_cm id.
  */
-RCM_TEST(iwarp_destroy_during_slow_tcp_connect)
+TEST(iwarp_destroy_during_slow_tcp_connect)
 {
 	const char *ip = siw_ip(), *dev = getenv("RCM_NETDEV_SIW");
 	struct slow_connect sc = {};
@@ -835,30 +666,33 @@ RCM_TEST(iwarp_destroy_during_slow_tcp_connect)
 	struct timespec t0;
 	struct rcm_event ev;
 	pthread_t t;
-	struct end e;
+	struct rcm_end e;
 
 	NEED_SIW(ip);
-	CHECK(dev, "no RCM_NETDEV_SIW");
-	CHECK(silence_on(ip, dev, nb, sizeof(nb)) == 0,
-	      "cannot make %s a silent neighbour: %s", nb, strerror(errno));
+	ASSERT_NE(NULL, dev)
+		TH_LOG("no RCM_NETDEV_SIW");
+	ASSERT_EQ(0, silence_on(ip, dev, nb, sizeof(nb)))
+		TH_LOG("cannot make %s a silent neighbour: %s", nb, strerror(errno));
 	sc.fd = rcm_open_dev();
 	sc.id = rcm_routed_id(sc.fd, nb, 20515, 1);
-	CHECK(sc.id && end_open(&e) == 0 && end_init(&e, sc.fd, sc.id) == 0,
-	      "set-up: %s", strerror(errno));
+	ASSERT_TRUE(sc.id && rcm_end_open(&e, IBV_TRANSPORT_IWARP) == 0 && rcm_end_init(&e, sc.fd, sc.id) == 0)
+		TH_LOG("set-up: %s", strerror(errno));
 	sc.qpn = e.qp->qp_num;
-	CHECK(pthread_create(&t, NULL, slow_connect_thread, &sc) == 0,
-	      "thread");
+	ASSERT_EQ(0, pthread_create(&t, NULL, slow_connect_thread, &sc))
+		TH_LOG("thread");
 	usleep(300000);		/* the thread is inside its connect now */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(rcm_destroy(sc.fd, sc.id) == 0, "destroy: %s", strerror(errno));
-	printf("# destroy waited %ld ms for the connect\n", ms_since(&t0));
+	ASSERT_EQ(0, rcm_destroy(sc.fd, sc.id))
+		TH_LOG("destroy: %s", strerror(errno));
+	printf("# destroy waited %ld ms for the connect\n", rcm_ms_since(&t0));
 	pthread_join(t, NULL);
-	CHECK(sc.ret == 0, "connect: %s", strerror(sc.err));
-	CHECK(rcm_wait_event(sc.fd, 500, &ev), "event %u after destroy",
-	      ev.event);
+	ASSERT_EQ(0, sc.ret)
+		TH_LOG("connect: %s", strerror(sc.err));
+	ASSERT_TRUE(rcm_wait_event(sc.fd, 500, &ev))
+		TH_LOG("event %u after destroy", ev.event);
 	silence_off(nb, dev);
 	close(sc.fd);
-	end_close(&e);
+	rcm_end_close(&e);
 }
 
 /*
@@ -866,7 +700,7 @@ RCM_TEST(iwarp_destroy_during_slow_tcp_connect)
  * with the QPs of @ce and @se; 0 when all are up on both sides.
  */
 static int establish_many(int s, int c, const char *ip, unsigned short port,
-			  struct end *ce, struct end *se, int n)
+			  struct rcm_end *ce, struct rcm_end *se, int n)
 {
 	struct rcm_event ev;
 	unsigned int cid;
@@ -874,10 +708,10 @@ static int establish_many(int s, int c, const char *ip, unsigned short port,
 
 	for (i = 0; i < n; i++) {
 		cid = rcm_routed_id(c, ip, port, 100 + i);
-		if (!cid || end_init(&ce[i], c, cid) ||
+		if (!cid || rcm_end_init(&ce[i], c, cid) ||
 		    connect_data(c, cid, ce[i].qp->qp_num, "many", 5) ||
 		    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) ||
-		    end_init(&se[i], s, ev.id) ||
+		    rcm_end_init(&se[i], s, ev.id) ||
 		    accept_data(s, ev.id, se[i].qp->qp_num, 200 + i, NULL, 0) ||
 		    rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) ||
 		    rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
@@ -886,78 +720,81 @@ static int establish_many(int s, int c, const char *ip, unsigned short port,
 	return 0;
 }
 
-RCM_TEST(iwarp_close_with_live_connections)
+TEST(iwarp_close_with_live_connections)
 {
 	const char *ip = siw_ip();
-	struct end ce[2], se[2];
+	struct rcm_end ce[2], se[2];
 	struct rcm_event ev;
 	int s, c, i;
 
 	NEED_SIW(ip);
-	for (i = 0; i < 2; i++)
-		CHECK(end_open(&ce[i]) == 0 && end_open(&se[i]) == 0,
-		      "verbs: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(rcm_end_open(&ce[i], IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se[i], IBV_TRANSPORT_IWARP) == 0)
+			TH_LOG("verbs: %s", strerror(errno));
+	}
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	CHECK(rcm_listener(s, ip, 20506, 0x11, 0), "listen: %s",
-	      strerror(errno));
-	CHECK(establish_many(s, c, ip, 20506, ce, se, 2) == 0,
-	      "connections: %s", strerror(errno));
+	ASSERT_TRUE(rcm_listener(s, ip, 20506, 0x11, 0))
+		TH_LOG("listen: %s", strerror(errno));
+	ASSERT_EQ(0, establish_many(s, c, ip, 20506, ce, se, 2))
+		TH_LOG("connections: %s", strerror(errno));
 	/* The QPs outlive the ids: iw_cm resets the connections. */
 	close(c);
-	for (i = 0; i < 2; i++)
-		CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0,
-		      "disconnected %d", i);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+			TH_LOG("disconnected %d", i);
+	}
 	/* And the other way: the QPs go first, then the server's ids. */
 	for (i = 0; i < 2; i++)
-		end_close(&se[i]);
+		rcm_end_close(&se[i]);
 	close(s);
 	for (i = 0; i < 2; i++)
-		end_close(&ce[i]);
+		rcm_end_close(&ce[i]);
 }
 
-RCM_TEST(iwarp_killed_client_with_a_connection)
+TEST(iwarp_killed_client_with_a_connection)
 {
 	const char *ip = siw_ip();
 	struct rcm_event ev;
-	struct end se;
+	struct rcm_end se;
 	unsigned int lid;
 	int s, st;
 	pid_t pid;
 
 	NEED_SIW(ip);
-	CHECK(end_open(&se) == 0, "verbs: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20507, 0x11, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
-		struct end ce;
+		struct rcm_end ce;
 		int c = rcm_open_dev();
 		unsigned int cid = rcm_routed_id(c, ip, 20507, 9);
 
-		if (!cid || end_open(&ce) || end_init(&ce, c, cid) ||
+		if (!cid || rcm_end_open(&ce, IBV_TRANSPORT_IWARP) || rcm_end_init(&ce, c, cid) ||
 		    connect_data(c, cid, ce.qp->qp_num, "bye", 4) ||
 		    rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
 			_exit(1);
 		raise(SIGKILL);
 	}
-	CHECK(pid > 0, "fork");
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
-	CHECK(end_init(&se, s, ev.id) == 0 &&
-	      accept_data(s, ev.id, se.qp->qp_num, 0, NULL, 0) == 0,
-	      "accept: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
-	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st),
-	      "client did not die by SIGKILL");
-	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
+	ASSERT_LT(0, pid)
+		TH_LOG("fork");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	ASSERT_TRUE(rcm_end_init(&se, s, ev.id) == 0 &&
+		    accept_data(s, ev.id, se.qp->qp_num, 0, NULL, 0) == 0)
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st))
+		TH_LOG("client did not die by SIGKILL");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("no DISCONNECTED");
 	close(s);
-	end_close(&se);
-}
-
-static int have_intree_cm(void)
-{
-	return access("/dev/infiniband/rdma_cm", R_OK | W_OK) == 0;
+	rcm_end_close(&se);
 }
 
 /* Start ./intree_server with a QP on @ip:@port; returns once it listens. */
@@ -969,71 +806,84 @@ static pid_t intree_server(const char *ip, const char *port,
 		(char *)reply, "qp", NULL });
 }
 
-RCM_TEST(iwarp_rcm_client_to_intree_server)
+TEST(iwarp_rcm_client_to_intree_server)
 {
 	const char *ip = siw_ip();
 	struct rcm_event ev;
 	unsigned int cid;
-	struct end ce;
+	struct rcm_end ce;
 	pid_t pid;
 	int c;
 
 	NEED_SIW(ip);
-	if (!have_intree_cm())
-		SKIP("in-tree rdma_ucm not loaded");
-	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	if (!rcm_have_intree_cm())
+		SKIP(return, "in-tree rdma_ucm not loaded");
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	pid = intree_server(ip, "20508", "from-rcm", "accept:from-intree");
-	CHECK(pid > 0, "in-tree server did not start");
+	ASSERT_LT(0, pid)
+		TH_LOG("in-tree server did not start");
 	c = rcm_open_dev();
 	cid = rcm_routed_id(c, ip, 20508, 10);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
-	CHECK(connect_data(c, cid, ce.qp->qp_num, "from-rcm", 9) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
+		TH_LOG("QP: %s", strerror(errno));
+	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "from-rcm", 9))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
 	/* librdmacm sends its string with the NUL: 12 bytes. */
-	CHECK(ev.private_data_len == 12 &&
-	      !strcmp((char *)ev.private_data, "from-intree"),
-	      "reply data '%.56s' len %u", ev.private_data,
-	      ev.private_data_len);
+	ASSERT_TRUE(ev.private_data_len == 12 &&
+		    !strcmp((char *)ev.private_data, "from-intree"))
+		TH_LOG("reply data '%.56s' len %u", ev.private_data,
+		       ev.private_data_len);
 	/* The in-tree side disconnects once established. */
-	CHECK(rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
-	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
-	      strerror(errno));
-	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("no DISCONNECTED");
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_exit_status(pid))
+		TH_LOG("in-tree server failed");
 	close(c);
-	end_close(&ce);
+	rcm_end_close(&ce);
 }
 
-RCM_TEST(iwarp_intree_server_rejects_rcm_client)
+TEST(iwarp_intree_server_rejects_rcm_client)
 {
 	const char *ip = siw_ip();
 	struct rcm_event ev;
 	unsigned int cid;
-	struct end ce;
+	struct rcm_end ce;
 	pid_t pid;
 	int c;
 
 	NEED_SIW(ip);
-	if (!have_intree_cm())
-		SKIP("in-tree rdma_ucm not loaded");
-	CHECK(end_open(&ce) == 0, "verbs: %s", strerror(errno));
+	if (!rcm_have_intree_cm())
+		SKIP(return, "in-tree rdma_ucm not loaded");
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	pid = intree_server(ip, "20509", "knock", "reject:no-thanks");
-	CHECK(pid > 0, "in-tree server did not start");
+	ASSERT_LT(0, pid)
+		TH_LOG("in-tree server did not start");
 	c = rcm_open_dev();
 	cid = rcm_routed_id(c, ip, 20509, 11);
-	CHECK(cid, "route: %s", strerror(errno));
-	CHECK(end_init(&ce, c, cid) == 0, "QP: %s", strerror(errno));
-	CHECK(connect_data(c, cid, ce.qp->qp_num, "knock", 6) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
-	CHECK(refused(ev.status) && ev.private_data_len == 10 &&
-	      !strcmp((char *)ev.private_data, "no-thanks"),
-	      "status %d data '%.56s' len %u", ev.status, ev.private_data,
-	      ev.private_data_len);
-	CHECK(rcm_exit_status(pid) == 0, "in-tree server failed");
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
+		TH_LOG("QP: %s", strerror(errno));
+	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "knock", 6))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
+	ASSERT_TRUE(refused(ev.status) && ev.private_data_len == 10 &&
+		    !strcmp((char *)ev.private_data, "no-thanks"))
+		TH_LOG("status %d data '%.56s' len %u", ev.status, ev.private_data,
+		       ev.private_data_len);
+	ASSERT_EQ(0, rcm_exit_status(pid))
+		TH_LOG("in-tree server failed");
 	close(c);
-	end_close(&ce);
+	rcm_end_close(&ce);
 }
 
 static pid_t intree_client(const char *ip, const char *port,
@@ -1049,45 +899,53 @@ static pid_t intree_client(const char *ip, const char *port,
 	return pid;
 }
 
-RCM_TEST(iwarp_intree_client_to_rcm_listener)
+TEST(iwarp_intree_client_to_rcm_listener)
 {
 	const char *ip = siw_ip();
 	struct rcm_event ev;
 	unsigned int lid, rid;
-	struct end se;
+	struct rcm_end se;
 	pid_t pid;
 	int s;
 
 	NEED_SIW(ip);
-	if (!have_intree_cm())
-		SKIP("in-tree rdma_ucm not loaded");
-	CHECK(end_open(&se) == 0, "verbs: %s", strerror(errno));
+	if (!rcm_have_intree_cm())
+		SKIP(return, "in-tree rdma_ucm not loaded");
+	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP))
+		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20510, 0x33, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	pid = intree_client(ip, "20510", "from-intree", "accept:from-rcm");
-	CHECK(pid > 0, "fork");
-	CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0, "no request");
+	ASSERT_LT(0, pid)
+		TH_LOG("fork");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
 	rid = ev.id;
-	CHECK(ev.private_data_len == 12 &&
-	      !strcmp((char *)ev.private_data, "from-intree"),
-	      "request data '%.56s' len %u", ev.private_data,
-	      ev.private_data_len);
+	ASSERT_TRUE(ev.private_data_len == 12 &&
+		    !strcmp((char *)ev.private_data, "from-intree"))
+		TH_LOG("request data '%.56s' len %u", ev.private_data,
+		       ev.private_data_len);
 	/* The in-tree client asked for 2 reads served, 1 issued. */
-	CHECK(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1,
-	      "request depths %u/%u", ev.conn.initiator_depth,
-	      ev.conn.responder_resources);
-	CHECK(end_init(&se, s, rid) == 0, "QP: %s", strerror(errno));
-	CHECK(accept_data(s, rid, se.qp->qp_num, 0x44, "from-rcm", 9) == 0,
-	      "accept: %s", strerror(errno));
-	CHECK(rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev) == 0, "not established");
+	ASSERT_TRUE(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1)
+		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
+		       ev.conn.responder_resources);
+	ASSERT_EQ(0, rcm_end_init(&se, s, rid))
+		TH_LOG("QP: %s", strerror(errno));
+	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0x44, "from-rcm", 9))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
 	/* The in-tree client disconnects once established. */
-	CHECK(rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev) == 0, "no DISCONNECTED");
-	CHECK(rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) == 0, "disconnect: %s",
-	      strerror(errno));
-	CHECK(rcm_exit_status(pid) == 0, "in-tree client failed");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("no DISCONNECTED");
+	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_exit_status(pid))
+		TH_LOG("in-tree client failed");
 	close(s);
-	end_close(&se);
+	rcm_end_close(&se);
 }
 
 /*
@@ -1097,7 +955,7 @@ RCM_TEST(iwarp_intree_client_to_rcm_listener)
  * rcm listener rejects them with 200; the client checks the first 199
  * of those, so rcm's library must put the tail of the record back.
  */
-RCM_TEST(iwarp_peer_private_data_arrives_whole)
+TEST(iwarp_peer_private_data_arrives_whole)
 {
 	const char *ip = siw_ip();
 	char data[251], rej[200], want[16 + sizeof(rej)];
@@ -1118,14 +976,16 @@ RCM_TEST(iwarp_peer_private_data_arrives_whole)
 		 rej);
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20511, 0x55, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	for (lib = 0; lib < 2; lib++) {
-		if (!lib && !have_intree_cm()) {
+		if (!lib && !rcm_have_intree_cm()) {
 			printf("# in-tree rdma_ucm not loaded: rcm's library only\n");
 			continue;
 		}
 		pid = fork();
-		CHECK(pid >= 0, "fork");
+		ASSERT_LE(0, pid)
+			TH_LOG("fork");
 		if (pid == 0) {
 			if (lib)
 				setenv("LD_LIBRARY_PATH", "/usr/lib/rcm", 1);
@@ -1133,20 +993,20 @@ RCM_TEST(iwarp_peer_private_data_arrives_whole)
 			      data, want, "qp", (char *)NULL);
 			_exit(3);
 		}
-		CHECK(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0,
-		      "no request from the %s client", lib ? "rcm" : "in-tree");
-		CHECK(ev.private_data_len == RCM_EVENT_PRIVATE_DATA_MAX &&
-		      ev.private_data_total == sizeof(data) &&
-		      !memcmp(ev.private_data, data, RCM_EVENT_PRIVATE_DATA_MAX) &&
-		      !memcmp(ev.private_data_more,
-			      data + RCM_EVENT_PRIVATE_DATA_MAX,
-			      sizeof(data) - RCM_EVENT_PRIVATE_DATA_MAX),
-		      "request data len %u of %u", ev.private_data_len,
-		      ev.private_data_total);
-		CHECK(reject_data(s, ev.id, rej, sizeof(rej)) == 0,
-		      "reject: %s", strerror(errno));
-		CHECK(rcm_exit_status(pid) == 0, "the %s client failed",
-		      lib ? "rcm" : "in-tree");
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+			TH_LOG("no request from the %s client", lib ? "rcm" : "in-tree");
+		ASSERT_TRUE(ev.private_data_len == RCM_EVENT_PRIVATE_DATA_MAX &&
+			    ev.private_data_total == sizeof(data) &&
+			    !memcmp(ev.private_data, data, RCM_EVENT_PRIVATE_DATA_MAX) &&
+			    !memcmp(ev.private_data_more,
+			    data + RCM_EVENT_PRIVATE_DATA_MAX,
+			    sizeof(data) - RCM_EVENT_PRIVATE_DATA_MAX))
+			TH_LOG("request data len %u of %u", ev.private_data_len,
+			       ev.private_data_total);
+		ASSERT_EQ(0, reject_data(s, ev.id, rej, sizeof(rej)))
+			TH_LOG("reject: %s", strerror(errno));
+		ASSERT_EQ(0, rcm_exit_status(pid))
+			TH_LOG("the %s client failed", lib ? "rcm" : "in-tree");
 	}
 	close(s);
 }
@@ -1167,30 +1027,31 @@ static unsigned int routed_retry(int fd, const char *ip, unsigned short port,
 	return 0;
 }
 
-RCM_TEST(iwarp_device_removal_with_a_connection)
+TEST(iwarp_device_removal_with_a_connection)
 {
 	const char *ip = siw_ip();
 	const char *netdev = getenv("RCM_NETDEV_SIW");
 	unsigned int lid, wid, cid, seen = 0;
 	struct timespec t0;
 	struct rcm_event ev;
-	struct end ce, se;
+	struct rcm_end ce, se;
 	int fd, w, st;
 	pid_t pid;
 
 	NEED_SIW(ip);
 	if (!netdev)
-		SKIP("no soft-iWARP netdev");
-	CHECK(end_open(&ce) == 0 && end_open(&se) == 0, "verbs: %s",
-	      strerror(errno));
+		SKIP(return, "no soft-iWARP netdev");
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+		TH_LOG("verbs: %s", strerror(errno));
 	fd = rcm_open_dev();
 	w = rcm_open_dev();
 	/* A listener on the device, and a wildcard one in another file. */
 	lid = rcm_listener(fd, ip, 20512, 1, 0);
 	wid = rcm_listener(w, "0.0.0.0", 20513, 2, 0);
-	CHECK(lid && wid, "listen: %s", strerror(errno));
-	CHECK(establish_many(fd, fd, ip, 20512, &ce, &se, 1) == 0,
-	      "connection: %s", strerror(errno));
+	ASSERT_TRUE(lid && wid)
+		TH_LOG("listen: %s", strerror(errno));
+	ASSERT_EQ(0, establish_many(fd, fd, ip, 20512, &ce, &se, 1))
+		TH_LOG("connection: %s", strerror(errno));
 
 	/*
 	 * ib_uverbs lets the device go only once our verbs context is
@@ -1208,7 +1069,8 @@ RCM_TEST(iwarp_device_removal_with_a_connection)
 		execlp("rdma", "rdma", "link", "delete", "siw0", (char *)NULL);
 		_exit(127);
 	}
-	CHECK(pid > 0, "fork");
+	ASSERT_LT(0, pid)
+		TH_LOG("fork");
 	while (seen < 3 && rcm_wait_event(fd, 10000, &ev) == 0) {
 		printf("# event %u status %d on id %u\n", ev.event, ev.status,
 		       ev.id);
@@ -1216,41 +1078,48 @@ RCM_TEST(iwarp_device_removal_with_a_connection)
 			seen++;
 	}
 	/* The listener and both ends of the connection. */
-	CHECK(seen == 3, "%u DEVICE_REMOVAL events, want 3", seen);
-	CHECK(ms_since(&t0) < 10000, "removal took %ld ms", ms_since(&t0));
-	CHECK(rcm_wait_event(fd, 200, &ev), "then event %u", ev.event);
-	CHECK(rcm_wait_event(w, 200, &ev), "wildcard listener got event %u",
-	      ev.event);
+	ASSERT_EQ(3, seen)
+		TH_LOG("%u DEVICE_REMOVAL events, want 3", seen);
+	ASSERT_GT(10000, rcm_ms_since(&t0))
+		TH_LOG("removal took %ld ms", rcm_ms_since(&t0));
+	ASSERT_TRUE(rcm_wait_event(fd, 200, &ev))
+		TH_LOG("then event %u", ev.event);
+	ASSERT_TRUE(rcm_wait_event(w, 200, &ev))
+		TH_LOG("wildcard listener got event %u", ev.event);
 	/* What an application does on DEVICE_REMOVAL: let go of its QPs. */
-	end_close(&ce);
-	end_close(&se);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0, "rdma link delete failed");
+	rcm_end_close(&ce);
+	rcm_end_close(&se);
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0)
+		TH_LOG("rdma link delete failed");
 	close(fd);
 
 	/* The device comes back: the wildcard listener listens there too. */
-	CHECK(rcm_sh("rdma link add siw0 type siw netdev %s", netdev) == 0,
-	      "rdma link add failed");
+	ASSERT_EQ(0, rcm_sh("rdma link add siw0 type siw netdev %s", netdev))
+		TH_LOG("rdma link add failed");
 	fd = rcm_open_dev();
 	cid = routed_retry(fd, ip, 20513, 3);
-	CHECK(cid, "route after re-adding siw0: %s", strerror(errno));
-	CHECK(end_open(&ce) == 0 && end_init(&ce, fd, cid) == 0, "verbs: %s",
-	      strerror(errno));
-	CHECK(connect_data(fd, cid, ce.qp->qp_num, "back", 5) == 0,
-	      "connect: %s", strerror(errno));
-	CHECK(rcm_expect_event(w, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
-	      ev.listen_id == wid, "no request on the wildcard listener");
-	CHECK(reject_data(w, ev.id, NULL, 0) == 0, "reject: %s",
-	      strerror(errno));
-	CHECK(rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev) == 0, "not rejected");
+	ASSERT_TRUE(cid)
+		TH_LOG("route after re-adding siw0: %s", strerror(errno));
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_init(&ce, fd, cid) == 0)
+		TH_LOG("verbs: %s", strerror(errno));
+	ASSERT_EQ(0, connect_data(fd, cid, ce.qp->qp_num, "back", 5))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(rcm_expect_event(w, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
+		    ev.listen_id == wid)
+		TH_LOG("no request on the wildcard listener");
+	ASSERT_EQ(0, reject_data(w, ev.id, NULL, 0))
+		TH_LOG("reject: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
 	close(fd);
 	close(w);
-	end_close(&ce);
+	rcm_end_close(&ce);
 }
 
 int main(void)
 {
 	/* Line by line: a case that hangs still shows how far it got. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	return rcm_test_run();
+	return rcm_test_main();
 }

@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 /*
  * Users of IPv4 group @group on @netdev in /proc/net/igmp, 0 when the
@@ -181,7 +181,7 @@ static int gid_index(const char *ip)
 
 #define GROUP "239.1.2.3"
 
-RCM_TEST(full_join_reports_group_and_joins_igmp)
+TEST(full_join_reports_group_and_joins_igmp)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -193,64 +193,80 @@ RCM_TEST(full_join_reports_group_and_joins_igmp)
 	int fd, sgid;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	id = ud_bound(fd, ip, 0x1d);
-	CHECK(id, "UD id bound to %s: %s", ip, strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("UD id bound to %s: %s", ip, strerror(errno));
 	sgid = gid_index(ip);
-	CHECK(sgid >= 0, "no RoCE v2 GID for %s", ip);
-	CHECK(set_tos(fd, id, 32) == 0, "TOS: %s", strerror(errno));
+	ASSERT_LE(0, sgid)
+		TH_LOG("no RoCE v2 GID for %s", ip);
+	ASSERT_EQ(0, set_tos(fd, id, 32))
+		TH_LOG("TOS: %s", strerror(errno));
 	if (igmp_users(netdev, GROUP) < 0)
 		printf("# no /proc/net/igmp: IP memberships are not checked\n");
-	CHECK(igmp_is(netdev, GROUP, 0), "%s already joined on %s", GROUP,
-	      netdev);
-	CHECK(join(fd, id, GROUP, RCM_MC_JOIN_FULLMEMBER, 0xc0ffee) == 0,
-	      "join: %s", strerror(errno));
+	ASSERT_TRUE(igmp_is(netdev, GROUP, 0))
+		TH_LOG("%s already joined on %s", GROUP, netdev);
+	ASSERT_EQ(0, join(fd, id, GROUP, RCM_MC_JOIN_FULLMEMBER, 0xc0ffee))
+		TH_LOG("join: %s", strerror(errno));
 	/* Queued before the ioctl returned. */
-	CHECK(rcm_wait_event(fd, 0, &ev) == 0, "no event queued by the join");
-	CHECK(ev.event == RCM_EVENT_MULTICAST_JOIN && ev.status == 0,
-	      "event %u status %d", ev.event, ev.status);
-	CHECK(ev.context == 0xc0ffee, "context %#llx, want the group's",
-	      (unsigned long long)ev.context);
-	CHECK(ev.id == id, "id %u, want %u", ev.id, id);
-	CHECK(ev.ud.qp_num == RCM_MCAST_QPN, "qp_num %#x", ev.ud.qp_num);
-	CHECK(ev.ud.qkey == RCM_UDP_QKEY, "qkey %#x", ev.ud.qkey);
-	CHECK(!memcmp(ev.ud.ah_attr.dgid, mgid, 16),
-	      "dgid %02x%02x..%02x%02x:%u.%u.%u.%u, want ::ffff:239.1.2.3",
-	      ev.ud.ah_attr.dgid[0], ev.ud.ah_attr.dgid[1],
-	      ev.ud.ah_attr.dgid[10], ev.ud.ah_attr.dgid[11],
-	      ev.ud.ah_attr.dgid[12], ev.ud.ah_attr.dgid[13],
-	      ev.ud.ah_attr.dgid[14], ev.ud.ah_attr.dgid[15]);
-	CHECK(ev.ud.ah_attr.is_global == 1 && ev.ud.ah_attr.port_num == 1 &&
-	      ev.ud.ah_attr.dlid == 0, "is_global %u port %u dlid %u",
-	      ev.ud.ah_attr.is_global, ev.ud.ah_attr.port_num,
-	      ev.ud.ah_attr.dlid);
-	CHECK(ev.ud.ah_attr.hop_limit == 64, "hop_limit %u, want 64 (RoCE v2)",
-	      ev.ud.ah_attr.hop_limit);
-	CHECK(ev.ud.ah_attr.sgid_index == sgid, "sgid_index %u, want %d",
-	      ev.ud.ah_attr.sgid_index, sgid);
-	CHECK(ev.ud.ah_attr.traffic_class == 32, "traffic_class %u, want TOS",
-	      ev.ud.ah_attr.traffic_class);
-	CHECK(ev.ud.ah_attr.flow_label == 0 && ev.ud.ah_attr.static_rate == 0,
-	      "flow_label %u static_rate %u", ev.ud.ah_attr.flow_label,
-	      ev.ud.ah_attr.static_rate);
-	CHECK(ev.private_data_len == 0, "private_data_len %u",
-	      ev.private_data_len);
-	CHECK(igmp_is(netdev, GROUP, 1), "%s on %s: %d users, want 1",
-	      GROUP, netdev, igmp_users(netdev, GROUP));
+	ASSERT_EQ(0, rcm_wait_event(fd, 0, &ev))
+		TH_LOG("no event queued by the join");
+	ASSERT_TRUE(ev.event == RCM_EVENT_MULTICAST_JOIN && ev.status == 0)
+		TH_LOG("event %u status %d", ev.event, ev.status);
+	ASSERT_EQ(0xc0ffee, ev.context)
+		TH_LOG("context %#llx, want the group's",
+		       (unsigned long long)ev.context);
+	ASSERT_EQ(ev.id, id)
+		TH_LOG("id %u, want %u", ev.id, id);
+	ASSERT_EQ(RCM_MCAST_QPN, ev.ud.qp_num)
+		TH_LOG("qp_num %#x", ev.ud.qp_num);
+	ASSERT_EQ(RCM_UDP_QKEY, ev.ud.qkey)
+		TH_LOG("qkey %#x", ev.ud.qkey);
+	ASSERT_TRUE(!memcmp(ev.ud.ah_attr.dgid, mgid, 16))
+		TH_LOG("dgid %02x%02x..%02x%02x:%u.%u.%u.%u, want ::ffff:239.1.2.3",
+		       ev.ud.ah_attr.dgid[0], ev.ud.ah_attr.dgid[1],
+		       ev.ud.ah_attr.dgid[10], ev.ud.ah_attr.dgid[11],
+		       ev.ud.ah_attr.dgid[12], ev.ud.ah_attr.dgid[13],
+		       ev.ud.ah_attr.dgid[14], ev.ud.ah_attr.dgid[15]);
+	ASSERT_TRUE(ev.ud.ah_attr.is_global == 1 && ev.ud.ah_attr.port_num == 1 &&
+		    ev.ud.ah_attr.dlid == 0)
+		TH_LOG("is_global %u port %u dlid %u",
+		       ev.ud.ah_attr.is_global, ev.ud.ah_attr.port_num,
+		       ev.ud.ah_attr.dlid);
+	ASSERT_EQ(64, ev.ud.ah_attr.hop_limit)
+		TH_LOG("hop_limit %u, want 64 (RoCE v2)",
+		       ev.ud.ah_attr.hop_limit);
+	ASSERT_EQ(ev.ud.ah_attr.sgid_index, sgid)
+		TH_LOG("sgid_index %u, want %d",
+		       ev.ud.ah_attr.sgid_index, sgid);
+	ASSERT_EQ(32, ev.ud.ah_attr.traffic_class)
+		TH_LOG("traffic_class %u, want TOS",
+		       ev.ud.ah_attr.traffic_class);
+	ASSERT_TRUE(ev.ud.ah_attr.flow_label == 0 && ev.ud.ah_attr.static_rate == 0)
+		TH_LOG("flow_label %u static_rate %u", ev.ud.ah_attr.flow_label,
+		       ev.ud.ah_attr.static_rate);
+	ASSERT_EQ(0, ev.private_data_len)
+		TH_LOG("private_data_len %u", ev.private_data_len);
+	ASSERT_TRUE(igmp_is(netdev, GROUP, 1))
+		TH_LOG("%s on %s: %d users, want 1",
+		       GROUP, netdev, igmp_users(netdev, GROUP));
 
-	CHECK(leave(fd, id, GROUP, &reported) == 0, "leave: %s",
-	      strerror(errno));
-	CHECK(reported == 1, "leave reported %u events, want 1", reported);
-	CHECK(igmp_is(netdev, GROUP, 0), "%s still joined after leave",
-	      GROUP);
-	CHECK(quiet(fd, 100), "an event after the leave");
-	CHECK_ERRNO(leave(fd, id, GROUP, NULL), ENOENT);
-	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
+	ASSERT_EQ(0, leave(fd, id, GROUP, &reported))
+		TH_LOG("leave: %s", strerror(errno));
+	ASSERT_EQ(1, reported)
+		TH_LOG("leave reported %u events, want 1", reported);
+	ASSERT_TRUE(igmp_is(netdev, GROUP, 0))
+		TH_LOG("%s still joined after leave", GROUP);
+	ASSERT_TRUE(quiet(fd, 100))
+		TH_LOG("an event after the leave");
+	ASSERT_ERRNO(leave(fd, id, GROUP, NULL), ENOENT);
+	ASSERT_EQ(0, rcm_destroy(fd, id))
+		TH_LOG("destroy: %s", strerror(errno));
 	close(fd);
 }
 
-RCM_TEST(send_only_join_leaves_igmp_alone)
+TEST(send_only_join_leaves_igmp_alone)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -259,23 +275,25 @@ RCM_TEST(send_only_join_leaves_igmp_alone)
 	int fd;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	id = ud_bound(fd, ip, 1);
-	CHECK(id, "UD id: %s", strerror(errno));
-	CHECK(join(fd, id, "239.1.2.4", RCM_MC_JOIN_SENDONLY_FULLMEMBER,
-		   0x5e) == 0, "join: %s", strerror(errno));
-	CHECK(rcm_wait_event(fd, 0, &ev) == 0 &&
-	      ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 0x5e &&
-	      ev.ud.ah_attr.dgid[15] == 4, "no MULTICAST_JOIN for the group");
-	CHECK(igmp_is(netdev, "239.1.2.4", 0),
-	      "a send-only join joined the IP group");
-	CHECK(leave(fd, id, "239.1.2.4", &reported) == 0 && reported == 1,
-	      "leave: %s, %u reported", strerror(errno), reported);
+	ASSERT_TRUE(id)
+		TH_LOG("UD id: %s", strerror(errno));
+	ASSERT_EQ(0, join(fd, id, "239.1.2.4", RCM_MC_JOIN_SENDONLY_FULLMEMBER, 0x5e))
+		TH_LOG("join: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 0, &ev) == 0 &&
+		    ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 0x5e &&
+		    ev.ud.ah_attr.dgid[15] == 4)
+		TH_LOG("no MULTICAST_JOIN for the group");
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.4", 0))
+		TH_LOG("a send-only join joined the IP group");
+	ASSERT_TRUE(leave(fd, id, "239.1.2.4", &reported) == 0 && reported == 1)
+		TH_LOG("leave: %s, %u reported", strerror(errno), reported);
 	close(fd);
 }
 
-RCM_TEST(resolved_id_joins)
+TEST(resolved_id_joins)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -284,26 +302,30 @@ RCM_TEST(resolved_id_joins)
 	int fd;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 3);
-	CHECK(id, "create: %s", strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
 	/* As mckey does: resolve towards the group's own address. */
-	CHECK(rcm_resolved(fd, id, ip) == 0, "resolve: %s", strerror(errno));
-	CHECK(join(fd, id, "239.1.2.5", RCM_MC_JOIN_FULLMEMBER, 9) == 0,
-	      "join: %s", strerror(errno));
-	CHECK(rcm_wait_event(fd, 0, &ev) == 0 &&
-	      ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 9,
-	      "no MULTICAST_JOIN");
-	CHECK(igmp_is(netdev, "239.1.2.5", 1), "IP group not joined");
+	ASSERT_EQ(0, rcm_resolved(fd, id, ip))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, join(fd, id, "239.1.2.5", RCM_MC_JOIN_FULLMEMBER, 9))
+		TH_LOG("join: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 0, &ev) == 0 &&
+		    ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 9)
+		TH_LOG("no MULTICAST_JOIN");
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.5", 1))
+		TH_LOG("IP group not joined");
 	/* Destroy leaves it. */
-	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
-	CHECK(igmp_is(netdev, "239.1.2.5", 0),
-	      "IP group still joined after destroy");
+	ASSERT_EQ(0, rcm_destroy(fd, id))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.5", 0))
+		TH_LOG("IP group still joined after destroy");
 	close(fd);
 }
 
-RCM_TEST(join_and_leave_errors)
+TEST(join_and_leave_errors)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_event ev;
@@ -311,42 +333,48 @@ RCM_TEST(join_and_leave_errors)
 	int fd;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	ud = ud_bound(fd, ip, 1);
 	rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	idle = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 3);
 	loose = ud_bound(fd, "0.0.0.0", 4);
-	CHECK(ud && rc && idle && loose, "set-up: %s", strerror(errno));
-	CHECK(rcm_bind(fd, rc, ip, 0) == 0, "bind RC: %s", strerror(errno));
+	ASSERT_TRUE(ud && rc && idle && loose)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(fd, rc, ip, 0))
+		TH_LOG("bind RC: %s", strerror(errno));
 
-	CHECK_ERRNO(join(fd, ud + 100, GROUP, 0, 0), ENOENT);
-	CHECK_ERRNO(join(fd, rc, GROUP, 0, 0), EINVAL);
-	CHECK_ERRNO(join(fd, idle, GROUP, 0, 0), EINVAL);
-	CHECK_ERRNO(join(fd, loose, GROUP, 0, 0), EINVAL);
-	CHECK_ERRNO(join(fd, ud, ip, 0, 0), EINVAL);
-	CHECK_ERRNO(join(fd, ud, "255.255.255.255", 0, 0), EINVAL);
-	CHECK_ERRNO(join(fd, ud, "fd00::1", 0, 0), EINVAL);
-	CHECK_ERRNO(join(fd, ud, GROUP, 2, 0), EINVAL);
+	ASSERT_ERRNO(join(fd, ud + 100, GROUP, 0, 0), ENOENT);
+	ASSERT_ERRNO(join(fd, rc, GROUP, 0, 0), EINVAL);
+	ASSERT_ERRNO(join(fd, idle, GROUP, 0, 0), EINVAL);
+	ASSERT_ERRNO(join(fd, loose, GROUP, 0, 0), EINVAL);
+	ASSERT_ERRNO(join(fd, ud, ip, 0, 0), EINVAL);
+	ASSERT_ERRNO(join(fd, ud, "255.255.255.255", 0, 0), EINVAL);
+	ASSERT_ERRNO(join(fd, ud, "fd00::1", 0, 0), EINVAL);
+	ASSERT_ERRNO(join(fd, ud, GROUP, 2, 0), EINVAL);
 	/* IPv6 groups on RoCE v2: not supported, as in-tree. */
-	CHECK_ERRNO(join(fd, ud, "ff0e::1:2", 0, 0), EOPNOTSUPP);
-	CHECK(quiet(fd, 50), "a failed join queued an event");
+	ASSERT_ERRNO(join(fd, ud, "ff0e::1:2", 0, 0), EOPNOTSUPP);
+	ASSERT_TRUE(quiet(fd, 50))
+		TH_LOG("a failed join queued an event");
 
-	CHECK(join(fd, ud, GROUP, 0, 1) == 0, "join: %s", strerror(errno));
-	CHECK_ERRNO(join(fd, ud, GROUP, 0, 2), EADDRINUSE);
-	CHECK_ERRNO(join(fd, ud, GROUP, RCM_MC_JOIN_SENDONLY_FULLMEMBER, 2),
-		    EADDRINUSE);
-	CHECK(rcm_wait_event(fd, 0, &ev) == 0 && ev.context == 1 &&
-	      quiet(fd, 50), "want exactly the first join's event");
-	CHECK_ERRNO(leave(fd, ud, "239.9.9.9", NULL), ENOENT);
-	CHECK_ERRNO(leave(fd, rc, GROUP, NULL), ENOENT);
-	CHECK_ERRNO(leave(fd, ud + 100, GROUP, NULL), ENOENT);
-	CHECK(leave(fd, ud, GROUP, NULL) == 0, "leave: %s", strerror(errno));
-	CHECK_ERRNO(leave(fd, ud, GROUP, NULL), ENOENT);
+	ASSERT_EQ(0, join(fd, ud, GROUP, 0, 1))
+		TH_LOG("join: %s", strerror(errno));
+	ASSERT_ERRNO(join(fd, ud, GROUP, 0, 2), EADDRINUSE);
+	ASSERT_ERRNO(join(fd, ud, GROUP, RCM_MC_JOIN_SENDONLY_FULLMEMBER, 2),
+		     EADDRINUSE);
+	ASSERT_TRUE(rcm_wait_event(fd, 0, &ev) == 0 && ev.context == 1 &&
+		    quiet(fd, 50))
+		TH_LOG("want exactly the first join's event");
+	ASSERT_ERRNO(leave(fd, ud, "239.9.9.9", NULL), ENOENT);
+	ASSERT_ERRNO(leave(fd, rc, GROUP, NULL), ENOENT);
+	ASSERT_ERRNO(leave(fd, ud + 100, GROUP, NULL), ENOENT);
+	ASSERT_EQ(0, leave(fd, ud, GROUP, NULL))
+		TH_LOG("leave: %s", strerror(errno));
+	ASSERT_ERRNO(leave(fd, ud, GROUP, NULL), ENOENT);
 	close(fd);
 }
 
-RCM_TEST(leave_discards_unread_events)
+TEST(leave_discards_unread_events)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_destroy_id d = { .size = sizeof(d) };
@@ -355,32 +383,35 @@ RCM_TEST(leave_discards_unread_events)
 	int fd;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	id = ud_bound(fd, ip, 1);
-	CHECK(id, "UD id: %s", strerror(errno));
-	CHECK(join(fd, id, "239.1.2.6", 0, 6) == 0, "join: %s",
-	      strerror(errno));
-	CHECK(join(fd, id, "239.1.2.7", 0, 7) == 0, "join 2: %s",
-	      strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("UD id: %s", strerror(errno));
+	ASSERT_EQ(0, join(fd, id, "239.1.2.6", 0, 6))
+		TH_LOG("join: %s", strerror(errno));
+	ASSERT_EQ(0, join(fd, id, "239.1.2.7", 0, 7))
+		TH_LOG("join 2: %s", strerror(errno));
 	/* The first group's event is left unread. */
-	CHECK(leave(fd, id, "239.1.2.6", &reported) == 0, "leave: %s",
-	      strerror(errno));
-	CHECK(reported == 0, "leave reported %u, want 0", reported);
-	CHECK(rcm_wait_event(fd, 0, &ev) == 0 && ev.context == 7,
-	      "the other group's event went too (or came first)");
-	CHECK(quiet(fd, 50), "the left group's event is still there");
-	CHECK(leave(fd, id, "239.1.2.7", &reported) == 0 && reported == 1,
-	      "leave 2: %s, reported %u", strerror(errno), reported);
+	ASSERT_EQ(0, leave(fd, id, "239.1.2.6", &reported))
+		TH_LOG("leave: %s", strerror(errno));
+	ASSERT_EQ(0, reported)
+		TH_LOG("leave reported %u, want 0", reported);
+	ASSERT_TRUE(rcm_wait_event(fd, 0, &ev) == 0 && ev.context == 7)
+		TH_LOG("the other group's event went too (or came first)");
+	ASSERT_TRUE(quiet(fd, 50))
+		TH_LOG("the left group's event is still there");
+	ASSERT_TRUE(leave(fd, id, "239.1.2.7", &reported) == 0 && reported == 1)
+		TH_LOG("leave 2: %s, reported %u", strerror(errno), reported);
 	/* A group's events count in the id's. */
 	d.id = id;
-	CHECK(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0 &&
-	      d.out_events_reported == 1, "destroy: reported %u",
-	      d.out_events_reported);
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0 &&
+		    d.out_events_reported == 1)
+		TH_LOG("destroy: reported %u", d.out_events_reported);
 	close(fd);
 }
 
-RCM_TEST(events_follow_a_migrated_id)
+TEST(events_follow_a_migrated_id)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -390,32 +421,37 @@ RCM_TEST(events_follow_a_migrated_id)
 	unsigned int id, reported;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	a = rcm_open_dev();
 	b = rcm_open_dev();
 	id = ud_bound(a, ip, 1);
-	CHECK(id, "UD id: %s", strerror(errno));
-	CHECK(join(a, id, "239.1.2.8", 0, 8) == 0, "join: %s",
-	      strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("UD id: %s", strerror(errno));
+	ASSERT_EQ(0, join(a, id, "239.1.2.8", 0, 8))
+		TH_LOG("join: %s", strerror(errno));
 	m.id = id;
 	m.fd = b;
-	CHECK(ioctl(a, RCM_IOCTL_MIGRATE_ID, &m) == 0, "migrate: %s",
-	      strerror(errno));
-	CHECK(quiet(a, 50), "an event stayed in the old file");
-	CHECK(rcm_wait_event(b, 0, &ev) == 0 &&
-	      ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 8 &&
-	      ev.id == m.out_id, "event in the new file: %u ctx %llu id %u",
-	      ev.event, (unsigned long long)ev.context, ev.id);
-	CHECK_ERRNO(leave(a, id, "239.1.2.8", NULL), ENOENT);
-	CHECK(leave(b, m.out_id, "239.1.2.8", &reported) == 0 &&
-	      reported == 1, "leave in the new file: %s, reported %u",
-	      strerror(errno), reported);
-	CHECK(igmp_is(netdev, "239.1.2.8", 0), "IP group still joined");
+	ASSERT_EQ(0, ioctl(a, RCM_IOCTL_MIGRATE_ID, &m))
+		TH_LOG("migrate: %s", strerror(errno));
+	ASSERT_TRUE(quiet(a, 50))
+		TH_LOG("an event stayed in the old file");
+	ASSERT_TRUE(rcm_wait_event(b, 0, &ev) == 0 &&
+		    ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 8 &&
+		    ev.id == m.out_id)
+		TH_LOG("event in the new file: %u ctx %llu id %u",
+		       ev.event, (unsigned long long)ev.context, ev.id);
+	ASSERT_ERRNO(leave(a, id, "239.1.2.8", NULL), ENOENT);
+	ASSERT_TRUE(leave(b, m.out_id, "239.1.2.8", &reported) == 0 &&
+		    reported == 1)
+		TH_LOG("leave in the new file: %s, reported %u",
+		       strerror(errno), reported);
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.8", 0))
+		TH_LOG("IP group still joined");
 	close(a);
 	close(b);
 }
 
-RCM_TEST(two_files_join_one_group)
+TEST(two_files_join_one_group)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -424,35 +460,38 @@ RCM_TEST(two_files_join_one_group)
 	int a, b;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	a = rcm_open_dev();
 	b = rcm_open_dev();
 	ia = ud_bound(a, ip, 1);
 	ib = ud_bound(b, ip, 2);
-	CHECK(ia && ib, "UD ids: %s", strerror(errno));
-	CHECK(join(a, ia, "239.1.2.9", 0, 0xa) == 0, "join a: %s",
-	      strerror(errno));
-	CHECK(join(b, ib, "239.1.2.9", 0, 0xb) == 0, "join b: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(a, 0, &ev) == 0 && ev.context == 0xa &&
-	      quiet(a, 50), "file a: want its one event");
-	CHECK(rcm_wait_event(b, 0, &ev) == 0 && ev.context == 0xb &&
-	      quiet(b, 50), "file b: want its one event");
-	CHECK(igmp_is(netdev, "239.1.2.9", 2), "%d IP users, want 2",
-	      igmp_users(netdev, "239.1.2.9"));
-	CHECK(leave(a, ia, "239.1.2.9", &reported) == 0 && reported == 1,
-	      "leave a: %s", strerror(errno));
-	CHECK(igmp_is(netdev, "239.1.2.9", 1),
-	      "%d IP users after one leave, want 1",
-	      igmp_users(netdev, "239.1.2.9"));
+	ASSERT_TRUE(ia && ib)
+		TH_LOG("UD ids: %s", strerror(errno));
+	ASSERT_EQ(0, join(a, ia, "239.1.2.9", 0, 0xa))
+		TH_LOG("join a: %s", strerror(errno));
+	ASSERT_EQ(0, join(b, ib, "239.1.2.9", 0, 0xb))
+		TH_LOG("join b: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(a, 0, &ev) == 0 && ev.context == 0xa &&
+		    quiet(a, 50))
+		TH_LOG("file a: want its one event");
+	ASSERT_TRUE(rcm_wait_event(b, 0, &ev) == 0 && ev.context == 0xb &&
+		    quiet(b, 50))
+		TH_LOG("file b: want its one event");
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.9", 2))
+		TH_LOG("%d IP users, want 2", igmp_users(netdev, "239.1.2.9"));
+	ASSERT_TRUE(leave(a, ia, "239.1.2.9", &reported) == 0 && reported == 1)
+		TH_LOG("leave a: %s", strerror(errno));
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.9", 1))
+		TH_LOG("%d IP users after one leave, want 1",
+		       igmp_users(netdev, "239.1.2.9"));
 	/* Closing the file destroys the id, which leaves the group. */
 	close(b);
-	CHECK(igmp_is(netdev, "239.1.2.9", 0),
-	      "IP group joined after the last member's file closed");
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.9", 0))
+		TH_LOG("IP group joined after the last member's file closed");
 	close(a);
 }
 
-RCM_TEST(killed_process_leaves_its_groups)
+TEST(killed_process_leaves_its_groups)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -461,10 +500,12 @@ RCM_TEST(killed_process_leaves_its_groups)
 	pid_t pid;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
-	CHECK(pipe(p) == 0, "pipe");
+		SKIP(return, "no Soft-RoCE device in this guest");
+	ASSERT_EQ(0, pipe(p))
+		TH_LOG("pipe");
 	pid = fork();
-	CHECK(pid >= 0, "fork");
+	ASSERT_LE(0, pid)
+		TH_LOG("fork");
 	if (pid == 0) {
 		int fd = rcm_open_dev();
 		unsigned int id = ud_bound(fd, ip, 1);
@@ -485,15 +526,18 @@ RCM_TEST(killed_process_leaves_its_groups)
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 	}
-	CHECK(i == 1, "the child could not join");
+	ASSERT_EQ(1, i)
+		TH_LOG("the child could not join");
 	joined = igmp_is(netdev, "239.1.2.10", 1);
 	/* Killed before any check can fail: its open file pins the module. */
 	kill(pid, SIGKILL);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "waitpid");
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st))
+		TH_LOG("waitpid");
 	close(p[0]);
-	CHECK(joined, "child's IP group absent");
-	CHECK(igmp_is(netdev, "239.1.2.10", 0),
-	      "IP group still joined after the member was killed");
+	ASSERT_TRUE(joined)
+		TH_LOG("child's IP group absent");
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.10", 0))
+		TH_LOG("IP group still joined after the member was killed");
 }
 
 struct racer {
@@ -534,7 +578,7 @@ static void *reader(void *arg)
  * in-tree ucma's use-after-free history); KASAN and lockdep watch the
  * kernel side. Every IP membership is gone at the end.
  */
-RCM_TEST(leave_races_read_and_destroy)
+TEST(leave_races_read_and_destroy)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -543,11 +587,14 @@ RCM_TEST(leave_races_read_and_destroy)
 	int i;
 
 	if (!ip || !netdev)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	r.fd = rcm_open_dev();
-	CHECK(r.fd >= 0, "open");
-	CHECK(fcntl(r.fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
-	CHECK(pthread_create(&tr, NULL, reader, &r) == 0, "reader thread");
+	ASSERT_LE(0, r.fd)
+		TH_LOG("open");
+	ASSERT_EQ(0, fcntl(r.fd, F_SETFL, O_NONBLOCK))
+		TH_LOG("O_NONBLOCK");
+	ASSERT_EQ(0, pthread_create(&tr, NULL, reader, &r))
+		TH_LOG("reader thread");
 	for (i = 0; i < 100; i++) {
 		r.id = ud_bound(r.fd, ip, i);
 		if (!r.id)
@@ -560,17 +607,18 @@ RCM_TEST(leave_races_read_and_destroy)
 	}
 	r.stop = 1;
 	pthread_join(tr, NULL);
-	CHECK(i == 100, "round %d: %s", i, strerror(errno));
-	CHECK(igmp_is(netdev, "239.1.3.1", 0) &&
-	      igmp_is(netdev, "239.1.3.2", 0),
-	      "IP groups left joined: %d, %d",
-	      igmp_users(netdev, "239.1.3.1"),
-	      igmp_users(netdev, "239.1.3.2"));
+	ASSERT_EQ(100, i)
+		TH_LOG("round %d: %s", i, strerror(errno));
+	ASSERT_TRUE(igmp_is(netdev, "239.1.3.1", 0) &&
+		    igmp_is(netdev, "239.1.3.2", 0))
+		TH_LOG("IP groups left joined: %d, %d",
+		       igmp_users(netdev, "239.1.3.1"),
+		       igmp_users(netdev, "239.1.3.2"));
 	close(r.fd);
 }
 
 /* rxe0 is back at the end whatever happened (rcm_restore_rxe()). */
-RCM_TEST(device_removal_drops_igmp)
+TEST(device_removal_drops_igmp)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
@@ -579,34 +627,36 @@ RCM_TEST(device_removal_drops_igmp)
 	int fd, removal = 0;
 
 	if (!ip || !netdev || getenv("RCM_PEER_ADDR"))
-		SKIP("no Soft-RoCE device of its own in this guest");
+		SKIP(return, "no Soft-RoCE device of its own in this guest");
 	fd = rcm_open_dev();
 	id = ud_bound(fd, ip, 1);
-	CHECK(id, "UD id: %s", strerror(errno));
-	CHECK(join(fd, id, "239.1.2.12", 0, 12) == 0, "join: %s",
-	      strerror(errno));
-	CHECK(igmp_is(netdev, "239.1.2.12", 1), "IP group not joined");
+	ASSERT_TRUE(id)
+		TH_LOG("UD id: %s", strerror(errno));
+	ASSERT_EQ(0, join(fd, id, "239.1.2.12", 0, 12))
+		TH_LOG("join: %s", strerror(errno));
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.12", 1))
+		TH_LOG("IP group not joined");
 	if (rcm_sh("rdma link delete rxe0")) {
 		rcm_restore_rxe();
-		CHECK(0, "rdma link delete failed");
+		ASSERT_TRUE(0)
+			TH_LOG("rdma link delete failed");
 	}
 	while (rcm_wait_event(fd, 1000, &ev) == 0)
 		if (ev.event == RCM_EVENT_DEVICE_REMOVAL && ev.id == id)
 			removal++;
 	rcm_restore_rxe();
-	CHECK(removal == 1, "%d DEVICE_REMOVAL events, want 1", removal);
-	CHECK(igmp_is(netdev, "239.1.2.12", 0),
-	      "IP group still joined after the device went");
+	ASSERT_EQ(1, removal)
+		TH_LOG("%d DEVICE_REMOVAL events, want 1", removal);
+	ASSERT_TRUE(igmp_is(netdev, "239.1.2.12", 0))
+		TH_LOG("IP group still joined after the device went");
 	/* The group is still the id's to leave; its event was read. */
-	CHECK(leave(fd, id, "239.1.2.12", &reported) == 0 && reported == 1,
-	      "leave after removal: %s, reported %u", strerror(errno),
-	      reported);
-	CHECK_ERRNO(join(fd, id, "239.1.2.12", 0, 12), ENODEV);
-	CHECK(rcm_destroy(fd, id) == 0, "destroy: %s", strerror(errno));
+	ASSERT_TRUE(leave(fd, id, "239.1.2.12", &reported) == 0 && reported == 1)
+		TH_LOG("leave after removal: %s, reported %u", strerror(errno),
+		       reported);
+	ASSERT_ERRNO(join(fd, id, "239.1.2.12", 0, 12), ENODEV);
+	ASSERT_EQ(0, rcm_destroy(fd, id))
+		TH_LOG("destroy: %s", strerror(errno));
 	close(fd);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

@@ -16,7 +16,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 #define GRH_LEN 40
 #define MSG "rcm multicast datagram"
@@ -126,7 +126,8 @@ static int poll_one(struct ud_end *e, struct ibv_wc *wc, int ms)
  * to the group and collect the completions for up to @ms: *@got_recv is
  * 1 when the datagram came back (checked byte for byte).
  */
-static void send_to_group(const char *group, unsigned int flags, int ms,
+static void send_to_group(struct __test_metadata *_metadata,
+			  const char *group, unsigned int flags, int ms,
 			  int *got_recv)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -152,34 +153,37 @@ static void send_to_group(const char *group, unsigned int flags, int ms,
 	*got_recv = 0;
 	memset(&e, 0, sizeof(e));
 	if (!ip)
-		SKIP("no Soft-RoCE device in this guest");
+		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 1);
-	CHECK(id && rcm_bind(fd, id, ip, 0) == 0, "UD id: %s",
-	      strerror(errno));
+	ASSERT_TRUE(id && rcm_bind(fd, id, ip, 0) == 0)
+		TH_LOG("UD id: %s", strerror(errno));
 	j.id = id;
 	rcm_sockaddr(&j.addr, group, 0);
-	CHECK(ioctl(fd, RCM_IOCTL_JOIN_MCAST, &j) == 0, "join: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 0, &ev) == 0 &&
-	      ev.event == RCM_EVENT_MULTICAST_JOIN, "no MULTICAST_JOIN");
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_JOIN_MCAST, &j))
+		TH_LOG("join: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 0, &ev) == 0 &&
+		    ev.event == RCM_EVENT_MULTICAST_JOIN)
+		TH_LOG("no MULTICAST_JOIN");
 
 	ret = ud_open(&e, ev.ud.qkey);
 	if (ret == ENODEV) {
 		ud_close(&e);
-		SKIP("no rxe0 verbs device (libibverbs provider missing?)");
+		SKIP(return, "no rxe0 verbs device (libibverbs provider missing?)");
 	}
-	CHECK(!ret, "UD QP: %s", strerror(ret));
+	ASSERT_TRUE(!ret)
+		TH_LOG("UD QP: %s", strerror(ret));
 	av = &ev.ud.ah_attr;
 	memcpy(mgid.raw, av->dgid, 16);
 	ret = ibv_attach_mcast(e.qp, &mgid, 0);
-	CHECK(!ret, "attach to the MGID: %s", strerror(ret));
+	ASSERT_TRUE(!ret)
+		TH_LOG("attach to the MGID: %s", strerror(ret));
 
 	rsge = (struct ibv_sge){ .addr = (uintptr_t)e.buf[0],
 				 .length = sizeof(e.buf[0]),
 				 .lkey = e.mr->lkey };
-	CHECK(ibv_post_recv(e.qp, &rwr, &rbad) == 0, "post_recv: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, ibv_post_recv(e.qp, &rwr, &rbad))
+		TH_LOG("post_recv: %s", strerror(errno));
 
 	ah.is_global = av->is_global;
 	memcpy(ah.grh.dgid.raw, av->dgid, 16);
@@ -193,8 +197,9 @@ static void send_to_group(const char *group, unsigned int flags, int ms,
 	ah.static_rate = av->static_rate;
 	ah.port_num = av->port_num;
 	e.ah = ibv_create_ah(e.pd, &ah);
-	CHECK(e.ah, "create_ah from the event's address vector: %s",
-	      strerror(errno));
+	ASSERT_NE(NULL, e.ah)
+		TH_LOG("create_ah from the event's address vector: %s",
+		       strerror(errno));
 
 	strcpy(e.buf[1], MSG);
 	ssge = (struct ibv_sge){ .addr = (uintptr_t)e.buf[1],
@@ -202,43 +207,48 @@ static void send_to_group(const char *group, unsigned int flags, int ms,
 	swr.wr.ud.ah = e.ah;
 	swr.wr.ud.remote_qpn = ev.ud.qp_num;
 	swr.wr.ud.remote_qkey = ev.ud.qkey;
-	CHECK(ibv_post_send(e.qp, &swr, &sbad) == 0, "post_send: %s",
-	      strerror(errno));
+	ASSERT_EQ(0, ibv_post_send(e.qp, &swr, &sbad))
+		TH_LOG("post_send: %s", strerror(errno));
 
 	for (i = 0; i < 2 && poll_one(&e, &wc, ms) == 0; i++) {
-		CHECK(wc.status == IBV_WC_SUCCESS, "completion %s (wr %llu)",
-		      ibv_wc_status_str(wc.status),
-		      (unsigned long long)wc.wr_id);
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status)
+			TH_LOG("completion %s (wr %llu)",
+			       ibv_wc_status_str(wc.status),
+			       (unsigned long long)wc.wr_id);
 		if (wc.opcode == IBV_WC_SEND)
 			got_send = 1;
 		if (wc.opcode == IBV_WC_RECV) {
 			*got_recv = 1;
-			CHECK(wc.byte_len == GRH_LEN + sizeof(MSG),
-			      "received %u bytes", wc.byte_len);
-			CHECK(!memcmp(e.buf[0] + GRH_LEN, MSG, sizeof(MSG)),
-			      "received other bytes");
-			CHECK(wc.src_qp == e.qp->qp_num,
-			      "from QP %u, want %u", wc.src_qp, e.qp->qp_num);
+			ASSERT_EQ(wc.byte_len, GRH_LEN + sizeof(MSG))
+				TH_LOG("received %u bytes", wc.byte_len);
+			ASSERT_TRUE(!memcmp(e.buf[0] + GRH_LEN, MSG, sizeof(MSG)))
+				TH_LOG("received other bytes");
+			ASSERT_TRUE(wc.src_qp == e.qp->qp_num)
+				TH_LOG("from QP %u, want %u", wc.src_qp, e.qp->qp_num);
 		}
 	}
-	CHECK(got_send, "the send did not complete");
+	ASSERT_TRUE(got_send)
+		TH_LOG("the send did not complete");
 
 	ibv_detach_mcast(e.qp, &mgid, 0);
 	ud_close(&e);
 	l.id = id;
 	rcm_sockaddr(&l.addr, group, 0);
-	CHECK(ioctl(fd, RCM_IOCTL_LEAVE_MCAST, &l) == 0 &&
-	      l.out_events_reported == 1, "leave: %s", strerror(errno));
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_LEAVE_MCAST, &l) == 0 &&
+		    l.out_events_reported == 1)
+		TH_LOG("leave: %s", strerror(errno));
 	close(fd);
 }
 
-RCM_TEST(datagram_to_the_group_comes_back)
+TEST(datagram_to_the_group_comes_back)
 {
 	int got = -1;
 
-	send_to_group("239.1.2.20", RCM_MC_JOIN_FULLMEMBER, 5000, &got);
-	if (rcm_verdict == RCM_OK)
-		CHECK(got == 1, "nothing came back over the group");
+	send_to_group(_metadata, "239.1.2.20", RCM_MC_JOIN_FULLMEMBER, 5000, &got);
+	if (!_metadata->skip) {
+		ASSERT_EQ(1, got)
+			TH_LOG("nothing came back over the group");
+	}
 }
 
 /*
@@ -246,17 +256,16 @@ RCM_TEST(datagram_to_the_group_comes_back)
  * host drops its own looped-back datagram. What delivered it above was
  * the full join's membership.
  */
-RCM_TEST(send_only_member_gets_nothing_back)
+TEST(send_only_member_gets_nothing_back)
 {
 	int got = -1;
 
-	send_to_group("239.1.2.21", RCM_MC_JOIN_SENDONLY_FULLMEMBER, 1000,
+	send_to_group(_metadata, "239.1.2.21", RCM_MC_JOIN_SENDONLY_FULLMEMBER, 1000,
 		      &got);
-	if (rcm_verdict == RCM_OK)
-		CHECK(got == 0, "a send-only member received its datagram");
+	if (!_metadata->skip) {
+		ASSERT_EQ(0, got)
+			TH_LOG("a send-only member received its datagram");
+	}
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

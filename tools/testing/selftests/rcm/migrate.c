@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 static int migrate(int fd, unsigned int id, int to, struct rcm_migrate_id *m)
 {
@@ -39,29 +39,31 @@ static int quiet(int fd, int ms)
 	return rcm_wait_event(fd, ms, &ev) != 0;
 }
 
-RCM_TEST(migrate_errors)
+TEST(migrate_errors)
 {
 	int a = rcm_open_dev(), b = rcm_open_dev();
 	int null = open("/dev/null", O_RDWR);
 	unsigned int id = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 1);
 	struct rcm_migrate_id m;
 
-	CHECK(id && null >= 0, "set-up: %s", strerror(errno));
-	CHECK_ERRNO(migrate(a, id + 100, b, &m), ENOENT);
-	CHECK_ERRNO(migrate(a, id, 1000, &m), EBADF);
-	CHECK_ERRNO(migrate(a, id, -1, &m), EBADF);
-	CHECK_ERRNO(migrate(a, id, null, &m), EINVAL);
+	ASSERT_TRUE(id && null >= 0)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_ERRNO(migrate(a, id + 100, b, &m), ENOENT);
+	ASSERT_ERRNO(migrate(a, id, 1000, &m), EBADF);
+	ASSERT_ERRNO(migrate(a, id, -1, &m), EBADF);
+	ASSERT_ERRNO(migrate(a, id, null, &m), EINVAL);
 	/* Its own file: nothing changes. */
-	CHECK(migrate(a, id, a, &m) == 0 && m.out_id == id &&
-	      m.out_events_reported == 0, "to itself: %s, id %u",
-	      strerror(errno), m.out_id);
-	CHECK(rcm_destroy(a, id) == 0, "destroy: %s", strerror(errno));
+	ASSERT_TRUE(migrate(a, id, a, &m) == 0 && m.out_id == id &&
+		    m.out_events_reported == 0)
+		TH_LOG("to itself: %s, id %u", strerror(errno), m.out_id);
+	ASSERT_EQ(0, rcm_destroy(a, id))
+		TH_LOG("destroy: %s", strerror(errno));
 	close(null);
 	close(a);
 	close(b);
 }
 
-RCM_TEST(events_follow_the_id)
+TEST(events_follow_the_id)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	int a = rcm_open_dev(), b = rcm_open_dev();
@@ -70,37 +72,44 @@ RCM_TEST(events_follow_the_id)
 	unsigned int id, other;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	id = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 0xfeed);
 	other = rcm_create(b, RCM_PS_TCP, RCM_QPT_RC, 2);
-	CHECK(id && other, "create: %s", strerror(errno));
+	ASSERT_TRUE(id && other)
+		TH_LOG("create: %s", strerror(errno));
 	/* One event read in the old file, one left unread there. */
-	CHECK(rcm_resolved(a, id, ip) == 0, "resolve: %s", strerror(errno));
-	CHECK(rcm_route(a, id, 0) == 0, "route: %s", strerror(errno));
-	CHECK(migrate(a, id, b, &m) == 0, "migrate: %s", strerror(errno));
-	CHECK(m.out_id && m.out_events_reported == 1,
-	      "new handle %u, %u events reported", m.out_id,
-	      m.out_events_reported);
-	CHECK(quiet(a, 200), "an event stayed in the old file");
-	CHECK(rcm_wait_event(b, 1000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_ROUTE_RESOLVED && ev.id == m.out_id &&
-	      ev.context == 0xfeed, "event %u id %u in the new file", ev.event,
-	      ev.id);
+	ASSERT_EQ(0, rcm_resolved(a, id, ip))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_route(a, id, 0))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, migrate(a, id, b, &m))
+		TH_LOG("migrate: %s", strerror(errno));
+	ASSERT_TRUE(m.out_id && m.out_events_reported == 1)
+		TH_LOG("new handle %u, %u events reported", m.out_id,
+		       m.out_events_reported);
+	ASSERT_TRUE(quiet(a, 200))
+		TH_LOG("an event stayed in the old file");
+	ASSERT_TRUE(rcm_wait_event(b, 1000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_ROUTE_RESOLVED && ev.id == m.out_id &&
+		    ev.context == 0xfeed)
+		TH_LOG("event %u id %u in the new file", ev.event, ev.id);
 	/* The old handle names nothing; the new one works. */
-	CHECK_ERRNO(rcm_route(a, id, 0), ENOENT);
-	CHECK_ERRNO(rcm_destroy(a, id), ENOENT);
+	ASSERT_ERRNO(rcm_route(a, id, 0), ENOENT);
+	ASSERT_ERRNO(rcm_destroy(a, id), ENOENT);
 	/* Back again, then the file it came from closes under it. */
-	CHECK(migrate(b, m.out_id, a, &m) == 0 && m.out_events_reported == 2,
-	      "back: %s, %u reported", strerror(errno), m.out_events_reported);
-	CHECK(migrate(a, m.out_id, b, &m) == 0, "again: %s", strerror(errno));
+	ASSERT_TRUE(migrate(b, m.out_id, a, &m) == 0 && m.out_events_reported == 2)
+		TH_LOG("back: %s, %u reported", strerror(errno), m.out_events_reported);
+	ASSERT_EQ(0, migrate(a, m.out_id, b, &m))
+		TH_LOG("again: %s", strerror(errno));
 	close(a);
-	CHECK(rcm_destroy(b, m.out_id) == 0, "destroy in the new file: %s",
-	      strerror(errno));
-	CHECK(rcm_destroy(b, other) == 0, "destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_destroy(b, m.out_id))
+		TH_LOG("destroy in the new file: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_destroy(b, other))
+		TH_LOG("destroy: %s", strerror(errno));
 	close(b);
 }
 
-RCM_TEST(listener_requests_go_to_the_new_file)
+TEST(listener_requests_go_to_the_new_file)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	int a = rcm_open_dev(), b = rcm_open_dev(), c = rcm_open_dev();
@@ -109,41 +118,46 @@ RCM_TEST(listener_requests_go_to_the_new_file)
 	unsigned int lid, c1, c2;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	lid = rcm_listener(a, ip, 20501, 0x1157, 0);
 	c1 = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 1);
 	c2 = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 2);
-	CHECK(lid && c1 && c2, "set-up: %s", strerror(errno));
-	CHECK(rcm_routed(c, c1, ip, 20501) == 0 &&
-	      rcm_routed(c, c2, ip, 20501) == 0, "route: %s", strerror(errno));
-	CHECK(rcm_connect(c, c1, 0x11, "first") == 0, "connect: %s",
-	      strerror(errno));
+	ASSERT_TRUE(lid && c1 && c2)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_TRUE(rcm_routed(c, c1, ip, 20501) == 0 &&
+		    rcm_routed(c, c2, ip, 20501) == 0)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, c1, 0x11, "first"))
+		TH_LOG("connect: %s", strerror(errno));
 	/*
 	 * Never EBUSY, as in-tree: the unread request goes along, its
 	 * request id too (a handle of the new file), and naming the
 	 * listener's new handle.
 	 */
-	CHECK(poll_in(a, 30000), "no request");
-	CHECK(migrate(a, lid, b, &m) == 0, "migrate: %s", strerror(errno));
-	CHECK(quiet(a, 0), "the request stayed in the old file");
-	CHECK(rcm_wait_event(b, 1000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST &&
-	      ev.listen_id == m.out_id && ev.context == 0x1157 &&
-	      !strcmp((char *)ev.private_data, "first"),
-	      "first request in the new file: event %u listen_id %u",
-	      ev.event, ev.listen_id);
-	CHECK(ev.id != m.out_id && rcm_accept(b, ev.id, 0x21, 0x2121, NULL) == 0,
-	      "accept in the new file: %s", strerror(errno));
-	CHECK(rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) == 0,
-	      "the peer's answer");
-	CHECK(rcm_connect(c, c2, 0x12, "second") == 0, "connect: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(b, 30000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_CONNECT_REQUEST &&
-	      ev.listen_id == m.out_id && ev.context == 0x1157 &&
-	      !strcmp((char *)ev.private_data, "second"),
-	      "second request in the new file: event %u listen_id %u",
-	      ev.event, ev.listen_id);
+	ASSERT_TRUE(poll_in(a, 30000))
+		TH_LOG("no request");
+	ASSERT_EQ(0, migrate(a, lid, b, &m))
+		TH_LOG("migrate: %s", strerror(errno));
+	ASSERT_TRUE(quiet(a, 0))
+		TH_LOG("the request stayed in the old file");
+	ASSERT_TRUE(rcm_wait_event(b, 1000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_CONNECT_REQUEST &&
+		    ev.listen_id == m.out_id && ev.context == 0x1157 &&
+		    !strcmp((char *)ev.private_data, "first"))
+		TH_LOG("first request in the new file: event %u listen_id %u",
+		       ev.event, ev.listen_id);
+	ASSERT_TRUE(ev.id != m.out_id && rcm_accept(b, ev.id, 0x21, 0x2121, NULL) == 0)
+		TH_LOG("accept in the new file: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("the peer's answer");
+	ASSERT_EQ(0, rcm_connect(c, c2, 0x12, "second"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(b, 30000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_CONNECT_REQUEST &&
+		    ev.listen_id == m.out_id && ev.context == 0x1157 &&
+		    !strcmp((char *)ev.private_data, "second"))
+		TH_LOG("second request in the new file: event %u listen_id %u",
+		       ev.event, ev.listen_id);
 	close(a);
 	close(b);
 	close(c);
@@ -216,7 +230,7 @@ static int queue_routes(int fd, const char *ip, int n)
 	return i == n ? 0 : -1;
 }
 
-RCM_TEST(route_event_follows_a_racing_migration)
+TEST(route_event_follows_a_racing_migration)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	size_t len = QUEUED * sizeof(struct rcm_event);
@@ -227,52 +241,54 @@ RCM_TEST(route_event_follows_a_racing_migration)
 	int i, ret, hits = 0;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	for (i = 0; i < ROUTE_RACES; i++) {
 		mv.src = rcm_open_dev();
 		mv.dst = rcm_open_dev();
 		mv.id = rcm_create(mv.src, RCM_PS_TCP, RCM_QPT_RC, 0x77);
-		CHECK(mv.id && !rcm_resolved(mv.src, mv.id, ip), "resolve: %s",
-		      strerror(errno));
-		CHECK(!queue_routes(mv.dst, ip, QUEUED), "queue events: %s",
-		      strerror(errno));
+		ASSERT_TRUE(mv.id && !rcm_resolved(mv.src, mv.id, ip))
+			TH_LOG("resolve: %s", strerror(errno));
+		ASSERT_TRUE(!queue_routes(mv.dst, ip, QUEUED))
+			TH_LOG("queue events: %s", strerror(errno));
 		/* Not touched yet: every page the read fills faults in. */
 		rd.buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		CHECK(rd.buf != MAP_FAILED, "mmap");
+		ASSERT_NE(MAP_FAILED, rd.buf)
+			TH_LOG("mmap");
 		rd.fd = mv.dst;
 		rd.len = len;
-		CHECK(!pthread_create(&tr, NULL, read_thread, &rd), "thread");
+		ASSERT_TRUE(!pthread_create(&tr, NULL, read_thread, &rd))
+			TH_LOG("thread");
 		usleep(200);
-		CHECK(!pthread_create(&tm, NULL, migrate_thread, &mv), "thread");
+		ASSERT_TRUE(!pthread_create(&tm, NULL, migrate_thread, &mv))
+			TH_LOG("thread");
 		usleep(200);
 		ret = rcm_route(mv.src, mv.id, 0);
 		pthread_join(tr, NULL);
 		pthread_join(tm, NULL);
 		munmap(rd.buf, len);
-		CHECK(mv.ret == 0, "migrate: %s", strerror(errno));
+		ASSERT_EQ(0, mv.ret)
+			TH_LOG("migrate: %s", strerror(errno));
 		printf("# round %d: read %zd bytes, route %s\n", i, rd.n,
 		       ret ? strerror(errno) : "done");
 		if (ret == 0) {
 			hits++;
-			CHECK(!poll_in(mv.src, 0),
-			      "round %d: ROUTE_RESOLVED went to the old file", i);
-			CHECK(rcm_wait_event(mv.dst, 1000, &ev) == 0 &&
-			      ev.event == RCM_EVENT_ROUTE_RESOLVED &&
-			      ev.id == mv.m.out_id,
-			      "round %d: no ROUTE_RESOLVED for %u in the new file",
-			      i, mv.m.out_id);
+			ASSERT_TRUE(!poll_in(mv.src, 0))
+				TH_LOG("round %d: ROUTE_RESOLVED went to the old file", i);
+			ASSERT_TRUE(rcm_wait_event(mv.dst, 1000, &ev) == 0 &&
+				    ev.event == RCM_EVENT_ROUTE_RESOLVED &&
+				    ev.id == mv.m.out_id)
+				TH_LOG("round %d: no ROUTE_RESOLVED for %u in the new file",
+				       i, mv.m.out_id);
 		}
-		CHECK(rcm_destroy(mv.dst, mv.m.out_id) == 0, "destroy: %s",
-		      strerror(errno));
+		ASSERT_EQ(0, rcm_destroy(mv.dst, mv.m.out_id))
+			TH_LOG("destroy: %s", strerror(errno));
 		close(mv.src);
 		close(mv.dst);
 	}
-	CHECK(hits, "the route never met the migration in %d rounds",
-	      ROUTE_RACES);
+	ASSERT_TRUE(hits)
+		TH_LOG("the route never met the migration in %d rounds",
+		       ROUTE_RACES);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 
@@ -110,7 +110,7 @@ static int establish(int s, int c, const char *ip, unsigned short port,
 	return 0;
 }
 
-RCM_TEST(fdinfo_lists_every_id)
+TEST(fdinfo_lists_every_id)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int idle, bound, lid, cid, rid, pend;
@@ -118,50 +118,58 @@ RCM_TEST(fdinfo_lists_every_id)
 	int s, c;
 
 	if (!ip)
-		SKIP("no RCM_ADDR_RXE");
+		SKIP(return, "no RCM_ADDR_RXE");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	idle = rcm_create(c, RCM_PS_UDP, RCM_QPT_UD, 1);
 	bound = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 2);
-	CHECK(idle && bound && rcm_bind(c, bound, ip, 20601) == 0,
-	      "set-up: %s", strerror(errno));
+	ASSERT_TRUE(idle && bound && rcm_bind(c, bound, ip, 20601) == 0)
+		TH_LOG("set-up: %s", strerror(errno));
 	lid = rcm_listener(s, ip, 20602, 3, 5);
-	CHECK(lid, "listener: %s", strerror(errno));
-	CHECK(establish(s, c, ip, 20602, &cid, &rid) == 0,
-	      "connection: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listener: %s", strerror(errno));
+	ASSERT_EQ(0, establish(s, c, ip, 20602, &cid, &rid))
+		TH_LOG("connection: %s", strerror(errno));
 	pend = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 4);
-	CHECK(pend && rcm_resolve(c, pend, NULL, ip, 2000) == 0,
-	      "resolve: %s", strerror(errno));
+	ASSERT_TRUE(pend && rcm_resolve(c, pend, NULL, ip, 2000) == 0)
+		TH_LOG("resolve: %s", strerror(errno));
 	usleep(300000);		/* ADDR_RESOLVED queued, left unread */
 
-	CHECK(fdinfo(c, info, sizeof(info)) == 0, "fdinfo: %s", strerror(errno));
+	ASSERT_EQ(0, fdinfo(c, info, sizeof(info)))
+		TH_LOG("fdinfo: %s", strerror(errno));
 	printf("# %s", info);
-	CHECK(strstr(info, "rcm-events-queued:\t1\n") &&
-	      strstr(info, "rcm-event-size:\t"), "no file lines");
-	CHECK(id_has(info, idle,
-		     "ps=udp qp=ud state=IDLE role=- src=- dst=- dev=- port=- events=0"),
-	      "idle id");
+	ASSERT_TRUE(strstr(info, "rcm-events-queued:\t1\n") &&
+		    strstr(info, "rcm-event-size:\t"))
+		TH_LOG("no file lines");
+	ASSERT_TRUE(id_has(info, idle,
+		    "ps=udp qp=ud state=IDLE role=- src=- dst=- dev=- port=- events=0"))
+		TH_LOG("idle id");
 	snprintf(want, sizeof(want),
 		 "ps=tcp qp=rc state=ADDR_BOUND src=%s:20601 dev=rxe0 port=1",
 		 ip);
-	CHECK(id_has(info, bound, want), "bound id");
+	ASSERT_TRUE(id_has(info, bound, want))
+		TH_LOG("bound id");
 	snprintf(want, sizeof(want),
 		 "state=CONNECT role=active dst=%s:20602 dev=rxe0 events=0", ip);
-	CHECK(id_has(info, cid, want), "active id");
-	CHECK(id_has(info, pend, "state=ADDR_RESOLVED events=1"),
-	      "id with an unread event");
+	ASSERT_TRUE(id_has(info, cid, want))
+		TH_LOG("active id");
+	ASSERT_TRUE(id_has(info, pend, "state=ADDR_RESOLVED events=1"))
+		TH_LOG("id with an unread event");
 
-	CHECK(fdinfo(s, info, sizeof(info)) == 0, "fdinfo: %s", strerror(errno));
+	ASSERT_EQ(0, fdinfo(s, info, sizeof(info)))
+		TH_LOG("fdinfo: %s", strerror(errno));
 	snprintf(want, sizeof(want), "state=LISTEN role=listener src=%s:20602 backlog=5",
 		 ip);
-	CHECK(id_has(info, lid, want), "listener");
+	ASSERT_TRUE(id_has(info, lid, want))
+		TH_LOG("listener");
 	snprintf(want, sizeof(want), "state=CONNECT role=passive src=%s:20602", ip);
-	CHECK(id_has(info, rid, want), "passive id");
+	ASSERT_TRUE(id_has(info, rid, want))
+		TH_LOG("passive id");
 	close(c);
 	close(s);
 }
 
-RCM_TEST(rcm_stat_lists_another_process)
+TEST(rcm_stat_lists_another_process)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	char cmd[128], out[4096];
@@ -172,12 +180,14 @@ RCM_TEST(rcm_stat_lists_another_process)
 	char c;
 
 	if (!ip)
-		SKIP("no RCM_ADDR_RXE");
+		SKIP(return, "no RCM_ADDR_RXE");
 	if (access("./rcm-stat", X_OK))
-		SKIP("no ./rcm-stat beside the tests");
-	CHECK(pipe(p) == 0, "pipe");
+		SKIP(return, "no ./rcm-stat beside the tests");
+	ASSERT_EQ(0, pipe(p))
+		TH_LOG("pipe");
 	pid = fork();
-	CHECK(pid >= 0, "fork");
+	ASSERT_LE(0, pid)
+		TH_LOG("fork");
 	if (!pid) {
 		int fd = rcm_open_dev();
 		unsigned int a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
@@ -188,10 +198,12 @@ RCM_TEST(rcm_stat_lists_another_process)
 		pause();
 		_exit(0);
 	}
-	CHECK(read(p[0], &c, 1) == 1 && c == 'y', "child set-up failed");
+	ASSERT_TRUE(read(p[0], &c, 1) == 1 && c == 'y')
+		TH_LOG("child set-up failed");
 	snprintf(cmd, sizeof(cmd), "./rcm-stat -q -p %d", pid);
 	f = popen(cmd, "r");
-	CHECK(f, "popen");
+	ASSERT_NE(NULL, f)
+		TH_LOG("popen");
 	while (n < sizeof(out) - 1 && fgets(out + n, sizeof(out) - n, f)) {
 		n += strlen(out + n);
 		lines++;
@@ -200,13 +212,15 @@ RCM_TEST(rcm_stat_lists_another_process)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	printf("# %s", out);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "rcm-stat status %d", st);
-	CHECK(lines == 2, "%d lines, want 2", lines);
-	CHECK(strstr(out, " LISTEN ") && strstr(out, " IDLE "),
-	      "no LISTEN and IDLE ids");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("rcm-stat status %d", st);
+	ASSERT_EQ(2, lines)
+		TH_LOG("%d lines, want 2", lines);
+	ASSERT_TRUE(strstr(out, " LISTEN ") && strstr(out, " IDLE "))
+		TH_LOG("no LISTEN and IDLE ids");
 	snprintf(cmd, sizeof(cmd), "./rcm-stat -q -p %d >/dev/null", getppid());
-	CHECK(WEXITSTATUS(system(cmd)) == 1,
-	      "rcm-stat found an rcm file in a process without one");
+	ASSERT_EQ(1, WEXITSTATUS(system(cmd)))
+		TH_LOG("rcm-stat found an rcm file in a process without one");
 	close(p[0]);
 	close(p[1]);
 }
@@ -225,7 +239,7 @@ static int trace_write(const char *file, const char *val)
 	return ok ? 0 : -1;
 }
 
-RCM_TEST(tracepoints_fire)
+TEST(tracepoints_fire)
 {
 	static const char *const want[] = {
 		"cm_id_create:", "cm_id_attach:", "cm_resolve_addr:",
@@ -243,43 +257,49 @@ RCM_TEST(tracepoints_fire)
 	int s, c, f;
 
 	if (!ip)
-		SKIP("no RCM_ADDR_RXE");
+		SKIP(return, "no RCM_ADDR_RXE");
 	if (access(TRACEFS "/events", F_OK))
 		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 	if (access(TRACEFS "/events/rcm/enable", W_OK))
-		SKIP("no rcm events in " TRACEFS);
-	CHECK(trace_write("trace", "") == 0 &&
-	      trace_write("events/rcm/enable", "1") == 0, "cannot enable");
+		SKIP(return, "no rcm events in " TRACEFS);
+	ASSERT_TRUE(trace_write("trace", "") == 0 &&
+		    trace_write("events/rcm/enable", "1") == 0)
+		TH_LOG("cannot enable");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20604, 3, 4);
-	CHECK(lid && establish(s, c, ip, 20604, &cid, &rid) == 0,
-	      "connection: %s", strerror(errno));
-	CHECK(rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) == 0, "disconnect: %s",
-	      strerror(errno));
+	ASSERT_TRUE(lid && establish(s, c, ip, 20604, &cid, &rid) == 0)
+		TH_LOG("connection: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+		TH_LOG("disconnect: %s", strerror(errno));
 	close(c);
 	close(s);
 	trace_write("events/rcm/enable", "0");
 
 	f = open(TRACEFS "/trace", O_RDONLY);
-	CHECK(f >= 0, "trace: %s", strerror(errno));
+	ASSERT_LE(0, f)
+		TH_LOG("trace: %s", strerror(errno));
 	while (n < sizeof(trace) - 1 &&
 	       (r = read(f, trace + n, sizeof(trace) - 1 - n)) > 0)
 		n += r;
 	close(f);
 	trace[n] = '\0';
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		CHECK(strstr(trace, want[i]), "no %s in the trace", want[i]);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ASSERT_NE(NULL, strstr(trace, want[i]))
+			TH_LOG("no %s in the trace", want[i]);
+	}
 	snprintf(needle, sizeof(needle), "cm_send_req: id=%u ps=0x106 ", cid);
-	CHECK(strstr(trace, needle), "no \"%s\"", needle);
+	ASSERT_NE(NULL, strstr(trace, needle))
+		TH_LOG("no \"%s\"", needle);
 	snprintf(needle, sizeof(needle), "cm_listen: id=%u ", lid);
-	CHECK(strstr(trace, needle), "no \"%s\"", needle);
-	CHECK(strstr(trace, "event=CONNECT_REQUEST status=0"),
-	      "no CONNECT_REQUEST event in the trace");
+	ASSERT_NE(NULL, strstr(trace, needle))
+		TH_LOG("no \"%s\"", needle);
+	ASSERT_NE(NULL, strstr(trace, "event=CONNECT_REQUEST status=0"))
+		TH_LOG("no CONNECT_REQUEST event in the trace");
 }
 
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	return rcm_test_run();
+	return rcm_test_main();
 }

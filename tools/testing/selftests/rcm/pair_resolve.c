@@ -14,7 +14,7 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 static void v4_gid(struct in6_addr *gid, const char *ip)
 {
@@ -23,7 +23,7 @@ static void v4_gid(struct in6_addr *gid, const char *ip)
 	inet_pton(AF_INET, ip, &gid->s6_addr[12]);
 }
 
-RCM_TEST(peer_address_and_route_over_the_wire)
+TEST(peer_address_and_route_over_the_wire)
 {
 	const char *me = getenv("RCM_ADDR_RXE");
 	const char *peer = getenv("RCM_PEER_ADDR");
@@ -36,11 +36,12 @@ RCM_TEST(peer_address_and_route_over_the_wire)
 	int tries, fd, i;
 
 	if (!me || !peer || !peer_mac)
-		SKIP("not one of a pair of guests");
-	CHECK(sscanf(peer_mac, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2],
-		     &mac[3], &mac[4], &mac[5]) == 6, "bad RCM_PEER_MAC");
+		SKIP(return, "not one of a pair of guests");
+	ASSERT_EQ(6, sscanf(peer_mac, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]))
+		TH_LOG("bad RCM_PEER_MAC");
 	fd = rcm_open_dev();
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
 	/* The peer may still be booting: an unanswered ARP times out. */
 	for (tries = 0; tries < 60; tries++) {
 		struct rcm_resolve_addr ra = {
@@ -50,42 +51,45 @@ RCM_TEST(peer_address_and_route_over_the_wire)
 		if (id)
 			rcm_destroy(fd, id);
 		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, tries);
-		CHECK(id, "create: %s", strerror(errno));
+		ASSERT_TRUE(id)
+			TH_LOG("create: %s", strerror(errno));
 		ra.id = id;
 		rcm_sockaddr(&ra.dst, peer, 7471);
-		CHECK(ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &ra) == 0,
-		      "resolve: %s", strerror(errno));
-		CHECK(rcm_wait_event(fd, 10000, &ev) == 0, "no event");
+		ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &ra))
+			TH_LOG("resolve: %s", strerror(errno));
+		ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
+			TH_LOG("no event");
 		if (ev.event == RCM_EVENT_ADDR_RESOLVED)
 			break;
-		CHECK(ev.event == RCM_EVENT_ADDR_ERROR &&
-		      ev.status == -ETIMEDOUT, "event %u status %d", ev.event,
-		      ev.status);
+		ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_ERROR &&
+			    ev.status == -ETIMEDOUT)
+			TH_LOG("event %u status %d", ev.event, ev.status);
 	}
-	CHECK(ev.event == RCM_EVENT_ADDR_RESOLVED,
-	      "peer %s never answered in %d tries", peer, tries);
+	ASSERT_EQ(RCM_EVENT_ADDR_RESOLVED, ev.event)
+		TH_LOG("peer %s never answered in %d tries", peer, tries);
 	rr.id = id;
-	CHECK(ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &rr) == 0, "route: %s",
-	      strerror(errno));
-	CHECK(rcm_wait_event(fd, 1000, &ev) == 0 &&
-	      ev.event == RCM_EVENT_ROUTE_RESOLVED, "no ROUTE_RESOLVED");
+	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &rr))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(fd, 1000, &ev) == 0 &&
+		    ev.event == RCM_EVENT_ROUTE_RESOLVED)
+		TH_LOG("no ROUTE_RESOLVED");
 	q.id = id;
-	CHECK(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_num_paths == 1,
-	      "query: %s", strerror(errno));
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_num_paths == 1)
+		TH_LOG("query: %s", strerror(errno));
 	v4_gid(&gid, peer);
-	CHECK(!memcmp(q.out_path.dgid, &gid, 16), "dgid is not ::ffff:%s", peer);
+	ASSERT_TRUE(!memcmp(q.out_path.dgid, &gid, 16))
+		TH_LOG("dgid is not ::ffff:%s", peer);
 	v4_gid(&gid, me);
-	CHECK(!memcmp(q.out_path.sgid, &gid, 16), "sgid is not ::ffff:%s", me);
-	for (i = 0; i < 6; i++)
-		CHECK(q.out_path.dmac[i] == mac[i],
-		      "next hop %02x:%02x:%02x:%02x:%02x:%02x, want %s",
-		      q.out_path.dmac[0], q.out_path.dmac[1], q.out_path.dmac[2],
-		      q.out_path.dmac[3], q.out_path.dmac[4], q.out_path.dmac[5],
-		      peer_mac);
+	ASSERT_TRUE(!memcmp(q.out_path.sgid, &gid, 16))
+		TH_LOG("sgid is not ::ffff:%s", me);
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(q.out_path.dmac[i], mac[i])
+			TH_LOG("next hop %02x:%02x:%02x:%02x:%02x:%02x, want %s",
+			       q.out_path.dmac[0], q.out_path.dmac[1], q.out_path.dmac[2],
+			       q.out_path.dmac[3], q.out_path.dmac[4], q.out_path.dmac[5],
+			       peer_mac);
+	}
 	close(fd);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

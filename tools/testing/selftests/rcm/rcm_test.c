@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * TAP runner shared by the rcm selftests; see rcm_test.h.
+ * Helpers shared by the rcm selftests; see rcm_test.h.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,35 +9,10 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <rdma/rcm_user.h>
 
 #include "rcm_test.h"
-
-enum rcm_verdict rcm_verdict;
-char rcm_why[256];
-struct rcm_case rcm_cases[RCM_MAX_CASES];
-int rcm_ncases;
-
-void rcm_fail(const char *file, int line, const char *fmt, ...)
-{
-	int n = snprintf(rcm_why, sizeof(rcm_why), "%s:%d: ", file, line);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rcm_why + n, sizeof(rcm_why) - n, fmt, ap);
-	va_end(ap);
-	rcm_verdict = RCM_FAILED;
-}
-
-void rcm_skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rcm_why, sizeof(rcm_why), fmt, ap);
-	va_end(ap);
-	rcm_verdict = RCM_SKIPPED;
-}
 
 int rcm_open_dev(void)
 {
@@ -451,41 +426,26 @@ int rcm_slabs_back_to(long ids0, long evs0, long *ids, long *evs)
 	return -1;
 }
 
-int rcm_test_run(void)
+int rcm_qp_attrs(int fd, unsigned int id, unsigned int states,
+		 struct rcm_init_qp_attr *a)
 {
-	int i, failed = 0, skipped = 0;
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->id = id;
+	a->qp_states = states;
+	return ioctl(fd, RCM_IOCTL_INIT_QP_ATTR, a);
+}
 
-	printf("TAP version 13\n1..%d\n", rcm_ncases);
-	for (i = 0; i < rcm_ncases; i++) {
-		rcm_verdict = RCM_OK;
-		rcm_why[0] = '\0';
-		if (getenv("RCM_TEST_ONLY") &&
-		    strcmp(getenv("RCM_TEST_ONLY"), rcm_cases[i].name))
-			rcm_skip("not chosen");
-		else
-			rcm_cases[i].fn();
-		switch (rcm_verdict) {
-		case RCM_OK:
-			printf("ok %d %s\n", i + 1, rcm_cases[i].name);
-			break;
-		case RCM_SKIPPED:
-			skipped++;
-			printf("ok %d %s # SKIP %s\n", i + 1, rcm_cases[i].name,
-			       rcm_why);
-			break;
-		case RCM_FAILED:
-			failed++;
-			printf("# %s\nnot ok %d %s\n", rcm_why, i + 1,
-			       rcm_cases[i].name);
-			break;
-		}
-		fflush(stdout);
-	}
-	printf("# Totals: pass:%d fail:%d skip:%d\n",
-	       rcm_ncases - failed - skipped, failed, skipped);
-	if (failed)
-		return KSFT_FAIL;
-	if (skipped == rcm_ncases)
-		return KSFT_SKIP;
-	return KSFT_PASS;
+long rcm_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+bool rcm_have_intree_cm(void)
+{
+	return access("/dev/infiniband/rdma_cm", R_OK | W_OK) == 0;
 }

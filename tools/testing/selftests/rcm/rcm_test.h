@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Minimal TAP (kselftest) reporting for the rcm selftests.
- *
- * Each program declares its cases with RCM_TEST(name) and ends main()
- * with rcm_test_run(). Output is TAP 13; the exit status is 0 when every
- * case passed, 1 when one failed, 4 (KSFT_SKIP) when all were skipped.
- * A case fails through CHECK() or FAIL(), skips through SKIP().
- * RCM_TEST_ONLY=name in the environment runs that case alone (the others
- * are reported skipped), for debugging one case in a guest.
+ * Helpers shared by the rcm selftests (rcm_test.c): the device, ids,
+ * addresses, events, helper processes, module parameters and slab
+ * counts. They report through return values, never through the harness:
+ * a case checks what they return. The programs include rcm_harness.h,
+ * which adds the kernel's kselftest harness to this.
  */
 #ifndef RCM_TEST_H
 #define RCM_TEST_H
@@ -15,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,64 +20,6 @@
 #include <unistd.h>
 
 #define RCM_DEV "/dev/infiniband/rcm"
-#define KSFT_PASS 0
-#define KSFT_FAIL 1
-#define KSFT_SKIP 4
-
-struct rcm_case {
-	const char *name;
-	void (*fn)(void);
-};
-
-enum rcm_verdict { RCM_OK, RCM_FAILED, RCM_SKIPPED };
-
-extern enum rcm_verdict rcm_verdict;
-extern char rcm_why[256];
-
-#define RCM_MAX_CASES 64
-extern struct rcm_case rcm_cases[RCM_MAX_CASES];
-extern int rcm_ncases;
-
-#define RCM_TEST(_name)							\
-	static void _name(void);					\
-	__attribute__((constructor)) static void rcm_reg_##_name(void)	\
-	{								\
-		if (rcm_ncases < RCM_MAX_CASES)				\
-			rcm_cases[rcm_ncases++] =			\
-				(struct rcm_case){ #_name, _name };	\
-	}								\
-	static void _name(void)
-
-void rcm_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void rcm_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int rcm_test_run(void);
-
-/* Fail the case (and leave it) unless @cond holds. */
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			rcm_fail(__FILE__, __LINE__, __VA_ARGS__);	\
-			return;						\
-		}							\
-	} while (0)
-
-/* Expect a call to fail with -1 and errno @err. */
-#define CHECK_ERRNO(call, err)						\
-	do {								\
-		long _r = (call);					\
-		int _e = errno;						\
-		CHECK(_r == -1 && _e == (err),				\
-		      "%s returned %ld errno %d (%s), want -1 errno %d (%s)", \
-		      #call, _r, _r == -1 ? _e : 0,			\
-		      _r == -1 ? strerror(_e) : "-", err, strerror(err)); \
-	} while (0)
-
-#define SKIP(...)							\
-	do {								\
-		rcm_skip(__VA_ARGS__);					\
-		return;							\
-	} while (0)
 
 /*
  * Open the rcm device: a new file whose records are struct rcm_event as
@@ -148,6 +88,13 @@ int rcm_accept(int fd, unsigned int id, unsigned int qpn,
 	       unsigned long long ctx, const char *data);
 /* RCM_IOCTL_ESTABLISH or RCM_IOCTL_DISCONNECT (@cmd) on @id. */
 int rcm_simple(int fd, unsigned long cmd, unsigned int id);
+/*
+ * RCM_IOCTL_INIT_QP_ATTR for @id and the states in bit mask @states (bit
+ * RCM_QPS_x), into a zeroed @a; the ioctl's result.
+ */
+struct rcm_init_qp_attr;
+int rcm_qp_attrs(int fd, unsigned int id, unsigned int states,
+		 struct rcm_init_qp_attr *a);
 /* RCM_IOCTL_QUERY_ID into a zeroed @q; the ioctl's result. */
 struct rcm_query_id;
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
@@ -163,6 +110,11 @@ pid_t rcm_spawn_listening(char *const argv[]);
 int rcm_exit_status(pid_t pid);
 /* The MAC address of netdev @dev into @mac (18 bytes): 0 or -1. */
 int rcm_netdev_mac(const char *dev, char *mac);
+/* Milliseconds since @t0 (CLOCK_MONOTONIC). */
+struct timespec;
+long rcm_ms_since(const struct timespec *t0);
+/* Whether the in-tree user-space CM (rdma_ucm) is there to be a peer. */
+bool rcm_have_intree_cm(void);
 /* Run a shell command quietly; returns its exit status. */
 int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

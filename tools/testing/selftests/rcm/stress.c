@@ -29,7 +29,7 @@
 #include <time.h>
 #include <rdma/rcm_user.h>
 
-#include "rcm_test.h"
+#include "rcm_harness.h"
 
 static int simple(int fd, unsigned long cmd, unsigned int id)
 {
@@ -93,7 +93,7 @@ static int cycle(int s, int c, const char *ip, unsigned short port,
 	return rcm_destroy(c, cid) || rcm_destroy(s, rid) ? -1 : 0;
 }
 
-RCM_TEST(connect_disconnect_cycles)
+TEST(connect_disconnect_cycles)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned long n = rcm_env_ul("RCM_STRESS_CYCLES", 150), i;
@@ -103,17 +103,19 @@ RCM_TEST(connect_disconnect_cycles)
 	int s, c;
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	ids0 = rcm_slab_objects("rcm_id");
 	evs0 = rcm_slab_objects("rcm_uevent");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20600, 0x1, 0);
-	CHECK(lid, "listen: %s", strerror(errno));
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < n; i++)
-		CHECK(cycle(s, c, ip, 20600, i & 1) == 0,
-		      "cycle %lu of %lu failed: %s", i, n, strerror(errno));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, cycle(s, c, ip, 20600, i & 1))
+			TH_LOG("cycle %lu of %lu failed: %s", i, n, strerror(errno));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(c);
 	close(s);
@@ -123,9 +125,9 @@ RCM_TEST(connect_disconnect_cycles)
 		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
 		return;
 	}
-	CHECK(rcm_slabs_back_to(ids0, evs0, &ids, &evs) == 0,
-	      "after the cycles: %ld ids (%ld before), %ld events (%ld before)",
-	      ids, ids0, evs, evs0);
+	ASSERT_EQ(0, rcm_slabs_back_to(ids0, evs0, &ids, &evs))
+		TH_LOG("after the cycles: %ld ids (%ld before), %ld events (%ld before)",
+		       ids, ids0, evs, evs0);
 	printf("# after the cycles: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
 	       ids, ids0, evs, evs0);
 }
@@ -175,7 +177,7 @@ static void client(const char *ip, unsigned short port)
 	}
 }
 
-RCM_TEST(kill_at_random_points)
+TEST(kill_at_random_points)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned long rounds = rcm_env_ul("RCM_STRESS_KILLS", 40), r;
@@ -185,7 +187,7 @@ RCM_TEST(kill_at_random_points)
 	char port[16];
 
 	if (!ip)
-		SKIP("no Soft-RoCE device");
+		SKIP(return, "no Soft-RoCE device");
 	printf("# seed %u (RCM_STRESS_SEED replays it)\n", seed);
 	srandom(seed);
 	ids0 = rcm_slab_objects("rcm_id");
@@ -195,12 +197,14 @@ RCM_TEST(kill_at_random_points)
 	for (r = 0; r < rounds; r++) {
 		if (srv <= 0) {
 			srv = fork();
-			CHECK(srv >= 0, "fork");
+			ASSERT_LE(0, srv)
+				TH_LOG("fork");
 			if (srv == 0)
 				server(ip, 20601);
 		}
 		cli = fork();
-		CHECK(cli >= 0, "fork");
+		ASSERT_LE(0, cli)
+			TH_LOG("fork");
 		if (cli == 0)
 			client(ip, 20601);
 		/* Up to 300 ms: anywhere from route to disconnect. */
@@ -223,32 +227,32 @@ RCM_TEST(kill_at_random_points)
 		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
 		return;
 	}
-	CHECK(rcm_slabs_back_to(ids0, evs0, &ids, &evs) == 0,
-	      "after the kills: %ld ids (%ld before), %ld events (%ld before)",
-	      ids, ids0, evs, evs0);
+	ASSERT_EQ(0, rcm_slabs_back_to(ids0, evs0, &ids, &evs))
+		TH_LOG("after the kills: %ld ids (%ld before), %ld events (%ld before)",
+		       ids, ids0, evs, evs0);
 	printf("# after the kills: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
 	       ids, ids0, evs, evs0);
 }
 
 /* rmmod is refused while a file is open; the guest unloads rcm at the end. */
-RCM_TEST(rmmod_refused_while_a_file_is_open)
+TEST(rmmod_refused_while_a_file_is_open)
 {
 	unsigned int id;
 	int fd;
 
 	if (access("/sys/module/rcm", F_OK))
-		SKIP("rcm is not a module here");
+		SKIP(return, "rcm is not a module here");
 	fd = rcm_open_dev();
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	CHECK(id, "create: %s", strerror(errno));
-	CHECK(rcm_sh("rmmod rcm") != 0, "rmmod succeeded with a file open");
-	CHECK(rcm_destroy(fd, id) == 0, "the file no longer works: %s",
-	      strerror(errno));
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_NE(0, rcm_sh("rmmod rcm"))
+		TH_LOG("rmmod succeeded with a file open");
+	ASSERT_EQ(0, rcm_destroy(fd, id))
+		TH_LOG("the file no longer works: %s", strerror(errno));
 	close(fd);
 }
 
-int main(void)
-{
-	return rcm_test_run();
-}
+RCM_TEST_MAIN

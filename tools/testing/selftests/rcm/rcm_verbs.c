@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Verbs ends of connections for the selftests; see rcm_verbs.h.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_test.h"
+#include "rcm_verbs.h"
+
+/* A fresh verbs context on the first device of @transport, or NULL. */
+static struct ibv_context *open_device(enum ibv_transport_type transport)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i] && !ctx; i++)
+		if (list[i]->transport_type == transport)
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	memset(e, 0, sizeof(*e));
+	e->ctx = open_device(transport);
+	if (!e->ctx)
+		return -1;
+	e->pd = ibv_alloc_pd(e->ctx);
+	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
+	e->mr = e->cq ? ibv_reg_mr(e->pd, e->buf, sizeof(e->buf),
+				   IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!e->mr)
+		return -1;
+	qa.send_cq = e->cq;
+	qa.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &qa);
+	return e->qp ? 0 : -1;
+}
+
+void rcm_end_close(struct rcm_end *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	if (e->pd)
+		ibv_dealloc_pd(e->pd);
+	if (e->ctx)
+		ibv_close_device(e->ctx);
+	memset(e, 0, sizeof(*e));
+}
+
+int rcm_end_init(struct rcm_end *e, int fd, unsigned int id)
+{
+	struct rcm_init_qp_attr a;
+	struct ibv_qp_attr qa = {};
+	struct rcm_qp_attr *o = &a.out_attr[RCM_QPS_INIT - 1];
+
+	if (rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
+		return -1;
+	qa.qp_state = o->qp_state;
+	qa.qp_access_flags = o->qp_access_flags;
+	qa.pkey_index = o->pkey_index;
+	qa.port_num = o->port_num;
+	errno = ibv_modify_qp(e->qp, &qa, o->qp_attr_mask);
+	return errno ? -1 : 0;
+}
+
+int rcm_post_recv(struct rcm_end *e)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf[0], .length = sizeof(e->buf[0]),
+		.lkey = e->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(e->qp, &wr, &bad);
+}
+
+int rcm_post_send(struct rcm_end *e, const char *msg)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf[1], .length = strlen(msg) + 1,
+		.lkey = e->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	snprintf(e->buf[1], sizeof(e->buf[1]), "%s", msg);
+	return ibv_post_send(e->qp, &wr, &bad);
+}
+
+int rcm_wait_wc(struct rcm_end *e, enum ibv_wc_opcode opcode)
+{
+	struct ibv_wc wc;
+	int i, n;
+
+	for (i = 0; i < 5000; i++) {
+		n = ibv_poll_cq(e->cq, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "# completion status %s\n",
+				ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		if (wc.opcode == opcode)
+			return 0;
+	}
+	return -1;
+}
