@@ -302,6 +302,20 @@ def run_pair(args):
     return all(not got[role][0].failed() for role in ('a', 'b'))
 
 
+def listening(port, timeout=60):
+    """Wait (up to @timeout s) until a socket listens on 127.0.0.1:@port."""
+    want = f'0100007F:{port:04X}'
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open('/proc/net/tcp') as f:
+            for line in f.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                if local == want and state == '0A':     # TCP_LISTEN
+                    return True
+        time.sleep(0.05)
+    return False
+
+
 def boot_pair(args, abort):
     """One boot of the pair: {role: (Results, pre-rcm splat lines)}."""
     port = free_port()
@@ -329,7 +343,7 @@ def boot_pair(args, abort):
         t.start()
         threads.append(t)
         if role == 'a':
-            time.sleep(1)   # b connects to a's listening socket
+            listening(port)     # b connects to a's listening socket
     for t in threads:
         t.join()
     return got

@@ -497,19 +497,11 @@ TEST(one_read_returns_several_events)
 		ASSERT_TRUE(ids[i] && rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0)
 			TH_LOG("resolve #%d: %s", i, strerror(errno));
 	}
-	/* Wait for all five, then take them in one call. */
-	for (i = 0; i < 100; i++) {
-		struct rcm_query_id q;
-		int done = 0, j;
-
-		for (j = 0; j < 5; j++)
-			if (!rcm_query(fd, ids[j], &q) && q.out_port_num)
-				done++;
-		if (done == 5)
-			break;
-		usleep(50000);
-	}
-	usleep(100000);
+	/* Wait for all five queued (fdinfo), then take them in one call. */
+	for (i = 0; i < 300 && rcm_events_queued(fd) < 5; i++)
+		usleep(100000);
+	ASSERT_EQ(5, rcm_events_queued(fd))
+		TH_LOG("events queued after 30 s");
 	n = read(fd, ev, sizeof(ev));
 	ASSERT_EQ(n, 5 * (ssize_t)sizeof(ev[0]))
 		TH_LOG("read %zd bytes, want 5 events", n);

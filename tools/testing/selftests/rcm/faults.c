@@ -659,13 +659,16 @@ static void walk(struct __test_metadata *_metadata, const struct step *st)
 				 "%s%s", errs[0] ? ", " : "", strerror(err));
 		failed += ret == 1;
 	}
+	printf("# %s: %d fault points, %d calls failed (%s)\n", st->name,
+	       injected, failed, errs[0] ? errs : "none");
 	ASSERT_TRUE(!fired)
 		TH_LOG("%s: still injecting after %d rounds", st->name,
 		       MAX_ROUNDS);
 	ASSERT_EQ(0, ret)
 		TH_LOG("%s: the call without a fault failed", st->name);
-	printf("# %s: %d fault points, %d calls failed (%s)\n", st->name,
-	       injected, failed, errs[0] ? errs : "none");
+	/* Every step allocates or copies: none injected is a broken knob. */
+	ASSERT_LT(0, injected)
+		TH_LOG("%s: no fault was injected", st->name);
 }
 
 #define STEP(_name, _cmd, _prep, _call, _after)				\

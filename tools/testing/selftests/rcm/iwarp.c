@@ -104,7 +104,7 @@ TEST(iwarp_commands_before_a_connection)
 	id = rcm_routed_id(fd, ip, 20500, 1);
 	ASSERT_TRUE(id)
 		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	/* No iw_cm id yet: INIT with the access flags only. */
 	ASSERT_EQ(0, rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
@@ -151,7 +151,7 @@ TEST(iwarp_qp_of_another_process_is_refused)
 	lid = rcm_listener(fd, ip, 20512, 1, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	pid = fork();
 	ASSERT_LE(0, pid)
@@ -188,7 +188,7 @@ TEST(iwarp_connect_accept_send_disconnect)
 	int s, c;
 
 	NEED_SIW(ip);
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -321,7 +321,7 @@ TEST(iwarp_private_data_limits)
 	NEED_SIW(ip);
 	for (i = 0; i < sizeof(big); i++)
 		big[i] = i * 7 + 1;
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -387,7 +387,7 @@ TEST(iwarp_wildcard_listener_reaches_siw)
 	int s, c;
 
 	NEED_SIW(ip);
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -435,7 +435,7 @@ TEST(iwarp_ipv6_connection)
 	int s, c;
 
 	NEED_SIW(ip);
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -483,7 +483,7 @@ TEST(iwarp_destroy_mid_connect)
 	int s, c;
 
 	NEED_SIW(ip);
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -563,7 +563,7 @@ static int connect_to_silence(const char *nb, int ready)
 
 	fd = rcm_open_dev();
 	id = rcm_routed_id(fd, nb, 20514, 1);
-	if (!id || rcm_end_open(&e, IBV_TRANSPORT_IWARP) || rcm_end_init(&e, fd, id))
+	if (!id || rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC) || rcm_end_init(&e, fd, id))
 		return 2;
 	if (write(ready, "r", 1) != 1)
 		return 3;
@@ -675,7 +675,7 @@ TEST(iwarp_destroy_during_slow_tcp_connect)
 		TH_LOG("cannot make %s a silent neighbour: %s", nb, strerror(errno));
 	sc.fd = rcm_open_dev();
 	sc.id = rcm_routed_id(sc.fd, nb, 20515, 1);
-	ASSERT_TRUE(sc.id && rcm_end_open(&e, IBV_TRANSPORT_IWARP) == 0 && rcm_end_init(&e, sc.fd, sc.id) == 0)
+	ASSERT_TRUE(sc.id && rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_init(&e, sc.fd, sc.id) == 0)
 		TH_LOG("set-up: %s", strerror(errno));
 	sc.qpn = e.qp->qp_num;
 	ASSERT_EQ(0, pthread_create(&t, NULL, slow_connect_thread, &sc))
@@ -729,7 +729,7 @@ TEST(iwarp_close_with_live_connections)
 
 	NEED_SIW(ip);
 	for (i = 0; i < 2; i++) {
-		ASSERT_TRUE(rcm_end_open(&ce[i], IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se[i], IBV_TRANSPORT_IWARP) == 0)
+		ASSERT_TRUE(rcm_end_open(&ce[i], IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se[i], IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 			TH_LOG("verbs: %s", strerror(errno));
 	}
 	s = rcm_open_dev();
@@ -762,7 +762,7 @@ TEST(iwarp_killed_client_with_a_connection)
 	pid_t pid;
 
 	NEED_SIW(ip);
-	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20507, 0x11, 0);
@@ -774,7 +774,7 @@ TEST(iwarp_killed_client_with_a_connection)
 		int c = rcm_open_dev();
 		unsigned int cid = rcm_routed_id(c, ip, 20507, 9);
 
-		if (!cid || rcm_end_open(&ce, IBV_TRANSPORT_IWARP) || rcm_end_init(&ce, c, cid) ||
+		if (!cid || rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) || rcm_end_init(&ce, c, cid) ||
 		    connect_data(c, cid, ce.qp->qp_num, "bye", 4) ||
 		    rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
 			_exit(1);
@@ -818,7 +818,7 @@ TEST(iwarp_rcm_client_to_intree_server)
 	NEED_SIW(ip);
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	pid = intree_server(ip, "20508", "from-rcm", "accept:from-intree");
 	ASSERT_LT(0, pid)
@@ -861,7 +861,7 @@ TEST(iwarp_intree_server_rejects_rcm_client)
 	NEED_SIW(ip);
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	pid = intree_server(ip, "20509", "knock", "reject:no-thanks");
 	ASSERT_LT(0, pid)
@@ -911,7 +911,7 @@ TEST(iwarp_intree_client_to_rcm_listener)
 	NEED_SIW(ip);
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP))
+	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	lid = rcm_listener(s, ip, 20510, 0x33, 0);
@@ -1041,7 +1041,7 @@ TEST(iwarp_device_removal_with_a_connection)
 	NEED_SIW(ip);
 	if (!netdev)
 		SKIP(return, "no soft-iWARP netdev");
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	fd = rcm_open_dev();
 	w = rcm_open_dev();
@@ -1101,7 +1101,7 @@ TEST(iwarp_device_removal_with_a_connection)
 	cid = routed_retry(fd, ip, 20513, 3);
 	ASSERT_TRUE(cid)
 		TH_LOG("route after re-adding siw0: %s", strerror(errno));
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP) == 0 && rcm_end_init(&ce, fd, cid) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_init(&ce, fd, cid) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	ASSERT_EQ(0, connect_data(fd, cid, ce.qp->qp_num, "back", 5))
 		TH_LOG("connect: %s", strerror(errno));

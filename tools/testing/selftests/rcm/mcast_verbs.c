@@ -17,74 +17,17 @@
 #include <rdma/rcm_user.h>
 
 #include "rcm_harness.h"
+#include "rcm_verbs.h"
 
-#define GRH_LEN 40
 #define MSG "rcm multicast datagram"
 
-struct ud_end {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	struct ibv_ah *ah;
-	char buf[2][GRH_LEN + 256];	/* [0] receive, [1] send */
-};
-
-static struct ibv_context *open_rxe(void)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), "rxe0"))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
-
-static void ud_close(struct ud_end *e)
-{
-	if (e->ah)
-		ibv_destroy_ah(e->ah);
-	if (e->qp)
-		ibv_destroy_qp(e->qp);
-	if (e->mr)
-		ibv_dereg_mr(e->mr);
-	if (e->cq)
-		ibv_destroy_cq(e->cq);
-	if (e->pd)
-		ibv_dealloc_pd(e->pd);
-	if (e->ctx)
-		ibv_close_device(e->ctx);
-}
-
 /* A UD QP in RTS with @qkey; 0 or an errno. */
-static int ud_open(struct ud_end *e, unsigned int qkey)
+static int ud_open(struct rcm_end *e, unsigned int qkey)
 {
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_qp_attr a = {};
 
-	e->ctx = open_rxe();
-	if (!e->ctx)
-		return ENODEV;
-	e->pd = ibv_alloc_pd(e->ctx);
-	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
-	e->mr = e->cq ? ibv_reg_mr(e->pd, e->buf, sizeof(e->buf),
-				   IBV_ACCESS_LOCAL_WRITE) : NULL;
-	if (!e->mr)
-		return errno ? errno : ENOMEM;
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	e->qp = ibv_create_qp(e->pd, &qa);
-	if (!e->qp)
-		return errno ? errno : ENOMEM;
+	if (rcm_end_open(e, IBV_TRANSPORT_IB, IBV_QPT_UD))
+		return errno;
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = 1;
@@ -103,7 +46,7 @@ static int ud_open(struct ud_end *e, unsigned int qkey)
 }
 
 /* One completion within @ms; 0 with *wc filled, -1 otherwise. */
-static int poll_one(struct ud_end *e, struct ibv_wc *wc, int ms)
+static int poll_one(struct rcm_end *e, struct ibv_wc *wc, int ms)
 {
 	struct timespec t0, t;
 
@@ -145,7 +88,7 @@ static void send_to_group(struct __test_metadata *_metadata,
 	struct ibv_send_wr *sbad;
 	struct ibv_wc wc;
 	struct rcm_event ev;
-	static struct ud_end e;
+	static struct rcm_end e;
 	union ibv_gid mgid;
 	int fd, ret, got_send = 0, i;
 	unsigned int id;
@@ -168,7 +111,7 @@ static void send_to_group(struct __test_metadata *_metadata,
 
 	ret = ud_open(&e, ev.ud.qkey);
 	if (ret == ENODEV) {
-		ud_close(&e);
+		rcm_end_close(&e);
 		SKIP(return, "no rxe0 verbs device (libibverbs provider missing?)");
 	}
 	ASSERT_TRUE(!ret)
@@ -219,9 +162,9 @@ static void send_to_group(struct __test_metadata *_metadata,
 			got_send = 1;
 		if (wc.opcode == IBV_WC_RECV) {
 			*got_recv = 1;
-			ASSERT_EQ(wc.byte_len, GRH_LEN + sizeof(MSG))
+			ASSERT_EQ(wc.byte_len, RCM_GRH_LEN + sizeof(MSG))
 				TH_LOG("received %u bytes", wc.byte_len);
-			ASSERT_TRUE(!memcmp(e.buf[0] + GRH_LEN, MSG, sizeof(MSG)))
+			ASSERT_TRUE(!memcmp(e.buf[0] + RCM_GRH_LEN, MSG, sizeof(MSG)))
 				TH_LOG("received other bytes");
 			ASSERT_TRUE(wc.src_qp == e.qp->qp_num)
 				TH_LOG("from QP %u, want %u", wc.src_qp, e.qp->qp_num);
@@ -231,7 +174,7 @@ static void send_to_group(struct __test_metadata *_metadata,
 		TH_LOG("the send did not complete");
 
 	ibv_detach_mcast(e.qp, &mgid, 0);
-	ud_close(&e);
+	rcm_end_close(&e);
 	l.id = id;
 	rcm_sockaddr(&l.addr, group, 0);
 	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_LEAVE_MCAST, &l) == 0 &&

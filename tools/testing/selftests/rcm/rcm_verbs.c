@@ -2,6 +2,7 @@
 /*
  * Verbs ends of connections for the selftests; see rcm_verbs.h.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,10 +27,11 @@ static struct ibv_context *open_device(enum ibv_transport_type transport)
 	return ctx;
 }
 
-int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport)
+int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport,
+		 enum ibv_qp_type qp_type)
 {
 	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
+		.qp_type = qp_type,
 		.sq_sig_all = 1,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
@@ -37,8 +39,10 @@ int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport)
 
 	memset(e, 0, sizeof(*e));
 	e->ctx = open_device(transport);
-	if (!e->ctx)
+	if (!e->ctx) {
+		errno = ENODEV;
 		return -1;
+	}
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
 	e->mr = e->cq ? ibv_reg_mr(e->pd, e->buf, sizeof(e->buf),
@@ -53,6 +57,8 @@ int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport)
 
 void rcm_end_close(struct rcm_end *e)
 {
+	if (e->ah)
+		ibv_destroy_ah(e->ah);
 	if (e->qp)
 		ibv_destroy_qp(e->qp);
 	if (e->mr)

@@ -10,22 +10,31 @@
 
 #include <infiniband/verbs.h>
 
-/* A PD, a CQ, a registered buffer and an RC QP on one device. */
+/* What a UD receive puts before the datagram. */
+#define RCM_GRH_LEN 40
+
+/*
+ * A PD, a CQ, a registered buffer and a QP on one device; a UD end's
+ * address handle too (its owner makes it, rcm_end_close() frees it).
+ */
 struct rcm_end {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	char buf[2][64];	/* [0] receives, [1] sends */
+	struct ibv_ah *ah;
+	char buf[2][RCM_GRH_LEN + 256];	/* [0] receives, [1] sends */
 };
 
 /*
- * Open @e on the first device of @transport (IBV_TRANSPORT_IWARP: siw;
- * IBV_TRANSPORT_IB: rxe): 0, or -1 (what was made is left for
- * rcm_end_close(), which undoes any part of it).
+ * Open @e with a QP of @qp_type (RC, UD), in RESET, on the first device
+ * of @transport (IBV_TRANSPORT_IWARP: siw; IBV_TRANSPORT_IB: rxe): 0, or
+ * -1 with errno set (what was made is left for rcm_end_close(), which
+ * undoes any part of it).
  */
-int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport);
+int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport,
+		 enum ibv_qp_type qp_type);
 void rcm_end_close(struct rcm_end *e);
 /* Move the QP of @e to INIT with the attributes rcm gives for @id. */
 int rcm_end_init(struct rcm_end *e, int fd, unsigned int id);

@@ -21,6 +21,7 @@
 # TAP output; exit 0 when all pass.
 
 ip=${RCM_ADDR_RXE:-}
+netdev=${RCM_NETDEV_RXE:-}
 group=${RCM_MCKEY_GROUP:-239.1.2.3}
 msgs=${RCM_UDADDY_COUNT:-10}
 limit=${RCM_UDADDY_TIMEOUT:-30}
@@ -76,8 +77,8 @@ udaddy_case() {
 # The receiver joins and waits for $msgs datagrams; datagrams sent before
 # it joined are lost, so the sender (each run joins, sends $msgs, leaves)
 # runs again every second until the receiver has them all. (mckey's
-# output goes to a file, fully buffered: nothing shows that the receiver
-# joined before it exits.)
+# output goes to a file, fully buffered: what shows that the receiver
+# joined is the IPv4 group on the netdev, $RCM_NETDEV_RXE.)
 mckey_case() {
 	name=$1 rlib=$2 slib=$3 grp=$4
 	ncase=$((ncase + 1))
@@ -92,7 +93,15 @@ mckey_case() {
 	sends=0
 	sok=0
 	: >"$s"
-	sleep 2
+	# The receiver's full join is on the netdev (both stacks join the
+	# IPv4 group there, for RoCE v2): senders start once it is.
+	w=0
+	until [ -z "$netdev" ] ||
+	      /usr/sbin/ip maddr show dev "$netdev" | grep -Eq "inet +$grp\$" ||
+	      [ $w -ge $((t * 10)) ] || ! kill -0 $rpid 2>/dev/null; do
+		sleep 0.1
+		w=$((w + 1))
+	done
 	while kill -0 $rpid 2>/dev/null && [ $sends -lt 8 ]; do
 		sends=$((sends + 1))
 		if on "$slib" timeout "$t" mckey -m "$grp" -b "$ip" -s \
