@@ -5,9 +5,12 @@
 # of Debian's kernel under QEMU (TCG) with Soft-RoCE: Debian's cmtime
 # alternately on the in-tree stack (rdma-core's librdmacm over rdma_ucm)
 # and on rcm (rcm's librdmacm.so.1), RCM_BENCH_ROUNDS rounds (default 10)
-# at each of RCM_BENCH_COUNTS connections (default 100,1000); then system
-# calls per connection and kernel memory per idle id. Prints the medians
-# and the rcm/in-tree ratios; the raw lines stay in build/bench/guest.log.
+# at each of RCM_BENCH_COUNTS connections (default 100,1000); then one
+# listener accepting from 8 client processes at once, with the memory per
+# established connection (bench_accept, as many rounds), system calls per
+# connection and kernel memory per idle id. Prints the medians, the
+# rcm/in-tree ratios and the A/A spread; the raw lines stay in
+# build/bench/guest.log.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -20,13 +23,15 @@ mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
 read -r rel vmlinux < <("$vm/distro-kernel.sh")
-echo "== building rcm.ko ($rel), the userlib and bench_ids"
+echo "== building rcm.ko ($rel), the userlib, bench_ids and bench_accept"
 "$vm/build-module.sh" "/lib/modules/$rel/build" "$out/module" >"$out/build.log" 2>&1
 make -C "$top/userlib" >>"$out/build.log" 2>&1
 rm -rf "$out/tests"
 mkdir -p "$out/tests"
-gcc -O2 -Wall -Wextra -o "$out/tests/bench_ids" \
-	"$top/tools/testing/bench/bench_ids.c" -lrdmacm
+for b in bench_ids bench_accept; do
+	gcc -O2 -Wall -Wextra -o "$out/tests/$b" \
+		"$top/tools/testing/bench/$b.c" -lrdmacm
+done
 install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
 echo "bench: ./guest-bench.sh $rounds $counts" >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \

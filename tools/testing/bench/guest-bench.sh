@@ -6,9 +6,12 @@
 # runs Debian's cmtime alternately on the in-tree stack (rdma-core's
 # librdmacm) and on rcm (rcm's librdmacm.so.1 through LD_LIBRARY_PATH),
 # ROUNDS rounds for each connection count in COUNTS (comma separated).
-# Then counts system calls per connection with strace, and kernel slab
-# memory per idle id with bench_ids. Prints machine-readable lines:
+# Then one listener accepting 1000 connections from 8 client processes
+# at once (bench_accept), ROUNDS rounds alternating the stacks; system
+# calls per connection with strace; and kernel slab memory per idle id
+# with bench_ids. Prints machine-readable lines:
 #   bench-step STACK COUNT ROUND STEP US_PER_CONN
+#   bench-accept STACK COUNT CLIENTS ROUND US_PER_CONN SLAB_BYTES_PER_CONN
 #   bench-syscalls STACK SIDE COUNT CALLS
 #   bench-syscall STACK SIDE NAME CALLS
 #   bench-ids STACK COUNT BYTES_PER_ID
@@ -70,6 +73,30 @@ for count in $counts; do
 		fi
 		r=$((r + 1))
 	done
+done
+
+# STACK ROUND: one bench_accept run of 1000 connections from 8 clients.
+accept_run() {
+	port=$((port + 1))
+	if out=$( (serve "$1" timeout 600 ./bench_accept 1000 8 "$ip" $port) \
+		2>&1); then
+		echo "$out" | sed -n "s/^accept \([0-9]*\) \([0-9]*\) us_per_conn \([0-9.]*\) slab_bytes_per_conn \(-*[0-9]*\)$/bench-accept $1 \1 \2 $2 \3 \4/p"
+	else
+		echo "bench-error $1 accept $2"
+		echo "$out" | tail -5
+	fi
+}
+
+r=1
+while [ $r -le "$rounds" ]; do
+	if [ $((r % 2)) = 1 ]; then
+		accept_run intree $r
+		accept_run rcm $r
+	else
+		accept_run rcm $r
+		accept_run intree $r
+	fi
+	r=$((r + 1))
 done
 
 # System calls: both programs under strace -f -c, 100 connections.

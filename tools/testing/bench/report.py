@@ -3,8 +3,12 @@
 """report.py GUEST-LOG: the benchmark's table from guest-bench.sh's lines.
 
 Per connection count and cmtime step: the median over the rounds of the
-client's microseconds per connection on each stack, and rcm / in-tree.
-Then system calls per connection and kernel slab bytes per idle id.
+client's microseconds per connection on each stack, rcm / in-tree, and
+the A/A ratio beside it: the in-tree median of the odd rounds over that
+of the even rounds, the same bench against itself, which shows how much
+of a ratio is noise. Then the 8-client accept bench (time and slab
+memory per established connection), system calls per connection and
+kernel slab bytes per idle id.
 """
 import statistics
 import sys
@@ -14,6 +18,7 @@ steps = defaultdict(list)      # (stack, count, step) -> [us]
 order = []
 syscalls = {}                  # (stack, side) -> (count, calls)
 ids = {}                       # stack -> bytes per id
+accept = defaultdict(list)     # stack -> [(round, us, slab bytes)]
 errors = []
 
 for line in open(sys.argv[1], errors='replace'):
@@ -28,17 +33,32 @@ for line in open(sys.argv[1], errors='replace'):
             order.append(f[4])
     elif f[0] == 'bench-syscalls' and len(f) == 5:
         syscalls[(f[1], f[2])] = (int(f[3]), f[4])
+    elif f[0] == 'bench-accept' and len(f) == 7:
+        accept[f[1]].append((int(f[4]), float(f[5]), int(f[6])))
+        accept_shape = (f[2], f[3])
     elif f[0] == 'bench-ids' and len(f) == 4:
         ids[f[1]] = f[3]
     elif f[0] == 'bench-error':
         errors.append(' '.join(f[1:]))
+
+
+
+def aa(rounds):
+    """The A/A ratio of [(round, value)]: odd rounds' median / even's."""
+    odd = [v for r, v in rounds if r % 2]
+    even = [v for r, v in rounds if not r % 2]
+    if not odd or not even or not statistics.median(even):
+        return '-'
+    return f'{statistics.median(odd) / statistics.median(even):.2f}'
+
 
 counts = sorted({k[1] for k in steps})
 print('cmtime client, median microseconds per connection over the rounds')
 for count in counts:
     rounds = len(steps.get(('rcm', count, 'connect'), []))
     print(f'\n{count} connections ({rounds} rounds each)')
-    print(f'{"step":<14}{"in-tree":>12}{"rcm":>12}{"rcm/in-tree":>13}')
+    print(f'{"step":<14}{"in-tree":>12}{"rcm":>12}{"rcm/in-tree":>13}'
+          f'{"A/A":>7}')
     for step in order:
         a = steps.get(('intree', count, step))
         b = steps.get(('rcm', count, step))
@@ -46,7 +66,21 @@ for count in counts:
             continue
         ma, mb = statistics.median(a), statistics.median(b)
         ratio = f'{mb / ma:.2f}' if ma else '-'
-        print(f'{step.replace("_", " "):<14}{ma:>12.1f}{mb:>12.1f}{ratio:>13}')
+        print(f'{step.replace("_", " "):<14}{ma:>12.1f}{mb:>12.1f}{ratio:>13}'
+              f'{aa(list(enumerate(a, 1))):>7}')
+
+if accept.get('intree') and accept.get('rcm'):
+    n, k = accept_shape
+    print(f'\none listener, {n} connections from {k} client processes at once'
+          f' (bench_accept, {len(accept["rcm"])} rounds), medians')
+    print(f'{"":<22}{"in-tree":>10}{"rcm":>10}{"rcm/in-tree":>13}{"A/A":>7}')
+    for i, what in ((1, 'us per connection'), (2, 'slab bytes per conn')):
+        a = [(r[0], r[i]) for r in accept['intree']]
+        b = [(r[0], r[i]) for r in accept['rcm']]
+        ma = statistics.median(v for _, v in a)
+        mb = statistics.median(v for _, v in b)
+        ratio = f'{mb / ma:.2f}' if ma else '-'
+        print(f'{what:<22}{ma:>10.1f}{mb:>10.1f}{ratio:>13}{aa(a):>7}')
 
 print('\nsystem calls per connection (strace -f -c, 100 connections,'
       ' whole program incl. set-up)')

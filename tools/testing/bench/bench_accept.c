@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench_accept: one listener accepting from several client processes at
+ * once, through the plain librdmacm API, so that it measures whichever
+ * library runs it (rcm's through LD_LIBRARY_PATH, or rdma-core's on the
+ * in-tree rdma_ucm). No QPs: the CM's work alone (connect and accept
+ * name a QP number; the client calls rdma_establish(), which sends the
+ * RTU).
+ *
+ * Usage: bench_accept COUNT CLIENTS ADDRESS PORT
+ *   The listener (this process) forks CLIENTS processes, each of which
+ *   resolves the address and route of COUNT / CLIENTS ids; once all are
+ *   routed, they connect at the same moment, and the listener accepts
+ *   every request as it comes. Prints
+ *   "accept COUNT CLIENTS us_per_conn US slab_bytes_per_conn BYTES":
+ *   the time from the start of the connects to the listener's last
+ *   ESTABLISHED, per connection, and the growth of the kernel's slab
+ *   memory (/proc/meminfo Slab, both sides) from before the first id to
+ *   all connections established, per connection.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+static long slab_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench_accept: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* The next event, acked; its type, id and status in the out arguments. */
+static int next_event(struct rdma_event_channel *ch, struct rdma_cm_id **id,
+		      int *status)
+{
+	struct rdma_cm_event *ev;
+	int type;
+
+	if (rdma_get_cm_event(ch, &ev))
+		die("rdma_get_cm_event");
+	type = ev->event;
+	*id = ev->id;
+	*status = ev->status;
+	rdma_ack_cm_event(ev);
+	return type;
+}
+
+/*
+ * A client: @n ids routed to @dst; one byte on @ready once they are,
+ * the connects once a byte comes on @go; exits 0 when all are
+ * established, 1 on anything unexpected. The ids stay until @go closes.
+ */
+static void client(int n, struct sockaddr_in *dst, int ready, int go)
+{
+	struct rdma_conn_param p = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id **ids = calloc(n, sizeof(*ids)), *id;
+	int i, routed = 0, up = 0, status;
+	char c;
+
+	if (!ch || !ids)
+		die("client set-up");
+	for (i = 0; i < n; i++)
+		if (rdma_create_id(ch, &ids[i], NULL, RDMA_PS_TCP) ||
+		    rdma_resolve_addr(ids[i], NULL, (struct sockaddr *)dst,
+				      30000))
+			die("create/resolve");
+	while (routed < n) {
+		switch (next_event(ch, &id, &status)) {
+		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			if (rdma_resolve_route(id, 30000))
+				die("resolve_route");
+			break;
+		case RDMA_CM_EVENT_ROUTE_RESOLVED:
+			routed++;
+			break;
+		default:
+			errno = -status;
+			die("resolving");
+		}
+	}
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		die("start");
+	for (i = 0; i < n; i++) {
+		p.qp_num = 0x100 + i;
+		if (rdma_connect(ids[i], &p))
+			die("rdma_connect");
+	}
+	while (up < n) {
+		switch (next_event(ch, &id, &status)) {
+		case RDMA_CM_EVENT_CONNECT_RESPONSE:
+			if (rdma_establish(id))
+				die("rdma_establish");
+			up++;
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			up++;
+			break;
+		default:
+			errno = -status;
+			die("connecting");
+		}
+	}
+	/* Stay connected until the listener has counted and measured. */
+	while (read(go, &c, 1) > 0)
+		;
+	for (i = 0; i < n; i++)
+		rdma_destroy_id(ids[i]);
+	rdma_destroy_event_channel(ch);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_conn_param p = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	struct rdma_cm_id *listener, *id, **reqs;
+	int n, nclients, i, st, up = 0, nreq = 0, status, type, bad = 0;
+	int ready[2], go[2];
+	struct rdma_event_channel *ch;
+	long before, after;
+	double t0, t1;
+	pid_t *pids;
+	char c;
+
+	if (argc != 5 || (n = atoi(argv[1])) <= 0 ||
+	    (nclients = atoi(argv[2])) <= 0 || n % nclients ||
+	    inet_pton(AF_INET, argv[3], &sin.sin_addr) != 1) {
+		fprintf(stderr, "usage: %s COUNT CLIENTS IPV4-ADDRESS PORT (COUNT a multiple of CLIENTS)\n",
+			argv[0]);
+		return 2;
+	}
+	sin.sin_port = htons(atoi(argv[4]));
+	reqs = calloc(n, sizeof(*reqs));
+	pids = calloc(nclients, sizeof(*pids));
+	if (!reqs || !pids || pipe(ready) || pipe(go))
+		die("set-up");
+	sync();
+	sleep(1);
+	before = slab_kb();
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &listener, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(listener, (struct sockaddr *)&sin) ||
+	    rdma_listen(listener, 1024))
+		die("listen");
+	for (i = 0; i < nclients; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die("fork");
+		if (pids[i] == 0) {
+			close(ready[0]);
+			close(go[1]);
+			rdma_destroy_event_channel(ch);
+			client(n / nclients, &sin, ready[1], go[0]);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	for (i = 0; i < nclients; i++)
+		if (read(ready[0], &c, 1) != 1)
+			die("a client failed before connecting");
+	t0 = now_us();
+	for (i = 0; i < nclients; i++)
+		if (write(go[1], "g", 1) != 1)
+			die("go");
+	while (up < n) {
+		type = next_event(ch, &id, &status);
+		switch (type) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			p.qp_num = 0x8000 + nreq;
+			reqs[nreq++] = id;
+			if (rdma_accept(id, &p))
+				die("rdma_accept");
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			up++;
+			break;
+		default:
+			fprintf(stderr, "bench_accept: event %s status %d\n",
+				rdma_event_str(type), status);
+			bad = 1;
+			up = n;
+		}
+	}
+	t1 = now_us();
+	sleep(1);
+	after = slab_kb();
+	close(go[1]);		/* the clients tear down and exit */
+	for (i = 0; i < nclients; i++)
+		if (waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			bad = 1;
+	for (i = 0; i < nreq; i++)
+		rdma_destroy_id(reqs[i]);
+	rdma_destroy_id(listener);
+	rdma_destroy_event_channel(ch);
+	if (bad)
+		return 1;
+	printf("accept %d %d us_per_conn %.1f slab_bytes_per_conn %ld\n", n,
+	       nclients, (t1 - t0) / n, (after - before) * 1024 / n);
+	return 0;
+}
