@@ -494,7 +494,8 @@ TEST(one_read_returns_several_events)
 
 	for (i = 0; i < 5; i++) {
 		ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 100 + i);
-		ASSERT_TRUE(ids[i] && rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0)
+		ASSERT_TRUE(ids[i] &&
+			    rcm_resolve(fd, ids[i], NULL, ip, 2000) == 0)
 			TH_LOG("resolve #%d: %s", i, strerror(errno));
 	}
 	/* Wait for all five queued (fdinfo), then take them in one call. */

@@ -1690,7 +1690,8 @@ TEST(rcm_slab_objects_back_to_baseline)
 		SKIP(return, "not rcm's library: %s", out->run.lib);
 	if (out->slab_ids0 < 0 || out->slab_evs0 < 0)
 		SKIP(return, "no rcm caches in /proc/slabinfo");
-	ASSERT_EQ(0, rcm_slabs_back_to(out->slab_ids0, out->slab_evs0, &ids, &evs))
+	ASSERT_EQ(0, rcm_slabs_back_to(out->slab_ids0, out->slab_evs0, &ids,
+				       &evs))
 		TH_LOG("after the run: %ld ids (%ld before), %ld events (%ld before)",
 		       ids, out->slab_ids0, evs, out->slab_evs0);
 	printf("# rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",

@@ -146,7 +146,7 @@ TEST(connect_accept_establish_disconnect)
 		    ev.conn.rnr_retry_count == 7)
 		TH_LOG("request qpn %#x retry %u rnr %u",
 		       ev.conn.qp_num, ev.conn.retry_count, ev.conn.rnr_retry_count);
-	ASSERT_EQ(0, rcm_qp_attrs(s, rid, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &sa))
+	ASSERT_EQ(0, rcm_qp_attrs(s, rid, RCM_QP_STATES_ALL, &sa))
 		TH_LOG("passive attributes: %s", strerror(errno));
 	ASSERT_TRUE(sa.out_attr[1].dest_qp_num == 0x111 &&
 		    (sa.out_attr[1].qp_attr_mask & (QP_ATTR_AV | QP_ATTR_DEST_QPN)) ==
@@ -170,7 +170,8 @@ TEST(connect_accept_establish_disconnect)
 		       ev.private_data_len);
 	ASSERT_EQ(0x222, ev.conn.qp_num)
 		TH_LOG("response qpn %#x", ev.conn.qp_num);
-	ASSERT_EQ(0, rcm_qp_attrs(c, cid, (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &ca))
+	ASSERT_EQ(0, rcm_qp_attrs(c, cid,
+				  (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &ca))
 		TH_LOG("active attributes: %s", strerror(errno));
 	ASSERT_TRUE(ca.out_attr[0].qp_state == 0 &&
 		    ca.out_attr[1].dest_qp_num == 0x222 &&
@@ -366,13 +367,16 @@ TEST(two_clients_at_once)
 		    rcm_connect(c, cid[1], 0x71, "second") == 0)
 		TH_LOG("connect: %s", strerror(errno));
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST,
+					      &ev))
 			TH_LOG("request %d", i);
-		ASSERT_EQ(0, rcm_accept(s, ev.id, 0x80 + ev.conn.qp_num, ev.id, (char *)ev.private_data))
+		ASSERT_EQ(0, rcm_accept(s, ev.id, 0x80 + ev.conn.qp_num, ev.id,
+					(char *)ev.private_data))
 			TH_LOG("accept: %s", strerror(errno));
 	}
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE,
+					      &ev))
 			TH_LOG("response %d", i);
 		/* Each reply echoes its own request. */
 		ASSERT_TRUE(ev.conn.qp_num == 0x80 + 0x70 + (ev.context - 100) &&

@@ -103,7 +103,8 @@ TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 		ASSERT_EQ(RCM_EVENT_DEVICE_REMOVAL, ev.event)
 			TH_LOG("unexpected event %u (status %d) for ctx %llu", ev.event,
 			       ev.status, (unsigned long long)ev.context);
-		ASSERT_TRUE(ev.id == bound || ev.id == resolved || ev.id == resolving)
+		ASSERT_TRUE(ev.id == bound || ev.id == resolved ||
+			    ev.id == resolving)
 			TH_LOG("DEVICE_REMOVAL for id %u, which was not attached", ev.id);
 		n_removal++;
 	}
@@ -115,7 +116,8 @@ TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 	/* A removed id is good for destroy only. */
 	ASSERT_ERRNO(rcm_resolve(fd, resolved, NULL, ip, 100), ENODEV);
 	q.id = bound;
-	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_port_num == 0)
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 &&
+		    q.out_port_num == 0)
 		TH_LOG("query of a removed id");
 	d.id = bound;
 	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_DESTROY_ID, &d) == 0 &&

@@ -95,7 +95,8 @@ TEST(event_record_layout_is_fixed)
 	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_PDATA &&
 		    RCM_EVENT_SIZE_PDATA == 352)
 		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
-	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, offsetof(struct rcm_event, ece_vendor_id))
+	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, offsetof(struct rcm_event,
+						   ece_vendor_id))
 		TH_LOG("ECE at %zu", offsetof(struct rcm_event, ece_vendor_id));
 	ASSERT_TRUE(offsetof(struct rcm_event, private_data_total) ==
 		    RCM_EVENT_SIZE_ECE && RCM_EVENT_SIZE_ECE == 288)
@@ -103,7 +104,8 @@ TEST(event_record_layout_is_fixed)
 		       offsetof(struct rcm_event, private_data_total));
 	ASSERT_EQ(72, offsetof(struct rcm_event, private_data))
 		TH_LOG("offset %zu", offsetof(struct rcm_event, private_data));
-	ASSERT_EQ(offsetof(struct rcm_event, ud.ah_attr), offsetof(struct rcm_event, conn) + 8)
+	ASSERT_EQ(offsetof(struct rcm_event,
+			   ud.ah_attr), offsetof(struct rcm_event, conn) + 8)
 		TH_LOG("ud offset");
 	ASSERT_EQ(0, sizeof(struct rcm_event) % 8)
 		TH_LOG("not 8-byte sized");
@@ -237,7 +239,8 @@ TEST(smaller_record_reader_gets_whole_events)
 	for (i = 0; i < NIDS; i++) {
 		memset(&ev, 0, sizeof(ev));
 		memcpy(&ev, buf + i * REC, REC);
-		ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0)
+		ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_RESOLVED &&
+			    ev.status == 0)
 			TH_LOG("record %d: event %u status %d", i, ev.event, ev.status);
 		ASSERT_TRUE(ev.id == ids[i] && ev.context == 0xabc0u + i)
 			TH_LOG("record %d: id %u context %llx", i, ev.id,

@@ -288,7 +288,8 @@ TEST(malformed_headers_are_refused)
 	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
 		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ASSERT_EQ(0, refused(s, cases[i].kind, 0, cases[i].n, 20701, "tcp"))
+		ASSERT_EQ(0, refused(s, cases[i].kind, 0, cases[i].n, 20701,
+				     "tcp"))
 			TH_LOG("%s headers were not all refused", cases[i].kind);
 	}
 	slab_mark(&after);
@@ -298,10 +299,12 @@ TEST(malformed_headers_are_refused)
 	/* The instrument reaches the listener: a valid header gets in. */
 	ASSERT_EQ(0, hp("req 0 1 valid tcp:20701"))
 		TH_LOG("valid: %s", strerror(errno));
-	ASSERT_TRUE(readable(s, 30000) && drain(s, RCM_EVENT_CONNECT_REQUEST) == 1)
+	ASSERT_TRUE(readable(s, 30000) &&
+		    drain(s, RCM_EVENT_CONNECT_REQUEST) == 1)
 		TH_LOG("a valid REQ made no CONNECT_REQUEST");
 	close(s);
-	ASSERT_TRUE(hp("wait 0 1 rej 30000") == 0 && hp_count("rej_reason_28") == 1)
+	ASSERT_TRUE(hp("wait 0 1 rej 30000") == 0 &&
+		    hp_count("rej_reason_28") == 1)
 		TH_LOG("closing the listener did not reject the request");
 }
 
@@ -346,7 +349,8 @@ TEST(spoofed_addresses_are_refused)
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("a valid REQ made no CONNECT_REQUEST");
 	snprintf(want, sizeof(want), "hostile %u", 7);
-	ASSERT_TRUE(ev.listen_id == lid && !strcmp((char *)ev.private_data, want))
+	ASSERT_TRUE(ev.listen_id == lid &&
+		    !strcmp((char *)ev.private_data, want))
 		TH_LOG("request on %u (want %u) with data '%.16s'", ev.listen_id, lid,
 		       ev.private_data);
 	close(s);
@@ -412,7 +416,8 @@ TEST(req_flood_holds_at_most_backlog)
 	 * Each request id holds its CONNECT_REQUEST and its removal event;
 	 * the legitimate connection's request id is the one more.
 	 */
-	ASSERT_EQ(0, slab_bounded("flood", &base, &peak, backlog + 1, 2 * backlog + 1))
+	ASSERT_EQ(0, slab_bounded("flood", &base, &peak, backlog + 1,
+				  2 * backlog + 1))
 		TH_LOG("memory beyond the backlog");
 	/*
 	 * Counted unread: each read gives a slot back, which a REQ still
@@ -470,7 +475,8 @@ TEST(abandon_loops_hold_at_most_backlog)
 		TH_LOG("reset: %s", strerror(errno));
 	sleep(1);
 	/* A request id may also hold a REJECTED event of its own. */
-	ASSERT_EQ(0, slab_bounded("abandon", &base, &peak, backlog, 3 * backlog))
+	ASSERT_EQ(0, slab_bounded("abandon", &base, &peak, backlog,
+				  3 * backlog))
 		TH_LOG("memory beyond the backlog");
 	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
 	ASSERT_EQ(n, (int)backlog)
@@ -535,7 +541,8 @@ TEST(sidr_flood_holds_at_most_backlog)
 	       flood, rejected, lost);
 	ASSERT_TRUE(rejected == flood - backlog && lost == backlog)
 		TH_LOG("%ld rejected, %ld unanswered", rejected, lost);
-	ASSERT_EQ(0, slab_bounded("SIDR flood", &base, &peak, backlog, 2 * backlog))
+	ASSERT_EQ(0, slab_bounded("SIDR flood", &base, &peak, backlog,
+				  2 * backlog))
 		TH_LOG("memory beyond the backlog");
 	ASSERT_EQ(0, hp("reset"))
 		TH_LOG("reset: %s", strerror(errno));

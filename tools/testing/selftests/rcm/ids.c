@@ -239,7 +239,8 @@ TEST(concurrent_create_and_destroy_on_one_file)
 	for (i = 0; i < 3; i++) {
 		r[i].fd = fd;
 		r[i].failures = 0;
-		ASSERT_EQ(0, pthread_create(&t[i], NULL, i == 2 ? destroy_guesses_loop : create_destroy_loop, &r[i]))
+		ASSERT_EQ(0, pthread_create(&t[i], NULL,
+					    i == 2 ? destroy_guesses_loop : create_destroy_loop, &r[i]))
 			TH_LOG("pthread_create");
 	}
 	for (i = 0; i < 3; i++)

@@ -330,7 +330,8 @@ TEST(every_command_checks_its_header)
 		a.hdr.flags = 0x80000000u;
 		ASSERT_TRUE(call(cmds[i].nr, &a) == -1 && errno == EOPNOTSUPP)
 			TH_LOG("%s unknown flag: errno %d", n, errno);
-		ASSERT_TRUE(ioctl(fd, cmds[i].nr, NULL) == -1 && errno == EFAULT)
+		ASSERT_TRUE(ioctl(fd, cmds[i].nr, NULL) == -1 &&
+			    errno == EFAULT)
 			TH_LOG("%s NULL: errno %d", n, errno);
 		ASSERT_TRUE(ioctl(fd, cmds[i].nr, (void *)-4096L) == -1 &&
 			    errno == EFAULT)

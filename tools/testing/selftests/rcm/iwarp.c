@@ -188,7 +188,8 @@ TEST(iwarp_connect_accept_send_disconnect)
 	int s, c;
 
 	NEED_SIW(ip);
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
+		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -215,14 +216,15 @@ TEST(iwarp_connect_accept_send_disconnect)
 		    !memcmp(ev.private_data, hello, sizeof(hello)))
 		TH_LOG("request data '%.*s' len %u", (int)sizeof(hello),
 		       ev.private_data, ev.private_data_len);
-	ASSERT_TRUE(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1)
+	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
+		    ev.conn.responder_resources >= 1)
 		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
 		       ev.conn.responder_resources);
 	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_port_num == 1 &&
 		    ((struct sockaddr_in *)&q.out_src)->sin_port == htons(20501) &&
 		    q.out_dst.ss_family == AF_INET)
 		TH_LOG("request addresses");
-	ASSERT_EQ(0, rcm_qp_attrs(s, rid, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &a))
+	ASSERT_EQ(0, rcm_qp_attrs(s, rid, RCM_QP_STATES_ALL, &a))
 		TH_LOG("request attributes: %s", strerror(errno));
 	ASSERT_TRUE((a.out_attr[0].qp_access_flags & (IBV_ACCESS_REMOTE_READ |
 		    IBV_ACCESS_REMOTE_WRITE)) ==
@@ -232,7 +234,8 @@ TEST(iwarp_connect_accept_send_disconnect)
 		       a.out_attr[0].qp_access_flags, a.out_attr[2].qp_attr_mask);
 	ASSERT_TRUE(rcm_end_init(&se, s, rid) == 0 && rcm_post_recv(&se) == 0)
 		TH_LOG("server QP: %s", strerror(errno));
-	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0xacce, welcome, sizeof(welcome)))
+	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0xacce, welcome,
+				 sizeof(welcome)))
 		TH_LOG("accept: %s", strerror(errno));
 	ASSERT_ERRNO(accept_data(s, rid, se.qp->qp_num, 0xacce, NULL, 0),
 		     EINVAL);
@@ -256,11 +259,13 @@ TEST(iwarp_connect_accept_send_disconnect)
 	/* The active side sends first. */
 	ASSERT_EQ(0, rcm_post_send(&ce, "ping"))
 		TH_LOG("send: %s", strerror(errno));
-	ASSERT_TRUE(rcm_wait_wc(&se, IBV_WC_RECV) == 0 && !strcmp(se.buf[0], "ping"))
+	ASSERT_TRUE(rcm_wait_wc(&se, IBV_WC_RECV) == 0 &&
+		    !strcmp(se.buf[0], "ping"))
 		TH_LOG("server received '%.8s'", se.buf[0]);
 	ASSERT_EQ(0, rcm_post_send(&se, "pong"))
 		TH_LOG("send: %s", strerror(errno));
-	ASSERT_TRUE(rcm_wait_wc(&ce, IBV_WC_RECV) == 0 && !strcmp(ce.buf[0], "pong"))
+	ASSERT_TRUE(rcm_wait_wc(&ce, IBV_WC_RECV) == 0 &&
+		    !strcmp(ce.buf[0], "pong"))
 		TH_LOG("client received '%.8s'", ce.buf[0]);
 
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
@@ -321,7 +326,8 @@ TEST(iwarp_private_data_limits)
 	NEED_SIW(ip);
 	for (i = 0; i < sizeof(big); i++)
 		big[i] = i * 7 + 1;
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
+		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -359,7 +365,8 @@ TEST(iwarp_private_data_limits)
 	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0, big + 1, len))
 		TH_LOG("accept: %s", strerror(errno));
 	/* The older reader: the first 196 bytes, in its 288-byte record. */
-	ASSERT_EQ(0, expect_short_record(c, RCM_EVENT_ESTABLISHED, RCM_EVENT_SIZE_ECE, &ev))
+	ASSERT_EQ(0, expect_short_record(c, RCM_EVENT_ESTABLISHED,
+					 RCM_EVENT_SIZE_ECE, &ev))
 		TH_LOG("not established");
 	ASSERT_TRUE(ev.private_data_len == head &&
 		    !memcmp(ev.private_data, big + 1, head) &&
@@ -435,7 +442,8 @@ TEST(iwarp_ipv6_connection)
 	int s, c;
 
 	NEED_SIW(ip);
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
+		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -620,7 +628,8 @@ TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
 	ASSERT_EQ(0, rcm_netdev_mac(dev, mac))
 		TH_LOG("no MAC of %s", dev);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, rcm_sh("ip link set dev %s address 02:00:c6:12:00:01", dev))
+	ASSERT_EQ(0, rcm_sh("ip link set dev %s address 02:00:c6:12:00:01",
+			    dev))
 		TH_LOG("cannot change the MAC of %s", dev);
 	st = rcm_wait_event(fd, 3000, &ev);
 	printf("# address change reported after %ld ms\n", rcm_ms_since(&t0));
@@ -675,7 +684,10 @@ TEST(iwarp_destroy_during_slow_tcp_connect)
 		TH_LOG("cannot make %s a silent neighbour: %s", nb, strerror(errno));
 	sc.fd = rcm_open_dev();
 	sc.id = rcm_routed_id(sc.fd, nb, 20515, 1);
-	ASSERT_TRUE(sc.id && rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_init(&e, sc.fd, sc.id) == 0)
+	ASSERT_TRUE(sc.id &&
+		    rcm_end_open(&e, IBV_TRANSPORT_IWARP,
+				 IBV_QPT_RC) == 0 && rcm_end_init(&e, sc.fd,
+								  sc.id) == 0)
 		TH_LOG("set-up: %s", strerror(errno));
 	sc.qpn = e.qp->qp_num;
 	ASSERT_EQ(0, pthread_create(&t, NULL, slow_connect_thread, &sc))
@@ -729,7 +741,8 @@ TEST(iwarp_close_with_live_connections)
 
 	NEED_SIW(ip);
 	for (i = 0; i < 2; i++) {
-		ASSERT_TRUE(rcm_end_open(&ce[i], IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se[i], IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
+		ASSERT_TRUE(rcm_end_open(&ce[i], IBV_TRANSPORT_IWARP,
+					 IBV_QPT_RC) == 0 && rcm_end_open(&se[i], IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 			TH_LOG("verbs: %s", strerror(errno));
 	}
 	s = rcm_open_dev();
@@ -928,7 +941,8 @@ TEST(iwarp_intree_client_to_rcm_listener)
 		TH_LOG("request data '%.56s' len %u", ev.private_data,
 		       ev.private_data_len);
 	/* The in-tree client asked for 2 reads served, 1 issued. */
-	ASSERT_TRUE(ev.conn.initiator_depth >= 1 && ev.conn.responder_resources >= 1)
+	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
+		    ev.conn.responder_resources >= 1)
 		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
 		       ev.conn.responder_resources);
 	ASSERT_EQ(0, rcm_end_init(&se, s, rid))
@@ -993,7 +1007,8 @@ TEST(iwarp_peer_private_data_arrives_whole)
 			      data, want, "qp", (char *)NULL);
 			_exit(3);
 		}
-		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST,
+					      &ev))
 			TH_LOG("no request from the %s client", lib ? "rcm" : "in-tree");
 		ASSERT_TRUE(ev.private_data_len == RCM_EVENT_PRIVATE_DATA_MAX &&
 			    ev.private_data_total == sizeof(data) &&
@@ -1041,7 +1056,8 @@ TEST(iwarp_device_removal_with_a_connection)
 	NEED_SIW(ip);
 	if (!netdev)
 		SKIP(return, "no soft-iWARP netdev");
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
+		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	fd = rcm_open_dev();
 	w = rcm_open_dev();
@@ -1101,7 +1117,8 @@ TEST(iwarp_device_removal_with_a_connection)
 	cid = routed_retry(fd, ip, 20513, 3);
 	ASSERT_TRUE(cid)
 		TH_LOG("route after re-adding siw0: %s", strerror(errno));
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 && rcm_end_init(&ce, fd, cid) == 0)
+	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
+		    rcm_end_init(&ce, fd, cid) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	ASSERT_EQ(0, connect_data(fd, cid, ce.qp->qp_num, "back", 5))
 		TH_LOG("connect: %s", strerror(errno));

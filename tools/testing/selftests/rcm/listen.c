@@ -122,7 +122,8 @@ TEST(intree_client_is_rejected_with_private_data)
 	ASSERT_EQ(0x1234, ev.conn.qp_num)
 		TH_LOG("qp_num %#x", ev.conn.qp_num);
 	/* The peer's initiator depth is our responder resources. */
-	ASSERT_TRUE(ev.conn.responder_resources == 1 && ev.conn.initiator_depth == 2)
+	ASSERT_TRUE(ev.conn.responder_resources == 1 &&
+		    ev.conn.initiator_depth == 2)
 		TH_LOG("responder_resources %u initiator_depth %u",
 		       ev.conn.responder_resources, ev.conn.initiator_depth);
 	ASSERT_TRUE(ev.conn.retry_count == 5 && ev.conn.rnr_retry_count == 6)
@@ -313,7 +314,8 @@ TEST(intree_client_is_accepted_and_disconnects)
 		TH_LOG("context %llx after accept",
 		       (unsigned long long)ev.context);
 	if (ev.event == RCM_EVENT_ESTABLISHED) {
-		ASSERT_EQ(0, expect_event(fd, rid, RCM_EVENT_DISCONNECTED, 30000, &ev))
+		ASSERT_EQ(0, expect_event(fd, rid, RCM_EVENT_DISCONNECTED,
+					  30000, &ev))
 			TH_LOG("no DISCONNECTED (event %u status %d)", ev.event,
 			       ev.status);
 	} else

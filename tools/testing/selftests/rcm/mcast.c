@@ -243,7 +243,8 @@ TEST(full_join_reports_group_and_joins_igmp)
 	ASSERT_EQ(32, ev.ud.ah_attr.traffic_class)
 		TH_LOG("traffic_class %u, want TOS",
 		       ev.ud.ah_attr.traffic_class);
-	ASSERT_TRUE(ev.ud.ah_attr.flow_label == 0 && ev.ud.ah_attr.static_rate == 0)
+	ASSERT_TRUE(ev.ud.ah_attr.flow_label == 0 &&
+		    ev.ud.ah_attr.static_rate == 0)
 		TH_LOG("flow_label %u static_rate %u", ev.ud.ah_attr.flow_label,
 		       ev.ud.ah_attr.static_rate);
 	ASSERT_EQ(0, ev.private_data_len)
@@ -280,7 +281,8 @@ TEST(send_only_join_leaves_igmp_alone)
 	id = ud_bound(fd, ip, 1);
 	ASSERT_TRUE(id)
 		TH_LOG("UD id: %s", strerror(errno));
-	ASSERT_EQ(0, join(fd, id, "239.1.2.4", RCM_MC_JOIN_SENDONLY_FULLMEMBER, 0x5e))
+	ASSERT_EQ(0, join(fd, id, "239.1.2.4", RCM_MC_JOIN_SENDONLY_FULLMEMBER,
+			  0x5e))
 		TH_LOG("join: %s", strerror(errno));
 	ASSERT_TRUE(rcm_wait_event(fd, 0, &ev) == 0 &&
 		    ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 0x5e &&
@@ -650,7 +652,8 @@ TEST(device_removal_drops_igmp)
 	ASSERT_TRUE(igmp_is(netdev, "239.1.2.12", 0))
 		TH_LOG("IP group still joined after the device went");
 	/* The group is still the id's to leave; its event was read. */
-	ASSERT_TRUE(leave(fd, id, "239.1.2.12", &reported) == 0 && reported == 1)
+	ASSERT_TRUE(leave(fd, id, "239.1.2.12", &reported) == 0 &&
+		    reported == 1)
 		TH_LOG("leave after removal: %s, reported %u", strerror(errno),
 		       reported);
 	ASSERT_ERRNO(join(fd, id, "239.1.2.12", 0, 12), ENODEV);

@@ -164,7 +164,8 @@ static void send_to_group(struct __test_metadata *_metadata,
 			*got_recv = 1;
 			ASSERT_EQ(wc.byte_len, RCM_GRH_LEN + sizeof(MSG))
 				TH_LOG("received %u bytes", wc.byte_len);
-			ASSERT_TRUE(!memcmp(e.buf[0] + RCM_GRH_LEN, MSG, sizeof(MSG)))
+			ASSERT_TRUE(!memcmp(e.buf[0] + RCM_GRH_LEN, MSG,
+					    sizeof(MSG)))
 				TH_LOG("received other bytes");
 			ASSERT_TRUE(wc.src_qp == e.qp->qp_num)
 				TH_LOG("from QP %u, want %u", wc.src_qp, e.qp->qp_num);

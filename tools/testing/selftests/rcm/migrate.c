@@ -97,7 +97,8 @@ TEST(events_follow_the_id)
 	ASSERT_ERRNO(rcm_route(a, id, 0), ENOENT);
 	ASSERT_ERRNO(rcm_destroy(a, id), ENOENT);
 	/* Back again, then the file it came from closes under it. */
-	ASSERT_TRUE(migrate(b, m.out_id, a, &m) == 0 && m.out_events_reported == 2)
+	ASSERT_TRUE(migrate(b, m.out_id, a, &m) == 0 &&
+		    m.out_events_reported == 2)
 		TH_LOG("back: %s, %u reported", strerror(errno), m.out_events_reported);
 	ASSERT_EQ(0, migrate(a, m.out_id, b, &m))
 		TH_LOG("again: %s", strerror(errno));
@@ -146,7 +147,8 @@ TEST(listener_requests_go_to_the_new_file)
 		    !strcmp((char *)ev.private_data, "first"))
 		TH_LOG("first request in the new file: event %u listen_id %u",
 		       ev.event, ev.listen_id);
-	ASSERT_TRUE(ev.id != m.out_id && rcm_accept(b, ev.id, 0x21, 0x2121, NULL) == 0)
+	ASSERT_TRUE(ev.id != m.out_id &&
+		    rcm_accept(b, ev.id, 0x21, 0x2121, NULL) == 0)
 		TH_LOG("accept in the new file: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
 		TH_LOG("the peer's answer");

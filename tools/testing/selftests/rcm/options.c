@@ -84,10 +84,12 @@ TEST(values_out_of_range_are_einval)
 			TH_LOG("create UC/XRC: %s", strerror(errno));
 		ASSERT_ERRNO(set_opt(fd, uc, RCM_OPTION_ID,
 			     RCM_OPTION_ID_ACK_TIMEOUT, 14), EINVAL);
-		ASSERT_EQ(0, set_opt(fd, xrc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 14))
+		ASSERT_EQ(0, set_opt(fd, xrc, RCM_OPTION_ID,
+				     RCM_OPTION_ID_ACK_TIMEOUT, 14))
 			TH_LOG("XRC_SEND ack timeout: %s", strerror(errno));
 	}
-	ASSERT_EQ(0, set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 31))
+	ASSERT_EQ(0, set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT,
+			     31))
 		TH_LOG("ack timeout 31: %s", strerror(errno));
 	ASSERT_EQ(0, set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 255))
 		TH_LOG("tos 255: %s", strerror(errno));
@@ -176,7 +178,8 @@ TEST(tos_and_ack_timeout_shape_the_path)
 		TH_LOG("create: %s", strerror(errno));
 	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 0x68))
 		TH_LOG("tos: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 14))
+	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT,
+			     14))
 		TH_LOG("ack timeout: %s", strerror(errno));
 	ASSERT_EQ(0, routed(fd, id, ip, &q))
 		TH_LOG("route: %s", strerror(errno));
@@ -205,14 +208,18 @@ TEST(resolve_timeout_range)
 	ASSERT_ERRNO(set_opt(fd, id, RCM_OPTION_ID,
 		     RCM_OPTION_ID_RESOLVE_TIMEOUT, (1ULL << 32) + 300),
 		     EINVAL);
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT, RCM_MAX_TIMEOUT_MS))
+	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
+			     RCM_OPTION_ID_RESOLVE_TIMEOUT, RCM_MAX_TIMEOUT_MS))
 		TH_LOG("max: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT, 1))
+	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
+			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 1))
 		TH_LOG("1: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
+	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
+			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
 		TH_LOG("0: %s", strerror(errno));
 	/* Any QP type. */
-	ASSERT_EQ(0, set_opt(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT, 500))
+	ASSERT_EQ(0, set_opt(fd, ud, RCM_OPTION_ID,
+			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 500))
 		TH_LOG("UD: %s", strerror(errno));
 	ASSERT_ERRNO(set_opt(fd, id + ud + 99, RCM_OPTION_ID,
 		     RCM_OPTION_ID_RESOLVE_TIMEOUT, 500), ENOENT);
@@ -247,7 +254,8 @@ TEST(resolve_timeout_replaces_the_commands)
 		SKIP(return, "RCM_ADDR_SILENT not set");
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
+	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
+			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
 		TH_LOG("set: %s", strerror(errno));
 	/* 60 s in the command; the option's 300 ms win. */
 	ms = silent_resolution(fd, id, ip, 60000, &ev);
@@ -260,7 +268,8 @@ TEST(resolve_timeout_replaces_the_commands)
 	ASSERT_TRUE(ms >= 250 && ms <= 2000)
 		TH_LOG("ADDR_ERROR after %ld ms, want ~300", ms);
 	/* Back to 0: the command's timeout counts again. */
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
+	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
+			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
 		TH_LOG("reset: %s", strerror(errno));
 	ms = silent_resolution(fd, id, ip, 1200, &ev);
 	ASSERT_TRUE(ms >= 0 && ev.event == RCM_EVENT_ADDR_ERROR &&
@@ -278,7 +287,8 @@ TEST(resolve_timeout_replaces_the_commands)
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
+	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
+			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
 		TH_LOG("set: %s", strerror(errno));
 	ASSERT_TRUE(routed(fd, id, rxe, &q) == 0 && q.out_num_paths == 1)
 		TH_LOG("route with the option: %s", strerror(errno));

@@ -37,7 +37,8 @@ TEST(peer_address_and_route_over_the_wire)
 
 	if (!me || !peer || !peer_mac)
 		SKIP(return, "not one of a pair of guests");
-	ASSERT_EQ(6, sscanf(peer_mac, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]))
+	ASSERT_EQ(6, sscanf(peer_mac, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
+			    &mac[2], &mac[3], &mac[4], &mac[5]))
 		TH_LOG("bad RCM_PEER_MAC");
 	fd = rcm_open_dev();
 	ASSERT_LE(0, fd)
@@ -74,7 +75,8 @@ TEST(peer_address_and_route_over_the_wire)
 		    ev.event == RCM_EVENT_ROUTE_RESOLVED)
 		TH_LOG("no ROUTE_RESOLVED");
 	q.id = id;
-	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_num_paths == 1)
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 &&
+		    q.out_num_paths == 1)
 		TH_LOG("query: %s", strerror(errno));
 	v4_gid(&gid, peer);
 	ASSERT_TRUE(!memcmp(q.out_path.dgid, &gid, 16))

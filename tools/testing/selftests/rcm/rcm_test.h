@@ -92,6 +92,8 @@ int rcm_simple(int fd, unsigned long cmd, unsigned int id);
  * RCM_IOCTL_INIT_QP_ATTR for @id and the states in bit mask @states (bit
  * RCM_QPS_x), into a zeroed @a; the ioctl's result.
  */
+#define RCM_QP_STATES_ALL						\
+	((1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS))
 struct rcm_init_qp_attr;
 int rcm_qp_attrs(int fd, unsigned int id, unsigned int states,
 		 struct rcm_init_qp_attr *a);

@@ -78,7 +78,8 @@ TEST(roce_path_is_built_locally)
 			    info.ibdev_index == q.out_ibdev_index)
 			TH_LOG("device index: flags %#x/%#x index %u/%u", info.flags,
 			       q.out_flags, info.ibdev_index, q.out_ibdev_index);
-		ASSERT_EQ(0, rcm_sh("/usr/bin/rdma dev show rxe0 | grep -q '^%u: rxe0:'", info.ibdev_index))
+		ASSERT_EQ(0,
+			  rcm_sh("/usr/bin/rdma dev show rxe0 | grep -q '^%u: rxe0:'", info.ibdev_index))
 			TH_LOG("rxe0's index is not %u", info.ibdev_index);
 	}
 	memset(&gid, 0, sizeof(gid));
@@ -127,7 +128,8 @@ TEST(iwarp_route_needs_no_path)
 		    ev.event == RCM_EVENT_ROUTE_RESOLVED)
 		TH_LOG("no ROUTE_RESOLVED");
 	q.id = id;
-	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 && q.out_num_paths == 0)
+	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 &&
+		    q.out_num_paths == 0)
 		TH_LOG("iWARP id reports %u paths", q.out_num_paths);
 	close(fd);
 }

@@ -487,7 +487,8 @@ static void timeout_case(struct __test_metadata *_metadata,
 	printf("# bound %u ms: event %u status %d after %.2f s\n", bound_ms,
 	       ev.event, ev.status, t);
 	dead_neighbour_gone(netdev);
-	ASSERT_TRUE(ev.event == RCM_EVENT_UNREACHABLE && ev.status == -ETIMEDOUT)
+	ASSERT_TRUE(ev.event == RCM_EVENT_UNREACHABLE &&
+		    ev.status == -ETIMEDOUT)
 		TH_LOG("event %u status %d", ev.event, ev.status);
 	ASSERT_TRUE(t >= min_s && t <= max_s)
 		TH_LOG("UNREACHABLE after %.2f s, want %.1f..%.1f",
@@ -573,7 +574,7 @@ TEST(ud_init_qp_attr)
 	ASSERT_ERRNO(rcm_qp_attrs(fd, ud, 1 << RCM_QPS_INIT, &a), EINVAL);
 	ASSERT_EQ(0, rcm_routed(fd, ud, ip, 20208))
 		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_qp_attrs(fd, ud, (1 << RCM_QPS_INIT) | (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &a))
+	ASSERT_EQ(0, rcm_qp_attrs(fd, ud, RCM_QP_STATES_ALL, &a))
 		TH_LOG("attrs: %s", strerror(errno));
 	ASSERT_TRUE(a.out_attr[0].qp_attr_mask == (QP_ATTR_STATE | QP_ATTR_PKEY_INDEX |
 		    QP_ATTR_PORT | QP_ATTR_QKEY) &&
@@ -716,7 +717,8 @@ TEST(sidr_rcm_client_to_intree_listener)
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev))
 		TH_LOG("no UNREACHABLE");
-	ASSERT_TRUE(ev.status == SIDR_REJECT && !strcmp((char *)ev.private_data, "nope"))
+	ASSERT_TRUE(ev.status == SIDR_REJECT &&
+		    !strcmp((char *)ev.private_data, "nope"))
 		TH_LOG("in-tree reject status %d data '%.20s'", ev.status,
 		       ev.private_data);
 	st = rcm_exit_status(pid);
