@@ -166,32 +166,17 @@ if want test; then
 			# The KASAN guests are the long pole: they run in the
 			# background, beside each other and the distro kernel's
 			# steps, and their results join the others at the end.
-			rm -f "$out"/results-test-kernel*.txt \
+			rm -f "$out/results-test-kernel.txt" \
 				"$out/results-pair-iwarp.txt"
-			# Two guests, each with every other test of the list
-			# (KUnit in the first): a KASAN guest under TCG runs
-			# one test program at a time on about one host core,
-			# and the machine has two.
-			say "guests: two test kernels $rel (KUnit, selftests; rxe + siw), in the background"
-			for half in 0 1; do
-				tests=$(echo "$test_tests" | tr , '\n' |
-					awk -v h=$half 'NR % 2 == h' | paste -sd,)
-				label=test-kernel
-				kunit=--kunit
-				if [ $half = 1 ]; then
-					label=test-kernel-2
-					kunit=
-				fi
-				"$vm/run-guest.py" --label $label \
-					--kernel "$kernel/bzImage" \
-					--initrd "$out/test.cpio" $kunit \
-					--rdma rxe,siw --memory 1G \
-					--test-timeout 300 --guest-timeout 1800 \
-					--tests "$tests" \
-					--log "$out/guest-$label.log" \
-					>"$out/results-$label.txt" &
-				test_pid="$test_pid $!"
-			done
+			say "guest: test kernel $rel (KUnit, selftests; rxe + siw), in the background"
+			"$vm/run-guest.py" --label test-kernel \
+				--kernel "$kernel/bzImage" \
+				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
+				--memory 1G --test-timeout 300 \
+				--guest-timeout 1800 --tests "$test_tests" \
+				--log "$out/guest-test-kernel.log" \
+				>"$out/results-test-kernel.txt" &
+			test_pid=$!
 			say "guests: two test kernels joined by a socket netdev (siw: iWARP), in the background"
 			"$vm/run-guest.py" --pair --label pair-iwarp \
 				--kernel "$kernel/bzImage" \
@@ -253,8 +238,7 @@ fi
 if [ -n "$test_pid" ]; then
 	wait $test_pid
 	echo "== test-kernel guests done (+$(( $(date +%s) - start ))s)"
-	for f in "$out/results-test-kernel.txt" "$out/results-test-kernel-2.txt" \
-		"$out/results-pair-iwarp.txt"; do
+	for f in "$out/results-test-kernel.txt" "$out/results-pair-iwarp.txt"; do
 		if [ -s "$f" ]; then
 			tee -a "$results" <"$f"
 		else
