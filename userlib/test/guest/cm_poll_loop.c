@@ -84,10 +84,19 @@ struct hello {
 	uint32_t index;
 };
 
-/* Events seen of each kind, on each side (a round's, or the server's). */
+/*
+ * Events seen of each kind, on each side (a round's, or the server's),
+ * and the server's connections that ended without ESTABLISHED: ib_cm
+ * reports the DREQ of a client that disconnects at once as DISCONNECTED
+ * when it overtakes the client's RTU (the CM's receive work items run
+ * on any CPU), the in-tree CM as much as rcm.
+ */
 struct counts {
-	int addr, route, est_c, est_s, disc_c, disc_s, req;
+	int addr, route, est_c, est_s, disc_c, disc_s, req, no_rtu;
 };
+
+/* The context of a request id once it was established. */
+static char established;
 
 struct loop {
 	bool serve, dial;	/* which sides run here */
@@ -208,9 +217,12 @@ static struct rdma_cm_id *server_event(struct loop *l,
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		l->n.est_s++;
+		ev->id->context = &established;
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		l->n.disc_s++;
+		if (ev->id->context != &established)
+			l->n.no_rtu++;
 		if (!CHECK(rdma_disconnect(ev->id) == 0))
 			l->ok = false;
 		l->live_reqs--;
@@ -553,8 +565,13 @@ static void run_server(struct loop *l, bool ok)
 	ok = ok && phase_ok(l, run_until(l, served, "serve"), "serve");
 	snprintf(name, sizeof(name), "accept_%dx%d_one_get_per_wakeup",
 		 l->nconn, l->rounds);
+	if (l->n.no_rtu)
+		printf("# %d of %d connections ended before their RTU came\n",
+		       l->n.no_rtu, total);
+	/* Every one established or overtaken, and no more than 1 in 8 so. */
 	tap_result(1, name, ok && CHECK(l->n.req == total) &&
-		   CHECK(l->n.est_s == total));
+		   CHECK(l->n.est_s + l->n.no_rtu == total) &&
+		   CHECK(l->n.no_rtu <= total / 8));
 	snprintf(name, sizeof(name), "disconnect_%dx%d_one_get_per_wakeup",
 		 l->nconn, l->rounds);
 	tap_result(2, name, ok && CHECK(l->live_reqs == 0));

@@ -78,7 +78,7 @@ udaddy_case() {
 # it joined are lost, so the sender (each run joins, sends $msgs, leaves)
 # runs again every second until the receiver has them all. (mckey's
 # output goes to a file, fully buffered: what shows that the receiver
-# joined is the IPv4 group on the netdev, $RCM_NETDEV_RXE.)
+# joined is the group's MAC address on the netdev, $RCM_NETDEV_RXE.)
 mckey_case() {
 	name=$1 rlib=$2 slib=$3 grp=$4
 	ncase=$((ncase + 1))
@@ -93,11 +93,13 @@ mckey_case() {
 	sends=0
 	sok=0
 	: >"$s"
-	# The receiver's full join is on the netdev (both stacks join the
-	# IPv4 group there, for RoCE v2): senders start once it is.
+	# The receiver's QP, attached to the group, puts the group's MAC on
+	# the netdev (rxe, under either stack): senders start once it is.
+	mac=$(echo "$grp" | { IFS=. read -r _ b c d
+		printf '01:00:5e:%02x:%02x:%02x' $((b & 127)) "$c" "$d"; })
 	w=0
 	until [ -z "$netdev" ] ||
-	      /usr/sbin/ip maddr show dev "$netdev" | grep -Eq "inet +$grp\$" ||
+	      /usr/sbin/ip maddr show dev "$netdev" | grep -q "link  $mac\$" ||
 	      [ $w -ge $((t * 10)) ] || ! kill -0 $rpid 2>/dev/null; do
 		sleep 0.1
 		w=$((w + 1))
