@@ -74,11 +74,13 @@ static int next_event(struct rdma_event_channel *ch, struct rdma_cm_id **id,
 }
 
 /*
- * A client: @n ids routed to @dst; one byte on @ready once they are,
+ * Client @k: @n ids routed to @dst; one byte on @ready once they are,
  * the connects once a byte comes on @go; exits 0 when all are
  * established, 1 on anything unexpected. The ids stay until @go closes.
+ * Each connection names a QP number of its own: ib_cm refuses a second
+ * connection from the same QP of the same port (REJ "stale connection").
  */
-static void client(int n, struct sockaddr_in *dst, int ready, int go)
+static void client(int k, int n, struct sockaddr_in *dst, int ready, int go)
 {
 	struct rdma_conn_param p = {
 		.responder_resources = 1, .initiator_depth = 1,
@@ -113,7 +115,7 @@ static void client(int n, struct sockaddr_in *dst, int ready, int go)
 	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
 		die("start");
 	for (i = 0; i < n; i++) {
-		p.qp_num = 0x100 + i;
+		p.qp_num = 0x10000 + k * n + i;
 		if (rdma_connect(ids[i], &p))
 			die("rdma_connect");
 	}
@@ -185,7 +187,7 @@ int main(int argc, char **argv)
 			close(ready[0]);
 			close(go[1]);
 			rdma_destroy_event_channel(ch);
-			client(n / nclients, &sin, ready[1], go[0]);
+			client(i, n / nclients, &sin, ready[1], go[0]);
 		}
 	}
 	close(ready[1]);
@@ -201,7 +203,7 @@ int main(int argc, char **argv)
 		type = next_event(ch, &id, &status);
 		switch (type) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
-			p.qp_num = 0x8000 + nreq;
+			p.qp_num = 0x800000 + nreq;
 			reqs[nreq++] = id;
 			if (rdma_accept(id, &p))
 				die("rdma_accept");
