@@ -28,20 +28,7 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-static long slab_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
+#include "bench.h"
 
 static double now_us(void)
 {
