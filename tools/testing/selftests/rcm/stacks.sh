@@ -71,6 +71,17 @@ left() {
 	[ $t -ge 5 ]
 }
 
+# PID COMMAND: wait until COMMAND (eval'd) succeeds, process PID ends, or
+# $t seconds pass; every tenth of a second.
+await() {
+	w=0
+	until eval "$2" || [ $w -ge $((t * 10)) ] ||
+	      ! kill -0 "$1" 2>/dev/null; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+}
+
 # SERVER-LIB CLIENT-LIB: one client-server case of the command lines
 # $server and $client (each exec'd by sh -c: env sets variables),
 # each under timeout $t (see left), the server on SERVER-LIB in the
@@ -89,14 +100,7 @@ pair() {
 	s=$tmp/s$ncase c=$tmp/c$ncase
 	(serve "$1" timeout "$t" sh -c "exec $server" >"$s" 2>&1) &
 	spid=$!
-	if [ -n "${ready:-}" ]; then
-		w=0
-		until eval "$ready" || [ $w -ge $((t * 10)) ] ||
-		      ! kill -0 $spid 2>/dev/null; do
-			sleep 0.1
-			w=$((w + 1))
-		done
-	fi
+	[ -n "${ready:-}" ] && await $spid "$ready"
 	tries=0
 	while :; do
 		on "$2" timeout "$t" sh -c "exec $client" >"$c" 2>&1

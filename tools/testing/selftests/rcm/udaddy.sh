@@ -97,13 +97,8 @@ mckey_case() {
 	# the netdev (rxe, under either stack): senders start once it is.
 	mac=$(echo "$grp" | { IFS=. read -r _ b c d
 		printf '01:00:5e:%02x:%02x:%02x' $((b & 127)) "$c" "$d"; })
-	w=0
-	until [ -z "$netdev" ] ||
-	      /usr/sbin/ip maddr show dev "$netdev" | grep -q "link  $mac\$" ||
-	      [ $w -ge $((t * 10)) ] || ! kill -0 $rpid 2>/dev/null; do
-		sleep 0.1
-		w=$((w + 1))
-	done
+	[ -z "$netdev" ] || await $rpid \
+		"/usr/sbin/ip maddr show dev $netdev | grep -q 'link  $mac\$'"
 	while kill -0 $rpid 2>/dev/null && [ $sends -lt 8 ]; do
 		sends=$((sends + 1))
 		if on "$slib" timeout "$t" mckey -m "$grp" -b "$ip" -s \
