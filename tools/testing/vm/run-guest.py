@@ -308,9 +308,10 @@ def listening(port, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with open('/proc/net/tcp') as f:
-            for line in f.readlines()[1:]:
-                local, state = line.split()[1], line.split()[3]
-                if local == want and state == '0A':     # TCP_LISTEN
+            next(f)     # the header
+            for line in f:
+                fields = line.split()
+                if fields[1] == want and fields[3] == '0A':     # TCP_LISTEN
                     return True
         time.sleep(0.05)
     return False
