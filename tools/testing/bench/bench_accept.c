@@ -62,12 +62,14 @@ static int next_event(struct rdma_event_channel *ch, struct rdma_cm_id **id,
 
 /*
  * Client @k: @n ids routed to @dst; one byte on @ready once they are,
- * the connects once a byte comes on @go; exits 0 when all are
- * established, 1 on anything unexpected. The ids stay until @go closes.
+ * the connects once @go closes (all clients at once); exits 0 when all
+ * are established, 1 on anything unexpected. The ids stay until @hold
+ * closes.
  * Each connection names a QP number of its own: ib_cm refuses a second
  * connection from the same QP of the same port (REJ "stale connection").
  */
-static void client(int k, int n, struct sockaddr_in *dst, int ready, int go)
+static void client(int k, int n, struct sockaddr_in *dst, int ready, int go,
+		   int hold)
 {
 	struct rdma_conn_param p = {
 		.responder_resources = 1, .initiator_depth = 1,
@@ -99,7 +101,7 @@ static void client(int k, int n, struct sockaddr_in *dst, int ready, int go)
 			die("resolving");
 		}
 	}
-	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 0)
 		die("start");
 	for (i = 0; i < n; i++) {
 		p.qp_num = 0x10000 + k * n + i;
@@ -122,7 +124,7 @@ static void client(int k, int n, struct sockaddr_in *dst, int ready, int go)
 		}
 	}
 	/* Stay connected until the listener has counted and measured. */
-	while (read(go, &c, 1) > 0)
+	while (read(hold, &c, 1) > 0)
 		;
 	for (i = 0; i < n; i++)
 		rdma_destroy_id(ids[i]);
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
 	};
 	struct rdma_cm_id *listener, *id, **reqs;
 	int n, nclients, i, st, up = 0, nreq = 0, status, type, bad = 0;
-	int ready[2], go[2];
+	int ready[2], go[2], hold[2];
 	struct rdma_event_channel *ch;
 	long before, after;
 	double t0, t1;
@@ -156,7 +158,7 @@ int main(int argc, char **argv)
 	sin.sin_port = htons(atoi(argv[4]));
 	reqs = calloc(n, sizeof(*reqs));
 	pids = calloc(nclients, sizeof(*pids));
-	if (!reqs || !pids || pipe(ready) || pipe(go))
+	if (!reqs || !pids || pipe(ready) || pipe(go) || pipe(hold))
 		die("set-up");
 	sync();
 	sleep(1);
@@ -173,20 +175,20 @@ int main(int argc, char **argv)
 		if (pids[i] == 0) {
 			close(ready[0]);
 			close(go[1]);
+			close(hold[1]);
 			rdma_destroy_event_channel(ch);
-			client(i, n / nclients, &sin, ready[1], go[0]);
+			client(i, n / nclients, &sin, ready[1], go[0], hold[0]);
 		}
 	}
 	close(ready[1]);
 	close(go[0]);
+	close(hold[0]);
 	for (i = 0; i < nclients; i++)
 		if (read(ready[0], &c, 1) != 1)
 			die("a client failed before connecting");
 	t0 = now_us();
-	for (i = 0; i < nclients; i++)
-		if (write(go[1], "g", 1) != 1)
-			die("go");
-	while (up < n) {
+	close(go[1]);
+	while (up < n && !bad) {
 		type = next_event(ch, &id, &status);
 		switch (type) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
@@ -202,13 +204,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_accept: event %s status %d\n",
 				rdma_event_str(type), status);
 			bad = 1;
-			up = n;
 		}
 	}
 	t1 = now_us();
 	sleep(1);
 	after = slab_kb();
-	close(go[1]);		/* the clients tear down and exit */
+	close(hold[1]);		/* the clients tear down and exit */
 	for (i = 0; i < nclients; i++)
 		if (waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) ||
 		    WEXITSTATUS(st))
