@@ -5,12 +5,13 @@
 # machine, as root. Prints one "PASS|FAIL|SKIP name" line per test and
 # ends with "N passed, N failed, N skipped"; exits 1 on any failure.
 #
-# Steps: packages -> rcm.ko for the distro kernel, style/sparse ->
-# userlib host tests -> selftests -> test kernel (cached), its rcm.ko and
-# initramfs -> in the background: the test-kernel guest (KUnit +
-# selftests over rxe and siw) and the iWARP pair; meanwhile: rcm.ko by
-# DKMS, the distro-kernel guest (selftests over rxe), the RoCE pair, the
-# harness self-test and the Debian packages (deb-check.sh). Each step
+# Steps: packages -> selftests -> test kernel (cached), its rcm.ko and
+# initramfs -> in the background, as early as they can start (they are
+# the long pole): the test-kernel guest (KUnit + selftests over rxe and
+# siw) and the iWARP pair; meanwhile: rcm.ko for the distro kernel,
+# style/sparse, the userlib host tests, rcm.ko by DKMS, the
+# distro-kernel guest (selftests over rxe), the RoCE pair, the harness
+# self-test and the Debian packages (deb-check.sh). Each step
 # prints "== [k/K +Ns] what"; each guest a "# label [k/K +Ns] test: ..."
 # line on stderr as each test ends.
 #
@@ -71,28 +72,6 @@ say "packages"
 distro_kdir=
 read -r distro_rel distro_vmlinux < <("$vm/distro-kernel.sh")
 distro_kdir=/lib/modules/$distro_rel/build
-
-if want host || want distro; then
-	say "rcm.ko against the distro headers ($distro_rel)"
-	step build.rcm-distro "$vm/build-module.sh" "$distro_kdir" "$out/distro"
-	step style.checkpatch make -C "$top" style
-	step style.sparse make -C "$distro_kdir" M="$out/distro" C=2 \
-		CHECK="sparse -Wsparse-error" modules
-fi
-
-if want host; then
-	say "userlib host tests"
-	if step build.userlib make -C "$top/userlib"; then
-		make -s -C "$top/userlib" check >"$out/userlib-check.log" 2>&1
-		rc=$?
-		grep -E '^(PASS|FAIL|SKIP) ' "$out/userlib-check.log" |
-			sed -E 's/^(PASS|FAIL|SKIP) /\1 userlib./' | tee -a "$results"
-		if [ $rc != 0 ] && ! grep -q '^FAIL ' "$out/userlib-check.log"; then
-			report FAIL userlib.check "exit $rc, see $out/userlib-check.log"
-		fi
-	fi
-
-fi
 
 say "selftests"
 step build.selftests make -C "$top/tools/testing/selftests/rcm" \
@@ -190,6 +169,28 @@ if want test; then
 	else
 		report FAIL build.test-kernel "see ${RCM_CACHE:-/var/cache/rcm}/kernel-*.log"
 	fi
+fi
+
+if want host || want distro; then
+	say "rcm.ko against the distro headers ($distro_rel)"
+	step build.rcm-distro "$vm/build-module.sh" "$distro_kdir" "$out/distro"
+	step style.checkpatch make -C "$top" style
+	step style.sparse make -C "$distro_kdir" M="$out/distro" C=2 \
+		CHECK="sparse -Wsparse-error" modules
+fi
+
+if want host; then
+	say "userlib host tests"
+	if step build.userlib make -C "$top/userlib"; then
+		make -s -C "$top/userlib" check >"$out/userlib-check.log" 2>&1
+		rc=$?
+		grep -E '^(PASS|FAIL|SKIP) ' "$out/userlib-check.log" |
+			sed -E 's/^(PASS|FAIL|SKIP) /\1 userlib./' | tee -a "$results"
+		if [ $rc != 0 ] && ! grep -q '^FAIL ' "$out/userlib-check.log"; then
+			report FAIL userlib.check "exit $rc, see $out/userlib-check.log"
+		fi
+	fi
+
 fi
 
 if want distro; then
