@@ -7,11 +7,11 @@
 #
 # Steps: packages -> selftests -> test kernel (cached), its rcm.ko and
 # initramfs -> in the background, as early as they can start (they are
-# the long pole): the test-kernel guest (KUnit + selftests over rxe and
-# siw) and the iWARP pair; meanwhile: rcm.ko for the distro kernel,
-# style/sparse, the userlib host tests, rcm.ko by DKMS, the
-# distro-kernel guest (selftests over rxe), the RoCE pair, the harness
-# self-test and the Debian packages (deb-check.sh). Each step
+# the long poles): the test-kernel guest (KUnit + selftests over rxe and
+# siw), the iWARP pair and the Debian packages (deb-check.sh); meanwhile:
+# rcm.ko for the distro kernel, style/sparse, the userlib host tests,
+# rcm.ko by DKMS, the distro-kernel guest (selftests over rxe), the RoCE
+# pair and the harness self-test. Each step
 # prints "== [k/K +Ns] what"; each guest a "# label [k/K +Ns] test: ..."
 # line on stderr as each test ends.
 #
@@ -171,6 +171,18 @@ if want test; then
 	fi
 fi
 
+# The Debian packages build from a copy of the tree and their guest runs
+# on this machine's root: independent of every other step, and mostly
+# DKMS compiling rcm.ko under TCG, so they run in the background too.
+deb_pid=
+if want distro; then
+	rm -f "$out/results-deb.txt"
+	say "Debian packages: build, lintian, file lists; a distro guest installs them (DKMS, modprobe, udev, rcm-run), in the background"
+	"$top/tools/testing/deb-check.sh" "$distro_rel" "$distro_vmlinux" "$out" \
+		>"$out/results-deb.txt" &
+	deb_pid=$!
+fi
+
 if want host || want distro; then
 	say "rcm.ko against the distro headers ($distro_rel)"
 	step build.rcm-distro "$vm/build-module.sh" "$distro_kdir" "$out/distro"
@@ -231,15 +243,16 @@ if want distro; then
 	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
 		"$distro_ko" "$out/harness" | tee -a "$results"
 
-	say "Debian packages: build, lintian, file lists; a distro guest installs them (DKMS, modprobe, udev, rcm-run)"
-	"$top/tools/testing/deb-check.sh" "$distro_rel" "$distro_vmlinux" "$out" |
-		tee -a "$results"
 fi
 
-if [ -n "$test_pid" ]; then
-	wait $test_pid
-	echo "== test-kernel guests done (+$(( $(date +%s) - start ))s)"
-	for f in "$out/results-test-kernel.txt" "$out/results-pair-iwarp.txt"; do
+# The background steps' results join the others.
+bg_results() {	# WHAT PID FILE...
+	local what=$1 pid=$2 f
+	shift 2
+	[ -n "$pid" ] || return 0
+	wait $pid
+	echo "== $what done (+$(( $(date +%s) - start ))s)"
+	for f; do
 		if [ -s "$f" ]; then
 			tee -a "$results" <"$f"
 		else
@@ -247,7 +260,10 @@ if [ -n "$test_pid" ]; then
 				"no results (see $out/guest-*.log)"
 		fi
 	done
-fi
+}
+bg_results "Debian packages" "$deb_pid" "$out/results-deb.txt"
+bg_results "test-kernel guests" "$test_pid" "$out/results-test-kernel.txt" \
+	"$out/results-pair-iwarp.txt"
 
 pass=$(grep -c '^PASS ' "$results")
 fail=$(grep -c '^FAIL ' "$results")
