@@ -47,14 +47,14 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "rcm_ksft.h"
 
 #define RETRY_PORT	20610
 #define DEPTH_PORT	20611
 #define DISC_PORT	20612
 #define REJECT_PORT	20613
 #define ECE_PORT	20614
-#define NTESTS		4
 
 /* Both ends of one connection, each on its own non-blocking channel. */
 struct pair {
@@ -116,7 +116,7 @@ static struct rdma_event_channel *channel(void)
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	return tap_create_qp(id, IBV_QPT_RC, 1);
+	return guest_create_qp(id, IBV_QPT_RC, 1);
 }
 
 /* A listener on ip:port and a client id routed to it, with a QP if qp. */
@@ -127,7 +127,7 @@ static bool pair_setup(struct pair *p, const char *ip, int port, bool qp)
 	memset(p, 0, sizeof(*p));
 	p->chc = channel();
 	p->chs = channel();
-	if (!p->chc || !p->chs || !CHECK(tap_parse_ipv4(ip, port, &sin)))
+	if (!p->chc || !p->chs || !CHECK(guest_parse_ipv4(ip, port, &sin)))
 		return false;
 	if (!CHECK(rdma_create_id(p->chs, &p->listener, NULL,
 				  RDMA_PS_TCP) == 0) ||
@@ -383,18 +383,28 @@ out:
 	return ok;
 }
 
-int main(void)
+TEST(retry_counts_15_taken_as_7)
 {
-	const char *rxe = tap_rxe_start(NTESTS, 90);
-
-	if (!rxe)
-		return KSFT_SKIP;
-
-	tap_result(1, "retry_counts_15_taken_as_7", retry_counts_above_7(rxe));
-	tap_result(2, "accept_explicit_depths_as_given",
-		   accept_depths_as_given(rxe));
-	tap_result(3, "disconnect_0_again_after_drep_and_rejected",
-		   disconnect_returns_0(rxe));
-	tap_result(4, "ece_in_req_and_rep", ece_on_the_wire(rxe));
-	return tap_exit_status();
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(retry_counts_above_7(rxe));
 }
+
+TEST(accept_explicit_depths_as_given)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(accept_depths_as_given(rxe));
+}
+
+TEST(disconnect_0_again_after_drep_and_rejected)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(disconnect_returns_0(rxe));
+}
+
+TEST(ece_in_req_and_rep)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(ece_on_the_wire(rxe));
+}
+
+RCM_TEST_MAIN

@@ -53,13 +53,13 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "rcm_ksft.h"
 
 #define CONN_PORT	20400
 #define NOBODY_PORT	20401
 #define SYNC_PORT	20402
 #define MIGRATE_PORT	20403
-#define NTESTS		4
 #define MSG_SIZE	64
 
 /*
@@ -125,7 +125,7 @@ static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
 	struct sockaddr_in sin;
 	struct rdma_cm_id *id = NULL;
 
-	if (!CHECK(tap_parse_ipv4(ip, port, &sin)) ||
+	if (!CHECK(guest_parse_ipv4(ip, port, &sin)) ||
 	    !CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0))
 		return NULL;
 	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
@@ -138,7 +138,7 @@ static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	if (!tap_create_qp(id, IBV_QPT_RC, 4))
+	if (!guest_create_qp(id, IBV_QPT_RC, 4))
 		return false;
 	return CHECK(id->qp && id->send_cq && id->recv_cq &&
 		     id->send_cq_channel && id->recv_cq_channel);
@@ -257,7 +257,7 @@ static bool resolve(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 {
 	struct sockaddr_in dst;
 
-	if (!CHECK(tap_parse_ipv4(ip, port, &dst)) ||
+	if (!CHECK(guest_parse_ipv4(ip, port, &dst)) ||
 	    !CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				     2000) == 0) ||
 	    !expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id) ||
@@ -464,7 +464,7 @@ static bool sync_connect(const char *ip)
 		rdma_destroy_id(l);
 		return false;
 	}
-	if (!CHECK(tap_parse_ipv4(ip, SYNC_PORT, &dst)) ||
+	if (!CHECK(guest_parse_ipv4(ip, SYNC_PORT, &dst)) ||
 	    !CHECK(rdma_create_id(NULL, &c, NULL, RDMA_PS_TCP) == 0))
 		goto join;
 	if (!CHECK(rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
@@ -565,16 +565,28 @@ out:
 	return ok;
 }
 
-int main(void)
+TEST(async_connect_accept_send_disconnect)
 {
-	const char *rxe = tap_rxe_start(NTESTS, 90);
-
-	if (!rxe)
-		return KSFT_SKIP;
-
-	tap_result(1, "async_connect_accept_send_disconnect", async_connect(rxe));
-	tap_result(2, "connect_nobody_listens_rejected_8", nobody_listens(rxe));
-	tap_result(3, "sync_connect_accept_disconnect", sync_connect(rxe));
-	tap_result(4, "migrate_connected_request_id", migrate_connected(rxe));
-	return tap_exit_status();
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(async_connect(rxe));
 }
+
+TEST(connect_nobody_listens_rejected_8)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(nobody_listens(rxe));
+}
+
+TEST(sync_connect_accept_disconnect)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(sync_connect(rxe));
+}
+
+TEST(migrate_connected_request_id)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(migrate_connected(rxe));
+}
+
+RCM_TEST_MAIN

@@ -40,7 +40,8 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "kselftest.h"
 
 #define MAX_LINES	128
 #define NO_ROUTE	"198.19.200.1"
@@ -96,7 +97,7 @@ static void resolve_case(const char *c, const char *dst)
 	struct sockaddr_in sin;
 	int ret;
 
-	if (!ch || !dst || !tap_parse_ipv4(dst, 0, &sin) ||
+	if (!ch || !dst || !guest_parse_ipv4(dst, 0, &sin) ||
 	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
 		record(c, "setup", "failed");
 		if (ch)
@@ -135,8 +136,8 @@ static void route_case(const char *c, const char *ip)
 	struct rdma_cm_id *id;
 	char g[33];
 
-	if (!ch || !tap_parse_ipv4(ip, SRC_PORT, &src) ||
-	    !tap_parse_ipv4(ip, DST_PORT, &dst) ||
+	if (!ch || !guest_parse_ipv4(ip, SRC_PORT, &src) ||
+	    !guest_parse_ipv4(ip, DST_PORT, &dst) ||
 	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
 		record(c, "setup", "failed");
 		if (ch)
@@ -243,14 +244,15 @@ int main(int argc, char *argv[])
 		return KSFT_FAIL;
 	}
 	save = !strcmp(argv[1], "save");
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!save)
-		tap_start();
+		ksft_print_header();
 	if (!rxe || !*rxe) {
-		if (!save)
-			printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
-		return KSFT_SKIP;
+		if (save)
+			return KSFT_SKIP;
+		return ksft_exit_skip("RCM_ADDR_RXE is not set\n");
 	}
-	tap_deadline(90);
+	guest_deadline(90);
 
 	resolve_case(cases[0], getenv("RCM_ADDR_SILENT"));
 	resolve_case(cases[1], NO_ROUTE);
@@ -274,8 +276,9 @@ int main(int argc, char *argv[])
 		nwant++;
 	}
 	fclose(f);
-	tap_plan(NCASES);
+	ksft_set_plan(NCASES);
 	for (i = 0; i < (int)NCASES; i++)
-		tap_result(i + 1, cases[i], compare(cases[i], want, nwant));
-	return tap_exit_status();
+		ksft_test_result(compare(cases[i], want, nwant), "%s\n",
+				 cases[i]);
+	ksft_finished();
 }

@@ -36,11 +36,11 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "rcm_ksft.h"
 
 #define LISTEN_PORT	20100
 #define LISTEN_PORT_STR	"20100"
-#define NTESTS		2
 /* Distribution library directories for the in-tree client. */
 #define SYSTEM_LIBS	"/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu"
 
@@ -143,7 +143,7 @@ static bool check_request(struct rdma_cm_event *ev, struct rdma_cm_id *l,
 	return ok;
 }
 
-static bool async_reject(const char *ip)
+static bool do_async_reject(const char *ip)
 {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_event *ev = NULL;
@@ -189,7 +189,7 @@ out:
 	return ok;
 }
 
-static bool sync_reject(const char *ip)
+static bool do_sync_reject(const char *ip)
 {
 	struct rdma_cm_id *l, *id = NULL;
 	bool ok = true;
@@ -229,23 +229,26 @@ out:
 	return ok;
 }
 
-int main(void)
+/* The in-tree client needs the in-tree CM's device. */
+#define INTREE_OR_SKIP()						\
+	do {								\
+		if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))	\
+			SKIP(return,					\
+			     "no /dev/infiniband/rdma_cm for the in-tree client"); \
+	} while (0)
+
+TEST(async_reject)
 {
-	const char *rxe = getenv("RCM_ADDR_RXE");
-
-	tap_start();
-	if (!rxe || !*rxe) {
-		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
-		return KSFT_SKIP;
-	}
-	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK)) {
-		printf("1..0 # SKIP no /dev/infiniband/rdma_cm for the in-tree client\n");
-		return KSFT_SKIP;
-	}
-	tap_plan(NTESTS);
-	tap_deadline(60);
-
-	tap_result(1, "async_reject", async_reject(rxe));
-	tap_result(2, "sync_get_request_reject", sync_reject(rxe));
-	return tap_exit_status();
+	GUEST_RXE_OR_SKIP(rxe);
+	INTREE_OR_SKIP();
+	ASSERT_TRUE(do_async_reject(rxe));
 }
+
+TEST(sync_get_request_reject)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	INTREE_OR_SKIP();
+	ASSERT_TRUE(do_sync_reject(rxe));
+}
+
+RCM_TEST_MAIN

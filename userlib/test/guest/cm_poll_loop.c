@@ -68,7 +68,8 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "kselftest.h"
 
 #define LOOP_PORT	20600
 #define NCONN		40	/* more than rcm's old 16-record reads */
@@ -133,7 +134,7 @@ static struct rdma_event_channel *channel(void)
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	return tap_create_qp(id, IBV_QPT_RC, 1);
+	return guest_create_qp(id, IBV_QPT_RC, 1);
 }
 
 static void destroy_id(struct rdma_cm_id *id)
@@ -409,7 +410,7 @@ static bool setup(struct loop *l, const char *ip, int port)
 	l->ok = true;
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (!CHECK(l->epfd >= 0) ||
-	    !CHECK(tap_parse_ipv4(ip, port, &l->dst)))
+	    !CHECK(guest_parse_ipv4(ip, port, &l->dst)))
 		return false;
 	if (l->dial) {
 		l->chc = channel();
@@ -552,7 +553,7 @@ static void run_clients(struct loop *l, bool ok)
 		snprintf(name, sizeof(name), "%s%s_%dx%d_one_get_per_wakeup",
 			 phase_names[r], r == 2 && l->serve ? "_accept" : "",
 			 l->nconn, l->rounds);
-		tap_result(r + 1, name, ok && passed > r);
+		ksft_test_result(ok && passed > r, "%s\n", name);
 	}
 }
 
@@ -569,12 +570,12 @@ static void run_server(struct loop *l, bool ok)
 		printf("# %d of %d connections ended before their RTU came\n",
 		       l->n.no_rtu, total);
 	/* Every one established or overtaken, and no more than 1 in 8 so. */
-	tap_result(1, name, ok && CHECK(l->n.req == total) &&
-		   CHECK(l->n.est_s + l->n.no_rtu == total) &&
-		   CHECK(l->n.no_rtu <= total / 8));
+	ksft_test_result(ok && CHECK(l->n.req == total) &&
+			 CHECK(l->n.est_s + l->n.no_rtu == total) &&
+			 CHECK(l->n.no_rtu <= total / 8), "%s\n", name);
 	snprintf(name, sizeof(name), "disconnect_%dx%d_one_get_per_wakeup",
 		 l->nconn, l->rounds);
-	tap_result(2, name, ok && CHECK(l->live_reqs == 0));
+	ksft_test_result(ok && CHECK(l->live_reqs == 0), "%s\n", name);
 }
 
 static int usage(const char *prog)
@@ -622,13 +623,12 @@ int main(int argc, char **argv)
 	    optind != argc)
 		return usage(argv[0]);
 
-	tap_start();
-	if (!rxe || !*rxe) {
-		printf("1..0 # SKIP RCM_ADDR_RXE is not set\n");
-		return KSFT_SKIP;
-	}
-	tap_plan(l.dial ? 5 : 3);
-	tap_deadline(deadline);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	if (!rxe || !*rxe)
+		return ksft_exit_skip("RCM_ADDR_RXE is not set\n");
+	ksft_set_plan(l.dial ? 5 : 3);
+	guest_deadline(deadline);
 
 	ok = setup(&l, rxe, port);
 	if (l.dial)
@@ -636,9 +636,9 @@ int main(int argc, char **argv)
 	else
 		run_server(&l, ok);
 	/* Every id but the listener is gone: nothing may be pending. */
-	tap_result(l.dial ? 5 : 3, "fd_readable_exactly_while_an_event_is_pending",
-		   ok && all_none_pending(&l, "at the end") &&
-		   CHECK(l.stranded == 0) && CHECK(l.spurious == 0));
+	ksft_test_result(ok && all_none_pending(&l, "at the end") &&
+			 CHECK(l.stranded == 0) && CHECK(l.spurious == 0),
+			 "fd_readable_exactly_while_an_event_is_pending\n");
 	teardown(&l);
-	return tap_exit_status();
+	ksft_finished();
 }

@@ -45,12 +45,12 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "rcm_ksft.h"
 
 #define UC_PORT		"20640"
 #define TCP_PORT	"20641"
 #define XRC_PORT	"20642"
-#define NTESTS		4
 #define MSG		"over UC"
 
 /*
@@ -160,12 +160,12 @@ static bool exchange(const char *ip, const char *port, int ps,
 	cres = addrinfo(ip, port, false, ps, ctype);
 	if (!lres || !cres)
 		goto out;
-	tap_qp_attr(&attr, ltype, 1);
+	guest_qp_attr(&attr, ltype, 1);
 	if (!CHECK(rdma_create_ep(&s.listen, lres, NULL,
 				  qp ? &attr : NULL) == 0) ||
 	    !CHECK(rdma_listen(s.listen, 1) == 0))
 		goto out;
-	tap_qp_attr(&attr, ctype, 1);
+	guest_qp_attr(&attr, ctype, 1);
 	if (!CHECK(rdma_create_ep(&client, cres, NULL,
 				  qp ? &attr : NULL) == 0))
 		goto out;
@@ -210,7 +210,7 @@ out:
 }
 
 /* What librdmacm's default XRC domain gives on this device. */
-static bool xrc_default_domain(const char *ip)
+static bool do_xrc_default_domain(const char *ip)
 {
 	struct ibv_xrcd_init_attr xattr = {
 		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
@@ -241,7 +241,7 @@ static bool xrc_default_domain(const char *ip)
 		printf("# the device opens XRC domains: nothing to compare\n");
 	} else if (ok) {
 		printf("# ibv_open_xrcd: errno %d\n", want);
-		tap_qp_attr(&attr, IBV_QPT_XRC_RECV, 1);
+		guest_qp_attr(&attr, IBV_QPT_XRC_RECV, 1);
 		errno = 0;
 		ok &= CHECK(rdma_create_qp(id, NULL, &attr) == -1 &&
 			    errno == want);
@@ -256,22 +256,31 @@ static bool xrc_default_domain(const char *ip)
 	return ok;
 }
 
-int main(void)
+TEST(uc_connect_and_send)
 {
-	const char *rxe = tap_rxe_start(NTESTS, 90);
-
-	if (!rxe)
-		return KSFT_SKIP;
-
-	tap_result(1, "uc_connect_and_send",
-		   exchange(rxe, UC_PORT, RDMA_PS_IB, IBV_QPT_UC, IBV_QPT_UC,
-			    true));
-	tap_result(2, "tcp_ep_with_uc_hint_is_rc",
-		   exchange(rxe, TCP_PORT, RDMA_PS_TCP, IBV_QPT_RC,
-			    IBV_QPT_UC, false));
-	tap_result(3, "xrc_cm_exchange",
-		   exchange(rxe, XRC_PORT, RDMA_PS_IB, IBV_QPT_XRC_RECV,
-			    IBV_QPT_XRC_SEND, false));
-	tap_result(4, "xrc_default_domain", xrc_default_domain(rxe));
-	return tap_exit_status();
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(exchange(rxe, UC_PORT, RDMA_PS_IB, IBV_QPT_UC, IBV_QPT_UC,
+			     true));
 }
+
+TEST(tcp_ep_with_uc_hint_is_rc)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(exchange(rxe, TCP_PORT, RDMA_PS_TCP, IBV_QPT_RC,
+			     IBV_QPT_UC, false));
+}
+
+TEST(xrc_cm_exchange)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(exchange(rxe, XRC_PORT, RDMA_PS_IB, IBV_QPT_XRC_RECV,
+			     IBV_QPT_XRC_SEND, false));
+}
+
+TEST(xrc_default_domain)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(do_xrc_default_domain(rxe));
+}
+
+RCM_TEST_MAIN

@@ -41,10 +41,10 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "rcm_ksft.h"
 
 #define PORT		7471
-#define NTESTS		7
 #define REUSE_PORT	19500
 
 /* What ADDR_RESOLVED must have left in the id. */
@@ -67,7 +67,7 @@ static bool check_resolved(struct rdma_cm_id *id)
 	return ok;
 }
 
-static bool async_resolve(struct sockaddr_in *dst)
+static bool do_async_resolve(struct sockaddr_in *dst)
 {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_event *ev = NULL;
@@ -106,7 +106,7 @@ out_channel:
 	return false;
 }
 
-static bool sync_resolve(struct sockaddr_in *dst)
+static bool do_sync_resolve(struct sockaddr_in *dst)
 {
 	struct rdma_cm_id *id = NULL;
 	bool ok = true;
@@ -126,7 +126,7 @@ static bool sync_resolve(struct sockaddr_in *dst)
 	return ok;
 }
 
-static bool sync_timeout(struct sockaddr_in *dst)
+static bool do_sync_timeout(struct sockaddr_in *dst)
 {
 	struct rdma_cm_id *id = NULL;
 	struct timespec t0, t1;
@@ -188,7 +188,7 @@ static struct rdma_cm_id *sync_route(struct sockaddr_in *dst)
 	return sync_route_id(id, dst);
 }
 
-static bool route_roce(struct sockaddr_in *dst)
+static bool do_route_roce(struct sockaddr_in *dst)
 {
 	struct ibv_sa_path_rec *rec;
 	union ibv_gid want = { .raw = { [10] = 0xff, [11] = 0xff } };
@@ -222,7 +222,7 @@ static bool route_roce(struct sockaddr_in *dst)
 	return ok;
 }
 
-static bool route_iwarp(struct sockaddr_in *dst)
+static bool do_route_iwarp(struct sockaddr_in *dst)
 {
 	struct rdma_cm_id *id;
 	bool ok = true;
@@ -237,7 +237,7 @@ static bool route_iwarp(struct sockaddr_in *dst)
 	return ok;
 }
 
-static bool options_route(struct sockaddr_in *dst)
+static bool do_options_route(struct sockaddr_in *dst)
 {
 	struct ibv_sa_path_rec *rec;
 	struct rdma_cm_id *id = NULL;
@@ -271,7 +271,7 @@ static bool options_route(struct sockaddr_in *dst)
 	return ok;
 }
 
-static bool reuseaddr_bind(const struct sockaddr_in *rxe)
+static bool do_reuseaddr_bind(const struct sockaddr_in *rxe)
 {
 	struct rdma_cm_id *ids[3] = { NULL, NULL, NULL };
 	struct sockaddr_in addr = *rxe;
@@ -305,44 +305,61 @@ out:
 	return ok;
 }
 
-int main(void)
+/*
+ * In a TEST(): $@name parsed into the sockaddr_in @dst (port PORT), or
+ * a skip of the case when it is not set.
+ */
+#define ADDR_OR_SKIP(name, dst)						\
+	struct sockaddr_in dst;						\
+	do {								\
+		const char *ip_ = getenv(name);				\
+									\
+		if (!ip_ || !*ip_)					\
+			SKIP(return, name " is not set");		\
+		ASSERT_TRUE(guest_parse_ipv4(ip_, PORT, &dst))		\
+			TH_LOG(name "=%s is not an IPv4 address", ip_);	\
+	} while (0)
+
+TEST(async_resolve)
 {
-	const char *rxe = tap_rxe_start(NTESTS, 30);
-	const char *silent = getenv("RCM_ADDR_SILENT");
-	const char *siw = getenv("RCM_ADDR_SIW");
-	struct sockaddr_in dst, rxe_dst;
-	bool rxe_ok;
-
-	if (!rxe)
-		return KSFT_SKIP;
-
-	rxe_ok = tap_parse_ipv4(rxe, PORT, &rxe_dst);
-	if (!rxe_ok)
-		printf("# RCM_ADDR_RXE=%s is not an IPv4 address\n", rxe);
-	tap_result(1, "async_resolve", rxe_ok && async_resolve(&rxe_dst));
-	tap_result(2, "sync_resolve", rxe_ok && sync_resolve(&rxe_dst));
-
-	if (!silent || !*silent) {
-		printf("ok 3 sync_resolve_timeout # SKIP RCM_ADDR_SILENT is not set\n");
-	} else if (!tap_parse_ipv4(silent, PORT, &dst)) {
-		printf("# RCM_ADDR_SILENT=%s is not an IPv4 address\n", silent);
-		tap_result(3, "sync_resolve_timeout", false);
-	} else {
-		tap_result(3, "sync_resolve_timeout", sync_timeout(&dst));
-	}
-
-	tap_result(4, "route_roce", rxe_ok && route_roce(&rxe_dst));
-
-	if (!siw || !*siw) {
-		printf("ok 5 route_iwarp # SKIP RCM_ADDR_SIW is not set\n");
-	} else if (!tap_parse_ipv4(siw, PORT, &dst)) {
-		printf("# RCM_ADDR_SIW=%s is not an IPv4 address\n", siw);
-		tap_result(5, "route_iwarp", false);
-	} else {
-		tap_result(5, "route_iwarp", route_iwarp(&dst));
-	}
-
-	tap_result(6, "options_route", rxe_ok && options_route(&rxe_dst));
-	tap_result(7, "reuseaddr_bind", rxe_ok && reuseaddr_bind(&rxe_dst));
-	return tap_exit_status();
+	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
+	ASSERT_TRUE(do_async_resolve(&dst));
 }
+
+TEST(sync_resolve)
+{
+	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
+	ASSERT_TRUE(do_sync_resolve(&dst));
+}
+
+TEST(sync_resolve_timeout)
+{
+	ADDR_OR_SKIP("RCM_ADDR_SILENT", dst);
+	ASSERT_TRUE(do_sync_timeout(&dst));
+}
+
+TEST(route_roce)
+{
+	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
+	ASSERT_TRUE(do_route_roce(&dst));
+}
+
+TEST(route_iwarp)
+{
+	ADDR_OR_SKIP("RCM_ADDR_SIW", dst);
+	ASSERT_TRUE(do_route_iwarp(&dst));
+}
+
+TEST(options_route)
+{
+	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
+	ASSERT_TRUE(do_options_route(&dst));
+}
+
+TEST(reuseaddr_bind)
+{
+	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
+	ASSERT_TRUE(do_reuseaddr_bind(&dst));
+}
+
+RCM_TEST_MAIN

@@ -38,7 +38,8 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "common/tap.h"
+#include "common/guest.h"
+#include "kselftest.h"
 
 #define PORT		20620
 #define NTESTS		3
@@ -68,7 +69,7 @@ static bool expect_event(struct rdma_event_channel *ch,
 
 static bool create_qp(struct rdma_cm_id *id)
 {
-	return tap_create_qp(id, IBV_QPT_RC, 1);
+	return guest_create_qp(id, IBV_QPT_RC, 1);
 }
 
 struct client {
@@ -110,7 +111,7 @@ static bool readable(int fd, int ms)
 
 int main(void)
 {
-	const char *rxe = tap_rxe_start(NTESTS, 60);
+	const char *rxe = getenv("RCM_ADDR_RXE");
 	struct rdma_cm_id *listener = NULL, *req = NULL, *none = NULL;
 	struct client c = { 0 };
 	struct sockaddr_in sin;
@@ -118,10 +119,14 @@ int main(void)
 	pthread_t t;
 	int lfd, fl;
 
-	if (!rxe)
-		return KSFT_SKIP;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	if (!rxe || !*rxe)
+		return ksft_exit_skip("RCM_ADDR_RXE is not set\n");
+	ksft_set_plan(NTESTS);
+	guest_deadline(60);
 
-	if (!CHECK(tap_parse_ipv4(rxe, PORT, &sin)) ||
+	if (!CHECK(guest_parse_ipv4(rxe, PORT, &sin)) ||
 	    !CHECK(rdma_create_id(NULL, &listener, NULL, RDMA_PS_TCP) == 0) ||
 	    !CHECK(rdma_bind_addr(listener, (struct sockaddr *)&sin) == 0) ||
 	    !CHECK(rdma_listen(listener, 4) == 0) ||
@@ -162,9 +167,9 @@ int main(void)
 		     req->event->event == RDMA_CM_EVENT_DISCONNECTED);
 	ok3 &= expect_event(c.ch, RDMA_CM_EVENT_DISCONNECTED);
 out:
-	tap_result(1, "request_id_has_own_channel", ok1);
-	tap_result(2, "nonblock_is_per_channel", ok2);
-	tap_result(3, "child_disconnect_leaves_listener_quiet", ok3);
+	ksft_test_result(ok1, "request_id_has_own_channel\n");
+	ksft_test_result(ok2, "nonblock_is_per_channel\n");
+	ksft_test_result(ok3, "child_disconnect_leaves_listener_quiet\n");
 	if (req) {
 		if (req->qp)
 			rdma_destroy_qp(req);
@@ -179,5 +184,5 @@ out:
 		rdma_destroy_event_channel(c.ch);
 	if (listener)
 		rdma_destroy_id(listener);
-	return tap_exit_status();
+	ksft_finished();
 }

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * guest: what the userlib's guest test programs share besides their TAP,
+ * which comes from the kernel's own kselftest_harness.h (through
+ * rcm_ksft.h of tools/testing/selftests/rcm: TEST(), the fork and the
+ * timeout per case) or, for the programs whose results are phases of
+ * one run, its kselftest.h (ksft_test_result()). Here: a CHECK() that
+ * explains itself, a deadline for a whole program, IPv4 address parsing
+ * and the small QPs the programs connect.
+ */
+#ifndef _RCM_GUEST_H
+#define _RCM_GUEST_H
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <rdma/rdma_cma.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Evaluates to cond; prints where and why (errno) when it is false. */
+#define CHECK(cond)							\
+	({								\
+		bool ok_ = (cond);					\
+		if (!ok_)						\
+			printf("# %s:%d: check failed: %s (errno %d: %s)\n", \
+			       __FILE__, __LINE__, #cond, errno,	\
+			       strerror(errno));			\
+		ok_;							\
+	})
+
+/*
+ * In a TEST(): the Soft-RoCE address $RCM_ADDR_RXE in @var, or a skip
+ * of the case when it is not set.
+ */
+#define GUEST_RXE_OR_SKIP(var)						\
+	const char *var = getenv("RCM_ADDR_RXE");			\
+	if (!var || !*var)						\
+		SKIP(return, "RCM_ADDR_RXE is not set")
+
+/*
+ * Bail out and exit 1 (KSFT_FAIL) if the program runs beyond @seconds:
+ * for the programs whose results are phases of one run (the harness's
+ * programs have a timeout per case).
+ */
+void guest_deadline(unsigned int seconds);
+
+/* @ip (dotted quad) and @port into @sin; false if @ip does not parse. */
+bool guest_parse_ipv4(const char *ip, int port, struct sockaddr_in *sin);
+
+/*
+ * QP attributes of @type with @wr send and receive work requests of one
+ * SGE each, every send signalled.
+ */
+void guest_qp_attr(struct ibv_qp_init_attr *attr, enum ibv_qp_type type,
+		   unsigned int wr);
+
+/* rdma_create_qp() of guest_qp_attr() on @id's default PD and CQs. */
+bool guest_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
+		     unsigned int wr);
+
+#endif /* _RCM_GUEST_H */
