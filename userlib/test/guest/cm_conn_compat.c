@@ -383,28 +383,10 @@ out:
 	return ok;
 }
 
-TEST(retry_counts_15_taken_as_7)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(retry_counts_above_7(rxe));
-}
-
-TEST(accept_explicit_depths_as_given)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(accept_depths_as_given(rxe));
-}
-
-TEST(disconnect_0_again_after_drep_and_rejected)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(disconnect_returns_0(rxe));
-}
-
-TEST(ece_in_req_and_rep)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(ece_on_the_wire(rxe));
-}
+GUEST_RXE_TEST(retry_counts_15_taken_as_7, retry_counts_above_7(rxe))
+GUEST_RXE_TEST(accept_explicit_depths_as_given, accept_depths_as_given(rxe))
+GUEST_RXE_TEST(disconnect_0_again_after_drep_and_rejected,
+	       disconnect_returns_0(rxe))
+GUEST_RXE_TEST(ece_in_req_and_rep, ece_on_the_wire(rxe))
 
 RCM_TEST_MAIN

@@ -565,28 +565,9 @@ out:
 	return ok;
 }
 
-TEST(async_connect_accept_send_disconnect)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(async_connect(rxe));
-}
-
-TEST(connect_nobody_listens_rejected_8)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(nobody_listens(rxe));
-}
-
-TEST(sync_connect_accept_disconnect)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(sync_connect(rxe));
-}
-
-TEST(migrate_connected_request_id)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(migrate_connected(rxe));
-}
+GUEST_RXE_TEST(async_connect_accept_send_disconnect, async_connect(rxe))
+GUEST_RXE_TEST(connect_nobody_listens_rejected_8, nobody_listens(rxe))
+GUEST_RXE_TEST(sync_connect_accept_disconnect, sync_connect(rxe))
+GUEST_RXE_TEST(migrate_connected_request_id, migrate_connected(rxe))
 
 RCM_TEST_MAIN

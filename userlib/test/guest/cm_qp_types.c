@@ -256,31 +256,14 @@ static bool do_xrc_default_domain(const char *ip)
 	return ok;
 }
 
-TEST(uc_connect_and_send)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(exchange(rxe, UC_PORT, RDMA_PS_IB, IBV_QPT_UC, IBV_QPT_UC,
-			     true));
-}
-
-TEST(tcp_ep_with_uc_hint_is_rc)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(exchange(rxe, TCP_PORT, RDMA_PS_TCP, IBV_QPT_RC,
-			     IBV_QPT_UC, false));
-}
-
-TEST(xrc_cm_exchange)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(exchange(rxe, XRC_PORT, RDMA_PS_IB, IBV_QPT_XRC_RECV,
-			     IBV_QPT_XRC_SEND, false));
-}
-
-TEST(xrc_default_domain)
-{
-	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(do_xrc_default_domain(rxe));
-}
+GUEST_RXE_TEST(uc_connect_and_send,
+	       exchange(rxe, UC_PORT, RDMA_PS_IB, IBV_QPT_UC, IBV_QPT_UC, true))
+GUEST_RXE_TEST(tcp_ep_with_uc_hint_is_rc,
+	       exchange(rxe, TCP_PORT, RDMA_PS_TCP, IBV_QPT_RC, IBV_QPT_UC,
+			false))
+GUEST_RXE_TEST(xrc_cm_exchange,
+	       exchange(rxe, XRC_PORT, RDMA_PS_IB, IBV_QPT_XRC_RECV,
+			IBV_QPT_XRC_SEND, false))
+GUEST_RXE_TEST(xrc_default_domain, do_xrc_default_domain(rxe))
 
 RCM_TEST_MAIN

@@ -320,46 +320,23 @@ out:
 			TH_LOG(name "=%s is not an IPv4 address", ip_);	\
 	} while (0)
 
-TEST(async_resolve)
-{
-	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
-	ASSERT_TRUE(do_async_resolve(&dst));
-}
+/*
+ * A case @name that needs the address $@var (as struct sockaddr_in dst)
+ * and passes when @passed, an expression of dst, is true.
+ */
+#define ADDR_TEST(name, var, passed)					\
+	TEST(name)							\
+	{								\
+		ADDR_OR_SKIP(var, dst);					\
+		ASSERT_TRUE(passed);					\
+	}
 
-TEST(sync_resolve)
-{
-	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
-	ASSERT_TRUE(do_sync_resolve(&dst));
-}
-
-TEST(sync_resolve_timeout)
-{
-	ADDR_OR_SKIP("RCM_ADDR_SILENT", dst);
-	ASSERT_TRUE(do_sync_timeout(&dst));
-}
-
-TEST(route_roce)
-{
-	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
-	ASSERT_TRUE(do_route_roce(&dst));
-}
-
-TEST(route_iwarp)
-{
-	ADDR_OR_SKIP("RCM_ADDR_SIW", dst);
-	ASSERT_TRUE(do_route_iwarp(&dst));
-}
-
-TEST(options_route)
-{
-	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
-	ASSERT_TRUE(do_options_route(&dst));
-}
-
-TEST(reuseaddr_bind)
-{
-	ADDR_OR_SKIP("RCM_ADDR_RXE", dst);
-	ASSERT_TRUE(do_reuseaddr_bind(&dst));
-}
+ADDR_TEST(async_resolve, "RCM_ADDR_RXE", do_async_resolve(&dst))
+ADDR_TEST(sync_resolve, "RCM_ADDR_RXE", do_sync_resolve(&dst))
+ADDR_TEST(sync_resolve_timeout, "RCM_ADDR_SILENT", do_sync_timeout(&dst))
+ADDR_TEST(route_roce, "RCM_ADDR_RXE", do_route_roce(&dst))
+ADDR_TEST(route_iwarp, "RCM_ADDR_SIW", do_route_iwarp(&dst))
+ADDR_TEST(options_route, "RCM_ADDR_RXE", do_options_route(&dst))
+ADDR_TEST(reuseaddr_bind, "RCM_ADDR_RXE", do_reuseaddr_bind(&dst))
 
 RCM_TEST_MAIN

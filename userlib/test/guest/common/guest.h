@@ -40,6 +40,17 @@
 		SKIP(return, "RCM_ADDR_RXE is not set")
 
 /*
+ * A case @name that needs the Soft-RoCE address (as const char *rxe)
+ * and passes when @passed, an expression of rxe, is true.
+ */
+#define GUEST_RXE_TEST(name, passed)					\
+	TEST(name)							\
+	{								\
+		GUEST_RXE_OR_SKIP(rxe);					\
+		ASSERT_TRUE(passed);					\
+	}
+
+/*
  * Bail out and exit 1 (KSFT_FAIL) if the program runs beyond @seconds:
  * for the programs whose results are phases of one run (the harness's
  * programs have a timeout per case).
