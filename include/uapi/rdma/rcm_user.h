@@ -1358,32 +1358,32 @@ struct rcm_ud_param {
  */
 struct rcm_event {
 	__struct_group(rcm_event_base, base, /* no attributes */,
-	__aligned_u64 context;
-	__u32 id;
-	__u32 event;
-	__s32 status;
-	__u32 listen_id;
-	union {
-		struct rcm_conn_param conn;
-		struct rcm_ud_param ud;
-	};
-	__u8 private_data_len;
-	__u8 reserved[7];
-	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
-	__u32 reserved2;
-	__u32 ece_vendor_id;
-	__u32 ece_attr_mod;
-	__u32 reserved3;
-	__u32 reserved4;
-	__u8 private_data_total;
-	__u8 reserved5[3];
-	__u8 private_data_more[RCM_EVENT_PRIVATE_DATA_MORE];
+		__aligned_u64 context;
+		__u32 id;
+		__u32 event;
+		__s32 status;
+		__u32 listen_id;
+		union {
+			struct rcm_conn_param conn;
+			struct rcm_ud_param ud;
+		};
+		__u8 private_data_len;
+		__u8 reserved[7];
+		__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+		__u32 reserved2;
+		__u32 ece_vendor_id;
+		__u32 ece_attr_mod;
+		__u32 reserved3;
+		__u32 reserved4;
+		__u8 private_data_total;
+		__u8 reserved5[3];
+		__u8 private_data_more[RCM_EVENT_PRIVATE_DATA_MORE];
 	);
 	__struct_group(rcm_event_qp_attrs, qp, /* no attributes */,
-	__u32 qp_attr_valid;
-	__u32 reserved6;
-	struct rcm_qp_attr qp_attr[3];
-	__u32 reserved7;
+		__u32 qp_attr_valid;
+		__u32 reserved6;
+		struct rcm_qp_attr qp_attr[3];
+		__u32 reserved7;
 	);
 };
 

@@ -550,10 +550,11 @@ static int carried_sets_match(int fd, unsigned int id,
 	for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++) {
 		if (memcmp(&ev->qp_attr[s - 1], &a.out_attr[s - 1],
 			   sizeof(a.out_attr[0]))) {
-			printf("# event %u state %u: mask %#x psn %#x/%#x, ioctl mask %#x psn %#x/%#x\n",
+			printf("# event %u state %u: mask %#x psn %#x/%#x, ",
 			       ev->event, s, ev->qp_attr[s - 1].qp_attr_mask,
 			       ev->qp_attr[s - 1].rq_psn,
-			       ev->qp_attr[s - 1].sq_psn,
+			       ev->qp_attr[s - 1].sq_psn);
+			printf("ioctl mask %#x psn %#x/%#x\n",
 			       a.out_attr[s - 1].qp_attr_mask,
 			       a.out_attr[s - 1].rq_psn,
 			       a.out_attr[s - 1].sq_psn);
