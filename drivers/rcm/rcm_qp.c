@@ -195,7 +195,7 @@ void rcm_qp_event_attrs(struct rcm_uevent *uevent, struct rcm_id *id,
 	lockdep_assert_held(&id->lock);
 	if (READ_ONCE(id->file->event_size) <= sizeof(uevent->ev))
 		return;
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
 	if (!qp)
 		return;
 	for (state = RCM_QPS_INIT; state <= RCM_QPS_RTS; state++) {
