@@ -18,7 +18,7 @@ steps = defaultdict(list)      # (stack, count, step) -> [us]
 order = []
 syscalls = {}                  # (stack, side) -> (count, calls)
 cmcalls = {}                   # (stack, side) -> (count, calls, device)
-cmcall = defaultdict(list)     # (stack, side) -> ['name calls']
+cmcall = defaultdict(list)     # (stack, side) -> [(name, calls)]
 ids = {}                       # stack -> bytes per id
 accept = defaultdict(list)     # stack -> [(round, us, slab bytes)]
 errors = []
@@ -38,7 +38,7 @@ for line in open(sys.argv[1], errors='replace'):
     elif f[0] == 'bench-cmcalls' and len(f) == 6:
         cmcalls[(f[1], f[2])] = (int(f[3]), f[4], f[5])
     elif f[0] == 'bench-cmcall' and len(f) == 5:
-        cmcall[(f[1], f[2])].append(f'{f[3]} {int(f[4]) / 100:g}')
+        cmcall[(f[1], f[2])].append((f[3], int(f[4])))
     elif f[0] == 'bench-accept' and len(f) == 7:
         accept[f[1]].append((int(f[4]), float(f[5]), int(f[6])))
         accept_shape = (f[2], f[3])
@@ -113,8 +113,10 @@ for side, name in (('cli', 'client'), ('srv', 'server')):
     print(f'{name:<8}{pa:>10.2f}{pb:>10.2f}{ratio:>13}')
 for stack in ('intree', 'rcm'):
     for side, name in (('cli', 'client'), ('srv', 'server')):
-        if cmcall.get((stack, side)):
-            print(f'  {stack} {name}: ' + ', '.join(cmcall[(stack, side)]))
+        n = cmcalls.get((stack, side), (100,))[0]
+        if cmcall.get((stack, side)) and n:
+            print(f'  {stack} {name}: ' + ', '.join(
+                f'{c} {k / n:.2f}' for c, k in cmcall[(stack, side)]))
 
 print('\nkernel slab memory per idle id (created and bound; 10000 ids)')
 for stack in ('intree', 'rcm'):
