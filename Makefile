@@ -86,7 +86,11 @@ stress:
 # kernel-doc -none: only its warnings, each a failure (-Werror).
 style:
 	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types -f \
-		$(filter-out %_trace.h,$(KERNEL_SOURCES))
+		$(filter-out %_trace.h %/rcm_user.h,$(KERNEL_SOURCES))
+	# __struct_group()'s own layout, as in the kernel's uapi ip.h.
+	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types \
+		--ignore PARENTHESIS_ALIGNMENT \
+		-f $(filter %/rcm_user.h,$(KERNEL_SOURCES))
 	# TRACE_EVENT()'s own layout, as in every kernel trace header.
 	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types \
 		--ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE \

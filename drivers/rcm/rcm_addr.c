@@ -313,6 +313,7 @@ static void rcm_addr_resolved(int status, struct sockaddr *src,
 	} else {
 		id->state = RCM_STATE_ADDR_RESOLVED;
 		rcm_id_info_event(id, ev);
+		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
 	}
 	rcm_event_queue(id->file, ev);
 out:
@@ -442,7 +443,7 @@ void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev)
 	struct rcm_id_info *info = (struct rcm_id_info *)ev->ev.private_data;
 
 	static_assert(sizeof(*info) <= RCM_EVENT_PRIVATE_DATA_MAX);
-	static_assert(offsetof(struct rcm_event, private_data) % 8 == 0);
+	static_assert(offsetof(struct rcm_event_base, private_data) % 8 == 0);
 	memset(info, 0, sizeof(*info));
 	rcm_id_info_fill(id, info);
 	ev->ev.private_data_len = sizeof(*info);

@@ -81,6 +81,9 @@ void rcm_conn_report(struct rcm_id *id, u32 type, int status,
  * @len: its length
  * @conn: the connection parameters, or NULL
  * @ece: the ECE the peer's REQ or REP carried, or NULL
+ *
+ * A CONNECT_RESPONSE carries the id's QP attribute sets too
+ * (rcm_qp_event_attrs()).
  */
 void rcm_conn_report_ece(struct rcm_id *id, u32 type, int status,
 			 const void *pdata, u8 len,
@@ -106,6 +109,9 @@ void rcm_conn_report_ece(struct rcm_id *id, u32 type, int status,
 		ev->ev.ece_vendor_id = ece->vendor_id;
 		ev->ev.ece_attr_mod = ece->attr_mod;
 	}
+	/* An IB CM REP: the QP goes through INIT, RTR and RTS next. */
+	if (type == RCM_EVENT_CONNECT_RESPONSE)
+		rcm_qp_event_attrs(ev, id, RCM_QP_STATES);
 	rcm_event_queue(id->file, ev);
 }
 

@@ -19,11 +19,13 @@
 #include "rcm_trace.h"
 
 /*
- * Event records come from their own cache: at 312 bytes a kmalloc would
+ * Event records come from their own cache: at 392 bytes a kmalloc would
  * round each up to 512, and every id attached to a device holds one (its
  * DEVICE_REMOVAL record) for its whole life. read() copies @ev, whole or
  * its first bytes, to userspace: the cache whitelists it for hardened
- * usercopy, which checks every copy whose size is not a constant.
+ * usercopy, which checks every copy whose size is not a constant. The
+ * QP attribute sets of the few events that carry them are a kmalloc of
+ * their own (struct rcm_uevent), held only until the event is read.
  */
 static struct kmem_cache *rcm_uevent_cache;
 
@@ -82,8 +84,10 @@ void rcm_event_exit(void)
  */
 void rcm_event_free(struct rcm_uevent *uevent)
 {
-	if (uevent)
-		kmem_cache_free(rcm_uevent_cache, uevent);
+	if (!uevent)
+		return;
+	kfree(uevent->qp);
+	kmem_cache_free(rcm_uevent_cache, uevent);
 }
 
 /**
@@ -119,7 +123,7 @@ struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
 void rcm_event_set_private_data(struct rcm_uevent *uevent, const void *pdata,
 				u8 len)
 {
-	struct rcm_event *ev = &uevent->ev;
+	struct rcm_event_base *ev = &uevent->ev;
 	u8 head = min_t(u8, len, RCM_EVENT_PRIVATE_DATA_MAX);
 
 	memcpy(ev->private_data, pdata, head);
@@ -463,7 +467,9 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 		     RCM_EVENT_SIZE_DEFAULT);
 	BUILD_BUG_ON(offsetof(struct rcm_event, private_data_total) !=
 		     RCM_EVENT_SIZE_ECE);
-	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_PDATA);
+	BUILD_BUG_ON(sizeof(struct rcm_event_base) != RCM_EVENT_SIZE_PDATA);
+	BUILD_BUG_ON(offsetof(struct rcm_event, qp) != RCM_EVENT_SIZE_PDATA);
+	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_QP_ATTR);
 	BUILD_BUG_ON(RCM_EVENT_PRIVATE_DATA_MAX + RCM_EVENT_PRIVATE_DATA_MORE <=
 		     RCM_IWARP_PRIVATE_DATA_MAX);
 
@@ -473,6 +479,25 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 	ret = file->event_size;
 	mutex_unlock(&file->read_mutex);
 	return ret;
+}
+
+/*
+ * Copy one record of @rec bytes: the event's first bytes, then those of
+ * its QP attribute sets (zeros when it carries none).
+ */
+static int rcm_event_copy(char __user *buf, const struct rcm_uevent *uevent,
+			  size_t rec)
+{
+	size_t head = min(rec, sizeof(uevent->ev));
+
+	if (copy_to_user(buf, &uevent->ev, head))
+		return -EFAULT;
+	if (rec == head)
+		return 0;
+	if (uevent->qp)
+		return copy_to_user(buf + head, uevent->qp, rec - head) ?
+		       -EFAULT : 0;
+	return clear_user(buf + head, rec - head) ? -EFAULT : 0;
 }
 
 /*
@@ -503,7 +528,7 @@ static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 		if (!uevent)
 			break;
 		/* Only readers and purges (both under read_mutex) unlink. */
-		if (copy_to_user(buf + done, &uevent->ev, rec)) {
+		if (rcm_event_copy(buf + done, uevent, rec)) {
 			if (!done)
 				done = -EFAULT;
 			break;

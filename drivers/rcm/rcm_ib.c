@@ -465,6 +465,8 @@ static int rcm_ib_new_request(struct rcm_id *listener,
 	child->req_param.retry_count = req->retry_count;
 	child->req_param.rnr_retry_count = req->rnr_retry_count;
 	child->seq_num = get_random_u32() & 0xffffff;
+	/* Once the RTR's PSN is known: the QP is readied before accept. */
+	rcm_qp_event_attrs(ev, child, RCM_QP_STATES);
 	rcm_event_queue(listener->file, ev);
 	/*
 	 * Userspace answers later: if the peer repeats its REQ meanwhile,

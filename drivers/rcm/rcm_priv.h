@@ -440,14 +440,19 @@ struct rcm_mcast {
  *            destroy takes the event out unread (and destroys @id), so
  *            it never outlives the listener; reading it gives @id's
  *            backlog slot back.
- * @ev: the record read() copies out
+ * @ev: the record read() copies out, up to RCM_EVENT_SIZE_PDATA bytes
+ * @qp: the rest of the record, the QP attribute sets of the few events
+ *      that carry them (rcm_qp_event_attrs()), freed with the event; or
+ *      NULL, read as zeros. Apart, so that the records every attached id
+ *      holds (its DEVICE_REMOVAL) stay small.
  */
 struct rcm_uevent {
 	struct list_head list;
 	struct rcm_id *id;
 	struct rcm_mcast *mc;
 	struct rcm_id *listener;
-	struct rcm_event ev;
+	struct rcm_event_base ev;
+	struct rcm_event_qp_attrs *qp;
 };
 
 /* rcm_id.c */
@@ -617,7 +622,10 @@ void rcm_iw_lock_settled(struct rcm_id *id);
 int rcm_iw_qp_attr(struct rcm_id *id, struct ib_qp_attr *attr, int *mask);
 
 /* rcm_qp.c */
+#define RCM_QP_STATES (BIT(RCM_QPS_INIT) | BIT(RCM_QPS_RTR) | BIT(RCM_QPS_RTS))
 int rcm_cmd_init_qp_attr(struct file *filp, void *arg);
+void rcm_qp_event_attrs(struct rcm_uevent *uevent, struct rcm_id *id,
+			u32 states);
 
 /* rcm_option.c */
 int rcm_cmd_set_option(struct file *filp, void *arg);

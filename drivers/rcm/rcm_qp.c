@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
@@ -165,13 +166,54 @@ static int rcm_qp_attr(struct rcm_id *id, enum ib_qp_state state,
 	return 0;
 }
 
-#define RCM_QP_STATES (BIT(RCM_QPS_INIT) | BIT(RCM_QPS_RTR) | BIT(RCM_QPS_RTS))
-
 static_assert((int)RCM_QPS_INIT == (int)IB_QPS_INIT &&
 	      (int)RCM_QPS_RTR == (int)IB_QPS_RTR &&
 	      (int)RCM_QPS_RTS == (int)IB_QPS_RTS);
 static_assert(IB_QP_STATE == 1 && IB_QP_AV == 1 << 7 &&
 	      IB_QP_DEST_QPN == 1 << 20, "ibv_qp_attr_mask values");
+
+/**
+ * rcm_qp_event_attrs() - carry an id's QP attribute sets in its event
+ * @uevent: the event, not queued yet
+ * @id: the id the sets are for (a CONNECT_REQUEST's request id); the
+ *      caller holds its lock
+ * @states: the states wanted, a mask of BIT(RCM_QPS_*) bits
+ *
+ * Each state's set is what RCM_IOCTL_INIT_QP_ATTR would return for @id
+ * now (rcm_qp_attr(), the ioctl's own code), so that userspace readies
+ * its QP without asking. A state the ioctl would refuse is left out of
+ * @qp_attr_valid. Nothing is carried when the id's file reads records
+ * too small to hold the sets, or without memory: both are only the
+ * loss of a shortcut, since the ioctl still answers.
+ */
+void rcm_qp_event_attrs(struct rcm_uevent *uevent, struct rcm_id *id,
+			u32 states)
+{
+	struct rcm_event_qp_attrs *qp;
+	u32 state;
+
+	lockdep_assert_held(&id->lock);
+	if (READ_ONCE(id->file->event_size) <= sizeof(uevent->ev))
+		return;
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
+	if (!qp)
+		return;
+	for (state = RCM_QPS_INIT; state <= RCM_QPS_RTS; state++) {
+		if (!(states & BIT(state)))
+			continue;
+		if (rcm_qp_attr(id, state, &qp->qp_attr[state - 1]))
+			memset(&qp->qp_attr[state - 1], 0,
+			       sizeof(qp->qp_attr[0]));
+		else
+			qp->qp_attr_valid |= BIT(state);
+	}
+	if (!qp->qp_attr_valid) {
+		kfree(qp);
+		return;
+	}
+	kfree(uevent->qp);
+	uevent->qp = qp;
+}
 
 int rcm_cmd_init_qp_attr(struct file *filp, void *arg)
 {

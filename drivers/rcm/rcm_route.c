@@ -152,6 +152,8 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 		id->state = RCM_STATE_ROUTE_RESOLVED;
 		trace_cm_resolve_route(id);
 		rcm_id_info_event(id, ev);
+		/* What the QP a program creates now needs. */
+		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
 		/*
 		 * The id's file, not the command's: a migration may have
 		 * moved the id between the lookup and the locks.

@@ -180,6 +180,8 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	/* The ECE rdma_set_local_ece() or the QP gave, as librdmacm. */
 	cmd.ece_vendor_id = rid->local_ece.vendor_id;
 	cmd.ece_attr_mod = rid->local_ece.options;
+	/* Once connecting, the IB CM gives the attributes, not the route. */
+	rcm_qp_attr_forget(rid);
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_CONNECT, &cmd))
 		return -1;
 
@@ -260,6 +262,7 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 
 	if (id->qp_type != IBV_QPT_UD && rcm_qp_ready(rid, resp, init))
 		goto err;
+	rcm_qp_attr_forget(rid);
 
 	cmd.id = rid->handle;
 	cmd.qp_num = id->qp ? id->qp->qp_num : p->qp_num;
@@ -394,6 +397,7 @@ RCM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 		return -1;
 
 	cmd.id = rid->handle;
+	rcm_qp_attr_forget(rid);
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_DISCONNECT, &cmd))
 		return -1;
 	return rid->sync ? rcm_sync_complete(rid) : 0;

@@ -59,6 +59,7 @@ static bool rcm_record_claim_request(struct rcm_channel *chan,
 		return false;
 	}
 	listener->events_charged++;
+	rcm_qp_attr_keep(req, &r->rec);
 	r->id = listener;
 	r->req = req;
 	r->req_private = listener->sync;
@@ -103,6 +104,8 @@ static bool rcm_record_claim(struct rcm_channel *chan, struct rcm_record *r)
 			rcm_id_complete_locked(id);
 		return false;
 	}
+	if (!mc)
+		rcm_qp_attr_keep(id, rec);
 	r->id = id;
 	r->req = NULL;
 	r->mc = mc;

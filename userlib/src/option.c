@@ -98,7 +98,11 @@ RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 	cmd.optname = (uint32_t)optname;
 	if (ioctl(rid->chan->ch.fd, RCM_IOCTL_SET_OPTION, &cmd))
 		return errno == ENOPROTOOPT ? rcm_err(ENOSYS) : -1;
-	/* The ACK timeout changes RTS: kept QP attributes are stale. */
+	/*
+	 * The ACK timeout changes RTS, the TOS a later route's path: kept
+	 * QP attributes may be stale, whatever the option.
+	 */
 	rid->qp_attr_cached = 0;
+	rcm_qp_attr_forget(rid);
 	return 0;
 }

@@ -6,7 +6,8 @@
  * rdma_init_qp_attr().
  *
  * The kernel never touches a QP. It hands out the attributes of each
- * transition (RCM_IOCTL_INIT_QP_ATTR), and the library moves the QP with
+ * transition (RCM_IOCTL_INIT_QP_ATTR, or carried by the event that
+ * precedes the transition), and the library moves the QP with
  * ibv_modify_qp() where librdmacm does: to INIT (connected) or RTS (UD)
  * on creation, to RTR and RTS (after an INIT refresh) once the peer's
  * answer is in, to ERR when the connection fails or ends.
@@ -86,6 +87,67 @@ static int rcm_get_qp_attr(struct rcm_id_private *id, uint32_t states,
 	return 0;
 }
 
+/**
+ * rcm_qp_attr_keep() - keep the QP attribute sets an event carried
+ * @id: the id the record is for (a CONNECT_REQUEST's request id)
+ * @rec: the record; from a module or a record size without sets, its
+ *       qp_attr_valid reads as 0, and the id keeps none
+ *
+ * Caller holds the id's channel lock. The sets replace whatever the id
+ * kept: they describe the id as of this event.
+ */
+void rcm_qp_attr_keep(struct rcm_id_private *id, const struct rcm_event *rec)
+{
+	id->ev_qp_attr_valid = rec->qp_attr_valid &
+			       ((1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) |
+				(1u << RCM_QPS_RTS));
+	if (id->ev_qp_attr_valid)
+		memcpy(id->ev_qp_attr, rec->qp_attr, sizeof(id->ev_qp_attr));
+}
+
+/**
+ * rcm_qp_attr_forget() - drop the sets kept from the id's last event
+ * @id: the id, about to change in a way that may change its attributes
+ */
+void rcm_qp_attr_forget(struct rcm_id_private *id)
+{
+	struct rcm_channel *chan = rcm_id_channel_lock(id);
+
+	id->ev_qp_attr_valid = 0;
+	pthread_mutex_unlock(&chan->lock);
+}
+
+/*
+ * The attribute sets of @states (1 << RCM_QPS_* bits) in @out, indexed
+ * by state - 1: those the id's last event carried if it carried them
+ * all (rcm_qp_attr_keep()), else from RCM_IOCTL_INIT_QP_ATTR. Returns 0,
+ * or -1 with errno (see rcm_get_qp_attr()).
+ */
+static int rcm_qp_attr_sets(struct rcm_id_private *id, uint32_t states,
+			    struct rcm_qp_attr out[3])
+{
+	struct rcm_init_qp_attr cmd;
+	struct rcm_channel *chan;
+	bool kept;
+	uint32_t s;
+
+	chan = rcm_id_channel_lock(id);
+	kept = (id->ev_qp_attr_valid & states) == states;
+	if (kept)
+		memcpy(out, id->ev_qp_attr, sizeof(id->ev_qp_attr));
+	pthread_mutex_unlock(&chan->lock);
+	if (kept) {
+		for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++)
+			if ((states & (1u << s)) && out[s - 1].qp_state != s)
+				return rcm_err(EPROTO);
+		return 0;
+	}
+	if (rcm_get_qp_attr(id, states, &cmd))
+		return -1;
+	memcpy(out, cmd.out_attr, sizeof(cmd.out_attr));
+	return 0;
+}
+
 /*
  * A new QP to where librdmacm leaves it: INIT for a connected id, RTS for
  * a UD id (INIT with the kernel's attributes, qkey included, then RTR
@@ -93,13 +155,13 @@ static int rcm_get_qp_attr(struct rcm_id_private *id, uint32_t states,
  */
 static int rcm_qp_init(struct rcm_id_private *id, struct ibv_qp *qp)
 {
-	struct rcm_init_qp_attr cmd;
+	struct rcm_qp_attr sets[3];
 	struct ibv_qp_attr attr;
 	int mask;
 
-	if (rcm_get_qp_attr(id, 1u << RCM_QPS_INIT, &cmd))
+	if (rcm_qp_attr_sets(id, 1u << RCM_QPS_INIT, sets))
 		return -1;
-	rcm_qp_attr_convert(&attr, &mask, &cmd.out_attr[RCM_QPS_INIT - 1]);
+	rcm_qp_attr_convert(&attr, &mask, &sets[RCM_QPS_INIT - 1]);
 	if (rcm_modify(qp, &attr, mask))
 		return -1;
 	if (id->id.qp_type != IBV_QPT_UD)
@@ -121,8 +183,10 @@ static int rcm_qp_init(struct rcm_id_private *id, struct ibv_qp *qp)
  *                       kernel's value
  * @initiator_depth: max_rd_atomic for RTS, or -1 for the kernel's value
  *
- * One RCM_IOCTL_INIT_QP_ATTR gives the three attribute sets, now that
- * the kernel knows the connection. The QP first goes from INIT to INIT
+ * The three attribute sets, now that the kernel knows the connection,
+ * come with the event that said so (CONNECT_REQUEST, CONNECT_RESPONSE),
+ * or, from a module that does not carry them, from one
+ * RCM_IOCTL_INIT_QP_ATTR (see rcm_qp_attr_sets()). The QP first goes from INIT to INIT
  * again, as librdmacm's RTR step does: the access flags the QP got when
  * it was created (none: there was no connection yet) are replaced by the
  * CM's, which allow the peer's RDMA writes, and reads and atomics when
@@ -136,27 +200,27 @@ int rcm_qp_ready(struct rcm_id_private *id, int responder_resources,
 		 int initiator_depth)
 {
 	struct ibv_qp *qp = id->id.qp;
-	struct rcm_init_qp_attr cmd;
+	struct rcm_qp_attr sets[3];
 	struct ibv_qp_attr attr;
 	int mask;
 
 	if (!qp)
 		return 0;
-	if (rcm_get_qp_attr(id, (1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) |
-			    (1u << RCM_QPS_RTS), &cmd))
+	if (rcm_qp_attr_sets(id, (1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) |
+			     (1u << RCM_QPS_RTS), sets))
 		return -1;
 
-	rcm_qp_attr_convert(&attr, &mask, &cmd.out_attr[RCM_QPS_INIT - 1]);
+	rcm_qp_attr_convert(&attr, &mask, &sets[RCM_QPS_INIT - 1]);
 	if (rcm_modify(qp, &attr, mask))
 		return -1;
 
-	rcm_qp_attr_convert(&attr, &mask, &cmd.out_attr[RCM_QPS_RTR - 1]);
+	rcm_qp_attr_convert(&attr, &mask, &sets[RCM_QPS_RTR - 1]);
 	if (responder_resources >= 0)
 		attr.max_dest_rd_atomic = responder_resources;
 	if (rcm_modify(qp, &attr, mask))
 		return -1;
 
-	rcm_qp_attr_convert(&attr, &mask, &cmd.out_attr[RCM_QPS_RTS - 1]);
+	rcm_qp_attr_convert(&attr, &mask, &sets[RCM_QPS_RTS - 1]);
 	if (initiator_depth >= 0)
 		attr.max_rd_atomic = initiator_depth;
 	return rcm_modify(qp, &attr, mask);
@@ -295,7 +359,8 @@ static int rcm_qp_ece_agreed(struct rcm_id_private *id, struct ibv_qp *qp)
  * the QP's (see rcm_qp_ece_init()).
  *
  * The new QP is moved to INIT (connected ids) or through INIT and RTR to
- * RTS (UD ids) with the attributes of RCM_IOCTL_INIT_QP_ATTR. Then
+ * RTS (UD ids) with the attributes of RCM_IOCTL_INIT_QP_ATTR, or those
+ * the id's last event carried (see rcm_qp_attr_sets()). Then
  * id->qp is the QP and id->pd its PD. On failure nothing is left behind:
  * the QP and the CQs this call made are destroyed.
  *

@@ -223,6 +223,15 @@ struct rcm_channel *rcm_id_channel_lock(struct rcm_id_private *id);
  * @connect_hdr_len: its length
  * @mcasts: the multicast groups the id joined, newest first (struct
  *          rcm_mcast.next), under @chan->lock
+ * @ev_qp_attr_valid: which of @ev_qp_attr hold a set (1 << RCM_QPS_*
+ *                    bits), under @chan->lock: the QP attribute sets the
+ *                    id's latest event carried (see "rcm events"), which
+ *                    the library's own QP transitions take instead of
+ *                    RCM_IOCTL_INIT_QP_ATTR; every later record of the
+ *                    id replaces them, and what may change them
+ *                    (connect, accept, disconnect, an option, a new
+ *                    resolution) forgets them (rcm_qp_attr_forget())
+ * @ev_qp_attr: those sets, indexed by state - 1
  *
  * Lifetime: freed by rdma_destroy_id() once @events_completed reaches
  * the kernel's out_events_reported plus @events_charged, so that a
@@ -253,6 +262,8 @@ struct rcm_id_private {
 	struct rcm_mcast_private	*mcasts;
 	uint32_t		qp_attr_cached;
 	struct rcm_qp_attr	qp_attr_cache[3];
+	uint32_t		ev_qp_attr_valid;
+	struct rcm_qp_attr	ev_qp_attr[3];
 };
 
 static inline struct rcm_id_private *rcm_id(struct rdma_cm_id *id)
@@ -285,6 +296,8 @@ int rcm_sync_complete(struct rcm_id_private *id);
 int rcm_qp_ready(struct rcm_id_private *id, int responder_resources,
 		 int initiator_depth);
 int rcm_qp_move(struct rdma_cm_id *id, enum ibv_qp_state state);
+void rcm_qp_attr_keep(struct rcm_id_private *id, const struct rcm_event *rec);
+void rcm_qp_attr_forget(struct rcm_id_private *id);
 
 /* conn.c: connection events, and the private data limits */
 enum rcm_pdata_op { RCM_PDATA_CONNECT, RCM_PDATA_ACCEPT, RCM_PDATA_REJECT };

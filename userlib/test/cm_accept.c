@@ -715,6 +715,48 @@ static void sync_threads(void)
 	T_CHECK(rdma_destroy_id(l) == 0);
 }
 
+/*
+ * A module whose CONNECT_REQUEST carries the request id's INIT, RTR and
+ * RTS: rdma_create_qp() and rdma_accept() ready the QP with them, and
+ * the kernel is asked for none.
+ */
+static void accept_carried_qp_attr(void)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *l, *r;
+	struct fake_qp *f;
+	uint32_t hl, hr;
+
+	setup();
+	fake_carry_qp_attr = true;
+	ch = rdma_create_event_channel();
+	if (!ch)
+		return;
+	set_nonblock(ch->fd);
+	l = listener(ch, &hl);
+	if (!l)
+		return;
+	ev = request(hl, &hr, true);
+	if (!ev)
+		return;
+	r = ev->id;
+	f = fake_qp(r->qp);
+	T_CHECK(f->nmods == 1 && f->mods[0].attr.qp_state == IBV_QPS_INIT &&
+		f->mods[0].mask == (int)fake_qp_attr[0].qp_attr_mask);
+	T_CHECK(rdma_accept(r, NULL) == 0);
+	T_CHECK(f->nmods == 4 && r->qp->state == IBV_QPS_RTS);
+	T_CHECK(f->mods[2].attr.qp_state == IBV_QPS_RTR &&
+		f->mods[2].mask == (int)fake_qp_attr[1].qp_attr_mask &&
+		f->mods[2].attr.dest_qp_num == fake_qp_attr[1].dest_qp_num);
+	T_CHECK(f->mods[3].attr.qp_state == IBV_QPS_RTS &&
+		f->mods[3].mask == (int)fake_qp_attr[2].qp_attr_mask);
+	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 0);
+	T_CHECK(FAKE_CALLS(RCM_CMD_ACCEPT) == 1);
+	drop(ev);
+	T_CHECK(rdma_destroy_id(l) == 0);
+	rdma_destroy_event_channel(ch);
+}
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -730,5 +772,6 @@ int main(int argc, char *argv[])
 	t_in_child("synchronous accept", sync_accept);
 	t_in_child("synchronous disconnect", sync_disconnect);
 	t_in_child("synchronous calls in two threads", sync_threads);
+	t_in_child("accept with carried QP attributes", accept_carried_qp_attr);
 	return t_exit();
 }

@@ -838,6 +838,73 @@ static void ece(void)
 	close_channel(id);
 }
 
+/*
+ * A module whose events carry the QP attribute sets: rdma_create_qp()
+ * takes INIT from ROUTE_RESOLVED, the CONNECT_RESPONSE readies the QP
+ * with its own INIT, RTR and RTS; no RCM_IOCTL_INIT_QP_ATTR at all.
+ * An option set after the event makes the library ask again.
+ */
+static void carried_qp_attr(void)
+{
+	struct ibv_qp_init_attr attr;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct fake_qp *f;
+	uint8_t tmo = 14;
+	uint32_t h;
+
+	fake_carry_qp_attr = true;
+	if (!open_channel())
+		return;
+	id = routed_id(true, &h);
+	if (!id || !id->qp)
+		return;
+	f = fake_qp(id->qp);
+	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 0);
+	T_CHECK(f->nmods == 1 && same_mod(&f->mods[0], &fake_qp_attr[0]) &&
+		f->mods[0].attr.qp_state == IBV_QPS_INIT);
+	T_CHECK(rdma_connect(id, NULL) == 0);
+	ev = get_event();
+	T_CHECK(ev && ev->event == RDMA_CM_EVENT_ESTABLISHED);
+	if (!ev)
+		return;
+	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 0);
+	T_CHECK(f->nmods == 4);
+	T_CHECK(same_mod(&f->mods[1], &fake_qp_attr[0]) &&
+		f->mods[1].attr.qp_state == IBV_QPS_INIT);
+	T_CHECK(same_mod(&f->mods[2], &fake_qp_attr[1]) &&
+		f->mods[2].attr.qp_state == IBV_QPS_RTR);
+	T_CHECK(same_mod(&f->mods[3], &fake_qp_attr[2]) &&
+		f->mods[3].attr.qp_state == IBV_QPS_RTS);
+	T_CHECK(FAKE_CALLS(RCM_CMD_ESTABLISH) == 1);
+	rdma_ack_cm_event(ev);
+	/* rdma_init_qp_attr() asks the kernel, carried sets or not. */
+	{
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS };
+		int mask;
+
+		T_CHECK(rdma_init_qp_attr(id, &a, &mask) == 0);
+		T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 1);
+	}
+	rdma_destroy_qp(id);
+	T_CHECK(rdma_destroy_id(id) == 0);
+
+	/* An option after ROUTE_RESOLVED: the kernel is asked. */
+	id = routed_id(false, &h);
+	if (!id)
+		return;
+	T_CHECK(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+				&tmo, sizeof(tmo)) == 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_RC;
+	attr.cap.max_send_wr = attr.cap.max_recv_wr = 4;
+	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+	T_CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+	T_CHECK(FAKE_CALLS(RCM_CMD_INIT_QP_ATTR) == 2);
+	T_CHECK(fake_last_init_qp_attr.qp_states == 1u << RCM_QPS_INIT);
+	close_channel(id);
+}
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -855,5 +922,6 @@ int main(int argc, char *argv[])
 	t_in_child("synchronous connect and disconnect", sync_mode);
 	t_in_child("ECE", ece);
 	t_in_child("ECE on the wire", ece_on_the_wire);
+	t_in_child("QP attributes carried by the events", carried_qp_attr);
 	return t_exit();
 }

@@ -69,6 +69,7 @@ enum fake_route fake_route_mode = FAKE_ROUTE_OK;
 int fake_route_status = -ETIMEDOUT;
 uint32_t fake_route_num_paths = 1;
 bool fake_send_info = true;
+bool fake_carry_qp_attr;
 struct rcm_path fake_route_path;
 enum fake_resolve fake_resolve_mode = FAKE_RESOLVE_OK;
 int fake_resolve_status = -ETIMEDOUT;
@@ -205,6 +206,29 @@ static void fill_info(const struct fake_id *id, struct rcm_id_info *info)
 	}
 }
 
+/* The sets of fake_qp_attr the module's event @ev carries, if asked to. */
+static void carry_qp_attr(struct rcm_event *ev)
+{
+	uint32_t s, states = 0;
+
+	if (!fake_carry_qp_attr)
+		return;
+	if (ev->event == RCM_EVENT_ADDR_RESOLVED ||
+	    ev->event == RCM_EVENT_ROUTE_RESOLVED)
+		states = 1u << RCM_QPS_INIT;
+	else if (ev->event == RCM_EVENT_CONNECT_REQUEST ||
+		 ev->event == RCM_EVENT_CONNECT_RESPONSE)
+		states = (1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) |
+			 (1u << RCM_QPS_RTS);
+	for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++) {
+		if (!(states & (1u << s)))
+			continue;
+		ev->qp_attr[s - 1] = fake_qp_attr[s - 1];
+		ev->qp_attr[s - 1].qp_state = s;
+	}
+	ev->qp_attr_valid = states;
+}
+
 static struct rcm_event *push_locked(struct fake_file *f, uint32_t handle,
 				     uint32_t event, int32_t status,
 				     const void *pdata, uint8_t len)
@@ -223,6 +247,7 @@ static struct rcm_event *push_locked(struct fake_file *f, uint32_t handle,
 	ev->private_data_len = len;
 	if (len)
 		memcpy(ev->private_data, pdata, len);
+	carry_qp_attr(ev);
 	pthread_cond_broadcast(&queued);
 	return ev;
 }
@@ -353,6 +378,7 @@ static uint32_t push_request(int fd, uint32_t listen_handle,
 	ev->private_data_len = area;
 	if (len)
 		memcpy(ev->private_data, pdata, len);
+	carry_qp_attr(ev);
 	pthread_cond_broadcast(&queued);
 out:
 	pthread_mutex_unlock(&lock);

@@ -127,6 +127,13 @@ extern bool fake_accept_establishes;	/* default false */
 extern bool fake_disconnect_event;	/* default true */
 /* What RCM_IOCTL_INIT_QP_ATTR reports for INIT, RTR and RTS. */
 extern struct rcm_qp_attr fake_qp_attr[3];
+/*
+ * Events carry those sets as the module does (default false: a module
+ * that carries none): ADDR_RESOLVED and ROUTE_RESOLVED INIT,
+ * CONNECT_REQUEST (fake_rcm_push_request()) and CONNECT_RESPONSE INIT,
+ * RTR and RTS, each with qp_state S.
+ */
+extern bool fake_carry_qp_attr;
 
 /*
  * UD ids: RCM_IOCTL_CONNECT is a SIDR REQ, answered as fake_connect_mode

@@ -5,6 +5,7 @@
 #ifndef _UAPI_RDMA_RCM_USER_H
 #define _UAPI_RDMA_RCM_USER_H
 
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/ioctl.h>
 #include <linux/socket.h>
@@ -1152,6 +1153,28 @@ struct rcm_leave_mcast {
  * negative errno instead, the driver's, as the in-tree rdma_cm passes
  * it on: -ECONNREFUSED or -ECONNRESET (refused, or reset during the MPA
  * exchange; siw reports a consumer's reject as -ECONNRESET).
+ *
+ * QP attribute sets: records of RCM_EVENT_SIZE_QP_ATTR bytes or more
+ * carry, in @qp_attr, the attributes RCM_IOCTL_INIT_QP_ATTR would have
+ * returned for the event's id when the event was queued, so that the
+ * QP transitions that follow the event need no ioctl:
+ *
+ * ========================== =========================================
+ * RCM_EVENT_ADDR_RESOLVED    INIT (the id is attached to its device)
+ * RCM_EVENT_ROUTE_RESOLVED   INIT
+ * RCM_EVENT_CONNECT_REQUEST  INIT, RTR and RTS, of the request id (RC,
+ *                            UC and XRC requests over the IB CM)
+ * RCM_EVENT_CONNECT_RESPONSE INIT, RTR and RTS
+ * ========================== =========================================
+ *
+ * @qp_attr_valid says which sets are there; it is 0 in every other
+ * event, for an iWARP or SIDR request, for a state the ioctl would have
+ * refused, when the kernel had no memory for the sets, and when the
+ * file's record size was smaller than RCM_EVENT_SIZE_QP_ATTR at the
+ * time the event was queued. A set describes the id at that moment:
+ * what changes the id afterwards (an option, a connect, an accept, a
+ * later event of the id) makes it stale, and only
+ * RCM_IOCTL_INIT_QP_ATTR answers for the id as it is now.
  */
 
 /**
@@ -1319,28 +1342,49 @@ struct rcm_ud_param {
  * @reserved5: 0
  * @private_data_more: bytes RCM_EVENT_PRIVATE_DATA_MAX and on of the
  *                     private data, zero padded
+ * @base: the members above, the record of RCM_EVENT_SIZE_PDATA bytes
+ * @qp_attr_valid: the QP attribute sets the event carries, a mask of
+ *                 (1 << enum rcm_qp_state) bits: @qp_attr[S - 1] holds
+ *                 state S's when bit S is set, else zeros. Past the
+ *                 record of RCM_EVENT_SIZE_PDATA bytes, so only in
+ *                 records of RCM_EVENT_SIZE_QP_ATTR bytes or more; see
+ *                 "rcm events" for which events carry which sets
+ * @reserved6: 0
+ * @qp_attr: the attributes RCM_IOCTL_INIT_QP_ATTR returned for the id,
+ *           for each state in @qp_attr_valid, at the moment the event
+ *           was queued (its @out_attr, the same way)
+ * @reserved7: 0 (tail padding)
+ * @qp: the members from @qp_attr_valid on
  */
 struct rcm_event {
-	__aligned_u64 context;
-	__u32 id;
-	__u32 event;
-	__s32 status;
-	__u32 listen_id;
-	union {
-		struct rcm_conn_param conn;
-		struct rcm_ud_param ud;
-	};
-	__u8 private_data_len;
-	__u8 reserved[7];
-	__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
-	__u32 reserved2;
-	__u32 ece_vendor_id;
-	__u32 ece_attr_mod;
-	__u32 reserved3;
-	__u32 reserved4;
-	__u8 private_data_total;
-	__u8 reserved5[3];
-	__u8 private_data_more[RCM_EVENT_PRIVATE_DATA_MORE];
+	__struct_group(rcm_event_base, base, /* no attributes */,
+		__aligned_u64 context;
+		__u32 id;
+		__u32 event;
+		__s32 status;
+		__u32 listen_id;
+		union {
+			struct rcm_conn_param conn;
+			struct rcm_ud_param ud;
+		};
+		__u8 private_data_len;
+		__u8 reserved[7];
+		__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
+		__u32 reserved2;
+		__u32 ece_vendor_id;
+		__u32 ece_attr_mod;
+		__u32 reserved3;
+		__u32 reserved4;
+		__u8 private_data_total;
+		__u8 reserved5[3];
+		__u8 private_data_more[RCM_EVENT_PRIVATE_DATA_MORE];
+	);
+	__struct_group(rcm_event_qp_attrs, qp, /* no attributes */,
+		__u32 qp_attr_valid;
+		__u32 reserved6;
+		struct rcm_qp_attr qp_attr[3];
+		__u32 reserved7;
+	);
 };
 
 /*
@@ -1352,7 +1396,9 @@ struct rcm_event {
 #define RCM_EVENT_SIZE_MIN 72
 /* The record that carries the peer's ECE. */
 #define RCM_EVENT_SIZE_ECE 288
-/* The record that carries all of an iWARP peer's private data (whole struct rcm_event). */
+/* The record that carries all of an iWARP peer's private data. */
 #define RCM_EVENT_SIZE_PDATA 352
+/* The record that carries QP attribute sets (whole struct rcm_event). */
+#define RCM_EVENT_SIZE_QP_ATTR 592
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

@@ -14,6 +14,8 @@
 #   bench-accept STACK COUNT CLIENTS ROUND US_PER_CONN SLAB_BYTES_PER_CONN
 #   bench-syscalls STACK SIDE COUNT CALLS
 #   bench-syscall STACK SIDE NAME CALLS
+#   bench-cmcalls STACK SIDE COUNT CALLS DEVICE
+#   bench-cmcall STACK SIDE NAME CALLS
 #   bench-ids STACK COUNT BYTES_PER_ID
 ip=$RCM_ADDR_RXE
 rounds=${1:-10}
@@ -119,6 +121,35 @@ for stack in intree rcm; do
 		awk '$1 ~ /^[0-9.]+$/ && $NF != "total" { print $NF, $4 }' \
 			/tmp/strace.$side | while read -r name calls; do
 			echo "bench-syscall $stack $side $name $calls"
+		done
+	done
+done
+
+# The connection manager's own system calls: those on its character
+# device (strace -y names a descriptor's file, in a poll's too), again
+# 100 connections. A call strace splits across threads counts once,
+# on its first line (the resumed line names no descriptor).
+for stack in intree rcm; do
+	dev=/dev/infiniband/rcm
+	[ "$stack" = intree ] && dev=/dev/infiniband/rdma_cm
+	trace="strace -f -y -e trace=read,write,ioctl,poll,ppoll,epoll_wait,epoll_pwait,select,pselect6"
+	port=$((port + 1))
+	(serve "$stack" $trace -o /tmp/cmdev.srv cmtime -b "$ip" \
+		-p $port -c 100 >/dev/null 2>&1) &
+	spid=$!
+	sleep 2
+	(serve "$stack" $trace -o /tmp/cmdev.cli timeout 600 \
+		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
+	pkill -x cmtime 2>/dev/null || killall cmtime 2>/dev/null
+	wait $spid 2>/dev/null
+	for side in cli srv; do
+		grep -F "<$dev>" /tmp/cmdev.$side | grep -v 'resumed>' \
+			>/tmp/cmdev.$side.calls
+		echo "bench-cmcalls $stack $side 100 $(wc -l </tmp/cmdev.$side.calls) $dev"
+		sed -n 's/^[0-9]*  *//; s/^\([a-z_0-9]*\)(.*/\1/p' \
+			/tmp/cmdev.$side.calls | sort | uniq -c |
+			while read -r calls name; do
+			echo "bench-cmcall $stack $side $name $calls"
 		done
 	done
 done

@@ -17,6 +17,8 @@ from collections import defaultdict
 steps = defaultdict(list)      # (stack, count, step) -> [us]
 order = []
 syscalls = {}                  # (stack, side) -> (count, calls)
+cmcalls = {}                   # (stack, side) -> (count, calls, device)
+cmcall = defaultdict(list)     # (stack, side) -> [(name, calls)]
 ids = {}                       # stack -> bytes per id
 accept = defaultdict(list)     # stack -> [(round, us, slab bytes)]
 errors = []
@@ -33,6 +35,10 @@ for line in open(sys.argv[1], errors='replace'):
             order.append(f[4])
     elif f[0] == 'bench-syscalls' and len(f) == 5:
         syscalls[(f[1], f[2])] = (int(f[3]), f[4])
+    elif f[0] == 'bench-cmcalls' and len(f) == 6:
+        cmcalls[(f[1], f[2])] = (int(f[3]), f[4], f[5])
+    elif f[0] == 'bench-cmcall' and len(f) == 5:
+        cmcall[(f[1], f[2])].append((f[3], int(f[4])))
     elif f[0] == 'bench-accept' and len(f) == 7:
         accept[f[1]].append((int(f[4]), float(f[5]), int(f[6])))
         accept_shape = (f[2], f[3])
@@ -92,6 +98,25 @@ for side, name in (('cli', 'client'), ('srv', 'server')):
         continue
     pa, pb = int(a[1]) / a[0], int(b[1]) / b[0]
     print(f'{name:<8}{pa:>10.1f}{pb:>10.1f}{pb / pa:>13.2f}')
+
+print('\nconnection manager system calls per connection (strace -f -y, 100'
+      ' connections, calls on the CM device:\n/dev/infiniband/rdma_cm'
+      ' in-tree, /dev/infiniband/rcm rcm; set-up included)')
+print(f'{"side":<8}{"in-tree":>10}{"rcm":>10}{"rcm/in-tree":>13}')
+for side, name in (('cli', 'client'), ('srv', 'server')):
+    a, b = cmcalls.get(('intree', side)), cmcalls.get(('rcm', side))
+    if not a or not b or not a[1].isdigit() or not b[1].isdigit():
+        print(f'{name:<8}{"?":>10}{"?":>10}')
+        continue
+    pa, pb = int(a[1]) / a[0], int(b[1]) / b[0]
+    ratio = f'{pb / pa:.2f}' if pa else '-'
+    print(f'{name:<8}{pa:>10.2f}{pb:>10.2f}{ratio:>13}')
+for stack in ('intree', 'rcm'):
+    for side, name in (('cli', 'client'), ('srv', 'server')):
+        n = cmcalls.get((stack, side), (100,))[0]
+        if cmcall.get((stack, side)) and n:
+            print(f'  {stack} {name}: ' + ', '.join(
+                f'{c} {k / n:.2f}' for c, k in cmcall[(stack, side)]))
 
 print('\nkernel slab memory per idle id (created and bound; 10000 ids)')
 for stack in ('intree', 'rcm'):

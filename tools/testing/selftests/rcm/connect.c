@@ -11,10 +11,14 @@
  * On both transports (FIXTURE_VARIANT transport: rxe, and siw with a
  * real QP), a port nobody listens on is refused at once and leaves a
  * used id, and a reject carries its private data (iwarp.c has the
- * iWARP-only cases).
+ * iWARP-only cases). The QP attribute sets the events before each QP
+ * transition carry are those RCM_IOCTL_INIT_QP_ATTR gives at that
+ * moment, and readers of older record sizes get the older records.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -521,6 +525,249 @@ TEST(intree_listener_rejects_rcm_client)
 	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("in-tree server failed");
 	close(c);
+}
+
+/*
+ * The attribute sets an event carries: @ev's for the states in @states
+ * (and no other), each equal to what RCM_IOCTL_INIT_QP_ATTR returns for
+ * @id now. 0, or -1 after printing what differs.
+ */
+static int carried_sets_match(int fd, unsigned int id,
+			      const struct rcm_event *ev, unsigned int states)
+{
+	struct rcm_init_qp_attr a;
+	unsigned int s;
+
+	if (ev->qp_attr_valid != states) {
+		printf("# event %u carries %#x, want %#x\n", ev->event,
+		       ev->qp_attr_valid, states);
+		return -1;
+	}
+	if (rcm_qp_attrs(fd, id, states, &a)) {
+		printf("# INIT_QP_ATTR %#x: %s\n", states, strerror(errno));
+		return -1;
+	}
+	for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++) {
+		if (memcmp(&ev->qp_attr[s - 1], &a.out_attr[s - 1],
+			   sizeof(a.out_attr[0]))) {
+			printf("# event %u state %u: mask %#x psn %#x/%#x, ",
+			       ev->event, s, ev->qp_attr[s - 1].qp_attr_mask,
+			       ev->qp_attr[s - 1].rq_psn,
+			       ev->qp_attr[s - 1].sq_psn);
+			printf("ioctl mask %#x psn %#x/%#x\n",
+			       a.out_attr[s - 1].qp_attr_mask,
+			       a.out_attr[s - 1].rq_psn,
+			       a.out_attr[s - 1].sq_psn);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Issue 16: the events before each QP transition carry the attributes
+ * the transition needs, equal to what RCM_IOCTL_INIT_QP_ATTR returns at
+ * that moment - INIT in ADDR_RESOLVED and ROUTE_RESOLVED, INIT, RTR and
+ * RTS in CONNECT_REQUEST (of the request id) and CONNECT_RESPONSE - so
+ * that userspace readies its QP without asking.
+ */
+TEST(events_carry_the_qp_attributes)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .timeout_ms = 2000,
+	};
+	unsigned int lid, cid, rid;
+	struct rcm_event ev;
+	int s, c;
+
+	if (!ip)
+		SKIP(return, "no Soft-RoCE device");
+	ASSERT_EQ(RCM_EVENT_SIZE_QP_ATTR, sizeof(struct rcm_event))
+		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
+	/* rcm_open_dev() asks for sizeof(struct rcm_event). */
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20108, 0x11, 0);
+	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc1);
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("listen: %s", strerror(errno));
+	r.id = cid;
+	rcm_sockaddr(&r.dst, ip, 20108);
+	ASSERT_EQ(0, ioctl(c, RCM_IOCTL_RESOLVE_ADDR, &r))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ADDR_RESOLVED, &ev))
+		TH_LOG("no ADDR_RESOLVED");
+	ASSERT_EQ(0, carried_sets_match(c, cid, &ev, 1 << RCM_QPS_INIT))
+		TH_LOG("ADDR_RESOLVED's INIT");
+	ASSERT_EQ(0, rcm_route(c, cid, 0))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		TH_LOG("no ROUTE_RESOLVED");
+	ASSERT_EQ(0, carried_sets_match(c, cid, &ev, 1 << RCM_QPS_INIT))
+		TH_LOG("ROUTE_RESOLVED's INIT");
+	ASSERT_TRUE(ev.qp_attr[0].port_num == 1 &&
+		    (ev.qp_attr[0].qp_attr_mask & QP_ATTR_STATE))
+		TH_LOG("INIT port %u mask %#x", ev.qp_attr[0].port_num,
+		       ev.qp_attr[0].qp_attr_mask);
+
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, "ping"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	rid = ev.id;
+	ASSERT_EQ(0, carried_sets_match(s, rid, &ev, RCM_QP_STATES_ALL))
+		TH_LOG("CONNECT_REQUEST's sets");
+	ASSERT_TRUE(ev.qp_attr[1].dest_qp_num == 0x111 &&
+		    ev.qp_attr[1].ah_attr.is_global && ev.qp_attr[1].path_mtu &&
+		    ev.qp_attr[2].qp_state == RCM_QPS_RTS)
+		TH_LOG("passive RTR qpn %#x", ev.qp_attr[1].dest_qp_num);
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x222, 0xacce, "pong"))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
+	ASSERT_EQ(0, carried_sets_match(c, cid, &ev, RCM_QP_STATES_ALL))
+		TH_LOG("CONNECT_RESPONSE's sets");
+	ASSERT_EQ(0x222, ev.qp_attr[1].dest_qp_num)
+		TH_LOG("active RTR qpn %#x", ev.qp_attr[1].dest_qp_num);
+
+	/* Events that precede no QP transition carry nothing. */
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
+	ASSERT_EQ(0, ev.qp_attr_valid)
+		TH_LOG("ESTABLISHED carries %#x", ev.qp_attr_valid);
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("passive: no DISC");
+	ASSERT_EQ(0, ev.qp_attr_valid)
+		TH_LOG("DISCONNECTED carries %#x", ev.qp_attr_valid);
+	close(c);
+	close(s);
+}
+
+/*
+ * One record of @size bytes into a buffer of a whole struct rcm_event
+ * (plus one byte) filled with 0xa5: waits up to 10 s; 0 when read()
+ * returned @size bytes, of @type, and left the rest of the buffer alone.
+ */
+static int old_record(int fd, unsigned int size, unsigned int type,
+		      struct rcm_event *ev)
+{
+	unsigned char buf[sizeof(struct rcm_event) + 1];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	size_t i;
+
+	memset(buf, 0xa5, sizeof(buf));
+	if (poll(&p, 1, 10000) != 1)
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	if (n != (ssize_t)size) {
+		printf("# read %zd, want %u\n", n, size);
+		return -1;
+	}
+	for (i = size; i < sizeof(buf); i++)
+		if (buf[i] != 0xa5)
+			return -1;
+	memset(ev, 0, sizeof(*ev));
+	memcpy(ev, buf, size);
+	return ev->event == type ? 0 : -1;
+}
+
+/* RCM_IOCTL_QUERY setting the record size of a file opened here. */
+static int open_sized(unsigned int size)
+{
+	int fd = open(RCM_DEV, O_RDWR | O_CLOEXEC);
+	struct rcm_query q = { .size = sizeof(q), .event_size = size };
+
+	if (fd < 0 || ioctl(fd, RCM_IOCTL_QUERY, &q) ||
+	    q.out_event_size != size)
+		return -1;
+	return fd;
+}
+
+/*
+ * Readers of the records before the sets (RCM_EVENT_SIZE_PDATA bytes, a
+ * library of the previous release; RCM_EVENT_SIZE_ECE, the one before)
+ * get those records, no byte more, also of the events that carry sets
+ * for others. A file that asks for the whole record after an event was
+ * queued reads that event without sets (zeros), and the next ones with.
+ */
+TEST(older_record_sizes_get_no_qp_attributes)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_query q = {
+		.size = sizeof(q), .event_size = sizeof(struct rcm_event),
+	};
+	static const struct rcm_event_qp_attrs none;
+	unsigned int lid, cid, rid;
+	struct rcm_event ev;
+	int s, c;
+
+	if (!ip)
+		SKIP(return, "no Soft-RoCE device");
+	s = open_sized(RCM_EVENT_SIZE_PDATA);
+	c = open_sized(RCM_EVENT_SIZE_ECE);
+	ASSERT_TRUE(s >= 0 && c >= 0)
+		TH_LOG("open/query: %s", strerror(errno));
+	lid = rcm_listener(s, ip, 20109, 0x11, 0);
+	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc2);
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("listen: %s", strerror(errno));
+	{
+		struct rcm_resolve_addr r = {
+			.size = sizeof(r), .id = cid, .timeout_ms = 2000,
+		};
+
+		rcm_sockaddr(&r.dst, ip, 20109);
+		ASSERT_EQ(0, ioctl(c, RCM_IOCTL_RESOLVE_ADDR, &r))
+			TH_LOG("resolve: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, old_record(c, RCM_EVENT_SIZE_ECE,
+				RCM_EVENT_ADDR_RESOLVED, &ev))
+		TH_LOG("ADDR_RESOLVED record");
+	ASSERT_EQ(sizeof(struct rcm_id_info), ev.private_data_len)
+		TH_LOG("id info %u", ev.private_data_len);
+	/* Queued (at once) while the file reads 288-byte records... */
+	ASSERT_EQ(0, rcm_route(c, cid, 0))
+		TH_LOG("route: %s", strerror(errno));
+	/* ...and read as a whole one: no sets. */
+	ASSERT_EQ(0, ioctl(c, RCM_IOCTL_QUERY, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_EQ(sizeof(struct rcm_event), q.out_event_size)
+		TH_LOG("record %u", q.out_event_size);
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		TH_LOG("no ROUTE_RESOLVED");
+	ASSERT_EQ(0, memcmp(&ev.qp, &none, sizeof(none)))
+		TH_LOG("sets %#x in an event queued for 288 bytes",
+		       ev.qp_attr_valid);
+
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, "ping"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, old_record(s, RCM_EVENT_SIZE_PDATA,
+				RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("CONNECT_REQUEST record");
+	rid = ev.id;
+	ASSERT_TRUE(!strcmp((char *)ev.private_data, "ping") &&
+		    ev.conn.qp_num == 0x111 && ev.listen_id == lid)
+		TH_LOG("request '%.56s' qpn %#x", ev.private_data,
+		       ev.conn.qp_num);
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x222, 0xacce, "pong"))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
+	ASSERT_EQ(0, carried_sets_match(c, cid, &ev, RCM_QP_STATES_ALL))
+		TH_LOG("CONNECT_RESPONSE's sets");
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, old_record(s, RCM_EVENT_SIZE_PDATA,
+				RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("ESTABLISHED record");
+	close(c);
+	close(s);
 }
 
 RCM_TEST_MAIN

@@ -90,11 +90,21 @@ TEST(event_record_layout_is_fixed)
 	/*
 	 * Userspace and kernel agree on one record size for every arch:
 	 * the first release's 272 bytes, then the peer's ECE, then the
-	 * rest of an iWARP peer's private data.
+	 * rest of an iWARP peer's private data, then the QP attribute sets.
 	 */
-	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_PDATA &&
-		    RCM_EVENT_SIZE_PDATA == 352)
+	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_QP_ATTR &&
+		    RCM_EVENT_SIZE_QP_ATTR == 592)
 		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
+	ASSERT_TRUE(offsetof(struct rcm_event, qp_attr_valid) ==
+		    RCM_EVENT_SIZE_PDATA && RCM_EVENT_SIZE_PDATA == 352 &&
+		    sizeof(struct rcm_event_base) == RCM_EVENT_SIZE_PDATA)
+		TH_LOG("qp_attr_valid at %zu",
+		       offsetof(struct rcm_event, qp_attr_valid));
+	ASSERT_TRUE(offsetof(struct rcm_event, qp_attr) == 360 &&
+		    sizeof(struct rcm_qp_attr) == 76)
+		TH_LOG("qp_attr at %zu, %zu each",
+		       offsetof(struct rcm_event, qp_attr),
+		       sizeof(struct rcm_qp_attr));
 	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, offsetof(struct rcm_event,
 						   ece_vendor_id))
 		TH_LOG("ECE at %zu", offsetof(struct rcm_event, ece_vendor_id));
