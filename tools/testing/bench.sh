@@ -19,6 +19,9 @@ vm=$top/tools/testing/vm
 out=$top/build/bench
 rounds=${RCM_BENCH_ROUNDS:-10}
 counts=${RCM_BENCH_COUNTS:-100,1000}
+# The attribution runs (guest-attrib.sh): perf-sampled and traced, so
+# fewer rounds than the timed ones.
+attr_rounds=${RCM_ATTR_ROUNDS:-4}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
@@ -33,16 +36,20 @@ for b in bench_ids bench_accept; do
 		"$top/tools/testing/bench/$b.c" -lrdmacm
 done
 install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
-echo "bench: ./guest-bench.sh $rounds $counts" >"$out/tests/list"
+install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
+{
+	echo "bench: ./guest-bench.sh $rounds $counts"
+	echo "attrib: ./guest-attrib.sh $attr_rounds $counts"
+} >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
 	--lib-dir "$top/userlib/src" \
-	--bin /usr/bin/cmtime --bin /usr/bin/strace
+	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf
 
 echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections"
 status=0
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
-	--tests bench --test-timeout 5400 --guest-timeout 6000 \
+	--tests bench,attrib --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
 {
 	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs"
