@@ -13,12 +13,13 @@
 #     bench-attr-run STACK COUNT ROUND HZ WALL_US BUSY_TICKS TOTAL_TICKS
 #     bench-attr STACK COUNT ROUND SIDE CLASS SAMPLES
 # - The handshake on the wire: one traced run per stack (ib_cm's ib_cma
-#   tracepoints, which fire for both stacks, and each stack's own), per
+#   tracepoints, which fire for both stacks, and each stack's own) per
+#   stack and round, per
 #   connection the time from the client's REQ to the server's REP (the
 #   client waits on the peer) and from the REP to the client's RTU (the
 #   server waits on the peer); medians in microseconds:
-#     bench-wire STACK COUNT WHAT MEDIAN_US CONNECTIONS
-#     bench-wire-events STACK COUNT EVENT COUNT
+#     bench-wire STACK COUNT ROUND WHAT MEDIAN_US CONNECTIONS
+#     bench-wire-events STACK COUNT ROUND EVENT COUNT
 ip=$RCM_ADDR_RXE
 rounds=${1:-4}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
@@ -68,16 +69,21 @@ ticks() {
 # counts as theirs even when the CM called it synchronously, and a lock
 # or an allocation inside the CM counts as the CM's. A chain in the core
 # kernel alone is the system call's own plumbing (entry, fd lookup,
-# copies, blocking) when it came from a system call - cmtime's
-# sched_yield() spinning is the program's - and otherwise shared kernel
-# work (interrupts, softirqs, timers, the scheduler, the net stack below
-# rxe) or the idle loop.
+# copies, blocking) when it came from read, write, ioctl or poll - the
+# CM's calls (verbs ioctls are verbs) - mappings (mmap and munmap of
+# the verbs rings, shared) or the process's start-up, threads and exit;
+# cmtime's sched_yield() loop, its way of waiting, is "spin". Kernel
+# work outside a system call is shared: the scheduler, interrupts and
+# softirqs and timers (under TCG a sample taken with interrupts off
+# lands where they go back on, so those leaves stand for the critical
+# sections before them), workqueues, the rest (the net stack below rxe
+# included), and the idle loop.
 classify='
 FNR == NR { modof[$3] = $4; next }	# /tmp/modsyms: ADDR TYPE SYM [MODULE]
-function flush(   side, cls, i, d, s, sys, verbs, mod) {
+function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc) {
 	if (n == 0)
 		return
-	verbs = 0; sys = 0; mod = ""
+	verbs = 0; sys = 0; mod = ""; call = ""; sc = ""
 	for (i = 1; i <= n; i++) {
 		d = dso[i]; s = sym[i]
 		# An interrupt entry: what it interrupted is not what the
@@ -90,6 +96,12 @@ function flush(   side, cls, i, d, s, sys, verbs, mod) {
 			sys = 1
 		if (s ~ /sched_yield/)
 			sys = 2
+		# Which system call or verbs method, for the top list.
+		if (s ~ /^__x64_sys_|^ib_uverbs_handler_|^ib_uverbs_[a-z_]+$/ ||
+		    d ~ /libibverbs|librdmacm|librxe/)
+			call = s
+		if (s ~ /^__x64_sys_/ && sc == "")
+			sc = s
 		if (mod == "" && d ~ /^\[(rcm|rdma_cm|rdma_ucm|iw_cm|ib_cm|ib_core|rdma_rxe)\]$/) {
 			mod = d
 			if (d == "[ib_core]" && s !~ /mad|agent|smi|_sa_|^sa_/)
@@ -100,7 +112,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod) {
 	if (verbs)
 		cls = "verbs"
 	else if (sys == 2)
-		cls = "prog"
+		cls = "spin"
 	else if (d ~ /librdmacm/)
 		cls = "lib"
 	else if (d ~ /libc\.so|ld-linux|\[vdso\]|libpthread/)
@@ -119,10 +131,20 @@ function flush(   side, cls, i, d, s, sys, verbs, mod) {
 		cls = "rxe"
 	else if (d == "[unknown]" || d !~ /^\[/)
 		cls = "user"
-	else if (sys == 1)
+	else if (sys == 1 && sc ~ /_(read|write|ioctl|p?poll|epoll_[a-z]*|p?select[0-9]*)$/)
 		cls = "sys"
+	else if (sys == 1 && sc ~ /_(mmap|munmap|brk|mprotect|madvise|mremap)$/)
+		cls = "mem"
+	else if (sys == 1)
+		cls = "proc"
 	else if (s ~ /idle|safe_halt|mwait|^cpu_startup_entry$|^do_idle$/)
 		cls = "idle"
+	else if (s ~ /^(finish_task_switch|__?schedule|load_balance|update_|pick_next|try_to_wake_up|ttwu|sched_|smpboot_thread_fn|newidle|__switch_to|enqueue_|dequeue_)/)
+		cls = "ksched"
+	else if (s ~ /softirq|tasklet|irq|interrupt|hrtimer|timer|rcu|exit_to_user_mode/)
+		cls = "kirq"
+	else if (s ~ /work/)
+		cls = "kwork"
 	else if (d == "[kernel.kallsyms]")
 		cls = "kernel"
 	else
@@ -144,7 +166,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod) {
 		side = "idle"
 	count[side " " cls]++
 	if (top)
-		leaf[cls " " s]++
+		leaf[cls " " s (call != "" && call != s ? "<" call : "")]++
 	n = 0
 }
 /^[^ \t]/ { flush(); comm = $1; next }
@@ -167,7 +189,7 @@ END {
 	# The leaf symbols that weigh most, once per count: what a class
 	# is made of.
 	for (k in leaf)
-		if (leaf[k] >= 10)
+		if (leaf[k] >= 5)
 			print "top", k, leaf[k]
 }'
 
@@ -212,9 +234,9 @@ perf_run() {
 	rm -f /tmp/perf.data
 }
 
-# STACK COUNT: one traced cmtime run; prints the bench-wire lines.
+# STACK COUNT ROUND: one traced cmtime run; prints the bench-wire lines.
 wire_run() {
-	stack=$1 count=$2
+	stack=$1 count=$2 round=$3
 	port=$((port + 1))
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
@@ -235,7 +257,7 @@ wire_run() {
 	sleep 1
 	(serve "$stack" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port \
 		-c "$count" >/tmp/acli.log 2>&1) ||
-		echo "bench-error wire $stack $count"
+		echo "bench-error wire $stack $count $round"
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
 	echo 0 >$tr/tracing_on
@@ -274,28 +296,29 @@ wire_run() {
 			if (c in drep)
 				print "dreq_drep", drep[c] - dreq[c]
 	}' >/tmp/wire
-	awk '$1 == "events" { print "bench-wire-events '"$stack $count"'", $2, $3 }' /tmp/wire
+	awk '$1 == "events" { print "bench-wire-events '"$stack $count $round"'", $2, $3 }' /tmp/wire
 	for what in req_rep rep_rtu dreq_drep; do
 		awk -v w=$what '$1 == w { print $2 }' /tmp/wire | sort -n >/tmp/wire.$what
 		n=$(wc -l </tmp/wire.$what)
 		[ "$n" -gt 0 ] || continue
 		med=$(sed -n "$(((n + 1) / 2))p" /tmp/wire.$what)
-		echo "bench-wire $stack $count $what $med $n"
+		echo "bench-wire $stack $count $round $what $med $n"
 	done
 }
 
 for count in $counts; do
 	r=1
 	while [ $r -le "$rounds" ]; do
+		# Alternate which stack goes first, as the timed rounds do.
 		if [ $((r % 2)) = 1 ]; then
-			perf_run intree "$count" $r
-			perf_run rcm "$count" $r
+			set -- intree rcm
 		else
-			perf_run rcm "$count" $r
-			perf_run intree "$count" $r
+			set -- rcm intree
 		fi
+		perf_run "$1" "$count" $r
+		perf_run "$2" "$count" $r
+		wire_run "$1" "$count" $r
+		wire_run "$2" "$count" $r
 		r=$((r + 1))
 	done
-	wire_run intree "$count"
-	wire_run rcm "$count"
 done
