@@ -8,9 +8,13 @@
 # at each of RCM_BENCH_COUNTS connections (default 100,1000); then one
 # listener accepting from 8 client processes at once, with the memory per
 # established connection (bench_accept, as many rounds), system calls per
-# connection and kernel memory per idle id. Prints the medians, the
-# rcm/in-tree ratios and the A/A spread; the raw lines stay in
-# build/bench/guest.log.
+# connection and kernel memory per idle id; then, in runs of their own
+# (guest-attrib.sh, RCM_ATTR_ROUNDS rounds, default 4), where one
+# connection's CPU time goes on each stack - its library, its system
+# calls, its module(s), against the floor both share (ib_cm, MAD, rxe,
+# verbs, the kernel) - from perf samples, and the handshake's gaps from
+# ib_cm's tracepoints. Prints the medians, the rcm/in-tree ratios and
+# the A/A spread; the raw lines stay in build/bench/guest.log.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 

@@ -78,7 +78,8 @@ def parse(path):
             us = (int(f[4]) + int(f[5])) * 1e6 / USER_HZ / int(f[2])
             cpu[(f[1], int(f[2]))].append((int(f[3]), us))
         elif f[0] == 'bench-wire' and len(f) == 7:
-            wire[(f[1], int(f[2]), f[4])].append((int(f[3]), float(f[5])))
+            wire[(f[1], int(f[2]), f[4])].append((int(f[3]),
+                                                  float(f[5]) / 1000))
         elif f[0] == 'bench-wire-events' and len(f) == 6:
             events[(f[1], int(f[2]))][f[4]] += int(f[5])
     return runs, samples, cpu, wire, events
@@ -149,7 +150,7 @@ def report(path):
         print(line('CPU guest-wide, timed runs (/proc/stat)', a, b, '<=0.7'))
     print('\nthe handshake on the wire (ib_cm\'s tracepoints, a traced run per'
           ' stack and round,\nall connections in flight at once): median'
-          ' microseconds per connection over the rounds')
+          ' milliseconds per connection over the rounds')
     print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}{"A/A":>6}')
     for count in counts:
         for what, label in (
