@@ -12,12 +12,12 @@
 #   classify below) and by the task it hit. Prints
 #     bench-attr-run STACK COUNT ROUND HZ WALL_US BUSY_TICKS TOTAL_TICKS
 #     bench-attr STACK COUNT ROUND SIDE CLASS SAMPLES
-# - The handshake on the wire: one traced run per stack (ib_cm's ib_cma
-#   tracepoints, which fire for both stacks, and each stack's own) per
-#   stack and round, per
-#   connection the time from the client's REQ to the server's REP (the
-#   client waits on the peer) and from the REP to the client's RTU (the
-#   server waits on the peer); medians in microseconds:
+# - The handshake on the wire: one traced run per stack and round
+#   (ib_cm's ib_cma tracepoints, which fire for both stacks; rcm's and
+#   rdma_cma's own are counted), per connection the time from the
+#   client's REQ to the server's REP (the client waits on the peer), from
+#   the REP to the client's RTU (the server waits on the peer) and from
+#   DREQ to DREP; medians in microseconds:
 #     bench-wire STACK COUNT ROUND WHAT MEDIAN_US CONNECTIONS
 #     bench-wire-events STACK COUNT ROUND EVENT COUNT
 ip=$RCM_ADDR_RXE
