@@ -78,6 +78,7 @@ ticks() {
 # lands where they go back on, so those leaves stand for the critical
 # sections before them), workqueues, the rest (the net stack below rxe
 # included), and the idle loop.
+# shellcheck disable=SC2016 # an awk program, not shell
 classify='
 FNR == NR { modof[$3] = $4; next }	# /tmp/modsyms: ADDR TYPE SYM [MODULE]
 function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc) {
@@ -151,7 +152,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc) {
 		cls = "kmod"
 	# A side is the task the sample hit when it ran for that task: in
 	# user space or in a system call. Interrupt and softirq work that
-	# merely hit a cmtime task is the kernel'"'"'s, as in kernel threads.
+	# merely hit a cmtime task is kernel work, as in kernel threads.
 	if (!sys && d ~ /^\[/ && d != "[vdso]" && d != "[unknown]")
 		side = "krn"
 	else if (comm == "srv_cmtime")
@@ -202,6 +203,7 @@ perf_run() {
 		>/tmp/asrv.log 2>&1) &
 	spid=$!
 	sleep 1
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(ticks)
 	b0=$1 t0=$2
 	s0=$(uptime_us)
@@ -216,6 +218,7 @@ perf_run() {
 		return 1
 	fi
 	s1=$(uptime_us)
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(ticks)
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
