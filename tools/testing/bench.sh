@@ -8,9 +8,13 @@
 # at each of RCM_BENCH_COUNTS connections (default 100,1000); then one
 # listener accepting from 8 client processes at once, with the memory per
 # established connection (bench_accept, as many rounds), system calls per
-# connection and kernel memory per idle id. Prints the medians, the
-# rcm/in-tree ratios and the A/A spread; the raw lines stay in
-# build/bench/guest.log.
+# connection and kernel memory per idle id; then, in runs of their own
+# (guest-attrib.sh, RCM_ATTR_ROUNDS rounds, default 4), where one
+# connection's CPU time goes on each stack - its library, its system
+# calls, its module(s), against the floor both share (ib_cm, MAD, rxe,
+# verbs, the kernel) - from perf samples, and the handshake's gaps from
+# ib_cm's tracepoints. Prints the medians, the rcm/in-tree ratios and
+# the A/A spread; the raw lines stay in build/bench/guest.log.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -19,6 +23,12 @@ vm=$top/tools/testing/vm
 out=$top/build/bench
 rounds=${RCM_BENCH_ROUNDS:-10}
 counts=${RCM_BENCH_COUNTS:-100,1000}
+# The attribution runs (guest-attrib.sh): perf-sampled and traced, so
+# fewer rounds than the timed ones; at the timed counts unless
+# RCM_ATTR_COUNTS says otherwise (10 000 connections take about ten
+# times as long as 1000 there too).
+attr_rounds=${RCM_ATTR_ROUNDS:-4}
+attr_counts=${RCM_ATTR_COUNTS:-$counts}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
@@ -33,16 +43,20 @@ for b in bench_ids bench_accept; do
 		"$top/tools/testing/bench/$b.c" -lrdmacm
 done
 install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
-echo "bench: ./guest-bench.sh $rounds $counts" >"$out/tests/list"
+install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
+{
+	echo "bench: ./guest-bench.sh $rounds $counts"
+	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts"
+} >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
 	--lib-dir "$top/userlib/src" \
-	--bin /usr/bin/cmtime --bin /usr/bin/strace
+	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf
 
 echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections"
 status=0
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
-	--tests bench --test-timeout 5400 --guest-timeout 6000 \
+	--tests bench,attrib --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
 {
 	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs"

@@ -17,6 +17,8 @@
 #   bench-cmcalls STACK SIDE COUNT CALLS DEVICE
 #   bench-cmcall STACK SIDE NAME CALLS
 #   bench-ids STACK COUNT BYTES_PER_ID
+#   bench-cpu STACK COUNT ROUND USER_TICKS SYSTEM_TICKS (guest-wide,
+#     /proc/stat, both sides, over the client's run)
 ip=$RCM_ADDR_RXE
 rounds=${1:-10}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
@@ -31,6 +33,12 @@ serve() {	# STACK PROGRAM ARGS...: exec, so $! is the program
 	exec "$@"
 }
 
+# User and system (with irq and softirq) ticks of /proc/stat's cpu line:
+# every task in the guest, so both sides and the kernel's work for them.
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2 + $3, $4 + $7 + $8 }' /proc/stat
+}
+
 # STACK COUNT ROUND [WRAPPER...]: one cmtime run, server and client on
 # STACK; prints the client's step table as bench-step lines.
 cmtime_run() {
@@ -42,12 +50,14 @@ cmtime_run() {
 	spid=$!
 	sleep 1
 	tries=0
+	cpu0=$(cpu_ticks)
 	until (serve "$stack" timeout 600 cmtime -s "$ip" -p $port \
 		-c "$count" >/tmp/cli.log 2>&1); do
 		tries=$((tries + 1))
 		[ $tries -ge 3 ] && break
 		sleep 1
 	done
+	cpu1=$(cpu_ticks)
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
 	if [ $tries -ge 3 ]; then
@@ -55,6 +65,8 @@ cmtime_run() {
 		tail -5 /tmp/cli.log /tmp/srv.log
 		return 1
 	fi
+	echo "bench-cpu $stack $count $round $(echo "$cpu0 $cpu1" |
+		awk '{ print $3 - $1, $4 - $2 }')"
 	sed -n 's/^\([a-z ]*[a-z]\) *: *[0-9.]* *[0-9.]* *[0-9.]* *\([0-9.]*\)$/\1:\2/p' \
 		/tmp/cli.log | while IFS=: read -r step us; do
 		echo "bench-step $stack $count $round $(echo "$step" | tr ' ' _) $us"

@@ -14,6 +14,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+import attrib
+
 steps = defaultdict(list)      # (stack, count, step) -> [us]
 order = []
 syscalls = {}                  # (stack, side) -> (count, calls)
@@ -121,6 +123,7 @@ for stack in ('intree', 'rcm'):
 print('\nkernel slab memory per idle id (created and bound; 10000 ids)')
 for stack in ('intree', 'rcm'):
     print(f'{stack:<8}{ids.get(stack, "?"):>10} bytes')
+attrib.report(sys.argv[1])
 if errors:
     print('\nruns that failed: ' + '; '.join(errors))
     sys.exit(1)

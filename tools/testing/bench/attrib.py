@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""attrib.py GUEST-LOG: where one connection's time goes (issue 16).
+
+From guest-attrib.sh's lines (perf-sampled and traced cmtime runs) and
+guest-bench.sh's bench-cpu lines (the timed runs): per connection count,
+the median over the rounds of each component's CPU microseconds per
+connection on each stack, what the stack adds (its library, its system
+calls, its kernel module(s)) against the floor both share (ib_cm, the
+MAD layer, rxe, the verbs calls, the rest of the kernel), the guest-wide
+CPU per connection of the timed runs, and the handshake's gaps on the
+wire from ib_cm's tracepoints. Ratios are rcm / in-tree; A/A is the
+in-tree median of the odd rounds over that of the even rounds.
+
+report.py calls report(); run alone, it prints the same tables.
+"""
+import statistics
+import sys
+from collections import defaultdict
+
+# Rows of the table: (key, label, classes). A sample's class comes from
+# guest-attrib.sh's classify; run() below puts the samples of the
+# measurement's own tasks (perf, the shell) in 'meas' whatever their
+# class.
+OWN = (
+    ('lib', 'library (librdmacm.so.1)', ('lib',)),
+    ('sys', 'its system calls: read/write/ioctl/poll', ('sys',)),
+    ('cm', 'CM module(s): rcm / rdma_cm+rdma_ucm', ('cm',)),
+)
+FLOOR = (
+    ('ibcm', 'ib_cm', ('ibcm',)),
+    ('mad', 'MAD layer (ib_core)', ('mad',)),
+    ('rxe', 'rxe (rdma_rxe)', ('rxe',)),
+    ('verbs', 'verbs: QP create/modify/destroy', ('verbs',)),
+    ('ibcore', 'ib_core, the rest', ('ibcore',)),
+    ('mem', 'mmap/munmap (verbs rings)', ('mem',)),
+    ('ksched', 'kernel: scheduler', ('ksched',)),
+    ('kirq', 'kernel: irq, softirq, timers, rcu', ('kirq',)),
+    ('kwork', 'kernel: workqueues', ('kwork',)),
+    ('kernel', 'kernel: the rest (net stack...)', ('kernel', 'kmod')),
+)
+REST = (
+    ('prog', 'cmtime and libc', ('prog', 'libc', 'user')),
+    ('proc', 'process start-up, threads, exit', ('proc',)),
+    ('spin', "cmtime waiting: sched_yield loop", ('spin',)),
+    ('meas', 'perf and the shell (measurement)', ()),
+)
+USER_HZ = 100      # /proc/stat's ticks (USER_HZ is 100 on x86)
+
+
+def parse(path):
+    runs = {}                       # (stack, count, round) -> (hz, wall)
+    samples = defaultdict(lambda: defaultdict(int))  # run -> key -> n
+    cpu = defaultdict(list)         # (stack, count) -> [(round, us/conn)]
+    wire = defaultdict(list)        # (stack, count, what) -> [(round, us)]
+    events = defaultdict(lambda: defaultdict(int))  # (stack, count) -> ev -> n
+    classes = {c: k for k, _, cs in OWN + FLOOR + REST for c in cs}
+    for line in open(path, errors='replace'):
+        if 'bench-' not in line:
+            continue
+        f = line[line.index('bench-'):].split()
+        if f[0] == 'bench-attr-run' and len(f) == 8:
+            runs[(f[1], int(f[2]), int(f[3]))] = (int(f[4]), int(f[5]))
+        elif f[0] == 'bench-attr' and len(f) == 7:
+            run = (f[1], int(f[2]), int(f[3]))
+            side, cls, n = f[4], f[5], int(f[6])
+            if cls == 'idle':
+                key = 'idle'
+            elif side in ('perf', 'other') and cls not in classes:
+                key = 'meas'
+            elif side in ('perf', 'other') and classes[cls] in \
+                    ('sys', 'prog', 'spin', 'proc', 'mem'):
+                key = 'meas'
+            else:
+                key = classes.get(cls, 'kernel')
+            samples[run][key] += n
+        elif f[0] == 'bench-cpu' and len(f) == 6:
+            us = (int(f[4]) + int(f[5])) * 1e6 / USER_HZ / int(f[2])
+            cpu[(f[1], int(f[2]))].append((int(f[3]), us))
+        elif f[0] == 'bench-wire' and len(f) == 7:
+            wire[(f[1], int(f[2]), f[4])].append((int(f[3]),
+                                                  float(f[5]) / 1000))
+        elif f[0] == 'bench-wire-events' and len(f) == 6:
+            events[(f[1], int(f[2]))][f[4]] += int(f[5])
+    return runs, samples, cpu, wire, events
+
+
+def aa(rounds):
+    """The A/A ratio of [(round, value)]: odd rounds' median / even's."""
+    odd = [v for r, v in rounds if r % 2]
+    even = [v for r, v in rounds if not r % 2]
+    if not odd or not even or not statistics.median(even):
+        return '-'
+    return f'{statistics.median(odd) / statistics.median(even):.2f}'
+
+
+def per_conn(runs, samples, stack, count, keys):
+    """[(round, CPU us per connection)] of the rows in keys."""
+    out = []
+    for (s, c, r), (hz, _) in sorted(runs.items()):
+        if s == stack and c == count:
+            n = sum(samples[(s, c, r)].get(k, 0) for k in keys)
+            out.append((r, n * 1e6 / hz / count))
+    return out
+
+
+def line(label, a, b, target=''):
+    """One row: in-tree and rcm medians, the ratio, A/A, a target."""
+    if not a or not b:
+        return f'{label:<44}{"?":>9}{"?":>9}'
+    ma = statistics.median(v for _, v in a)
+    mb = statistics.median(v for _, v in b)
+    ratio = f'{mb / ma:.2f}' if ma else '-'
+    return (f'{label:<44}{ma:>9.1f}{mb:>9.1f}{ratio:>8}{aa(a):>6}'
+            f'{target:>8}').rstrip()
+
+
+def report(path):
+    runs, samples, cpu, wire, events = parse(path)
+    if not runs:
+        return
+    counts = sorted({c for _, c, _ in runs})
+    hz = next(iter(runs.values()))[0]
+    print('\nwhere one connection\'s CPU time goes: perf cpu-clock -a -g at'
+          f' {hz} Hz over a cmtime run (both sides and the kernel),'
+          '\neach sample classed by its call chain; median CPU'
+          ' microseconds per connection over the rounds')
+    for count in counts:
+        nr = len([1 for s, c, _ in runs if s == 'rcm' and c == count])
+        print(f'\n{count} connections ({nr} rounds each)')
+        print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}{"A/A":>6}'
+              f'{"target":>8}')
+
+        def row(label, keys, target=''):
+            print(line(label, per_conn(runs, samples, 'intree', count, keys),
+                       per_conn(runs, samples, 'rcm', count, keys), target))
+        for key, label, _ in OWN:
+            row('  ' + label, (key,))
+        row("the CM's own (above the floor)", [k for k, _, _ in OWN],
+            '<=0.5')
+        for key, label, _ in FLOOR:
+            row('  ' + label, (key,))
+        row('the floor (shared)', [k for k, _, _ in FLOOR])
+        for key, label, _ in REST:
+            row(label, (key,))
+        busy = [k for k, _, _ in OWN + FLOOR + REST if k != 'meas']
+        row('busy, without the measurement', busy)
+        row('idle (either vCPU)', ('idle',))
+        a, b = cpu.get(('intree', count)), cpu.get(('rcm', count))
+        print(line('CPU guest-wide, timed runs (/proc/stat)', a, b, '<=0.7'))
+    print('\nthe handshake on the wire (ib_cm\'s tracepoints, a traced run per'
+          ' stack and round,\nall connections in flight at once): median'
+          ' milliseconds per connection over the rounds')
+    print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}{"A/A":>6}')
+    for count in counts:
+        for what, label in (
+                ('req_rep', 'REQ -> REP (client waits on the server)'),
+                ('rep_rtu', 'REP -> RTU (server waits on the client)'),
+                ('dreq_drep', 'DREQ -> DREP')):
+            print(line(f'{count:>5} {label}', wire.get(('intree', count, what)),
+                       wire.get(('rcm', count, what))))
+        # MADs beyond one REQ, REP, RTU, DREQ and DREP per connection:
+        # retries, duplicates, MRAs and rejects, which cost a timeout.
+        extra = []
+        for stack in ('intree', 'rcm'):
+            ev = events.get((stack, count), {})
+            more = {k[9:]: v for k, v in ev.items()
+                    if k.startswith('icm_send_') and k[9:] not in (
+                        'req', 'rep', 'rtu', 'dreq', 'drep')}
+            extra.append(f'{stack} {ev.get("icm_send_req", 0)} REQs'
+                         + ''.join(f', {v} {k}' for k, v in
+                                   sorted(more.items())))
+        print(f'      (sent over the rounds: ' + '; '.join(extra) + ')')
+
+if __name__ == '__main__':
+    report(sys.argv[1])
