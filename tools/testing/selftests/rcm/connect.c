@@ -844,7 +844,7 @@ TEST(connect_request_carries_the_request_id_info)
 		.size = sizeof(q), .event_size = sizeof(struct rcm_event),
 	};
 	static const struct rcm_event_id_info none;
-	unsigned int lid, cid, cid2, rid;
+	unsigned int lid, cid, cid2, cid3, rid;
 	struct rcm_event ev;
 	int s, c;
 
@@ -861,7 +861,8 @@ TEST(connect_request_carries_the_request_id_info)
 	lid = rcm_listener(s, ip, 20110, 0x11, 0);
 	cid = rcm_routed_id(c, ip, 20110, 0xc3);
 	cid2 = rcm_routed_id(c, ip, 20110, 0xc4);
-	ASSERT_TRUE(lid && cid && cid2)
+	cid3 = rcm_routed_id(c, ip, 20110, 0xc5);
+	ASSERT_TRUE(lid && cid && cid2 && cid3)
 		TH_LOG("set-up: %s", strerror(errno));
 
 	/* The record of the previous release: 592 bytes, sets, no more. */
@@ -911,8 +912,8 @@ TEST(connect_request_carries_the_request_id_info)
 		TH_LOG("not rejected");
 
 	/* Queued for whole records: the view, as QUERY_ID gives it. */
-	ASSERT_EQ(0, rcm_connect(c, cid, 0x444, "ping"))
-		TH_LOG("reconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid3, 0x444, "ping"))
+		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	ASSERT_EQ(0, carried_info_matches(s, &ev))
