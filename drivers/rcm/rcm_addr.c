@@ -449,6 +449,34 @@ void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev)
 	ev->ev.private_data_len = sizeof(*info);
 }
 
+/**
+ * rcm_id_info_request() - a CONNECT_REQUEST carries its request id's view
+ * @id: the request id; the caller holds its lock
+ * @ev: its CONNECT_REQUEST, not queued yet
+ *
+ * What RCM_IOCTL_QUERY_ID would return for @id now (rcm_id_info_fill(),
+ * the ioctl's own code), so that userspace learns the new id without
+ * asking. Nothing is carried when the id's file reads records too small
+ * to hold it, or without memory: both are only the loss of a shortcut,
+ * since the ioctl still answers.
+ */
+void rcm_id_info_request(struct rcm_id *id, struct rcm_uevent *ev)
+{
+	struct rcm_event_id_info *info;
+
+	lockdep_assert_held(&id->lock);
+	if (READ_ONCE(id->file->event_size) <=
+	    offsetof(struct rcm_event, info))
+		return;
+	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+	if (!info)
+		return;
+	rcm_id_info_fill(id, &info->id_info);
+	info->id_info_len = sizeof(info->id_info);
+	kfree(ev->info);
+	ev->info = info;
+}
+
 int rcm_cmd_query_id(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;

@@ -19,13 +19,14 @@
 #include "rcm_trace.h"
 
 /*
- * Event records come from their own cache: at 392 bytes a kmalloc would
+ * Event records come from their own cache: at 408 bytes a kmalloc would
  * round each up to 512, and every id attached to a device holds one (its
  * DEVICE_REMOVAL record) for its whole life. read() copies @ev, whole or
  * its first bytes, to userspace: the cache whitelists it for hardened
  * usercopy, which checks every copy whose size is not a constant. The
- * QP attribute sets of the few events that carry them are a kmalloc of
- * their own (struct rcm_uevent), held only until the event is read.
+ * QP attribute sets of the few events that carry them, and the request
+ * id's view a CONNECT_REQUEST carries, are kmallocs of their own (struct
+ * rcm_uevent), held only until the event is read.
  */
 static struct kmem_cache *rcm_uevent_cache;
 
@@ -87,6 +88,7 @@ void rcm_event_free(struct rcm_uevent *uevent)
 	if (!uevent)
 		return;
 	kfree(uevent->qp);
+	kfree(uevent->info);
 	kmem_cache_free(rcm_uevent_cache, uevent);
 }
 
@@ -469,7 +471,8 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 		     RCM_EVENT_SIZE_ECE);
 	BUILD_BUG_ON(sizeof(struct rcm_event_base) != RCM_EVENT_SIZE_PDATA);
 	BUILD_BUG_ON(offsetof(struct rcm_event, qp) != RCM_EVENT_SIZE_PDATA);
-	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_QP_ATTR);
+	BUILD_BUG_ON(offsetof(struct rcm_event, info) != RCM_EVENT_SIZE_QP_ATTR);
+	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_ID_INFO);
 	BUILD_BUG_ON(RCM_EVENT_PRIVATE_DATA_MAX + RCM_EVENT_PRIVATE_DATA_MORE <=
 		     RCM_IWARP_PRIVATE_DATA_MAX);
 
@@ -482,22 +485,41 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 }
 
 /*
+ * Copy the bytes of one part of a record that fall in its first @rec:
+ * the part's @len bytes at @off from @src, or zeros when @src is NULL.
+ */
+static int rcm_event_copy_part(char __user *buf, size_t rec, size_t off,
+			       const void *src, size_t len)
+{
+	if (rec <= off)
+		return 0;
+	len = min(len, rec - off);
+	if (src)
+		return copy_to_user(buf + off, src, len) ? -EFAULT : 0;
+	return clear_user(buf + off, len) ? -EFAULT : 0;
+}
+
+/*
  * Copy one record of @rec bytes: the event's first bytes, then those of
- * its QP attribute sets (zeros when it carries none).
+ * its QP attribute sets and of its request id's view (zeros for what it
+ * does not carry).
  */
 static int rcm_event_copy(char __user *buf, const struct rcm_uevent *uevent,
 			  size_t rec)
 {
-	size_t head = min(rec, sizeof(uevent->ev));
+	int ret;
 
-	if (copy_to_user(buf, &uevent->ev, head))
-		return -EFAULT;
-	if (rec == head)
-		return 0;
-	if (uevent->qp)
-		return copy_to_user(buf + head, uevent->qp, rec - head) ?
-		       -EFAULT : 0;
-	return clear_user(buf + head, rec - head) ? -EFAULT : 0;
+	ret = rcm_event_copy_part(buf, rec, 0, &uevent->ev,
+				  sizeof(uevent->ev));
+	if (!ret)
+		ret = rcm_event_copy_part(buf, rec,
+					  offsetof(struct rcm_event, qp),
+					  uevent->qp, sizeof(*uevent->qp));
+	if (!ret)
+		ret = rcm_event_copy_part(buf, rec,
+					  offsetof(struct rcm_event, info),
+					  uevent->info, sizeof(*uevent->info));
+	return ret;
 }
 
 /*

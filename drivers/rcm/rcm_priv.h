@@ -445,6 +445,9 @@ struct rcm_mcast {
  *      that carry them (rcm_qp_event_attrs()), freed with the event; or
  *      NULL, read as zeros. Apart, so that the records every attached id
  *      holds (its DEVICE_REMOVAL) stay small.
+ * @info: the record's part after @qp, the request id's view a
+ *        CONNECT_REQUEST carries (rcm_id_info_request()), freed with the
+ *        event; or NULL, read as zeros. Apart for the same reason.
  */
 struct rcm_uevent {
 	struct list_head list;
@@ -453,6 +456,7 @@ struct rcm_uevent {
 	struct rcm_id *listener;
 	struct rcm_event_base ev;
 	struct rcm_event_qp_attrs *qp;
+	struct rcm_event_id_info *info;
 };
 
 /* rcm_id.c */
@@ -508,6 +512,7 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg);
 int rcm_cmd_resolve_addr(struct file *filp, void *arg);
 int rcm_cmd_query_id(struct file *filp, void *arg);
 void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev);
+void rcm_id_info_request(struct rcm_id *id, struct rcm_uevent *ev);
 
 /* rcm_route.c */
 int rcm_cmd_resolve_route(struct file *filp, void *arg);

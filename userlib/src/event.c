@@ -131,6 +131,24 @@ static int rcm_event_refresh(struct rcm_id_private *id, const struct rcm_event *
 }
 
 /*
+ * A CONNECT_REQUEST carries its request id's view (struct rcm_id_info)
+ * in records of RCM_EVENT_SIZE_ID_INFO bytes: the part this library
+ * knows of it, the rest zero. A kernel or record without it (an older
+ * module, a smaller record, no memory for it there) is queried instead.
+ */
+static int rcm_request_refresh(struct rcm_id_private *req,
+			       const struct rcm_event *rec)
+{
+	struct rcm_id_info info = { 0 };
+	size_t len = rec->id_info_len;
+
+	if (len < RCM_ID_INFO_MIN)
+		return rcm_id_refresh(req, true);
+	memcpy(&info, &rec->id_info, len < sizeof(info) ? len : sizeof(info));
+	return rcm_id_apply(req, &info, true);
+}
+
+/*
  * Read the channel's next record and claim it (rcm_record_claim()),
  * until one is to be handed out. One record per read(): the others stay
  * in the kernel, so the fd stays readable while events are pending, as
@@ -276,7 +294,8 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
  * A CONNECT_REQUEST comes with a new id for the request (see
  * rcm_request_new()) in event->id, and the listener
  * in event->listen_id; the request id gets its addresses, device, port
- * and path from the kernel first, and the event param.conn the peer's
+ * and path from the kernel first (those the event carries, else a
+ * query), and the event param.conn the peer's
  * parameters and the request's private data. A request that cannot be
  * queried, or whose listener is being destroyed, is rejected by
  * destroying its id, and skipped. Later events of the request id (such
@@ -336,7 +355,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 
 		if (q.req) {
 			/* librdmacm skips a request it cannot query. */
-			drop = rcm_id_refresh(q.req, true) != 0 ||
+			drop = rcm_request_refresh(q.req, &q.rec) != 0 ||
 			       (q.req_private && rcm_request_private(q.req));
 			q.req->req_responder_resources =
 				q.rec.conn.responder_resources;

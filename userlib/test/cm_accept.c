@@ -757,6 +757,77 @@ static void accept_carried_qp_attr(void)
 	rdma_destroy_event_channel(ch);
 }
 
+/* What the library made of a request id's view. */
+struct req_view {
+	struct sockaddr_storage src, dst;
+	struct ibv_context *verbs;
+	uint8_t port_num;
+	union ibv_gid sgid, dgid;
+	int num_paths;
+};
+
+static void req_view(struct rdma_cm_id *id, struct req_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->src = id->route.addr.src_storage;
+	v->dst = id->route.addr.dst_storage;
+	v->verbs = id->verbs;
+	v->port_num = id->port_num;
+	v->sgid = id->route.addr.addr.ibaddr.sgid;
+	v->dgid = id->route.addr.addr.ibaddr.dgid;
+	v->num_paths = id->route.num_paths;
+}
+
+/*
+ * A module whose CONNECT_REQUEST carries the request id's view: the
+ * request id gets the same addresses, device, port and GIDs as from
+ * RCM_IOCTL_QUERY_ID, and the kernel is asked nothing; a module that
+ * carries none is asked once a request.
+ */
+static void request_carried_id_info(void)
+{
+	struct rdma_cm_event *ev;
+	struct req_view asked, carried;
+	struct rdma_cm_id *l;
+	uint32_t hl, hr;
+	int n;
+
+	setup();
+	fake_attach_index = 0;
+	ch = rdma_create_event_channel();
+	if (!ch)
+		return;
+	set_nonblock(ch->fd);
+	l = listener(ch, &hl);
+	if (!l)
+		return;
+	n = FAKE_CALLS(RCM_CMD_QUERY_ID);
+	ev = request(hl, &hr, false);
+	if (!ev)
+		return;
+	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == n + 1);
+	T_CHECK(fake_last_query_id.id == hr);
+	req_view(ev->id, &asked);
+	T_CHECK(asked.verbs && asked.port_num == 1 &&
+		asked.dst.ss_family == AF_INET &&
+		asked.src.ss_family == AF_INET);
+	drop(ev);
+
+	fake_carry_id_info = true;
+	n = FAKE_CALLS(RCM_CMD_QUERY_ID);
+	ev = request(hl, &hr, false);
+	if (!ev)
+		return;
+	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == n);
+	req_view(ev->id, &carried);
+	T_CHECK(memcmp(&asked, &carried, sizeof(asked)) == 0);
+	T_CHECK(ev->param.conn.private_data_len == 56 &&
+		memcmp(ev->param.conn.private_data, "req", 4) == 0);
+	drop(ev);
+	T_CHECK(rdma_destroy_id(l) == 0);
+	rdma_destroy_event_channel(ch);
+}
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -773,5 +844,6 @@ int main(int argc, char *argv[])
 	t_in_child("synchronous disconnect", sync_disconnect);
 	t_in_child("synchronous calls in two threads", sync_threads);
 	t_in_child("accept with carried QP attributes", accept_carried_qp_attr);
+	t_in_child("request with the carried id info", request_carried_id_info);
 	return t_exit();
 }

@@ -70,6 +70,7 @@ int fake_route_status = -ETIMEDOUT;
 uint32_t fake_route_num_paths = 1;
 bool fake_send_info = true;
 bool fake_carry_qp_attr;
+bool fake_carry_id_info;
 struct rcm_path fake_route_path;
 enum fake_resolve fake_resolve_mode = FAKE_RESOLVE_OK;
 int fake_resolve_status = -ETIMEDOUT;
@@ -379,6 +380,10 @@ static uint32_t push_request(int fd, uint32_t listen_handle,
 	if (len)
 		memcpy(ev->private_data, pdata, len);
 	carry_qp_attr(ev);
+	if (fake_carry_id_info) {
+		fill_info(r, &ev->id_info);
+		ev->id_info_len = sizeof(ev->id_info);
+	}
 	pthread_cond_broadcast(&queued);
 out:
 	pthread_mutex_unlock(&lock);

@@ -134,6 +134,13 @@ extern struct rcm_qp_attr fake_qp_attr[3];
  * RTR and RTS, each with qp_state S.
  */
 extern bool fake_carry_qp_attr;
+/*
+ * CONNECT_REQUEST (fake_rcm_push_request() and
+ * fake_rcm_push_ud_request()) carries the request id's view, what
+ * RCM_IOCTL_QUERY_ID reports for it, as the module does (default false:
+ * a module that carries none).
+ */
+extern bool fake_carry_id_info;
 
 /*
  * UD ids: RCM_IOCTL_CONNECT is a SIDR REQ, answered as fake_connect_mode

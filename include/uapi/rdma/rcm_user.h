@@ -1175,6 +1175,18 @@ struct rcm_leave_mcast {
  * what changes the id afterwards (an option, a connect, an accept, a
  * later event of the id) makes it stale, and only
  * RCM_IOCTL_INIT_QP_ATTR answers for the id as it is now.
+ *
+ * The request id's view: records of RCM_EVENT_SIZE_ID_INFO bytes or
+ * more of RCM_EVENT_CONNECT_REQUEST (IB CM, SIDR and iWARP requests)
+ * carry, in @id_info, what RCM_IOCTL_QUERY_ID would have returned for
+ * the request id when the event was queued (its addresses, device,
+ * port, source GID and path, in the form struct rcm_id_info has), so
+ * that userspace learns the new id without a query. @id_info_len is
+ * then sizeof(struct rcm_id_info); it is 0 in every other event, when
+ * the kernel had no memory for it, and when the file's record size was
+ * smaller than RCM_EVENT_SIZE_ID_INFO at the time the event was queued.
+ * Like a QP attribute set it describes the id at that moment; only
+ * RCM_IOCTL_QUERY_ID answers for the id as it is now.
  */
 
 /**
@@ -1354,7 +1366,16 @@ struct rcm_ud_param {
  *           for each state in @qp_attr_valid, at the moment the event
  *           was queued (its @out_attr, the same way)
  * @reserved7: 0 (tail padding)
- * @qp: the members from @qp_attr_valid on
+ * @qp: the members from @qp_attr_valid to @reserved7
+ * @id_info_len: sizeof(struct rcm_id_info) when @id_info is carried,
+ *               else 0. Past the record of RCM_EVENT_SIZE_QP_ATTR bytes,
+ *               so only in records of RCM_EVENT_SIZE_ID_INFO bytes or
+ *               more; see "rcm events" for which events carry it
+ * @reserved8: 0
+ * @id_info: for RCM_EVENT_CONNECT_REQUEST, what RCM_IOCTL_QUERY_ID
+ *           returned for the request id at the moment the event was
+ *           queued, when @id_info_len says so; else zeros
+ * @info: the members from @id_info_len on
  */
 struct rcm_event {
 	__struct_group(rcm_event_base, base, /* no attributes */,
@@ -1385,6 +1406,11 @@ struct rcm_event {
 		struct rcm_qp_attr qp_attr[3];
 		__u32 reserved7;
 	);
+	__struct_group(rcm_event_id_info, info, /* no attributes */,
+		__u32 id_info_len;
+		__u32 reserved8;
+		struct rcm_id_info id_info;
+	);
 };
 
 /*
@@ -1398,7 +1424,9 @@ struct rcm_event {
 #define RCM_EVENT_SIZE_ECE 288
 /* The record that carries all of an iWARP peer's private data. */
 #define RCM_EVENT_SIZE_PDATA 352
-/* The record that carries QP attribute sets (whole struct rcm_event). */
+/* The record that carries QP attribute sets. */
 #define RCM_EVENT_SIZE_QP_ATTR 592
+/* The record that carries a request id's view (whole struct rcm_event). */
+#define RCM_EVENT_SIZE_ID_INFO 752
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

@@ -583,7 +583,7 @@ TEST(events_carry_the_qp_attributes)
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
-	ASSERT_EQ(RCM_EVENT_SIZE_QP_ATTR, sizeof(struct rcm_event))
+	ASSERT_LE(RCM_EVENT_SIZE_QP_ATTR, sizeof(struct rcm_event))
 		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
 	/* rcm_open_dev() asks for sizeof(struct rcm_event). */
 	s = rcm_open_dev();
@@ -766,6 +766,170 @@ TEST(older_record_sizes_get_no_qp_attributes)
 	ASSERT_EQ(0, old_record(s, RCM_EVENT_SIZE_PDATA,
 				RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("ESTABLISHED record");
+	close(c);
+	close(s);
+}
+
+/*
+ * What RCM_IOCTL_QUERY_ID returns for @id now, in the form struct
+ * rcm_id_info has (the addresses' sockaddr_in or sockaddr_in6 bytes). 0,
+ * or -1 with errno.
+ */
+static int query_as_info(int fd, unsigned int id, struct rcm_id_info *info)
+{
+	struct rcm_query_id q = { .size = sizeof(q), .id = id };
+
+	if (ioctl(fd, RCM_IOCTL_QUERY_ID, &q))
+		return -1;
+	memset(info, 0, sizeof(*info));
+	info->port_num = q.out_port_num;
+	info->num_paths = q.out_num_paths;
+	info->node_guid = q.out_node_guid;
+	memcpy(info->sgid, q.out_sgid, sizeof(info->sgid));
+	if (q.out_src.ss_family)
+		memcpy(info->src, &q.out_src,
+		       q.out_src.ss_family == AF_INET6 ?
+		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	if (q.out_dst.ss_family)
+		memcpy(info->dst, &q.out_dst,
+		       q.out_dst.ss_family == AF_INET6 ?
+		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	info->path = q.out_path;
+	info->flags = q.out_flags;
+	info->ibdev_index = q.out_ibdev_index;
+	return 0;
+}
+
+/*
+ * The request id's view @ev carries equals what RCM_IOCTL_QUERY_ID
+ * returns for it now. 0, or -1 after printing what differs.
+ */
+static int carried_info_matches(int fd, const struct rcm_event *ev)
+{
+	struct rcm_id_info q;
+
+	if (ev->id_info_len != sizeof(struct rcm_id_info)) {
+		printf("# event %u id_info_len %u\n", ev->event,
+		       ev->id_info_len);
+		return -1;
+	}
+	if (query_as_info(fd, ev->id, &q)) {
+		printf("# QUERY_ID: %s\n", strerror(errno));
+		return -1;
+	}
+	if (memcmp(&q, &ev->id_info, sizeof(q))) {
+		printf("# carried port %u paths %u flags %#x, ",
+		       ev->id_info.port_num, ev->id_info.num_paths,
+		       ev->id_info.flags);
+		printf("queried port %u paths %u flags %#x\n", q.port_num,
+		       q.num_paths, q.flags);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Issue 16: a CONNECT_REQUEST read as a record of RCM_EVENT_SIZE_ID_INFO
+ * bytes carries its request id's view, equal to what RCM_IOCTL_QUERY_ID
+ * returns for the request id, so that userspace learns the new id
+ * without asking; no other event carries one. A reader of the records
+ * of RCM_EVENT_SIZE_QP_ATTR bytes gets those, no byte more, with their
+ * QP attribute sets; a request queued while the file read those reads
+ * without the view (zeros) once the file reads whole records.
+ */
+TEST(connect_request_carries_the_request_id_info)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_query q = {
+		.size = sizeof(q), .event_size = sizeof(struct rcm_event),
+	};
+	static const struct rcm_event_id_info none;
+	unsigned int lid, cid, cid2, cid3, rid;
+	struct rcm_event ev;
+	int s, c;
+
+	if (!ip)
+		SKIP(return, "no Soft-RoCE device");
+	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_ID_INFO &&
+		    sizeof(struct rcm_event_id_info) ==
+		    8 + sizeof(struct rcm_id_info))
+		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
+	s = open_sized(RCM_EVENT_SIZE_QP_ATTR);
+	c = rcm_open_dev();
+	ASSERT_TRUE(s >= 0 && c >= 0)
+		TH_LOG("open/query: %s", strerror(errno));
+	lid = rcm_listener(s, ip, 20110, 0x11, 0);
+	cid = rcm_routed_id(c, ip, 20110, 0xc3);
+	cid2 = rcm_routed_id(c, ip, 20110, 0xc4);
+	cid3 = rcm_routed_id(c, ip, 20110, 0xc5);
+	ASSERT_TRUE(lid && cid && cid2 && cid3)
+		TH_LOG("set-up: %s", strerror(errno));
+
+	/* The record of the previous release: 592 bytes, sets, no more. */
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, "old"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, old_record(s, RCM_EVENT_SIZE_QP_ATTR,
+				RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("592-byte CONNECT_REQUEST");
+	ASSERT_EQ(0, carried_sets_match(s, ev.id, &ev, RCM_QP_STATES_ALL))
+		TH_LOG("its sets");
+	ASSERT_EQ(0, memcmp(&ev.info, &none, sizeof(none)))
+		TH_LOG("view in a 592-byte record");
+	rid = ev.id;
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x222, 0xacce, "pong"))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
+	ASSERT_EQ(0, memcmp(&ev.info, &none, sizeof(none)))
+		TH_LOG("CONNECT_RESPONSE carries a view");
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, old_record(s, RCM_EVENT_SIZE_QP_ATTR,
+				RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("ESTABLISHED record");
+
+	/* Queued while the file reads 592 bytes, read as a whole record. */
+	ASSERT_EQ(0, rcm_connect(c, cid2, 0x333, "between"))
+		TH_LOG("connect: %s", strerror(errno));
+	{
+		struct pollfd p = { .fd = s, .events = POLLIN };
+
+		ASSERT_EQ(1, poll(&p, 1, 10000))
+			TH_LOG("no request queued");
+	}
+	ASSERT_EQ(0, ioctl(s, RCM_IOCTL_QUERY, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_EQ(sizeof(struct rcm_event), q.out_event_size)
+		TH_LOG("record %u", q.out_event_size);
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	ASSERT_EQ(0, memcmp(&ev.info, &none, sizeof(none)))
+		TH_LOG("view %u bytes in a request queued for 592",
+		       ev.id_info_len);
+	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DESTROY_ID, ev.id))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
+
+	/* Queued for whole records: the view, as QUERY_ID gives it. */
+	ASSERT_EQ(0, rcm_connect(c, cid3, 0x444, "ping"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	ASSERT_EQ(0, carried_info_matches(s, &ev))
+		TH_LOG("CONNECT_REQUEST's view");
+	ASSERT_EQ(0, carried_sets_match(s, ev.id, &ev, RCM_QP_STATES_ALL))
+		TH_LOG("its sets");
+	/* A request id has no path: rcm builds one only to resolve a route. */
+	ASSERT_TRUE(ev.id_info.port_num == 1 && ev.id_info.node_guid &&
+		    (ev.id_info.flags & RCM_ID_INFO_IBDEV_INDEX) &&
+		    ((struct sockaddr_in *)ev.id_info.src)->sin_port ==
+		    htons(20110) && ev.id_info.dst[0] | ev.id_info.dst[1])
+		TH_LOG("port %u paths %u", ev.id_info.port_num,
+		       ev.id_info.num_paths);
+	ASSERT_TRUE(!strcmp((char *)ev.private_data, "ping") &&
+		    ev.conn.qp_num == 0x444 && ev.listen_id == lid)
+		TH_LOG("request '%.56s'", ev.private_data);
 	close(c);
 	close(s);
 }

@@ -90,11 +90,24 @@ TEST(event_record_layout_is_fixed)
 	/*
 	 * Userspace and kernel agree on one record size for every arch:
 	 * the first release's 272 bytes, then the peer's ECE, then the
-	 * rest of an iWARP peer's private data, then the QP attribute sets.
+	 * rest of an iWARP peer's private data, then the QP attribute sets,
+	 * then a request id's view.
 	 */
-	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_QP_ATTR &&
-		    RCM_EVENT_SIZE_QP_ATTR == 592)
+	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_ID_INFO &&
+		    RCM_EVENT_SIZE_ID_INFO == 752)
 		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
+	ASSERT_TRUE(offsetof(struct rcm_event, id_info_len) ==
+		    RCM_EVENT_SIZE_QP_ATTR && RCM_EVENT_SIZE_QP_ATTR == 592 &&
+		    offsetof(struct rcm_event, info) == RCM_EVENT_SIZE_QP_ATTR &&
+		    sizeof(struct rcm_event_qp_attrs) ==
+		    RCM_EVENT_SIZE_QP_ATTR - RCM_EVENT_SIZE_PDATA)
+		TH_LOG("id_info_len at %zu",
+		       offsetof(struct rcm_event, id_info_len));
+	ASSERT_TRUE(offsetof(struct rcm_event, id_info) == 600 &&
+		    sizeof(struct rcm_id_info) == 152)
+		TH_LOG("id_info at %zu, %zu bytes",
+		       offsetof(struct rcm_event, id_info),
+		       sizeof(struct rcm_id_info));
 	ASSERT_TRUE(offsetof(struct rcm_event, qp_attr_valid) ==
 		    RCM_EVENT_SIZE_PDATA && RCM_EVENT_SIZE_PDATA == 352 &&
 		    sizeof(struct rcm_event_base) == RCM_EVENT_SIZE_PDATA)

@@ -175,6 +175,26 @@ TEST(iwarp_qp_of_another_process_is_refused)
 	rcm_end_close(&e);
 }
 
+/*
+ * An iWARP CONNECT_REQUEST carries its request id's view too (issue 16):
+ * what RCM_IOCTL_QUERY_ID returned in @q, addresses of @alen bytes. 0,
+ * or -1.
+ */
+static int view_matches(const struct rcm_event *ev,
+			const struct rcm_query_id *q, size_t alen)
+{
+	const struct rcm_id_info *i = &ev->id_info;
+
+	return ev->id_info_len == sizeof(*i) && i->port_num == q->out_port_num &&
+	       i->node_guid == q->out_node_guid && i->node_guid &&
+	       !memcmp(i->sgid, q->out_sgid, sizeof(i->sgid)) &&
+	       !memcmp(i->src, &q->out_src, alen) &&
+	       !memcmp(i->dst, &q->out_dst, alen) &&
+	       i->num_paths == q->out_num_paths && !i->num_paths &&
+	       i->flags == q->out_flags &&
+	       i->ibdev_index == q->out_ibdev_index ? 0 : -1;
+}
+
 TEST(iwarp_connect_accept_send_disconnect)
 {
 	const char *ip = siw_ip();
@@ -224,6 +244,8 @@ TEST(iwarp_connect_accept_send_disconnect)
 		    ((struct sockaddr_in *)&q.out_src)->sin_port == htons(20501) &&
 		    q.out_dst.ss_family == AF_INET)
 		TH_LOG("request addresses");
+	ASSERT_EQ(0, view_matches(&ev, &q, sizeof(struct sockaddr_in)))
+		TH_LOG("the request's view, %u bytes", ev.id_info_len);
 	ASSERT_EQ(0, rcm_qp_attrs(s, rid, RCM_QP_STATES_ALL, &a))
 		TH_LOG("request attributes: %s", strerror(errno));
 	ASSERT_TRUE((a.out_attr[0].qp_access_flags & (IBV_ACCESS_REMOTE_READ |
@@ -461,6 +483,8 @@ TEST(iwarp_ipv6_connection)
 	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_src.ss_family == AF_INET6 &&
 		    q.out_dst.ss_family == AF_INET6 && q.out_port_num == 1)
 		TH_LOG("request addresses: family %u", q.out_src.ss_family);
+	ASSERT_EQ(0, view_matches(&ev, &q, sizeof(struct sockaddr_in6)))
+		TH_LOG("the request's view, %u bytes", ev.id_info_len);
 	ASSERT_TRUE(rcm_end_init(&se, s, rid) == 0 &&
 		    accept_data(s, rid, se.qp->qp_num, 0, "ok", 3) == 0)
 		TH_LOG("accept: %s", strerror(errno));
