@@ -444,6 +444,15 @@ static int rcm_ib_new_request(struct rcm_id *listener,
 	ret = rcm_device_attach_at(child, cm_id->device, port, sgid_attr);
 	if (ret)
 		goto err_child;
+	if (event->event == IB_CM_REQ_RECEIVED) {
+		/* The request id's route is the REQ's path, as in-tree. */
+		child->path = kmemdup(req->primary_path, sizeof(*child->path),
+				      GFP_KERNEL_ACCOUNT);
+		if (!child->path) {
+			ret = -ENOMEM;
+			goto err_child;
+		}
+	}
 	ev = rcm_request_publish(child, listener);
 	if (IS_ERR(ev)) {
 		ret = PTR_ERR(ev);

@@ -268,8 +268,9 @@ struct rcm_binding {
  * @resolve_timeout_ms: option RESOLVE_TIMEOUT: when non-zero, replaces
  *                      the timeout_ms of the address and route
  *                      resolutions issued afterwards. Under @lock
- * @path: the RoCE path once the route is resolved; freed at destroy.
- *        Under @lock.
+ * @path: the RoCE path once the route is resolved, or a request id's:
+ *        the REQ's primary path, as in-tree; freed at destroy. Under
+ *        @lock.
  * @listens: a listener's IB CM listens (struct rcm_listen_dev), under
  *           rcm_listeners_lock (rcm_listen.c)
  * @listener_node: a listener's entry in rcm_listeners, same lock

@@ -243,14 +243,15 @@ struct rcm_path {
 /**
  * struct rcm_id_info - an id's addresses, device and path, compact
  * @port_num: port of the RDMA device, 0 when not attached
- * @num_paths: 1 once a path is resolved (RoCE), else 0
+ * @num_paths: 1 once a path is resolved (RoCE) or, on a request id,
+ *             from the REQ (as in-tree), else 0
  * @node_guid: node GUID of the RDMA device (network order), 0 when not
  *             attached
  * @sgid: the source GID the id uses, zero when not attached
  * @src: local address: a struct sockaddr_in or sockaddr_in6, family 0
  *       before the id is bound
  * @dst: remote address, the same way
- * @path: the resolved path when @num_paths is 1
+ * @path: the path when @num_paths is 1
  * @flags: RCM_ID_INFO_IBDEV_INDEX when @ibdev_index is set (added after
  *         the first release of ABI version 2)
  * @ibdev_index: the kernel's index of the RDMA device (what
@@ -370,9 +371,10 @@ struct rcm_resolve_addr {
  * @out_sgid: the source GID the id uses, zero when not attached
  * @out_src: local address (family 0 before the id is bound)
  * @out_dst: remote address (family 0 before it is known)
- * @out_num_paths: 1 once a path is resolved (RoCE), else 0
+ * @out_num_paths: 1 once a path is resolved (RoCE) or, on a request
+ *                 id, from the REQ (as in-tree), else 0
  * @out_reserved: 0
- * @out_path: the resolved path when @out_num_paths is 1
+ * @out_path: the path when @out_num_paths is 1
  * @out_flags: RCM_ID_INFO_IBDEV_INDEX when @out_ibdev_index is set
  *             (added after the first release; an older kernel leaves
  *             both 0)

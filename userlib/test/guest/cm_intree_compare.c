@@ -25,6 +25,10 @@
  * 4. route_path_record: ADDR_RESOLVED, then ROUTE_RESOLVED from
  *    RCM_ADDR_RXE port 20630 to itself port 20631: route.addr.addr.ibaddr
  *    after each, num_paths, and every member of route.path_rec[0].
+ * 5. request_path_record: a connection request from RCM_ADDR_RXE to a
+ *    listener on it, port 20632 from port 20633: the request id's
+ *    route.addr.addr.ibaddr,
+ *    num_paths and route.path_rec[0] (in-tree: the REQ's path).
  *
  * Exit: 0 all passed, 1 a case differs (each difference is printed),
  * 4 nothing to run (RCM_ADDR_RXE not set).
@@ -47,10 +51,12 @@
 #define NO_ROUTE	"198.19.200.1"
 #define SRC_PORT	20630
 #define DST_PORT	20631
+#define REQ_PORT	20632
+#define REQ_SRC_PORT	20633
 
 static const char *const cases[] = {
 	"addr_error_silent", "addr_error_no_route", "addr_no_rdma_device",
-	"route_path_record",
+	"route_path_record", "request_path_record",
 };
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
 
@@ -127,11 +133,41 @@ static void hex(char *to, const uint8_t *p, size_t n)
 		sprintf(to + 2 * i, "%02x", p[i]);
 }
 
+/* Every member of @r (a route's path_rec[0]), if there is one. */
+static void record_path(const char *c, const struct ibv_sa_path_rec *r)
+{
+	char g[33];
+
+	if (!r)
+		return;
+	hex(g, r->dgid.raw, 16);
+	record(c, "dgid", "%s", g);
+	hex(g, r->sgid.raw, 16);
+	record(c, "sgid", "%s", g);
+	record(c, "dlid", "%#x", ntohs(r->dlid));
+	record(c, "slid", "%#x", ntohs(r->slid));
+	record(c, "raw_traffic", "%d", r->raw_traffic);
+	record(c, "flow_label", "%#x", ntohl(r->flow_label));
+	record(c, "hop_limit", "%u", r->hop_limit);
+	record(c, "traffic_class", "%u", r->traffic_class);
+	record(c, "reversible", "%d", r->reversible);
+	record(c, "numb_path", "%u", r->numb_path);
+	record(c, "pkey", "%#x", ntohs(r->pkey));
+	record(c, "sl", "%u", r->sl);
+	record(c, "mtu_selector", "%u", r->mtu_selector);
+	record(c, "mtu", "%u", r->mtu);
+	record(c, "rate_selector", "%u", r->rate_selector);
+	record(c, "rate", "%u", r->rate);
+	record(c, "packet_life_time_selector", "%u",
+	       r->packet_life_time_selector);
+	record(c, "packet_life_time", "%u", r->packet_life_time);
+	record(c, "preference", "%u", r->preference);
+}
+
 static void route_case(const char *c, const char *ip)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct sockaddr_in src, dst;
-	struct ibv_sa_path_rec *r;
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	char g[33];
@@ -171,34 +207,73 @@ static void route_case(const char *c, const char *ip)
 	hex(g, id->route.addr.addr.ibaddr.dgid.raw, 16);
 	record(c, "ibaddr.dgid", "%s", g);
 	record(c, "ibaddr.pkey", "%#x", ntohs(id->route.addr.addr.ibaddr.pkey));
-	r = id->route.path_rec;
-	if (!r)
-		goto out;
-	hex(g, r->dgid.raw, 16);
-	record(c, "dgid", "%s", g);
-	hex(g, r->sgid.raw, 16);
-	record(c, "sgid", "%s", g);
-	record(c, "dlid", "%#x", ntohs(r->dlid));
-	record(c, "slid", "%#x", ntohs(r->slid));
-	record(c, "raw_traffic", "%d", r->raw_traffic);
-	record(c, "flow_label", "%#x", ntohl(r->flow_label));
-	record(c, "hop_limit", "%u", r->hop_limit);
-	record(c, "traffic_class", "%u", r->traffic_class);
-	record(c, "reversible", "%d", r->reversible);
-	record(c, "numb_path", "%u", r->numb_path);
-	record(c, "pkey", "%#x", ntohs(r->pkey));
-	record(c, "sl", "%u", r->sl);
-	record(c, "mtu_selector", "%u", r->mtu_selector);
-	record(c, "mtu", "%u", r->mtu);
-	record(c, "rate_selector", "%u", r->rate_selector);
-	record(c, "rate", "%u", r->rate);
-	record(c, "packet_life_time_selector", "%u",
-	       r->packet_life_time_selector);
-	record(c, "packet_life_time", "%u", r->packet_life_time);
-	record(c, "preference", "%u", r->preference);
+	record_path(c, id->route.path_rec);
 out:
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
+}
+
+/*
+ * A connection request to a listener of this process: what the request
+ * id's route says (in-tree, the REQ's path as ib_cm gives it).
+ */
+static void request_case(const char *c, const char *ip)
+{
+	struct rdma_conn_param p = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7, .qp_num = 0x1234,
+	};
+	struct rdma_cm_id *l = NULL, *id = NULL, *req = NULL;
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in src, dst;
+	struct rdma_cm_event *ev;
+	char g[33];
+
+	/* A fixed source port: the REQ's flow label is made from the ports. */
+	if (!ch || !guest_parse_ipv4(ip, REQ_PORT, &dst) ||
+	    !guest_parse_ipv4(ip, REQ_SRC_PORT, &src) ||
+	    rdma_create_id(ch, &l, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(l, (struct sockaddr *)&dst) || rdma_listen(l, 1) ||
+	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(id, (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, 2000) ||
+	    !(ev = next_event(ch))) {
+		record(c, "setup", "failed");
+		goto out;
+	}
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(id, 2000) || !(ev = next_event(ch))) {
+		record(c, "setup", "no route");
+		goto out;
+	}
+	rdma_ack_cm_event(ev);
+	if (rdma_connect(id, &p) || !(ev = next_event(ch))) {
+		record(c, "setup", "no request");
+		goto out;
+	}
+	record(c, "event", "%s", event_name(ev->event));
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		req = ev->id;
+	rdma_ack_cm_event(ev);
+	if (!req)
+		goto out;
+	record(c, "num_paths", "%d", req->route.num_paths);
+	hex(g, req->route.addr.addr.ibaddr.sgid.raw, 16);
+	record(c, "ibaddr.sgid", "%s", g);
+	hex(g, req->route.addr.addr.ibaddr.dgid.raw, 16);
+	record(c, "ibaddr.dgid", "%s", g);
+	record(c, "ibaddr.pkey", "%#x",
+	       ntohs(req->route.addr.addr.ibaddr.pkey));
+	record_path(c, req->route.path_rec);
+	rdma_reject(req, NULL, 0);
+	rdma_destroy_id(req);
+out:
+	if (id)
+		rdma_destroy_id(id);
+	if (l)
+		rdma_destroy_id(l);
+	if (ch)
+		rdma_destroy_event_channel(ch);
 }
 
 /* Every line of @c in @want is in seen, and the other way round. */
@@ -258,6 +333,7 @@ int main(int argc, char *argv[])
 	resolve_case(cases[1], NO_ROUTE);
 	resolve_case(cases[2], getenv("RCM_ADDR_NORDMA"));
 	route_case(cases[3], rxe);
+	request_case(cases[4], rxe);
 
 	if (save) {
 		f = fopen(argv[2], "w");

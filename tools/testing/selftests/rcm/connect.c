@@ -920,8 +920,9 @@ TEST(connect_request_carries_the_request_id_info)
 		TH_LOG("CONNECT_REQUEST's view");
 	ASSERT_EQ(0, carried_sets_match(s, ev.id, &ev, RCM_QP_STATES_ALL))
 		TH_LOG("its sets");
-	/* A request id has no path: rcm builds one only to resolve a route. */
+	/* A request id's path is the REQ's, as in-tree. */
 	ASSERT_TRUE(ev.id_info.port_num == 1 && ev.id_info.node_guid &&
+		    ev.id_info.num_paths == 1 &&
 		    (ev.id_info.flags & RCM_ID_INFO_IBDEV_INDEX) &&
 		    ((struct sockaddr_in *)ev.id_info.src)->sin_port ==
 		    htons(20110) && ev.id_info.dst[0] | ev.id_info.dst[1])
