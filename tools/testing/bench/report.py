@@ -50,14 +50,8 @@ for line in open(sys.argv[1], errors='replace'):
         errors.append(' '.join(f[1:]))
 
 
-
-def aa(rounds):
-    """The A/A ratio of [(round, value)]: odd rounds' median / even's."""
-    odd = [v for r, v in rounds if r % 2]
-    even = [v for r, v in rounds if not r % 2]
-    if not odd or not even or not statistics.median(even):
-        return '-'
-    return f'{statistics.median(odd) / statistics.median(even):.2f}'
+# The A/A ratio of [(round, value)]: one definition, attrib.py's.
+aa = attrib.aa
 
 
 counts = sorted({k[1] for k in steps})
