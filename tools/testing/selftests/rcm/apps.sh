@@ -215,6 +215,17 @@ run_case() {
 	t0=$(date +%s)
 	"$stack" "$3" "${4:-}"
 	echo "# $name: $(( $(date +%s) - t0 )) s"
+	# A control (in-tree on both ends) proves the environment runs the
+	# stack: it gets a second run, so that one failure of the in-tree
+	# stack under load (fabtests' fi_pingpong client once exited 1 on
+	# loopback after all its ping-pongs) does not pass for a broken
+	# environment. rcm's cases get one run.
+	if [ -n "$why" ] && [ "$3${4:-}" = intreeintree ] && left; then
+		echo "# $name: $why; the control runs again"
+		why=
+		"$stack" "$3" "${4:-}"
+		echo "# $name, again: $(( $(date +%s) - t0 )) s"
+	fi
 	if [ -z "$why" ]; then
 		result ok "$name"
 		return 0
