@@ -40,14 +40,9 @@ ln -sf /usr/bin/cmtime /tmp/cli_cmtime
 # loaded by now).
 grep '\[' /proc/kallsyms >/tmp/modsyms
 
-serve() {	# STACK PROGRAM ARGS...: exec, so $! is the program
-	stack=$1
-	shift
-	if [ "$stack" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm exec "$@"
-	fi
-	exec "$@"
-}
+# serve()
+# shellcheck source=bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 
 # Busybox's date has no nanoseconds: /proc/uptime's 10 ms will do for
 # runs of seconds.

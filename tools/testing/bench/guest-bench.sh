@@ -24,14 +24,9 @@ rounds=${1:-10}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
 port=21000
 
-serve() {	# STACK PROGRAM ARGS...: exec, so $! is the program
-	stack=$1
-	shift
-	if [ "$stack" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm exec "$@"
-	fi
-	exec "$@"
-}
+# serve()
+# shellcheck source=bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 
 # User and system (with irq and softirq) ticks of /proc/stat's cpu line:
 # every task in the guest, so both sides and the kernel's work for them.
