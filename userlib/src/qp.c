@@ -66,6 +66,25 @@ static void rcm_qp_attr_convert(struct ibv_qp_attr *to, int *mask,
 	*mask = (int)from->qp_attr_mask;
 }
 
+/* Every state a connected QP goes through, as 1 << RCM_QPS_* bits. */
+#define RCM_QP_SETS_ALL							\
+	((1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) | (1u << RCM_QPS_RTS))
+
+/*
+ * The sets of @states (1 << RCM_QPS_* bits) in @sets, indexed by state -
+ * 1, each for its own state: 0, or -1 with errno EPROTO when the kernel
+ * did not fill one in.
+ */
+static int rcm_qp_sets_check(uint32_t states, const struct rcm_qp_attr *sets)
+{
+	uint32_t s;
+
+	for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++)
+		if ((states & (1u << s)) && sets[s - 1].qp_state != s)
+			return rcm_err(EPROTO);
+	return 0;
+}
+
 /*
  * RCM_IOCTL_INIT_QP_ATTR for @states (a mask of 1 << RCM_QPS_* bits).
  * A state the kernel did not fill in is a protocol error (EPROTO).
@@ -73,18 +92,13 @@ static void rcm_qp_attr_convert(struct ibv_qp_attr *to, int *mask,
 static int rcm_get_qp_attr(struct rcm_id_private *id, uint32_t states,
 			   struct rcm_init_qp_attr *cmd)
 {
-	uint32_t s;
-
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->size = sizeof(*cmd);
 	cmd->id = id->handle;
 	cmd->qp_states = states;
 	if (ioctl(id->chan->ch.fd, RCM_IOCTL_INIT_QP_ATTR, cmd))
 		return -1;
-	for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++)
-		if ((states & (1u << s)) && cmd->out_attr[s - 1].qp_state != s)
-			return rcm_err(EPROTO);
-	return 0;
+	return rcm_qp_sets_check(states, cmd->out_attr);
 }
 
 /**
@@ -98,9 +112,7 @@ static int rcm_get_qp_attr(struct rcm_id_private *id, uint32_t states,
  */
 void rcm_qp_attr_keep(struct rcm_id_private *id, const struct rcm_event *rec)
 {
-	id->ev_qp_attr_valid = rec->qp_attr_valid &
-			       ((1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) |
-				(1u << RCM_QPS_RTS));
+	id->ev_qp_attr_valid = rec->qp_attr_valid & RCM_QP_SETS_ALL;
 	if (id->ev_qp_attr_valid)
 		memcpy(id->ev_qp_attr, rec->qp_attr, sizeof(id->ev_qp_attr));
 }
@@ -129,19 +141,14 @@ static int rcm_qp_attr_sets(struct rcm_id_private *id, uint32_t states,
 	struct rcm_init_qp_attr cmd;
 	struct rcm_channel *chan;
 	bool kept;
-	uint32_t s;
 
 	chan = rcm_id_channel_lock(id);
 	kept = (id->ev_qp_attr_valid & states) == states;
 	if (kept)
 		memcpy(out, id->ev_qp_attr, sizeof(id->ev_qp_attr));
 	pthread_mutex_unlock(&chan->lock);
-	if (kept) {
-		for (s = RCM_QPS_INIT; s <= RCM_QPS_RTS; s++)
-			if ((states & (1u << s)) && out[s - 1].qp_state != s)
-				return rcm_err(EPROTO);
-		return 0;
-	}
+	if (kept)
+		return rcm_qp_sets_check(states, out);
 	if (rcm_get_qp_attr(id, states, &cmd))
 		return -1;
 	memcpy(out, cmd.out_attr, sizeof(cmd.out_attr));
@@ -206,8 +213,7 @@ int rcm_qp_ready(struct rcm_id_private *id, int responder_resources,
 
 	if (!qp)
 		return 0;
-	if (rcm_qp_attr_sets(id, (1u << RCM_QPS_INIT) | (1u << RCM_QPS_RTR) |
-			     (1u << RCM_QPS_RTS), sets))
+	if (rcm_qp_attr_sets(id, RCM_QP_SETS_ALL, sets))
 		return -1;
 
 	rcm_qp_attr_convert(&attr, &mask, &sets[RCM_QPS_INIT - 1]);
