@@ -44,7 +44,7 @@ for b in bench_ids bench_accept; do
 done
 install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
-install -m 644 "$top/tools/testing/bench/bench-lib.sh" "$out/tests/"
+install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
 	echo "bench: ./guest-bench.sh $rounds $counts"
 	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts"

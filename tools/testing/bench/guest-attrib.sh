@@ -40,9 +40,9 @@ ln -sf /usr/bin/cmtime /tmp/cli_cmtime
 # loaded by now).
 grep '\[' /proc/kallsyms >/tmp/modsyms
 
-# serve()
-# shellcheck source=bench-lib.sh
-. "$(dirname "$0")/bench-lib.sh"
+# serve(), shared with the selftests that run programs on both stacks
+# shellcheck source=../selftests/rcm/stacks.sh
+. "$(dirname "$0")/stacks.sh"
 
 # Busybox's date has no nanoseconds: /proc/uptime's 10 ms will do for
 # runs of seconds.

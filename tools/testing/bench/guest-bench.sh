@@ -24,9 +24,9 @@ rounds=${1:-10}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
 port=21000
 
-# serve()
-# shellcheck source=bench-lib.sh
-. "$(dirname "$0")/bench-lib.sh"
+# serve(), shared with the selftests that run programs on both stacks
+# shellcheck source=../selftests/rcm/stacks.sh
+. "$(dirname "$0")/stacks.sh"
 
 # User and system (with irq and softirq) ticks of /proc/stat's cpu line:
 # every task in the guest, so both sides and the kernel's work for them.
