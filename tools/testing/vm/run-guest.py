@@ -269,8 +269,8 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None):
                     splats.append('console: ' + line.strip())
         # Reaped here for its resource usage: the CPU time QEMU took is
         # what a guest costs a machine whose cores it shares.
-        _, _, usage = os.wait4(proc.pid, 0)
-        proc.returncode = 0
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
         cpu_s = usage.ru_utime + usage.ru_stime
 
     if args.kunit:
