@@ -178,12 +178,21 @@ if ! "$vm/mkinitramfs.sh" --out "$out/deb-root.cpio" --release "$rel" \
 	report FAIL deb.initramfs "see $out/deb-initramfs.log"
 	exit 1
 fi
+# The guest's compiler cache, kept with the other caches: a warm run's
+# DKMS build hits it (deb-guest.sh), a fresh machine's fills it.
+share=()
+if command -v ccache >/dev/null; then
+	ccache_dir=${RCM_CACHE:-/var/cache/rcm}/ccache-deb
+	mkdir -p "$ccache_dir" &&
+		CCACHE_DIR=$ccache_dir ccache --max-size 200M >/dev/null &&
+		share=(--share "ccache=$ccache_dir")
+fi
 # mitigations=off: no retpolines in the guest kernel, whose every
 # indirect call costs more under TCG; the compiler runs faster. The
 # bounds are for a loaded host: beside the test-kernel guests on two
 # cores, "dpkg -i" (DKMS compiling rcm.ko under TCG) took 1100 s.
 "$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
-	--root-9p --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
+	--root-9p "${share[@]}" --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
 	--append rcm_debdir=/run/rcm/tests --append mitigations=off \
 	--tests install,dkms,modprobe,udev,rcm-run \
 	--test-timeout 2400 --guest-timeout 3000 --log "$out/guest-deb.log" ||

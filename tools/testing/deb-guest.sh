@@ -138,6 +138,20 @@ fi
 # 9p, under TCG: minutes); the flag file is Debian's switch for it.
 rm -f /var/lib/man-db/auto-update
 
+# A compiler cache that outlives the guest (deb-check.sh shares it as
+# /run/rcm/share/ccache): DKMS compiles under TCG, tens of times slower
+# than the host, and a warm run hits it. Debian's kernel headers put
+# ccache in front of the compiler when DEBIAN_KERNEL_USE_CCACHE is set;
+# DKMS, Kbuild, modpost and the link run as for any user, and a changed
+# source or header is compiled again.
+ccache_dir=/run/rcm/share/ccache
+if mountpoint -q "$ccache_dir" && command -v ccache >/dev/null; then
+	export CCACHE_DIR=$ccache_dir DEBIAN_KERNEL_USE_CCACHE=1
+	ccache --zero-stats >/dev/null
+else
+	ccache_dir=
+fi
+
 # --- install ----------------------------------------------------------------
 begin install
 echo "rcm-out: install: dpkg -i $(basename "$dkms_deb") $(basename "$lib_deb")"
@@ -154,6 +168,12 @@ else
 	check_fail install "dpkg -i failed"
 	show install "$log/install"
 	show install "/var/lib/dkms/rcm/$ver/build/make.log" 60
+fi
+if [ -n "$ccache_dir" ]; then
+	ccache --print-stats | awk -F'\t' '
+		$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {
+			printf "%s %s ", $1, $2 }
+		END { print "" }' | sed 's/^/rcm-out: install: ccache: /'
 fi
 end install
 

@@ -9,8 +9,10 @@
 # mount tag "rcmroot"); this /init mounts it under an overlay whose upper
 # layer is a tmpfs, so the guest may install packages, build and load
 # modules while every file of the host stays as it is, and nothing the
-# guest writes outlives it. The initramfs's /tests (mkinitramfs.sh
-# --tests) is copied to /run/rcm/tests of that root. Then that root
+# guest writes outlives it, but for the writable directories of
+# run-guest.py --share TAG=DIR, mounted at /run/rcm/share/TAG. The
+# initramfs's /tests (mkinitramfs.sh --tests) is copied to
+# /run/rcm/tests of that root. Then that root
 # becomes the guest's, runs one program and the guest stops. Parameters,
 # from the kernel command line:
 #   rcm_root_cmd=PATH   the program to run, a path in that root (e.g.
@@ -63,6 +65,16 @@ for d in run tmp dev/shm; do
 	mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d"
 done
 chmod 0755 /newroot/run
+# Every other 9p export is a --share: writable, and uncached, for what
+# the host and later guests read of it.
+for f in /sys/bus/virtio/drivers/9pnet_virtio/virtio*/mount_tag; do
+	[ -e "$f" ] || continue
+	tag=$(tr -d '\000' <"$f")
+	[ "$tag" = rcmroot ] && continue
+	mkdir -p "/newroot/run/rcm/share/$tag"
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 \
+		"$tag" "/newroot/run/rcm/share/$tag" || die "cannot mount 9p tag $tag"
+done
 if [ -d /tests ]; then
 	mkdir -p /newroot/run/rcm
 	cp -a /tests /newroot/run/rcm/ || die "cannot copy /tests to the root"

@@ -23,7 +23,10 @@ are labelled <label>.a and <label>.b.
 
 With --root-9p, QEMU also exports the host's / read-only over 9p (mount
 tag "rcmroot") for an initramfs whose /init is root-init.sh: the guest
-then runs on the host's own Debian root under a tmpfs overlay.
+then runs on the host's own Debian root under a tmpfs overlay. Each
+--share TAG=DIR exports one more host directory, writable, which
+root-init.sh mounts at /run/rcm/share/TAG: what the guest writes there
+outlives it (deb-check.sh keeps the guest's compiler cache so).
 """
 import argparse
 import os
@@ -406,6 +409,9 @@ def main():
     ap.add_argument('--root-9p', action='store_true',
                     help="export the host's / read-only over 9p (tag "
                     'rcmroot) for root-init.sh')
+    ap.add_argument('--share', action='append', default=[],
+                    metavar='TAG=DIR', help='with --root-9p: export DIR '
+                    'writable over 9p as TAG (/run/rcm/share/TAG)')
     ap.add_argument('--append', action='append', default=[],
                     metavar='PARAM', help='one more kernel parameter '
                     '(NAME=value reaches /init as a variable)')
@@ -419,6 +425,13 @@ def main():
         # whose inode numbers would collide in one 9p export.
         qemu = ['-virtfs', 'local,path=/,mount_tag=rcmroot,'
                 'security_model=none,readonly=on,multidevs=remap']
+    for share in args.share:
+        tag, sep, path = share.partition('=')
+        if not sep or not re.fullmatch(r'[a-z][a-z0-9_]*', tag) or \
+                not os.path.isdir(path) or ',' in path or not args.root_9p:
+            ap.error('--share takes TAG=DIR, an existing DIR, with --root-9p')
+        qemu += ['-virtfs', f'local,path={path},mount_tag={tag},'
+                 'security_model=none']
     return 0 if run_guest(args, args.label, args.log, args.append,
                           qemu) else 1
 
