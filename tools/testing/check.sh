@@ -74,7 +74,8 @@ read -r distro_rel distro_vmlinux < <("$vm/distro-kernel.sh")
 distro_kdir=/lib/modules/$distro_rel/build
 
 say "selftests"
-step build.selftests make -C "$top/tools/testing/selftests/rcm" \
+jobs=-j$(nproc)
+step build.selftests make $jobs -C "$top/tools/testing/selftests/rcm" \
 	OUTPUT="$out/selftests"
 # Guest programs of the userlib run on the library built here, which the
 # initramfs carries in /usr/lib/rcm. Those whose source says "In-tree
@@ -82,7 +83,7 @@ step build.selftests make -C "$top/tools/testing/selftests/rcm" \
 # and rdma_ucm, first: the same checks on the stack rcm imitates. Those
 # that say "In-tree compare: yes" record what they see on the in-tree
 # stack ("save FILE") and compare rcm with it ("check FILE"), in one test.
-if step build.userlib-guest-tests make -C "$top/userlib" guest-tests; then
+if step build.userlib-guest-tests make $jobs -C "$top/userlib" guest-tests; then
 	for t in "$top"/userlib/test/guest/out/*; do
 		n=$(basename "$t")
 		src=$top/userlib/test/guest/$n.c
@@ -193,7 +194,7 @@ fi
 
 if want host; then
 	say "userlib host tests"
-	if step build.userlib make -C "$top/userlib"; then
+	if step build.userlib make $jobs -C "$top/userlib"; then
 		make -s -C "$top/userlib" check >"$out/userlib-check.log" 2>&1
 		rc=$?
 		grep -E '^(PASS|FAIL|SKIP) ' "$out/userlib-check.log" |

@@ -157,6 +157,12 @@ fi
 scan_log rcm-load || result FAIL kernel-log.rcm-load
 
 # --- tests ----------------------------------------------------------------
+# The guest's CPU time so far, all vCPUs, in USER_HZ ticks (user, nice,
+# system, irq, softirq): "rcm-time: TEST START END BUSY" then tells a
+# test that computes from one that waits.
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
 for t in $(echo "$rcm_tests" | tr , ' '); do
 	cmd=$(sed -n "s/^$t: //p" /tests/list)
 	if [ -z "$cmd" ]; then
@@ -165,6 +171,7 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	fi
 	echo "rcm-begin: $t"
 	start=$(cut -d' ' -f1 /proc/uptime)
+	busy0=$(busy_ticks)
 	# In a session of its own, so that the test's every process goes
 	# when it ends or times out (timeout kills only the shell).
 	rm -f /tmp/test.pgid
@@ -207,7 +214,7 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	137) result FAIL "$t" "timed out after ${timeout_s}s" ;;
 	*) grep -q '^not ok' /tmp/out || result FAIL "$t" "exit $rc" ;;
 	esac
-	echo "rcm-time: $t $start $end"
+	echo "rcm-time: $t $start $end $(( ($(busy_ticks) - busy0) / 100 ))"
 	scan_log "$t"
 done
 

@@ -162,12 +162,19 @@ def run_guest(args, label, log_path, extra_append=(), extra_qemu=()):
     return not res.failed()
 
 
-def progress(label, tests, res, test, start):
+def progress(label, tests, res, timing, start):
     """One line on stderr as each guest test ends: the run can be followed.
 
-    The result lines themselves go to stdout only once the boot is known
-    to count (see run_guest()).
+    @timing is the guest's "rcm-time:" line: the test, its start and end
+    (guest uptime, s) and, from guest-init.sh, the CPU seconds the guest
+    was busy meanwhile. The result lines themselves go to stdout only
+    once the boot is known to count (see run_guest()).
     """
+    test = timing[0]
+    took = ''
+    if len(timing) >= 4:
+        took = (f' ({float(timing[2]) - float(timing[1]):.0f}s,'
+                f' busy {timing[3]}s)')
     rows = [r for r in res.rows if r[1].startswith(f'{res.label}.{test}.')
             or r[1] == f'{res.label}.{test}']
     count = {s: sum(1 for r in rows if r[0] == s)
@@ -176,7 +183,7 @@ def progress(label, tests, res, test, start):
     with PRINT_LOCK:
         print(f'# {label} [{k}/{len(tests)} +{time.monotonic() - start:.0f}s]'
               f' {test}: {count["PASS"]} passed, {count["FAIL"]} failed,'
-              f' {count["SKIP"]} skipped', file=sys.stderr, flush=True)
+              f' {count["SKIP"]} skipped{took}', file=sys.stderr, flush=True)
 
 
 def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None):
@@ -265,7 +272,7 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None):
                         if abort is not None:
                             abort.set()
                 elif line.startswith('rcm-time: '):
-                    progress(label, tests, res, line.split()[1], start)
+                    progress(label, tests, res, line.split()[1:], start)
                 elif line.startswith('rcm-done'):
                     done = True
                 elif CONSOLE_SPLAT.search(line) and not line.startswith('rcm-'):
