@@ -3,6 +3,7 @@
  * guest: the shared part of the userlib's guest test programs (guest.h).
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -57,4 +58,13 @@ bool guest_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
 
 	guest_qp_attr(&attr, type, wr);
 	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+}
+
+bool guest_on_rcm(void)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)rdma_create_id, &info) || !info.dli_fname)
+		return false;
+	return strstr(info.dli_fname, "/rcm/") != NULL;
 }

@@ -31,13 +31,17 @@
 	})
 
 /*
- * In a TEST(): the Soft-RoCE address $RCM_ADDR_RXE in @var, or a skip
- * of the case when it is not set.
+ * In a TEST(): the value of the guest's environment variable @name (an
+ * address, RCM_ADDR_*) in @var, or a skip of the case when it is not set.
  */
-#define GUEST_RXE_OR_SKIP(var)						\
-	const char *var = getenv("RCM_ADDR_RXE");			\
+#define GUEST_ENV_OR_SKIP(var, name)					\
+	const char *var = getenv(name);					\
 	if (!var || !*var)						\
-		SKIP(return, "RCM_ADDR_RXE is not set")
+		SKIP(return, "%s is not set", name)
+
+/* The Soft-RoCE address $RCM_ADDR_RXE, and the silent neighbour. */
+#define GUEST_RXE_OR_SKIP(var)	GUEST_ENV_OR_SKIP(var, "RCM_ADDR_RXE")
+#define GUEST_SILENT_OR_SKIP(var) GUEST_ENV_OR_SKIP(var, "RCM_ADDR_SILENT")
 
 /*
  * A case @name that needs the Soft-RoCE address (as const char *rxe)
@@ -66,6 +70,14 @@ bool guest_parse_ipv4(const char *ip, int port, struct sockaddr_in *sin);
  */
 void guest_qp_attr(struct ibv_qp_init_attr *attr, enum ibv_qp_type type,
 		   unsigned int wr);
+
+/*
+ * Whether the librdmacm.so.1 this program runs on is rcm's (the guest
+ * points LD_LIBRARY_PATH at /usr/lib/rcm) rather than the distribution's
+ * (an in-tree control): for the few cases where the two answer
+ * differently by design, each such difference said in the program.
+ */
+bool guest_on_rcm(void);
 
 /* rdma_create_qp() of guest_qp_attr() on @id's default PD and CQs. */
 bool guest_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
