@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -82,5 +83,44 @@ bool guest_on_rcm(void);
 /* rdma_create_qp() of guest_qp_attr() on @id's default PD and CQs. */
 bool guest_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
 		     unsigned int wr);
+
+/*
+ * The next event of @ch within 10 s, which must be @type and, if @id is
+ * not NULL, for @id: the event (the caller acks it), or NULL after a
+ * diagnostic line. A non-blocking @ch is polled; so is a blocking one.
+ */
+struct rdma_cm_event *guest_next_event(struct rdma_event_channel *ch,
+				       enum rdma_cm_event_type type,
+				       struct rdma_cm_id *id);
+
+/* guest_next_event() with status 0, acked: true when so. */
+bool guest_expect_event(struct rdma_event_channel *ch,
+			enum rdma_cm_event_type type, struct rdma_cm_id *id);
+
+/* Nothing is pending on @ch: its fd does not poll readable now. */
+bool guest_quiet(struct rdma_event_channel *ch);
+
+/* A new non-blocking event channel, or NULL. */
+struct rdma_event_channel *guest_channel(void);
+
+/*
+ * An id of @ps with context @ctx on @ch (NULL: synchronous) bound to
+ * @ip:@port and listening with backlog 4, or NULL after a diagnostic.
+ */
+struct rdma_cm_id *guest_listener(struct rdma_event_channel *ch,
+				  const char *ip, int port,
+				  enum rdma_port_space ps, void *ctx);
+
+/*
+ * An id of @ps on the asynchronous channel @ch whose address and route
+ * to @ip:@port are resolved (both events taken), or NULL after a
+ * diagnostic.
+ */
+struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
+				const char *ip, int port,
+				enum rdma_port_space ps);
+
+/* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
+bool guest_join_within(pthread_t t, int ms, void **ret);
 
 #endif /* _RCM_GUEST_H */
