@@ -184,3 +184,42 @@ bool guest_join_within(pthread_t t, int ms, void **ret)
 	}
 	return pthread_timedjoin_np(t, ret, &ts) == 0;
 }
+
+bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
+		      bool qp)
+{
+	memset(p, 0, sizeof(*p));
+	p->chc = guest_channel();
+	p->chs = guest_channel();
+	if (!p->chc || !p->chs)
+		return false;
+	p->listener = guest_listener(p->chs, ip, port, RDMA_PS_TCP, NULL);
+	if (!p->listener)
+		return false;
+	p->client = guest_routed(p->chc, ip, port, RDMA_PS_TCP);
+	if (!p->client)
+		return false;
+	return !qp || guest_create_qp(p->client, IBV_QPT_RC, 4);
+}
+
+static void guest_id_gone(struct rdma_cm_id **id)
+{
+	if (!*id)
+		return;
+	if ((*id)->qp)
+		rdma_destroy_qp(*id);
+	CHECK(rdma_destroy_id(*id) == 0);
+	*id = NULL;
+}
+
+void guest_pair_teardown(struct guest_pair *p)
+{
+	guest_id_gone(&p->server);
+	guest_id_gone(&p->client);
+	guest_id_gone(&p->listener);
+	if (p->chc)
+		rdma_destroy_event_channel(p->chc);
+	if (p->chs)
+		rdma_destroy_event_channel(p->chs);
+	memset(p, 0, sizeof(*p));
+}

@@ -120,6 +120,27 @@ struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
 				const char *ip, int port,
 				enum rdma_port_space ps);
 
+/*
+ * Both ends of one connection in one process, each on its own
+ * non-blocking channel: @chs holds the listener and, once the request
+ * is taken, @server; @chc the client.
+ */
+struct guest_pair {
+	struct rdma_event_channel *chc, *chs;
+	struct rdma_cm_id *listener, *client, *server;
+};
+
+/*
+ * A TCP listener on @ip:@port and a client routed to it, with an RC QP
+ * (guest_create_qp(), 4 work requests) if @qp: true, or false after a
+ * diagnostic (guest_pair_teardown() cleans up either way).
+ */
+bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
+		      bool qp);
+
+/* Destroys what guest_pair_setup() and the case made, QPs first. */
+void guest_pair_teardown(struct guest_pair *p);
+
 /* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
 bool guest_join_within(pthread_t t, int ms, void **ret);
 
