@@ -17,8 +17,9 @@
  * 1. accept_too_much_private_data: 197 bytes are EINVAL. rcm refuses
  *    them before the QP moves: it stays in INIT, and an accept with 196
  *    bytes then establishes the connection. librdmacm 44 moves the QP
- *    to RTR and RTS first and, when rdma_ucm refuses the reply, to ERR
- *    (rdma_accept(3) NOTES): the in-tree control expects ERR.
+ *    to RTR and RTS first and, when rdma_ucm refuses the reply, to ERR,
+ *    and rdma_ucm rejects the request (rdma_accept(3) NOTES): the
+ *    in-tree control expects ERR and the client's REJECTED (28).
  * 2. accept_with_qp: RDMA_MAX_RESP_RES, RDMA_MAX_INIT_DEPTH and 196
  *    bytes are accepted: the QP is in RTS with max_dest_rd_atomic 4 and
  *    max_rd_atomic 2 (the request's), the client's ESTABLISHED carries
@@ -102,7 +103,7 @@ static int qp_state(struct rdma_cm_id *id, int *dest_rd, int *rd)
 TEST(accept_too_much_private_data)
 {
 	struct rdma_conn_param cp = { 0 };
-	struct rdma_cm_event *ev;
+	struct rdma_cm_event *ev, *rej;
 	struct guest_pair p;
 	uint8_t data[197];
 
@@ -128,7 +129,12 @@ TEST(accept_too_much_private_data)
 					       RDMA_CM_EVENT_ESTABLISHED,
 					       p.client));
 	} else {
+		/* rdma_ucm's rdma_accept() also rejects the request. */
 		EXPECT_EQ(IBV_QPS_ERR, qp_state(p.server, NULL, NULL));
+		rej = guest_next_event(p.chc, RDMA_CM_EVENT_REJECTED, p.client);
+		ASSERT_NE(NULL, rej);
+		EXPECT_EQ(28, rej->status);
+		ASSERT_EQ(0, rdma_ack_cm_event(rej));
 	}
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	guest_pair_teardown(&p);
