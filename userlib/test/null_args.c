@@ -32,6 +32,7 @@ int main(int argc, char *argv[])
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct sockaddr *sa = (struct sockaddr *)&sin;
 	struct rdma_conn_param param = { 0 };
+	struct rdma_addrinfo ai = { .ai_port_space = RDMA_PS_TCP };
 	struct ibv_qp_init_attr qp_attr = { 0 };
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
@@ -65,5 +66,7 @@ int main(int argc, char *argv[])
 	T_EINVAL(rdma_create_qp(NULL, NULL, &qp_attr));
 	T_EINVAL(rdma_get_cm_event(NULL, &ev));
 	T_EINVAL(rdma_ack_cm_event(NULL));
+	T_EINVAL(rdma_create_ep(NULL, &ai, NULL, NULL));
+	T_EINVAL(rdma_create_ep(&id, NULL, NULL, NULL));
 	return t_exit();
 }
