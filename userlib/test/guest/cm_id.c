@@ -32,6 +32,15 @@
  *    device address resolves (the neighbour is the host itself); with
  *    -1 rcm says EINVAL (0..600000 ms, rdma_resolve_addr(3)), where
  *    rdma_ucm takes it as a huge timeout and resolves.
+ * 7. hotplug.device_added_and_removed: a Soft-RoCE device added after
+ *    the library listed the devices (on a dummy netdev of the case's
+ *    own, hp0, 198.18.253.1/24) is found when an id binds to its
+ *    address (id->verbs, id->pd), and rdma_get_devices() lists it; once
+ *    removed (DEVICE_REMOVAL on the id) it is no longer listed, while
+ *    the id keeps its context; the id destroyed, the library closes the
+ *    context, and the removal (which Soft-RoCE holds until then)
+ *    completes within 20 s. The teardown removes both whatever
+ *    happened.
  *
  * The ports must be free, also for the kernel's rdma_cm.
  *
@@ -46,7 +55,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
@@ -56,6 +67,10 @@
 
 #define BIND_PORT	20820
 #define DST_PORT	20821
+/* The hotplug case's own netdev and Soft-RoCE device. */
+#define HP_NETDEV	"hp0"
+#define HP_DEV		"hprxe0"
+#define HP_ADDR		"198.18.253.1"
 
 /* The lowest free file descriptor: a leak shows as a change. */
 static int lowest_free_fd(void)
@@ -260,6 +275,121 @@ TEST(timeout_range)
 			TH_LOG("timeout -1: %s", strerror(errno));
 	}
 	ASSERT_EQ(0, rdma_destroy_id(id));
+}
+
+/* Runs @cmd through the shell, its output dropped: its exit status. */
+static int sh(const char *cmd)
+{
+	char line[256];
+	int st;
+
+	snprintf(line, sizeof(line), "%s >/dev/null 2>&1", cmd);
+	st = system(line);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * A netdev and a Soft-RoCE device of the case's own, added after the
+ * library first listed the devices, removed again whatever happens.
+ */
+FIXTURE(hotplug) {
+	int before;
+};
+
+FIXTURE_SETUP(hotplug)
+{
+	struct ibv_context **devs;
+
+	if (!getenv("RCM_ADDR_RXE"))
+		SKIP_SETUP("RCM_ADDR_RXE is not set");
+	devs = rdma_get_devices(&self->before);
+	ASSERT_NE(NULL, devs);
+	rdma_free_devices(devs);
+	ASSERT_EQ(0, sh("/usr/sbin/ip link add " HP_NETDEV " type dummy && "
+			"/usr/sbin/ip addr add " HP_ADDR "/24 dev " HP_NETDEV " && "
+			"/usr/sbin/ip link set " HP_NETDEV " up"));
+	ASSERT_EQ(0, sh("rdma link add " HP_DEV " type rxe netdev "
+			HP_NETDEV))
+		TH_LOG("rdma link add failed");
+}
+
+FIXTURE_TEARDOWN(hotplug)
+{
+	sh("timeout 10 rdma link delete " HP_DEV);
+	sh("timeout 10 /usr/sbin/ip link delete " HP_NETDEV);
+}
+
+/* Seen by the library: the device named @name, or NULL. */
+static struct ibv_context *listed(const char *name, int *n)
+{
+	struct ibv_context **devs, *found = NULL;
+	int i;
+
+	devs = rdma_get_devices(n);
+	for (i = 0; devs && devs[i]; i++)
+		if (!strcmp(devs[i]->device->name, name))
+			found = devs[i];
+	rdma_free_devices(devs);
+	return found;
+}
+
+/* Starts @cmd in the background: a pidfd for its end, or -1. */
+static int sh_background(const char *cmd, pid_t *pid)
+{
+	*pid = fork();
+	if (*pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (*pid < 0)
+		return -1;
+	return syscall(SYS_pidfd_open, *pid, 0);
+}
+
+TEST_F(hotplug, device_added_and_removed)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in sin;
+	int n = 0, st = -1;
+	pid_t pid;
+
+	ch = guest_channel();
+	ASSERT_NE(NULL, ch);
+	ASSERT_TRUE(guest_parse_ipv4(HP_ADDR, 0, &sin));
+	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
+	ASSERT_EQ(0, rdma_bind_addr(id, (struct sockaddr *)&sin))
+		TH_LOG("bind to the new device's address: %s", strerror(errno));
+	ASSERT_NE(NULL, id->verbs);
+	EXPECT_STREQ(HP_DEV, id->verbs->device->name);
+	EXPECT_NE(NULL, id->pd);
+	EXPECT_EQ(id->verbs, listed(HP_DEV, &n));
+	EXPECT_EQ(self->before + 1, n);
+
+	/*
+	 * Soft-RoCE's removal waits until every user context of the device
+	 * is closed, so it runs in the background while the id holds one.
+	 */
+	p.fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
+			     &pid);
+	ASSERT_LE(0, p.fd);
+	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	EXPECT_EQ(NULL, listed(HP_DEV, &n));
+	EXPECT_EQ(self->before, n);
+	/* The id keeps the context it holds. */
+	EXPECT_STREQ(HP_DEV, id->verbs->device->name);
+	/* Its last id gone, the library closes the context. */
+	ASSERT_EQ(0, rdma_destroy_id(id));
+	ASSERT_EQ(1, poll(&p, 1, 20000))
+		TH_LOG("the device's removal still waits for this process");
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(p.fd);
+	rdma_destroy_event_channel(ch);
 }
 
 RCM_TEST_MAIN
