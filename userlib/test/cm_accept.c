@@ -1,28 +1,20 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
  * cm_accept: what the passive side does with failures the real module
- * cannot be made to give, and with requests staged at will (the rest
- * runs against rcm.ko in guests: guest/cm_accept.c, cm_connect.c,
- * cm_conn_compat.c, cm_sync_channels.c).
+ * cannot be made to give (the rest runs against rcm.ko in guests:
+ * guest/cm_accept.c, cm_sync_accept.c, cm_connect.c, cm_conn_compat.c,
+ * cm_sync_channels.c).
  *
  * - a failed transition (an injected RTR failure), INIT_QP_ATTR or
  *   ACCEPT failure: -1 with its errno, the QP in ERR (after RTS for a
- *   refused ACCEPT, as librdmacm);
- * - synchronous listener: rdma_accept() waits for ESTABLISHED (in
- *   id->event); a CONNECT_REQUEST read meanwhile is kept for
- *   rdma_get_request(), in order; REJECTED gives ECONNREFUSED; a
- *   rdma_get_request() blocked in another thread reads the ESTABLISHED
- *   and hands it to the waiting rdma_accept(); a listener destroyed
- *   with a kept request rejects it.
+ *   refused ACCEPT, as librdmacm).
  *
  * The module is faked (fake_rcm.c), and so is libibverbs (fake_verbs.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <rdma/rdma_cma.h>
 
@@ -194,157 +186,6 @@ static void accept_failures(void)
 	T_CHECK(fake_live_qps == 0);
 }
 
-/*
- * Synchronous: accept waits for the RTU on the request's own channel; a
- * request queued for the listener meanwhile stays where it is.
- */
-static void sync_accept(void)
-{
-	struct rdma_cm_id *l, *r1 = NULL, *r2 = NULL, *r3 = NULL;
-	uint32_t hl, h2, h3;
-	int fd;
-
-	setup();
-	l = listener(NULL, &hl);
-	if (!l)
-		return;
-	fd = l->channel->fd;
-	set_nonblock(fd);
-	T_CHECK(fake_rcm_push_request(fd, hl, &conn, &peer, "one", 4) != 0);
-	T_CHECK(rdma_get_request(l, &r1) == 0);
-	if (!r1)
-		return;
-	add_qp(r1);
-
-	/* Another request is queued before the RTU comes. */
-	T_CHECK(fake_rcm_push_request(fd, hl, &conn, &peer, "two", 4) != 0);
-	fake_accept_establishes = true;
-	T_CHECK(rdma_accept(r1, NULL) == 0);
-	T_CHECK(r1->event && r1->event->event == RDMA_CM_EVENT_ESTABLISHED &&
-		r1->event->id == r1);
-	T_CHECK(r1->qp->state == IBV_QPS_RTS);
-	T_CHECK(fake_rcm_queued(fd) == 1);
-
-	T_CHECK(rdma_get_request(l, &r2) == 0);
-	T_CHECK(r2 && r2->event && r2->event->listen_id == l &&
-		!strcmp(r2->event->param.conn.private_data, "two"));
-	if (!r2)
-		return;
-	h2 = fake_last_migrate.out_id;
-
-	/* The peer gave up before the RTU: ECONNREFUSED, QP in ERR. */
-	add_qp(r2);
-	fake_accept_establishes = false;
-	T_CHECK(fake_rcm_push(r2->channel->fd, h2, RCM_EVENT_REJECTED, 28,
-			      NULL, 0));
-	errno = 0;
-	T_CHECK(rdma_accept(r2, NULL) == -1 && errno == ECONNREFUSED);
-	T_CHECK(r2->event && r2->event->event == RDMA_CM_EVENT_REJECTED &&
-		r2->event->status == 28);
-	T_CHECK(r2->qp->state == IBV_QPS_ERR);
-
-	/*
-	 * The listener's O_NONBLOCK is its fd's alone; on a request id's
-	 * own non-blocking channel, no RTU yet: EAGAIN, accepted anyway.
-	 */
-	T_CHECK(fake_rcm_push_request(fd, hl, &conn, &peer, "three", 6) != 0);
-	T_CHECK(rdma_get_request(l, &r3) == 0);
-	if (r3) {
-		h3 = fake_last_migrate.out_id;
-		T_CHECK(!(fcntl(r3->channel->fd, F_GETFL) & O_NONBLOCK));
-		set_nonblock(r3->channel->fd);
-		add_qp(r3);
-		errno = 0;
-		T_CHECK(rdma_accept(r3, NULL) == -1 && errno == EAGAIN);
-		T_CHECK(fake_last_accept.id == h3);
-		T_CHECK(r3->event == NULL);	/* the request, acked */
-		rdma_destroy_qp(r3);
-		T_CHECK(rdma_destroy_id(r3) == 0);
-	}
-
-	rdma_destroy_qp(r2);
-	T_CHECK(rdma_destroy_id(r2) == 0);
-	rdma_destroy_qp(r1);
-	T_CHECK(rdma_destroy_id(r1) == 0);
-	T_CHECK(rdma_destroy_id(l) == 0);
-	T_CHECK(fake_live_qps == 0 && fake_live_pds == 0);
-}
-
-struct getter {
-	struct rdma_cm_id *listen;
-	struct rdma_cm_id *req;
-	int ret;
-};
-
-static void *get_request_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	g->ret = rdma_get_request(g->listen, &g->req);
-	return NULL;
-}
-
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
-}
-
-/*
- * rdma_get_request() blocks in another thread, reading the listener's
- * channel; rdma_accept() on a request id waits for the ESTABLISHED that
- * thread reads, then the thread gets its request.
- */
-static void sync_threads(void)
-{
-	struct getter g = { .ret = -2 };
-	struct rdma_cm_id *l, *r1 = NULL;
-	struct timespec pause = { .tv_nsec = 100000000L };
-	uint32_t hl, h1, h2;
-	pthread_t t;
-	int fd;
-
-	setup();
-	l = listener(NULL, &hl);
-	if (!l)
-		return;
-	fd = l->channel->fd;	/* blocking */
-	h1 = fake_rcm_push_request(fd, hl, &conn, &peer, "one", 4);
-	T_CHECK(rdma_get_request(l, &r1) == 0);
-	if (!r1)
-		return;
-	add_qp(r1);
-
-	g.listen = l;
-	T_CHECK(pthread_create(&t, NULL, get_request_thread, &g) == 0);
-	while (!__atomic_load_n(&fake_read_blocked, __ATOMIC_SEQ_CST))
-		nanosleep(&pause, NULL);
-
-	fake_accept_establishes = true;
-	T_CHECK(rdma_accept(r1, NULL) == 0);
-	T_CHECK(r1->event && r1->event->event == RDMA_CM_EVENT_ESTABLISHED);
-	T_CHECK(!join_within(t, 200));	/* still waiting for a request */
-
-	h2 = fake_rcm_push_request(fd, hl, &conn, &peer, "two", 4);
-	T_CHECK(h1 && h2);
-	T_CHECK(join_within(t, 2000));
-	T_CHECK(g.ret == 0 && g.req && g.req->event &&
-		!strcmp(g.req->event->param.conn.private_data, "two"));
-	if (g.req)
-		T_CHECK(rdma_destroy_id(g.req) == 0);
-	rdma_destroy_qp(r1);
-	T_CHECK(rdma_destroy_id(r1) == 0);
-	T_CHECK(rdma_destroy_id(l) == 0);
-}
-
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -354,7 +195,5 @@ int main(int argc, char *argv[])
 	fake_rcm_init();
 
 	t_in_child("accept failures", accept_failures);
-	t_in_child("synchronous accept", sync_accept);
-	t_in_child("synchronous calls in two threads", sync_threads);
 	return t_exit();
 }
