@@ -71,6 +71,8 @@
 #define HP_NETDEV	"hp0"
 #define HP_DEV		"hprxe0"
 #define HP_ADDR		"198.18.253.1"
+/* iproute2's: busybox's ip knows no "type dummy". */
+#define IP		"/usr/sbin/ip"
 
 /* The lowest free file descriptor: a leak shows as a change. */
 static int lowest_free_fd(void)
@@ -305,9 +307,9 @@ FIXTURE_SETUP(hotplug)
 	devs = rdma_get_devices(&self->before);
 	ASSERT_NE(NULL, devs);
 	rdma_free_devices(devs);
-	ASSERT_EQ(0, sh("/usr/sbin/ip link add " HP_NETDEV " type dummy && "
-			"/usr/sbin/ip addr add " HP_ADDR "/24 dev " HP_NETDEV " && "
-			"/usr/sbin/ip link set " HP_NETDEV " up"));
+	ASSERT_EQ(0, sh(IP " link add " HP_NETDEV " type dummy"));
+	ASSERT_EQ(0, sh(IP " addr add " HP_ADDR "/24 dev " HP_NETDEV));
+	ASSERT_EQ(0, sh(IP " link set " HP_NETDEV " up"));
 	ASSERT_EQ(0, sh("rdma link add " HP_DEV " type rxe netdev "
 			HP_NETDEV))
 		TH_LOG("rdma link add failed");
@@ -316,7 +318,7 @@ FIXTURE_SETUP(hotplug)
 FIXTURE_TEARDOWN(hotplug)
 {
 	sh("timeout 10 rdma link delete " HP_DEV);
-	sh("timeout 10 /usr/sbin/ip link delete " HP_NETDEV);
+	sh("timeout 10 " IP " link delete " HP_NETDEV);
 }
 
 /* Seen by the library: the device named @name, or NULL. */
