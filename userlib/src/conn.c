@@ -218,8 +218,8 @@ RCM_EXPORT int rdma_connect(struct rdma_cm_id *id,
  * QP's number (or @conn_param's qp_num), the id's Q_Key and up to
  * RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes of private data; its QP is not
  * touched (it is in RTS since rdma_create_qp()) and no event follows:
- * in synchronous mode the CONNECT_REQUEST in id->event is acked and the
- * call returns, as in librdmacm.
+ * in synchronous mode the call returns at once and the CONNECT_REQUEST
+ * stays in id->event, as in librdmacm.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, not a request id or
  * one accepted already, no device, no QP and no @conn_param, values
@@ -287,14 +287,14 @@ RCM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		goto err;
 	rid->accepted = true;
 
-	if (id->qp_type == IBV_QPT_UD) {
-		/* No event follows a SIDR reply; librdmacm acks the request. */
-		if (rid->sync && id->event) {
-			rdma_ack_cm_event(id->event);
-			id->event = NULL;
-		}
+	/*
+	 * No event follows a SIDR reply. As in librdmacm, a synchronous
+	 * id's CONNECT_REQUEST stays in id->event (the next synchronous
+	 * call or rdma_destroy_id() acks it): the application may still
+	 * read it.
+	 */
+	if (id->qp_type == IBV_QPT_UD)
 		return 0;
-	}
 	return rid->sync ? rcm_sync_complete(rid) : 0;
 
 err:

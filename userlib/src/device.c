@@ -51,11 +51,14 @@ static int rcm_device_add(struct ibv_device *dev)
 	return 0;
 }
 
+static void rcm_device_close_dead(struct rcm_verbs_device *d);
+
 /*
  * Bring the table up to date with ibv_get_device_list(), as librdmacm's
  * sync_devices_list() does: a device added since the last look gets an
  * entry, one that is gone is marked dead (its entry stays for the ids
- * that still hold its context, but nothing matches it any more). Caller
+ * that still hold its context, but nothing matches it any more) and
+ * closed once nobody holds it. Caller
  * holds rcm_dev_lock. Returns 0 or an errno value: ENODEV when libibverbs
  * lists no device, ENOMEM (the table is then left as it was, but for the
  * entries already added).
@@ -83,8 +86,10 @@ static int rcm_devices_sync(void)
 
 		for (p = list; *p && *p != rcm_devs[i]->dev; p++)
 			;
-		if (!*p)
+		if (!*p) {
 			rcm_devs[i]->dead = true;
+			rcm_device_close_dead(rcm_devs[i]);
+		}
 	}
 	/*
 	 * A device in both lists is the same ibv_device, which the new list
@@ -143,8 +148,23 @@ static int rcm_device_open(struct rcm_verbs_device *d)
 }
 
 /*
- * Drop one reference; the last one frees the default PD. Caller holds
- * rcm_dev_lock.
+ * Close a device that is gone and that nobody holds any more, as
+ * librdmacm's remove_cma_dev(): a driver that cannot disassociate its
+ * user contexts (Soft-RoCE) finishes removing the device only once every
+ * context of it is closed. The entry stays (entries never move), dead
+ * and unopened. Caller holds rcm_dev_lock.
+ */
+static void rcm_device_close_dead(struct rcm_verbs_device *d)
+{
+	if (!d->dead || d->refcnt || !d->verbs)
+		return;
+	ibv_close_device(d->verbs);
+	d->verbs = NULL;
+}
+
+/*
+ * Drop one reference; the last one frees the default PD and closes a
+ * device that is gone. Caller holds rcm_dev_lock.
  */
 static void rcm_device_unref(struct rcm_verbs_device *d)
 {
@@ -158,6 +178,7 @@ static void rcm_device_unref(struct rcm_verbs_device *d)
 		ibv_dealloc_pd(d->pd);
 		d->pd = NULL;
 	}
+	rcm_device_close_dead(d);
 }
 
 /**
@@ -355,7 +376,8 @@ out:
 
 /*
  * Drop a reference from rcm_device_get(); the device stays open, its
- * default PD goes with the last reference.
+ * default PD goes with the last reference, and a device that is gone is
+ * closed with it.
  */
 void rcm_device_put(struct ibv_context *verbs)
 {

@@ -2,6 +2,13 @@
 /*
  * rcm userlib tests: a stand-in for the rcm module.
  *
+ * Only for what the real module cannot be made to show (injected
+ * failures, a reader held at one instant, older records, devices
+ * Soft-RoCE cannot be): everything else the library does across the
+ * uapi runs against rcm.ko in a guest (userlib/test/guest/), and
+ * Documentation/userlib-host-tests.rst says which case went where. It is
+ * stricter than the uapi, so it cannot prove the struct-size rules.
+ *
  * A test program that links fake_rcm.o defines ioctl() and read() itself;
  * the executable comes first in the symbol lookup order, so the library
  * under test calls these. Channels are opened on /dev/null (RCM_DEVICE,

@@ -3,7 +3,11 @@
  * guest: the shared part of the userlib's guest test programs (guest.h).
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "guest.h"
@@ -57,4 +61,165 @@ bool guest_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
 
 	guest_qp_attr(&attr, type, wr);
 	return CHECK(rdma_create_qp(id, NULL, &attr) == 0);
+}
+
+bool guest_on_rcm(void)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)rdma_create_id, &info) || !info.dli_fname)
+		return false;
+	return strstr(info.dli_fname, "/rcm/") != NULL;
+}
+
+struct rdma_cm_event *guest_next_event(struct rdma_event_channel *ch,
+				       enum rdma_cm_event_type type,
+				       struct rdma_cm_id *id)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev = NULL;
+
+	if (poll(&p, 1, 10000) != 1) {
+		printf("# no %s within 10 s\n", rdma_event_str(type));
+		return NULL;
+	}
+	if (rdma_get_cm_event(ch, &ev)) {
+		printf("# rdma_get_cm_event: %s\n", strerror(errno));
+		return NULL;
+	}
+	if (ev->event != type || (id && ev->id != id)) {
+		printf("# wanted %s, got %s (status %d)%s\n",
+		       rdma_event_str(type), rdma_event_str(ev->event),
+		       ev->status, id && ev->id != id ? " for another id" : "");
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+bool guest_expect_event(struct rdma_event_channel *ch,
+			enum rdma_cm_event_type type, struct rdma_cm_id *id)
+{
+	struct rdma_cm_event *ev = guest_next_event(ch, type, id);
+	bool ok;
+
+	if (!ev)
+		return false;
+	ok = CHECK(ev->status == 0);
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
+bool guest_quiet(struct rdma_event_channel *ch)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
+}
+
+struct rdma_event_channel *guest_channel(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	int fl;
+
+	if (!CHECK(ch != NULL))
+		return NULL;
+	fl = fcntl(ch->fd, F_GETFL);
+	if (!CHECK(fl != -1 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0)) {
+		rdma_destroy_event_channel(ch);
+		return NULL;
+	}
+	return ch;
+}
+
+struct rdma_cm_id *guest_listener(struct rdma_event_channel *ch,
+				  const char *ip, int port,
+				  enum rdma_port_space ps, void *ctx)
+{
+	struct rdma_cm_id *id = NULL;
+	struct sockaddr_in sin;
+
+	if (!CHECK(guest_parse_ipv4(ip, port, &sin)) ||
+	    !CHECK(rdma_create_id(ch, &id, ctx, ps) == 0))
+		return NULL;
+	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
+	    !CHECK(rdma_listen(id, 4) == 0)) {
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	return id;
+}
+
+struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
+				const char *ip, int port,
+				enum rdma_port_space ps)
+{
+	struct rdma_cm_id *id = NULL;
+	struct sockaddr_in dst;
+
+	if (!CHECK(guest_parse_ipv4(ip, port, &dst)) ||
+	    !CHECK(rdma_create_id(ch, &id, NULL, ps) == 0))
+		return NULL;
+	if (!CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				     2000) == 0) ||
+	    !guest_expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id) ||
+	    !CHECK(rdma_resolve_route(id, 2000) == 0) ||
+	    !guest_expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id)) {
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	return id;
+}
+
+bool guest_join_within(pthread_t t, int ms, void **ret)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return pthread_timedjoin_np(t, ret, &ts) == 0;
+}
+
+bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
+		      bool qp)
+{
+	memset(p, 0, sizeof(*p));
+	p->chc = guest_channel();
+	p->chs = guest_channel();
+	if (!p->chc || !p->chs)
+		return false;
+	p->listener = guest_listener(p->chs, ip, port, RDMA_PS_TCP, NULL);
+	if (!p->listener)
+		return false;
+	p->client = guest_routed(p->chc, ip, port, RDMA_PS_TCP);
+	if (!p->client)
+		return false;
+	return !qp || guest_create_qp(p->client, IBV_QPT_RC, 4);
+}
+
+static void guest_id_gone(struct rdma_cm_id **id)
+{
+	if (!*id)
+		return;
+	if ((*id)->qp)
+		rdma_destroy_qp(*id);
+	CHECK(rdma_destroy_id(*id) == 0);
+	*id = NULL;
+}
+
+void guest_pair_teardown(struct guest_pair *p)
+{
+	guest_id_gone(&p->server);
+	guest_id_gone(&p->client);
+	guest_id_gone(&p->listener);
+	if (p->chc)
+		rdma_destroy_event_channel(p->chc);
+	if (p->chs)
+		rdma_destroy_event_channel(p->chs);
+	memset(p, 0, sizeof(*p));
 }

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,13 +32,17 @@
 	})
 
 /*
- * In a TEST(): the Soft-RoCE address $RCM_ADDR_RXE in @var, or a skip
- * of the case when it is not set.
+ * In a TEST(): the value of the guest's environment variable @name (an
+ * address, RCM_ADDR_*) in @var, or a skip of the case when it is not set.
  */
-#define GUEST_RXE_OR_SKIP(var)						\
-	const char *var = getenv("RCM_ADDR_RXE");			\
+#define GUEST_ENV_OR_SKIP(var, name)					\
+	const char *var = getenv(name);					\
 	if (!var || !*var)						\
-		SKIP(return, "RCM_ADDR_RXE is not set")
+		SKIP(return, "%s is not set", name)
+
+/* The Soft-RoCE address $RCM_ADDR_RXE, and the silent neighbour. */
+#define GUEST_RXE_OR_SKIP(var)	GUEST_ENV_OR_SKIP(var, "RCM_ADDR_RXE")
+#define GUEST_SILENT_OR_SKIP(var) GUEST_ENV_OR_SKIP(var, "RCM_ADDR_SILENT")
 
 /*
  * A case @name that needs the Soft-RoCE address (as const char *rxe)
@@ -67,8 +72,76 @@ bool guest_parse_ipv4(const char *ip, int port, struct sockaddr_in *sin);
 void guest_qp_attr(struct ibv_qp_init_attr *attr, enum ibv_qp_type type,
 		   unsigned int wr);
 
+/*
+ * Whether the librdmacm.so.1 this program runs on is rcm's (the guest
+ * points LD_LIBRARY_PATH at /usr/lib/rcm) rather than the distribution's
+ * (an in-tree control): for the few cases where the two answer
+ * differently by design, each such difference said in the program.
+ */
+bool guest_on_rcm(void);
+
 /* rdma_create_qp() of guest_qp_attr() on @id's default PD and CQs. */
 bool guest_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
 		     unsigned int wr);
+
+/*
+ * The next event of @ch within 10 s, which must be @type and, if @id is
+ * not NULL, for @id: the event (the caller acks it), or NULL after a
+ * diagnostic line. A non-blocking @ch is polled; so is a blocking one.
+ */
+struct rdma_cm_event *guest_next_event(struct rdma_event_channel *ch,
+				       enum rdma_cm_event_type type,
+				       struct rdma_cm_id *id);
+
+/* guest_next_event() with status 0, acked: true when so. */
+bool guest_expect_event(struct rdma_event_channel *ch,
+			enum rdma_cm_event_type type, struct rdma_cm_id *id);
+
+/* Nothing is pending on @ch: its fd does not poll readable now. */
+bool guest_quiet(struct rdma_event_channel *ch);
+
+/* A new non-blocking event channel, or NULL. */
+struct rdma_event_channel *guest_channel(void);
+
+/*
+ * An id of @ps with context @ctx on @ch (NULL: synchronous) bound to
+ * @ip:@port and listening with backlog 4, or NULL after a diagnostic.
+ */
+struct rdma_cm_id *guest_listener(struct rdma_event_channel *ch,
+				  const char *ip, int port,
+				  enum rdma_port_space ps, void *ctx);
+
+/*
+ * An id of @ps on the asynchronous channel @ch whose address and route
+ * to @ip:@port are resolved (both events taken), or NULL after a
+ * diagnostic.
+ */
+struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
+				const char *ip, int port,
+				enum rdma_port_space ps);
+
+/*
+ * Both ends of one connection in one process, each on its own
+ * non-blocking channel: @chs holds the listener and, once the request
+ * is taken, @server; @chc the client.
+ */
+struct guest_pair {
+	struct rdma_event_channel *chc, *chs;
+	struct rdma_cm_id *listener, *client, *server;
+};
+
+/*
+ * A TCP listener on @ip:@port and a client routed to it, with an RC QP
+ * (guest_create_qp(), 4 work requests) if @qp: true, or false after a
+ * diagnostic (guest_pair_teardown() cleans up either way).
+ */
+bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
+		      bool qp);
+
+/* Destroys what guest_pair_setup() and the case made, QPs first. */
+void guest_pair_teardown(struct guest_pair *p);
+
+/* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
+bool guest_join_within(pthread_t t, int ms, void **ret);
 
 #endif /* _RCM_GUEST_H */

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_accept: rdma_accept() and rdma_notify() on a request id, on
+ * librdmacm.so.1 at both ends in one process, against the real module,
+ * in a guest with a Soft-RoCE device. kselftest TAP. (Explicit depths
+ * above the request's are cm_conn_compat's; the passive disconnect and
+ * the synchronous accept are cm_connect's and cm_sync_channels'.)
+ *
+ *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *
+ * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
+ * distribution's librdmacm on rdma_ucm, and must pass the same way).
+ *
+ * The client connects with responder resources 2 and initiator depth 4
+ * and a QP; the request id gets a QP of its own unless said otherwise.
+ *
+ * 1. accept_too_much_private_data: 197 bytes are EINVAL. rcm refuses
+ *    them before the QP moves: it stays in INIT, and an accept with 196
+ *    bytes then establishes the connection. librdmacm 44 moves the QP
+ *    to RTR and RTS first and, when rdma_ucm refuses the reply, to ERR,
+ *    and rdma_ucm rejects the request (rdma_accept(3) NOTES): the
+ *    in-tree control expects ERR and the client's REJECTED (28).
+ * 2. accept_with_qp: RDMA_MAX_RESP_RES, RDMA_MAX_INIT_DEPTH and 196
+ *    bytes are accepted: the QP is in RTS with max_dest_rd_atomic 4 and
+ *    max_rd_atomic 2 (the request's), the client's ESTABLISHED carries
+ *    the 196 bytes, the server gets ESTABLISHED; a second accept is
+ *    EINVAL and leaves the QP in RTS.
+ * 3. accept_null_param: rdma_accept(id, NULL) takes the request's values
+ *    (the QP as in 1) and RNR retry 7, which the client's ESTABLISHED
+ *    shows with the depths seen from its side (2 and 4).
+ * 4. accept_errors: without a QP, a NULL conn_param is EINVAL (rcm only:
+ *    librdmacm 44 reads the QP number from it and crashes); an accept
+ *    of the listener is the kernel's EINVAL; then an accept with the
+ *    QP's number in conn_param establishes the connection.
+ * 5. notify_comm_est: with the client's RTU held back (its channel not
+ *    read), rdma_notify() of IBV_EVENT_QP_FATAL is EINVAL, of
+ *    IBV_EVENT_COMM_EST 0, and the server gets ESTABLISHED; the client's
+ *    ESTABLISHED follows when it reads.
+ *
+ * The ports must be free, also for the kernel's rdma_cm.
+ *
+ * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
+ * not set).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+
+#include "common/guest.h"
+#include "rcm_ksft.h"
+
+#define QP_PORT		20870
+#define BIG_PORT	20874
+#define NULL_PORT	20871
+#define ERR_PORT	20872
+#define NOTIFY_PORT	20873
+
+/* The client of @p connects; the request is taken, @ev holds it. */
+static struct rdma_cm_event *connect_request(struct guest_pair *p,
+					     bool server_qp)
+{
+	struct rdma_conn_param cp = {
+		.responder_resources = 2, .initiator_depth = 4,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct rdma_cm_event *ev;
+
+	if (!CHECK(rdma_connect(p->client, &cp) == 0))
+		return NULL;
+	ev = guest_next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	if (!ev)
+		return NULL;
+	p->server = ev->id;
+	if (server_qp && !guest_create_qp(p->server, IBV_QPT_RC, 4)) {
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+/* @id's QP state, and its two depths. */
+static int qp_state(struct rdma_cm_id *id, int *dest_rd, int *rd)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(id->qp, &a, IBV_QP_STATE | IBV_QP_MAX_DEST_RD_ATOMIC |
+			 IBV_QP_MAX_QP_RD_ATOMIC, &init))
+		return -1;
+	if (dest_rd)
+		*dest_rd = a.max_dest_rd_atomic;
+	if (rd)
+		*rd = a.max_rd_atomic;
+	return a.qp_state;
+}
+
+TEST(accept_too_much_private_data)
+{
+	struct rdma_conn_param cp = { 0 };
+	struct rdma_cm_event *ev, *rej;
+	struct guest_pair p;
+	uint8_t data[197];
+
+	GUEST_RXE_OR_SKIP(rxe);
+	memset(data, 0xc3, sizeof(data));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, BIG_PORT, true));
+	ev = connect_request(&p, true);
+	ASSERT_NE(NULL, ev);
+	cp.private_data = data;
+	cp.private_data_len = 197;
+	ASSERT_ERRNO(rdma_accept(p.server, &cp), EINVAL);
+	/*
+	 * librdmacm readies the QP before the kernel refuses the reply,
+	 * then moves it to ERR; rcm refuses first (rdma_accept(3) NOTES).
+	 */
+	if (guest_on_rcm()) {
+		EXPECT_EQ(IBV_QPS_INIT, qp_state(p.server, NULL, NULL));
+		cp.private_data_len = 196;
+		ASSERT_EQ(0, rdma_accept(p.server, &cp))
+			TH_LOG("rdma_accept after the refusal: %s",
+			       strerror(errno));
+		ASSERT_TRUE(guest_expect_event(p.chc,
+					       RDMA_CM_EVENT_ESTABLISHED,
+					       p.client));
+	} else {
+		/* rdma_ucm's rdma_accept() also rejects the request. */
+		EXPECT_EQ(IBV_QPS_ERR, qp_state(p.server, NULL, NULL));
+		rej = guest_next_event(p.chc, RDMA_CM_EVENT_REJECTED, p.client);
+		ASSERT_NE(NULL, rej);
+		EXPECT_EQ(28, rej->status);
+		ASSERT_EQ(0, rdma_ack_cm_event(rej));
+	}
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	guest_pair_teardown(&p);
+}
+
+TEST(accept_with_qp)
+{
+	struct rdma_conn_param cp = { 0 };
+	struct rdma_cm_event *ev, *est;
+	int dest_rd = -1, rd = -1;
+	struct guest_pair p;
+	uint8_t data[196];
+
+	GUEST_RXE_OR_SKIP(rxe);
+	memset(data, 0xc3, sizeof(data));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, QP_PORT, true));
+	ev = connect_request(&p, true);
+	ASSERT_NE(NULL, ev);
+	cp.private_data = data;
+	cp.private_data_len = 196;
+	cp.responder_resources = RDMA_MAX_RESP_RES;
+	cp.initiator_depth = RDMA_MAX_INIT_DEPTH;
+	ASSERT_EQ(0, rdma_accept(p.server, &cp))
+		TH_LOG("rdma_accept: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(p.server, &dest_rd, &rd));
+	EXPECT_EQ(4, dest_rd);
+	EXPECT_EQ(2, rd);
+
+	est = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
+	ASSERT_NE(NULL, est);
+	EXPECT_EQ(196, est->param.conn.private_data_len);
+	EXPECT_EQ(0, memcmp(est->param.conn.private_data, data, 196));
+	ASSERT_EQ(0, rdma_ack_cm_event(est));
+	ASSERT_TRUE(guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED,
+				       p.server));
+	ASSERT_ERRNO(rdma_accept(p.server, &cp), EINVAL);
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(p.server, NULL, NULL));
+	guest_pair_teardown(&p);
+}
+
+TEST(accept_null_param)
+{
+	struct rdma_cm_event *ev, *est;
+	int dest_rd = -1, rd = -1;
+	struct guest_pair p;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, NULL_PORT, true));
+	ev = connect_request(&p, true);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, rdma_accept(p.server, NULL))
+		TH_LOG("rdma_accept: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(p.server, &dest_rd, &rd));
+	EXPECT_EQ(4, dest_rd);
+	EXPECT_EQ(2, rd);
+	est = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
+	ASSERT_NE(NULL, est);
+	EXPECT_EQ(2, est->param.conn.responder_resources);
+	EXPECT_EQ(4, est->param.conn.initiator_depth);
+	EXPECT_EQ(7, est->param.conn.rnr_retry_count);
+	ASSERT_EQ(0, rdma_ack_cm_event(est));
+	ASSERT_TRUE(guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED,
+				       p.server));
+	guest_pair_teardown(&p);
+}
+
+TEST(accept_errors)
+{
+	struct rdma_conn_param cp = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7, .qp_num = 0x4321,
+	};
+	struct rdma_cm_event *ev;
+	struct guest_pair p;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, ERR_PORT, true));
+	ev = connect_request(&p, false);
+	ASSERT_NE(NULL, ev);
+	/* librdmacm reads the QP number from the NULL conn_param. */
+	if (guest_on_rcm())
+		ASSERT_ERRNO(rdma_accept(p.server, NULL), EINVAL);
+	ASSERT_ERRNO(rdma_accept(p.listener, &cp), EINVAL);
+	ASSERT_EQ(0, rdma_accept(p.server, &cp))
+		TH_LOG("rdma_accept: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_TRUE(guest_expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED,
+				       p.client));
+	ASSERT_TRUE(guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED,
+				       p.server));
+	guest_pair_teardown(&p);
+}
+
+TEST(notify_comm_est)
+{
+	struct rdma_cm_event *ev;
+	struct guest_pair p;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, NOTIFY_PORT, true));
+	ev = connect_request(&p, true);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, rdma_accept(p.server, NULL))
+		TH_LOG("rdma_accept: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_QP_FATAL), EINVAL);
+	EXPECT_TRUE(guest_quiet(p.chs));
+	ASSERT_EQ(0, rdma_notify(p.server, IBV_EVENT_COMM_EST))
+		TH_LOG("rdma_notify: %s", strerror(errno));
+	ASSERT_TRUE(guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED,
+				       p.server));
+	ASSERT_TRUE(guest_expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED,
+				       p.client));
+	guest_pair_teardown(&p);
+}
+
+RCM_TEST_MAIN

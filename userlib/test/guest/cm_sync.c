@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * cm_sync: synchronous ids (rdma_create_id() with a NULL channel) and
+ * the event each call leaves in id->event, against the real module, in
+ * a guest with a Soft-RoCE device. kselftest TAP.
+ *
+ *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *   RCM_ADDR_SILENT  IPv4 neighbour on that network that never answers
+ *
+ * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
+ * distribution's librdmacm on rdma_ucm, and must pass the same way).
+ *
+ * 1. held_event_destroy: rdma_resolve_addr() to RCM_ADDR_RXE returns 0
+ *    with ADDR_RESOLVED (status 0, event->id the id) in id->event, the id
+ *    resolved (verbs, port 1, a source port, the destination port);
+ *    rdma_destroy_id() acks the held event itself and returns within
+ *    10 s (a destroy that waited for the ack would never return).
+ * 2. addr_error_held: to the silent neighbour with 300 ms: -1 with errno
+ *    ETIMEDOUT, ADDR_ERROR with status -ETIMEDOUT in id->event, no
+ *    device; destroy returns.
+ * 3. next_call_acks: after that ADDR_ERROR the same id resolves
+ *    RCM_ADDR_RXE: 0, ADDR_RESOLVED in id->event (the call acked the
+ *    ADDR_ERROR it replaced: if it had not, destroy would wait for it).
+ * 4. failed_call_does_not_wait: 198.19.200.1, which no route reaches,
+ *    fails in the call itself (ENETUNREACH) at once, with no event in
+ *    id->event.
+ * 5. nonblocking_private_channel: O_NONBLOCK on the private channel's
+ *    fd; rdma_resolve_addr() to the silent neighbour is issued and gives
+ *    -1 with EAGAIN (no event yet), id->event NULL; the id is destroyed
+ *    with the resolution in flight.
+ *
+ * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
+ * not set).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "common/guest.h"
+#include "rcm_ksft.h"
+
+#define PORT		20810
+#define NO_ROUTE	"198.19.200.1"
+
+static void *destroy_thread(void *arg)
+{
+	return (void *)(intptr_t)rdma_destroy_id(arg);
+}
+
+/* rdma_destroy_id(@id) in a thread: 0 when it returned 0 within 10 s. */
+static int destroy_within(struct rdma_cm_id *id)
+{
+	void *ret = (void *)-2;
+	struct timespec ts;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, destroy_thread, id))
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	if (pthread_timedjoin_np(t, &ret, &ts)) {
+		printf("# rdma_destroy_id() still waits after 10 s\n");
+		return -1;
+	}
+	return (int)(intptr_t)ret;
+}
+
+static struct rdma_cm_id *sync_id(struct __test_metadata *_metadata)
+{
+	struct rdma_cm_id *id = NULL;
+
+	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP))
+		TH_LOG("rdma_create_id: %s", strerror(errno));
+	return id;
+}
+
+TEST(held_event_destroy)
+{
+	struct sockaddr_in dst;
+	struct rdma_cm_id *id;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(guest_parse_ipv4(rxe, PORT, &dst));
+	id = sync_id(_metadata);
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       2000))
+		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
+	ASSERT_NE(NULL, id->event);
+	EXPECT_EQ(RDMA_CM_EVENT_ADDR_RESOLVED, id->event->event);
+	EXPECT_EQ(0, id->event->status);
+	EXPECT_EQ(id, id->event->id);
+	EXPECT_NE(NULL, id->verbs);
+	EXPECT_EQ(1, id->port_num);
+	EXPECT_NE(0, rdma_get_src_port(id));
+	EXPECT_EQ(htons(PORT), rdma_get_dst_port(id));
+	ASSERT_EQ(0, destroy_within(id));
+}
+
+TEST(addr_error_held)
+{
+	struct sockaddr_in dst;
+	struct rdma_cm_id *id;
+
+	GUEST_SILENT_OR_SKIP(silent);
+	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &dst));
+	id = sync_id(_metadata);
+	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       300), ETIMEDOUT);
+	ASSERT_NE(NULL, id->event);
+	EXPECT_EQ(RDMA_CM_EVENT_ADDR_ERROR, id->event->event);
+	EXPECT_EQ(-ETIMEDOUT, id->event->status);
+	EXPECT_EQ(id, id->event->id);
+	ASSERT_EQ(0, destroy_within(id));
+}
+
+TEST(next_call_acks)
+{
+	struct sockaddr_in dst, quiet;
+	struct rdma_cm_id *id;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	GUEST_SILENT_OR_SKIP(silent);
+	ASSERT_TRUE(guest_parse_ipv4(rxe, PORT, &dst));
+	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &quiet));
+	id = sync_id(_metadata);
+	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&quiet,
+				       300), ETIMEDOUT);
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       2000))
+		TH_LOG("second rdma_resolve_addr: %s", strerror(errno));
+	ASSERT_NE(NULL, id->event);
+	EXPECT_EQ(RDMA_CM_EVENT_ADDR_RESOLVED, id->event->event);
+	EXPECT_EQ(0, id->event->status);
+	EXPECT_NE(NULL, id->verbs);
+	ASSERT_EQ(0, destroy_within(id));
+}
+
+TEST(failed_call_does_not_wait)
+{
+	struct sockaddr_in dst;
+	struct rdma_cm_id *id;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(guest_parse_ipv4(NO_ROUTE, PORT, &dst));
+	id = sync_id(_metadata);
+	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       60000), ENETUNREACH);
+	EXPECT_EQ(NULL, id->event);
+	ASSERT_EQ(0, destroy_within(id));
+}
+
+TEST(nonblocking_private_channel)
+{
+	struct sockaddr_in dst;
+	struct rdma_cm_id *id;
+	int fd, fl;
+
+	GUEST_SILENT_OR_SKIP(silent);
+	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &dst));
+	id = sync_id(_metadata);
+	ASSERT_NE(NULL, id->channel);
+	fd = id->channel->fd;
+	fl = fcntl(fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, fl | O_NONBLOCK));
+	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       5000), EAGAIN);
+	EXPECT_EQ(NULL, id->event);
+	ASSERT_EQ(0, destroy_within(id));
+}
+
+RCM_TEST_MAIN
