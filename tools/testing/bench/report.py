@@ -170,6 +170,13 @@ def growth(small, big):
     return g, f'{(go[0] / go[1]) / (ge[0] / ge[1]):.2f}'
 
 
+# A failed run's CPU covers part of a run: left out, as its steps are
+# (a client ended early prints none).
+for stack, c, r, *_ in failed:
+    cpu[(stack, c)] = [x for x in cpu.get((stack, c), []) if x[0] != r]
+    for key in [k for k in steps if k[:2] == (stack, c)]:
+        steps[key] = [x for x in steps[key] if x[0] != r]
+
 scale = sorted({c for (_, c, _) in steps if c > 1000} |
                {c for (_, c, k) in accept if k == 4 and c > 100})
 for big in scale:
@@ -197,20 +204,21 @@ for big in scale:
            for s in ('intree', 'rcm') for c in (100, big)}
     rows.append(('bench_accept, 4 clients, us', acc[('intree', 100)],
                  acc[('intree', big)], acc[('rcm', 100)], acc[('rcm', big)]))
+    def cols(small, big):
+        m = [f'{statistics.median(v for _, v in x):>8.1f}' if x else
+             f'{"-":>8}' for x in (small, big)]
+        g, aa_g = growth(small, big)
+        return ''.join(m) + (f'{g:>6.2f}' if g else f'{"-":>6}'), g, aa_g
     for label, a0, a1, b0, b1 in rows:
-        if not a0 or not a1 or not b0 or not b1:
-            print(f'{label:<30}{"?":>8}')
-            continue
-        ga, aa_g = growth(a0, a1)
-        gb, _ = growth(b0, b1)
-        m = [statistics.median(v for _, v in x) for x in (a0, a1, b0, b1)]
-        print(f'{label:<30}{m[0]:>8.1f}{m[1]:>8.1f}{ga:>6.2f}'
-              f'{m[2]:>8.1f}{m[3]:>8.1f}{gb:>6.2f}{gb / ga:>8.2f}{aa_g:>6}')
+        ta, ga, aa_g = cols(a0, a1)
+        tb, gb, _ = cols(b0, b1)
+        ratio = f'{gb / ga:.2f}' if ga and gb else '-'
+        print(f'{label:<30}{ta}{tb}{ratio:>8}{aa_g:>6}')
     bad = [f for f in failed if f[1] == big]
     for stack, c, r, n, st, server in bad:
-        print(f'  {stack} round {r}: {n} of {c} connections failed'
-              f' (rejected or unreachable), client status {st},'
-              f' server {server}: the cmtime rows time the failures')
+        print(f'  {stack} round {r}: server {server}, client status {st},'
+              f' {n} failed connections in its output: left out of the'
+              ' cmtime rows')
 
 if walls or phases:
     print('\nwhere the bench\'s time went (wall seconds in the guest)')
