@@ -93,9 +93,8 @@ for count in counts:
               f'{aa(a):>7}')
     for stack, c, r, n, st, server in failed:
         if c == count:
-            print(f'  {stack} round {r}: {n} of {c} connections failed'
-                  f' (rejected or unreachable), client status {st},'
-                  f' server {server}: its figures time the failures')
+            print(f'  {stack} round {r}: server {server}, client status'
+                  f' {st}, {n} failed connections in its output: left out')
 
 if accept.get(('intree', 1000, 8)) and accept.get(('rcm', 1000, 8)):
     n, k = 1000, 8
