@@ -14,7 +14,11 @@
 # calls, its module(s), against the floor both share (ib_cm, MAD, rxe,
 # verbs, the kernel) - from perf samples, and the handshake's gaps from
 # ib_cm's tracepoints. Prints the medians, the rcm/in-tree ratios and
-# the A/A spread; the raw lines stay in build/bench/guest.log.
+# the A/A spread; the raw lines stay in build/bench/guest.log. Before the
+# attribution, the scale runs: RCM_BENCH_SCALE_RUNS (default 3: in-tree,
+# rcm, in-tree) cmtime runs at RCM_BENCH_SCALE (default 10000; 0 for
+# none) connections, each with bench_accept at 100 and at that many
+# connections, for each stack's growth in cost per connection from 100.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -29,6 +33,8 @@ counts=${RCM_BENCH_COUNTS:-100,1000}
 # times as long as 1000 there too).
 attr_rounds=${RCM_ATTR_ROUNDS:-4}
 attr_counts=${RCM_ATTR_COUNTS:-$counts}
+scale=${RCM_BENCH_SCALE:-10000}
+scale_runs=${RCM_BENCH_SCALE_RUNS:-3}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
@@ -46,7 +52,7 @@ install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
-	echo "bench: ./guest-bench.sh $rounds $counts"
+	echo "bench: ./guest-bench.sh $rounds $counts $scale $scale_runs"
 	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
@@ -54,7 +60,7 @@ install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 	--lib-dir "$top/userlib/src" \
 	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf
 
-echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections"
+echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections, $scale_runs scale runs at $scale"
 status=0
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests bench,attrib --test-timeout 5400 --guest-timeout 6000 \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# guest-bench.sh ROUNDS COUNTS: the benchmark's guest side (make bench).
+# guest-bench.sh ROUNDS COUNTS [SCALE [SCALE_RUNS]]: the benchmark's guest
+# side (make bench).
 # In one boot, with rcm.ko and the in-tree rdma_cm + rdma_ucm loaded,
 # runs Debian's cmtime alternately on the in-tree stack (rdma-core's
 # librdmacm) and on rcm (rcm's librdmacm.so.1 through LD_LIBRARY_PATH),
@@ -9,7 +10,12 @@
 # Then one listener accepting 1000 connections from 8 client processes
 # at once (bench_accept), ROUNDS rounds alternating the stacks; system
 # calls per connection with strace; and kernel slab memory per idle id
-# with bench_ids. Prints machine-readable lines:
+# with bench_ids. Then the scale runs: SCALE_RUNS (default 3) cmtime
+# runs at SCALE (default 10000; 0: none) connections, alternating the
+# stacks from the in-tree one (3: in-tree, rcm, in-tree - the second
+# in-tree run is the A/A), each followed by bench_accept at 100 and at
+# SCALE connections from 4 client processes on the same stack. Prints
+# machine-readable lines:
 #   bench-step STACK COUNT ROUND STEP US_PER_CONN
 #   bench-accept STACK COUNT CLIENTS ROUND US_PER_CONN SLAB_BYTES_PER_CONN
 #   bench-syscalls STACK SIDE COUNT CALLS
@@ -19,9 +25,21 @@
 #   bench-ids STACK COUNT BYTES_PER_ID
 #   bench-cpu STACK COUNT ROUND USER_TICKS SYSTEM_TICKS (guest-wide,
 #     /proc/stat, both sides, over the client's run)
+#   bench-wall STACK COUNT ROUND SERVER_MS CLIENT_MS TEARDOWN_MS (one
+#     cmtime run: the wait for the server to listen, the client's whole
+#     run, the server's exit after it)
+#   bench-failed STACK COUNT ROUND FAILED CLIENT_STATUS SERVER (a cmtime
+#     run in which connections failed - cmtime counts a rejected or
+#     unreachable connection as connected and times it - or the client
+#     did not finish; SERVER "died" when the server was gone before the
+#     client ended: cmtime 44's server dereferences NULL on an error
+#     event of a request id, and the client then waits for good)
+#   bench-phase NAME SECONDS (the wall time of each part of the bench)
 ip=$RCM_ADDR_RXE
 rounds=${1:-10}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
+scale=${3:-10000}
+scale_runs=${4:-3}
 port=21000
 
 # serve(), shared with the selftests that run programs on both stacks
@@ -34,27 +52,83 @@ cpu_ticks() {
 	awk '$1 == "cpu" { print $2 + $3, $4 + $7 + $8 }' /proc/stat
 }
 
+# Busybox's date has no sub-second clock: /proc/uptime's 10 ms will do.
+uptime_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+phase_start=$(uptime_ms)
+# NAME: the wall time since the last phase ended.
+phase() {
+	now=$(uptime_ms)
+	echo "bench-phase $1 $(((now - phase_start) / 1000)).$(((now - phase_start) % 1000 / 100))"
+	phase_start=$now
+}
+
+# PID: whether the process runs (a zombie does not; kill -0 says yes).
+running() {
+	state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# STACK COUNT: one cmtime client against the server $spid; returns the
+# client's status. If the server dies meanwhile, the client (which then
+# waits for events that never come) is ended a second later.
+cmtime_client() {
+	(serve "$1" timeout 600 cmtime -s "$ip" -p $port -c "$2" \
+		>/tmp/cli.log 2>&1) &
+	cpid=$!
+	server=alive
+	while running $cpid; do
+		if ! running $spid; then
+			server=died
+			sleep 1
+			kill $cpid 2>/dev/null
+			break
+		fi
+		sleep 0.5
+	done
+	wait $cpid
+}
+
 # STACK COUNT ROUND [WRAPPER...]: one cmtime run, server and client on
 # STACK; prints the client's step table as bench-step lines.
 cmtime_run() {
 	stack=$1 count=$2 round=$3
 	shift 3
 	port=$((port + 1))
+	w0=$(uptime_ms)
 	(serve "$stack" "$@" cmtime -b "$ip" -p $port -c "$count" \
 		>/tmp/srv.log 2>&1) &
 	spid=$!
 	sleep 1
 	tries=0
+	w1=$(uptime_ms)
 	cpu0=$(cpu_ticks)
-	until (serve "$stack" timeout 600 cmtime -s "$ip" -p $port \
-		-c "$count" >/tmp/cli.log 2>&1); do
+	# Again only when the client failed within seconds with the server
+	# alive (not yet listening): after a longer run, or against a dead
+	# server, a second client would time the failures.
+	until cmtime_client "$stack" "$count"; do
+		st=$?
 		tries=$((tries + 1))
 		[ $tries -ge 3 ] && break
+		[ "$server" = alive ] &&
+			[ $(($(uptime_ms) - w1)) -lt $((10000 * tries)) ] || break
 		sleep 1
 	done
+	st=${st:-0}
 	cpu1=$(cpu_ticks)
+	w2=$(uptime_ms)
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
+	w3=$(uptime_ms)
+	echo "bench-wall $stack $count $round $((w1 - w0)) $((w2 - w1)) $((w3 - w2))"
+	failed=$(grep -c 'RDMA_CM_EVENT_[A-Z_]*\(REJECTED\|UNREACHABLE\|ERROR\)' /tmp/cli.log)
+	if [ "$failed" -gt 0 ] || [ "$tries" -gt 0 ] || [ "$server" = died ]; then
+		echo "bench-failed $stack $count $round $failed $st $server"
+		grep -v 'RDMA_CM_EVENT' /tmp/srv.log | tail -3 | sed 's/^/# server: /'
+	fi
+	unset st
 	if [ $tries -ge 3 ]; then
 		echo "bench-error $stack $count $round"
 		tail -5 /tmp/cli.log /tmp/srv.log
@@ -82,16 +156,18 @@ for count in $counts; do
 		fi
 		r=$((r + 1))
 	done
+	phase "cmtime-$count"
 done
 
-# STACK ROUND: one bench_accept run of 1000 connections from 8 clients.
+# STACK ROUND [COUNT CLIENTS]: one bench_accept run, by default of 1000
+# connections from 8 clients.
 accept_run() {
 	port=$((port + 1))
-	if out=$( (serve "$1" timeout 600 ./bench_accept 1000 8 "$ip" $port) \
-		2>&1); then
+	if out=$( (serve "$1" timeout 600 ./bench_accept "${3:-1000}" \
+		"${4:-8}" "$ip" $port) 2>&1); then
 		echo "$out" | sed -n "s/^accept \([0-9]*\) \([0-9]*\) us_per_conn \([0-9.]*\) slab_bytes_per_conn \(-*[0-9]*\)$/bench-accept $1 \1 \2 $2 \3 \4/p"
 	else
-		echo "bench-error $1 accept $2"
+		echo "bench-error $1 accept ${3:-1000} $2"
 		echo "$out" | tail -5
 	fi
 }
@@ -107,6 +183,7 @@ while [ $r -le "$rounds" ]; do
 	fi
 	r=$((r + 1))
 done
+phase accept
 
 # System calls: both programs under strace -f -c, 100 connections.
 for stack in intree rcm; do
@@ -131,6 +208,7 @@ for stack in intree rcm; do
 		done
 	done
 done
+phase syscalls
 
 # The connection manager's own system calls: those on its character
 # device (strace -y names a descriptor's file, in a poll's too), again
@@ -160,6 +238,7 @@ for stack in intree rcm; do
 		done
 	done
 done
+phase cmcalls
 
 # Kernel memory per idle (created and bound) id.
 for stack in intree rcm; do
@@ -167,3 +246,25 @@ for stack in intree rcm; do
 	echo "# $stack: $out"
 	echo "bench-ids $stack 10000 $(echo "$out" | sed -n 's/.*bytes_per_id //p')"
 done
+phase ids
+
+# Scale: cmtime at SCALE connections, in-tree and rcm alternating from
+# the in-tree stack; each stack's run k is its round k. Each run is
+# followed by bench_accept at 100 and at SCALE connections from 4
+# clients on the same stack (no QPs: the CM's own work at both sizes).
+[ "$scale" -gt 0 ] 2>/dev/null || exit 0
+i=0 ri=0 rr=0
+while [ $i -lt "$scale_runs" ]; do
+	if [ $((i % 2)) = 0 ]; then
+		ri=$((ri + 1))
+		stack=intree r=$ri
+	else
+		rr=$((rr + 1))
+		stack=rcm r=$rr
+	fi
+	cmtime_run "$stack" "$scale" $r
+	accept_run "$stack" $r 100 4
+	accept_run "$stack" $r "$scale" 4
+	i=$((i + 1))
+done
+phase "scale-$scale"

@@ -7,8 +7,13 @@ client's microseconds per connection on each stack, rcm / in-tree, and
 the A/A ratio beside it: the in-tree median of the odd rounds over that
 of the even rounds, the same bench against itself, which shows how much
 of a ratio is noise. Then the 8-client accept bench (time and slab
-memory per established connection), system calls per connection and
-kernel slab bytes per idle id.
+memory per established connection), system calls per connection,
+kernel slab bytes per idle id, and the scale table: each stack's cost
+per connection at the scale count (10 000) over its cost at 100 (the
+growth), rcm's growth over in-tree's, and the A/A of in-tree's growth
+(its odd rounds' growth over its even rounds'). Runs in which
+connections failed are named: cmtime times a rejected or unreachable
+connection as if it had connected.
 """
 import statistics
 import sys
@@ -22,7 +27,11 @@ syscalls = {}                  # (stack, side) -> (count, calls)
 cmcalls = {}                   # (stack, side) -> (count, calls, device)
 cmcall = defaultdict(list)     # (stack, side) -> [(name, calls)]
 ids = {}                       # stack -> bytes per id
-accept = defaultdict(list)     # stack -> [(round, us, slab bytes)]
+accept = defaultdict(list)     # (stack, count, clients) -> [(round, us, slab)]
+cpu = defaultdict(list)        # (stack, count) -> [(round, us per conn)]
+failed = []                    # (stack, count, round, failed, status, server)
+phases = []                    # (name, seconds)
+walls = []                     # (stack, count, round, server, client, teardown)
 errors = []
 
 for line in open(sys.argv[1], errors='replace'):
@@ -32,7 +41,7 @@ for line in open(sys.argv[1], errors='replace'):
     f = line[line.index('bench-'):].split()
     if f[0] == 'bench-step' and len(f) == 6:
         key = (f[1], int(f[2]), f[4])
-        steps[key].append(float(f[5]))
+        steps[key].append((int(f[3]), float(f[5])))
         if f[4] not in order:
             order.append(f[4])
     elif f[0] == 'bench-syscalls' and len(f) == 5:
@@ -42,8 +51,19 @@ for line in open(sys.argv[1], errors='replace'):
     elif f[0] == 'bench-cmcall' and len(f) == 5:
         cmcall[(f[1], f[2])].append((f[3], int(f[4])))
     elif f[0] == 'bench-accept' and len(f) == 7:
-        accept[f[1]].append((int(f[4]), float(f[5]), int(f[6])))
-        accept_shape = (f[2], f[3])
+        accept[(f[1], int(f[2]), int(f[3]))].append(
+            (int(f[4]), float(f[5]), int(f[6])))
+    elif f[0] == 'bench-cpu' and len(f) == 6:
+        cpu[(f[1], int(f[2]))].append(
+            (int(f[3]), (int(f[4]) + int(f[5])) * 1e6 / attrib.USER_HZ
+             / int(f[2])))
+    elif f[0] == 'bench-failed' and len(f) == 7:
+        failed.append((f[1], int(f[2]), int(f[3]), int(f[4]), f[5], f[6]))
+    elif f[0] == 'bench-phase' and len(f) == 3:
+        phases.append((f[1], float(f[2])))
+    elif f[0] == 'bench-wall' and len(f) == 7:
+        walls.append((f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]),
+                      int(f[6])))
     elif f[0] == 'bench-ids' and len(f) == 4:
         ids[f[1]] = f[3]
     elif f[0] == 'bench-error':
@@ -66,19 +86,24 @@ for count in counts:
         b = steps.get(('rcm', count, step))
         if not a or not b:
             continue
-        ma, mb = statistics.median(a), statistics.median(b)
+        ma = statistics.median(v for _, v in a)
+        mb = statistics.median(v for _, v in b)
         ratio = f'{mb / ma:.2f}' if ma else '-'
         print(f'{step.replace("_", " "):<14}{ma:>12.1f}{mb:>12.1f}{ratio:>13}'
-              f'{aa(list(enumerate(a, 1))):>7}')
+              f'{aa(a):>7}')
+    for stack, c, r, n, st, server in failed:
+        if c == count:
+            print(f'  {stack} round {r}: server {server}, client status'
+                  f' {st}, {n} failed connections in its output: left out')
 
-if accept.get('intree') and accept.get('rcm'):
-    n, k = accept_shape
+if accept.get(('intree', 1000, 8)) and accept.get(('rcm', 1000, 8)):
+    n, k = 1000, 8
     print(f'\none listener, {n} connections from {k} client processes at once'
-          f' (bench_accept, {len(accept["rcm"])} rounds), medians')
+          f' (bench_accept, {len(accept[("rcm", n, k)])} rounds), medians')
     print(f'{"":<22}{"in-tree":>10}{"rcm":>10}{"rcm/in-tree":>13}{"A/A":>7}')
     for i, what in ((1, 'us per connection'), (2, 'slab bytes per conn')):
-        a = [(r[0], r[i]) for r in accept['intree']]
-        b = [(r[0], r[i]) for r in accept['rcm']]
+        a = [(r[0], r[i]) for r in accept[('intree', n, k)]]
+        b = [(r[0], r[i]) for r in accept[('rcm', n, k)]]
         ma = statistics.median(v for _, v in a)
         mb = statistics.median(v for _, v in b)
         ratio = f'{mb / ma:.2f}' if ma else '-'
@@ -117,6 +142,91 @@ for stack in ('intree', 'rcm'):
 print('\nkernel slab memory per idle id (created and bound; 10000 ids)')
 for stack in ('intree', 'rcm'):
     print(f'{stack:<8}{ids.get(stack, "?"):>10} bytes')
+
+
+def total(stack, count):
+    """[(round, sum of the client's steps in us per connection)]."""
+    rounds = defaultdict(float)
+    for step in order:
+        for r, v in steps.get((stack, count, step), []):
+            rounds[r] += v
+    return sorted(rounds.items())
+
+
+def growth(small, big):
+    """Median of big / median of small, and the A/A of that growth: the
+    growth of the odd rounds over that of the even rounds."""
+    def med(rounds, odd=None):
+        v = [x for r, x in rounds if odd is None or r % 2 == odd]
+        return statistics.median(v) if v else None
+    if not small or not big or not med(small):
+        return None, '-'
+    g = med(big) / med(small)
+    go = [med(big, 1), med(small, 1)]
+    ge = [med(big, 0), med(small, 0)]
+    if None in go + ge or not go[1] or not ge[1] or not ge[0]:
+        return g, '-'
+    return g, f'{(go[0] / go[1]) / (ge[0] / ge[1]):.2f}'
+
+
+# A failed run's CPU covers part of a run: left out, as its steps are
+# (a client ended early prints none).
+for stack, c, r, *_ in failed:
+    cpu[(stack, c)] = [x for x in cpu.get((stack, c), []) if x[0] != r]
+    for key in [k for k in steps if k[:2] == (stack, c)]:
+        steps[key] = [x for x in steps[key] if x[0] != r]
+
+scale = sorted({c for (_, c, _) in steps if c > 1000} |
+               {c for (_, c, k) in accept if k == 4 and c > 100})
+for big in scale:
+    n_a = len(total('intree', big))
+    n_b = len(total('rcm', big))
+    print(f'\nscale: cost per connection at {big} connections over its cost at'
+          f' 100 (growth; target <= 1.2),\nmedians; at {big}: {n_a} in-tree'
+          f' and {n_b} rcm runs; A/A: in-tree\'s growth, odd rounds over'
+          ' even rounds')
+    print(f'{"":<30}{"in-tree":>22}{"rcm":>22}{"rcm/":>8}')
+    print(f'{"":<30}{"100":>8}{big:>8}{"x":>6}{"100":>8}{big:>8}{"x":>6}'
+          f'{"in-tree":>8}{"A/A":>6}')
+    rows = [('cmtime: all steps, us', total('intree', 100),
+             total('intree', big), total('rcm', 100), total('rcm', big))]
+    for step in ('create_qp', 'connect', 'disconnect', 'destroy'):
+        rows.append((f'cmtime: {step.replace("_", " ")}, us',
+                     steps.get(('intree', 100, step)),
+                     steps.get(('intree', big, step)),
+                     steps.get(('rcm', 100, step)),
+                     steps.get(('rcm', big, step))))
+    rows.append(('CPU guest-wide (cmtime), us', cpu.get(('intree', 100)),
+                 cpu.get(('intree', big)), cpu.get(('rcm', 100)),
+                 cpu.get(('rcm', big))))
+    acc = {(s, c): [(r[0], r[1]) for r in accept.get((s, c, 4), [])]
+           for s in ('intree', 'rcm') for c in (100, big)}
+    rows.append(('bench_accept, 4 clients, us', acc[('intree', 100)],
+                 acc[('intree', big)], acc[('rcm', 100)], acc[('rcm', big)]))
+    def cols(small, big):
+        m = [f'{statistics.median(v for _, v in x):>8.1f}' if x else
+             f'{"-":>8}' for x in (small, big)]
+        g, aa_g = growth(small, big)
+        return ''.join(m) + (f'{g:>6.2f}' if g else f'{"-":>6}'), g, aa_g
+    for label, a0, a1, b0, b1 in rows:
+        ta, ga, aa_g = cols(a0, a1)
+        tb, gb, _ = cols(b0, b1)
+        ratio = f'{gb / ga:.2f}' if ga and gb else '-'
+        print(f'{label:<30}{ta}{tb}{ratio:>8}{aa_g:>6}')
+    bad = [f for f in failed if f[1] == big]
+    for stack, c, r, n, st, server in bad:
+        print(f'  {stack} round {r}: server {server}, client status {st},'
+              f' {n} failed connections in its output: left out of the'
+              ' cmtime rows')
+
+if walls or phases:
+    print('\nwhere the bench\'s time went (wall seconds in the guest)')
+    if phases:
+        print('  ' + ', '.join(f'{n} {s:.1f}' for n, s in phases))
+    for stack, c, r, sv, cl, td in walls:
+        if c > 1000:
+            print(f'  cmtime {stack} {c} round {r}: server start {sv / 1000:.1f},'
+                  f' client {cl / 1000:.1f}, server exit {td / 1000:.1f}')
 attrib.report(sys.argv[1])
 if errors:
     print('\nruns that failed: ' + '; '.join(errors))
