@@ -147,6 +147,10 @@ rm -f /var/lib/man-db/auto-update
 ccache_dir=/run/rcm/share/ccache
 if mountpoint -q "$ccache_dir" && command -v ccache >/dev/null; then
 	export CCACHE_DIR=$ccache_dir DEBIAN_KERNEL_USE_CCACHE=1
+	# Each header's hash, once per guest rather than once per source
+	# file: the inode cache, in the guest's own tmpfs (mapped memory,
+	# which the 9p share is not for).
+	export CCACHE_INODECACHE=true CCACHE_TEMPDIR=/tmp/ccache
 	ccache --zero-stats >/dev/null
 else
 	ccache_dir=
