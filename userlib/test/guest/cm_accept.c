@@ -61,27 +61,19 @@
 #define ERR_PORT	20872
 #define NOTIFY_PORT	20873
 
-/* The client of @p connects; the request is taken, @ev holds it. */
+/*
+ * The client of @p connects with depths 2 and 4; the request is taken,
+ * with a QP of 4 work requests for it unless @wr is 0.
+ */
 static struct rdma_cm_event *connect_request(struct guest_pair *p,
-					     bool server_qp)
+					     unsigned int wr)
 {
 	struct rdma_conn_param cp = {
 		.responder_resources = 2, .initiator_depth = 4,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
-	struct rdma_cm_event *ev;
 
-	if (!CHECK(rdma_connect(p->client, &cp) == 0))
-		return NULL;
-	ev = guest_next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
-	if (!ev)
-		return NULL;
-	p->server = ev->id;
-	if (server_qp && !guest_create_qp(p->server, IBV_QPT_RC, 4)) {
-		rdma_ack_cm_event(ev);
-		return NULL;
-	}
-	return ev;
+	return guest_pair_request(p, &cp, wr);
 }
 
 /* @id's QP state, and its two depths. */
@@ -109,8 +101,8 @@ TEST(accept_too_much_private_data)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(data, 0xc3, sizeof(data));
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, BIG_PORT, true));
-	ev = connect_request(&p, true);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, BIG_PORT, 4));
+	ev = connect_request(&p, 4);
 	ASSERT_NE(NULL, ev);
 	cp.private_data = data;
 	cp.private_data_len = 197;
@@ -150,8 +142,8 @@ TEST(accept_with_qp)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(data, 0xc3, sizeof(data));
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, QP_PORT, true));
-	ev = connect_request(&p, true);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, QP_PORT, 4));
+	ev = connect_request(&p, 4);
 	ASSERT_NE(NULL, ev);
 	cp.private_data = data;
 	cp.private_data_len = 196;
@@ -183,8 +175,8 @@ TEST(accept_null_param)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, NULL_PORT, true));
-	ev = connect_request(&p, true);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, NULL_PORT, 4));
+	ev = connect_request(&p, 4);
 	ASSERT_NE(NULL, ev);
 	ASSERT_EQ(0, rdma_accept(p.server, NULL))
 		TH_LOG("rdma_accept: %s", strerror(errno));
@@ -213,8 +205,8 @@ TEST(accept_errors)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, ERR_PORT, true));
-	ev = connect_request(&p, false);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, ERR_PORT, 4));
+	ev = connect_request(&p, 0);
 	ASSERT_NE(NULL, ev);
 	/* librdmacm reads the QP number from the NULL conn_param. */
 	if (guest_on_rcm())
@@ -236,8 +228,8 @@ TEST(notify_comm_est)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, NOTIFY_PORT, true));
-	ev = connect_request(&p, true);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, NOTIFY_PORT, 4));
+	ev = connect_request(&p, 4);
 	ASSERT_NE(NULL, ev);
 	ASSERT_EQ(0, rdma_accept(p.server, NULL))
 		TH_LOG("rdma_accept: %s", strerror(errno));

@@ -84,7 +84,7 @@ TEST(connect_defaults)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, DEFAULTS_PORT, true));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, DEFAULTS_PORT, 4));
 	ASSERT_EQ(0, ibv_query_device(p.client->verbs, &dev));
 	ASSERT_EQ(0, rdma_connect(p.client, NULL))
 		TH_LOG("rdma_connect: %s", strerror(errno));
@@ -111,7 +111,7 @@ TEST(connect_depth_limits)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, LIMITS_PORT, true));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, LIMITS_PORT, 4));
 	ASSERT_EQ(0, ibv_query_device(p.client->verbs, &dev));
 	cp.responder_resources = dev.max_qp_rd_atom + 1;
 	cp.initiator_depth = 1;
@@ -148,7 +148,7 @@ TEST(private_data_limits)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(big, 0x5a, sizeof(big));
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, PDATA_PORT, true));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, PDATA_PORT, 4));
 	cp.private_data = big;
 	cp.private_data_len = 57;
 	ASSERT_ERRNO(rdma_connect(p.client, &cp), EINVAL);
@@ -162,7 +162,7 @@ TEST(private_data_limits)
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	guest_pair_teardown(&p);
 
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, PDATA_PORT, true));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, PDATA_PORT, 4));
 	cp.private_data = NULL;
 	cp.private_data_len = 40;
 	ASSERT_EQ(0, rdma_connect(p.client, &cp))
@@ -182,7 +182,7 @@ TEST(establish_and_ece_checks)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, ECE_PORT, true));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, ECE_PORT, 4));
 	ASSERT_ERRNO(rdma_establish(p.client), EINVAL);
 	ASSERT_ERRNO(rdma_set_local_ece(p.client, &e), EINVAL);
 	ASSERT_ERRNO(rdma_get_remote_ece(p.client, &e), EINVAL);

@@ -37,8 +37,6 @@
  * not set).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,149 +54,21 @@
 #define REJECT_PORT	20613
 #define ECE_PORT	20614
 
-/* Both ends of one connection, each on its own non-blocking channel. */
-struct pair {
-	struct rdma_event_channel *chc, *chs;
-	struct rdma_cm_id *listener, *client, *server;
-};
-
-/*
- * The next event of ch within 10 s, which must be type; NULL (and a
- * diagnostic) otherwise. The caller acks it.
- */
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch,
-					enum rdma_cm_event_type type)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev = NULL;
-
-	while (rdma_get_cm_event(ch, &ev)) {
-		if (errno != EAGAIN || poll(&p, 1, 10000) != 1) {
-			printf("# no %s within 10 s\n", rdma_event_str(type));
-			return NULL;
-		}
-	}
-	if (ev->event != type) {
-		printf("# wanted %s, got %s (status %d)\n",
-		       rdma_event_str(type), rdma_event_str(ev->event),
-		       ev->status);
-		rdma_ack_cm_event(ev);
-		return NULL;
-	}
-	return ev;
-}
-
-static bool expect_event(struct rdma_event_channel *ch,
-			 enum rdma_cm_event_type type)
-{
-	struct rdma_cm_event *ev = next_event(ch, type);
-
-	if (!ev)
-		return false;
-	rdma_ack_cm_event(ev);
-	return true;
-}
-
-static struct rdma_event_channel *channel(void)
-{
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	int fl;
-
-	if (!CHECK(ch != NULL))
-		return NULL;
-	fl = fcntl(ch->fd, F_GETFL);
-	if (!CHECK(fl != -1 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0)) {
-		rdma_destroy_event_channel(ch);
-		return NULL;
-	}
-	return ch;
-}
-
-static bool create_qp(struct rdma_cm_id *id)
-{
-	return guest_create_qp(id, IBV_QPT_RC, 1);
-}
-
-/* A listener on ip:port and a client id routed to it, with a QP if qp. */
-static bool pair_setup(struct pair *p, const char *ip, int port, bool qp)
-{
-	struct sockaddr_in sin;
-
-	memset(p, 0, sizeof(*p));
-	p->chc = channel();
-	p->chs = channel();
-	if (!p->chc || !p->chs || !CHECK(guest_parse_ipv4(ip, port, &sin)))
-		return false;
-	if (!CHECK(rdma_create_id(p->chs, &p->listener, NULL,
-				  RDMA_PS_TCP) == 0) ||
-	    !CHECK(rdma_bind_addr(p->listener, (struct sockaddr *)&sin) == 0) ||
-	    !CHECK(rdma_listen(p->listener, 4) == 0) ||
-	    !CHECK(rdma_create_id(p->chc, &p->client, NULL,
-				  RDMA_PS_TCP) == 0) ||
-	    !CHECK(rdma_resolve_addr(p->client, NULL, (struct sockaddr *)&sin,
-				     2000) == 0) ||
-	    !expect_event(p->chc, RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    !CHECK(rdma_resolve_route(p->client, 2000) == 0) ||
-	    !expect_event(p->chc, RDMA_CM_EVENT_ROUTE_RESOLVED))
-		return false;
-	return !qp || create_qp(p->client);
-}
-
-/*
- * Connect with @cp and wait for the CONNECT_REQUEST; the server's id
- * (with a QP) is p->server. Returns the request event, to be acked.
- */
-static struct rdma_cm_event *pair_request(struct pair *p,
-					  struct rdma_conn_param *cp)
-{
-	struct rdma_cm_event *ev;
-
-	if (!CHECK(rdma_connect(p->client, cp) == 0))
-		return NULL;
-	ev = next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST);
-	if (!ev)
-		return NULL;
-	p->server = ev->id;
-	if (!create_qp(p->server)) {
-		rdma_ack_cm_event(ev);
-		return NULL;
-	}
-	return ev;
-}
-
-static void pair_teardown(struct pair *p)
-{
-	struct rdma_cm_id *ids[] = { p->server, p->client, p->listener };
-	unsigned int i;
-
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		if (!ids[i])
-			continue;
-		if (ids[i]->qp)
-			rdma_destroy_qp(ids[i]);
-		rdma_destroy_id(ids[i]);
-	}
-	if (p->chc)
-		rdma_destroy_event_channel(p->chc);
-	if (p->chs)
-		rdma_destroy_event_channel(p->chs);
-}
-
 static bool retry_counts_above_7(const char *ip)
 {
 	struct rdma_conn_param cp;
 	struct rdma_cm_event *ev;
-	struct pair p;
+	struct guest_pair p;
 	bool ok = false;
 
-	if (!pair_setup(&p, ip, RETRY_PORT, true))
+	if (!guest_pair_setup(&p, ip, RETRY_PORT, 1))
 		goto out;
 	memset(&cp, 0, sizeof(cp));
 	cp.responder_resources = 1;
 	cp.initiator_depth = 1;
 	cp.retry_count = 15;
 	cp.rnr_retry_count = 15;
-	ev = pair_request(&p, &cp);
+	ev = guest_pair_request(&p, &cp, 1);
 	if (!ev)
 		goto out;
 	ok = CHECK(ev->param.conn.retry_count == 7);
@@ -211,15 +81,15 @@ static bool retry_counts_above_7(const char *ip)
 	cp.retry_count = 15;
 	cp.rnr_retry_count = 15;
 	ok &= CHECK(rdma_accept(p.server, &cp) == 0);
-	ev = next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED);
+	ev = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
 	ok &= ev != NULL;
 	if (ev) {
 		ok &= CHECK(ev->param.conn.rnr_retry_count == 7);
 		rdma_ack_cm_event(ev);
 	}
-	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED, p.server);
 out:
-	pair_teardown(&p);
+	guest_pair_teardown(&p);
 	return ok;
 }
 
@@ -229,17 +99,17 @@ static bool accept_depths_as_given(const char *ip)
 	struct rdma_conn_param cp;
 	struct rdma_cm_event *ev;
 	struct ibv_qp_attr attr;
-	struct pair p;
+	struct guest_pair p;
 	bool ok = false;
 
-	if (!pair_setup(&p, ip, DEPTH_PORT, true))
+	if (!guest_pair_setup(&p, ip, DEPTH_PORT, 1))
 		goto out;
 	memset(&cp, 0, sizeof(cp));
 	cp.responder_resources = 1;
 	cp.initiator_depth = 1;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
-	ev = pair_request(&p, &cp);
+	ev = guest_pair_request(&p, &cp, 1);
 	if (!ev)
 		goto out;
 	ok = CHECK(ev->param.conn.responder_resources == 1);
@@ -256,7 +126,7 @@ static bool accept_depths_as_given(const char *ip)
 				 IBV_QP_MAX_QP_RD_ATOMIC, &init) == 0);
 	ok &= CHECK(attr.max_dest_rd_atomic == 4);
 	ok &= CHECK(attr.max_rd_atomic == 2);
-	ev = next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED);
+	ev = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
 	ok &= ev != NULL;
 	if (ev) {
 		/* The REP's values, seen from the client: swapped. */
@@ -264,20 +134,20 @@ static bool accept_depths_as_given(const char *ip)
 		ok &= CHECK(ev->param.conn.initiator_depth == 4);
 		rdma_ack_cm_event(ev);
 	}
-	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED, p.server);
 out:
-	pair_teardown(&p);
+	guest_pair_teardown(&p);
 	return ok;
 }
 
 static bool disconnect_returns_0(const char *ip)
 {
 	struct rdma_cm_event *ev;
-	struct pair p, r;
+	struct guest_pair p, r;
 	bool ok = false;
 
 	memset(&r, 0, sizeof(r));
-	if (!pair_setup(&p, ip, DISC_PORT, false))
+	if (!guest_pair_setup(&p, ip, DISC_PORT, 0))
 		goto out;
 	/*
 	 * Never connected: nothing to disconnect, as in-tree. (No QP yet:
@@ -285,42 +155,42 @@ static bool disconnect_returns_0(const char *ip)
 	 */
 	errno = 0;
 	ok = CHECK(rdma_disconnect(p.client) == -1 && errno == EINVAL);
-	if (!create_qp(p.client)) {
+	if (!guest_create_qp(p.client, IBV_QPT_RC, 1)) {
 		ok = false;
 		goto out;
 	}
-	ev = pair_request(&p, NULL);
+	ev = guest_pair_request(&p, NULL, 1);
 	if (!ev) {
 		ok = false;
 		goto out;
 	}
 	rdma_ack_cm_event(ev);
 	ok &= CHECK(rdma_accept(p.server, NULL) == 0);
-	ok &= expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED);
-	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+	ok &= guest_expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
+	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED, p.server);
 
 	/* DREQ; the server answers its DISCONNECTED (DREP). */
 	ok &= CHECK(rdma_disconnect(p.client) == 0);
-	ok &= expect_event(p.chs, RDMA_CM_EVENT_DISCONNECTED);
+	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_DISCONNECTED, p.server);
 	ok &= CHECK(rdma_disconnect(p.server) == 0);
-	ok &= expect_event(p.chc, RDMA_CM_EVENT_DISCONNECTED);
+	ok &= guest_expect_event(p.chc, RDMA_CM_EVENT_DISCONNECTED, p.client);
 	/* Again, on both sides, after the DREQ/DREP exchange. */
 	ok &= CHECK(rdma_disconnect(p.client) == 0);
 	ok &= CHECK(rdma_disconnect(p.server) == 0);
 
 	/* After REJECTED. */
-	if (!pair_setup(&r, ip, REJECT_PORT, true)) {
+	if (!guest_pair_setup(&r, ip, REJECT_PORT, 1)) {
 		ok = false;
 		goto out;
 	}
-	ev = pair_request(&r, NULL);
+	ev = guest_pair_request(&r, NULL, 1);
 	if (!ev) {
 		ok = false;
 		goto out;
 	}
 	rdma_ack_cm_event(ev);
 	ok &= CHECK(rdma_reject(r.server, NULL, 0) == 0);
-	ev = next_event(r.chc, RDMA_CM_EVENT_REJECTED);
+	ev = guest_next_event(r.chc, RDMA_CM_EVENT_REJECTED, r.client);
 	ok &= ev != NULL;
 	if (ev)
 		rdma_ack_cm_event(ev);
@@ -328,8 +198,8 @@ static bool disconnect_returns_0(const char *ip)
 	/* And the rejecting side's request id too. */
 	ok &= CHECK(rdma_disconnect(r.server) == 0);
 out:
-	pair_teardown(&p);
-	pair_teardown(&r);
+	guest_pair_teardown(&p);
+	guest_pair_teardown(&r);
 	return ok;
 }
 
@@ -343,17 +213,15 @@ static bool ece_on_the_wire(const char *ip)
 	struct ibv_ece theirs = { .vendor_id = 0x654321, .options = 0x77 };
 	struct ibv_ece got;
 	struct rdma_cm_event *ev;
-	struct pair p;
+	struct guest_pair p;
 	bool ok = false;
 
-	if (!pair_setup(&p, ip, ECE_PORT, false) ||
-	    !CHECK(rdma_set_local_ece(p.client, &mine) == 0) ||
-	    !CHECK(rdma_connect(p.client, &cp) == 0))
+	if (!guest_pair_setup(&p, ip, ECE_PORT, 0) ||
+	    !CHECK(rdma_set_local_ece(p.client, &mine) == 0))
 		goto out;
-	ev = next_event(p.chs, RDMA_CM_EVENT_CONNECT_REQUEST);
+	ev = guest_pair_request(&p, &cp, 0);
 	if (!ev)
 		goto out;
-	p.server = ev->id;
 	rdma_ack_cm_event(ev);
 	memset(&got, 0, sizeof(got));
 	ok = CHECK(rdma_get_remote_ece(p.server, &got) == 0);
@@ -365,7 +233,7 @@ static bool ece_on_the_wire(const char *ip)
 	ok &= CHECK(rdma_set_local_ece(p.server, &theirs) == 0);
 	cp.qp_num = 0x4321;	/* another QP number than the client's */
 	ok &= CHECK(rdma_accept(p.server, &cp) == 0);
-	ev = next_event(p.chc, RDMA_CM_EVENT_CONNECT_RESPONSE);
+	ev = guest_next_event(p.chc, RDMA_CM_EVENT_CONNECT_RESPONSE, p.client);
 	ok &= ev != NULL;
 	if (ev)
 		rdma_ack_cm_event(ev);
@@ -377,9 +245,9 @@ static bool ece_on_the_wire(const char *ip)
 		printf("# the reply's ECE: %#x %#x\n", got.vendor_id,
 		       got.options);
 	ok &= CHECK(rdma_establish(p.client) == 0);
-	ok &= expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED);
+	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED, p.server);
 out:
-	pair_teardown(&p);
+	guest_pair_teardown(&p);
 	return ok;
 }
 

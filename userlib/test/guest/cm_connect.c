@@ -39,8 +39,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -61,80 +59,6 @@
 #define SYNC_PORT	20402
 #define MIGRATE_PORT	20403
 #define MSG_SIZE	64
-
-/*
- * The next event of ch within 10 s, which must be type for id; NULL
- * (and a diagnostic) otherwise. The caller acks it.
- */
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch,
-					enum rdma_cm_event_type type,
-					struct rdma_cm_id *id)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev = NULL;
-
-	/* The library may hold events it has read already: try first. */
-	while (rdma_get_cm_event(ch, &ev)) {
-		if (errno != EAGAIN || poll(&p, 1, 10000) != 1) {
-			printf("# no %s within 10 s\n", rdma_event_str(type));
-			return NULL;
-		}
-	}
-	if (ev->event != type || (id && ev->id != id)) {
-		printf("# wanted %s, got %s (status %d)%s\n",
-		       rdma_event_str(type), rdma_event_str(ev->event),
-		       ev->status, ev->id != id ? " for another id" : "");
-		rdma_ack_cm_event(ev);
-		return NULL;
-	}
-	return ev;
-}
-
-static bool expect_event(struct rdma_event_channel *ch,
-			 enum rdma_cm_event_type type, struct rdma_cm_id *id)
-{
-	struct rdma_cm_event *ev = next_event(ch, type, id);
-	bool ok;
-
-	if (!ev)
-		return false;
-	ok = CHECK(ev->status == 0);
-	rdma_ack_cm_event(ev);
-	return ok;
-}
-
-/* A non-blocking channel: next_event() polls it with a timeout. */
-static struct rdma_event_channel *channel(void)
-{
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	int fl;
-
-	if (!CHECK(ch != NULL))
-		return NULL;
-	fl = fcntl(ch->fd, F_GETFL);
-	if (!CHECK(fl != -1 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0)) {
-		rdma_destroy_event_channel(ch);
-		return NULL;
-	}
-	return ch;
-}
-
-static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
-				   const char *ip, int port)
-{
-	struct sockaddr_in sin;
-	struct rdma_cm_id *id = NULL;
-
-	if (!CHECK(guest_parse_ipv4(ip, port, &sin)) ||
-	    !CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0))
-		return NULL;
-	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
-	    !CHECK(rdma_listen(id, 4) == 0)) {
-		rdma_destroy_id(id);
-		return NULL;
-	}
-	return id;
-}
 
 static bool create_qp(struct rdma_cm_id *id)
 {
@@ -260,9 +184,9 @@ static bool resolve(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	if (!CHECK(guest_parse_ipv4(ip, port, &dst)) ||
 	    !CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				     2000) == 0) ||
-	    !expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id) ||
+	    !guest_expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id) ||
 	    !CHECK(rdma_resolve_route(id, 2000) == 0) ||
-	    !expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id))
+	    !guest_expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id))
 		return false;
 	return true;
 }
@@ -290,11 +214,11 @@ static bool async_connect(const char *ip)
 	struct rdma_cm_event *ev;
 	bool ok = false;
 
-	chs = channel();
-	chc = channel();
+	chs = guest_channel();
+	chc = guest_channel();
 	if (!chs || !chc)
 		goto out;
-	l = listener(chs, ip, CONN_PORT);
+	l = guest_listener(chs, ip, CONN_PORT, RDMA_PS_TCP, NULL);
 	if (!l)
 		goto out;
 	if (!CHECK(rdma_create_id(chc, &client.id, &client, RDMA_PS_TCP) == 0))
@@ -305,7 +229,7 @@ static bool async_connect(const char *ip)
 	if (!CHECK(rdma_connect(client.id, &cp) == 0))
 		goto out;
 
-	ev = next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	ev = guest_next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	if (!ev)
 		goto out;
 	server.id = ev->id;
@@ -323,7 +247,7 @@ static bool async_connect(const char *ip)
 		goto out;
 	ok = false;
 
-	ev = next_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id);
+	ev = guest_next_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id);
 	if (!ev)
 		goto out;
 	ok = CHECK(ev->status == 0) &&
@@ -332,7 +256,7 @@ static bool async_connect(const char *ip)
 	     CHECK(ev->param.conn.qp_num == server.id->qp->qp_num);
 	rdma_ack_cm_event(ev);
 	ok = ok && CHECK(qp_state(client.id) == IBV_QPS_RTS);
-	ok = ok && expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
+	ok = ok && guest_expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
 	ok = ok && CHECK(qp_state(server.id) == IBV_QPS_RTS);
 	if (!ok)
 		goto out;
@@ -347,11 +271,11 @@ static bool async_connect(const char *ip)
 	 */
 	ok &= CHECK(rdma_disconnect(client.id) == 0);
 	ok &= CHECK(qp_state(client.id) == IBV_QPS_ERR);
-	ok &= expect_event(chs, RDMA_CM_EVENT_DISCONNECTED, server.id);
+	ok &= guest_expect_event(chs, RDMA_CM_EVENT_DISCONNECTED, server.id);
 	ok &= CHECK(qp_state(server.id) == IBV_QPS_RTS);
 	ok &= CHECK(rdma_disconnect(server.id) == 0);
 	ok &= CHECK(qp_state(server.id) == IBV_QPS_ERR);
-	ok &= expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
+	ok &= guest_expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
 out:
 	side_release(&client);
 	side_release(&server);
@@ -376,7 +300,7 @@ static bool nobody_listens(const char *ip)
 	struct side client = { 0 };
 	bool ok = false;
 
-	ch = channel();
+	ch = guest_channel();
 	if (!ch)
 		return false;
 	if (!CHECK(rdma_create_id(ch, &client.id, NULL, RDMA_PS_TCP) == 0))
@@ -385,7 +309,7 @@ static bool nobody_listens(const char *ip)
 		goto out;
 	if (!CHECK(rdma_connect(client.id, NULL) == 0))
 		goto out;
-	ev = next_event(ch, RDMA_CM_EVENT_REJECTED, client.id);
+	ev = guest_next_event(ch, RDMA_CM_EVENT_REJECTED, client.id);
 	if (!ev)
 		goto out;
 	ok = CHECK(ev->status == 8);
@@ -456,7 +380,7 @@ static bool sync_connect(const char *ip)
 	bool ok = false;
 	pthread_t t;
 
-	l = listener(NULL, ip, SYNC_PORT);
+	l = guest_listener(NULL, ip, SYNC_PORT, RDMA_PS_TCP, NULL);
 	if (!l)
 		return false;
 	srv.listen = l;
@@ -508,12 +432,12 @@ static bool migrate_connected(const char *ip)
 	struct rdma_cm_event *ev = NULL;
 	bool ok = false;
 
-	chs = channel();
-	chc = channel();
-	chm = channel();
+	chs = guest_channel();
+	chc = guest_channel();
+	chm = guest_channel();
 	if (!chs || !chc || !chm)
 		goto out;
-	l = listener(chs, ip, MIGRATE_PORT);
+	l = guest_listener(chs, ip, MIGRATE_PORT, RDMA_PS_TCP, NULL);
 	if (!l)
 		goto out;
 	if (!CHECK(rdma_create_id(chc, &client.id, &client, RDMA_PS_TCP) == 0))
@@ -522,22 +446,22 @@ static bool migrate_connected(const char *ip)
 	    !create_qp(client.id) || !CHECK(rdma_connect(client.id, NULL) == 0))
 		goto out;
 
-	ev = next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	ev = guest_next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	if (!ev)
 		goto out;
 	server.id = ev->id;
 	ok = CHECK(ev->listen_id == l) && create_qp(server.id) &&
 	     CHECK(rdma_accept(server.id, NULL) == 0);
 	rdma_ack_cm_event(ev);
-	ok = ok && expect_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id) &&
-	     expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
+	ok = ok && guest_expect_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id) &&
+	     guest_expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
 	if (!ok)
 		goto out;
 
 	ok = CHECK(rdma_migrate_id(server.id, chm) == 0) &&
 	     CHECK(server.id->channel == chm);
 	ok = ok && CHECK(rdma_disconnect(client.id) == 0) &&
-	     expect_event(chm, RDMA_CM_EVENT_DISCONNECTED, server.id);
+	     guest_expect_event(chm, RDMA_CM_EVENT_DISCONNECTED, server.id);
 	if (ok) {
 		ev = NULL;
 		ok = CHECK(rdma_get_cm_event(chs, &ev) == -1 &&
@@ -546,7 +470,7 @@ static bool migrate_connected(const char *ip)
 			rdma_ack_cm_event(ev);
 	}
 	ok = ok && CHECK(rdma_disconnect(server.id) == 0) &&
-	     expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
+	     guest_expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
 out:
 	side_release(&client);
 	side_release(&server);

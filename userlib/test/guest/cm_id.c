@@ -64,6 +64,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 #define BIND_PORT	20820
 #define DST_PORT	20821
@@ -82,27 +83,6 @@ static int lowest_free_fd(void)
 	if (fd >= 0)
 		close(fd);
 	return fd;
-}
-
-/* The next event of @ch within 10 s, which must be @type on @id. */
-static void expect_event(struct __test_metadata *_metadata,
-			 struct rdma_event_channel *ch, struct rdma_cm_id *id,
-			 enum rdma_cm_event_type type)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	ASSERT_EQ(1, poll(&p, 1, 10000))
-		TH_LOG("no %s within 10 s", rdma_event_str(type));
-	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev))
-		TH_LOG("rdma_get_cm_event: %s", strerror(errno));
-	EXPECT_EQ(type, ev->event)
-		TH_LOG("got %s status %d", rdma_event_str(ev->event),
-		       ev->status);
-	EXPECT_EQ(0, ev->status);
-	if (id)
-		EXPECT_EQ(id, ev->id);
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 }
 
 TEST(create_per_port_space)
@@ -237,8 +217,8 @@ TEST(resolve)
 	ASSERT_ERRNO(rdma_resolve_addr(b, NULL, (struct sockaddr *)&dst,
 				       2000), EINVAL);
 
-	expect_event(_metadata, ch, NULL, RDMA_CM_EVENT_ADDR_RESOLVED);
-	expect_event(_metadata, ch, NULL, RDMA_CM_EVENT_ADDR_RESOLVED);
+	guest_assert_event(_metadata, ch, NULL, RDMA_CM_EVENT_ADDR_RESOLVED);
+	guest_assert_event(_metadata, ch, NULL, RDMA_CM_EVENT_ADDR_RESOLVED);
 	EXPECT_EQ(src.sin_addr.s_addr,
 		  ((struct sockaddr_in *)rdma_get_local_addr(b))->sin_addr.s_addr);
 	EXPECT_NE(NULL, a->verbs);

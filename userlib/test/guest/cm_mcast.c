@@ -68,13 +68,6 @@ static struct rdma_cm_id *ud_id(struct __test_metadata *_metadata,
 	return id;
 }
 
-static void destroy(struct rdma_cm_id *id)
-{
-	if (id->qp)
-		rdma_destroy_qp(id);
-	rdma_destroy_id(id);
-}
-
 static struct sockaddr_in group(int n)
 {
 	struct sockaddr_in g;
@@ -119,7 +112,7 @@ TEST(join_ex_checks)
 	if (guest_on_rcm())
 		ASSERT_ERRNO(rdma_join_multicast_ex(id, NULL, NULL), EINVAL);
 	EXPECT_TRUE(guest_quiet(ch));
-	destroy(id);
+	guest_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 }
 
@@ -151,7 +144,7 @@ TEST(send_only_join)
 	ASSERT_EQ(0, rdma_leave_multicast(id, (struct sockaddr *)&g));
 	ASSERT_ERRNO(rdma_leave_multicast(id, (struct sockaddr *)&g),
 		     EADDRNOTAVAIL);
-	destroy(id);
+	guest_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 }
 
@@ -168,7 +161,7 @@ TEST(rc_id_refused)
 	ASSERT_ERRNO(rdma_join_multicast(id, (struct sockaddr *)&g, NULL),
 		     EINVAL);
 	EXPECT_TRUE(guest_quiet(ch));
-	destroy(id);
+	guest_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 }
 
@@ -211,7 +204,7 @@ TEST(leave_waits_for_ack)
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the leave still waits after the ack");
 	ASSERT_EQ(0, l.ret);
-	destroy(l.id);
+	guest_destroy_id(l.id);
 	rdma_destroy_event_channel(ch);
 }
 
@@ -243,7 +236,7 @@ TEST(sync_join)
 		TH_LOG("the synchronous leave waits for its own held event");
 	ASSERT_EQ(0, l.ret);
 	EXPECT_EQ(NULL, l.id->event);
-	destroy(l.id);
+	guest_destroy_id(l.id);
 }
 
 TEST(leave_not_joined)
@@ -258,7 +251,7 @@ TEST(leave_not_joined)
 	id = ud_id(_metadata, ch, rxe, RDMA_PS_UDP, true);
 	ASSERT_ERRNO(rdma_leave_multicast(id, (struct sockaddr *)&g),
 		     EADDRNOTAVAIL);
-	destroy(id);
+	guest_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 }
 

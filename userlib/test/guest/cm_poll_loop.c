@@ -55,7 +55,6 @@
  * (RCM_ADDR_RXE not set).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -117,31 +116,9 @@ struct loop {
 	bool ok;			/* no action failed */
 };
 
-static struct rdma_event_channel *channel(void)
-{
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	int fl;
-
-	if (!CHECK(ch))
-		return NULL;
-	fl = fcntl(ch->fd, F_GETFL);
-	if (!CHECK(fl != -1 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0)) {
-		rdma_destroy_event_channel(ch);
-		return NULL;
-	}
-	return ch;
-}
-
 static bool create_qp(struct rdma_cm_id *id)
 {
 	return guest_create_qp(id, IBV_QPT_RC, 1);
-}
-
-static void destroy_id(struct rdma_cm_id *id)
-{
-	if (id->qp)
-		rdma_destroy_qp(id);
-	rdma_destroy_id(id);
 }
 
 static void note_unexpected(struct loop *l, struct rdma_cm_event *ev)
@@ -248,7 +225,7 @@ static void dispatch(struct loop *l, struct rdma_event_channel *ch,
 		client_event(l, ev);
 	rdma_ack_cm_event(ev);
 	if (done)
-		destroy_id(done);
+		guest_destroy_id(done);
 }
 
 /*
@@ -413,13 +390,13 @@ static bool setup(struct loop *l, const char *ip, int port)
 	    !CHECK(guest_parse_ipv4(ip, port, &l->dst)))
 		return false;
 	if (l->dial) {
-		l->chc = channel();
+		l->chc = guest_channel();
 		if (!l->chc || !add_fd(l, l->chc))
 			return false;
 	}
 	if (!l->serve)
 		return true;
-	l->chs = channel();
+	l->chs = guest_channel();
 	if (!l->chs || !add_fd(l, l->chs) ||
 	    !CHECK(rdma_create_id(l->chs, &l->listener, NULL,
 				  RDMA_PS_TCP) == 0) ||
@@ -494,7 +471,7 @@ static bool phase_disconnect(struct loop *l)
 			return false;
 	ran = run_until(l, disc_done, "disconnect");
 	for (i = 0; i < l->nconn; i++) {
-		destroy_id(l->client[i]);
+		guest_destroy_id(l->client[i]);
 		l->client[i] = NULL;
 	}
 	ran = ran && CHECK(l->live_reqs == 0);
@@ -508,7 +485,7 @@ static void teardown(struct loop *l)
 
 	for (i = 0; i < l->nconn; i++)
 		if (l->client[i])
-			destroy_id(l->client[i]);
+			guest_destroy_id(l->client[i]);
 	if (l->listener)
 		rdma_destroy_id(l->listener);
 	if (l->chc)

@@ -27,7 +27,6 @@
  */
 #include <errno.h>
 #include <malloc.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,37 +36,10 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 #define PORT		20830
 #define MAX_TIMEOUT_MS	600000
-
-/* The next event of @ch within 10 s must be @type on @id. */
-static void expect_event(struct __test_metadata *_metadata,
-			 struct rdma_event_channel *ch, struct rdma_cm_id *id,
-			 enum rdma_cm_event_type type)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	ASSERT_EQ(1, poll(&p, 1, 10000))
-		TH_LOG("no %s within 10 s", rdma_event_str(type));
-	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev))
-		TH_LOG("rdma_get_cm_event: %s", strerror(errno));
-	EXPECT_EQ(type, ev->event)
-		TH_LOG("got %s status %d", rdma_event_str(ev->event),
-		       ev->status);
-	EXPECT_EQ(0, ev->status);
-	EXPECT_EQ(id, ev->id);
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-}
-
-/* Nothing is queued on @ch now. */
-static bool quiet(struct rdma_event_channel *ch)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) == 0;
-}
 
 /* An id on @ch whose address resolved to @rxe. */
 static struct rdma_cm_id *resolved(struct __test_metadata *_metadata,
@@ -82,7 +54,7 @@ static struct rdma_cm_id *resolved(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				       2000))
 		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
-	expect_event(_metadata, ch, id, RDMA_CM_EVENT_ADDR_RESOLVED);
+	guest_assert_event(_metadata, ch, id, RDMA_CM_EVENT_ADDR_RESOLVED);
 	return id;
 }
 
@@ -98,18 +70,18 @@ TEST(call_errors)
 	if (guest_on_rcm()) {
 		ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
 		ASSERT_ERRNO(rdma_resolve_route(id, 1000), EINVAL);
-		EXPECT_TRUE(quiet(ch));
+		EXPECT_TRUE(guest_quiet(ch));
 		ASSERT_EQ(0, rdma_destroy_id(id));
 	}
 
 	id = resolved(_metadata, ch, rxe);
 	ASSERT_EQ(0, rdma_resolve_route(id, MAX_TIMEOUT_MS))
 		TH_LOG("rdma_resolve_route: %s", strerror(errno));
-	expect_event(_metadata, ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	guest_assert_event(_metadata, ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
 	EXPECT_EQ(1, id->route.num_paths);
 	EXPECT_NE(NULL, id->route.path_rec);
 	ASSERT_ERRNO(rdma_resolve_route(id, 1000), EINVAL);
-	EXPECT_TRUE(quiet(ch));
+	EXPECT_TRUE(guest_quiet(ch));
 	ASSERT_EQ(0, rdma_destroy_id(id));
 	rdma_destroy_event_channel(ch);
 }
@@ -125,11 +97,12 @@ TEST(negative_timeout)
 	id = resolved(_metadata, ch, rxe);
 	if (guest_on_rcm()) {
 		ASSERT_ERRNO(rdma_resolve_route(id, -1), EINVAL);
-		EXPECT_TRUE(quiet(ch));
+		EXPECT_TRUE(guest_quiet(ch));
 	} else {
 		ASSERT_EQ(0, rdma_resolve_route(id, -1))
 			TH_LOG("timeout -1: %s", strerror(errno));
-		expect_event(_metadata, ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+		guest_assert_event(_metadata, ch, id,
+				   RDMA_CM_EVENT_ROUTE_RESOLVED);
 	}
 	ASSERT_EQ(0, rdma_destroy_id(id));
 	rdma_destroy_event_channel(ch);
@@ -145,7 +118,7 @@ static void cycle(struct __test_metadata *_metadata, const char *rxe)
 	id = resolved(_metadata, ch, rxe);
 	ASSERT_EQ(0, rdma_resolve_route(id, 2000))
 		TH_LOG("rdma_resolve_route: %s", strerror(errno));
-	expect_event(_metadata, ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	guest_assert_event(_metadata, ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
 	ASSERT_NE(NULL, id->route.path_rec);
 	ASSERT_EQ(0, rdma_destroy_id(id));
 	rdma_destroy_event_channel(ch);

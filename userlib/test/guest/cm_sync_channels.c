@@ -44,60 +44,32 @@
 #define PORT		20620
 #define NTESTS		3
 
-/* The next event of a blocking channel, which must be type. */
-static bool expect_event(struct rdma_event_channel *ch,
-			 enum rdma_cm_event_type type)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	bool ok;
-
-	if (poll(&p, 1, 10000) != 1) {
-		printf("# no %s within 10 s\n", rdma_event_str(type));
-		return false;
-	}
-	if (!CHECK(rdma_get_cm_event(ch, &ev) == 0))
-		return false;
-	ok = ev->event == type;
-	if (!ok)
-		printf("# wanted %s, got %s (status %d)\n",
-		       rdma_event_str(type), rdma_event_str(ev->event),
-		       ev->status);
-	rdma_ack_cm_event(ev);
-	return ok;
-}
-
-static bool create_qp(struct rdma_cm_id *id)
-{
-	return guest_create_qp(id, IBV_QPT_RC, 1);
-}
-
 struct client {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id;
 	bool established;
 };
 
-/* The client's side of the accept: its ESTABLISHED (sends the RTU). */
+/*
+ * The client's side of the accept: its ESTABLISHED (sends the RTU) on
+ * its blocking channel.
+ */
 static void *client_wait(void *arg)
 {
 	struct client *c = arg;
 
-	c->established = expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED);
+	c->established = guest_expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED,
+					    c->id);
 	return NULL;
 }
 
-static bool client_connect(struct client *c, const struct sockaddr_in *sin)
+static bool client_connect(struct client *c, const char *ip)
 {
 	c->ch = rdma_create_event_channel();
-	if (!CHECK(c->ch != NULL) ||
-	    !CHECK(rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP) == 0) ||
-	    !CHECK(rdma_resolve_addr(c->id, NULL, (struct sockaddr *)sin,
-				     2000) == 0) ||
-	    !expect_event(c->ch, RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    !CHECK(rdma_resolve_route(c->id, 2000) == 0) ||
-	    !expect_event(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED) ||
-	    !create_qp(c->id))
+	if (!CHECK(c->ch != NULL))
+		return false;
+	c->id = guest_routed(c->ch, ip, PORT, RDMA_PS_TCP);
+	if (!c->id || !guest_create_qp(c->id, IBV_QPT_RC, 1))
 		return false;
 	return CHECK(rdma_connect(c->id, NULL) == 0);
 }
@@ -114,7 +86,6 @@ int main(void)
 	const char *rxe = getenv("RCM_ADDR_RXE");
 	struct rdma_cm_id *listener = NULL, *req = NULL, *none = NULL;
 	struct client c = { 0 };
-	struct sockaddr_in sin;
 	bool ok1 = false, ok2 = false, ok3 = false;
 	pthread_t t;
 	int lfd, fl;
@@ -126,11 +97,8 @@ int main(void)
 	ksft_set_plan(NTESTS);
 	guest_deadline(60);
 
-	if (!CHECK(guest_parse_ipv4(rxe, PORT, &sin)) ||
-	    !CHECK(rdma_create_id(NULL, &listener, NULL, RDMA_PS_TCP) == 0) ||
-	    !CHECK(rdma_bind_addr(listener, (struct sockaddr *)&sin) == 0) ||
-	    !CHECK(rdma_listen(listener, 4) == 0) ||
-	    !client_connect(&c, &sin) ||
+	listener = guest_listener(NULL, rxe, PORT, RDMA_PS_TCP, NULL);
+	if (!listener || !client_connect(&c, rxe) ||
 	    !CHECK(rdma_get_request(listener, &req) == 0))
 		goto out;
 	lfd = listener->channel->fd;
@@ -143,7 +111,7 @@ int main(void)
 	fl = fcntl(lfd, F_GETFL);
 	ok2 = CHECK(fl != -1 && fcntl(lfd, F_SETFL, fl | O_NONBLOCK) == 0);
 	ok2 &= CHECK(!(fcntl(req->channel->fd, F_GETFL) & O_NONBLOCK));
-	if (!create_qp(req) ||
+	if (!guest_create_qp(req, IBV_QPT_RC, 1) ||
 	    !CHECK(pthread_create(&t, NULL, client_wait, &c) == 0)) {
 		ok2 = false;
 		goto out;
@@ -165,24 +133,15 @@ int main(void)
 	ok3 &= CHECK(rdma_disconnect(req) == 0);
 	ok3 &= CHECK(req->event &&
 		     req->event->event == RDMA_CM_EVENT_DISCONNECTED);
-	ok3 &= expect_event(c.ch, RDMA_CM_EVENT_DISCONNECTED);
+	ok3 &= guest_expect_event(c.ch, RDMA_CM_EVENT_DISCONNECTED, c.id);
 out:
 	ksft_test_result(ok1, "request_id_has_own_channel\n");
 	ksft_test_result(ok2, "nonblock_is_per_channel\n");
 	ksft_test_result(ok3, "child_disconnect_leaves_listener_quiet\n");
-	if (req) {
-		if (req->qp)
-			rdma_destroy_qp(req);
-		rdma_destroy_id(req);
-	}
-	if (c.id) {
-		if (c.id->qp)
-			rdma_destroy_qp(c.id);
-		rdma_destroy_id(c.id);
-	}
+	guest_destroy_id(req);
+	guest_destroy_id(c.id);
 	if (c.ch)
 		rdma_destroy_event_channel(c.ch);
-	if (listener)
-		rdma_destroy_id(listener);
+	guest_destroy_id(listener);
 	ksft_finished();
 }

@@ -79,19 +79,10 @@ static bool ud_pair_setup(struct ud_pair *p, const char *ip, int port)
 	return p->client && guest_create_qp(p->client, IBV_QPT_UD, 4);
 }
 
-static void gone(struct rdma_cm_id *id)
-{
-	if (!id)
-		return;
-	if (id->qp)
-		rdma_destroy_qp(id);
-	rdma_destroy_id(id);
-}
-
 static void ud_pair_teardown(struct ud_pair *p)
 {
-	gone(p->client);
-	gone(p->listener);
+	guest_destroy_id(p->client);
+	guest_destroy_id(p->listener);
 	if (p->chs)
 		rdma_destroy_event_channel(p->chs);
 	if (p->chc)
@@ -138,7 +129,7 @@ TEST(sidr_private_data)
 	EXPECT_EQ(0, memcmp(est->param.ud.private_data, back, 136));
 	ASSERT_EQ(0, rdma_ack_cm_event(est));
 	EXPECT_TRUE(guest_quiet(p.chs));
-	gone(r);
+	guest_destroy_id(r);
 	ud_pair_teardown(&p);
 }
 
@@ -178,7 +169,7 @@ TEST(sidr_accept_too_much)
 		EXPECT_EQ(2, un->status);
 		ASSERT_EQ(0, rdma_ack_cm_event(un));
 	}
-	gone(ev->id);
+	guest_destroy_id(ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	ud_pair_teardown(&p);
 }
@@ -204,7 +195,7 @@ TEST(sidr_reject)
 	ASSERT_NE(NULL, un);
 	EXPECT_EQ(2, un->status);
 	ASSERT_EQ(0, rdma_ack_cm_event(un));
-	gone(ev->id);
+	guest_destroy_id(ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	ud_pair_teardown(&p);
 }
@@ -249,7 +240,7 @@ TEST(sync_sidr_connect)
 	ASSERT_NE(NULL, c->event);
 	EXPECT_EQ(RDMA_CM_EVENT_UNREACHABLE, c->event->event);
 	EXPECT_EQ(1, c->event->status);
-	gone(c);
+	guest_destroy_id(c);
 
 	/* Served: the listener's side in a thread. */
 	memset(&p, 0, sizeof(p));
@@ -273,8 +264,8 @@ TEST(sync_sidr_connect)
 	ASSERT_NE((void *)1, ret);
 	r = ret;
 	EXPECT_EQ(r->qp->qp_num, c->event->param.ud.qp_num);
-	gone(c);
-	gone(r);
+	guest_destroy_id(c);
+	guest_destroy_id(r);
 	ud_pair_teardown(&p);
 }
 
@@ -304,9 +295,9 @@ TEST(sync_ud_accept)
 	EXPECT_EQ(RDMA_CM_EVENT_CONNECT_REQUEST, r->event->event);
 	EXPECT_EQ(r, r->event->id);
 	ASSERT_TRUE(guest_expect_event(chc, RDMA_CM_EVENT_ESTABLISHED, c));
-	gone(r);
-	gone(c);
-	gone(l);
+	guest_destroy_id(r);
+	guest_destroy_id(c);
+	guest_destroy_id(l);
 	rdma_destroy_event_channel(chc);
 }
 

@@ -78,12 +78,20 @@ struct rdma_cm_event *guest_next_event(struct rdma_event_channel *ch,
 {
 	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev = NULL;
+	int ret;
 
-	if (poll(&p, 1, 10000) != 1) {
-		printf("# no %s within 10 s\n", rdma_event_str(type));
-		return NULL;
-	}
-	if (rdma_get_cm_event(ch, &ev)) {
+	/*
+	 * A record the library skips (a request it rejects, an event it
+	 * drops) leaves a non-blocking @ch with nothing: wait again.
+	 */
+	do {
+		if (poll(&p, 1, 10000) != 1) {
+			printf("# no %s within 10 s\n", rdma_event_str(type));
+			return NULL;
+		}
+		ret = rdma_get_cm_event(ch, &ev);
+	} while (ret && errno == EAGAIN);
+	if (ret) {
 		printf("# rdma_get_cm_event: %s\n", strerror(errno));
 		return NULL;
 	}
@@ -186,7 +194,7 @@ bool guest_join_within(pthread_t t, int ms, void **ret)
 }
 
 bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
-		      bool qp)
+		      unsigned int wr)
 {
 	memset(p, 0, sizeof(*p));
 	p->chc = guest_channel();
@@ -199,16 +207,40 @@ bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
 	p->client = guest_routed(p->chc, ip, port, RDMA_PS_TCP);
 	if (!p->client)
 		return false;
-	return !qp || guest_create_qp(p->client, IBV_QPT_RC, 4);
+	return !wr || guest_create_qp(p->client, IBV_QPT_RC, wr);
+}
+
+struct rdma_cm_event *guest_pair_request(struct guest_pair *p,
+					 struct rdma_conn_param *cp,
+					 unsigned int wr)
+{
+	struct rdma_cm_event *ev;
+
+	if (!CHECK(rdma_connect(p->client, cp) == 0))
+		return NULL;
+	ev = guest_next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	if (!ev)
+		return NULL;
+	p->server = ev->id;
+	if (wr && !guest_create_qp(p->server, IBV_QPT_RC, wr)) {
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+void guest_destroy_id(struct rdma_cm_id *id)
+{
+	if (!id)
+		return;
+	if (id->qp)
+		rdma_destroy_qp(id);
+	CHECK(rdma_destroy_id(id) == 0);
 }
 
 static void guest_id_gone(struct rdma_cm_id **id)
 {
-	if (!*id)
-		return;
-	if ((*id)->qp)
-		rdma_destroy_qp(*id);
-	CHECK(rdma_destroy_id(*id) == 0);
+	guest_destroy_id(*id);
 	*id = NULL;
 }
 

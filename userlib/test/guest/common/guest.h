@@ -88,6 +88,7 @@ bool guest_create_qp(struct rdma_cm_id *id, enum ibv_qp_type type,
  * The next event of @ch within 10 s, which must be @type and, if @id is
  * not NULL, for @id: the event (the caller acks it), or NULL after a
  * diagnostic line. A non-blocking @ch is polled; so is a blocking one.
+ * Each wait is for 10 s again when a record yields no event (EAGAIN).
  */
 struct rdma_cm_event *guest_next_event(struct rdma_event_channel *ch,
 				       enum rdma_cm_event_type type,
@@ -99,6 +100,9 @@ bool guest_expect_event(struct rdma_event_channel *ch,
 
 /* Nothing is pending on @ch: its fd does not poll readable now. */
 bool guest_quiet(struct rdma_event_channel *ch);
+
+/* Destroys @id (if not NULL), its QP first. */
+void guest_destroy_id(struct rdma_cm_id *id);
 
 /* A new non-blocking event channel, or NULL. */
 struct rdma_event_channel *guest_channel(void);
@@ -132,11 +136,20 @@ struct guest_pair {
 
 /*
  * A TCP listener on @ip:@port and a client routed to it, with an RC QP
- * (guest_create_qp(), 4 work requests) if @qp: true, or false after a
- * diagnostic (guest_pair_teardown() cleans up either way).
+ * of @wr work requests (guest_create_qp()) unless @wr is 0: true, or
+ * false after a diagnostic (guest_pair_teardown() cleans up either way).
  */
 bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
-		      bool qp);
+		      unsigned int wr);
+
+/*
+ * The client of @p connects with @cp and the listener takes the request:
+ * its event (to be acked), the request id in p->server with an RC QP of
+ * @wr work requests unless @wr is 0; or NULL after a diagnostic.
+ */
+struct rdma_cm_event *guest_pair_request(struct guest_pair *p,
+					 struct rdma_conn_param *cp,
+					 unsigned int wr);
 
 /* Destroys what guest_pair_setup() and the case made, QPs first. */
 void guest_pair_teardown(struct guest_pair *p);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * guest_ksft: what the userlib's guest TEST() programs share that
+ * asserts through the kernel's kselftest_harness.h, so for the programs
+ * that include rcm_ksft.h (before this header) only: guest.c stays free
+ * of the harness.
+ */
+#ifndef _RCM_GUEST_KSFT_H
+#define _RCM_GUEST_KSFT_H
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "guest.h"
+
+/*
+ * The next event of @ch within 10 s, which must be @type with status 0
+ * and, if @id is not NULL, on @id; acked.
+ */
+static inline void guest_assert_event(struct __test_metadata *_metadata,
+				      struct rdma_event_channel *ch,
+				      struct rdma_cm_id *id,
+				      enum rdma_cm_event_type type)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	ASSERT_EQ(1, poll(&p, 1, 10000))
+		TH_LOG("no %s within 10 s", rdma_event_str(type));
+	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev))
+		TH_LOG("rdma_get_cm_event: %s", strerror(errno));
+	EXPECT_EQ(type, ev->event)
+		TH_LOG("got %s status %d", rdma_event_str(ev->event),
+		       ev->status);
+	EXPECT_EQ(0, ev->status);
+	if (id)
+		EXPECT_EQ(id, ev->id);
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+}
+
+#endif /* _RCM_GUEST_KSFT_H */
