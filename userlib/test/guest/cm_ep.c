@@ -186,7 +186,7 @@ TEST(passive_endpoint)
 	struct rdma_addrinfo ai;
 	struct sockaddr_in src;
 	struct ibv_pd *pd;
-	int n = 0;
+	int i, n = 0;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	ASSERT_TRUE(guest_parse_ipv4(rxe, PASSIVE_PORT, &src));
@@ -229,9 +229,18 @@ TEST(passive_endpoint)
 	ASSERT_EQ(0, rdma_destroy_id(c));
 	rdma_destroy_ep(l);
 
-	/* Good attributes on the caller's PD. */
+	/*
+	 * Good attributes on the caller's PD, of the Soft-RoCE device the
+	 * request arrives on (the test kernel also has siw0, and the
+	 * devices come in no set order).
+	 */
 	l = NULL;
-	pd = ibv_alloc_pd(devs[0]);
+	for (i = 0; i < n; i++)
+		if (!strncmp(ibv_get_device_name(devs[i]->device), "rxe", 3))
+			break;
+	ASSERT_GT(n, i)
+		TH_LOG("no Soft-RoCE device among %d", n);
+	pd = ibv_alloc_pd(devs[i]);
 	ASSERT_NE(NULL, pd);
 	guest_qp_attr(&attr, IBV_QPT_RC, 4);
 	ASSERT_EQ(0, rdma_create_ep(&l, &ai, pd, &attr))
