@@ -8,8 +8,7 @@
 # Steps: packages -> selftests -> test kernel (cached), its rcm.ko and
 # initramfs -> in the background, as early as they can start (they are
 # the long poles): the test-kernel guest (KUnit + selftests over rxe and
-# siw), the iWARP pair then a second test-kernel guest (the rest of the
-# selftests) and the Debian packages (deb-check.sh); meanwhile:
+# siw), the iWARP pair and the Debian packages (deb-check.sh); meanwhile:
 # rcm.ko for the distro kernel, style/sparse, the userlib host tests,
 # rcm.ko by DKMS, the distro-kernel guest (selftests over rxe), the RoCE
 # pair and the harness self-test. Each step
@@ -124,17 +123,6 @@ all_tests=$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_')
 # distro kernel only: they prove a program's expectations against the
 # stack rcm imitates, and run none of rcm's code for KASAN to watch.
 test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' | paste -sd,)}
-# Two KASAN guests share that list (one alone is the run's long pole):
-# the first boots with KUnit and runs the selftests that drive the ioctls
-# themselves; the second, after the iWARP pair, runs the fault injection,
-# the fuzzer, the churn of chaos, Debian's programs and the userlib guest
-# programs. RCM_TESTS keeps every test in the first.
-test_tests2=
-if [ -z "${RCM_TESTS:-}" ]; then
-	late='fuzz\|faults\|chaos\|rping_iwarp\|udaddy\|rping_quick\|cm_.*'
-	test_tests2=$(echo "$test_tests" | tr , '\n' | grep -x "$late" | paste -sd,)
-	test_tests=$(echo "$test_tests" | tr , '\n' | grep -vx "$late" | paste -sd,)
-fi
 guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$out/selftests/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
@@ -162,8 +150,7 @@ if want test; then
 			# background, beside each other and the distro kernel's
 			# steps, and their results join the others at the end.
 			rm -f "$out/results-test-kernel.txt" \
-				"$out/results-pair-iwarp.txt" \
-				"$out/results-test-kernel-2.txt"
+				"$out/results-pair-iwarp.txt"
 			say "guest: test kernel $rel (KUnit, selftests; rxe + siw), in the background"
 			"$vm/run-guest.py" --label test-kernel \
 				--kernel "$kernel/bzImage" \
@@ -173,24 +160,14 @@ if want test; then
 				--log "$out/guest-test-kernel.log" \
 				>"$out/results-test-kernel.txt" &
 			test_pid=$!
-			say "guests: two test kernels joined by a socket netdev (siw: iWARP), then the second test-kernel guest, in the background"
-			{
-				"$vm/run-guest.py" --pair --label pair-iwarp \
-					--kernel "$kernel/bzImage" \
-					--initrd "$out/test.cpio" --rdma siw \
-					--memory 1G --smp 1 --test-timeout 300 \
-					--guest-timeout 1200 --tests "$pair_iw_tests" \
-					--log "$out/guest-pair-iwarp.log" \
-					>"$out/results-pair-iwarp.txt"
-				[ -z "$test_tests2" ] ||
-				"$vm/run-guest.py" --label test-kernel-2 \
-					--kernel "$kernel/bzImage" \
-					--initrd "$out/test.cpio" --rdma rxe,siw \
-					--memory 1G --test-timeout 300 \
-					--guest-timeout 1800 --tests "$test_tests2" \
-					--log "$out/guest-test-kernel-2.log" \
-					>"$out/results-test-kernel-2.txt"
-			} &
+			say "guests: two test kernels joined by a socket netdev (siw: iWARP), in the background"
+			"$vm/run-guest.py" --pair --label pair-iwarp \
+				--kernel "$kernel/bzImage" \
+				--initrd "$out/test.cpio" --rdma siw \
+				--memory 1G --smp 1 --test-timeout 300 \
+				--guest-timeout 1200 --tests "$pair_iw_tests" \
+				--log "$out/guest-pair-iwarp.log" \
+				>"$out/results-pair-iwarp.txt" &
 			test_pid="$test_pid $!"
 		fi
 	else
@@ -290,8 +267,7 @@ bg_results() {	# WHAT PID FILE...
 }
 bg_results "Debian packages" "$deb_pid" "$out/results-deb.txt"
 bg_results "test-kernel guests" "$test_pid" "$out/results-test-kernel.txt" \
-	"$out/results-pair-iwarp.txt" \
-	${test_tests2:+"$out/results-test-kernel-2.txt"}
+	"$out/results-pair-iwarp.txt"
 
 pass=$(grep -c '^PASS ' "$results")
 fail=$(grep -c '^FAIL ' "$results")
