@@ -42,24 +42,9 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 #define PORT		20840
-
-/* An id on @ch that is resolving @ip. */
-static struct rdma_cm_id *resolving(struct __test_metadata *_metadata,
-				    struct rdma_event_channel *ch,
-				    const char *ip)
-{
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_in dst;
-
-	ASSERT_TRUE(guest_parse_ipv4(ip, PORT, &dst));
-	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
-	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				       2000))
-		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
-	return id;
-}
 
 static bool readable(struct rdma_event_channel *ch, int ms)
 {
@@ -115,10 +100,10 @@ TEST(destroy_discards_unread)
 	GUEST_RXE_OR_SKIP(rxe);
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
-	a = resolving(_metadata, ch, rxe);
+	a = guest_resolving(_metadata, ch, rxe, PORT);
 	ASSERT_TRUE(readable(ch, 10000))
 		TH_LOG("no event for a within 10 s");
-	b = resolving(_metadata, ch, rxe);
+	b = guest_resolving(_metadata, ch, rxe, PORT);
 	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
 	ASSERT_TRUE(join_within(t, 10000, &ret))
 		TH_LOG("rdma_destroy_id() with an unread event waits");
@@ -149,7 +134,7 @@ TEST(destroy_waits_for_ack)
 	GUEST_RXE_OR_SKIP(rxe);
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
-	a = resolving(_metadata, ch, rxe);
+	a = guest_resolving(_metadata, ch, rxe, PORT);
 	ASSERT_TRUE(readable(ch, 10000));
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	ASSERT_EQ(a, ev->id);
@@ -195,7 +180,7 @@ TEST(destroy_during_blocking_get)
 	ASSERT_TRUE(join_within(d, 10000, &ret))
 		TH_LOG("rdma_destroy_id() waits for the blocked reader");
 	ASSERT_EQ(NULL, ret);
-	b = resolving(_metadata, g.ch, rxe);
+	b = guest_resolving(_metadata, g.ch, rxe, PORT);
 	ASSERT_TRUE(join_within(t, 10000, &ret))
 		TH_LOG("the blocked reader got nothing within 10 s");
 	ASSERT_EQ(0, g.ret);

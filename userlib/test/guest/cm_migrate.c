@@ -62,6 +62,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 #define PORT		20880
 #define REQ_PORT	20881
@@ -74,22 +75,6 @@ static int lowest_free_fd(void)
 	if (fd >= 0)
 		close(fd);
 	return fd;
-}
-
-/* An id of @ch (NULL: synchronous) that resolves @ip. */
-static struct rdma_cm_id *resolving(struct __test_metadata *_metadata,
-				    struct rdma_event_channel *ch,
-				    const char *ip)
-{
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_in dst;
-
-	ASSERT_TRUE(guest_parse_ipv4(ip, PORT, &dst));
-	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
-	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				       2000))
-		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
-	return id;
 }
 
 static bool readable(struct rdma_event_channel *ch)
@@ -129,9 +114,9 @@ TEST(moves_unread)
 	a_ch = guest_channel();
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
-	a = resolving(_metadata, a_ch, rxe);
+	a = guest_resolving(_metadata, a_ch, rxe, PORT);
 	ASSERT_TRUE(readable(a_ch));
-	b = resolving(_metadata, a_ch, rxe);
+	b = guest_resolving(_metadata, a_ch, rxe, PORT);
 	ASSERT_EQ(0, rdma_migrate_id(a, b_ch))
 		TH_LOG("rdma_migrate_id: %s", strerror(errno));
 	ASSERT_EQ(b_ch, a->channel);
@@ -149,7 +134,7 @@ TEST(moves_unread)
 	ASSERT_EQ(0, rdma_destroy_id(a));
 
 	/* Moved with an unread event, destroyed at once. */
-	c = resolving(_metadata, a_ch, rxe);
+	c = guest_resolving(_metadata, a_ch, rxe, PORT);
 	ASSERT_TRUE(readable(a_ch));
 	ASSERT_EQ(0, rdma_migrate_id(c, b_ch));
 	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, c));
@@ -173,7 +158,7 @@ TEST(waits_for_ack)
 	a_ch = guest_channel();
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
-	m.id = resolving(_metadata, a_ch, rxe);
+	m.id = guest_resolving(_metadata, a_ch, rxe, PORT);
 	m.to = b_ch;
 	ev = guest_next_event(a_ch, RDMA_CM_EVENT_ADDR_RESOLVED, m.id);
 	ASSERT_NE(NULL, ev);
@@ -230,7 +215,7 @@ TEST(from_sync)
 	a_ch = guest_channel();
 	ASSERT_NE(NULL, a_ch);
 	fd = lowest_free_fd();
-	s = resolving(_metadata, NULL, rxe);
+	s = guest_resolving(_metadata, NULL, rxe, PORT);
 	ASSERT_NE(NULL, s->event);
 	ASSERT_EQ(0, rdma_migrate_id(s, a_ch))
 		TH_LOG("rdma_migrate_id: %s", strerror(errno));

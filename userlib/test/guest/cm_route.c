@@ -46,14 +46,8 @@ static struct rdma_cm_id *resolved(struct __test_metadata *_metadata,
 				   struct rdma_event_channel *ch,
 				   const char *rxe)
 {
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_in dst;
+	struct rdma_cm_id *id = guest_resolving(_metadata, ch, rxe, PORT);
 
-	ASSERT_TRUE(guest_parse_ipv4(rxe, PORT, &dst));
-	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
-	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				       2000))
-		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
 	guest_assert_event(_metadata, ch, id, RDMA_CM_EVENT_ADDR_RESOLVED);
 	return id;
 }

@@ -16,6 +16,23 @@
 
 #include "guest.h"
 
+/* A new TCP id on @ch (NULL: synchronous) resolving @ip:@port. */
+static inline struct rdma_cm_id *
+guest_resolving(struct __test_metadata *_metadata,
+		struct rdma_event_channel *ch, const char *ip,
+		unsigned short port)
+{
+	struct rdma_cm_id *id = NULL;
+	struct sockaddr_in dst;
+
+	ASSERT_TRUE(guest_parse_ipv4(ip, port, &dst));
+	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       2000))
+		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
+	return id;
+}
+
 /*
  * The next event of @ch within 10 s, which must be @type with status 0
  * and, if @id is not NULL, on @id; acked.
