@@ -8,10 +8,11 @@
 # Steps: packages -> selftests -> test kernel (cached), its rcm.ko and
 # initramfs -> in the background, as early as they can start (they are
 # the long poles): the test-kernel guest (KUnit + selftests over rxe and
-# siw), the iWARP pair and the Debian packages (deb-check.sh); meanwhile:
-# rcm.ko for the distro kernel, style/sparse, the userlib host tests,
-# rcm.ko by DKMS, the distro-kernel guest (selftests over rxe), the RoCE
-# pair and the harness self-test. Each step
+# siw), the iWARP pair and the Debian packages (deb-check.sh, niced);
+# meanwhile: rcm.ko for the distro kernel and by DKMS, then the
+# distro-kernel guest (selftests over rxe) in the background too, while
+# style/sparse and the userlib host tests run; then the RoCE pair and
+# the harness self-test. Each step
 # prints "== [k/K +Ns] what"; each guest a "# label [k/K +Ns] test: ..."
 # line on stderr as each test ends.
 #
@@ -33,10 +34,10 @@ mkdir -p "$out"
 # the start.
 step_no=0
 case "$only" in
-host) steps=4 ;;
-distro) steps=8 ;;
+host) steps=5 ;;
+distro) steps=9 ;;
 test) steps=5 ;;
-*) steps=12 ;;
+*) steps=13 ;;
 esac
 say_at() {	# K WHAT
 	local k=$1
@@ -194,25 +195,16 @@ fi
 if want host || want distro; then
 	say "rcm.ko against the distro headers ($distro_rel)"
 	step build.rcm-distro "$vm/build-module.sh" "$distro_kdir" "$out/distro"
-	step style.checkpatch make -C "$top" style
-	step style.sparse make -C "$distro_kdir" M="$out/distro" C=2 \
-		CHECK="sparse -Wsparse-error" modules
+fi
+userlib_built=
+if want host && step build.userlib make $jobs -C "$top/userlib"; then
+	userlib_built=1
 fi
 
-if want host; then
-	say "userlib host tests"
-	if step build.userlib make $jobs -C "$top/userlib"; then
-		make -s -C "$top/userlib" check >"$out/userlib-check.log" 2>&1
-		rc=$?
-		grep -E '^(PASS|FAIL|SKIP) ' "$out/userlib-check.log" |
-			sed -E 's/^(PASS|FAIL|SKIP) /\1 userlib./' | tee -a "$results"
-		if [ $rc != 0 ] && ! grep -q '^FAIL ' "$out/userlib-check.log"; then
-			report FAIL userlib.check "exit $rc, see $out/userlib-check.log"
-		fi
-	fi
-
-fi
-
+# The distro kernel's guest is the next long pole after the test
+# kernel's: it starts as soon as its module is there and runs in the
+# background while the style checks and the userlib host tests run.
+distro_pid=
 if want distro; then
 	say "rcm.ko through DKMS for $distro_rel (a private DKMS tree)"
 	distro_ko=$out/distro/drivers/rcm/rcm.ko
@@ -223,34 +215,46 @@ if want distro; then
 		echo "== no DKMS module; the distro guest loads $distro_ko"
 	fi
 
-	say "guest: distro kernel $distro_rel (selftests; rxe)"
-	rm -f "$out/distro.cpio"
+	say "guest: distro kernel $distro_rel (selftests; rxe), in the background"
+	rm -f "$out/distro.cpio" "$out/results-distro-kernel.txt"
 	# The test-only peer of hostile_peer; without it that test skips.
 	hostile_ko=()
 	if step build.hostile-distro "$hostile/build.sh" "$distro_kdir" \
 		"$out/hostile-distro"; then
 		hostile_ko=(--extra-ko "$out/hostile-distro/rcm_hostile.ko")
 	fi
-	step build.initramfs-distro \
+	if step build.initramfs-distro \
 		"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
 		--modroot / --rcm-ko "$distro_ko" "${hostile_ko[@]}" \
 		--tests "$out/selftests" --lib-dir "$top/userlib/src" \
-		$librdmacm_programs $app_programs
-	"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
-		--initrd "$out/distro.cpio" --rdma rxe --test-timeout 300 \
-		--tests "$guest_tests" \
-		--log "$out/guest-distro-kernel.log" | tee -a "$results"
+		$librdmacm_programs $app_programs; then
+		"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
+			--initrd "$out/distro.cpio" --rdma rxe --test-timeout 300 \
+			--tests "$guest_tests" \
+			--log "$out/guest-distro-kernel.log" \
+			>"$out/results-distro-kernel.txt" &
+		distro_pid=$!
+	fi
+fi
 
-	say "guests: two distro kernels joined by a socket netdev on 127.0.0.1"
-	"$vm/run-guest.py" --pair --label pair --kernel "$distro_vmlinux" \
-		--test-timeout 300 \
-		--initrd "$out/distro.cpio" --rdma rxe --tests "$pair_tests" \
-		--log "$out/guest-pair.log" | tee -a "$results"
+if want host || want distro; then
+	say "style: checkpatch, sparse"
+	step style.checkpatch make -C "$top" style
+	step style.sparse make -C "$distro_kdir" M="$out/distro" C=2 \
+		CHECK="sparse -Wsparse-error" modules
+fi
 
-	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
-	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
-		"$distro_ko" "$out/harness" | tee -a "$results"
-
+if want host; then
+	say "userlib host tests"
+	if [ -n "$userlib_built" ]; then
+		make -s -C "$top/userlib" check >"$out/userlib-check.log" 2>&1
+		rc=$?
+		grep -E '^(PASS|FAIL|SKIP) ' "$out/userlib-check.log" |
+			sed -E 's/^(PASS|FAIL|SKIP) /\1 userlib./' | tee -a "$results"
+		if [ $rc != 0 ] && ! grep -q '^FAIL ' "$out/userlib-check.log"; then
+			report FAIL userlib.check "exit $rc, see $out/userlib-check.log"
+		fi
+	fi
 fi
 
 # The background steps' results join the others.
@@ -269,6 +273,21 @@ bg_results() {	# WHAT PID FILE...
 		fi
 	done
 }
+
+if want distro; then
+	bg_results "distro-kernel guest" "$distro_pid" "$out/results-distro-kernel.txt"
+
+	say "guests: two distro kernels joined by a socket netdev on 127.0.0.1"
+	"$vm/run-guest.py" --pair --label pair --kernel "$distro_vmlinux" \
+		--test-timeout 300 \
+		--initrd "$out/distro.cpio" --rdma rxe --tests "$pair_tests" \
+		--log "$out/guest-pair.log" | tee -a "$results"
+
+	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
+	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
+		"$distro_ko" "$out/harness" | tee -a "$results"
+fi
+
 bg_results "Debian packages" "$deb_pid" "$out/results-deb.txt"
 bg_results "test-kernel guests" "$test_pid" "$out/results-test-kernel.txt" \
 	"$out/results-pair-iwarp.txt"
