@@ -202,7 +202,7 @@ TEST_F(transport, connect_accept_send_disconnect)
 	unsigned int lid, cid, rid, sqpn, len;
 	struct rcm_query_id q;
 	struct rcm_event ev;
-	int s, c;
+	int s, c, ret;
 
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -237,16 +237,18 @@ TEST_F(transport, connect_accept_send_disconnect)
 		ASSERT_TRUE(ev.conn.qp_num == self->cqpn &&
 			    ev.conn.retry_count == 7 &&
 			    ev.conn.rnr_retry_count == 7)
-			TH_LOG("request qpn %#x retry %u rnr %u", ev.conn.qp_num,
-			       ev.conn.retry_count, ev.conn.rnr_retry_count);
+			TH_LOG("request qpn %#x retry %u rnr %u",
+			       ev.conn.qp_num, ev.conn.retry_count,
+			       ev.conn.rnr_retry_count);
 	}
 	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_port_num == 1 &&
-		    ((struct sockaddr_in *)&q.out_src)->sin_port == htons(port) &&
-		    q.out_dst.ss_family == AF_INET)
+		    ((struct sockaddr_in *)&q.out_src)->sin_port ==
+		    htons(port) && q.out_dst.ss_family == AF_INET)
 		TH_LOG("request addresses: %s", strerror(errno));
 	ASSERT_EQ(0, carried_info_matches(s, &ev))
 		TH_LOG("the request's view, %u bytes", ev.id_info_len);
-	ASSERT_TRUE(ev.id_info.node_guid && ev.id_info.num_paths == variant->paths)
+	ASSERT_TRUE(ev.id_info.node_guid &&
+		    ev.id_info.num_paths == variant->paths)
 		TH_LOG("view: guid %#llx paths %u",
 		       (unsigned long long)ev.id_info.node_guid,
 		       ev.id_info.num_paths);
@@ -306,18 +308,20 @@ TEST_F(transport, connect_accept_send_disconnect)
 		ASSERT_TRUE(ca.out_attr[0].qp_state == 0 &&
 			    ca.out_attr[1].dest_qp_num == sqpn &&
 			    ca.out_attr[2].qp_state == RCM_QPS_RTS)
-			TH_LOG("active RTR qpn %#x", ca.out_attr[1].dest_qp_num);
+			TH_LOG("active RTR qpn %#x",
+			       ca.out_attr[1].dest_qp_num);
 		/* Each side receives from the PSN the other sends from. */
 		ASSERT_TRUE(ca.out_attr[1].rq_psn == sa.out_attr[2].sq_psn &&
 			    sa.out_attr[1].rq_psn == ca.out_attr[2].sq_psn)
-			TH_LOG("PSNs: active rq %#x sq %#x, passive rq %#x sq %#x",
+			TH_LOG("PSNs rq/sq: active %#x/%#x, passive %#x/%#x",
 			       ca.out_attr[1].rq_psn, ca.out_attr[2].sq_psn,
 			       sa.out_attr[1].rq_psn, sa.out_attr[2].sq_psn);
 		ASSERT_TRUE(ca.out_attr[2].retry_cnt == 7 &&
 			    ca.out_attr[2].timeout &&
 			    ca.out_attr[2].rnr_retry == 7)
 			TH_LOG("active RTS retry %u timeout %u",
-			       ca.out_attr[2].retry_cnt, ca.out_attr[2].timeout);
+			       ca.out_attr[2].retry_cnt,
+			       ca.out_attr[2].timeout);
 		ASSERT_EQ(0, memcmp(ca.out_attr[1].ah_attr.dgid,
 				    sa.out_attr[1].ah_attr.dgid, 16))
 			TH_LOG("loopback: both sides see the same GID");
@@ -333,11 +337,13 @@ TEST_F(transport, connect_accept_send_disconnect)
 	ASSERT_TRUE(ev.id == rid && ev.context == 0xacce)
 		TH_LOG("established id %u", ev.id);
 	n.id = rid;
-	ASSERT_EQ(variant->notify_up, ioctl(s, RCM_IOCTL_NOTIFY, &n) ? errno : 0)
-		TH_LOG("passive notify: %s", strerror(errno));
+	ret = ioctl(s, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
+	ASSERT_EQ(variant->notify_up, ret)
+		TH_LOG("passive notify: %s", strerror(ret));
 	n.id = cid;
-	ASSERT_EQ(variant->notify_up, ioctl(c, RCM_IOCTL_NOTIFY, &n) ? errno : 0)
-		TH_LOG("active notify: %s", strerror(errno));
+	ret = ioctl(c, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
+	ASSERT_EQ(variant->notify_up, ret)
+		TH_LOG("active notify: %s", strerror(ret));
 
 	ASSERT_EQ(0, rcm_post_send(&self->ce, "ping"))
 		TH_LOG("send: %s", strerror(errno));
@@ -755,8 +761,11 @@ TEST_F(transport, ipv6_connection)
 		TH_LOG("request addresses: family %u", q.out_src.ss_family);
 	ASSERT_EQ(0, carried_info_matches(s, &ev))
 		TH_LOG("the request's view, %u bytes", ev.id_info_len);
-	ASSERT_EQ(variant->paths, ev.id_info.num_paths)
-		TH_LOG("view: %u paths", ev.id_info.num_paths);
+	ASSERT_TRUE(ev.id_info.node_guid &&
+		    ev.id_info.num_paths == variant->paths)
+		TH_LOG("view: guid %#llx paths %u",
+		       (unsigned long long)ev.id_info.node_guid,
+		       ev.id_info.num_paths);
 	ASSERT_EQ(0, rcm_end_accept(&self->se, s, rid, 0, "ok"))
 		TH_LOG("accept: %s", strerror(errno));
 	ASSERT_TRUE(rcm_end_connected(&self->ce, c, cid, &ev) == 0 &&

@@ -200,8 +200,8 @@ TEST(iwarp_private_data_limits)
 		       ev.private_data_total);
 	ASSERT_EQ(0, rcm_end_init(&se, s, rid))
 		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_ERRNO(rcm_accept_data(s, rid, se.qp->qp_num, 0, big, sizeof(big)),
-		     EINVAL);
+	ASSERT_ERRNO(rcm_accept_data(s, rid, se.qp->qp_num, 0, big,
+				     sizeof(big)), EINVAL);
 	ASSERT_ERRNO(rcm_reject_data(s, rid, big, sizeof(big)), EINVAL);
 	/* iw_cm finds no such QP: the request is still there. */
 	ASSERT_ERRNO(rcm_accept_data(s, rid, 0xfffff0, 0, big, 1), EINVAL);

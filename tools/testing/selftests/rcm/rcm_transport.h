@@ -55,7 +55,7 @@ FIXTURE_VARIANT(transport) {
 	bool padded;
 	bool rtu;
 	bool dreq;
-	int notify_up;		/* RCM_IOCTL_NOTIFY on a connection that is up */
+	int notify_up;		/* RCM_IOCTL_NOTIFY's errno once it is up */
 	unsigned int paths;	/* of a request id */
 	/* The in-tree peers need a QP of their own: iw_cm hands it over. */
 	bool intree_qp;
@@ -147,7 +147,8 @@ arrives(const FIXTURE_VARIANT(transport) *variant, unsigned int len,
 static inline unsigned int
 accepted_event(const FIXTURE_VARIANT(transport) *variant)
 {
-	return variant->rtu ? RCM_EVENT_CONNECT_RESPONSE : RCM_EVENT_ESTABLISHED;
+	return variant->rtu ? RCM_EVENT_CONNECT_RESPONSE :
+			      RCM_EVENT_ESTABLISHED;
 }
 
 /*
