@@ -105,7 +105,7 @@ TEST(iwarp_qp_of_another_process_is_refused)
 
 	NEED_SIW(ip);
 	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20501, 1, 0);
+	lid = rcm_listener(fd, ip, 20516, 1, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
@@ -115,7 +115,7 @@ TEST(iwarp_qp_of_another_process_is_refused)
 		TH_LOG("fork");
 	if (pid == 0) {
 		int c = rcm_open_dev();
-		unsigned int id = rcm_routed_id(c, ip, 20501, 2);
+		unsigned int id = rcm_routed_id(c, ip, 20516, 2);
 
 		if (!id)
 			_exit(2);
