@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * connect: the active side and the whole connection handshake through
- * rcm's ioctls, without QPs on RoCE (ib_cm never looks at them): connect
- * with private data both ways; the QP attributes both sides get (the
- * peer's QP number, PSNs that match crosswise); establish, disconnect,
- * DREP, timewait on both sides; the active side refusing an answered
+ * rcm's ioctls. On both transports (FIXTURE transport of
+ * rcm_transport.h: rxe through ib_cm and siw through iw_cm, each end
+ * with a real RC QP): connect and accept with private data both ways,
+ * the request's view and the QP attributes both sides get (on RoCE the
+ * peer's QP number and PSNs that match crosswise, which ready the QPs
+ * for RTR and RTS), established through the RTU on RoCE and by the MPA
+ * reply on iWARP, a SEND each way, disconnect (DREQ, DREP and timewait
+ * on RoCE) and nothing after it; an IPv6 connection; a port nobody
+ * listens on is refused at once and leaves a used id; a reject carries
+ * its private data; closing a file, or killing its process, with live
+ * connections ends them; a client destroyed mid-connect; and an rcm
+ * client against an in-tree listener (./intree_server, on rdma-core's
+ * librdmacm over rdma_ucm.ko) that accepts or rejects (iwarp.c has the
+ * iWARP-only cases). On RoCE alone, without QPs (ib_cm never looks at
+ * them): the commands' errors; the active side refusing an answered
  * connect; two clients at once; a client killed by SIGKILL mid-connect;
- * and an rcm client against an in-tree listener (./intree_server, on
- * rdma-core's librdmacm over rdma_ucm.ko) that accepts or rejects.
- * On both transports (FIXTURE_VARIANT transport: rxe, and siw with a
- * real QP), a port nobody listens on is refused at once and leaves a
- * used id, and a reject carries its private data (iwarp.c has the
- * iWARP-only cases). The QP attribute sets the events before each QP
- * transition carry are those RCM_IOCTL_INIT_QP_ATTR gives at that
- * moment, and readers of older record sizes get the older records.
+ * the QP attribute sets the events before each QP transition carry are
+ * those RCM_IOCTL_INIT_QP_ATTR gives at that moment, a request carries
+ * its id's view, and readers of older record sizes get the older
+ * records.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -28,7 +35,6 @@
 
 #include "rcm_harness.h"
 #include "rcm_transport.h"
-
 
 #define QP_ATTR_STATE	(1 << 0)
 #define QP_ATTR_AV	(1 << 7)
@@ -118,116 +124,241 @@ TEST(connect_errors)
 	close(fd);
 }
 
-TEST(connect_accept_establish_disconnect)
+/*
+ * What RCM_IOCTL_QUERY_ID returns for @id now, in the form struct
+ * rcm_id_info has (the addresses' sockaddr_in or sockaddr_in6 bytes). 0,
+ * or -1 with errno.
+ */
+static int query_as_info(int fd, unsigned int id, struct rcm_id_info *info)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
-	struct rcm_init_qp_attr ca, sa;
-	struct rcm_event ev;
-	unsigned int lid, cid, rid;
-	int s, c;
+	struct rcm_query_id q = { .size = sizeof(q), .id = id };
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
+	if (ioctl(fd, RCM_IOCTL_QUERY_ID, &q))
+		return -1;
+	memset(info, 0, sizeof(*info));
+	info->port_num = q.out_port_num;
+	info->num_paths = q.out_num_paths;
+	info->node_guid = q.out_node_guid;
+	memcpy(info->sgid, q.out_sgid, sizeof(info->sgid));
+	if (q.out_src.ss_family)
+		memcpy(info->src, &q.out_src,
+		       q.out_src.ss_family == AF_INET6 ?
+		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	if (q.out_dst.ss_family)
+		memcpy(info->dst, &q.out_dst,
+		       q.out_dst.ss_family == AF_INET6 ?
+		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	info->path = q.out_path;
+	info->flags = q.out_flags;
+	info->ibdev_index = q.out_ibdev_index;
+	return 0;
+}
+
+/*
+ * The request id's view @ev carries equals what RCM_IOCTL_QUERY_ID
+ * returns for it now. 0, or -1 after printing what differs.
+ */
+static int carried_info_matches(int fd, const struct rcm_event *ev)
+{
+	struct rcm_id_info q;
+
+	if (ev->id_info_len != sizeof(struct rcm_id_info)) {
+		printf("# event %u id_info_len %u\n", ev->event,
+		       ev->id_info_len);
+		return -1;
+	}
+	if (query_as_info(fd, ev->id, &q)) {
+		printf("# QUERY_ID: %s\n", strerror(errno));
+		return -1;
+	}
+	if (memcmp(&q, &ev->id_info, sizeof(q))) {
+		printf("# carried port %u paths %u flags %#x, ",
+		       ev->id_info.port_num, ev->id_info.num_paths,
+		       ev->id_info.flags);
+		printf("queried port %u paths %u flags %#x\n", q.port_num,
+		       q.num_paths, q.flags);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The whole of a connection on either transport: a connect and an
+ * accept with private data, each once only; the request as the peer
+ * sent it and its id's view; the QP attributes both sides get (on
+ * RoCE the peer's QP number and PSNs that match crosswise, which ready
+ * the QPs); established on both sides, through the RTU on RoCE and by
+ * the MPA reply on iWARP; a SEND each way, the active side first (the
+ * MPA rule); the disconnect, and nothing after it.
+ */
+TEST_F(transport, connect_accept_send_disconnect)
+{
+	static const char hello[] = "hello";
+	static const char welcome[] = "welcome";
+	unsigned short port = variant->port + 1;
+	struct rcm_notify n = { .size = sizeof(n),
+				.event = RCM_NOTIFY_COMM_EST };
+	struct rcm_init_qp_attr ca, sa;
+	unsigned int lid, cid, rid, sqpn, len;
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	int s, c, ret;
+
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20101, 0x11, 0);
-	ASSERT_TRUE(lid)
+	lid = rcm_listener(s, self->ip, port, 0x11, 0);
+	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
-	cid = rcm_routed_id(c, ip, 20101, 0xc1);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, "ping"))
+	cid = client_id(_metadata, self, c, port);
+	ASSERT_EQ(0, rcm_post_recv(&self->ce))
+		TH_LOG("client receive: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, hello))
 		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_ERRNO(rcm_connect(c, cid, self->cqpn, NULL), EINVAL);
 
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	rid = ev.id;
-	ASSERT_TRUE(!strcmp((char *)ev.private_data, "ping") &&
-		    ev.private_data_len == 56)
-		TH_LOG("request data '%.56s' len %u",
-		       ev.private_data, ev.private_data_len);
-	ASSERT_TRUE(ev.conn.qp_num == 0x111 && ev.conn.retry_count == 7 &&
-		    ev.conn.rnr_retry_count == 7)
-		TH_LOG("request qpn %#x retry %u rnr %u",
-		       ev.conn.qp_num, ev.conn.retry_count, ev.conn.rnr_retry_count);
+	ASSERT_TRUE(ev.listen_id == lid && ev.context == 0x11)
+		TH_LOG("request listen_id %u context %#llx", ev.listen_id,
+		       (unsigned long long)ev.context);
+	/* The peer's bytes, with no CMA header: padded on RoCE. */
+	len = arrives(variant, sizeof(hello), RCM_CONNECT_PRIVATE_DATA_MAX);
+	ASSERT_TRUE(ev.private_data_len == len &&
+		    !memcmp(ev.private_data, hello, sizeof(hello)))
+		TH_LOG("request data '%.56s' len %u, want %u", ev.private_data,
+		       ev.private_data_len, len);
+	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
+		    ev.conn.responder_resources >= 1)
+		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
+		       ev.conn.responder_resources);
+	if (variant->rtu) {
+		/* The REQ's: MPA carries no QP number nor retry counts. */
+		ASSERT_TRUE(ev.conn.qp_num == self->cqpn &&
+			    ev.conn.retry_count == 7 &&
+			    ev.conn.rnr_retry_count == 7)
+			TH_LOG("request qpn %#x retry %u rnr %u",
+			       ev.conn.qp_num, ev.conn.retry_count,
+			       ev.conn.rnr_retry_count);
+	}
+	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_port_num == 1 &&
+		    ((struct sockaddr_in *)&q.out_src)->sin_port ==
+		    htons(port) && q.out_dst.ss_family == AF_INET)
+		TH_LOG("request addresses: %s", strerror(errno));
+	ASSERT_EQ(0, carried_info_matches(s, &ev))
+		TH_LOG("the request's view, %u bytes", ev.id_info_len);
+	ASSERT_TRUE(ev.id_info.node_guid &&
+		    ev.id_info.num_paths == variant->paths)
+		TH_LOG("view: guid %#llx paths %u",
+		       (unsigned long long)ev.id_info.node_guid,
+		       ev.id_info.num_paths);
+
 	ASSERT_EQ(0, rcm_qp_attrs(s, rid, RCM_QP_STATES_ALL, &sa))
 		TH_LOG("passive attributes: %s", strerror(errno));
-	ASSERT_TRUE(sa.out_attr[1].dest_qp_num == 0x111 &&
-		    (sa.out_attr[1].qp_attr_mask & (QP_ATTR_AV | QP_ATTR_DEST_QPN)) ==
-		    (QP_ATTR_AV | QP_ATTR_DEST_QPN) &&
-		    sa.out_attr[1].ah_attr.is_global && sa.out_attr[1].path_mtu)
-		TH_LOG("passive RTR: qpn %#x mask %#x global %u mtu %u",
-		       sa.out_attr[1].dest_qp_num, sa.out_attr[1].qp_attr_mask,
-		       sa.out_attr[1].ah_attr.is_global, sa.out_attr[1].path_mtu);
-	ASSERT_EQ(0, rcm_accept(s, rid, 0x222, 0xacce, "pong"))
+	ASSERT_EQ(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
+		  sa.out_attr[0].qp_access_flags &
+		  (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE))
+		TH_LOG("INIT access %#x", sa.out_attr[0].qp_access_flags);
+	if (variant->rtu) {
+		ASSERT_TRUE(sa.out_attr[1].dest_qp_num == self->cqpn &&
+			    (sa.out_attr[1].qp_attr_mask &
+			    (QP_ATTR_AV | QP_ATTR_DEST_QPN)) ==
+			    (QP_ATTR_AV | QP_ATTR_DEST_QPN) &&
+			    sa.out_attr[1].ah_attr.is_global &&
+			    sa.out_attr[1].path_mtu)
+			TH_LOG("passive RTR: qpn %#x mask %#x global %u mtu %u",
+			       sa.out_attr[1].dest_qp_num,
+			       sa.out_attr[1].qp_attr_mask,
+			       sa.out_attr[1].ah_attr.is_global,
+			       sa.out_attr[1].path_mtu);
+	} else {
+		/* iw_cm moves the QP to RTS itself. */
+		ASSERT_EQ(0, sa.out_attr[2].qp_attr_mask)
+			TH_LOG("RTS mask %#x", sa.out_attr[2].qp_attr_mask);
+	}
+	ASSERT_TRUE(rcm_end_init(&self->se, s, rid) == 0 &&
+		    rcm_post_recv(&self->se) == 0)
+		TH_LOG("server QP: %s", strerror(errno));
+	/* The REP goes once the QP can take what the RTU lets the peer send. */
+	if (variant->rtu) {
+		ASSERT_EQ(0, rcm_end_rts(&self->se, s, rid))
+			TH_LOG("server QP to RTS: %s", strerror(errno));
+	}
+	sqpn = self->se.qp->qp_num;
+	ASSERT_EQ(0, rcm_accept(s, rid, sqpn, 0xacce, welcome))
 		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_ERRNO(rcm_accept(s, rid, 0x222, 0xacce, "pong"), EINVAL);
+	ASSERT_ERRNO(rcm_accept(s, rid, sqpn, 0xacce, welcome), EINVAL);
 
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
-		TH_LOG("no response");
-	ASSERT_TRUE(ev.id == cid && ev.context == 0xc1)
-		TH_LOG("response id %u ctx %llx",
-		       ev.id, (unsigned long long)ev.context);
-	ASSERT_TRUE(!strcmp((char *)ev.private_data, "pong") &&
-		    ev.private_data_len == RCM_ACCEPT_PRIVATE_DATA_MAX)
-		TH_LOG("response data '%.56s' len %u", ev.private_data,
-		       ev.private_data_len);
-	ASSERT_EQ(0x222, ev.conn.qp_num)
-		TH_LOG("response qpn %#x", ev.conn.qp_num);
-	ASSERT_EQ(0, rcm_qp_attrs(c, cid,
-				  (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &ca))
-		TH_LOG("active attributes: %s", strerror(errno));
-	ASSERT_TRUE(ca.out_attr[0].qp_state == 0 &&
-		    ca.out_attr[1].dest_qp_num == 0x222 &&
-		    ca.out_attr[2].qp_state == RCM_QPS_RTS)
-		TH_LOG("active RTR qpn %#x", ca.out_attr[1].dest_qp_num);
-	/* Each side receives from the PSN the other sends from. */
-	ASSERT_TRUE(ca.out_attr[1].rq_psn == sa.out_attr[2].sq_psn &&
-		    sa.out_attr[1].rq_psn == ca.out_attr[2].sq_psn)
-		TH_LOG("PSNs: active rq %#x sq %#x, passive rq %#x sq %#x",
-		       ca.out_attr[1].rq_psn, ca.out_attr[2].sq_psn,
-		       sa.out_attr[1].rq_psn, sa.out_attr[2].sq_psn);
-	ASSERT_TRUE(ca.out_attr[2].retry_cnt == 7 && ca.out_attr[2].timeout &&
-		    ca.out_attr[2].rnr_retry == 7)
-		TH_LOG("active RTS retry %u timeout %u",
-		       ca.out_attr[2].retry_cnt, ca.out_attr[2].timeout);
-	ASSERT_TRUE(!memcmp(ca.out_attr[1].ah_attr.dgid, sa.out_attr[1].ah_attr.dgid,
-		    16))
-		TH_LOG("loopback: both sides see the same GID");
-
-	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
-		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, accepted_event(variant), &ev))
+		TH_LOG("active: not accepted");
+	ASSERT_TRUE(ev.id == cid && ev.context == 0xc1 && ev.status == 0)
+		TH_LOG("reply id %u ctx %#llx status %d", ev.id,
+		       (unsigned long long)ev.context, ev.status);
+	len = arrives(variant, sizeof(welcome), RCM_ACCEPT_PRIVATE_DATA_MAX);
+	ASSERT_TRUE(ev.private_data_len == len &&
+		    !memcmp(ev.private_data, welcome, sizeof(welcome)))
+		TH_LOG("reply data '%.56s' len %u, want %u", ev.private_data,
+		       ev.private_data_len, len);
+	if (variant->rtu) {
+		ASSERT_EQ(sqpn, ev.conn.qp_num)
+			TH_LOG("response qpn %#x", ev.conn.qp_num);
+		ASSERT_EQ(0, rcm_qp_attrs(c, cid, (1 << RCM_QPS_RTR) |
+					  (1 << RCM_QPS_RTS), &ca))
+			TH_LOG("active attributes: %s", strerror(errno));
+		ASSERT_TRUE(ca.out_attr[0].qp_state == 0 &&
+			    ca.out_attr[1].dest_qp_num == sqpn &&
+			    ca.out_attr[2].qp_state == RCM_QPS_RTS)
+			TH_LOG("active RTR qpn %#x",
+			       ca.out_attr[1].dest_qp_num);
+		/* Each side receives from the PSN the other sends from. */
+		ASSERT_TRUE(ca.out_attr[1].rq_psn == sa.out_attr[2].sq_psn &&
+			    sa.out_attr[1].rq_psn == ca.out_attr[2].sq_psn)
+			TH_LOG("PSNs rq/sq: active %#x/%#x, passive %#x/%#x",
+			       ca.out_attr[1].rq_psn, ca.out_attr[2].sq_psn,
+			       sa.out_attr[1].rq_psn, sa.out_attr[2].sq_psn);
+		ASSERT_TRUE(ca.out_attr[2].retry_cnt == 7 &&
+			    ca.out_attr[2].timeout &&
+			    ca.out_attr[2].rnr_retry == 7)
+			TH_LOG("active RTS retry %u timeout %u",
+			       ca.out_attr[2].retry_cnt,
+			       ca.out_attr[2].timeout);
+		ASSERT_EQ(0, memcmp(ca.out_attr[1].ah_attr.dgid,
+				    sa.out_attr[1].ah_attr.dgid, 16))
+			TH_LOG("loopback: both sides see the same GID");
+		ASSERT_EQ(0, rcm_end_rts(&self->ce, c, cid))
+			TH_LOG("client QP to RTS: %s", strerror(errno));
+		ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+			TH_LOG("establish: %s", strerror(errno));
+	}
+	/* One RTU on RoCE; none on iWARP. */
 	ASSERT_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
-		TH_LOG("not established");
+		TH_LOG("passive: not established");
 	ASSERT_TRUE(ev.id == rid && ev.context == 0xacce)
 		TH_LOG("established id %u", ev.id);
-	/* As in-tree (ib_cm): notify on an established connection. */
-	{
-		struct rcm_notify n = { .size = sizeof(n),
-					.event = RCM_NOTIFY_COMM_EST };
+	n.id = rid;
+	ret = ioctl(s, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
+	ASSERT_EQ(variant->notify_up, ret)
+		TH_LOG("passive notify: %s", strerror(ret));
+	n.id = cid;
+	ret = ioctl(c, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
+	ASSERT_EQ(variant->notify_up, ret)
+		TH_LOG("active notify: %s", strerror(ret));
 
-		n.id = rid;
-		ASSERT_ERRNO(ioctl(s, RCM_IOCTL_NOTIFY, &n), EISCONN);
-		n.id = cid;
-		ASSERT_ERRNO(ioctl(c, RCM_IOCTL_NOTIFY, &n), EISCONN);
-	}
+	ASSERT_EQ(0, rcm_post_send(&self->ce, "ping"))
+		TH_LOG("send: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_wc(&self->se, IBV_WC_RECV) == 0 &&
+		    !strcmp(self->se.buf[0], "ping"))
+		TH_LOG("server received '%.8s'", self->se.buf[0]);
+	ASSERT_EQ(0, rcm_post_send(&self->se, "pong"))
+		TH_LOG("send: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_wc(&self->ce, IBV_WC_RECV) == 0 &&
+		    !strcmp(self->ce.buf[0], "pong"))
+		TH_LOG("client received '%.8s'", self->ce.buf[0]);
 
-	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
-		TH_LOG("disconnect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("passive: no DISC");
-	/* The passive side answers with its DREP, which ends the active's. */
-	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
-		TH_LOG("DREP: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("active: no DISC");
-	ASSERT_EQ(0, ev.status)
-		TH_LOG("active DISCONNECTED status %d", ev.status);
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_TIMEWAIT_EXIT, &ev))
-		TH_LOG("active timewait");
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_TIMEWAIT_EXIT, &ev))
-		TH_LOG("passive timewait");
+	disconnect_from(_metadata, variant, c, cid, s, rid);
+	ASSERT_TRUE(rcm_destroy(c, cid) == 0 && rcm_destroy(s, rid) == 0)
+		TH_LOG("destroy: %s", strerror(errno));
 	close(c);
 	close(s);
 }
@@ -240,7 +371,7 @@ TEST_F(transport, nobody_listens_is_rejected)
 	int fd;
 
 	fd = rcm_open_dev();
-	id = client_id(_metadata, self, variant, fd, variant->port + 9);
+	id = client_id(_metadata, self, fd, variant->port + 9);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, rcm_connect(fd, id, self->cqpn, "anyone?"))
 		TH_LOG("connect: %s", strerror(errno));
@@ -261,7 +392,7 @@ TEST_F(transport, nobody_listens_is_rejected)
 
 TEST_F(transport, reject_carries_private_data)
 {
-	char big[RCM_REJECT_PRIVATE_DATA_MAX + 1];
+	char big[RCM_IWARP_PRIVATE_DATA_MAX + 1];
 	struct rcm_reject r = { .size = sizeof(r) };
 	unsigned int lid, cid, len;
 	struct rcm_event ev;
@@ -272,19 +403,16 @@ TEST_F(transport, reject_carries_private_data)
 	lid = rcm_listener(s, self->ip, variant->port, 0x11, 0);
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
-	cid = client_id(_metadata, self, variant, c, variant->port);
+	cid = client_id(_metadata, self, c, variant->port);
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "let me in"))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	r.id = ev.id;
-	/* More than the REJ area: refused on RoCE, MPA's to carry on iWARP. */
-	if (!variant->iwarp) {
-		memset(big, 'r', sizeof(big));
-		r.private_data = (uintptr_t)big;
-		r.private_data_len = RCM_REJECT_PRIVATE_DATA_MAX + 1;
-		ASSERT_ERRNO(ioctl(s, RCM_IOCTL_REJECT, &r), EINVAL);
-	}
+	/* More than the transport carries: a REJ's area, or MPA's 255. */
+	memset(big, 'r', sizeof(big));
+	ASSERT_ERRNO(rcm_reject_data(s, r.id, big, variant->reject_max + 1),
+		     EINVAL);
 	r.private_data = (uintptr_t)"full up";
 	r.private_data_len = 8;
 	ASSERT_EQ(0, ioctl(s, RCM_IOCTL_REJECT, &r))
@@ -294,7 +422,7 @@ TEST_F(transport, reject_carries_private_data)
 		TH_LOG("not rejected");
 	ASSERT_TRUE(ev.status == variant->rejected && ev.id == cid)
 		TH_LOG("status %d", ev.status);
-	len = variant->iwarp ? 8 : RCM_REJECT_PRIVATE_DATA_MAX;
+	len = arrives(variant, 8, RCM_REJECT_PRIVATE_DATA_MAX);
 	ASSERT_TRUE(!strcmp((char *)ev.private_data, "full up") &&
 		    ev.private_data_len == len)
 		TH_LOG("reject data '%.56s' len %u, want %u", ev.private_data,
@@ -407,6 +535,43 @@ TEST(two_clients_at_once)
 	close(s);
 }
 
+/*
+ * Closing a file with live connections ends them: the peer hears each
+ * go. The QPs outlive the ids (on iWARP, iw_cm resets the connections);
+ * the other way, the QPs go first, then the server's ids.
+ */
+TEST_F(transport, close_with_live_connections)
+{
+	unsigned short port = variant->port + 6;
+	struct rcm_end ce[2] = {}, se[2] = {};
+	struct rcm_event ev;
+	int s, c, i;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(rcm_end_open(&ce[i], variant->verbs,
+					 IBV_QPT_RC) == 0 &&
+			    rcm_end_open(&se[i], variant->verbs,
+					 IBV_QPT_RC) == 0)
+			TH_LOG("verbs: %s", strerror(errno));
+	}
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	ASSERT_NE(0, rcm_listener(s, self->ip, port, 0x11, 0))
+		TH_LOG("listen: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_establish_n(s, c, self->ip, port, ce, se, 2))
+		TH_LOG("connections: %s", strerror(errno));
+	close(c);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+			TH_LOG("disconnected %d", i);
+	}
+	for (i = 0; i < 2; i++)
+		rcm_end_close(&se[i]);
+	close(s);
+	for (i = 0; i < 2; i++)
+		rcm_end_close(&ce[i]);
+}
+
 TEST(client_killed_mid_connect)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -456,86 +621,237 @@ TEST(client_killed_mid_connect)
 	close(s);
 }
 
-/* Start ./intree_server on @ip:@port; returns once it listens. */
 /*
- * An rcm client connecting with @data to ./intree_server on @port, which
- * answers with @reply; the client's fd, or -1 (and *pid < 0) when the
- * server did not start or the connect failed.
+ * A client killed by SIGKILL with a connection up: its file closes with
+ * it, and the server hears the connection go.
  */
-static int intree_connect(const char *ip, const char *port, const char *data,
-			  const char *reply, pid_t *pid, unsigned int *cid)
+TEST_F(transport, killed_client_with_a_connection)
 {
-	int c;
+	unsigned short port = variant->port + 7;
+	int s, st, up[2], hold[2];
+	struct rcm_event ev;
+	unsigned int lid;
+	pid_t pid;
+	char b;
 
-	*pid = rcm_spawn_listening((char *[]){ "./intree_server",
-			(char *)ip, (char *)port, (char *)data,
-			(char *)reply, NULL });
-	if (*pid < 0)
-		return -1;
-	c = rcm_open_dev();
-	*cid = rcm_routed_id(c, ip, atoi(port), 8);
-	if (!*cid || rcm_connect(c, *cid, 0x88, data)) {
-		close(c);
-		return -1;
+	s = rcm_open_dev();
+	lid = rcm_listener(s, self->ip, port, 0x11, 0);
+	ASSERT_NE(0, lid)
+		TH_LOG("listen: %s", strerror(errno));
+	ASSERT_TRUE(pipe(up) == 0 && pipe(hold) == 0);
+	pid = fork();
+	if (pid == 0) {
+		int c = rcm_open_dev();
+		unsigned int cid = rcm_routed_id(c, self->ip, port, 9);
+		struct rcm_end ce;
+
+		/* A QP of its own: rcm takes no other process's. */
+		close(hold[1]);
+		if (!cid ||
+		    rcm_end_open(&ce, variant->verbs, IBV_QPT_RC) ||
+		    rcm_end_init(&ce, c, cid) ||
+		    rcm_connect(c, cid, ce.qp->qp_num, "bye") ||
+		    rcm_end_connected(&ce, c, cid, &ev))
+			_exit(1);
+		/* Up until killed: the parent holds the pipe open. */
+		if (write(up[1], "u", 1) != 1 || read(hold[0], &b, 1) <= 0)
+			_exit(2);
+		_exit(3);
 	}
-	return c;
+	ASSERT_LT(0, pid)
+		TH_LOG("fork");
+	close(hold[0]);
+	close(up[1]);
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	ASSERT_EQ(0, rcm_end_accept(&self->se, s, ev.id, 0, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("not established");
+	/* The kill waits for the client's side too (RoCE: its RTU sent). */
+	ASSERT_EQ(1, read(up[0], &b, 1))
+		TH_LOG("the client did not connect");
+	kill(pid, SIGKILL);
+	close(hold[1]);
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st))
+		TH_LOG("client did not die by SIGKILL");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("no DISCONNECTED");
+	close(s);
 }
 
-TEST(rcm_client_to_intree_listener)
+/*
+ * Destroying a client id whose connect is unanswered: the destroy
+ * returns in bounded time (iw_cm holds it until the MPA exchange ends,
+ * here when siw gives up waiting for the reply, 10 s) and the id hears
+ * nothing more. The server's request hears the REJ ib_cm sends for the
+ * destroyed id on RoCE, nothing on iWARP; its id then goes quietly.
+ */
+TEST_F(transport, destroy_mid_connect)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port = variant->port + 8;
+	unsigned int lid, cid, rid;
+	struct timespec t0;
 	struct rcm_event ev;
-	unsigned int cid;
+	int s, c;
+
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, self->ip, port, 0x11, 0);
+	ASSERT_NE(0, lid)
+		TH_LOG("listen: %s", strerror(errno));
+	cid = client_id(_metadata, self, c, port);
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "going"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	rid = ev.id;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, rcm_destroy(c, cid))
+		TH_LOG("destroy: %s", strerror(errno));
+	printf("# destroy mid-connect took %ld ms\n", rcm_ms_since(&t0));
+	ASSERT_GT(20000, rcm_ms_since(&t0))
+		TH_LOG("destroy took %ld ms", rcm_ms_since(&t0));
+	ASSERT_TRUE(rcm_wait_event(c, 500, &ev))
+		TH_LOG("event %u after destroy", ev.event);
+	if (variant->rtu) {
+		/* ib_cm answers for a destroyed id whose REQ went: a REJ. */
+		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
+			TH_LOG("the request heard no REJ");
+		ASSERT_EQ(rid, ev.id)
+			TH_LOG("REJECTED on id %u", ev.id);
+	}
+	ASSERT_EQ(0, rcm_destroy(s, rid))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_TRUE(rcm_wait_event(s, 500, &ev))
+		TH_LOG("event %u after destroy", ev.event);
+	close(c);
+	close(s);
+}
+
+/*
+ * A connection between IPv6 addresses, which the request id and its
+ * view hold; the server ends it.
+ */
+TEST_F(transport, ipv6_connection)
+{
+	const char *ip = getenv(variant->addr6);
+	unsigned short port = variant->port + 11;
+	unsigned int lid, cid, rid;
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	int s, c;
+
+	if (!ip)
+		SKIP(return, "no %s", variant->addr6);
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, port, 0x66, 0);
+	ASSERT_NE(0, lid)
+		TH_LOG("listen: %s", strerror(errno));
+	cid = client_id_to(_metadata, self, c, ip, port);
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "six"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	rid = ev.id;
+	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 &&
+		    q.out_src.ss_family == AF_INET6 &&
+		    q.out_dst.ss_family == AF_INET6 && q.out_port_num == 1)
+		TH_LOG("request addresses: family %u", q.out_src.ss_family);
+	ASSERT_EQ(0, carried_info_matches(s, &ev))
+		TH_LOG("the request's view, %u bytes", ev.id_info_len);
+	ASSERT_TRUE(ev.id_info.node_guid &&
+		    ev.id_info.num_paths == variant->paths)
+		TH_LOG("view: guid %#llx paths %u",
+		       (unsigned long long)ev.id_info.node_guid,
+		       ev.id_info.num_paths);
+	ASSERT_EQ(0, rcm_end_accept(&self->se, s, rid, 0, "ok"))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_TRUE(rcm_end_connected(&self->ce, c, cid, &ev) == 0 &&
+		    !strcmp((char *)ev.private_data, "ok"))
+		TH_LOG("active: not connected");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("passive: not established");
+	disconnect_from(_metadata, variant, s, rid, c, cid);
+	close(c);
+	close(s);
+}
+
+/*
+ * An rcm client reaches a listener on the in-tree stack (./intree_server,
+ * rdma-core's librdmacm over rdma_ucm.ko), which accepts with private
+ * data and disconnects once the connection is up.
+ */
+TEST_F(transport, rcm_client_to_intree_listener)
+{
+	unsigned short port = variant->port + 2;
+	struct rcm_event ev;
+	unsigned int cid, len;
 	pid_t pid;
 	int c;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
+	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	c = intree_connect(ip, "20106", "from-rcm", "accept:from-intree", &pid,
-			   &cid);
-	ASSERT_LE(0, c)
-		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
-		TH_LOG("no response");
-	ASSERT_TRUE(!strcmp((char *)ev.private_data, "from-intree") &&
-		    ev.conn.qp_num == 0x4321)
-		TH_LOG("response data '%.56s' qpn %#x",
-		       ev.private_data, ev.conn.qp_num);
-	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
-		TH_LOG("establish: %s", strerror(errno));
-	/* The in-tree side disconnects once established. */
+	pid = rcm_intree_server(self->ip, port, "from-rcm",
+				"accept:from-intree", variant->intree_qp);
+	ASSERT_LT(0, pid)
+		TH_LOG("in-tree server did not start");
+	c = rcm_open_dev();
+	cid = client_id(_metadata, self, c, port);
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "from-rcm"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, accepted_event(variant), &ev))
+		TH_LOG("not accepted");
+	/* librdmacm sends its string with the NUL: 12 bytes. */
+	len = arrives(variant, 12, RCM_ACCEPT_PRIVATE_DATA_MAX);
+	ASSERT_TRUE(ev.private_data_len == len &&
+		    !strcmp((char *)ev.private_data, "from-intree"))
+		TH_LOG("reply data '%.56s' len %u, want %u", ev.private_data,
+		       ev.private_data_len, len);
+	if (variant->rtu) {
+		/* The number the in-tree server names: it has no QP here. */
+		ASSERT_EQ(0x4321, ev.conn.qp_num)
+			TH_LOG("response qpn %#x", ev.conn.qp_num);
+		ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+			TH_LOG("establish: %s", strerror(errno));
+	}
+	/* The in-tree side disconnects once established; the DREP. */
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
 		TH_LOG("no DISCONNECTED");
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
-		TH_LOG("DREP: %s", strerror(errno));
+		TH_LOG("disconnect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("in-tree server failed");
 	close(c);
 }
 
-TEST(intree_listener_rejects_rcm_client)
+TEST_F(transport, intree_listener_rejects_rcm_client)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port = variant->port + 3;
 	struct rcm_event ev;
-	unsigned int cid;
+	unsigned int cid, len;
 	pid_t pid;
 	int c;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
+	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	c = intree_connect(ip, "20107", "knock", "reject:no-thanks", &pid,
-			   &cid);
-	ASSERT_LE(0, c)
-		TH_LOG("set-up: %s", strerror(errno));
+	pid = rcm_intree_server(self->ip, port, "knock", "reject:no-thanks",
+				variant->intree_qp);
+	ASSERT_LT(0, pid)
+		TH_LOG("in-tree server did not start");
+	c = rcm_open_dev();
+	cid = client_id(_metadata, self, c, port);
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "knock"))
+		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
 		TH_LOG("not rejected");
-	ASSERT_TRUE(ev.status == RCM_REJ_CONSUMER_DEFINED &&
+	len = arrives(variant, 10, RCM_REJECT_PRIVATE_DATA_MAX);
+	ASSERT_TRUE(ev.status == variant->rejected &&
+		    ev.private_data_len == len &&
 		    !strcmp((char *)ev.private_data, "no-thanks"))
-		TH_LOG("status %d data '%.56s'", ev.status, ev.private_data);
+		TH_LOG("status %d data '%.56s' len %u, want %u", ev.status,
+		       ev.private_data, ev.private_data_len, len);
 	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("in-tree server failed");
 	close(c);
@@ -782,64 +1098,6 @@ TEST(older_record_sizes_get_no_qp_attributes)
 		TH_LOG("ESTABLISHED record");
 	close(c);
 	close(s);
-}
-
-/*
- * What RCM_IOCTL_QUERY_ID returns for @id now, in the form struct
- * rcm_id_info has (the addresses' sockaddr_in or sockaddr_in6 bytes). 0,
- * or -1 with errno.
- */
-static int query_as_info(int fd, unsigned int id, struct rcm_id_info *info)
-{
-	struct rcm_query_id q = { .size = sizeof(q), .id = id };
-
-	if (ioctl(fd, RCM_IOCTL_QUERY_ID, &q))
-		return -1;
-	memset(info, 0, sizeof(*info));
-	info->port_num = q.out_port_num;
-	info->num_paths = q.out_num_paths;
-	info->node_guid = q.out_node_guid;
-	memcpy(info->sgid, q.out_sgid, sizeof(info->sgid));
-	if (q.out_src.ss_family)
-		memcpy(info->src, &q.out_src,
-		       q.out_src.ss_family == AF_INET6 ?
-		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-	if (q.out_dst.ss_family)
-		memcpy(info->dst, &q.out_dst,
-		       q.out_dst.ss_family == AF_INET6 ?
-		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-	info->path = q.out_path;
-	info->flags = q.out_flags;
-	info->ibdev_index = q.out_ibdev_index;
-	return 0;
-}
-
-/*
- * The request id's view @ev carries equals what RCM_IOCTL_QUERY_ID
- * returns for it now. 0, or -1 after printing what differs.
- */
-static int carried_info_matches(int fd, const struct rcm_event *ev)
-{
-	struct rcm_id_info q;
-
-	if (ev->id_info_len != sizeof(struct rcm_id_info)) {
-		printf("# event %u id_info_len %u\n", ev->event,
-		       ev->id_info_len);
-		return -1;
-	}
-	if (query_as_info(fd, ev->id, &q)) {
-		printf("# QUERY_ID: %s\n", strerror(errno));
-		return -1;
-	}
-	if (memcmp(&q, &ev->id_info, sizeof(q))) {
-		printf("# carried port %u paths %u flags %#x, ",
-		       ev->id_info.port_num, ev->id_info.num_paths,
-		       ev->id_info.flags);
-		printf("queried port %u paths %u flags %#x\n", q.port_num,
-		       q.num_paths, q.flags);
-		return -1;
-	}
-	return 0;
 }
 
 /*

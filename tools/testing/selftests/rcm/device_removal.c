@@ -167,20 +167,15 @@ TEST_F(removal, request_ids_let_the_device_go)
 
 	if (!ip || !netdev)
 		SKIP(return, "no Soft-RoCE device in this guest");
-	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
+	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
 	lid = rcm_listener(fd, ip, 20300, 1, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	pid = fork();
+	pid = rcm_intree_client(ip, 20300, "r", "reject:-1:-", false);
 	ASSERT_LE(0, pid)
 		TH_LOG("fork");
-	if (pid == 0) {
-		execl("./intree_client", "intree_client", ip, "20300", "r",
-		      "reject:-1:-", (char *)NULL);
-		_exit(3);
-	}
 	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
 		    ev.event == RCM_EVENT_CONNECT_REQUEST)
 		TH_LOG("no request");

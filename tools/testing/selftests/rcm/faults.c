@@ -115,25 +115,11 @@ static int responded(struct ctx *x)
 	return 0;
 }
 
-static int establish(int fd, unsigned int id)
-{
-	struct rcm_establish e = { .size = sizeof(e), .id = id };
-
-	return ioctl(fd, RCM_IOCTL_ESTABLISH, &e);
-}
-
-static int disconnect(int fd, unsigned int id)
-{
-	struct rcm_disconnect d = { .size = sizeof(d), .id = id };
-
-	return ioctl(fd, RCM_IOCTL_DISCONNECT, &d);
-}
-
 static int connected(struct ctx *x)
 {
 	if (responded(x))
 		return -1;
-	if (establish(x->c, x->cid))
+	if (rcm_simple(x->c, RCM_IOCTL_ESTABLISH, x->cid))
 		return BAD("establish: %s", strerror(errno));
 	if (rcm_expect_event(x->s, RCM_EVENT_ESTABLISHED, &x->ev))
 		return BAD("no ESTABLISHED");
@@ -348,12 +334,12 @@ static int after_accept(struct ctx *x, int ret)
 
 static int call_establish(struct ctx *x)
 {
-	return establish(x->c, x->cid);
+	return rcm_simple(x->c, RCM_IOCTL_ESTABLISH, x->cid);
 }
 
 static int after_establish(struct ctx *x, int ret)
 {
-	if (ret && !retried(establish(x->c, x->cid)))
+	if (ret && !retried(rcm_simple(x->c, RCM_IOCTL_ESTABLISH, x->cid)))
 		return BAD("establish again after the failure: %s",
 			   strerror(errno));
 	return expect(x->s, RCM_EVENT_ESTABLISHED, x->rid);
@@ -361,7 +347,7 @@ static int after_establish(struct ctx *x, int ret)
 
 static int call_disconnect(struct ctx *x)
 {
-	return disconnect(x->c, x->cid);
+	return rcm_simple(x->c, RCM_IOCTL_DISCONNECT, x->cid);
 }
 
 static int after_disconnect(struct ctx *x, int ret)
@@ -371,7 +357,7 @@ static int after_disconnect(struct ctx *x, int ret)
 		{ .fd = x->c, .events = POLLIN },
 	};
 
-	if (ret && !retried(disconnect(x->c, x->cid)))
+	if (ret && !retried(rcm_simple(x->c, RCM_IOCTL_DISCONNECT, x->cid)))
 		return BAD("disconnect again after the failure: %s",
 			   strerror(errno));
 	/*
@@ -387,7 +373,7 @@ static int after_disconnect(struct ctx *x, int ret)
 		    x->ev.event != RCM_EVENT_DISCONNECTED)
 			return BAD("the server got event %u status %d",
 				   x->ev.event, x->ev.status);
-		if (disconnect(x->s, x->rid))
+		if (rcm_simple(x->s, RCM_IOCTL_DISCONNECT, x->rid))
 			return BAD("server disconnect: %s", strerror(errno));
 	} else if (!fired_now) {
 		return BAD("the client heard before the server's DISCONNECTED");

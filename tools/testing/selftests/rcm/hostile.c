@@ -521,7 +521,7 @@ TEST(listener_leaves_devices_of_other_namespaces_alone)
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
-	if (access("/dev/infiniband/rdma_cm", R_OK | W_OK))
+	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
 	if (rcm_sh("rdma system set netns exclusive"))
 		SKIP(return, "cannot switch RDMA to exclusive netns mode");
@@ -556,8 +556,7 @@ TEST(listener_leaves_devices_of_other_namespaces_alone)
 			TH_LOG("listener in a new namespace failed (status %#x)", st);
 	}
 	/* The in-tree CM of this namespace can listen on the port. */
-	server = rcm_spawn_listening((char *[]){ "./intree_server",
-		(char *)ip, "20510", "x", "reject:-", NULL });
+	server = rcm_intree_server(ip, 20510, "x", "reject:-", false);
 	if (server > 0) {
 		kill(server, SIGKILL);
 		rcm_exit_status(server);

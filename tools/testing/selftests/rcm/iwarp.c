@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * iwarp: connections over soft-iWARP (siw, RCM_ADDR_SIW) through rcm's
- * ioctls and iw_cm. iw_cm hands the connection to a real QP, so every
- * side creates a PD, a CQ and an RC QP on the siw device (libibverbs),
- * readies it with RCM_IOCTL_INIT_QP_ATTR and names it in connect and
- * accept; the active side sends the first message (the MPA rule).
- * Covered: listen, connect and accept with private data both ways, a
- * SEND each way, disconnect; the private data limits; a wildcard
- * listener; destroy mid-connect; a TCP connect that waits out its SYN
- * retries (siw connects inside iw_cm_connect()) holds no lock an address
- * change needs, and a destroy waits for it; closing and killing with
- * live connections; and both directions against the in-tree stack
- * (./intree_server and ./intree_client with a QP). Reject and nobody
- * listening run on both transports in connect.c (FIXTURE transport).
+ * iwarp: what only iWARP has, over soft-iWARP (siw, RCM_ADDR_SIW),
+ * through rcm's ioctls and iw_cm. iw_cm hands the connection to a real
+ * QP, so every side creates a PD, a CQ and an RC QP on the siw device
+ * (libibverbs), readies it with RCM_IOCTL_INIT_QP_ATTR and names it in
+ * connect and accept. Covered: the commands before a connection (INIT
+ * without access flags, the IB CM's commands refused); another
+ * process's QP is refused; the private data limits (255 bytes, what
+ * siw carries, the first 196 bytes for an older reader); a TCP connect
+ * that waits out its SYN retries (siw connects inside iw_cm_connect())
+ * holds no lock an address change needs, and a destroy waits for it; a
+ * peer's private data past 196 bytes arrives whole; removing the
+ * device with a connection, and a wildcard listener that listens again
+ * once it is back. The cases that mean the same on RoCE run on both
+ * transports in connect.c and listen.c (FIXTURE transport,
+ * rcm_transport.h): connect, accept, a SEND each way and disconnect;
+ * IPv6; nobody listening; reject; closing and killing with live
+ * connections; destroy mid-connect; a wildcard listener; and both
+ * directions against the in-tree stack.
  */
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,51 +37,6 @@
 static const char *siw_ip(void)
 {
 	return getenv("RCM_ADDR_SIW");
-}
-
-static int connect_data(int fd, unsigned int id, unsigned int qpn,
-			const void *data, unsigned int len)
-{
-	struct rcm_connect c = {
-		.size = sizeof(c), .id = id, .qp_num = qpn,
-		.responder_resources = 1, .initiator_depth = 1,
-		.private_data = (uintptr_t)data, .private_data_len = len,
-	};
-
-	return ioctl(fd, RCM_IOCTL_CONNECT, &c);
-}
-
-static int accept_data(int fd, unsigned int id, unsigned int qpn,
-		       unsigned long long ctx, const void *data,
-		       unsigned int len)
-{
-	struct rcm_accept a = {
-		.size = sizeof(a), .id = id, .qp_num = qpn, .context = ctx,
-		.responder_resources = 1, .initiator_depth = 1,
-		.private_data = (uintptr_t)data, .private_data_len = len,
-	};
-
-	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
-}
-
-static int reject_data(int fd, unsigned int id, const void *data,
-		       unsigned int len)
-{
-	struct rcm_reject r = {
-		.size = sizeof(r), .id = id,
-		.private_data = (uintptr_t)data, .private_data_len = len,
-	};
-
-	return ioctl(fd, RCM_IOCTL_REJECT, &r);
-}
-
-/*
- * The status of a refusal: the driver's, as in-tree rdma_cm passes it
- * on (siw reports an MPA reject as -ECONNRESET, cxgb4 as -ECONNREFUSED).
- */
-static int refused(int status)
-{
-	return status == -ECONNREFUSED || status == -ECONNRESET;
 }
 
 #define NEED_SIW(ip)							\
@@ -118,10 +75,10 @@ TEST(iwarp_commands_before_a_connection)
 	ASSERT_EQ(0, rcm_end_init(&e, fd, id))
 		TH_LOG("modify to INIT: %s", strerror(errno));
 	/* More private data than iWARP takes. */
-	ASSERT_ERRNO(connect_data(fd, id, e.qp->qp_num, big, sizeof(big)),
+	ASSERT_ERRNO(rcm_connect_data(fd, id, e.qp->qp_num, big, sizeof(big)),
 		     EINVAL);
 	/* iw_cm finds no QP of that number on the device. */
-	ASSERT_ERRNO(connect_data(fd, id, 0xfffff0, "x", 2), EINVAL);
+	ASSERT_ERRNO(rcm_connect_data(fd, id, 0xfffff0, "x", 2), EINVAL);
 	/* Neither left the id changed; nor do IB CM-only commands. */
 	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_ESTABLISH, id), EINVAL);
 	ASSERT_ERRNO(rcm_simple(fd, RCM_IOCTL_DISCONNECT, id), EINVAL);
@@ -148,7 +105,7 @@ TEST(iwarp_qp_of_another_process_is_refused)
 
 	NEED_SIW(ip);
 	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20512, 1, 0);
+	lid = rcm_listener(fd, ip, 20516, 1, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
@@ -158,11 +115,11 @@ TEST(iwarp_qp_of_another_process_is_refused)
 		TH_LOG("fork");
 	if (pid == 0) {
 		int c = rcm_open_dev();
-		unsigned int id = rcm_routed_id(c, ip, 20512, 2);
+		unsigned int id = rcm_routed_id(c, ip, 20516, 2);
 
 		if (!id)
 			_exit(2);
-		if (connect_data(c, id, e.qp->qp_num, "steal", 6) == 0)
+		if (rcm_connect_data(c, id, e.qp->qp_num, "steal", 6) == 0)
 			_exit(1);
 		_exit(errno == EINVAL ? 0 : 3);
 	}
@@ -173,142 +130,6 @@ TEST(iwarp_qp_of_another_process_is_refused)
 		       WEXITSTATUS(st));
 	close(fd);
 	rcm_end_close(&e);
-}
-
-/*
- * An iWARP CONNECT_REQUEST carries its request id's view too (issue 16):
- * what RCM_IOCTL_QUERY_ID returned in @q, addresses of @alen bytes. 0,
- * or -1.
- */
-static int view_matches(const struct rcm_event *ev,
-			const struct rcm_query_id *q, size_t alen)
-{
-	const struct rcm_id_info *i = &ev->id_info;
-
-	return ev->id_info_len == sizeof(*i) && i->port_num == q->out_port_num &&
-	       i->node_guid == q->out_node_guid && i->node_guid &&
-	       !memcmp(i->sgid, q->out_sgid, sizeof(i->sgid)) &&
-	       !memcmp(i->src, &q->out_src, alen) &&
-	       !memcmp(i->dst, &q->out_dst, alen) &&
-	       i->num_paths == q->out_num_paths && !i->num_paths &&
-	       i->flags == q->out_flags &&
-	       i->ibdev_index == q->out_ibdev_index ? 0 : -1;
-}
-
-TEST(iwarp_connect_accept_send_disconnect)
-{
-	const char *ip = siw_ip();
-	static const char hello[] = "hello over MPA";
-	static const char welcome[] = "welcome";
-	struct rcm_init_qp_attr a;
-	struct rcm_query_id q;
-	struct rcm_event ev;
-	unsigned int lid, cid, rid;
-	struct rcm_end ce, se;
-	int s, c;
-
-	NEED_SIW(ip);
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
-		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
-		TH_LOG("verbs: %s", strerror(errno));
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20501, 0x11, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = rcm_routed_id(c, ip, 20501, 0xc1);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_TRUE(rcm_end_init(&ce, c, cid) == 0 && rcm_post_recv(&ce) == 0)
-		TH_LOG("client QP: %s", strerror(errno));
-	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, hello, sizeof(hello)))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_ERRNO(connect_data(c, cid, ce.qp->qp_num, NULL, 0), EINVAL);
-
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	rid = ev.id;
-	ASSERT_TRUE(ev.listen_id == lid && ev.context == 0x11)
-		TH_LOG("request listen_id %u context %#llx", ev.listen_id,
-		       (unsigned long long)ev.context);
-	/* The peer's bytes with their real length: no CMA header. */
-	ASSERT_TRUE(ev.private_data_len == sizeof(hello) &&
-		    !memcmp(ev.private_data, hello, sizeof(hello)))
-		TH_LOG("request data '%.*s' len %u", (int)sizeof(hello),
-		       ev.private_data, ev.private_data_len);
-	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
-		    ev.conn.responder_resources >= 1)
-		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
-		       ev.conn.responder_resources);
-	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_port_num == 1 &&
-		    ((struct sockaddr_in *)&q.out_src)->sin_port == htons(20501) &&
-		    q.out_dst.ss_family == AF_INET)
-		TH_LOG("request addresses");
-	ASSERT_EQ(0, view_matches(&ev, &q, sizeof(struct sockaddr_in)))
-		TH_LOG("the request's view, %u bytes", ev.id_info_len);
-	ASSERT_EQ(0, rcm_qp_attrs(s, rid, RCM_QP_STATES_ALL, &a))
-		TH_LOG("request attributes: %s", strerror(errno));
-	ASSERT_TRUE((a.out_attr[0].qp_access_flags & (IBV_ACCESS_REMOTE_READ |
-		    IBV_ACCESS_REMOTE_WRITE)) ==
-		    (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE) &&
-		    a.out_attr[2].qp_attr_mask == 0)
-		TH_LOG("iw_cm attributes: INIT access %#x, RTS mask %#x",
-		       a.out_attr[0].qp_access_flags, a.out_attr[2].qp_attr_mask);
-	ASSERT_TRUE(rcm_end_init(&se, s, rid) == 0 && rcm_post_recv(&se) == 0)
-		TH_LOG("server QP: %s", strerror(errno));
-	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0xacce, welcome,
-				 sizeof(welcome)))
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_ERRNO(accept_data(s, rid, se.qp->qp_num, 0xacce, NULL, 0),
-		     EINVAL);
-
-	/* No RTU on iWARP: the active side is established by the reply. */
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
-		TH_LOG("active: not established");
-	ASSERT_TRUE(ev.id == cid && ev.context == 0xc1 && ev.status == 0)
-		TH_LOG("established id %u ctx %#llx", ev.id,
-		       (unsigned long long)ev.context);
-	ASSERT_TRUE(ev.private_data_len == sizeof(welcome) &&
-		    !memcmp(ev.private_data, welcome, sizeof(welcome)))
-		TH_LOG("reply data '%.*s' len %u", (int)sizeof(welcome),
-		       ev.private_data, ev.private_data_len);
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
-		TH_LOG("passive: not established");
-	ASSERT_TRUE(ev.id == rid && ev.context == 0xacce)
-		TH_LOG("established id %u", ev.id);
-	ASSERT_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
-
-	/* The active side sends first. */
-	ASSERT_EQ(0, rcm_post_send(&ce, "ping"))
-		TH_LOG("send: %s", strerror(errno));
-	ASSERT_TRUE(rcm_wait_wc(&se, IBV_WC_RECV) == 0 &&
-		    !strcmp(se.buf[0], "ping"))
-		TH_LOG("server received '%.8s'", se.buf[0]);
-	ASSERT_EQ(0, rcm_post_send(&se, "pong"))
-		TH_LOG("send: %s", strerror(errno));
-	ASSERT_TRUE(rcm_wait_wc(&ce, IBV_WC_RECV) == 0 &&
-		    !strcmp(ce.buf[0], "pong"))
-		TH_LOG("client received '%.8s'", ce.buf[0]);
-
-	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
-		TH_LOG("disconnect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("active: no DISC");
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("passive: no DISC");
-	ASSERT_EQ(ev.id, rid)
-		TH_LOG("DISCONNECTED on id %u", ev.id);
-	/* Once more is harmless, and reports nothing. */
-	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
-		TH_LOG("disconnect: %s", strerror(errno));
-	ASSERT_TRUE(rcm_wait_event(c, 500, &ev) && rcm_wait_event(s, 500, &ev))
-		TH_LOG("event %u after the disconnect", ev.event);
-	ASSERT_TRUE(rcm_destroy(c, cid) == 0 && rcm_destroy(s, rid) == 0)
-		TH_LOG("destroy: %s", strerror(errno));
-	close(c);
-	close(s);
-	rcm_end_close(&ce);
-	rcm_end_close(&se);
 }
 
 /*
@@ -364,10 +185,10 @@ TEST(iwarp_private_data_limits)
 	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
 		TH_LOG("QP: %s", strerror(errno));
 	/* As in-tree: the u8 length is the limit, 255 bytes. */
-	ASSERT_ERRNO(connect_data(c, cid, ce.qp->qp_num, big, sizeof(big)),
+	ASSERT_ERRNO(rcm_connect_data(c, cid, ce.qp->qp_num, big, sizeof(big)),
 		     EINVAL);
 	/* All that siw carries arrives whole, past the first 196 bytes. */
-	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, big, len))
+	ASSERT_EQ(0, rcm_connect_data(c, cid, ce.qp->qp_num, big, len))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
@@ -379,12 +200,12 @@ TEST(iwarp_private_data_limits)
 		       ev.private_data_total);
 	ASSERT_EQ(0, rcm_end_init(&se, s, rid))
 		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_ERRNO(accept_data(s, rid, se.qp->qp_num, 0, big, sizeof(big)),
-		     EINVAL);
-	ASSERT_ERRNO(reject_data(s, rid, big, sizeof(big)), EINVAL);
+	ASSERT_ERRNO(rcm_accept_data(s, rid, se.qp->qp_num, 0, big,
+				     sizeof(big)), EINVAL);
+	ASSERT_ERRNO(rcm_reject_data(s, rid, big, sizeof(big)), EINVAL);
 	/* iw_cm finds no such QP: the request is still there. */
-	ASSERT_ERRNO(accept_data(s, rid, 0xfffff0, 0, big, 1), EINVAL);
-	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0, big + 1, len))
+	ASSERT_ERRNO(rcm_accept_data(s, rid, 0xfffff0, 0, big, 1), EINVAL);
+	ASSERT_EQ(0, rcm_accept_data(s, rid, se.qp->qp_num, 0, big + 1, len))
 		TH_LOG("accept: %s", strerror(errno));
 	/* The older reader: the first 196 bytes, in its 288-byte record. */
 	ASSERT_EQ(0, expect_short_record(c, RCM_EVENT_ESTABLISHED,
@@ -403,153 +224,6 @@ TEST(iwarp_private_data_limits)
 	close(s);
 	rcm_end_close(&ce);
 	rcm_end_close(&se);
-}
-
-TEST(iwarp_wildcard_listener_reaches_siw)
-{
-	const char *ip = siw_ip();
-	struct rcm_query_id q;
-	struct rcm_event ev;
-	unsigned int lid, cid;
-	char addr[INET_ADDRSTRLEN];
-	struct rcm_end ce;
-	int s, c;
-
-	NEED_SIW(ip);
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
-		TH_LOG("verbs: %s", strerror(errno));
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, "0.0.0.0", 20504, 0x22, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = rcm_routed_id(c, ip, 20504, 7);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
-		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "wild", 5))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	ASSERT_TRUE(ev.listen_id == lid && ev.context == 0x22 &&
-		    !strcmp((char *)ev.private_data, "wild"))
-		TH_LOG("request");
-	/* The request id holds the address that was dialled. */
-	ASSERT_TRUE(rcm_query(s, ev.id, &q) == 0 && q.out_port_num == 1)
-		TH_LOG("query: %s", strerror(errno));
-	inet_ntop(AF_INET, &((struct sockaddr_in *)&q.out_src)->sin_addr,
-		  addr, sizeof(addr));
-	ASSERT_TRUE(!strcmp(addr, ip))
-		TH_LOG("request bound to %s", addr);
-	/* Destroying it unanswered rejects it. */
-	ASSERT_EQ(0, rcm_destroy(s, ev.id))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
-		TH_LOG("not rejected");
-	ASSERT_TRUE(refused(ev.status))
-		TH_LOG("status %d", ev.status);
-	close(c);
-	close(s);
-	rcm_end_close(&ce);
-}
-
-TEST(iwarp_ipv6_connection)
-{
-	const char *ip = getenv("RCM_ADDR6_SIW");
-	struct rcm_query_id q;
-	struct rcm_event ev;
-	unsigned int lid, cid, rid;
-	struct rcm_end ce, se;
-	int s, c;
-
-	NEED_SIW(ip);
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
-		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
-		TH_LOG("verbs: %s", strerror(errno));
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20514, 0x66, 0);
-	cid = rcm_routed_id(c, ip, 20514, 12);
-	ASSERT_TRUE(lid && cid)
-		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
-		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "six", 4))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	rid = ev.id;
-	ASSERT_TRUE(rcm_query(s, rid, &q) == 0 && q.out_src.ss_family == AF_INET6 &&
-		    q.out_dst.ss_family == AF_INET6 && q.out_port_num == 1)
-		TH_LOG("request addresses: family %u", q.out_src.ss_family);
-	ASSERT_EQ(0, view_matches(&ev, &q, sizeof(struct sockaddr_in6)))
-		TH_LOG("the request's view, %u bytes", ev.id_info_len);
-	ASSERT_TRUE(rcm_end_init(&se, s, rid) == 0 &&
-		    accept_data(s, rid, se.qp->qp_num, 0, "ok", 3) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_TRUE(rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) == 0 &&
-		    !strcmp((char *)ev.private_data, "ok"))
-		TH_LOG("not established");
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
-		TH_LOG("not established");
-	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
-		TH_LOG("disconnect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("passive: no DISC");
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("active: no DISC");
-	close(c);
-	close(s);
-	rcm_end_close(&ce);
-	rcm_end_close(&se);
-}
-
-TEST(iwarp_destroy_mid_connect)
-{
-	const char *ip = siw_ip();
-	struct timespec t0;
-	struct rcm_event ev;
-	unsigned int lid, cid, rid;
-	struct rcm_end ce;
-	int s, c;
-
-	NEED_SIW(ip);
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
-		TH_LOG("verbs: %s", strerror(errno));
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20505, 0x11, 0);
-	cid = rcm_routed_id(c, ip, 20505, 8);
-	ASSERT_TRUE(lid && cid)
-		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
-		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "going", 6))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	rid = ev.id;
-	/*
-	 * Unanswered: iw_cm holds the destroy until the MPA exchange ends,
-	 * here when siw gives up waiting for the reply (10 s).
-	 */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, rcm_destroy(c, cid))
-		TH_LOG("destroy: %s", strerror(errno));
-	printf("# destroy mid-connect took %ld ms\n", rcm_ms_since(&t0));
-	ASSERT_GT(20000, rcm_ms_since(&t0))
-		TH_LOG("destroy took %ld ms", rcm_ms_since(&t0));
-	ASSERT_TRUE(rcm_wait_event(c, 500, &ev))
-		TH_LOG("event %u after destroy", ev.event);
-	/* The peer is gone; its request id still goes quietly. */
-	ASSERT_EQ(0, rcm_destroy(s, rid))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_TRUE(rcm_wait_event(s, 500, &ev))
-		TH_LOG("event %u after destroy", ev.event);
-	close(c);
-	close(s);
-	rcm_end_close(&ce);
 }
 
 /* Set net.ipv4.tcp_syn_retries: 0 or -1. */
@@ -599,7 +273,7 @@ static int connect_to_silence(const char *nb, int ready)
 		return 2;
 	if (write(ready, "r", 1) != 1)
 		return 3;
-	if (connect_data(fd, id, e.qp->qp_num, "hush", 5))
+	if (rcm_connect_data(fd, id, e.qp->qp_num, "hush", 5))
 		return 4;
 	/* The address change reaches this id too, once its lock is free. */
 	do {
@@ -681,7 +355,7 @@ static void *slow_connect_thread(void *arg)
 {
 	struct slow_connect *sc = arg;
 
-	sc->ret = connect_data(sc->fd, sc->id, sc->qpn, "hush", 5);
+	sc->ret = rcm_connect_data(sc->fd, sc->id, sc->qpn, "hush", 5);
 	sc->err = errno;
 	return NULL;
 }
@@ -729,261 +403,6 @@ TEST(iwarp_destroy_during_slow_tcp_connect)
 	silence_off(nb, dev);
 	close(sc.fd);
 	rcm_end_close(&e);
-}
-
-/*
- * Establish @n connections from @c to the listener @lid of @s on @port,
- * with the QPs of @ce and @se; 0 when all are up on both sides.
- */
-static int establish_many(int s, int c, const char *ip, unsigned short port,
-			  struct rcm_end *ce, struct rcm_end *se, int n)
-{
-	struct rcm_event ev;
-	unsigned int cid;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		cid = rcm_routed_id(c, ip, port, 100 + i);
-		if (!cid || rcm_end_init(&ce[i], c, cid) ||
-		    connect_data(c, cid, ce[i].qp->qp_num, "many", 5) ||
-		    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) ||
-		    rcm_end_init(&se[i], s, ev.id) ||
-		    accept_data(s, ev.id, se[i].qp->qp_num, 200 + i, NULL, 0) ||
-		    rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev) ||
-		    rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
-			return -1;
-	}
-	return 0;
-}
-
-TEST(iwarp_close_with_live_connections)
-{
-	const char *ip = siw_ip();
-	struct rcm_end ce[2], se[2];
-	struct rcm_event ev;
-	int s, c, i;
-
-	NEED_SIW(ip);
-	for (i = 0; i < 2; i++) {
-		ASSERT_TRUE(rcm_end_open(&ce[i], IBV_TRANSPORT_IWARP,
-					 IBV_QPT_RC) == 0 && rcm_end_open(&se[i], IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
-			TH_LOG("verbs: %s", strerror(errno));
-	}
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	ASSERT_TRUE(rcm_listener(s, ip, 20506, 0x11, 0))
-		TH_LOG("listen: %s", strerror(errno));
-	ASSERT_EQ(0, establish_many(s, c, ip, 20506, ce, se, 2))
-		TH_LOG("connections: %s", strerror(errno));
-	/* The QPs outlive the ids: iw_cm resets the connections. */
-	close(c);
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-			TH_LOG("disconnected %d", i);
-	}
-	/* And the other way: the QPs go first, then the server's ids. */
-	for (i = 0; i < 2; i++)
-		rcm_end_close(&se[i]);
-	close(s);
-	for (i = 0; i < 2; i++)
-		rcm_end_close(&ce[i]);
-}
-
-TEST(iwarp_killed_client_with_a_connection)
-{
-	const char *ip = siw_ip();
-	struct rcm_event ev;
-	struct rcm_end se;
-	unsigned int lid;
-	int s, st;
-	pid_t pid;
-
-	NEED_SIW(ip);
-	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
-		TH_LOG("verbs: %s", strerror(errno));
-	s = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20507, 0x11, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	pid = fork();
-	if (pid == 0) {
-		struct rcm_end ce;
-		int c = rcm_open_dev();
-		unsigned int cid = rcm_routed_id(c, ip, 20507, 9);
-
-		if (!cid || rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) || rcm_end_init(&ce, c, cid) ||
-		    connect_data(c, cid, ce.qp->qp_num, "bye", 4) ||
-		    rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
-			_exit(1);
-		raise(SIGKILL);
-	}
-	ASSERT_LT(0, pid)
-		TH_LOG("fork");
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	ASSERT_TRUE(rcm_end_init(&se, s, ev.id) == 0 &&
-		    accept_data(s, ev.id, se.qp->qp_num, 0, NULL, 0) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
-		TH_LOG("not established");
-	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st))
-		TH_LOG("client did not die by SIGKILL");
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("no DISCONNECTED");
-	close(s);
-	rcm_end_close(&se);
-}
-
-/* Start ./intree_server with a QP on @ip:@port; returns once it listens. */
-static pid_t intree_server(const char *ip, const char *port,
-			   const char *expect_data, const char *reply)
-{
-	return rcm_spawn_listening((char *[]){ "./intree_server",
-		(char *)ip, (char *)port, (char *)expect_data,
-		(char *)reply, "qp", NULL });
-}
-
-TEST(iwarp_rcm_client_to_intree_server)
-{
-	const char *ip = siw_ip();
-	struct rcm_event ev;
-	unsigned int cid;
-	struct rcm_end ce;
-	pid_t pid;
-	int c;
-
-	NEED_SIW(ip);
-	if (!rcm_have_intree_cm())
-		SKIP(return, "in-tree rdma_ucm not loaded");
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
-		TH_LOG("verbs: %s", strerror(errno));
-	pid = intree_server(ip, "20508", "from-rcm", "accept:from-intree");
-	ASSERT_LT(0, pid)
-		TH_LOG("in-tree server did not start");
-	c = rcm_open_dev();
-	cid = rcm_routed_id(c, ip, 20508, 10);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
-		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "from-rcm", 9))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
-		TH_LOG("not established");
-	/* librdmacm sends its string with the NUL: 12 bytes. */
-	ASSERT_TRUE(ev.private_data_len == 12 &&
-		    !strcmp((char *)ev.private_data, "from-intree"))
-		TH_LOG("reply data '%.56s' len %u", ev.private_data,
-		       ev.private_data_len);
-	/* The in-tree side disconnects once established. */
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("no DISCONNECTED");
-	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
-		TH_LOG("disconnect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_exit_status(pid))
-		TH_LOG("in-tree server failed");
-	close(c);
-	rcm_end_close(&ce);
-}
-
-TEST(iwarp_intree_server_rejects_rcm_client)
-{
-	const char *ip = siw_ip();
-	struct rcm_event ev;
-	unsigned int cid;
-	struct rcm_end ce;
-	pid_t pid;
-	int c;
-
-	NEED_SIW(ip);
-	if (!rcm_have_intree_cm())
-		SKIP(return, "in-tree rdma_ucm not loaded");
-	ASSERT_EQ(0, rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
-		TH_LOG("verbs: %s", strerror(errno));
-	pid = intree_server(ip, "20509", "knock", "reject:no-thanks");
-	ASSERT_LT(0, pid)
-		TH_LOG("in-tree server did not start");
-	c = rcm_open_dev();
-	cid = rcm_routed_id(c, ip, 20509, 11);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
-		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_EQ(0, connect_data(c, cid, ce.qp->qp_num, "knock", 6))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
-		TH_LOG("not rejected");
-	ASSERT_TRUE(refused(ev.status) && ev.private_data_len == 10 &&
-		    !strcmp((char *)ev.private_data, "no-thanks"))
-		TH_LOG("status %d data '%.56s' len %u", ev.status, ev.private_data,
-		       ev.private_data_len);
-	ASSERT_EQ(0, rcm_exit_status(pid))
-		TH_LOG("in-tree server failed");
-	close(c);
-	rcm_end_close(&ce);
-}
-
-static pid_t intree_client(const char *ip, const char *port,
-			   const char *data, const char *want)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("./intree_client", "intree_client", ip, port, data, want,
-		      "qp", (char *)NULL);
-		_exit(3);
-	}
-	return pid;
-}
-
-TEST(iwarp_intree_client_to_rcm_listener)
-{
-	const char *ip = siw_ip();
-	struct rcm_event ev;
-	unsigned int lid, rid;
-	struct rcm_end se;
-	pid_t pid;
-	int s;
-
-	NEED_SIW(ip);
-	if (!rcm_have_intree_cm())
-		SKIP(return, "in-tree rdma_ucm not loaded");
-	ASSERT_EQ(0, rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
-		TH_LOG("verbs: %s", strerror(errno));
-	s = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20510, 0x33, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	pid = intree_client(ip, "20510", "from-intree", "accept:from-rcm");
-	ASSERT_LT(0, pid)
-		TH_LOG("fork");
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	rid = ev.id;
-	ASSERT_TRUE(ev.private_data_len == 12 &&
-		    !strcmp((char *)ev.private_data, "from-intree"))
-		TH_LOG("request data '%.56s' len %u", ev.private_data,
-		       ev.private_data_len);
-	/* The in-tree client asked for 2 reads served, 1 issued. */
-	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
-		    ev.conn.responder_resources >= 1)
-		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
-		       ev.conn.responder_resources);
-	ASSERT_EQ(0, rcm_end_init(&se, s, rid))
-		TH_LOG("QP: %s", strerror(errno));
-	ASSERT_EQ(0, accept_data(s, rid, se.qp->qp_num, 0x44, "from-rcm", 9))
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
-		TH_LOG("not established");
-	/* The in-tree client disconnects once established. */
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("no DISCONNECTED");
-	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid))
-		TH_LOG("disconnect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_exit_status(pid))
-		TH_LOG("in-tree client failed");
-	close(s);
-	rcm_end_close(&se);
 }
 
 /*
@@ -1042,7 +461,7 @@ TEST(iwarp_peer_private_data_arrives_whole)
 			    sizeof(data) - RCM_EVENT_PRIVATE_DATA_MAX))
 			TH_LOG("request data len %u of %u", ev.private_data_len,
 			       ev.private_data_total);
-		ASSERT_EQ(0, reject_data(s, ev.id, rej, sizeof(rej)))
+		ASSERT_EQ(0, rcm_reject_data(s, ev.id, rej, sizeof(rej)))
 			TH_LOG("reject: %s", strerror(errno));
 		ASSERT_EQ(0, rcm_exit_status(pid))
 			TH_LOG("the %s client failed", lib ? "rcm" : "in-tree");
@@ -1090,7 +509,7 @@ TEST(iwarp_device_removal_with_a_connection)
 	wid = rcm_listener(w, "0.0.0.0", 20513, 2, 0);
 	ASSERT_TRUE(lid && wid)
 		TH_LOG("listen: %s", strerror(errno));
-	ASSERT_EQ(0, establish_many(fd, fd, ip, 20512, &ce, &se, 1))
+	ASSERT_EQ(0, rcm_establish_n(fd, fd, ip, 20512, &ce, &se, 1))
 		TH_LOG("connection: %s", strerror(errno));
 
 	/*
@@ -1144,12 +563,12 @@ TEST(iwarp_device_removal_with_a_connection)
 	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
 		    rcm_end_init(&ce, fd, cid) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
-	ASSERT_EQ(0, connect_data(fd, cid, ce.qp->qp_num, "back", 5))
+	ASSERT_EQ(0, rcm_connect_data(fd, cid, ce.qp->qp_num, "back", 5))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_TRUE(rcm_expect_event(w, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
 		    ev.listen_id == wid)
 		TH_LOG("no request on the wildcard listener");
-	ASSERT_EQ(0, reject_data(w, ev.id, NULL, 0))
+	ASSERT_EQ(0, rcm_reject_data(w, ev.id, NULL, 0))
 		TH_LOG("reject: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_REJECTED, &ev))
 		TH_LOG("not rejected");

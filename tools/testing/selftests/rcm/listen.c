@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * listen: an rcm listener receives connection requests from an in-tree
- * peer (rdma-core's librdmacm on rdma_cm.ko, run as ./intree_client) as
+ * listen: an rcm listener receives connection requests as
  * RCM_EVENT_CONNECT_REQUEST on new ids, with the peer's addresses,
- * parameters and private data, and answers them with a reject carrying
- * private data, by accepting through the RTU and a disconnect, or by
- * destroying the request id; many requests while the listener closes.
- * On both transports (FIXTURE transport in rcm_transport.h): a second
- * listen on a listener is refused and the first stays.
+ * parameters and private data; the listen's errors. On RoCE, from an
+ * in-tree peer (rdma-core's librdmacm on rdma_cm.ko, run as
+ * ./intree_client): a reject carrying private data; destroying the
+ * request id, or closing the file, rejects it; many requests while the
+ * listener closes. On both transports (FIXTURE transport in
+ * rcm_transport.h: rxe, and siw with real QPs): the in-tree client is
+ * accepted, after the accepts that cannot be, through the RTU on RoCE,
+ * and disconnects; a second listen on a listener is refused and the
+ * first stays; a wildcard listener reaches the device's address.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -18,47 +21,6 @@
 
 #include "rcm_harness.h"
 #include "rcm_transport.h"
-
-static int do_reject(int fd, unsigned int id, const char *data)
-{
-	struct rcm_reject r = { .size = sizeof(r), .id = id };
-
-	if (data) {
-		r.private_data = (uintptr_t)data;
-		r.private_data_len = strlen(data) + 1;
-	}
-	return ioctl(fd, RCM_IOCTL_REJECT, &r);
-}
-
-static pid_t client(const char *ip, const char *port, const char *data,
-		    const char *expect)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("./intree_client", "intree_client", ip, port, data,
-		      expect, (char *)NULL);
-		_exit(3);
-	}
-	return pid;
-}
-
-static int client_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-/* The next CONNECT_REQUEST within 30 s; 0 when it came. */
-static int next_request(int fd, struct rcm_event *ev)
-{
-	if (rcm_wait_event(fd, 30000, ev))
-		return -1;
-	return ev->event == RCM_EVENT_CONNECT_REQUEST ? 0 : -1;
-}
 
 TEST(listen_errors)
 {
@@ -104,7 +66,8 @@ TEST(intree_client_is_rejected_with_private_data)
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 
-	pid = client(ip, "20001", "hello rcm", "reject:28:go-away");
+	pid = rcm_intree_client(ip, 20001, "hello rcm", "reject:28:go-away",
+				false);
 	ASSERT_LT(0, pid)
 		TH_LOG("fork");
 	ASSERT_EQ(0, rcm_wait_event(fd, 30000, &ev))
@@ -142,10 +105,10 @@ TEST(intree_client_is_rejected_with_private_data)
 	ASSERT_EQ(1, q.out_port_num)
 		TH_LOG("request not attached to the device");
 
-	ASSERT_EQ(0, do_reject(fd, ev.id, "go-away"))
+	ASSERT_EQ(0, rcm_reject(fd, ev.id, "go-away"))
 		TH_LOG("reject: %s", strerror(errno));
-	ASSERT_ERRNO(do_reject(fd, ev.id, NULL), EINVAL);
-	ASSERT_EQ(0, client_status(pid))
+	ASSERT_ERRNO(rcm_reject(fd, ev.id, NULL), EINVAL);
+	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("the in-tree client did not see the reject");
 	ASSERT_EQ(0, rcm_destroy(fd, ev.id))
 		TH_LOG("destroy request id");
@@ -168,12 +131,12 @@ TEST(destroying_a_request_rejects_it)
 	lid = rcm_listener(fd, "0.0.0.0", 20002, 7, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	pid = client(ip, "20002", "x", "reject:28:-");
-	ASSERT_EQ(0, next_request(fd, &ev))
+	pid = rcm_intree_client(ip, 20002, "x", "reject:28:-", false);
+	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	ASSERT_EQ(0, rcm_destroy(fd, ev.id))
 		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, client_status(pid))
+	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("the in-tree client was not rejected");
 	close(fd);
 }
@@ -194,11 +157,11 @@ TEST(closing_with_unanswered_requests)
 	lid = rcm_listener(fd, ip, 20003, 8, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	pid = client(ip, "20003", "y", "reject:28:-");
-	ASSERT_EQ(0, next_request(fd, &ev))
+	pid = rcm_intree_client(ip, 20003, "y", "reject:28:-", false);
+	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	close(fd);	/* destroys listener and request: the peer is rejected */
-	ASSERT_EQ(0, client_status(pid))
+	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("the in-tree client was not rejected");
 }
 
@@ -219,7 +182,8 @@ TEST(many_requests_while_the_listener_goes_away)
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	for (i = 0; i < 8; i++)
-		pids[i] = client(ip, "20004", "z", "reject:-1:-");
+		pids[i] = rcm_intree_client(ip, 20004, "z", "reject:-1:-",
+					    false);
 	/*
 	 * Answer some requests each way, then close the file with the
 	 * listener, the unanswered requests and REQs still arriving.
@@ -228,26 +192,19 @@ TEST(many_requests_while_the_listener_goes_away)
 		if (ev.event != RCM_EVENT_CONNECT_REQUEST)
 			continue;
 		if (seen++ % 2)
-			do_reject(fd, ev.id, "no");
+			rcm_reject(fd, ev.id, "no");
 		else
 			rcm_destroy(fd, ev.id);
 	}
 	close(fd);
 	for (i = 0; i < 8; i++)
-		if (client_status(pids[i]) != 0)
+		if (rcm_exit_status(pids[i]) != 0)
 			failed++;
 	ASSERT_EQ(4, seen)
 		TH_LOG("only %d requests arrived", seen);
 	/* Late REQs find no listener: ib_cm rejects them (reason 8). */
 	ASSERT_TRUE(!failed)
 		TH_LOG("%d in-tree clients were not rejected", failed);
-}
-
-static int do_disconnect(int fd, unsigned int id)
-{
-	struct rcm_disconnect d = { .size = sizeof(d), .id = id };
-
-	return ioctl(fd, RCM_IOCTL_DISCONNECT, &d);
 }
 
 /* Wait for an event of @id of type @type, skipping nothing else. */
@@ -259,51 +216,73 @@ static int expect_event(int fd, unsigned int id, unsigned int type,
 	return ev->id == id && ev->event == type ? 0 : -1;
 }
 
-TEST(intree_client_is_accepted_and_disconnects)
+/*
+ * An in-tree client (./intree_client) is accepted: first the arguments
+ * an accept cannot carry and the ids that cannot accept, then the
+ * accept with private data, once; the connection comes up (the RTU on
+ * RoCE), the client disconnects, and we answer (the DREP on RoCE).
+ */
+TEST_F(transport, intree_client_is_accepted_and_disconnects)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port = variant->port + 4;
 	struct rcm_accept big = { .size = sizeof(big) };
-	char pdata[RCM_IWARP_PRIVATE_DATA_MAX] = "";
+	char pdata[RCM_IWARP_PRIVATE_DATA_MAX + 1] = "";
+	unsigned int lid, rid, sqpn, len;
 	struct rcm_event ev;
-	unsigned int lid, rid;
 	int fd;
 	pid_t pid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20005, 0x11, 0);
-	ASSERT_TRUE(lid)
+	lid = rcm_listener(fd, self->ip, port, 0x11, 0);
+	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
-	pid = client(ip, "20005", "knock", "accept:welcome");
-	ASSERT_EQ(0, next_request(fd, &ev))
+	pid = rcm_intree_client(self->ip, port, "from-intree",
+				"accept:from-rcm", variant->intree_qp);
+	ASSERT_LT(0, pid)
+		TH_LOG("fork");
+	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	rid = ev.id;
+	/* librdmacm sends its string with the NUL: 12 bytes. */
+	len = arrives(variant, 12, RCM_CONNECT_PRIVATE_DATA_MAX);
+	ASSERT_TRUE(ev.private_data_len == len &&
+		    !strcmp((char *)ev.private_data, "from-intree"))
+		TH_LOG("request data '%.56s' len %u, want %u", ev.private_data,
+		       ev.private_data_len, len);
+	/* The in-tree client asked for 2 reads served, 1 issued. */
+	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
+		    ev.conn.responder_resources >= 1)
+		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
+		       ev.conn.responder_resources);
+	ASSERT_EQ(0, rcm_end_init(&self->se, fd, rid))
+		TH_LOG("QP: %s", strerror(errno));
+	sqpn = self->se.qp->qp_num;
 
-	/* Arguments the REP cannot carry, and ids that cannot accept. */
+	/* Arguments the reply cannot carry, and ids that cannot accept. */
 	ASSERT_ERRNO(rcm_accept(fd, rid, 1U << 24, 0xacce, NULL), EINVAL);
 	big.id = rid;
+	big.qp_num = sqpn;
 	/* More than any transport carries: refused before it is read. */
 	big.private_data_len = RCM_IWARP_PRIVATE_DATA_MAX + 1;
 	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_ACCEPT, &big), EINVAL);
-	/* More than a REP carries (iWARP would take it). */
+	/* More than this one carries: a REP's area, or MPA's. */
 	big.private_data = (uintptr_t)pdata;
-	big.private_data_len = RCM_ACCEPT_PRIVATE_DATA_MAX + 1;
+	big.private_data_len = variant->accept_max + 1;
 	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_ACCEPT, &big), EINVAL);
-	ASSERT_ERRNO(rcm_accept(fd, lid, 0x4321, 0xacce, NULL), EINVAL);
+	ASSERT_ERRNO(rcm_accept(fd, lid, sqpn, 0xacce, NULL), EINVAL);
 	/* Not accepted yet: 0 and nothing sent, as in-tree rdma_disconnect. */
-	ASSERT_EQ(0, do_disconnect(fd, rid))
+	ASSERT_EQ(0, rcm_simple(fd, RCM_IOCTL_DISCONNECT, rid))
 		TH_LOG("disconnect: %s", strerror(errno));
 
-	ASSERT_EQ(0, rcm_accept(fd, rid, 0x4321, 0xacce, "welcome"))
+	ASSERT_EQ(0, rcm_accept(fd, rid, sqpn, 0xacce, "from-rcm"))
 		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_ERRNO(rcm_accept(fd, rid, 0x4321, 0xacce, NULL), EINVAL);
+	ASSERT_ERRNO(rcm_accept(fd, rid, sqpn, 0xacce, NULL), EINVAL);
 	/*
-	 * ESTABLISHED (the RTU), then DISCONNECTED (the client's DREQ). On
-	 * a loaded machine the RTU MAD may be lost and the DREQ come
-	 * first: then DISCONNECTED alone, as the in-tree CM reports it.
+	 * ESTABLISHED, then DISCONNECTED (the client's DREQ). On a loaded
+	 * machine the RTU MAD may be lost and the DREQ come first: then
+	 * DISCONNECTED alone, as the in-tree CM reports it.
 	 */
 	memset(&ev, 0xff, sizeof(ev));
 	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 && ev.id == rid &&
@@ -318,15 +297,20 @@ TEST(intree_client_is_accepted_and_disconnects)
 					  30000, &ev))
 			TH_LOG("no DISCONNECTED (event %u status %d)", ev.event,
 			       ev.status);
-	} else
+	} else {
 		printf("# the client's DREQ came before its RTU: DISCONNECTED alone\n");
+	}
 	/* The client disconnected; we answer its DREQ. */
-	ASSERT_EQ(0, do_disconnect(fd, rid))
+	ASSERT_EQ(0, rcm_simple(fd, RCM_IOCTL_DISCONNECT, rid))
 		TH_LOG("disconnect: %s", strerror(errno));
-	ASSERT_EQ(0, client_status(pid))
+	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("the in-tree client failed");
-	ASSERT_EQ(0, expect_event(fd, rid, RCM_EVENT_TIMEWAIT_EXIT, 30000, &ev))
-		TH_LOG("no TIMEWAIT_EXIT (event %u status %d)", ev.event, ev.status);
+	if (variant->dreq) {
+		ASSERT_EQ(0, expect_event(fd, rid, RCM_EVENT_TIMEWAIT_EXIT,
+					  30000, &ev))
+			TH_LOG("no TIMEWAIT_EXIT (event %u status %d)",
+			       ev.event, ev.status);
+	}
 	close(fd);
 }
 
@@ -350,13 +334,62 @@ TEST_F(transport, a_second_listen_keeps_the_first)
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_listen(s, lid, 0), EINVAL);
-	cid = client_id(_metadata, self, variant, c, port);
+	cid = client_id(_metadata, self, c, port);
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, NULL))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("the listener got no request");
 	ASSERT_EQ(lid, ev.listen_id)
 		TH_LOG("the request came to listener %u", ev.listen_id);
+	/*
+	 * The server first: its close refuses the request, which ends the
+	 * client's connect. A client closed first would wait for the
+	 * reply that never comes (siw: its 10 s MPA timeout).
+	 */
+	close(s);
+	close(c);
+}
+
+/*
+ * A wildcard listener hears a client that dialled the device's address:
+ * the request id holds that address, and destroying the request
+ * unanswered rejects the client.
+ */
+TEST_F(transport, wildcard_listener_reaches_the_device)
+{
+	unsigned short port = variant->port + 10;
+	char addr[INET_ADDRSTRLEN] = "";
+	unsigned int lid, cid;
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	int s, c;
+
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, "0.0.0.0", port, 0x22, 0);
+	ASSERT_NE(0, lid)
+		TH_LOG("listen: %s", strerror(errno));
+	cid = client_id(_metadata, self, c, port);
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "wild"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	ASSERT_TRUE(ev.listen_id == lid && ev.context == 0x22 &&
+		    !strcmp((char *)ev.private_data, "wild"))
+		TH_LOG("request on %u context %#llx data '%.56s'", ev.listen_id,
+		       (unsigned long long)ev.context, ev.private_data);
+	ASSERT_TRUE(rcm_query(s, ev.id, &q) == 0 && q.out_port_num == 1)
+		TH_LOG("query: %s", strerror(errno));
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&q.out_src)->sin_addr,
+		  addr, sizeof(addr));
+	ASSERT_EQ(0, strcmp(addr, self->ip))
+		TH_LOG("request bound to %s", addr);
+	ASSERT_EQ(0, rcm_destroy(s, ev.id))
+		TH_LOG("destroy: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
+		TH_LOG("not rejected");
+	ASSERT_TRUE(ev.id == cid && ev.status == variant->rejected)
+		TH_LOG("REJECTED on id %u status %d", ev.id, ev.status);
 	close(c);
 	close(s);
 }

@@ -181,35 +181,63 @@ unsigned int rcm_listener(int fd, const char *ip, unsigned short port,
 	return lid;
 }
 
-int rcm_connect(int fd, unsigned int id, unsigned int qpn, const char *data)
+int rcm_connect_data(int fd, unsigned int id, unsigned int qpn,
+		     const void *data, unsigned int len)
 {
 	struct rcm_connect c = {
 		.size = sizeof(c), .id = id, .qp_num = qpn,
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
+		.private_data = (uintptr_t)data, .private_data_len = len,
 	};
 
-	if (data) {
-		c.private_data = (uintptr_t)data;
-		c.private_data_len = strlen(data) + 1;
-	}
 	return ioctl(fd, RCM_IOCTL_CONNECT, &c);
 }
 
-int rcm_accept(int fd, unsigned int id, unsigned int qpn,
-	       unsigned long long ctx, const char *data)
+int rcm_accept_data(int fd, unsigned int id, unsigned int qpn,
+		    unsigned long long ctx, const void *data, unsigned int len)
 {
 	struct rcm_accept a = {
 		.size = sizeof(a), .id = id, .qp_num = qpn, .context = ctx,
 		.responder_resources = 1, .initiator_depth = 1,
 		.rnr_retry_count = 7,
+		.private_data = (uintptr_t)data, .private_data_len = len,
 	};
 
-	if (data) {
-		a.private_data = (uintptr_t)data;
-		a.private_data_len = strlen(data) + 1;
-	}
 	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
+}
+
+int rcm_reject_data(int fd, unsigned int id, const void *data,
+		    unsigned int len)
+{
+	struct rcm_reject r = {
+		.size = sizeof(r), .id = id,
+		.private_data = (uintptr_t)data, .private_data_len = len,
+	};
+
+	return ioctl(fd, RCM_IOCTL_REJECT, &r);
+}
+
+/* The length of string @data with its NUL, 0 for none. */
+static unsigned int str_len(const char *data)
+{
+	return data ? strlen(data) + 1 : 0;
+}
+
+int rcm_connect(int fd, unsigned int id, unsigned int qpn, const char *data)
+{
+	return rcm_connect_data(fd, id, qpn, data, str_len(data));
+}
+
+int rcm_accept(int fd, unsigned int id, unsigned int qpn,
+	       unsigned long long ctx, const char *data)
+{
+	return rcm_accept_data(fd, id, qpn, ctx, data, str_len(data));
+}
+
+int rcm_reject(int fd, unsigned int id, const char *data)
+{
+	return rcm_reject_data(fd, id, data, str_len(data));
 }
 
 int rcm_simple(int fd, unsigned long cmd, unsigned int id)
@@ -282,6 +310,32 @@ pid_t rcm_spawn_listening(char *const argv[])
 	if (strncmp(line, "listening", 9)) {
 		waitpid(pid, NULL, 0);
 		return -1;
+	}
+	return pid;
+}
+
+pid_t rcm_intree_server(const char *ip, unsigned short port,
+			const char *expect, const char *reply, bool qp)
+{
+	char p[8];
+
+	snprintf(p, sizeof(p), "%hu", port);
+	return rcm_spawn_listening((char *[]){ "./intree_server", (char *)ip,
+		p, (char *)expect, (char *)reply, qp ? "qp" : NULL, NULL });
+}
+
+pid_t rcm_intree_client(const char *ip, unsigned short port,
+			const char *data, const char *expect, bool qp)
+{
+	char p[8];
+	pid_t pid;
+
+	snprintf(p, sizeof(p), "%hu", port);
+	pid = fork();
+	if (pid == 0) {
+		execl("./intree_client", "intree_client", ip, p, data, expect,
+		      qp ? "qp" : NULL, (char *)NULL);
+		_exit(3);
 	}
 	return pid;
 }

@@ -80,12 +80,20 @@ unsigned int rcm_listener(int fd, const char *ip, unsigned short port,
 			  unsigned long long ctx, unsigned int backlog);
 /*
  * RCM_IOCTL_CONNECT and RCM_IOCTL_ACCEPT with QP number @qpn, one RDMA
- * read each way, 7 retries and the string @data (NULL: none) as private
- * data; the ioctl's result.
+ * read each way, 7 retries and @len bytes of @data as private data, and
+ * RCM_IOCTL_REJECT with those; the ioctl's result.
  */
+int rcm_connect_data(int fd, unsigned int id, unsigned int qpn,
+		     const void *data, unsigned int len);
+int rcm_accept_data(int fd, unsigned int id, unsigned int qpn,
+		    unsigned long long ctx, const void *data, unsigned int len);
+int rcm_reject_data(int fd, unsigned int id, const void *data,
+		    unsigned int len);
+/* The same with the string @data and its NUL (NULL: none). */
 int rcm_connect(int fd, unsigned int id, unsigned int qpn, const char *data);
 int rcm_accept(int fd, unsigned int id, unsigned int qpn,
 	       unsigned long long ctx, const char *data);
+int rcm_reject(int fd, unsigned int id, const char *data);
 /* RCM_IOCTL_ESTABLISH or RCM_IOCTL_DISCONNECT (@cmd) on @id. */
 int rcm_simple(int fd, unsigned long cmd, unsigned int id);
 /*
@@ -108,6 +116,20 @@ int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
  * "listening": its pid, or -1 (the helper reaped) if it never did.
  */
 pid_t rcm_spawn_listening(char *const argv[]);
+/*
+ * The peers on the in-tree stack (rdma-core's librdmacm over rdma_ucm):
+ * ./intree_server listening on @ip:@port for a request carrying
+ * @expect, answered with @reply ("accept:DATA", "reject:DATA"), started
+ * as rcm_spawn_listening() does; ./intree_client connecting to it with
+ * @data, which must see @expect ("accept:DATA", "reject:REASON:DATA"),
+ * forked: its pid, or -1. @qp gives the in-tree end a QP of its own,
+ * which iWARP needs (without one it names a made-up QP number). Their
+ * exit status says whether all went as asked (rcm_exit_status()).
+ */
+pid_t rcm_intree_server(const char *ip, unsigned short port,
+			const char *expect, const char *reply, bool qp);
+pid_t rcm_intree_client(const char *ip, unsigned short port,
+			const char *data, const char *expect, bool qp);
 /* Reap @pid: its exit status, 128 if a signal ended it, -1 on error. */
 int rcm_exit_status(pid_t pid);
 /* The MAC address of netdev @dev into @mac (18 bytes): 0 or -1. */

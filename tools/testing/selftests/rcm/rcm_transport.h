@@ -14,40 +14,85 @@
 
 /*
  * The transports a case runs on: Soft-RoCE through ib_cm and soft-iWARP
- * through iw_cm. iw_cm hands the connection to the QP named in connect,
- * so the iWARP client has a real one (rcm_verbs.h); ib_cm never looks at
- * it, so on RoCE a number stands in. A refusal is a REJ on RoCE (its
- * reason in the status, the private data padded to the REJ's area) and
- * the driver's errno on iWARP (siw: -ECONNREFUSED for a TCP RST,
- * -ECONNRESET for an MPA reject; the private data as sent).
+ * through iw_cm, each case with a real RC QP for either end (rcm_verbs.h)
+ * on the variant's device: iw_cm hands the connection to the QPs named
+ * in connect and accept; ib_cm never looks at them, but a case that
+ * sends over the connection readies them. What differs between the two
+ * is said here once, as the variant's facts:
+ *
+ * - A refusal is a REJ on RoCE (its reason in the status, the private
+ *   data padded to the REJ's area) and the driver's errno on iWARP
+ *   (siw: -ECONNREFUSED for a TCP RST, -ECONNRESET for an MPA reject;
+ *   the private data as sent).
+ * - @padded: private data arrives padded to the area of its IB CM
+ *   message (REQ, REP, REJ); MPA carries the bytes as sent.
+ * - @rtu: the IB CM's three-way handshake. The REQ and REP carry the
+ *   QP numbers, retry counts and PSNs each side's QP needs for RTR and
+ *   RTS (rcm's attribute sets), and the active side answers the
+ *   CONNECT_RESPONSE with its RTU (RCM_IOCTL_ESTABLISH). MPA carries
+ *   none of them: iw_cm moves the QPs itself, and the active side's
+ *   reply is ESTABLISHED.
+ * - @dreq: a DISCONNECT is a DREQ, which ends the sender's side only
+ *   once the peer answers with its own DISCONNECT (the DREP), and both
+ *   sides leave timewait after; on iWARP each side's own close ends it.
  */
 FIXTURE(transport) {
 	const char *ip;
-	struct rcm_end ce;	/* the client's QP: iWARP only */
-	unsigned int cqpn;
+	struct rcm_end ce;	/* the client's QP */
+	struct rcm_end se;	/* the server's QP */
+	unsigned int cqpn;	/* the client's QP number */
 };
 
 FIXTURE_VARIANT(transport) {
 	const char *addr;	/* the guest's variable naming the address */
+	const char *addr6;	/* the same, of its IPv6 address */
 	bool iwarp;
+	enum ibv_transport_type verbs;	/* its devices' in libibverbs */
 	int nobody_listens;	/* REJECTED status with no listener */
 	int rejected;		/* REJECTED status of a consumer reject */
-	unsigned short port;	/* the first of the ports its cases use */
+	unsigned int reject_max;	/* private data a reject carries */
+	unsigned int accept_max;	/* and an accept */
+	bool padded;
+	bool rtu;
+	bool dreq;
+	int notify_up;		/* RCM_IOCTL_NOTIFY's errno once it is up */
+	unsigned int paths;	/* of a request id */
+	/* The in-tree peers need a QP of their own: iw_cm hands it over. */
+	bool intree_qp;
+	unsigned short port;	/* the first of the 20 ports its cases use */
 };
 
 FIXTURE_VARIANT_ADD(transport, rxe) {
 	.addr = "RCM_ADDR_RXE",
+	.addr6 = "RCM_ADDR6_RXE",
+	.verbs = IBV_TRANSPORT_IB,
 	.nobody_listens = REJ_INVALID_SERVICE_ID,
 	.rejected = RCM_REJ_CONSUMER_DEFINED,
-	.port = 20190,
+	.reject_max = RCM_REJECT_PRIVATE_DATA_MAX,
+	.accept_max = RCM_ACCEPT_PRIVATE_DATA_MAX,
+	.padded = true,
+	.rtu = true,
+	.dreq = true,
+	/* As in-tree (ib_cm): the connection is up already. */
+	.notify_up = EISCONN,
+	.paths = 1,
+	.port = 20170,
 };
 
 FIXTURE_VARIANT_ADD(transport, siw) {
 	.addr = "RCM_ADDR_SIW",
+	.addr6 = "RCM_ADDR6_SIW",
 	.iwarp = true,
+	.verbs = IBV_TRANSPORT_IWARP,
 	.nobody_listens = -ECONNREFUSED,
 	.rejected = -ECONNRESET,
-	.port = 20590,
+	.reject_max = RCM_IWARP_PRIVATE_DATA_MAX,
+	.accept_max = RCM_IWARP_PRIVATE_DATA_MAX,
+	/* As in-tree: iWARP has no RTU for a notify to stand in for. */
+	.notify_up = 0,
+	.paths = 0,
+	.intree_qp = true,
+	.port = 20570,
 };
 
 FIXTURE_SETUP(transport)
@@ -56,10 +101,8 @@ FIXTURE_SETUP(transport)
 	if (!self->ip)
 		SKIP_SETUP("no %s device", variant->iwarp ? "soft-iWARP" :
 			   "Soft-RoCE");
-	self->cqpn = 0x33;
-	if (!variant->iwarp)
-		return;
-	ASSERT_EQ(0, rcm_end_open(&self->ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
+	ASSERT_TRUE(rcm_end_open(&self->ce, variant->verbs, IBV_QPT_RC) == 0 &&
+		    rcm_end_open(&self->se, variant->verbs, IBV_QPT_RC) == 0)
 		TH_LOG("verbs: %s", strerror(errno));
 	self->cqpn = self->ce.qp->qp_num;
 }
@@ -67,23 +110,87 @@ FIXTURE_SETUP(transport)
 FIXTURE_TEARDOWN(transport)
 {
 	rcm_end_close(&self->ce);
+	rcm_end_close(&self->se);
 }
 
-/* A client id on @fd routed to the case's address and @port, its QP ready. */
-static unsigned int client_id(struct __test_metadata *_metadata,
-			      FIXTURE_DATA(transport) *self,
-			      const FIXTURE_VARIANT(transport) *variant,
-			      int fd, unsigned short port)
+/* A client id on @fd routed to @ip and @port, its QP in INIT. */
+static inline unsigned int client_id_to(struct __test_metadata *_metadata,
+					FIXTURE_DATA(transport) *self, int fd,
+					const char *ip, unsigned short port)
 {
-	unsigned int id = rcm_routed_id(fd, self->ip, port, 0xc1);
+	unsigned int id = rcm_routed_id(fd, ip, port, 0xc1);
 
 	ASSERT_NE(0, id)
-		TH_LOG("route: %s", strerror(errno));
-	if (variant->iwarp) {
-		ASSERT_EQ(0, rcm_end_init(&self->ce, fd, id))
-			TH_LOG("QP: %s", strerror(errno));
-	}
+		TH_LOG("route to %s: %s", ip, strerror(errno));
+	ASSERT_EQ(0, rcm_end_init(&self->ce, fd, id))
+		TH_LOG("QP: %s", strerror(errno));
 	return id;
+}
+
+/* The same to the case's address. */
+static inline unsigned int client_id(struct __test_metadata *_metadata,
+				     FIXTURE_DATA(transport) *self, int fd,
+				     unsigned short port)
+{
+	return client_id_to(_metadata, self, fd, self->ip, port);
+}
+
+/* How many bytes of private data @len bytes in a message of @area make. */
+static inline unsigned int
+arrives(const FIXTURE_VARIANT(transport) *variant, unsigned int len,
+	unsigned int area)
+{
+	return variant->padded ? area : len;
+}
+
+/* The event that tells the active side its connect was accepted. */
+static inline unsigned int
+accepted_event(const FIXTURE_VARIANT(transport) *variant)
+{
+	return variant->rtu ? RCM_EVENT_CONNECT_RESPONSE :
+			      RCM_EVENT_ESTABLISHED;
+}
+
+/*
+ * End a connection from one side, @a's id @aid, whose peer is @b's id
+ * @bid: the peer hears DISCONNECTED, and answers with a DISCONNECT of
+ * its own (@dreq: the DREP, which ends @a's side, then both sides leave
+ * timewait; iWARP: once more, harmless, @a's side being closed by its
+ * own). Then neither side hears anything more.
+ */
+static inline void disconnect_from(struct __test_metadata *_metadata,
+				   const FIXTURE_VARIANT(transport) *variant,
+				   int a, unsigned int aid, int b,
+				   unsigned int bid)
+{
+	struct rcm_event ev;
+
+	ASSERT_EQ(0, rcm_simple(a, RCM_IOCTL_DISCONNECT, aid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(b, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("the peer: no DISCONNECTED");
+	ASSERT_EQ(bid, ev.id)
+		TH_LOG("DISCONNECTED on id %u", ev.id);
+	if (!variant->dreq) {
+		ASSERT_EQ(0, rcm_expect_event(a, RCM_EVENT_DISCONNECTED, &ev))
+			TH_LOG("no DISCONNECTED");
+	}
+	ASSERT_EQ(0, rcm_simple(b, RCM_IOCTL_DISCONNECT, bid))
+		TH_LOG("the peer's disconnect: %s", strerror(errno));
+	if (variant->dreq) {
+		ASSERT_EQ(0, rcm_expect_event(a, RCM_EVENT_DISCONNECTED, &ev))
+			TH_LOG("no DISCONNECTED after the DREP");
+	}
+	ASSERT_TRUE(ev.id == aid && ev.status == 0)
+		TH_LOG("DISCONNECTED on id %u status %d", ev.id, ev.status);
+	if (variant->dreq) {
+		ASSERT_EQ(0, rcm_expect_event(a, RCM_EVENT_TIMEWAIT_EXIT, &ev))
+			TH_LOG("no timewait");
+		ASSERT_EQ(0, rcm_expect_event(b, RCM_EVENT_TIMEWAIT_EXIT, &ev))
+			TH_LOG("the peer: no timewait");
+	}
+	ASSERT_TRUE(rcm_wait_event(a, 500, &ev) && rcm_wait_event(b, 500, &ev))
+		TH_LOG("event %u after the disconnect", ev.event);
 }
 
 #endif /* RCM_TRANSPORT_H */

@@ -72,20 +72,102 @@ void rcm_end_close(struct rcm_end *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/* Apply one attribute set rcm gave to the QP of @e: 0, or -1. */
+static int end_modify(struct rcm_end *e, const struct rcm_qp_attr *o)
+{
+	const struct rcm_ah_attr *av = &o->ah_attr;
+	struct ibv_qp_attr qa = {
+		.qp_state = o->qp_state, .path_mtu = o->path_mtu,
+		.qkey = o->qkey, .rq_psn = o->rq_psn, .sq_psn = o->sq_psn,
+		.dest_qp_num = o->dest_qp_num,
+		.qp_access_flags = o->qp_access_flags,
+		.pkey_index = o->pkey_index, .port_num = o->port_num,
+		.max_rd_atomic = o->max_rd_atomic,
+		.max_dest_rd_atomic = o->max_dest_rd_atomic,
+		.min_rnr_timer = o->min_rnr_timer, .timeout = o->timeout,
+		.retry_cnt = o->retry_cnt, .rnr_retry = o->rnr_retry,
+		.ah_attr = {
+			.grh = {
+				.flow_label = av->flow_label,
+				.sgid_index = av->sgid_index,
+				.hop_limit = av->hop_limit,
+				.traffic_class = av->traffic_class,
+			},
+			.dlid = av->dlid, .sl = av->sl,
+			.src_path_bits = av->src_path_bits,
+			.static_rate = av->static_rate,
+			.is_global = av->is_global, .port_num = av->port_num,
+		},
+	};
+
+	memcpy(qa.ah_attr.grh.dgid.raw, av->dgid, sizeof(av->dgid));
+	/* The mask is enum ibv_qp_attr_mask's, to pass on as it is. */
+	errno = ibv_modify_qp(e->qp, &qa, o->qp_attr_mask);
+	return errno ? -1 : 0;
+}
+
 int rcm_end_init(struct rcm_end *e, int fd, unsigned int id)
 {
 	struct rcm_init_qp_attr a;
-	struct ibv_qp_attr qa = {};
-	struct rcm_qp_attr *o = &a.out_attr[RCM_QPS_INIT - 1];
 
 	if (rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
 		return -1;
-	qa.qp_state = o->qp_state;
-	qa.qp_access_flags = o->qp_access_flags;
-	qa.pkey_index = o->pkey_index;
-	qa.port_num = o->port_num;
-	errno = ibv_modify_qp(e->qp, &qa, o->qp_attr_mask);
-	return errno ? -1 : 0;
+	return end_modify(e, &a.out_attr[RCM_QPS_INIT - 1]);
+}
+
+int rcm_end_rts(struct rcm_end *e, int fd, unsigned int id)
+{
+	struct rcm_init_qp_attr a;
+
+	if (rcm_qp_attrs(fd, id, (1 << RCM_QPS_RTR) | (1 << RCM_QPS_RTS), &a) ||
+	    end_modify(e, &a.out_attr[RCM_QPS_RTR - 1]))
+		return -1;
+	return end_modify(e, &a.out_attr[RCM_QPS_RTS - 1]);
+}
+
+bool rcm_end_ib_cm(const struct rcm_end *e)
+{
+	return e->ctx->device->transport_type == IBV_TRANSPORT_IB;
+}
+
+int rcm_end_connected(struct rcm_end *e, int fd, unsigned int id,
+		      struct rcm_event *ev)
+{
+	if (!rcm_end_ib_cm(e))
+		return rcm_expect_event(fd, RCM_EVENT_ESTABLISHED, ev);
+	if (rcm_expect_event(fd, RCM_EVENT_CONNECT_RESPONSE, ev) ||
+	    rcm_end_rts(e, fd, id))
+		return -1;
+	return rcm_simple(fd, RCM_IOCTL_ESTABLISH, id);
+}
+
+int rcm_end_accept(struct rcm_end *e, int fd, unsigned int id,
+		   unsigned long long ctx, const char *data)
+{
+	if (rcm_end_init(e, fd, id) ||
+	    (rcm_end_ib_cm(e) && rcm_end_rts(e, fd, id)))
+		return -1;
+	return rcm_accept(fd, id, e->qp->qp_num, ctx, data);
+}
+
+int rcm_establish_n(int s, int c, const char *ip, unsigned short port,
+		    struct rcm_end *ce, struct rcm_end *se, int n)
+{
+	struct rcm_event ev;
+	unsigned int cid;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		cid = rcm_routed_id(c, ip, port, 100 + i);
+		if (!cid || rcm_end_init(&ce[i], c, cid) ||
+		    rcm_connect(c, cid, ce[i].qp->qp_num, "many") ||
+		    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) ||
+		    rcm_end_accept(&se[i], s, ev.id, 200 + i, NULL) ||
+		    rcm_end_connected(&ce[i], c, cid, &ev) ||
+		    rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+			return -1;
+	}
+	return 0;
 }
 
 int rcm_post_recv(struct rcm_end *e)

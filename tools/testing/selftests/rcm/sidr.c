@@ -86,17 +86,6 @@ static int ud_accept(int fd, unsigned int id, unsigned int qpn,
 	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
 }
 
-static int ud_reject(int fd, unsigned int id, const void *data,
-		     unsigned int len)
-{
-	struct rcm_reject r = {
-		.size = sizeof(r), .id = id,
-		.private_data = (uintptr_t)data, .private_data_len = len,
-	};
-
-	return ioctl(fd, RCM_IOCTL_REJECT, &r);
-}
-
 /* A UDP id listening on @ip:@port; its handle, or 0. */
 static unsigned int ud_listener(int fd, const char *ip, unsigned short port,
 				unsigned long long ctx)
@@ -208,7 +197,7 @@ TEST(sidr_resolve_with_private_data)
 	ASSERT_EQ(0, ud_accept(s, rid, 0x123456, back, sizeof(back)))
 		TH_LOG("accept: %s", strerror(errno));
 	ASSERT_ERRNO(ud_accept(s, rid, 0x123456, back, 1), EINVAL);
-	ASSERT_ERRNO(ud_reject(s, rid, NULL, 0), EINVAL);
+	ASSERT_ERRNO(rcm_reject_data(s, rid, NULL, 0), EINVAL);
 
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("no ESTABLISHED");
@@ -319,9 +308,9 @@ TEST(sidr_reject_with_private_data)
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	pattern(no, sizeof(no), 42);
-	ASSERT_ERRNO(ud_reject(s, ev.id, no, sizeof(no) + 1), EINVAL);
+	ASSERT_ERRNO(rcm_reject_data(s, ev.id, no, sizeof(no) + 1), EINVAL);
 	ASSERT_ERRNO(ud_accept(s, ev.id, 1, no, sizeof(no) + 1), EINVAL);
-	ASSERT_EQ(0, ud_reject(s, ev.id, no, sizeof(no)))
+	ASSERT_EQ(0, rcm_reject_data(s, ev.id, no, sizeof(no)))
 		TH_LOG("reject: %s", strerror(errno));
 	ASSERT_ERRNO(ud_accept(s, ev.id, 1, NULL, 0), EINVAL);
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev))
@@ -766,7 +755,7 @@ static void intree_client_case(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, ud_accept(s, ev.id, 0x2345, "pong", 5))
 			TH_LOG("accept: %s", strerror(errno));
 	} else {
-		ASSERT_EQ(0, ud_reject(s, ev.id, "nope", 5))
+		ASSERT_EQ(0, rcm_reject_data(s, ev.id, "nope", 5))
 			TH_LOG("reject: %s", strerror(errno));
 	}
 	st = rcm_exit_status(pid);
