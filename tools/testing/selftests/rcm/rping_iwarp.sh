@@ -26,10 +26,14 @@ rping_case() {
 		>"$tmp/s$port" 2>&1) &
 	spid=$!
 	# A client that comes before the server listens is refused: again.
-	tries=0
+	tries=0 t0=$(date +%s)
 	until on "$clib" timeout 60 rping -c -a "$ip" -p "$port" -C "$pings" -v -V \
 		>"$tmp/c$port" 2>&1; do
+		cst=$?
 		tries=$((tries + 1))
+		# Why a try failed, and when (a refusal ends at once).
+		echo "# $name: client try $tries exit $cst after $(( $(date +%s) - t0 )) s"
+		diag "$tmp/c$port"
 		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
 			break
 		fi
@@ -37,6 +41,7 @@ rping_case() {
 	done
 	wait $spid
 	src=$?
+	echo "# $name: $(( $(date +%s) - t0 )) s, client tries $tries"
 	got=$(grep -c '^ping data: ' "$tmp/c$port")
 	sgot=$(grep -c '^server ping data: ' "$tmp/s$port")
 	if [ $tries -lt 5 ] && [ $src = 0 ] && [ "$got" = "$pings" ] &&
