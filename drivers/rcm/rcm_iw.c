@@ -186,8 +186,14 @@ struct iw_cm_id *rcm_iw_listen(struct rcm_id *listener,
 	if (ret) {
 		/* Not listening: no handler can run yet. */
 		iw_destroy_cm_id(iw);
-		/* The driver's TCP socket could not be had: out of memory. */
-		return ERR_PTR(ret == -ENFILE ? -ENOMEM : ret);
+		/*
+		 * The driver's TCP socket could not be had (sock_alloc():
+		 * ENFILE; sk_alloc() in inet_create(): ENOBUFS): out of
+		 * memory, as the header documents it.
+		 */
+		if (ret == -ENFILE || ret == -ENOBUFS)
+			ret = -ENOMEM;
+		return ERR_PTR(ret);
 	}
 	return iw;
 }

@@ -549,7 +549,8 @@ struct rcm_set_option {
  * connection manager such as the in-tree rdma_cm listens on the same
  * service ID of a device; on iWARP, a TCP socket holds the port),
  * EADDRNOTAVAIL (another id shares the port and one of the two is bound
- * to a wildcard), ENODEV, ENOMEM, EOPNOTSUPP (a UD id bound to an iWARP
+ * to a wildcard), ENODEV, ENOMEM (on iWARP also when the driver cannot
+ * allocate its TCP socket), EOPNOTSUPP (a UD id bound to an iWARP
  * device; an RCM_PS_IPOIB id).
  */
 struct rcm_listen {
