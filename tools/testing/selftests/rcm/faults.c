@@ -3,7 +3,8 @@
  * faults: allocation and user-copy failures injected into each system
  * call of a connection's life, through /proc/thread-self/fail-nth.
  *
- * For each step (open, create, bind, resolve, route, listen, connect,
+ * For each step (open, create, bind, resolve, route, listen (on RoCE,
+ * and on iWARP, where the driver listens on TCP inside the call), connect,
  * accept, establish, read, disconnect, migrate, join, destroy, close),
  * the state before it is built afresh without faults, then the step
  * runs with its 1st, 2nd, 3rd... fault point failed, until a run in
@@ -35,6 +36,7 @@
 static int ffd = -1;	/* the running case's own fail-nth */
 static bool knobs;	/* fault injection is there and set up */
 static const char *ip;
+static const char *siw_ip;	/* RCM_ADDR_SIW: the iWARP steps' address */
 
 struct ctx {
 	int s, c, d;			/* server, client, spare file */
@@ -293,6 +295,33 @@ static int after_listen(struct ctx *x, int ret)
 	    x->ev.listen_id != x->id)
 		return BAD("the listener got event %u status %d listen_id %u",
 			   x->ev.event, x->ev.status, x->ev.listen_id);
+	return 0;
+}
+
+/*
+ * On iWARP a listen is the driver's TCP listen, made inside the call:
+ * siw's socket allocation fails as ENOBUFS (sk_alloc() in inet_create())
+ * or ENFILE, which rcm reports as ENOMEM. Each round binds a port of its
+ * own, so that no socket of an earlier round's listener can hold it.
+ */
+static unsigned short iw_port;
+
+static int prep_bound_iwarp(struct ctx *x)
+{
+	iw_port = iw_port ? iw_port + 1 : PORT + 100;
+	if (prep_id(x))
+		return -1;
+	return rcm_bind(x->c, x->id, siw_ip, iw_port) ?
+		BAD("bind: %s", strerror(errno)) : 0;
+}
+
+static int after_listen_iwarp(struct ctx *x, int ret)
+{
+	if (ret && !retried(rcm_listen(x->c, x->id, 0)))
+		return BAD("listen again after the failure: %s",
+			   strerror(errno));
+	if (!rcm_listen(x->c, x->id, 0) || errno != EINVAL)
+		return BAD("a second listen: %s", strerror(errno));
 	return 0;
 }
 
@@ -679,6 +708,7 @@ STEP(faults_in_bind, RCM_CMD_BIND_ADDR, prep_id, call_bind, after_bind)
 STEP(faults_in_resolve, RCM_CMD_RESOLVE_ADDR, prep_id, call_resolve, after_resolve)
 STEP(faults_in_route, RCM_CMD_RESOLVE_ROUTE, prep_resolved, call_route, after_route)
 STEP(faults_in_listen, RCM_CMD_LISTEN, prep_bound, call_listen, after_listen)
+
 STEP(faults_in_connect, RCM_CMD_CONNECT, prep_routed, call_connect, after_connect)
 STEP(faults_in_accept, RCM_CMD_ACCEPT, requested, call_accept, after_accept)
 STEP(faults_in_establish, RCM_CMD_ESTABLISH, responded, call_establish,
@@ -694,11 +724,45 @@ STEP(faults_in_destroy_listener, RCM_CMD_DESTROY_ID, prep_unread_request,
 	call_destroy_listener, after_destroy_listener)
 STEP(faults_in_close_connected, 0, connected, call_close, after_close)
 
+/*
+ * The listen on iWARP, its slab allocations narrowed to the TCP socket
+ * cache's (failslab's cache filter; the guest boots with
+ * slub_debug=A,TCP, which marks that cache, as 6.1 no longer lets sysfs
+ * do it): every other point of the TCP stack would take hundreds of
+ * rounds. Last, as it sets a global knob.
+ */
+#define FAILSLAB_FILTER "/sys/kernel/debug/failslab/cache-filter"
+#define TCP_FAILSLAB "/sys/kernel/slab/TCP/failslab"
+#define PAGE_MIN_ORDER "/sys/kernel/debug/fail_page_alloc/min-order"
+
+TEST(faults_in_listen_iwarp)
+{
+	static const struct step st = {
+		"listen_iwarp", RCM_CMD_LISTEN, prep_bound_iwarp, call_listen,
+		after_listen_iwarp
+	};
+	long order = rcm_read_long(PAGE_MIN_ORDER);
+
+	if (!siw_ip)
+		SKIP(return, "no soft-iWARP device");
+	if (rcm_read_long(TCP_FAILSLAB) != 1 || order < 0 ||
+	    rcm_write_long(FAILSLAB_FILTER, 1))
+		SKIP(return, "the TCP socket cache is not marked for failslab (slub_debug=A,TCP)");
+	/* No page allocation either: the slabs' own have fallbacks. */
+	rcm_write_long(PAGE_MIN_ORDER, 64);
+	walk(_metadata, &st);
+	rcm_write_long(PAGE_MIN_ORDER, order);
+	rcm_write_long(FAILSLAB_FILTER, 0);
+}
+
 int main(void)
 {
 	int fd;
 
 	ip = getenv("RCM_ADDR_RXE");
+	siw_ip = getenv("RCM_ADDR_SIW");
+	/* An earlier run that died in faults_in_listen_iwarp left it on. */
+	rcm_write_long(FAILSLAB_FILTER, 0);
 	fd = rcm_fault_open();
 	if (fd >= 0) {
 		knobs = !rcm_fault_setup();
