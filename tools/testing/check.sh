@@ -157,7 +157,7 @@ if want test; then
 				--kernel "$kernel/bzImage" \
 				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
 				--memory 1G --test-timeout 300 \
-				--append slub_debug=A,TCP \
+				--append slub_debug=A,TCP,TCPv6 \
 				--guest-timeout 1800 --tests "$test_tests" \
 				--log "$out/guest-test-kernel.log" \
 				>"$out/results-test-kernel.txt" &

@@ -36,7 +36,6 @@
 static int ffd = -1;	/* the running case's own fail-nth */
 static bool knobs;	/* fault injection is there and set up */
 static const char *ip;
-static const char *siw_ip;	/* RCM_ADDR_SIW: the iWARP steps' address */
 
 struct ctx {
 	int s, c, d;			/* server, client, spare file */
@@ -305,13 +304,14 @@ static int after_listen(struct ctx *x, int ret)
  * own, so that no socket of an earlier round's listener can hold it.
  */
 static unsigned short iw_port;
+static const char *iw_ip;	/* the siw address of the walk: IPv4 or IPv6 */
 
 static int prep_bound_iwarp(struct ctx *x)
 {
 	iw_port = iw_port ? iw_port + 1 : PORT + 100;
 	if (prep_id(x))
 		return -1;
-	return rcm_bind(x->c, x->id, siw_ip, iw_port) ?
+	return rcm_bind(x->c, x->id, iw_ip, iw_port) ?
 		BAD("bind: %s", strerror(errno)) : 0;
 }
 
@@ -726,28 +726,33 @@ STEP(faults_in_close_connected, 0, connected, call_close, after_close)
 
 /*
  * The listen on iWARP, its slab allocations narrowed to the TCP socket
- * cache's (failslab's cache filter; the guest boots with
- * slub_debug=A,TCP, which marks that cache, as 6.1 no longer lets sysfs
- * do it): every other point of the TCP stack would take hundreds of
- * rounds. Last, as it sets a global knob.
+ * caches' (failslab's cache filter; the guest boots with
+ * slub_debug=A,TCP,TCPv6, which marks those caches, as 6.1 no longer
+ * lets sysfs do it): every other point of the TCP stack would take
+ * hundreds of rounds. Last, as they set global knobs.
  */
 #define FAILSLAB_FILTER "/sys/kernel/debug/failslab/cache-filter"
-#define TCP_FAILSLAB "/sys/kernel/slab/TCP/failslab"
 #define PAGE_MIN_ORDER "/sys/kernel/debug/fail_page_alloc/min-order"
 
-TEST(faults_in_listen_iwarp)
+static void walk_listen_iwarp(struct __test_metadata *_metadata,
+			      const char *name, const char *addr,
+			      const char *cache)
 {
-	static const struct step st = {
-		"listen_iwarp", RCM_CMD_LISTEN, prep_bound_iwarp, call_listen,
+	const struct step st = {
+		name, RCM_CMD_LISTEN, prep_bound_iwarp, call_listen,
 		after_listen_iwarp
 	};
 	long order = rcm_read_long(PAGE_MIN_ORDER);
+	char marked[96];
 
-	if (!siw_ip)
-		SKIP(return, "no soft-iWARP device");
-	if (rcm_read_long(TCP_FAILSLAB) != 1 || order < 0 ||
+	iw_ip = getenv(addr);
+	if (!iw_ip)
+		SKIP(return, "no %s", addr);
+	snprintf(marked, sizeof(marked), "/sys/kernel/slab/%s/failslab", cache);
+	if (rcm_read_long(marked) != 1 || order < 0 ||
 	    rcm_write_long(FAILSLAB_FILTER, 1))
-		SKIP(return, "the TCP socket cache is not marked for failslab (slub_debug=A,TCP)");
+		SKIP(return, "the %s cache is not marked for failslab (slub_debug=A,%s)",
+		     cache, cache);
 	/* No page allocation either: the slabs' own have fallbacks. */
 	rcm_write_long(PAGE_MIN_ORDER, 64);
 	walk(_metadata, &st);
@@ -755,12 +760,22 @@ TEST(faults_in_listen_iwarp)
 	rcm_write_long(FAILSLAB_FILTER, 0);
 }
 
+TEST(faults_in_listen_iwarp)
+{
+	walk_listen_iwarp(_metadata, "listen_iwarp", "RCM_ADDR_SIW", "TCP");
+}
+
+TEST(faults_in_listen_iwarp6)
+{
+	walk_listen_iwarp(_metadata, "listen_iwarp6", "RCM_ADDR6_SIW",
+			  "TCPv6");
+}
+
 int main(void)
 {
 	int fd;
 
 	ip = getenv("RCM_ADDR_RXE");
-	siw_ip = getenv("RCM_ADDR_SIW");
 	/* An earlier run that died in faults_in_listen_iwarp left it on. */
 	rcm_write_long(FAILSLAB_FILTER, 0);
 	fd = rcm_fault_open();
