@@ -188,8 +188,8 @@ struct iw_cm_id *rcm_iw_listen(struct rcm_id *listener,
 		iw_destroy_cm_id(iw);
 		/*
 		 * The driver's TCP socket could not be had (sock_alloc():
-		 * ENFILE; sk_alloc() in inet_create(): ENOBUFS): out of
-		 * memory, as the header documents it.
+		 * ENFILE; sk_alloc() in inet_create() or inet6_create():
+		 * ENOBUFS): out of memory, as the header documents it.
 		 */
 		if (ret == -ENFILE || ret == -ENOBUFS)
 			ret = -ENOMEM;

@@ -393,8 +393,7 @@ TEST_F(transport, nobody_listens_is_rejected)
 TEST_F(transport, reject_carries_private_data)
 {
 	char big[RCM_IWARP_PRIVATE_DATA_MAX + 1];
-	struct rcm_reject r = { .size = sizeof(r) };
-	unsigned int lid, cid, len;
+	unsigned int lid, cid, rid, len;
 	struct rcm_event ev;
 	int s, c;
 
@@ -408,16 +407,14 @@ TEST_F(transport, reject_carries_private_data)
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
-	r.id = ev.id;
+	rid = ev.id;
 	/* More than the transport carries: a REJ's area, or MPA's 255. */
 	memset(big, 'r', sizeof(big));
-	ASSERT_ERRNO(rcm_reject_data(s, r.id, big, variant->reject_max + 1),
+	ASSERT_ERRNO(rcm_reject_data(s, rid, big, variant->reject_max + 1),
 		     EINVAL);
-	r.private_data = (uintptr_t)"full up";
-	r.private_data_len = 8;
-	ASSERT_EQ(0, ioctl(s, RCM_IOCTL_REJECT, &r))
+	ASSERT_EQ(0, rcm_reject(s, rid, "full up"))
 		TH_LOG("reject: %s", strerror(errno));
-	ASSERT_ERRNO(ioctl(s, RCM_IOCTL_REJECT, &r), EINVAL);
+	ASSERT_ERRNO(rcm_reject(s, rid, "full up"), EINVAL);
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
 		TH_LOG("not rejected");
 	ASSERT_TRUE(ev.status == variant->rejected && ev.id == cid)
@@ -439,7 +436,6 @@ TEST_F(transport, reject_carries_private_data)
 TEST(active_side_rejects_the_response)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
-	struct rcm_reject r = { .size = sizeof(r) };
 	struct rcm_event ev;
 	unsigned int lid, cid, rid;
 	int s, c;
@@ -462,12 +458,9 @@ TEST(active_side_rejects_the_response)
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
 		TH_LOG("no response");
 	/* Say the QP could not be readied: the client gives up. */
-	r.id = cid;
-	r.private_data = (uintptr_t)"qp broke";
-	r.private_data_len = 9;
-	ASSERT_EQ(0, ioctl(c, RCM_IOCTL_REJECT, &r))
+	ASSERT_EQ(0, rcm_reject(c, cid, "qp broke"))
 		TH_LOG("reject: %s", strerror(errno));
-	ASSERT_ERRNO(ioctl(c, RCM_IOCTL_REJECT, &r), EINVAL);
+	ASSERT_ERRNO(rcm_reject(c, cid, "qp broke"), EINVAL);
 	ASSERT_ERRNO(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid), EINVAL);
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
 		TH_LOG("passive: no REJECTED");

@@ -299,8 +299,8 @@ static int after_listen(struct ctx *x, int ret)
 
 /*
  * On iWARP a listen is the driver's TCP listen, made inside the call:
- * siw's socket allocation fails as ENOBUFS (sk_alloc() in inet_create())
- * or ENFILE, which rcm reports as ENOMEM. Each round binds a port of its
+ * siw's socket allocation fails as ENOBUFS (sk_alloc() in inet_create()
+ * or inet6_create()) or ENFILE, which rcm reports as ENOMEM. Each round binds a port of its
  * own, so that no socket of an earlier round's listener can hold it.
  */
 static unsigned short iw_port;
@@ -708,7 +708,6 @@ STEP(faults_in_bind, RCM_CMD_BIND_ADDR, prep_id, call_bind, after_bind)
 STEP(faults_in_resolve, RCM_CMD_RESOLVE_ADDR, prep_id, call_resolve, after_resolve)
 STEP(faults_in_route, RCM_CMD_RESOLVE_ROUTE, prep_resolved, call_route, after_route)
 STEP(faults_in_listen, RCM_CMD_LISTEN, prep_bound, call_listen, after_listen)
-
 STEP(faults_in_connect, RCM_CMD_CONNECT, prep_routed, call_connect, after_connect)
 STEP(faults_in_accept, RCM_CMD_ACCEPT, requested, call_accept, after_accept)
 STEP(faults_in_establish, RCM_CMD_ESTABLISH, responded, call_establish,
