@@ -15,10 +15,12 @@
 # verbs, the kernel) - from perf samples, and the handshake's gaps from
 # ib_cm's tracepoints. Prints the medians, the rcm/in-tree ratios and
 # the A/A spread; the raw lines stay in build/bench/guest.log. Before the
-# attribution, the scale runs: RCM_BENCH_SCALE_RUNS (default 3: in-tree,
-# rcm, in-tree) cmtime runs at RCM_BENCH_SCALE (default 10000; 0 for
-# none) connections, each with bench_accept at 100 and at that many
-# connections, for each stack's growth in cost per connection from 100.
+# attribution, the scale runs: bench_scale at RCM_BENCH_SCALE_COUNTS
+# (default 100,1000,10000; "none" for none) connections,
+# RCM_BENCH_SCALE_ROUNDS rounds (default 2) per stack, at most
+# RCM_BENCH_WINDOW (32) connections in set-up at once, for each stack's
+# growth in cost per connection from 100; and RCM_BENCH_CMTIME_RUNS
+# (default 0) cmtime runs at the largest of those counts.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -33,18 +35,20 @@ counts=${RCM_BENCH_COUNTS:-100,1000}
 # times as long as 1000 there too).
 attr_rounds=${RCM_ATTR_ROUNDS:-4}
 attr_counts=${RCM_ATTR_COUNTS:-$counts}
-scale=${RCM_BENCH_SCALE:-10000}
-scale_runs=${RCM_BENCH_SCALE_RUNS:-3}
+scale_counts=${RCM_BENCH_SCALE_COUNTS:-100,1000,10000}
+scale_rounds=${RCM_BENCH_SCALE_ROUNDS:-2}
+cmtime_runs=${RCM_BENCH_CMTIME_RUNS:-0}
+window=${RCM_BENCH_WINDOW:-32}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
 read -r rel vmlinux < <("$vm/distro-kernel.sh")
-echo "== building rcm.ko ($rel), the userlib, bench_ids and bench_accept"
+echo "== building rcm.ko ($rel), the userlib and the bench programs"
 "$vm/build-module.sh" "/lib/modules/$rel/build" "$out/module" >"$out/build.log" 2>&1
 make -C "$top/userlib" >>"$out/build.log" 2>&1
 rm -rf "$out/tests"
 mkdir -p "$out/tests"
-for b in bench_ids bench_accept; do
+for b in bench_ids bench_accept bench_scale; do
 	gcc -O2 -Wall -Wextra -o "$out/tests/$b" \
 		"$top/tools/testing/bench/$b.c" -lrdmacm
 done
@@ -52,7 +56,7 @@ install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
-	echo "bench: ./guest-bench.sh $rounds $counts $scale $scale_runs"
+	echo "bench: RCM_BENCH_WINDOW=$window ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
 	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
@@ -60,7 +64,7 @@ install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 	--lib-dir "$top/userlib/src" \
 	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf
 
-echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections, $scale_runs scale runs at $scale"
+echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
 status=0
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests bench,attrib --test-timeout 5400 --guest-timeout 6000 \

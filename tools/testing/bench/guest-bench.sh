@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# guest-bench.sh ROUNDS COUNTS [SCALE [SCALE_RUNS]]: the benchmark's guest
-# side (make bench).
+# guest-bench.sh ROUNDS COUNTS [SCALE_COUNTS [SCALE_ROUNDS [CMTIME_RUNS]]]:
+# the benchmark's guest side (make bench).
 # In one boot, with rcm.ko and the in-tree rdma_cm + rdma_ucm loaded,
 # runs Debian's cmtime alternately on the in-tree stack (rdma-core's
 # librdmacm) and on rcm (rcm's librdmacm.so.1 through LD_LIBRARY_PATH),
@@ -10,14 +10,21 @@
 # Then one listener accepting 1000 connections from 8 client processes
 # at once (bench_accept), ROUNDS rounds alternating the stacks; system
 # calls per connection with strace; and kernel slab memory per idle id
-# with bench_ids. Then the scale runs: SCALE_RUNS (default 3) cmtime
-# runs at SCALE (default 10000; 0: none) connections, alternating the
-# stacks from the in-tree one (3: in-tree, rcm, in-tree - the second
-# in-tree run is the A/A), each followed by bench_accept at 100 and at
-# SCALE connections from 4 client processes on the same stack. Prints
-# machine-readable lines:
+# with bench_ids. Then the scale runs: bench_scale at each count of
+# SCALE_COUNTS (default 100,1000,10000; "none": none), SCALE_ROUNDS
+# rounds (default 2) alternating the stacks, each run connecting its
+# count with at most RCM_BENCH_WINDOW (32) in set-up at once, repeated
+# until it has made 1000 connections. Last, CMTIME_RUNS (default 0)
+# cmtime runs at the largest scale count, alternating the stacks from
+# the in-tree one (3: in-tree, rcm, in-tree); cmtime puts every
+# connection in flight at once and its server dies on an error event
+# (see below), so they are off by default. Prints machine-readable
+# lines:
 #   bench-step STACK COUNT ROUND STEP US_PER_CONN
 #   bench-accept STACK COUNT CLIENTS ROUND US_PER_CONN SLAB_BYTES_PER_CONN
+#   bench-scale STACK COUNT WINDOW ROUND CONNECT_US CONNECT_CPU_US TEARDOWN_US
+#     TEARDOWN_CPU_US SLAB_BYTES_PER_CONN FAILED (bench_scale, per
+#     connection)
 #   bench-syscalls STACK SIDE COUNT CALLS
 #   bench-syscall STACK SIDE NAME CALLS
 #   bench-cmcalls STACK SIDE COUNT CALLS DEVICE
@@ -38,8 +45,10 @@
 ip=$RCM_ADDR_RXE
 rounds=${1:-10}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
-scale=${3:-10000}
-scale_runs=${4:-3}
+scale_counts=$(echo "${3:-100,1000,10000}" | sed 's/^none$//' | tr , ' ')
+scale_rounds=${4:-2}
+cmtime_runs=${5:-0}
+window=${RCM_BENCH_WINDOW:-32}
 port=21000
 
 # serve(), shared with the selftests that run programs on both stacks
@@ -248,13 +257,42 @@ for stack in intree rcm; do
 done
 phase ids
 
-# Scale: cmtime at SCALE connections, in-tree and rcm alternating from
-# the in-tree stack; each stack's run k is its round k. Each run is
-# followed by bench_accept at 100 and at SCALE connections from 4
-# clients on the same stack (no QPs: the CM's own work at both sizes).
-[ "$scale" -gt 0 ] 2>/dev/null || exit 0
+# Scale: bench_scale at each count, the stacks alternating which goes
+# first, as in the timed rounds.
+scale_run() {
+	port=$((port + 1))
+	repeat=$(((1000 + $2 - 1) / $2))
+	if out=$( (serve "$1" timeout 900 ./bench_scale "$2" "$window" \
+		$repeat "$ip" $port) 2>&1); then
+		echo "$out" | sed -n "s/^scale \([0-9]*\) [0-9]* [0-9]* connect_us \([0-9.]*\) connect_cpu_us \([0-9.]*\) teardown_us \([0-9.]*\) teardown_cpu_us \([0-9.]*\) slab_bytes_per_conn \(-*[0-9]*\) failed \([0-9]*\)$/bench-scale $1 \1 $window $3 \2 \3 \4 \5 \6 \7/p"
+		echo "$out" | grep -v '^scale ' | tail -3 | sed 's/^/# /'
+	else
+		echo "bench-error $1 scale $2 $3"
+		echo "$out" | tail -5
+	fi
+}
+
+for count in $scale_counts; do
+	r=1
+	while [ $r -le "$scale_rounds" ]; do
+		if [ $((r % 2)) = 1 ]; then
+			scale_run intree "$count" $r
+			scale_run rcm "$count" $r
+		else
+			scale_run rcm "$count" $r
+			scale_run intree "$count" $r
+		fi
+		r=$((r + 1))
+	done
+	phase "scale-$count"
+done
+
+# cmtime at the largest scale count, in-tree and rcm alternating from
+# the in-tree stack; each stack's run k is its round k.
+big=$(echo "$scale_counts" | tr ' ' '\n' | sort -n | tail -1)
+[ -n "$big" ] && [ "$cmtime_runs" -gt 0 ] 2>/dev/null || exit 0
 i=0 ri=0 rr=0
-while [ $i -lt "$scale_runs" ]; do
+while [ $i -lt "$cmtime_runs" ]; do
 	if [ $((i % 2)) = 0 ]; then
 		ri=$((ri + 1))
 		stack=intree r=$ri
@@ -262,9 +300,7 @@ while [ $i -lt "$scale_runs" ]; do
 		rr=$((rr + 1))
 		stack=rcm r=$rr
 	fi
-	cmtime_run "$stack" "$scale" $r
-	accept_run "$stack" $r 100 4
-	accept_run "$stack" $r "$scale" 4
+	cmtime_run "$stack" "$big" $r
 	i=$((i + 1))
 done
-phase "scale-$scale"
+phase "cmtime-$big"

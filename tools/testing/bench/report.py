@@ -8,10 +8,11 @@ the A/A ratio beside it: the in-tree median of the odd rounds over that
 of the even rounds, the same bench against itself, which shows how much
 of a ratio is noise. Then the 8-client accept bench (time and slab
 memory per established connection), system calls per connection,
-kernel slab bytes per idle id, and the scale table: each stack's cost
-per connection at the scale count (10 000) over its cost at 100 (the
-growth), rcm's growth over in-tree's, and the A/A of in-tree's growth
-(its odd rounds' growth over its even rounds'). Runs in which
+kernel slab bytes per idle id, and the scale table (bench_scale): each
+stack's cost per connection at each larger count over its cost at 100
+(the growth), rcm's growth over in-tree's, and the A/A of in-tree's
+growth (its odd rounds' growth over its even rounds'), with the slab
+memory per established connection at the largest count. Runs in which
 connections failed are named: cmtime times a rejected or unreachable
 connection as if it had connected.
 """
@@ -28,6 +29,8 @@ cmcalls = {}                   # (stack, side) -> (count, calls, device)
 cmcall = defaultdict(list)     # (stack, side) -> [(name, calls)]
 ids = {}                       # stack -> bytes per id
 accept = defaultdict(list)     # (stack, count, clients) -> [(round, us, slab)]
+scale = defaultdict(list)      # (stack, count) -> [(round, fields...)]
+window = '?'                   # bench_scale's connections in set-up at once
 cpu = defaultdict(list)        # (stack, count) -> [(round, us per conn)]
 failed = []                    # (stack, count, round, failed, status, server)
 phases = []                    # (name, seconds)
@@ -53,6 +56,10 @@ for line in open(sys.argv[1], errors='replace'):
     elif f[0] == 'bench-accept' and len(f) == 7:
         accept[(f[1], int(f[2]), int(f[3]))].append(
             (int(f[4]), float(f[5]), int(f[6])))
+    elif f[0] == 'bench-scale' and len(f) == 11:
+        window = f[3]
+        scale[(f[1], int(f[2]))].append(
+            (int(f[4]), *map(float, f[5:9]), int(f[9]), int(f[10])))
     elif f[0] == 'bench-cpu' and len(f) == 6:
         cpu[(f[1], int(f[2]))].append(
             (int(f[3]), (int(f[4]) + int(f[5])) * 1e6 / attrib.USER_HZ
@@ -144,13 +151,22 @@ for stack in ('intree', 'rcm'):
     print(f'{stack:<8}{ids.get(stack, "?"):>10} bytes')
 
 
-def total(stack, count):
+def total_steps(stack, count):
     """[(round, sum of the client's steps in us per connection)]."""
     rounds = defaultdict(float)
     for step in order:
         for r, v in steps.get((stack, count, step), []):
             rounds[r] += v
     return sorted(rounds.items())
+
+
+def group_rounds(*cols):
+    """[(round, [value of each column])] of the rounds all columns have."""
+    by = defaultdict(list)
+    for col in cols:
+        for r, v in col:
+            by[r].append(v)
+    return sorted((r, v) for r, v in by.items() if len(v) == len(cols))
 
 
 def growth(small, big):
@@ -169,55 +185,95 @@ def growth(small, big):
     return g, f'{(go[0] / go[1]) / (ge[0] / ge[1]):.2f}'
 
 
-# A failed run's CPU covers part of a run: left out, as its steps are
-# (a client ended early prints none).
-for stack, c, r, *_ in failed:
-    cpu[(stack, c)] = [x for x in cpu.get((stack, c), []) if x[0] != r]
-    for key in [k for k in steps if k[:2] == (stack, c)]:
-        steps[key] = [x for x in steps[key] if x[0] != r]
+SCALE_ROWS = (('connect, us', 1), ('connect, CPU us', 2),
+              ('teardown, us', 3), ('teardown, CPU us', 4))
 
-scale = sorted({c for (_, c, _) in steps if c > 1000} |
-               {c for (_, c, k) in accept if k == 4 and c > 100})
-for big in scale:
-    n_a = len(total('intree', big))
-    n_b = len(total('rcm', big))
-    print(f'\nscale: cost per connection at {big} connections over its cost at'
-          f' 100 (growth; target <= 1.2),\nmedians; at {big}: {n_a} in-tree'
-          f' and {n_b} rcm runs; A/A: in-tree\'s growth, odd rounds over'
-          ' even rounds')
+
+def cols(small, big):
+    """Medians at the two counts and the growth, and its A/A."""
+    m = [f'{statistics.median(v for _, v in x):>8.1f}' if x else
+         f'{"-":>8}' for x in (small, big)]
+    g, aa_g = growth(small, big)
+    return ''.join(m) + (f'{g:>6.2f}' if g else f'{"-":>6}'), g, aa_g
+
+
+def scale_rows(rows, big):
+    """Print rows of (label, in-tree at 100, at big, rcm at 100, at big)."""
     print(f'{"":<30}{"in-tree":>22}{"rcm":>22}{"rcm/":>8}')
     print(f'{"":<30}{"100":>8}{big:>8}{"x":>6}{"100":>8}{big:>8}{"x":>6}'
           f'{"in-tree":>8}{"A/A":>6}')
-    rows = [('cmtime: all steps, us', total('intree', 100),
-             total('intree', big), total('rcm', 100), total('rcm', big))]
-    for step in ('create_qp', 'connect', 'disconnect', 'destroy'):
-        rows.append((f'cmtime: {step.replace("_", " ")}, us',
-                     steps.get(('intree', 100, step)),
-                     steps.get(('intree', big, step)),
-                     steps.get(('rcm', 100, step)),
-                     steps.get(('rcm', big, step))))
-    rows.append(('CPU guest-wide (cmtime), us', cpu.get(('intree', 100)),
-                 cpu.get(('intree', big)), cpu.get(('rcm', 100)),
-                 cpu.get(('rcm', big))))
-    acc = {(s, c): [(r[0], r[1]) for r in accept.get((s, c, 4), [])]
-           for s in ('intree', 'rcm') for c in (100, big)}
-    rows.append(('bench_accept, 4 clients, us', acc[('intree', 100)],
-                 acc[('intree', big)], acc[('rcm', 100)], acc[('rcm', big)]))
-    def cols(small, big):
-        m = [f'{statistics.median(v for _, v in x):>8.1f}' if x else
-             f'{"-":>8}' for x in (small, big)]
-        g, aa_g = growth(small, big)
-        return ''.join(m) + (f'{g:>6.2f}' if g else f'{"-":>6}'), g, aa_g
     for label, a0, a1, b0, b1 in rows:
         ta, ga, aa_g = cols(a0, a1)
         tb, gb, _ = cols(b0, b1)
         ratio = f'{gb / ga:.2f}' if ga and gb else '-'
         print(f'{label:<30}{ta}{tb}{ratio:>8}{aa_g:>6}')
-    bad = [f for f in failed if f[1] == big]
-    for stack, c, r, n, st, server in bad:
-        print(f'  {stack} round {r}: server {server}, client status {st},'
-              f' {n} failed connections in its output: left out of the'
-              ' cmtime rows')
+
+
+def scale_col(stack, count, i):
+    """[(round, field i)] of the bench_scale runs without failures."""
+    return [(x[0], x[i]) for x in scale.get((stack, count), []) if not x[6]]
+
+
+for big in sorted({c for (_, c) in scale if c > 100}):
+    n = {st: len(scale.get((st, big), [])) for st in ('intree', 'rcm')}
+    print(f'\nscale (bench_scale): cost per connection with {big} connections'
+          f' established over its cost\nwith 100 (growth; target <= 1.2);'
+          f' at most {window} connections in set-up at'
+          f' once; medians of\n{n["intree"]} in-tree and {n["rcm"]} rcm'
+          ' runs; A/A: in-tree\'s growth, odd rounds over even rounds')
+    rows = []
+    for label, i in SCALE_ROWS:
+        rows.append((label, *(scale_col(st, c, i) for st in ('intree', 'rcm')
+                              for c in (100, big))))
+    total = [[(r, sum(x))
+              for r, x in group_rounds(scale_col(st, c, 2),
+                                       scale_col(st, c, 4))]
+             for st in ('intree', 'rcm') for c in (100, big)]
+    rows.append(('CPU in all, us', *total))
+    scale_rows(rows, big)
+    for st, c in (('intree', big), ('rcm', big)):
+        for x in scale.get((st, c), []):
+            if x[6]:
+                print(f'  {st} round {x[0]}: {x[6]} connections failed and'
+                      ' were replaced: left out')
+if scale:
+    big = max(c for (_, c) in scale)
+    a = scale_col('intree', big, 5)
+    b = scale_col('rcm', big, 5)
+    print(f'\nslab memory per established connection at {big} (both sides,'
+          ' ib_cm included)')
+    print(attrib.line('slab bytes per connection', a, b))
+
+# cmtime at the largest count (RCM_BENCH_CMTIME_RUNS): all connections in
+# flight at once. A failed run's CPU covers part of a run: left out, as
+# its steps are (a client ended early prints none).
+for stack, c, r, *_ in failed:
+    cpu[(stack, c)] = [x for x in cpu.get((stack, c), []) if x[0] != r]
+    for key in [k for k in steps if k[:2] == (stack, c)]:
+        steps[key] = [x for x in steps[key] if x[0] != r]
+
+for big in sorted({c for (_, c, _) in steps if c > 1000}):
+    n_a = len(total_steps('intree', big))
+    n_b = len(total_steps('rcm', big))
+    print(f'\nscale (cmtime, every connection in flight at once): cost per'
+          f' connection at {big}\nover its cost at 100; at {big}: {n_a}'
+          f' in-tree and {n_b} rcm runs')
+    rows = [('cmtime: all steps, us', total_steps('intree', 100),
+             total_steps('intree', big), total_steps('rcm', 100),
+             total_steps('rcm', big))]
+    for step in ('create_qp', 'connect', 'disconnect', 'destroy'):
+        rows.append((f'cmtime: {step.replace("_", " ")}, us',
+                     *(steps.get((st, c, step)) for st in ('intree', 'rcm')
+                       for c in (100, big))))
+    rows.append(('CPU guest-wide (cmtime), us',
+                 *(cpu.get((st, c)) for st in ('intree', 'rcm')
+                   for c in (100, big))))
+    scale_rows(rows, big)
+    for stack, c, r, n, st, server in failed:
+        if c == big:
+            print(f'  {stack} round {r}: server {server}, client status {st},'
+                  f' {n} failed connections in its output: left out of the'
+                  ' cmtime rows')
 
 if walls or phases:
     print('\nwhere the bench\'s time went (wall seconds in the guest)')
