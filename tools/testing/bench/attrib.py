@@ -26,6 +26,7 @@ OWN = (
     ('lib', 'library (librdmacm.so.1)', ('lib',)),
     ('sys', 'its system calls: read/write/ioctl/poll', ('sys',)),
     ('cm', 'CM module(s): rcm / rdma_cm+rdma_ucm', ('cm',)),
+    ('cmwake', 'CM module(s): waking, blocking the reader', ('cmwake',)),
 )
 FLOOR = (
     ('ibcm', 'ib_cm', ('ibcm',)),
@@ -138,6 +139,8 @@ def report(path):
             row('  ' + label, (key,))
         row("the CM's own (above the floor)", [k for k, _, _ in OWN],
             '<=0.5')
+        row("  the CM's own without waking, blocking",
+            [k for k, _, _ in OWN if k != 'cmwake'])
         for key, label, _ in FLOOR:
             row('  ' + label, (key,))
         row('the floor (shared)', [k for k, _, _ in FLOOR])

@@ -62,7 +62,10 @@ ticks() {
 # make the same way. Otherwise the innermost frame in an RDMA module
 # names the class, so that ib_cm's, the MAD layer's and rxe's work
 # counts as theirs even when the CM called it synchronously, and a lock
-# or an allocation inside the CM counts as the CM's. A chain in the core
+# or an allocation inside the CM counts as the CM's; of the CM's, what
+# ran in the scheduler's wake-up or blocking paths (waking the task
+# that reads an event, a reader sleeping until one comes) is a class of
+# its own, "cmwake". A chain in the core
 # kernel alone is the system call's own plumbing (entry, fd lookup,
 # copies, blocking) when it came from read, write, ioctl or poll - the
 # CM's calls (verbs ioctls are verbs) - mappings (mmap and munmap of
@@ -76,10 +79,10 @@ ticks() {
 # shellcheck disable=SC2016 # an awk program, not shell
 classify='
 FNR == NR { modof[$3] = $4; next }	# /tmp/modsyms: ADDR TYPE SYM [MODULE]
-function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc) {
+function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake) {
 	if (n == 0)
 		return
-	verbs = 0; sys = 0; mod = ""; call = ""; sc = ""
+	verbs = 0; sys = 0; mod = ""; call = ""; sc = ""; wake = 0
 	for (i = 1; i <= n; i++) {
 		d = dso[i]; s = sym[i]
 		# An interrupt entry: what it interrupted is not what the
@@ -98,6 +101,9 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc) {
 			call = s
 		if (s ~ /^__x64_sys_/ && sc == "")
 			sc = s
+		# Waking a task or blocking, inside the innermost module.
+		if (mod == "" && s ~ /^(try_to_wake_up|__wake_up|schedule$|__schedule$|finish_task_switch|prepare_to_wait|finish_wait)/)
+			wake = 1
 		if (mod == "" && d ~ /^\[(rcm|rdma_cm|rdma_ucm|iw_cm|ib_cm|ib_core|rdma_rxe)\]$/) {
 			mod = d
 			if (d == "[ib_core]" && s !~ /mad|agent|smi|_sa_|^sa_/)
@@ -116,7 +122,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc) {
 	else if (d ~ /cmtime/)
 		cls = "prog"
 	else if (mod ~ /rcm|rdma_cm|rdma_ucm|iw_cm/)
-		cls = "cm"
+		cls = wake ? "cmwake" : "cm"
 	else if (mod == "[ib_cm]")
 		cls = "ibcm"
 	else if (mod == "[ib_core]")
