@@ -74,6 +74,98 @@ static int rcm_check_abi(int fd, uint32_t *event_size)
 	return 0;
 }
 
+/* The chain link of an id in @t. */
+static struct rcm_id_private **rcm_id_link(const struct rcm_id_table *t,
+					   struct rcm_id_private *id)
+{
+	return t->by_handle ? &id->hnext_handle : &id->hnext;
+}
+
+/* What @t hashes an id by: its handle, or its address. */
+static uint64_t rcm_id_key(const struct rcm_id_table *t,
+			   const struct rcm_id_private *id)
+{
+	return t->by_handle ? id->handle : (uintptr_t)id;
+}
+
+/*
+ * The bucket of @key among 1 << @bits: the top bits of the key times
+ * 2^64 / phi (Fibonacci hashing), which spreads malloc'd addresses (whose
+ * low bits carry no information) as evenly as dense handles.
+ */
+static uint32_t rcm_id_hash(uint64_t key, uint32_t bits)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
+/* The chain of @t where an id with @key is, or goes. */
+static struct rcm_id_private **rcm_id_table_head(const struct rcm_id_table *t,
+						 uint64_t key)
+{
+	return &t->buckets[rcm_id_hash(key, t->bits)];
+}
+
+/* Give @t its first buckets. Returns false without the memory. */
+static bool rcm_id_table_init(struct rcm_id_table *t, bool by_handle)
+{
+	t->buckets = calloc((size_t)1 << RCM_ID_BITS, sizeof(*t->buckets));
+	t->bits = RCM_ID_BITS;
+	t->count = 0;
+	t->by_handle = by_handle;
+	return t->buckets;
+}
+
+/*
+ * Double the buckets of @t and rehash its ids into them. Without the
+ * memory for them the table keeps its buckets, which stay correct.
+ */
+static void rcm_id_table_grow(struct rcm_id_table *t)
+{
+	struct rcm_id_private **buckets, **head, *id, *next;
+	uint32_t bits = t->bits + 1, b;
+
+	buckets = calloc((size_t)1 << bits, sizeof(*buckets));
+	if (!buckets)
+		return;
+	for (b = 0; b < 1u << t->bits; b++) {
+		for (id = t->buckets[b]; id; id = next) {
+			next = *rcm_id_link(t, id);
+			head = &buckets[rcm_id_hash(rcm_id_key(t, id), bits)];
+			*rcm_id_link(t, id) = *head;
+			*head = id;
+		}
+	}
+	free(t->buckets);
+	t->buckets = buckets;
+	t->bits = bits;
+}
+
+/* Put @id into @t, which grows past two ids per bucket. */
+static void rcm_id_table_add(struct rcm_id_table *t, struct rcm_id_private *id)
+{
+	struct rcm_id_private **head = rcm_id_table_head(t, rcm_id_key(t, id));
+
+	*rcm_id_link(t, id) = *head;
+	*head = id;
+	t->count++;
+	if (t->count > 2u << t->bits && t->bits < RCM_ID_BITS_MAX)
+		rcm_id_table_grow(t);
+}
+
+/* Take @id out of @t, if it is there. */
+static void rcm_id_table_del(struct rcm_id_table *t, struct rcm_id_private *id)
+{
+	struct rcm_id_private **p = rcm_id_table_head(t, rcm_id_key(t, id));
+
+	for (; *p; p = rcm_id_link(t, *p)) {
+		if (*p == id) {
+			*p = *rcm_id_link(t, id);
+			t->count--;
+			return;
+		}
+	}
+}
+
 /**
  * rcm_channel_open() - open the rcm device as a new channel
  *
@@ -108,11 +200,19 @@ struct rcm_channel *rcm_channel_open(void)
 		err = ENOMEM;
 		goto out_close;
 	}
+	if (!rcm_id_table_init(&chan->ids, false) ||
+	    !rcm_id_table_init(&chan->handles, true)) {
+		err = ENOMEM;
+		goto out_free;
+	}
 	chan->ch.fd = fd;
 	chan->event_size = event_size;
 	pthread_mutex_init(&chan->lock, NULL);
 	return chan;
 
+out_free:
+	free(chan->ids.buckets);
+	free(chan);
 out_close:
 	close(fd);
 out:
@@ -120,40 +220,44 @@ out:
 	return NULL;
 }
 
-/* Close the file and free the channel. */
+/**
+ * rcm_channel_close() - close the file and free the channel
+ * @chan: the channel, whose ids are gone
+ */
 void rcm_channel_close(struct rcm_channel *chan)
 {
 	close(chan->ch.fd);
 	pthread_mutex_destroy(&chan->lock);
+	free(chan->ids.buckets);
+	free(chan->handles.buckets);
 	free(chan);
 }
 
-static unsigned int rcm_id_bucket(uint64_t context)
-{
-	/* Ids are malloc'd: the low bits carry no information. */
-	return (unsigned int)((context >> 4) ^ (context >> 12)) %
-	       RCM_ID_BUCKETS;
-}
-
-/* The bucket of an id: by address, or by handle for a request. */
-static struct rcm_id_private **rcm_id_head(struct rcm_channel *chan,
-					   struct rcm_id_private *id)
-{
-	if (id->request)
-		return &chan->reqs[id->handle % RCM_ID_BUCKETS];
-	return &chan->ids[rcm_id_bucket((uintptr_t)id)];
-}
-
-/* Caller holds chan->lock; a request's handle is set. */
+/**
+ * rcm_channel_add_id_locked() - put an id into its channel's tables
+ * @chan: the channel
+ * @id: the id: a request id with its handle, any other with its handle
+ *      or, before RCM_IOCTL_CREATE_ID returned, with none (see
+ *      rcm_channel_set_handle_locked())
+ *
+ * A table that is full grows; when there is no memory for that, the id
+ * goes into the table as it is. Caller holds chan->lock.
+ */
 void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id_private *id)
 {
-	struct rcm_id_private **head = rcm_id_head(chan, id);
-
-	id->hnext = *head;
-	*head = id;
+	if (!id->request)
+		rcm_id_table_add(&chan->ids, id);
+	if (id->handle)
+		rcm_id_table_add(&chan->handles, id);
 }
 
-/* Caller holds neither lock; the id is not visible to the kernel yet. */
+/**
+ * rcm_channel_add_id() - put a new id into its channel's tables
+ * @chan: the channel
+ * @id: the id, not visible to the kernel yet
+ *
+ * As rcm_channel_add_id_locked(), for a caller that holds neither lock.
+ */
 void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id_private *id)
 {
 	pthread_mutex_lock(&chan->lock);
@@ -161,26 +265,74 @@ void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id_private *id)
 	pthread_mutex_unlock(&chan->lock);
 }
 
-/* Caller holds chan->lock. */
+/**
+ * rcm_channel_del_id() - take an id out of its channel's tables
+ * @chan: the channel
+ * @id: the id, with the handle it was put into them with
+ *
+ * Caller holds chan->lock.
+ */
 void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id_private *id)
 {
-	struct rcm_id_private **p = rcm_id_head(chan, id);
-
-	for (; *p; p = &(*p)->hnext) {
-		if (*p == id) {
-			*p = id->hnext;
-			return;
-		}
-	}
+	if (!id->request)
+		rcm_id_table_del(&chan->ids, id);
+	if (id->handle)
+		rcm_id_table_del(&chan->handles, id);
 }
 
-/*
- * The id a record names, or NULL: by its context, or by its handle when
- * the context is 0 (the later events of a request id). A request id
- * that rdma_accept() gave its own address as context is found by its
- * handle too, if the context matches. The context is only compared,
- * never dereferenced, so a record naming no id of the channel is
- * harmless. Caller holds chan->lock.
+/**
+ * rcm_channel_set_handle_locked() - give an id of a channel its handle
+ * @chan: the channel, whose tables hold @id
+ * @id: the id
+ * @handle: the handle RCM_IOCTL_CREATE_ID returned
+ *
+ * Sets id->handle and files the id under it in @chan->handles. Caller
+ * holds chan->lock.
+ */
+void rcm_channel_set_handle_locked(struct rcm_channel *chan,
+				   struct rcm_id_private *id, uint32_t handle)
+{
+	if (id->handle)
+		rcm_id_table_del(&chan->handles, id);
+	id->handle = handle;
+	if (handle)
+		rcm_id_table_add(&chan->handles, id);
+}
+
+/**
+ * rcm_channel_find_handle() - the id of a channel with a handle
+ * @chan: the channel
+ * @handle: the kernel's handle, in @chan's file
+ *
+ * Caller holds chan->lock.
+ *
+ * Return: the id, a request id or any other whose RCM_IOCTL_CREATE_ID
+ * returned, or NULL.
+ */
+struct rcm_id_private *rcm_channel_find_handle(struct rcm_channel *chan,
+					       uint32_t handle)
+{
+	struct rcm_id_private *id = *rcm_id_table_head(&chan->handles, handle);
+
+	while (id && id->handle != handle)
+		id = id->hnext_handle;
+	return id;
+}
+
+/**
+ * rcm_channel_find_id() - the id a record names
+ * @chan: the channel that read the record
+ * @context: the record's context
+ * @handle: the record's id, or 0 to look by @context only
+ *
+ * Finds the id by its context, or by its handle when the context is 0
+ * (the later events of a request id). A request id that rdma_accept()
+ * gave its own address as context is found by its handle too, if the
+ * context matches. The context is only compared, never dereferenced, so
+ * a record naming no id of the channel is harmless. Caller holds
+ * chan->lock.
+ *
+ * Return: the id, or NULL.
  */
 struct rcm_id_private *rcm_channel_find_id(struct rcm_channel *chan,
 					   uint64_t context, uint32_t handle)
@@ -188,16 +340,14 @@ struct rcm_id_private *rcm_channel_find_id(struct rcm_channel *chan,
 	struct rcm_id_private *id;
 
 	if (context) {
-		id = chan->ids[rcm_id_bucket(context)];
+		id = *rcm_id_table_head(&chan->ids, context);
 		while (id && (uintptr_t)id != context)
 			id = id->hnext;
 		if (id || !handle)
 			return id;
 	}
-	id = chan->reqs[handle % RCM_ID_BUCKETS];
-	while (id && id->handle != handle)
-		id = id->hnext;
-	if (id && context && (uintptr_t)id != context)
+	id = rcm_channel_find_handle(chan, handle);
+	if (!id || (context ? (uintptr_t)id != context : !id->request))
 		return NULL;
 	return id;
 }

@@ -96,7 +96,7 @@ int rcm_create_id(struct rdma_event_channel *channel,
 		goto out_close;
 	}
 	pthread_mutex_lock(&chan->lock);
-	id->handle = cmd.out_id;
+	rcm_channel_set_handle_locked(chan, id, cmd.out_id);
 	pthread_mutex_unlock(&chan->lock);
 	rcm_id_env_options(chan->ch.fd, cmd.out_id);
 
@@ -247,7 +247,7 @@ uint32_t rcm_kernel_destroy_id(struct rcm_channel *chan, uint32_t handle)
  * Makes the id librdmacm makes for RDMA_CM_EVENT_CONNECT_REQUEST: on the
  * listener's channel, with its context, port space and QP type (a
  * synchronous listener's request then moves to a channel of its own, see
- * rcm_request_private()). It goes into @chan->reqs at once, so
+ * rcm_request_private()). It goes into @chan->handles at once, so
  * that the request's later events (reported with context 0) find it.
  * The CONNECT_REQUEST, which the kernel counts for the request id, is
  * charged to the listener (as librdmacm does), so for the request id it

@@ -31,20 +31,6 @@ bool rcm_mcast_event(uint32_t event)
 	       event == RCM_EVENT_MULTICAST_ERROR;
 }
 
-/* The id with @handle among a bucket list of a channel, or NULL. */
-static struct rcm_id_private *rcm_mcast_find_id(struct rcm_id_private *const *buckets,
-						uint32_t handle)
-{
-	struct rcm_id_private *id;
-	unsigned int b;
-
-	for (b = 0; b < RCM_ID_BUCKETS; b++)
-		for (id = buckets[b]; id; id = id->hnext)
-			if (id->handle == handle)
-				return id;
-	return NULL;
-}
-
 /**
  * rcm_mcast_find() - the group a record names
  * @chan: the channel that read it
@@ -62,11 +48,8 @@ struct rcm_mcast_private *rcm_mcast_find(struct rcm_channel *chan, uint64_t cont
 	struct rcm_mcast_private *mc;
 	struct rcm_id_private *id;
 
-	if (!handle)
-		return NULL;
-	id = rcm_mcast_find_id(chan->ids, handle);
-	if (!id)
-		id = rcm_mcast_find_id(chan->reqs, handle);
+	/* Any id, a request id or not: the record names it by handle. */
+	id = rcm_channel_find_handle(chan, handle);
 	if (!id)
 		return NULL;
 	for (mc = id->mcasts; mc; mc = mc->next)

@@ -45,9 +45,9 @@ static void rcm_unlock_pair(struct rcm_channel *a, struct rcm_channel *b)
 
 /*
  * Move the id from @from to @to in the library, after the kernel did:
- * the tables (a request id is keyed by its new handle), handle, channel
- * and synchronous state. Returns whether @from was the id's private
- * channel, to be closed. Caller holds both locks.
+ * the tables (@to->handles files the id under its new handle), handle,
+ * channel and synchronous state. Returns whether @from was the id's
+ * private channel, to be closed. Caller holds both locks.
  */
 static bool rcm_migrate_switch(struct rcm_channel *from,
 			       struct rcm_channel *to, struct rcm_id_private *rid,

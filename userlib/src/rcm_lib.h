@@ -106,8 +106,6 @@ void rcm_device_put(struct ibv_context *verbs);
 struct rcm_verbs_device *rcm_device_of(struct ibv_context *verbs);
 struct ibv_xrcd *rcm_device_xrcd(struct ibv_context *verbs);
 
-#define RCM_ID_BUCKETS		64
-
 struct rcm_id_private;
 struct rcm_mcast_private;
 
@@ -129,17 +127,49 @@ struct rcm_cm_event {
 	uint8_t			private_data[RCM_IWARP_PRIVATE_DATA_MAX + 1];
 };
 
+/* The buckets a channel's id table starts with (1 << RCM_ID_BITS). */
+#define RCM_ID_BITS		6
+/* Where a table stops growing: 16M buckets, past any kernel's ids. */
+#define RCM_ID_BITS_MAX		24
+
+/*
+ * struct rcm_id_table - a hash table of a channel's ids
+ * @buckets: 1 << @bits chains (malloc'd), linked through the ids' hnext
+ *           or, in a channel's @handles, hnext_handle
+ * @bits: log2 of the number of buckets
+ * @count: the ids in the table
+ * @by_handle: keyed by the ids' handle, else by their address
+ *
+ * The table starts with 1 << RCM_ID_BITS buckets and doubles them when
+ * it holds more than two ids per bucket, so that a lookup stays short
+ * with tens of thousands of ids on one channel. A table that cannot get
+ * the memory to grow keeps its buckets: it stays correct, only its
+ * chains get longer. It never shrinks.
+ */
+struct rcm_id_table {
+	struct rcm_id_private	**buckets;
+	uint32_t		bits;
+	uint32_t		count;
+	bool			by_handle;
+};
+
 /*
  * struct rcm_channel - an event channel (one open file of the rcm device)
  * @ch: what the application sees
- * @lock: protects @ids, @reqs and, of every id of the channel, chan,
- *        hnext, destroyed, events_completed, events_read and its groups
- *        (mcasts, and their leaving, attached and events_completed)
- * @ids: the channel's ids, hashed by the context value given to the
- *       kernel (the id's address), from before RCM_IOCTL_CREATE_ID
- *       until rdma_destroy_id() has accounted for all its events
- * @reqs: the ids of connection requests, hashed by kernel handle: the
- *        kernel reports their later events with context 0
+ * @lock: protects @ids, @handles and, of every id of the channel, chan,
+ *        hnext, hnext_handle, destroyed, events_completed, events_read
+ *        and its groups (mcasts, and their leaving, attached and
+ *        events_completed); an id's handle changes only under it
+ * @ids: the channel's ids other than request ids, hashed by the
+ *       context value given to the kernel (the id's address), from
+ *       before RCM_IOCTL_CREATE_ID until rdma_destroy_id() has accounted
+ *       for all its events
+ * @handles: all the channel's ids whose kernel handle is known, hashed
+ *           by it: the ids of connection requests from when they are
+ *           made (the kernel reports their later events with context 0),
+ *           the others from when RCM_IOCTL_CREATE_ID returned, until
+ *           they are destroyed; a multicast group's events name the id
+ *           by handle only
  * @event_size: the size of the file's records: sizeof(struct rcm_event),
  *              or less from an older module (the rest reads as zero)
  * @sync: the private channel of a synchronous id, its only id, as in
@@ -150,8 +180,8 @@ struct rcm_cm_event {
 struct rcm_channel {
 	struct rdma_event_channel ch;
 	pthread_mutex_t		lock;
-	struct rcm_id_private		*ids[RCM_ID_BUCKETS];
-	struct rcm_id_private		*reqs[RCM_ID_BUCKETS];
+	struct rcm_id_table	ids;
+	struct rcm_id_table	handles;
 	uint32_t		event_size;
 	bool			sync;
 };
@@ -167,8 +197,12 @@ void rcm_channel_close(struct rcm_channel *chan);
 void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id_private *id);
 void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id_private *id);
 void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id_private *id);
+void rcm_channel_set_handle_locked(struct rcm_channel *chan,
+				   struct rcm_id_private *id, uint32_t handle);
 struct rcm_id_private *rcm_channel_find_id(struct rcm_channel *chan,
 					   uint64_t context, uint32_t handle);
+struct rcm_id_private *rcm_channel_find_handle(struct rcm_channel *chan,
+					       uint32_t handle);
 struct rcm_channel *rcm_id_channel_lock(struct rcm_id_private *id);
 
 /*
@@ -177,12 +211,14 @@ struct rcm_channel *rcm_id_channel_lock(struct rcm_id_private *id);
  * @chan: the channel of @id.channel (the private one in sync mode); only
  *        rdma_migrate_id() changes it, holding the locks of both
  *        channels, so either lock keeps it stable (see rcm_id_channel_lock())
- * @handle: the kernel's handle, valid in @chan's file only; a migration
- *          gives the id a new one
+ * @handle: the kernel's handle, valid in @chan's file only, 0 until
+ *          RCM_IOCTL_CREATE_ID returned; a migration gives the id a new
+ *          one (set under @chan->lock: it is @chan->handles' key)
  * @sync: created with a NULL channel, migrated to none, or a request of
  *        such a listener: @chan is its private channel (see
  *        rcm_channel.sync)
- * @request: made for RCM_EVENT_CONNECT_REQUEST; in @chan->reqs, not ids
+ * @request: made for RCM_EVENT_CONNECT_REQUEST; in @chan->handles only,
+ *           not in ids
  * @destroyed: rdma_destroy_id() has run RCM_IOCTL_DESTROY_ID; no event of
  *             the id is handed out any more (under @chan->lock)
  * @events_completed: events of the id the kernel reported that are done
@@ -202,6 +238,7 @@ struct rcm_channel *rcm_id_channel_lock(struct rcm_id_private *id);
  * @acked: signalled when @events_completed or @events_read grows (with
  *         @chan->lock)
  * @hnext: next id in the same bucket of @chan->ids (under @chan->lock)
+ * @hnext_handle: the same in @chan->handles
  * @connect_error: the library failed to complete the connection after
  *                 CONNECT_RESPONSE and reported CONNECT_ERROR; the id's
  *                 later REJECTED and DISCONNECTED are dropped, as
@@ -249,6 +286,7 @@ struct rcm_id_private {
 	uint32_t		events_read;
 	pthread_cond_t		acked;
 	struct rcm_id_private		*hnext;
+	struct rcm_id_private		*hnext_handle;
 	bool			connect_error;
 	uint8_t			req_responder_resources;
 	uint8_t			req_initiator_depth;

@@ -59,7 +59,8 @@ struct fake_group {
 
 struct fake_file {
 	int		fd;		/* -1: slot free */
-	struct fake_id	ids[FAKE_RCM_MAX_IDS];	/* handle h is ids[h - 1] */
+	struct fake_id	*ids;		/* handle h is ids[h - 1] */
+	int		max_ids;	/* fake_rcm_max_ids when opened */
 	struct rcm_event events[FAKE_MAX_EVENTS];
 	int		nevents;
 	struct fake_group groups[FAKE_MAX_GROUPS];
@@ -122,6 +123,7 @@ int fake_calls[FAKE_NR_CMDS];
 int fake_read_calls;
 size_t fake_read_len;
 int fake_read_blocked;
+int fake_rcm_max_ids = FAKE_RCM_MAX_IDS;
 
 static int fail_next[FAKE_NR_CMDS];
 static struct fake_file files[FAKE_MAX_FILES];
@@ -167,14 +169,29 @@ static struct fake_file *file_of(int fd, bool create)
 	}
 	if (!create || !free_slot)
 		return NULL;
-	memset(free_slot, 0, sizeof(*free_slot));
 	free_slot->fd = fd;
 	return free_slot;
 }
 
+/*
+ * Make @f a new open file of @fd, with room for fake_rcm_max_ids ids.
+ * Returns false (and frees the slot) without the memory. Caller holds
+ * lock.
+ */
+static bool file_reset(struct fake_file *f, int fd)
+{
+	free(f->ids);
+	memset(f, 0, sizeof(*f));
+	f->ids = calloc(fake_rcm_max_ids, sizeof(*f->ids));
+	f->fd = f->ids ? fd : -1;
+	f->max_ids = f->ids ? fake_rcm_max_ids : 0;
+	return f->ids;
+}
+
 static struct fake_id *id_of(struct fake_file *f, uint32_t handle)
 {
-	if (!handle || handle > FAKE_RCM_MAX_IDS || !f->ids[handle - 1].live)
+	if (!handle || handle > (uint32_t)f->max_ids ||
+	    !f->ids[handle - 1].live)
 		return NULL;
 	return &f->ids[handle - 1];
 }
@@ -351,9 +368,9 @@ static uint32_t push_request(int fd, uint32_t listen_handle,
 	if (!l || !l->listening || f->nevents == FAKE_MAX_EVENTS ||
 	    len > area || (!conn) != (l->qp_type == RCM_QPT_UD))
 		goto out;
-	for (i = 0; i < FAKE_RCM_MAX_IDS && f->ids[i].live; i++)
+	for (i = 0; i < f->max_ids && f->ids[i].live; i++)
 		;
-	if (i == FAKE_RCM_MAX_IDS)
+	if (i == f->max_ids)
 		goto out;
 	r = &f->ids[i];
 	memset(r, 0, sizeof(*r));
@@ -413,7 +430,7 @@ bool fake_rcm_rejected(int fd, uint32_t handle)
 
 	pthread_mutex_lock(&lock);
 	f = file_of(fd, false);
-	if (f && handle && handle <= FAKE_RCM_MAX_IDS)
+	if (f && handle && handle <= (uint32_t)f->max_ids)
 		rej = f->ids[handle - 1].rejected;
 	pthread_mutex_unlock(&lock);
 	return rej;
@@ -657,7 +674,7 @@ static int migrate_room(struct fake_file *to, int ids, int n)
 {
 	int slot, free_slots = 0;
 
-	for (slot = 0; slot < FAKE_RCM_MAX_IDS; slot++)
+	for (slot = 0; slot < to->max_ids; slot++)
 		free_slots += !to->ids[slot].live;
 	if (free_slots < ids)
 		return EMFILE;
@@ -838,9 +855,9 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		fake_last_create = *c;
 		if (c->size != sizeof(*c) || c->flags || c->reserved)
 			return EINVAL;
-		for (i = 0; i < FAKE_RCM_MAX_IDS && f->ids[i].live; i++)
+		for (i = 0; i < f->max_ids && f->ids[i].live; i++)
 			;
-		if (i == FAKE_RCM_MAX_IDS)
+		if (i == f->max_ids)
 			return EMFILE;
 		memset(&f->ids[i], 0, sizeof(f->ids[i]));
 		f->ids[i].live = true;
@@ -1192,10 +1209,8 @@ int ioctl(int fd, unsigned long request, ...)
 
 		/* A new open file: forget what an earlier one left. */
 		f = file_of(fd, true);
-		if (f) {
-			memset(f, 0, sizeof(*f));
-			f->fd = fd;
-		}
+		if (f && !file_reset(f, fd))
+			f = NULL;
 		q->out_abi_version = RCM_ABI_VERSION;
 		q->out_num_devices = 1;
 		/* The library's record is the fake's: read() returns it. */

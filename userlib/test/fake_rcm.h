@@ -73,6 +73,13 @@
 
 #define FAKE_RCM_MAX_IDS	32
 
+/*
+ * The ids a fake file holds (EMFILE beyond): FAKE_RCM_MAX_IDS unless a
+ * test sets more; a file takes the value when it is opened (its
+ * RCM_IOCTL_QUERY).
+ */
+extern int fake_rcm_max_ids;
+
 /* How RCM_IOCTL_RESOLVE_ADDR completes. */
 enum fake_resolve {
 	FAKE_RESOLVE_OK,	/* RCM_EVENT_ADDR_RESOLVED, id attached */
