@@ -13,7 +13,9 @@
 # connection's CPU time goes on each stack - its library, its system
 # calls, its module(s), against the floor both share (ib_cm, MAD, rxe,
 # verbs, the kernel) - from perf samples, and the handshake's gaps from
-# ib_cm's tracepoints. Prints the medians, the rcm/in-tree ratios and
+# ib_cm's tracepoints; and the same split over bench_scale at
+# RCM_ATTR_SCALE_COUNTS (the scale counts), RCM_ATTR_SCALE_ROUNDS (2)
+# rounds per stack. Prints the medians, the rcm/in-tree ratios and
 # the A/A spread; the raw lines stay in build/bench/guest.log. Before the
 # attribution, the scale runs: bench_scale at RCM_BENCH_SCALE_COUNTS
 # (default 100,1000,10000; "none" for none) connections,
@@ -39,6 +41,10 @@ scale_counts=${RCM_BENCH_SCALE_COUNTS:-100,1000,10000}
 scale_rounds=${RCM_BENCH_SCALE_ROUNDS:-2}
 cmtime_runs=${RCM_BENCH_CMTIME_RUNS:-0}
 window=${RCM_BENCH_WINDOW:-32}
+# The same split over bench_scale, at the scale counts unless
+# RCM_ATTR_SCALE_COUNTS says otherwise ("none": no such runs).
+attr_scale_counts=${RCM_ATTR_SCALE_COUNTS:-$scale_counts}
+attr_scale_rounds=${RCM_ATTR_SCALE_ROUNDS:-2}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
@@ -57,7 +63,7 @@ install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
 	echo "bench: RCM_BENCH_WINDOW=$window ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
-	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts"
+	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \

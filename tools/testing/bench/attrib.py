@@ -49,7 +49,9 @@ REST = (
 USER_HZ = 100      # /proc/stat's ticks (USER_HZ is 100 on x86)
 
 
-def parse(path):
+def parse(path, tag='attr'):
+    """The lines of the cmtime runs (tag 'attr') or of the bench_scale
+    runs ('sattr')."""
     runs = {}                       # (stack, count, round) -> (hz, wall)
     samples = defaultdict(lambda: defaultdict(int))  # run -> key -> n
     cpu = defaultdict(list)         # (stack, count) -> [(round, us/conn)]
@@ -60,9 +62,9 @@ def parse(path):
         if 'bench-' not in line:
             continue
         f = line[line.index('bench-'):].split()
-        if f[0] == 'bench-attr-run' and len(f) == 8:
+        if f[0] == f'bench-{tag}-run' and len(f) == 8:
             runs[(f[1], int(f[2]), int(f[3]))] = (int(f[4]), int(f[5]))
-        elif f[0] == 'bench-attr' and len(f) == 7:
+        elif f[0] == f'bench-{tag}' and len(f) == 7:
             run = (f[1], int(f[2]), int(f[3]))
             side, cls, n = f[4], f[5], int(f[6])
             if cls == 'idle':
@@ -95,14 +97,20 @@ def aa(rounds):
     return f'{statistics.median(odd) / statistics.median(even):.2f}'
 
 
-def per_conn(runs, samples, stack, count, keys):
-    """[(round, CPU us per connection)] of the rows in keys."""
+def per_conn(runs, samples, stack, count, keys, conns=None):
+    """[(round, CPU us per connection)] of the rows in keys; a run made
+    conns connections (count unless said)."""
     out = []
     for (s, c, r), (hz, _) in sorted(runs.items()):
         if s == stack and c == count:
             n = sum(samples[(s, c, r)].get(k, 0) for k in keys)
-            out.append((r, n * 1e6 / hz / count))
+            out.append((r, n * 1e6 / hz / (conns or count)))
     return out
+
+
+def scale_conns(count):
+    """The connections of a bench_scale run: COUNT, repeated to 1000."""
+    return count * ((1000 + count - 1) // count)
 
 
 def line(label, a, b, target=''):
@@ -175,5 +183,61 @@ def report(path):
                                    sorted(more.items())))
         print(f'      (sent over the rounds: ' + '; '.join(extra) + ')')
 
+def report_scale(path):
+    """The same split for the bench_scale runs (no QPs, a bounded window),
+    at each count, and each stack's growth from the smallest count."""
+    runs, samples, _, _, _ = parse(path, 'sattr')
+    if not runs:
+        return
+    counts = sorted({c for _, c, _ in runs})
+    hz = next(iter(runs.values()))[0]
+    own = [k for k, _, _ in OWN]
+    floor = [k for k, _, _ in FLOOR]
+    busy = [k for k, _, _ in OWN + FLOOR + REST if k != 'meas']
+    rows = [('  ' + label, (key,)) for key, label, _ in OWN] + [
+        ("the CM's own (above the floor)", own),
+        ("  the CM's own without waking, blocking",
+         [k for k in own if k != 'cmwake']),
+        ('  ib_cm', ('ibcm',)), ('  MAD layer (ib_core)', ('mad',)),
+        ('  rxe (rdma_rxe)', ('rxe',)),
+        ('  the kernel and ib_core, the rest',
+         ('ibcore', 'ksched', 'kirq', 'kwork', 'kernel')),
+        ('the floor (shared)', floor),
+        ('bench_scale and libc, start-up, exit', ('prog', 'proc')),
+        ('busy, without the measurement', busy)]
+    print('\nthe same split over bench_scale (no QPs, at most 32 connections in'
+          f' set-up at once,\nall kept established; perf at {hz} Hz):'
+          ' median CPU microseconds per connection')
+    for count in counts:
+        n = scale_conns(count)
+        nr = len([1 for s, c, _ in runs if s == 'rcm' and c == count])
+        print(f'\n{count} connections established ({n} made, {nr} rounds'
+              ' each)')
+        print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}{"A/A":>6}')
+        for label, keys in rows:
+            print(line(label, per_conn(runs, samples, 'intree', count, keys,
+                                       n),
+                       per_conn(runs, samples, 'rcm', count, keys, n)))
+    if len(counts) < 2:
+        return
+    small, big = counts[0], counts[-1]
+    print(f'\ngrowth from {small} to {big} connections established (median'
+          f' at {big} over median at {small})')
+    print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}')
+    for label, keys in rows:
+        g = []
+        for stack in ('intree', 'rcm'):
+            a = per_conn(runs, samples, stack, small, keys,
+                         scale_conns(small))
+            b = per_conn(runs, samples, stack, big, keys, scale_conns(big))
+            ma = statistics.median(v for _, v in a) if a else 0
+            mb = statistics.median(v for _, v in b) if b else 0
+            g.append(mb / ma if ma else None)
+        cells = ''.join(f'{x:>9.2f}' if x else f'{"-":>9}' for x in g)
+        ratio = f'{g[1] / g[0]:>8.2f}' if g[0] and g[1] else f'{"-":>8}'
+        print(f'{label:<44}{cells}{ratio}')
+
+
 if __name__ == '__main__':
     report(sys.argv[1])
+    report_scale(sys.argv[1])

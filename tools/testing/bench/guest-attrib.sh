@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# guest-attrib.sh ROUNDS COUNTS: where one connection's time goes (make
-# bench, issue 16), on each stack, in the boot guest-bench.sh runs in.
-# Separate runs from the timed ones, so that sampling and tracing cost
-# nothing there:
+# guest-attrib.sh ROUNDS COUNTS [SCALE_COUNTS [SCALE_ROUNDS]]: where one
+# connection's time goes (make bench, issue 16), on each stack, in the
+# boot guest-bench.sh runs in. Separate runs from the timed ones, so
+# that sampling and tracing cost nothing there:
 #
 # - CPU by component: one cmtime run (server and client) per stack and
 #   round under "perf record -e cpu-clock -a -g" (a software clock: TCG
@@ -12,6 +12,10 @@
 #   classify below) and by the task it hit. Prints
 #     bench-attr-run STACK COUNT ROUND HZ WALL_US BUSY_TICKS TOTAL_TICKS
 #     bench-attr STACK COUNT ROUND SIDE CLASS SAMPLES
+# - The same for bench_scale (no QPs, at most 32 connections in set-up
+#   at once, all kept established) at each of SCALE_COUNTS (default
+#   none), SCALE_ROUNDS rounds (default 2) per stack, as
+#     bench-sattr-run ... and bench-sattr ... (the same fields)
 # - The handshake on the wire: one traced run per stack and round
 #   (ib_cm's ib_cma tracepoints, which fire for both stacks; rcm's and
 #   rdma_cma's own are counted), per connection the time from the
@@ -22,6 +26,8 @@
 #     bench-wire-events STACK COUNT ROUND EVENT COUNT
 ip=$RCM_ADDR_RXE
 rounds=${1:-4}
+scale_counts=$(echo "${3:-none}" | sed 's/^none$//' | tr , ' ')
+scale_rounds=${4:-2}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
 port=23000
 hz=1000
@@ -158,7 +164,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake) {
 		side = "krn"
 	else if (comm == "srv_cmtime")
 		side = "srv"
-	else if (comm == "cli_cmtime")
+	else if (comm == "cli_cmtime" || comm == "bench_scale")
 		side = "cli"
 	else if (comm == "perf")
 		side = "perf"
@@ -195,47 +201,59 @@ END {
 			print "top", k, leaf[k]
 }'
 
-# STACK COUNT ROUND: one cmtime run under perf record; prints the
-# bench-attr lines.
-perf_run() {
-	stack=$1 count=$2 round=$3
-	port=$((port + 1))
-	(serve "$stack" /tmp/srv_cmtime -b "$ip" -p $port -c "$count" \
-		>/tmp/asrv.log 2>&1) &
-	spid=$!
-	sleep 1
+# TAG STACK COUNT ROUND COMMAND: COMMAND (a shell command line) under
+# perf record on STACK; prints the bench-TAG-run and bench-TAG lines.
+perf_sample() {
+	tag=$1 stack=$2 count=$3 round=$4
 	# shellcheck disable=SC2046 # two numbers, split on purpose
-	set -- $(ticks)
-	b0=$1 t0=$2
+	set -- "$5" $(ticks)
+	b0=$2 t0=$3
 	s0=$(uptime_us)
 	if ! perf record -q -e cpu-clock -F $hz -a -g -o /tmp/perf.data -- \
-		sh -c "$(if [ "$stack" = rcm ]; then echo LD_LIBRARY_PATH=/usr/lib/rcm; fi) \
-			timeout 600 /tmp/cli_cmtime -s $ip -p $port -c $count" \
+		sh -c "$(if [ "$stack" = rcm ]; then echo LD_LIBRARY_PATH=/usr/lib/rcm; fi) $1" \
 		>/tmp/acli.log 2>&1; then
-		echo "bench-error attr $stack $count $round"
-		tail -5 /tmp/acli.log /tmp/asrv.log
-		kill $spid 2>/dev/null
-		wait $spid 2>/dev/null
+		echo "bench-error $tag $stack $count $round"
+		tail -5 /tmp/acli.log
 		return 1
 	fi
 	s1=$(uptime_us)
 	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(ticks)
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
-	echo "bench-attr-run $stack $count $round $hz $((s1 - s0)) $(($1 - b0)) $(($2 - t0))"
+	echo "bench-$tag-run $stack $count $round $hz $((s1 - s0)) $(($1 - b0)) $(($2 - t0))"
 	top=0
 	[ "$round" -le 2 ] && top=1
 	perf script -i /tmp/perf.data -F comm,ip,sym,dso 2>/dev/null |
 		awk -v top=$top "$classify" /tmp/modsyms - | sort |
 		while read -r side cls n; do
 		if [ "$side" = top ]; then
-			echo "# top $stack $count $round $cls $n"
+			echo "# top $tag $stack $count $round $cls $n"
 		else
-			echo "bench-attr $stack $count $round $side $cls $n"
+			echo "bench-$tag $stack $count $round $side $cls $n"
 		fi
 	done
 	rm -f /tmp/perf.data
+}
+
+# STACK COUNT ROUND: one cmtime run under perf record.
+perf_run() {
+	port=$((port + 1))
+	(serve "$1" /tmp/srv_cmtime -b "$ip" -p $port -c "$2" \
+		>/tmp/asrv.log 2>&1) &
+	spid=$!
+	sleep 1
+	perf_sample attr "$1" "$2" "$3" \
+		"timeout 600 /tmp/cli_cmtime -s $ip -p $port -c $2" ||
+		tail -5 /tmp/asrv.log
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+}
+
+# STACK COUNT ROUND: one bench_scale run under perf record: COUNT
+# connections, repeated up to 1000, as guest-bench.sh runs it.
+scale_perf_run() {
+	port=$((port + 1))
+	perf_sample sattr "$1" "$2" "$3" "timeout 900 $PWD/bench_scale $2 32 \
+		$(((1000 + $2 - 1) / $2)) $ip $port"
 }
 
 # STACK COUNT ROUND: one traced cmtime run; prints the bench-wire lines.
@@ -323,6 +341,20 @@ for count in $counts; do
 		perf_run "$2" "$count" $r
 		wire_run "$1" "$count" $r
 		wire_run "$2" "$count" $r
+		r=$((r + 1))
+	done
+done
+
+for count in $scale_counts; do
+	r=1
+	while [ $r -le "$scale_rounds" ]; do
+		if [ $((r % 2)) = 1 ]; then
+			set -- intree rcm
+		else
+			set -- rcm intree
+		fi
+		scale_perf_run "$1" "$count" $r
+		scale_perf_run "$2" "$count" $r
 		r=$((r + 1))
 	done
 done

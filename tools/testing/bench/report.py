@@ -284,6 +284,7 @@ if walls or phases:
             print(f'  cmtime {stack} {c} round {r}: server start {sv / 1000:.1f},'
                   f' client {cl / 1000:.1f}, server exit {td / 1000:.1f}')
 attrib.report(sys.argv[1])
+attrib.report_scale(sys.argv[1])
 if errors:
     print('\nruns that failed: ' + '; '.join(errors))
     sys.exit(1)
