@@ -59,6 +59,22 @@ int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
 	return 0;
 }
 
+/**
+ * rcm_addr_set() - keep an address in an id
+ * @to: the id's address
+ * @from: the address: AF_INET, AF_INET6 or AF_IB; any other family
+ *        leaves @to cleared
+ *
+ * Copies as much as @from's family uses and clears the rest of @to.
+ */
+void rcm_addr_set(union rcm_sockaddr *to, const struct sockaddr *from)
+{
+	size_t len = rdma_addr_size(from);
+
+	memset(to, 0, sizeof(*to));
+	memcpy(to, from, min(len, sizeof(*to)));
+}
+
 static bool rcm_addr_v6_link_local(const struct sockaddr *sa)
 {
 	return sa->sa_family == AF_INET6 &&
@@ -174,11 +190,11 @@ void rcm_addr_device_removed(struct rcm_id *id)
 }
 
 /* A socket address in the 28 bytes struct rcm_id_info gives it. */
-static void rcm_addr_to_info(u8 *out, const struct sockaddr_storage *ss)
+static void rcm_addr_to_info(u8 *out, const union rcm_sockaddr *addr)
 {
 	static_assert(sizeof(struct sockaddr_in6) == 28);
-	if (ss->ss_family)
-		memcpy(out, ss, rdma_addr_size((const struct sockaddr *)ss));
+	if (addr->sa.sa_family == AF_INET || addr->sa.sa_family == AF_INET6)
+		memcpy(out, addr, rdma_addr_size(&addr->sa));
 }
 
 /**
@@ -225,7 +241,7 @@ int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
 			return -EINVAL;
 		id->dev_addr.bound_dev_if = scope;
 	}
-	id->bind.addr = *addr;
+	rcm_addr_set(&id->bind.addr, sa);
 	if (sa->sa_family == AF_INET6 && !id->afonly_set)
 		rcm_ps_set_sharing(id, id->bind.reuseaddr,
 				   READ_ONCE(id->net->ipv6.sysctl.bindv6only));
@@ -325,11 +341,12 @@ out:
 static int rcm_addr_resolve(struct rcm_id *id,
 			    const struct sockaddr_storage *dst, u32 timeout_ms)
 {
-	struct sockaddr_storage src = id->bind.addr;
+	struct sockaddr_storage src = {};
 	struct rcm_uevent *ev;
 	int ret;
 
-	if (id->bind.addr.ss_family != dst->ss_family)
+	memcpy(&src, &id->bind.addr, sizeof(id->bind.addr));
+	if (id->bind.addr.sa.sa_family != dst->ss_family)
 		return -EINVAL;
 	ev = rcm_event_alloc(id, RCM_EVENT_ADDR_RESOLVED, GFP_KERNEL);
 	if (!ev)
@@ -412,10 +429,10 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 		 * ephemeral port may be one that ids with other
 		 * destinations hold.
 		 */
-		id->dst_addr = dst;
+		rcm_addr_set(&id->dst_addr, (struct sockaddr *)&dst);
 		ret = rcm_addr_bind(id, &src);
 		if (ret)
-			id->dst_addr = rcm_no_addr;
+			memset(&id->dst_addr, 0, sizeof(id->dst_addr));
 	} else if (id->state != RCM_STATE_ADDR_BOUND) {
 		ret = rcm_id_state_errno(id);
 	}
@@ -493,10 +510,9 @@ int rcm_cmd_query_id(struct file *filp, void *arg)
 	mutex_lock(&id->lock);
 	rcm_id_info_fill(id, &info);
 	/* The storage forms of the addresses, as the id keeps them. */
-	if (id->bind.addr.ss_family)
-		memcpy(&cmd->out_src, &id->bind.addr, sizeof(cmd->out_src));
-	if (id->dst_addr.ss_family)
-		memcpy(&cmd->out_dst, &id->dst_addr, sizeof(cmd->out_dst));
+	static_assert(sizeof(cmd->out_src) >= sizeof(id->bind.addr));
+	memcpy(&cmd->out_src, &id->bind.addr, sizeof(id->bind.addr));
+	memcpy(&cmd->out_dst, &id->dst_addr, sizeof(id->dst_addr));
 	mutex_unlock(&id->lock);
 	cmd->out_port_num = info.port_num;
 	cmd->out_node_guid = info.node_guid;

@@ -53,10 +53,47 @@ static void rcm_addr_from_user_wants_a_zero_tail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EINVAL);
 }
 
+/* What an id keeps of an address: the family's bytes, zeros after them. */
+static void rcm_addr_set_keeps_the_family_only(struct kunit *test)
+{
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	union rcm_sockaddr to;
+	u8 *raw = (u8 *)&to;
+
+	KUNIT_EXPECT_EQ(test, sizeof(to), sizeof(struct sockaddr_ib));
+	memset(&to, 0xff, sizeof(to));
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons(7174);
+	in6->sin6_flowinfo = htonl(5);
+	in6->sin6_addr.s6_addr[15] = 1;
+	in6->sin6_scope_id = 3;
+	rcm_addr_set(&to, (struct sockaddr *)&ss);
+	KUNIT_EXPECT_EQ(test, memcmp(&to, in6, sizeof(*in6)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(raw + sizeof(*in6), 0,
+					     sizeof(to) - sizeof(*in6)), NULL);
+
+	memset(&ss, 0, sizeof(ss));
+	in->sin_family = AF_INET;
+	in->sin_port = htons(7174);
+	in->sin_addr.s_addr = htonl(0xc6120001);
+	rcm_addr_set(&to, (struct sockaddr *)&ss);
+	KUNIT_EXPECT_EQ(test, memcmp(&to, in, sizeof(*in)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(raw + sizeof(*in), 0,
+					     sizeof(to) - sizeof(*in)), NULL);
+
+	/* No destination (rcm_no_addr): nothing kept. */
+	memset(&ss, 0, sizeof(ss));
+	rcm_addr_set(&to, (struct sockaddr *)&ss);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(raw, 0, sizeof(to)), NULL);
+}
+
 static struct kunit_case rcm_addr_cases[] = {
 	KUNIT_CASE(rcm_addr_from_user_takes_v4_and_v6),
 	KUNIT_CASE(rcm_addr_from_user_refuses_other_families),
 	KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
+	KUNIT_CASE(rcm_addr_set_keeps_the_family_only),
 	{}
 };
 

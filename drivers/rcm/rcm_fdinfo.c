@@ -85,10 +85,10 @@ static struct rcm_id *rcm_fdinfo_next(struct rcm_file *file,
 
 /* " key=address:port", or " key=-" for no address. */
 static void rcm_fdinfo_addr(struct seq_file *m, const char *key,
-			    const struct sockaddr_storage *ss)
+			    const union rcm_sockaddr *addr)
 {
-	if (ss->ss_family)
-		seq_printf(m, " %s=%pISpc", key, ss);
+	if (addr->sa.sa_family)
+		seq_printf(m, " %s=%pISpc", key, &addr->sa);
 	else
 		seq_printf(m, " %s=-", key);
 }

@@ -51,6 +51,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/socket.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
@@ -207,13 +208,31 @@ enum rcm_state {
 };
 
 /**
+ * union rcm_sockaddr - an address an id keeps
+ * @sa: the family, and the address as the kernel's calls take it
+ * @in: IPv4
+ * @in6: IPv6
+ * @ib: AF_IB, the largest rcm handles (48 bytes)
+ *
+ * Not a struct sockaddr_storage: an id keeps two addresses, and 128
+ * bytes each would be 160 bytes more per id. Filled by rcm_addr_set(),
+ * which zeroes what the family does not use.
+ */
+union rcm_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+	struct sockaddr_ib ib;
+};
+
+/**
  * struct rcm_binding - what an id asks of its port space
  * @addr: local address and port (sockaddr_in or sockaddr_in6)
  * @reuseaddr: RCM option REUSEADDR
  * @afonly: IPv6 only / IPv4 only: does not share with the other family
  */
 struct rcm_binding {
-	struct sockaddr_storage addr;
+	union rcm_sockaddr addr;
 	bool reuseaddr;
 	bool afonly;
 };
@@ -325,30 +344,31 @@ struct rcm_binding {
  *          struct rcm_mcast for the rules
  */
 struct rcm_id {
+	/* Ordered to leave few holes: memory per idle id (issue 16). */
 	struct rcm_file *file;
-	u32 handle;
 	u64 context;
+	u32 handle;
 	refcount_t ref;
 	struct completion done;
 	struct mutex cmd_lock;		/* one command at a time */
 	struct mutex lock;		/* commands vs. callbacks; @state */
 	enum rcm_state state;
+	u32 events_reported;
 	u16 ps;
 	u8 qp_type;
-	u32 events_reported;
+	bool resolve_used;
+	u32 port_num;
 	struct net *net;
 	struct rcm_binding bind;
-	struct sockaddr_storage dst_addr;
-	u16 port;
+	union rcm_sockaddr dst_addr;
 	struct hlist_node port_node;
 	struct rdma_dev_addr dev_addr;
 	struct rcm_device *rdev;
-	u32 port_num;
 	struct list_head dev_node;
 	struct list_head change_node;
-	bool resolve_used;
 	struct rcm_uevent *resolve_ev;
 	struct rcm_uevent *removal_ev;
+	u16 port;
 	u8 tos;
 	bool afonly_set;
 	bool ack_timeout_set;
@@ -491,6 +511,7 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg);
 
 /* rcm_ps.c */
 bool rcm_addr_is_any(const struct sockaddr *sa);
+void rcm_addr_set(union rcm_sockaddr *to, const struct sockaddr *from);
 u16 rcm_addr_port(const struct sockaddr *sa);
 int rcm_ps_bind(struct rcm_id *id);
 void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,

@@ -428,9 +428,9 @@ void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
 	lockdep_assert_held(&id->lock);
 	mutex_lock(&rcm_ps_lock);
 	if (src)
-		memcpy(&id->bind.addr, src, rdma_addr_size(src));
+		rcm_addr_set(&id->bind.addr, src);
 	if (dst)
-		id->dst_addr = *dst;
+		rcm_addr_set(&id->dst_addr, (const struct sockaddr *)dst);
 	mutex_unlock(&rcm_ps_lock);
 }
 
