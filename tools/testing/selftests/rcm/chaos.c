@@ -171,6 +171,14 @@ struct idrec {
 	unsigned int did, groups;	/* DID_*; groups joined (bits) */
 	bool destroying;	/* in rdma_destroy_id() */
 	bool udp;
+	/*
+	 * From a connect that went out until the event that ends it is
+	 * handed out: the library may use the id's QP meanwhile while it
+	 * readies an event in another thread (CONNECT_RESPONSE: the QP to
+	 * RTS and the RTU; REJECTED: the QP to ERR), as librdmacm does, so
+	 * an application must not destroy the QP then (under @op).
+	 */
+	bool qp_in_use;
 };
 
 struct wt {		/* one thread of a worker */
@@ -325,7 +333,8 @@ static void do_destroy(struct wt *w, int s)
 	struct idrec *r = &ids[s];
 	int ret;
 
-	if (r->id->qp)
+	/* A QP the library may be using stays until the process exits. */
+	if (r->id->qp && !r->qp_in_use)
 		rdma_destroy_qp(r->id);
 	pthread_mutex_lock(&reg);
 	r->destroying = true;
@@ -337,6 +346,7 @@ static void do_destroy(struct wt *w, int s)
 	if (!ret) {
 		chans[r->chan].nids--;
 		r->id = NULL;
+		r->qp_in_use = false;
 	}
 	pthread_mutex_unlock(&reg);
 	if (ret)
@@ -469,6 +479,8 @@ static void do_connect(int s, uint32_t p)
 	count(OP_CONNECT, ret);
 	if (ret)
 		unmark(s, DID_CONNECT, was);
+	else
+		ids[s].qp_in_use = true;
 }
 
 static void do_accept(int s, uint32_t p)
@@ -727,7 +739,7 @@ static void id_call(struct wt *w, enum op call, int s, int c, uint32_t p)
 		do_create_qp(s);
 		break;
 	case OP_DESTROY_QP:
-		if (ids[s].id->qp) {
+		if (ids[s].id->qp && !ids[s].qp_in_use) {
 			rdma_destroy_qp(ids[s].id);
 			count(call, 0);
 		}
@@ -1010,6 +1022,13 @@ static void react(struct wt *w, struct reaction *r)
 		pthread_mutex_lock(&e->op);
 	if (!e->id || e->serial != r->serial)
 		goto out;	/* destroyed meanwhile */
+	/* The connect's end, handed out: the library is done with the QP. */
+	if (r->type == RDMA_CM_EVENT_CONNECT_RESPONSE ||
+	    r->type == RDMA_CM_EVENT_ESTABLISHED ||
+	    r->type == RDMA_CM_EVENT_REJECTED ||
+	    r->type == RDMA_CM_EVENT_UNREACHABLE ||
+	    r->type == RDMA_CM_EVENT_CONNECT_ERROR)
+		e->qp_in_use = false;
 	atomic_fetch_add(&sh->reactions, 1);
 	switch (r->type) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
