@@ -37,14 +37,7 @@ static const struct rcm_conn_param conn = {
 
 static void setup(void)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
-
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(41000);
-	inet_pton(AF_INET, "192.0.2.30", &sin->sin_addr);
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
+	fake_rcm_one_device(&peer);
 
 	memset(fake_qp_attr, 0, sizeof(fake_qp_attr));
 	fake_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |

@@ -50,14 +50,7 @@ static const struct rcm_conn_param conn = {
 
 static void setup(void)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
-
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(41000);
-	inet_pton(AF_INET, "192.0.2.30", &sin->sin_addr);
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
+	fake_rcm_one_device(&peer);
 }
 
 static void set_nonblock(int fd)

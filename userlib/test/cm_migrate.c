@@ -34,16 +34,9 @@ static struct sockaddr_storage peer;
 static struct sockaddr_in dst = { .sin_family = AF_INET };
 static void setup(void)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
-
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(41000);
-	inet_pton(AF_INET, "192.0.2.30", &sin->sin_addr);
+	fake_rcm_one_device(&peer);
 	dst.sin_port = htons(7471);
 	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
 }
 
 static struct rdma_event_channel *channel(void)

@@ -1390,3 +1390,16 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	pthread_mutex_unlock(&lock);
 	return ready;
 }
+
+void fake_rcm_one_device(struct sockaddr_storage *peer)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)peer;
+
+	memset(peer, 0, sizeof(*peer));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(41000);
+	inet_pton(AF_INET, "192.0.2.30", &sin->sin_addr);
+	fake_num_devices = 1;
+	fake_attach_guid = FAKE_GUID(0);
+	fake_attach_port = 1;
+}

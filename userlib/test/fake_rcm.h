@@ -297,4 +297,11 @@ uint64_t fake_rcm_option(int fd, uint32_t handle, uint32_t optname);
 /* Whether handle is a live id of the file of fd. */
 bool fake_rcm_id_live(int fd, uint32_t handle);
 
+/*
+ * The set-up most programs share: one device (FAKE_GUID(0), port 1) to
+ * attach to, and @peer, the address requests come from (192.0.2.30,
+ * port 41000).
+ */
+void fake_rcm_one_device(struct sockaddr_storage *peer);
+
 #endif /* RCM_TEST_FAKE_RCM_H */

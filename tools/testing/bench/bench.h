@@ -1,11 +1,54 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the bench programs share (bench_ids.c, bench_accept.c).
+ * What the bench programs share (bench_ids.c, bench_accept.c,
+ * bench_scale.c).
  */
 #ifndef RCM_BENCH_H
 #define RCM_BENCH_H
 
+/* The including program defines BENCH_NAME, its name in messages. */
+#ifndef BENCH_NAME
+#define BENCH_NAME "bench"
+#endif
+
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/rdma_cma.h>
+
+/* CLOCK_MONOTONIC in microseconds. */
+static inline double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* Give up: what failed, with errno, under the program's name. */
+static inline void die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", BENCH_NAME, what, strerror(errno));
+	exit(1);
+}
+
+/* The next event, acked; its type, id and status in the out arguments. */
+static inline int next_event(struct rdma_event_channel *ch,
+			     struct rdma_cm_id **id, int *status)
+{
+	struct rdma_cm_event *ev;
+	int type;
+
+	if (rdma_get_cm_event(ch, &ev))
+		die("rdma_get_cm_event");
+	type = ev->event;
+	*id = ev->id;
+	*status = ev->status;
+	rdma_ack_cm_event(ev);
+	return type;
+}
 
 /* The kernel's slab memory, /proc/meminfo "Slab", in kB; -1 on error. */
 static inline long slab_kb(void)

@@ -28,37 +28,8 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
+#define BENCH_NAME "bench_accept"
 #include "bench.h"
-
-static double now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "bench_accept: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-/* The next event, acked; its type, id and status in the out arguments. */
-static int next_event(struct rdma_event_channel *ch, struct rdma_cm_id **id,
-		      int *status)
-{
-	struct rdma_cm_event *ev;
-	int type;
-
-	if (rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event");
-	type = ev->event;
-	*id = ev->id;
-	*status = ev->status;
-	rdma_ack_cm_event(ev);
-	return type;
-}
 
 /*
  * Client @k: @n ids routed to @dst; one byte on @ready once they are,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
+#define BENCH_NAME "bench_ids"
 #include "bench.h"
 
 int main(int argc, char **argv)
