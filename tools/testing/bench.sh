@@ -15,7 +15,8 @@
 # verbs, the kernel) - from perf samples, and the handshake's gaps from
 # ib_cm's tracepoints; and the same split over bench_scale at
 # RCM_ATTR_SCALE_COUNTS (the scale counts), RCM_ATTR_SCALE_ROUNDS (2)
-# rounds per stack. Prints the medians, the rcm/in-tree ratios and
+# rounds per stack (RCM_ATTR_SCALE_WIRE=1: with traced runs for the
+# handshake's gaps). Prints the medians, the rcm/in-tree ratios and
 # the A/A spread; the raw lines stay in build/bench/guest.log. Before the
 # attribution, the scale runs: bench_scale at RCM_BENCH_SCALE_COUNTS
 # (default 100,1000,10000; "none" for none) connections,
@@ -45,6 +46,9 @@ window=${RCM_BENCH_WINDOW:-32}
 # RCM_ATTR_SCALE_COUNTS says otherwise ("none": no such runs).
 attr_scale_counts=${RCM_ATTR_SCALE_COUNTS:-$scale_counts}
 attr_scale_rounds=${RCM_ATTR_SCALE_ROUNDS:-2}
+# 1: traced bench_scale runs too, for the handshake's gaps at each scale
+# count (about 230 s more at the default counts).
+attr_scale_wire=${RCM_ATTR_SCALE_WIRE:-0}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
@@ -63,7 +67,7 @@ install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
 	echo "bench: RCM_BENCH_WINDOW=$window ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
-	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds"
+	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \

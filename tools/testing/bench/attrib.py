@@ -52,6 +52,7 @@ USER_HZ = 100      # /proc/stat's ticks (USER_HZ is 100 on x86)
 def parse(path, tag='attr'):
     """The lines of the cmtime runs (tag 'attr') or of the bench_scale
     runs ('sattr')."""
+    wtag = 'wire' if tag == 'attr' else 'swire'
     runs = {}                       # (stack, count, round) -> (hz, wall)
     samples = defaultdict(lambda: defaultdict(int))  # run -> key -> n
     cpu = defaultdict(list)         # (stack, count) -> [(round, us/conn)]
@@ -80,10 +81,10 @@ def parse(path, tag='attr'):
         elif f[0] == 'bench-cpu' and len(f) == 6:
             us = (int(f[4]) + int(f[5])) * 1e6 / USER_HZ / int(f[2])
             cpu[(f[1], int(f[2]))].append((int(f[3]), us))
-        elif f[0] == 'bench-wire' and len(f) == 7:
+        elif f[0] == f'bench-{wtag}' and len(f) == 7:
             wire[(f[1], int(f[2]), f[4])].append((int(f[3]),
                                                   float(f[5]) / 1000))
-        elif f[0] == 'bench-wire-events' and len(f) == 6:
+        elif f[0] == f'bench-{wtag}-events' and len(f) == 6:
             events[(f[1], int(f[2]))][f[4]] += int(f[5])
     return runs, samples, cpu, wire, events
 
@@ -159,9 +160,17 @@ def report(path):
         row('idle (either vCPU)', ('idle',))
         a, b = cpu.get(('intree', count)), cpu.get(('rcm', count))
         print(line('CPU guest-wide, timed runs (/proc/stat)', a, b, '<=0.7'))
-    print('\nthe handshake on the wire (ib_cm\'s tracepoints, a traced run per'
-          ' stack and round,\nall connections in flight at once): median'
-          ' milliseconds per connection over the rounds')
+    wire_table(wire, events, counts,
+               'the handshake on the wire (ib_cm\'s tracepoints, a traced run'
+               ' per stack and round,\nall connections in flight at once):'
+               ' median milliseconds per connection over the rounds')
+
+
+def wire_table(wire, events, counts, title):
+    """The handshake's gaps per count, and the MADs beyond the five."""
+    if not counts:
+        return
+    print('\n' + title)
     print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}{"A/A":>6}')
     for count in counts:
         for what, label in (
@@ -183,10 +192,11 @@ def report(path):
                                    sorted(more.items())))
         print(f'      (sent over the rounds: ' + '; '.join(extra) + ')')
 
+
 def report_scale(path):
     """The same split for the bench_scale runs (no QPs, a bounded window),
     at each count, and each stack's growth from the smallest count."""
-    runs, samples, _, _, _ = parse(path, 'sattr')
+    runs, samples, _, wire, events = parse(path, 'sattr')
     if not runs:
         return
     counts = sorted({c for _, c, _ in runs})
@@ -218,6 +228,11 @@ def report_scale(path):
             print(line(label, per_conn(runs, samples, 'intree', count, keys,
                                        n),
                        per_conn(runs, samples, 'rcm', count, keys, n)))
+    wire_table(wire, events, sorted({c for _, c, _ in wire}),
+               'the handshake on the wire over bench_scale (ib_cm\'s'
+               ' tracepoints, a traced run per stack\nand round, at most 32'
+               ' connections in set-up at once): median milliseconds per'
+               ' connection')
     if len(counts) < 2:
         return
     small, big = counts[0], counts[-1]

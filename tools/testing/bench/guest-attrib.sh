@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# guest-attrib.sh ROUNDS COUNTS [SCALE_COUNTS [SCALE_ROUNDS]]: where one
+# guest-attrib.sh ROUNDS COUNTS [SCALE_COUNTS [SCALE_ROUNDS [SCALE_WIRE]]]:
+# where one
 # connection's time goes (make bench, issue 16), on each stack, in the
 # boot guest-bench.sh runs in. Separate runs from the timed ones, so
 # that sampling and tracing cost nothing there:
@@ -16,6 +17,9 @@
 #   at once, all kept established) at each of SCALE_COUNTS (default
 #   none), SCALE_ROUNDS rounds (default 2) per stack, as
 #     bench-sattr-run ... and bench-sattr ... (the same fields)
+#   and, with SCALE_WIRE 1 (default 0: they take about 230 s more at
+#   the default counts), one traced bench_scale run per stack and round,
+#     bench-swire ... and bench-swire-events ... (the bench-wire fields)
 # - The handshake on the wire: one traced run per stack and round
 #   (ib_cm's ib_cma tracepoints, which fire for both stacks; rcm's and
 #   rdma_cma's own are counted), per connection the time from the
@@ -28,6 +32,7 @@ ip=$RCM_ADDR_RXE
 rounds=${1:-4}
 scale_counts=$(echo "${3:-none}" | sed 's/^none$//' | tr , ' ')
 scale_rounds=${4:-2}
+scale_wire=${5:-0}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
 port=23000
 hz=1000
@@ -256,13 +261,18 @@ scale_perf_run() {
 		$(((1000 + $2 - 1) / $2)) $ip $port"
 }
 
-# STACK COUNT ROUND: one traced cmtime run; prints the bench-wire lines.
+# STACK COUNT ROUND [scale]: one traced cmtime run, or bench_scale run
+# with "scale"; prints the bench-wire (bench-swire) lines.
 wire_run() {
-	stack=$1 count=$2 round=$3
+	stack=$1 count=$2 round=$3 tag=wire
+	[ "${4:-}" = scale ] && tag=swire
 	port=$((port + 1))
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
-	echo 4096 >$tr/buffer_size_kb
+	# Per vCPU: ib_cm's five MADs and rdma_cm's events of a connection,
+	# some 150 bytes of trace each (the in-tree stack's lost some at
+	# 10 000 connections with half of this).
+	echo $((4096 + count)) >$tr/buffer_size_kb
 	for e in ib_cma/icm_send_req ib_cma/icm_send_rep ib_cma/icm_send_rtu \
 		ib_cma/icm_send_dreq ib_cma/icm_send_drep \
 		ib_cma/icm_send_dup_req ib_cma/icm_send_dup_rep \
@@ -273,15 +283,22 @@ wire_run() {
 		[ -e $tr/events/$e/enable ] && echo 1 >$tr/events/$e/enable
 	done
 	echo 1 >$tr/tracing_on
-	(serve "$stack" /tmp/srv_cmtime -b "$ip" -p $port -c "$count" \
-		>/tmp/asrv.log 2>&1) &
-	spid=$!
-	sleep 1
-	(serve "$stack" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port \
-		-c "$count" >/tmp/acli.log 2>&1) ||
-		echo "bench-error wire $stack $count $round"
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
+	if [ $tag = swire ]; then
+		(serve "$stack" timeout 900 ./bench_scale "$count" 32 \
+			$(((1000 + count - 1) / count)) "$ip" $port \
+			>/tmp/acli.log 2>&1) ||
+			echo "bench-error $tag $stack $count $round"
+	else
+		(serve "$stack" /tmp/srv_cmtime -b "$ip" -p $port -c "$count" \
+			>/tmp/asrv.log 2>&1) &
+		spid=$!
+		sleep 1
+		(serve "$stack" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port \
+			-c "$count" >/tmp/acli.log 2>&1) ||
+			echo "bench-error $tag $stack $count $round"
+		kill $spid 2>/dev/null
+		wait $spid 2>/dev/null
+	fi
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/enable
 	# "TASK-PID [CPU] FLAGS TIME: EVENT: local_id=L remote_id=R ...":
@@ -318,13 +335,13 @@ wire_run() {
 			if (c in drep)
 				print "dreq_drep", drep[c] - dreq[c]
 	}' >/tmp/wire
-	awk '$1 == "events" { print "bench-wire-events '"$stack $count $round"'", $2, $3 }' /tmp/wire
+	awk '$1 == "events" { print "bench-'$tag'-events '"$stack $count $round"'", $2, $3 }' /tmp/wire
 	for what in req_rep rep_rtu dreq_drep; do
 		awk -v w=$what '$1 == w { print $2 }' /tmp/wire | sort -n >/tmp/wire.$what
 		n=$(wc -l </tmp/wire.$what)
 		[ "$n" -gt 0 ] || continue
 		med=$(sed -n "$(((n + 1) / 2))p" /tmp/wire.$what)
-		echo "bench-wire $stack $count $round $what $med $n"
+		echo "bench-$tag $stack $count $round $what $med $n"
 	done
 }
 
@@ -355,6 +372,10 @@ for count in $scale_counts; do
 		fi
 		scale_perf_run "$1" "$count" $r
 		scale_perf_run "$2" "$count" $r
+		if [ "$scale_wire" = 1 ]; then
+			wire_run "$1" "$count" $r scale
+			wire_run "$2" "$count" $r scale
+		fi
 		r=$((r + 1))
 	done
 done
