@@ -118,22 +118,31 @@ static bool rcm_id_table_init(struct rcm_id_table *t, bool by_handle)
 /*
  * Double the buckets of @t and rehash its ids into them. Without the
  * memory for them the table keeps its buckets, which stay correct.
+ *
+ * Bucket b splits into 2b and 2b + 1 (the hash is the key's top bits),
+ * and each keeps the order of the chain it came from: newest first, as
+ * rcm_id_table_add() puts them. The order matters in the handle table:
+ * a destroyed id waiting for its acks stays in it while the kernel may
+ * give its handle to a new id, and a lookup must find the new one.
  */
 static void rcm_id_table_grow(struct rcm_id_table *t)
 {
-	struct rcm_id_private **buckets, **head, *id, *next;
-	uint32_t bits = t->bits + 1, b;
+	struct rcm_id_private **buckets, **tail[2], *id;
+	uint32_t bits = t->bits + 1, b, half;
 
 	buckets = calloc((size_t)1 << bits, sizeof(*buckets));
 	if (!buckets)
 		return;
 	for (b = 0; b < 1u << t->bits; b++) {
-		for (id = t->buckets[b]; id; id = next) {
-			next = *rcm_id_link(t, id);
-			head = &buckets[rcm_id_hash(rcm_id_key(t, id), bits)];
-			*rcm_id_link(t, id) = *head;
-			*head = id;
+		tail[0] = &buckets[2 * b];
+		tail[1] = &buckets[2 * b + 1];
+		for (id = t->buckets[b]; id; id = *rcm_id_link(t, id)) {
+			half = rcm_id_hash(rcm_id_key(t, id), bits) & 1;
+			*tail[half] = id;
+			tail[half] = rcm_id_link(t, id);
 		}
+		*tail[0] = NULL;
+		*tail[1] = NULL;
 	}
 	free(t->buckets);
 	t->buckets = buckets;

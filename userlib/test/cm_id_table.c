@@ -15,7 +15,11 @@
  *   handle) reach the id;
  * - a few ids and request ids migrated to another channel and one back:
  *   their events come on the channel they are on, with the new handle,
- *   and the others' on theirs.
+ *   and the others' on theirs;
+ * - a request id whose rdma_destroy_id() waits for an ack while the
+ *   module gives its handle to a new request, and the table grows: the
+ *   new request's events reach the new id (the table keeps the newest id
+ *   of a handle first when it grows).
  *
  * The module is faked (fake_rcm.c), and so are libibverbs' devices
  * (fake_verbs.c). The channels are non-blocking: an event the library
@@ -24,8 +28,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
@@ -396,6 +402,82 @@ static void many_ids(void)
 		N_IDS, N_REQS, seconds_since(&start));
 }
 
+static void *destroy_thread(void *t)
+{
+	destroy(t);
+	return NULL;
+}
+
+/* The first CONNECT_REQUEST on c: its request id into r, acked. */
+static bool request(struct rdma_event_channel *c, struct tid *l,
+		    struct tid *r)
+{
+	struct rdma_cm_event *ev;
+
+	r->handle = fake_rcm_push_request(c->fd, l->handle, &conn, &peer,
+					  NULL, 0);
+	ev = next_event(c);
+	if (!ev)
+		return false;
+	T_CHECK(ev->event == RDMA_CM_EVENT_CONNECT_REQUEST);
+	r->id = ev->id;
+	rdma_ack_cm_event(ev);
+	return r->id != NULL;
+}
+
+/*
+ * A destroyed request id still waiting for the ack of an event it
+ * reported shares its handle with the request the module made next,
+ * and the handle table grows once meanwhile: events of the handle go to
+ * the new request id, not the old one (which would drop them).
+ */
+static void handle_reused(void)
+{
+	/* A grow past 2 ids a bucket of the first 64: listener, 2 requests. */
+	static struct tid fill[2 * 64 + 1 - 3];
+	struct tid listener, old, fresh = { 0 }, *t;
+	struct rdma_event_channel *c;
+	struct rdma_cm_event *held;
+	pthread_t th;
+	unsigned int i;
+
+	setup();
+	c = channel();
+	if (!c || !make_listener(c, &listener) || !request(c, &listener, &old))
+		return;
+	T_CHECK(fake_rcm_push(c->fd, old.handle, RCM_EVENT_UNREACHABLE,
+			      -ETIMEDOUT, NULL, 0));
+	held = next_event(c);
+	if (!held)
+		return;
+	T_CHECK(pthread_create(&th, NULL, destroy_thread, &old) == 0);
+	for (i = 0; i < 5000 && fake_rcm_id_live(c->fd, old.handle); i++)
+		usleep(1000);
+	T_CHECK(!fake_rcm_id_live(c->fd, old.handle));
+	/* The lowest free handle: the old request's. */
+	if (!request(c, &listener, &fresh))
+		goto out;
+	T_CHECK(fresh.handle == old.handle);
+	for (i = 0; i < ARRAY_SIZE(fill); i++)
+		if (!make_id(c, &fill[i], RDMA_PS_TCP))
+			goto out;
+	t = &fresh;
+	deliver(c, &t, 1);
+out:
+	rdma_ack_cm_event(held);
+	pthread_join(th, NULL);
+	/* A dropped event would keep fresh's destroy waiting for its ack. */
+	if (t_failures)
+		return;
+	for (i = 0; i < ARRAY_SIZE(fill); i++)
+		if (fill[i].id)
+			destroy(&fill[i]);
+	if (fresh.id)
+		destroy(&fresh);
+	destroy(&listener);
+	rdma_destroy_event_channel(c);
+}
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -405,5 +487,6 @@ int main(int argc, char *argv[])
 	fake_rcm_init();
 
 	t_in_child("thousands of ids on one channel", many_ids);
+	t_in_child("a handle given again while the table grows", handle_reused);
 	return t_exit();
 }
