@@ -341,11 +341,9 @@ out:
 static int rcm_addr_resolve(struct rcm_id *id,
 			    const struct sockaddr_storage *dst, u32 timeout_ms)
 {
-	struct sockaddr_storage src = {};
 	struct rcm_uevent *ev;
 	int ret;
 
-	memcpy(&src, &id->bind.addr, sizeof(id->bind.addr));
 	if (id->bind.addr.sa.sa_family != dst->ss_family)
 		return -EINVAL;
 	ev = rcm_event_alloc(id, RCM_EVENT_ADDR_RESOLVED, GFP_KERNEL);
@@ -355,7 +353,8 @@ static int rcm_addr_resolve(struct rcm_id *id,
 	id->resolve_ev = ev;
 	refcount_inc(&id->ref);		/* the resolution's */
 	id->state = RCM_STATE_ADDR_QUERY;
-	ret = rdma_resolve_ip((struct sockaddr *)&src,
+	/* It copies the source: our lock keeps it still meanwhile. */
+	ret = rdma_resolve_ip(&id->bind.addr.sa,
 			      (const struct sockaddr *)dst, &id->dev_addr,
 			      timeout_ms, rcm_addr_resolved, false, id);
 	if (ret) {

@@ -511,7 +511,6 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg);
 
 /* rcm_ps.c */
 bool rcm_addr_is_any(const struct sockaddr *sa);
-void rcm_addr_set(union rcm_sockaddr *to, const struct sockaddr *from);
 u16 rcm_addr_port(const struct sockaddr *sa);
 int rcm_ps_bind(struct rcm_id *id);
 void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
@@ -526,6 +525,7 @@ struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
 /* rcm_addr.c */
 int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
 		       struct sockaddr_storage *out);
+void rcm_addr_set(union rcm_sockaddr *to, const struct sockaddr *from);
 int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr);
 void rcm_addr_detach(struct rcm_id *id);
 void rcm_addr_device_removed(struct rcm_id *id);
