@@ -67,7 +67,7 @@ install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
 	echo "bench: RCM_BENCH_WINDOW=$window ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
-	echo "attrib: ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
+	echo "attrib: RCM_BENCH_WINDOW=$window ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \

@@ -215,9 +215,9 @@ def report_scale(path):
         ('the floor (shared)', floor),
         ('bench_scale and libc, start-up, exit', ('prog', 'proc')),
         ('busy, without the measurement', busy)]
-    print('\nthe same split over bench_scale (no QPs, at most 32 connections in'
-          f' set-up at once,\nall kept established; perf at {hz} Hz):'
-          ' median CPU microseconds per connection')
+    print('\nthe same split over bench_scale (no QPs, at most RCM_BENCH_WINDOW'
+          ' connections in set-up\nat once, all kept established; perf at'
+          f' {hz} Hz): median CPU microseconds per connection')
     for count in counts:
         n = scale_conns(count)
         nr = len([1 for s, c, _ in runs if s == 'rcm' and c == count])
@@ -230,9 +230,9 @@ def report_scale(path):
                        per_conn(runs, samples, 'rcm', count, keys, n)))
     wire_table(wire, events, sorted({c for _, c, _ in wire}),
                'the handshake on the wire over bench_scale (ib_cm\'s'
-               ' tracepoints, a traced run per stack\nand round, at most 32'
-               ' connections in set-up at once): median milliseconds per'
-               ' connection')
+               ' tracepoints, a traced run per stack\nand round, at most'
+               ' RCM_BENCH_WINDOW connections in set-up at once): median'
+               ' milliseconds per connection')
     if len(counts) < 2:
         return
     small, big = counts[0], counts[-1]

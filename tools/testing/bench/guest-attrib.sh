@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # guest-attrib.sh ROUNDS COUNTS [SCALE_COUNTS [SCALE_ROUNDS [SCALE_WIRE]]]:
-# where one
-# connection's time goes (make bench, issue 16), on each stack, in the
-# boot guest-bench.sh runs in. Separate runs from the timed ones, so
-# that sampling and tracing cost nothing there:
+# where one connection's time goes (make bench, issue 16), on each
+# stack, in the boot guest-bench.sh runs in. Separate runs from the
+# timed ones, so that sampling and tracing cost nothing there:
 #
 # - CPU by component: one cmtime run (server and client) per stack and
 #   round under "perf record -e cpu-clock -a -g" (a software clock: TCG
@@ -13,8 +12,9 @@
 #   classify below) and by the task it hit. Prints
 #     bench-attr-run STACK COUNT ROUND HZ WALL_US BUSY_TICKS TOTAL_TICKS
 #     bench-attr STACK COUNT ROUND SIDE CLASS SAMPLES
-# - The same for bench_scale (no QPs, at most 32 connections in set-up
-#   at once, all kept established) at each of SCALE_COUNTS (default
+# - The same for bench_scale (no QPs, at most RCM_BENCH_WINDOW (32)
+#   connections in set-up at once, all kept established, as
+#   guest-bench.sh runs it) at each of SCALE_COUNTS (default
 #   none), SCALE_ROUNDS rounds (default 2) per stack, as
 #     bench-sattr-run ... and bench-sattr ... (the same fields)
 #   and, with SCALE_WIRE 1 (default 0: they take about 230 s more at
@@ -33,6 +33,7 @@ rounds=${1:-4}
 scale_counts=$(echo "${3:-none}" | sed 's/^none$//' | tr , ' ')
 scale_rounds=${4:-2}
 scale_wire=${5:-0}
+window=${RCM_BENCH_WINDOW:-32}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
 port=23000
 hz=1000
@@ -253,12 +254,16 @@ perf_run() {
 	wait $spid 2>/dev/null
 }
 
-# STACK COUNT ROUND: one bench_scale run under perf record: COUNT
-# connections, repeated up to 1000, as guest-bench.sh runs it.
+# COUNT: bench_scale's command line for COUNT connections, repeated up
+# to 1000, on $port, as guest-bench.sh runs it.
+scale_cmd() {
+	echo "timeout 900 $PWD/bench_scale $1 $window $(((1000 + $1 - 1) / $1)) $ip $port"
+}
+
+# STACK COUNT ROUND: one bench_scale run under perf record.
 scale_perf_run() {
 	port=$((port + 1))
-	perf_sample sattr "$1" "$2" "$3" "timeout 900 $PWD/bench_scale $2 32 \
-		$(((1000 + $2 - 1) / $2)) $ip $port"
+	perf_sample sattr "$1" "$2" "$3" "$(scale_cmd "$2")"
 }
 
 # STACK COUNT ROUND [scale]: one traced cmtime run, or bench_scale run
@@ -267,6 +272,7 @@ wire_run() {
 	stack=$1 count=$2 round=$3 tag=wire
 	[ "${4:-}" = scale ] && tag=swire
 	port=$((port + 1))
+	[ $tag = swire ] && cmd=$(scale_cmd "$count")
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
 	# Per vCPU: ib_cm's five MADs and rdma_cm's events of a connection,
@@ -284,9 +290,8 @@ wire_run() {
 	done
 	echo 1 >$tr/tracing_on
 	if [ $tag = swire ]; then
-		(serve "$stack" timeout 900 ./bench_scale "$count" 32 \
-			$(((1000 + count - 1) / count)) "$ip" $port \
-			>/tmp/acli.log 2>&1) ||
+		# shellcheck disable=SC2086 # a command line, split on purpose
+		(serve "$stack" $cmd >/tmp/acli.log 2>&1) ||
 			echo "bench-error $tag $stack $count $round"
 	else
 		(serve "$stack" /tmp/srv_cmtime -b "$ip" -p $port -c "$count" \
