@@ -487,16 +487,23 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 /*
  * Copy the bytes of one part of a record that fall in its first @rec:
  * the part's @len bytes at @off from @src, or zeros when @src is NULL.
+ * Inlined, so that @len is each caller's constant: a part that fits
+ * whole (every record of a reader that knows struct rcm_event) is a
+ * copy of constant size, which hardened usercopy checks when the module
+ * is built instead of on every copy; a record cut short (an older
+ * reader's) copies what fits, checked at run time.
  */
-static int rcm_event_copy_part(char __user *buf, size_t rec, size_t off,
-			       const void *src, size_t len)
+static __always_inline int rcm_event_copy_part(char __user *buf, size_t rec,
+					       size_t off, const void *src,
+					       size_t len)
 {
 	if (rec <= off)
 		return 0;
-	len = min(len, rec - off);
-	if (src)
+	if (!src)
+		return clear_user(buf + off, min(len, rec - off)) ? -EFAULT : 0;
+	if (rec - off >= len)
 		return copy_to_user(buf + off, src, len) ? -EFAULT : 0;
-	return clear_user(buf + off, len) ? -EFAULT : 0;
+	return copy_to_user(buf + off, src, rec - off) ? -EFAULT : 0;
 }
 
 /*

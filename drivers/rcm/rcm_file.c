@@ -173,7 +173,12 @@ static long rcm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	const struct rcm_ioctl_op *op;
-	union rcm_ucmd_buffer buf;
+	/*
+	 * Not zeroed first (as CONFIG_INIT_STACK_ALL_ZERO would on every
+	 * call): copy_struct_from_user() fills the command's op->size
+	 * bytes, and neither the handler nor the copy-out reaches past them.
+	 */
+	union rcm_ucmd_buffer buf __uninitialized;
 	u32 hdr[2];	/* size, flags */
 	u32 out_end;
 	int ret;

@@ -1200,4 +1200,79 @@ TEST(connect_request_carries_the_request_id_info)
 	close(s);
 }
 
+/*
+ * A record size that ends inside a part - the QP attribute sets, the
+ * request id's view - gets that part's first bytes, the same bytes a
+ * whole record has there, and no byte more: the first CONNECT_RESPONSE
+ * bytes of the sets (a 392-byte record), a CONNECT_REQUEST's sets whole
+ * and the first bytes of its view (656 bytes).
+ */
+TEST(records_cut_inside_a_part_get_its_first_bytes)
+{
+	enum {
+		SREC = RCM_EVENT_SIZE_QP_ATTR + 64,
+		CREC = RCM_EVENT_SIZE_PDATA + 40,
+	};
+	const char *ip = getenv("RCM_ADDR_RXE");
+	struct rcm_event ev, want;
+	struct rcm_init_qp_attr a;
+	unsigned int lid, cid;
+	int s, c;
+
+	if (!ip)
+		SKIP(return, "no Soft-RoCE device");
+	s = open_sized(SREC);
+	c = open_sized(CREC);
+	ASSERT_TRUE(s >= 0 && c >= 0)
+		TH_LOG("open/query: %s", strerror(errno));
+	lid = rcm_listener(s, ip, 20111, 0x11, 0);
+	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc6);
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("set-up: %s", strerror(errno));
+	{
+		struct rcm_resolve_addr r = {
+			.size = sizeof(r), .id = cid, .timeout_ms = 2000,
+		};
+
+		rcm_sockaddr(&r.dst, ip, 20111);
+		ASSERT_EQ(0, ioctl(c, RCM_IOCTL_RESOLVE_ADDR, &r))
+			TH_LOG("resolve: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, old_record(c, CREC, RCM_EVENT_ADDR_RESOLVED, &ev))
+		TH_LOG("ADDR_RESOLVED record");
+	ASSERT_EQ(0, rcm_route(c, cid, 0))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, old_record(c, CREC, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		TH_LOG("ROUTE_RESOLVED record");
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, "cut"))
+		TH_LOG("connect: %s", strerror(errno));
+
+	ASSERT_EQ(0, old_record(s, SREC, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("%u-byte CONNECT_REQUEST", SREC);
+	ASSERT_EQ(0, carried_sets_match(s, ev.id, &ev, RCM_QP_STATES_ALL))
+		TH_LOG("its sets");
+	ASSERT_EQ(sizeof(struct rcm_id_info), ev.id_info_len)
+		TH_LOG("id_info_len %u", ev.id_info_len);
+	want = ev;
+	ASSERT_EQ(0, query_as_info(s, ev.id, &want.id_info))
+		TH_LOG("QUERY_ID: %s", strerror(errno));
+	ASSERT_EQ(0, memcmp(&ev, &want, SREC))
+		TH_LOG("the view's first bytes differ from QUERY_ID's");
+	ASSERT_EQ(0, rcm_accept(s, ev.id, 0x222, 0xacce, "pong"))
+		TH_LOG("accept: %s", strerror(errno));
+
+	ASSERT_EQ(0, old_record(c, CREC, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("%u-byte CONNECT_RESPONSE", CREC);
+	ASSERT_EQ(RCM_QP_STATES_ALL, ev.qp_attr_valid)
+		TH_LOG("carries %#x", ev.qp_attr_valid);
+	ASSERT_EQ(0, rcm_qp_attrs(c, cid, RCM_QP_STATES_ALL, &a))
+		TH_LOG("INIT_QP_ATTR: %s", strerror(errno));
+	want = ev;
+	memcpy(want.qp_attr, a.out_attr, sizeof(want.qp_attr));
+	ASSERT_EQ(0, memcmp(&ev, &want, CREC))
+		TH_LOG("the sets' first bytes differ from INIT_QP_ATTR's");
+	close(c);
+	close(s);
+}
+
 RCM_TEST_MAIN
