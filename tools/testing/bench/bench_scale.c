@@ -33,6 +33,15 @@
  *   over the REPEAT rounds; the growth of the kernel's slab memory
  *   from before the listener to COUNT connections established, per
  *   connection; and the failed connections.
+ *
+ *   Then "phases COUNT WINDOW addr_us A route_us R connect_us C
+ *   set_up_us S": medians over the connections established in all
+ *   rounds, as the client sees them, of the time from rdma_create_id()
+ *   to reading ADDR_RESOLVED, from there to reading ROUTE_RESOLVED (and
+ *   calling rdma_connect()), from there to reading CONNECT_RESPONSE, and
+ *   of the whole. With WINDOW connections in set-up, the phases share
+ *   WINDOW times the wall time per connection between them: a phase
+ *   that gets shorter leaves the others more of the queue.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -65,6 +74,13 @@ static long long busy_ticks(void)
 	return v[0] + v[1] + v[2] + v[5] + v[6];
 }
 
+/* The phases of one connection's set-up, kept in its id's context. */
+enum { PH_ADDR, PH_ROUTE, PH_CONNECT, PH_ALL, PH_N };
+
+struct conn_times {
+	double start, addr, route;
+};
+
 struct client {
 	struct rdma_event_channel *ch;
 	struct sockaddr_in *dst;
@@ -72,6 +88,8 @@ struct client {
 	int n, window;
 	int nup, inflight, failed;
 	unsigned int qpn;		/* the next QP number to name */
+	double *phase[PH_N];		/* per established connection */
+	int nphase, maxphase;
 };
 
 /*
@@ -90,19 +108,57 @@ static void failed(struct client *c, struct rdma_cm_id *id, const char *what,
 		exit(1);
 	}
 	c->inflight--;
+	free(id->context);
 	rdma_destroy_id(id);
 }
 
 /* Start setting up one more id. */
 static void start(struct client *c)
 {
+	struct conn_times *t = calloc(1, sizeof(*t));
 	struct rdma_cm_id *id;
 
-	if (rdma_create_id(c->ch, &id, NULL, RDMA_PS_TCP))
+	if (!t)
+		die("calloc");
+	t->start = now_us();
+	if (rdma_create_id(c->ch, &id, t, RDMA_PS_TCP))
 		die("rdma_create_id");
 	c->inflight++;
 	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)c->dst, 30000))
 		failed(c, id, "rdma_resolve_addr", -errno);
+}
+
+/* An id is established: its phases join the client's. */
+static void phases_add(struct client *c, struct rdma_cm_id *id)
+{
+	struct conn_times *t = id->context;
+	double now = now_us();
+
+	if (c->nphase < c->maxphase) {
+		c->phase[PH_ADDR][c->nphase] = t->addr - t->start;
+		c->phase[PH_ROUTE][c->nphase] = t->route - t->addr;
+		c->phase[PH_CONNECT][c->nphase] = now - t->route;
+		c->phase[PH_ALL][c->nphase] = now - t->start;
+		c->nphase++;
+	}
+	free(t);
+	id->context = NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of one phase (sorts it). */
+static double phase_median(struct client *c, int ph)
+{
+	if (!c->nphase)
+		return 0;
+	qsort(c->phase[ph], c->nphase, sizeof(double), cmp_double);
+	return c->phase[ph][c->nphase / 2];
 }
 
 /* Connect c->n ids, at most c->window in set-up at a time. */
@@ -124,6 +180,7 @@ static void connect_all(struct client *c)
 		type = next_event(c->ch, &id, &status);
 		switch (type) {
 		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			((struct conn_times *)id->context)->addr = now_us();
 			if (rdma_resolve_route(id, 30000))
 				failed(c, id, "rdma_resolve_route", -errno);
 			break;
@@ -132,6 +189,7 @@ static void connect_all(struct client *c)
 			 * A QP number of its own: ib_cm refuses a second
 			 * connection from the same QP (REJ "stale connection").
 			 */
+			((struct conn_times *)id->context)->route = now_us();
 			p.qp_num = 0x10000 + c->qpn++ % 0x7f0000;
 			if (rdma_connect(id, &p))
 				failed(c, id, "rdma_connect", -errno);
@@ -143,6 +201,7 @@ static void connect_all(struct client *c)
 			}
 			/* fall through */
 		case RDMA_CM_EVENT_ESTABLISHED:
+			phases_add(c, id);
 			c->up[c->nup++] = id;
 			c->inflight--;
 			break;
@@ -200,7 +259,11 @@ static void client(int n, int window, int repeat, struct sockaddr_in *dst,
 
 	c.ch = rdma_create_event_channel();
 	c.up = calloc(n, sizeof(*c.up));
-	if (!c.ch || !c.up)
+	c.maxphase = n * repeat;
+	for (r = 0; r < PH_N; r++)
+		c.phase[r] = calloc(c.maxphase, sizeof(double));
+	if (!c.ch || !c.up || !c.phase[PH_ADDR] || !c.phase[PH_ROUTE] ||
+	    !c.phase[PH_CONNECT] || !c.phase[PH_ALL])
 		die("client set-up");
 	for (r = 0; r < repeat; r++) {
 		k0 = busy_ticks();
@@ -224,6 +287,10 @@ static void client(int n, int window, int repeat, struct sockaddr_in *dst,
 	       conn_ticks * 1e6 / sysconf(_SC_CLK_TCK) / n, down_us / n,
 	       down_ticks * 1e6 / sysconf(_SC_CLK_TCK) / n,
 	       (slab - slab0) * 1024 / c.n, c.failed);
+	printf("phases %d %d addr_us %.1f route_us %.1f connect_us %.1f set_up_us %.1f\n",
+	       c.n, window, phase_median(&c, PH_ADDR),
+	       phase_median(&c, PH_ROUTE), phase_median(&c, PH_CONNECT),
+	       phase_median(&c, PH_ALL));
 	fflush(stdout);
 	rdma_destroy_event_channel(c.ch);
 	exit(0);

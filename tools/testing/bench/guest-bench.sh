@@ -25,6 +25,8 @@
 #   bench-scale STACK COUNT WINDOW ROUND CONNECT_US CONNECT_CPU_US TEARDOWN_US
 #     TEARDOWN_CPU_US SLAB_BYTES_PER_CONN FAILED (bench_scale, per
 #     connection)
+#   bench-sphase STACK COUNT WINDOW ROUND ADDR_US ROUTE_US CONNECT_US
+#     SET_UP_US (bench_scale's set-up phases, client side, medians)
 #   bench-syscalls STACK SIDE COUNT CALLS
 #   bench-syscall STACK SIDE NAME CALLS
 #   bench-cmcalls STACK SIDE COUNT CALLS DEVICE
@@ -265,7 +267,8 @@ scale_run() {
 	if out=$( (serve "$1" timeout 900 ./bench_scale "$2" "$window" \
 		$repeat "$ip" $port) 2>&1); then
 		echo "$out" | sed -n "s/^scale \([0-9]*\) [0-9]* [0-9]* connect_us \([0-9.]*\) connect_cpu_us \([0-9.]*\) teardown_us \([0-9.]*\) teardown_cpu_us \([0-9.]*\) slab_bytes_per_conn \(-*[0-9]*\) failed \([0-9]*\)$/bench-scale $1 \1 $window $3 \2 \3 \4 \5 \6 \7/p"
-		echo "$out" | grep -v '^scale ' | tail -3 | sed 's/^/# /'
+		echo "$out" | sed -n "s/^phases [0-9]* [0-9]* addr_us \([0-9.]*\) route_us \([0-9.]*\) connect_us \([0-9.]*\) set_up_us \([0-9.]*\)$/bench-sphase $1 $2 $window $3 \1 \2 \3 \4/p"
+		echo "$out" | grep -v '^scale \|^phases ' | tail -3 | sed 's/^/# /'
 	else
 		echo "bench-error $1 scale $2 $3"
 		echo "$out" | tail -5

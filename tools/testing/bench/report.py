@@ -30,6 +30,7 @@ cmcall = defaultdict(list)     # (stack, side) -> [(name, calls)]
 ids = {}                       # stack -> bytes per id
 accept = defaultdict(list)     # (stack, count, clients) -> [(round, us, slab)]
 scale = defaultdict(list)      # (stack, count) -> [(round, fields...)]
+sphase = defaultdict(list)     # (stack, count) -> [(round, 4 phases' us)]
 window = '?'                   # bench_scale's connections in set-up at once
 cpu = defaultdict(list)        # (stack, count) -> [(round, us per conn)]
 failed = []                    # (stack, count, round, failed, status, server)
@@ -60,6 +61,9 @@ for line in open(sys.argv[1], errors='replace'):
         window = f[3]
         scale[(f[1], int(f[2]))].append(
             (int(f[4]), *map(float, f[5:9]), int(f[9]), int(f[10])))
+    elif f[0] == 'bench-sphase' and len(f) == 9:
+        window = f[3]
+        sphase[(f[1], int(f[2]))].append((int(f[4]), *map(float, f[5:9])))
     elif f[0] == 'bench-cpu' and len(f) == 6:
         cpu[(f[1], int(f[2]))].append(
             (int(f[3]), (int(f[4]) + int(f[5])) * 1e6 / attrib.USER_HZ
@@ -243,6 +247,22 @@ if scale:
     print(f'\nslab memory per established connection at {big} (both sides,'
           ' ib_cm included)')
     print(attrib.line('slab bytes per connection', a, b))
+
+# Where a connection's set-up time goes, as the client sees it: with the
+# window full, a phase that gets shorter leaves the others more of the
+# queue, so a phase is read beside the whole.
+for count in sorted({c for (_, c) in sphase}):
+    print(f'\nbench_scale\'s set-up phases at {count} connections, client side,'
+          f' at most {window} in set-up:\nmedian us per connection over its'
+          ' connections, medians over the runs')
+    print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}{"A/A":>6}')
+    for i, label in enumerate(('create -> ADDR_RESOLVED read',
+                               '-> ROUTE_RESOLVED read, connect',
+                               '-> CONNECT_RESPONSE read',
+                               'create -> established (the whole)'), 1):
+        a = [(x[0], x[i]) for x in sphase.get(('intree', count), [])]
+        b = [(x[0], x[i]) for x in sphase.get(('rcm', count), [])]
+        print(attrib.line(label, a, b))
 
 # cmtime at the largest count (RCM_BENCH_CMTIME_RUNS): all connections in
 # flight at once. A failed run's CPU covers part of a run: left out, as
