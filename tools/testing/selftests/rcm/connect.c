@@ -1013,6 +1013,32 @@ static int open_sized(unsigned int size)
 }
 
 /*
+ * A listener (*@lid) on @port in a file of @srec-byte records (*@s),
+ * and an id (*@cid, context @ctx) in a file of @crec-byte records (*@c)
+ * whose address resolution towards it has started: 0, or -1 with errno.
+ */
+static int sized_pair(const char *ip, unsigned short port, unsigned int srec,
+		      unsigned int crec, __u64 ctx, int *s, int *c,
+		      unsigned int *lid, unsigned int *cid)
+{
+	struct rcm_resolve_addr r = { .size = sizeof(r), .timeout_ms = 2000 };
+
+	*s = open_sized(srec);
+	*c = open_sized(crec);
+	if (*s < 0 || *c < 0)
+		return -1;
+	*lid = rcm_listener(*s, ip, port, 0x11, 0);
+	if (!*lid)
+		return -1;
+	*cid = rcm_create(*c, RCM_PS_TCP, RCM_QPT_RC, ctx);
+	if (!*cid)
+		return -1;
+	r.id = *cid;
+	rcm_sockaddr(&r.dst, ip, port);
+	return ioctl(*c, RCM_IOCTL_RESOLVE_ADDR, &r);
+}
+
+/*
  * Readers of the records before the sets (RCM_EVENT_SIZE_PDATA bytes, a
  * library of the previous release; RCM_EVENT_SIZE_ECE, the one before)
  * get those records, no byte more, also of the events that carry sets
@@ -1032,23 +1058,9 @@ TEST(older_record_sizes_get_no_qp_attributes)
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
-	s = open_sized(RCM_EVENT_SIZE_PDATA);
-	c = open_sized(RCM_EVENT_SIZE_ECE);
-	ASSERT_TRUE(s >= 0 && c >= 0)
-		TH_LOG("open/query: %s", strerror(errno));
-	lid = rcm_listener(s, ip, 20109, 0x11, 0);
-	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc2);
-	ASSERT_TRUE(lid && cid)
-		TH_LOG("listen: %s", strerror(errno));
-	{
-		struct rcm_resolve_addr r = {
-			.size = sizeof(r), .id = cid, .timeout_ms = 2000,
-		};
-
-		rcm_sockaddr(&r.dst, ip, 20109);
-		ASSERT_EQ(0, ioctl(c, RCM_IOCTL_RESOLVE_ADDR, &r))
-			TH_LOG("resolve: %s", strerror(errno));
-	}
+	ASSERT_EQ(0, sized_pair(ip, 20109, RCM_EVENT_SIZE_PDATA,
+				RCM_EVENT_SIZE_ECE, 0xc2, &s, &c, &lid, &cid))
+		TH_LOG("set-up: %s", strerror(errno));
 	ASSERT_EQ(0, old_record(c, RCM_EVENT_SIZE_ECE,
 				RCM_EVENT_ADDR_RESOLVED, &ev))
 		TH_LOG("ADDR_RESOLVED record");
@@ -1221,23 +1233,9 @@ TEST(records_cut_inside_a_part_get_its_first_bytes)
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
-	s = open_sized(SREC);
-	c = open_sized(CREC);
-	ASSERT_TRUE(s >= 0 && c >= 0)
-		TH_LOG("open/query: %s", strerror(errno));
-	lid = rcm_listener(s, ip, 20111, 0x11, 0);
-	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc6);
-	ASSERT_TRUE(lid && cid)
+	ASSERT_EQ(0, sized_pair(ip, 20111, SREC, CREC, 0xc6, &s, &c, &lid,
+				&cid))
 		TH_LOG("set-up: %s", strerror(errno));
-	{
-		struct rcm_resolve_addr r = {
-			.size = sizeof(r), .id = cid, .timeout_ms = 2000,
-		};
-
-		rcm_sockaddr(&r.dst, ip, 20111);
-		ASSERT_EQ(0, ioctl(c, RCM_IOCTL_RESOLVE_ADDR, &r))
-			TH_LOG("resolve: %s", strerror(errno));
-	}
 	ASSERT_EQ(0, old_record(c, CREC, RCM_EVENT_ADDR_RESOLVED, &ev))
 		TH_LOG("ADDR_RESOLVED record");
 	ASSERT_EQ(0, rcm_route(c, cid, 0))
