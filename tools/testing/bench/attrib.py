@@ -89,6 +89,43 @@ def parse(path, tag='attr'):
     return runs, samples, cpu, wire, events
 
 
+def entries(path, tag):
+    """{(stack, count, round): {entry: samples}}: the CM module's samples
+    by where they entered it (guest-attrib.sh's bench-TAG-entry lines)."""
+    out = defaultdict(lambda: defaultdict(int))
+    for line in open(path, errors='replace'):
+        if f'bench-{tag}-entry ' not in line:
+            continue
+        f = line[line.index('bench-'):].split()
+        if len(f) == 6:
+            out[(f[1], int(f[2]), int(f[3]))][f[4]] += int(f[5])
+    return out
+
+
+def entry_table(path, tag, count, conns, hz):
+    """Each stack's CM module time at count by entry point: where the
+    module's time is spent, so that a ratio of the module's row can be
+    read against what it is made of."""
+    ent = entries(path, tag)
+    if not any(c == count for _, c, _ in ent):
+        return
+    print(f"\nthe CM module's CPU by where it was entered (the outermost"
+          f" module function, '>' the next one in),\n{count} connections:"
+          ' median microseconds per connection over the rounds; entries'
+          ' under 3% of\nthe module left out')
+    for stack, name in (('intree', 'in-tree'), ('rcm', 'rcm')):
+        rounds = [r for s, c, r in ent if s == stack and c == count]
+        keys = {k for r in rounds for k in ent[(stack, count, r)]}
+        med = {k: statistics.median(ent[(stack, count, r)].get(k, 0) * 1e6
+                                    / hz / conns for r in rounds)
+               for k in keys}
+        total = sum(med.values())
+        print(f'  {name}: the sum of the medians {total:.1f}')
+        for k in sorted(keys, key=lambda k: -med[k]):
+            if med[k] >= 0.03 * total:
+                print(f'    {k:<60}{med[k]:>8.1f}')
+
+
 def aa(rounds):
     """The A/A ratio of [(round, value)]: odd rounds' median / even's."""
     odd = [v for r, v in rounds if r % 2]
@@ -228,6 +265,7 @@ def report_scale(path):
             print(line(label, per_conn(runs, samples, 'intree', count, keys,
                                        n),
                        per_conn(runs, samples, 'rcm', count, keys, n)))
+    entry_table(path, 'sattr', counts[-1], scale_conns(counts[-1]), hz)
     wire_table(wire, events, sorted({c for _, c, _ in wire}),
                'the handshake on the wire over bench_scale (ib_cm\'s'
                ' tracepoints, a traced run per stack\nand round, at most'

@@ -12,11 +12,15 @@
 #   classify below) and by the task it hit. Prints
 #     bench-attr-run STACK COUNT ROUND HZ WALL_US BUSY_TICKS TOTAL_TICKS
 #     bench-attr STACK COUNT ROUND SIDE CLASS SAMPLES
+#     bench-attr-entry STACK COUNT ROUND ENTRY SAMPLES (the CM module's
+#       samples by where they entered it: ENTRY is its outermost function
+#       in the chain, ">" the next one in, as rcm_ioctl>rcm_cmd_connect)
 # - The same for bench_scale (no QPs, at most RCM_BENCH_WINDOW (32)
 #   connections in set-up at once, all kept established, as
 #   guest-bench.sh runs it) at each of SCALE_COUNTS (default
 #   none), SCALE_ROUNDS rounds (default 2) per stack, as
-#     bench-sattr-run ... and bench-sattr ... (the same fields)
+#     bench-sattr-run ..., bench-sattr ... and bench-sattr-entry ... (the
+#     same fields)
 #   and, with SCALE_WIRE 1 (default 0: they take about 230 s more at
 #   the default counts), one traced bench_scale run per stack and round,
 #     bench-swire ... and bench-swire-events ... (the bench-wire fields)
@@ -91,7 +95,7 @@ ticks() {
 # shellcheck disable=SC2016 # an awk program, not shell
 classify='
 FNR == NR { modof[$3] = $4; next }	# /tmp/modsyms: ADDR TYPE SYM [MODULE]
-function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake) {
+function flush(   side, cls, i, j, d, s, sys, verbs, mod, call, sc, wake, ent, lim) {
 	if (n == 0)
 		return
 	verbs = 0; sys = 0; mod = ""; call = ""; sc = ""; wake = 0
@@ -122,6 +126,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake) {
 				mod = "[ib_core_other]"
 		}
 	}
+	lim = i - 1	# the frames before an interrupt entry
 	d = dso[1]; s = sym[1]
 	if (verbs)
 		cls = "verbs"
@@ -179,6 +184,23 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake) {
 	if (cls == "idle")
 		side = "idle"
 	count[side " " cls]++
+	# Where a sample of the CM module entered it: its outermost frame
+	# in a CM module, and the next one in (the command an ioctl or
+	# write() runs, say): the time of the module by entry point.
+	if (cls == "cm" || cls == "cmwake") {
+		ent = ""
+		for (i = lim; i >= 1 && ent == ""; i--)
+			if (dso[i] ~ /^\[(rcm|rdma_cm|rdma_ucm|iw_cm)\]$/) {
+				ent = sym[i]
+				for (j = i - 1; j >= 1; j--)
+					if (dso[j] ~ /^\[(rcm|rdma_cm|rdma_ucm|iw_cm)\]$/) {
+						ent = ent ">" sym[j]
+						break
+					}
+			}
+		if (ent != "")
+			entry[ent]++
+	}
 	if (top)
 		leaf[cls " " s (call != "" && call != s ? "<" call : "")]++
 	n = 0
@@ -205,6 +227,8 @@ END {
 	for (k in leaf)
 		if (leaf[k] >= 5)
 			print "top", k, leaf[k]
+	for (k in entry)
+		print "entry", k, entry[k]
 }'
 
 # TAG STACK COUNT ROUND COMMAND: COMMAND (a shell command line) under
@@ -233,6 +257,8 @@ perf_sample() {
 		while read -r side cls n; do
 		if [ "$side" = top ]; then
 			echo "# top $tag $stack $count $round $cls $n"
+		elif [ "$side" = entry ]; then
+			echo "bench-$tag-entry $stack $count $round $cls $n"
 		else
 			echo "bench-$tag $stack $count $round $side $cls $n"
 		fi
