@@ -73,8 +73,8 @@ ticks() {
 }
 
 # The class of one sample, from its task and its call chain (leaf
-# first). What runs under a verbs call (ib_uverbs, libibverbs, the rxe
-# provider) is verbs, whatever it calls: the QP modifies both stacks
+# first). What runs under a verbs call (ib_uverbs in the kernel frames,
+# or a leaf in libibverbs or the rxe provider) is verbs, whatever it calls: the QP modifies both stacks
 # make the same way. Otherwise the innermost frame in an RDMA module
 # names the class, so that ib_cm's, the MAD layer's and rxe's work
 # counts as theirs even when the CM called it synchronously, and a lock
@@ -105,7 +105,13 @@ function flush(   side, cls, i, j, d, s, sys, verbs, mod, call, sc, wake, ent, l
 		# sample was doing.
 		if (s ~ /^asm_(sysvec|common_interrupt|exc_)/)
 			break
-		if (d ~ /^\[ib_uverbs\]$|libibverbs|librxe-rdmav/)
+		# A verbs call: ib_uverbs in the kernel frames, or a leaf in
+		# libibverbs or the provider. Not a caller frame in user
+		# space: perf follows user frames by their frame pointers,
+		# which libraries built without them leave stale, and a stale
+		# one in libibverbs put the event reads of rcm under verbs.
+		if (d == "[ib_uverbs]" ||
+		    (i == 1 && d ~ /libibverbs|librxe-rdmav/))
 			verbs = 1
 		if (s ~ /^entry_SYSCALL|^do_syscall_64/ && !sys)
 			sys = 1
