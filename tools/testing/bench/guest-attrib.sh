@@ -74,8 +74,8 @@ ticks() {
 
 # The class of one sample, from its task and its call chain (leaf
 # first). What runs under a verbs call (ib_uverbs in the kernel frames,
-# or a leaf in libibverbs or the rxe provider) is verbs, whatever it calls: the QP modifies both stacks
-# make the same way. Otherwise the innermost frame in an RDMA module
+# or a leaf in libibverbs or the rxe provider) is verbs, whatever it
+# calls: the QP modifies both stacks make the same way. Otherwise the innermost frame in an RDMA module
 # names the class, so that ib_cm's, the MAD layer's and rxe's work
 # counts as theirs even when the CM called it synchronously, and a lock
 # or an allocation inside the CM counts as the CM's; of the CM's, what
@@ -95,7 +95,7 @@ ticks() {
 # shellcheck disable=SC2016 # an awk program, not shell
 classify='
 FNR == NR { modof[$3] = $4; next }	# /tmp/modsyms: ADDR TYPE SYM [MODULE]
-function flush(   side, cls, i, j, d, s, sys, verbs, mod, call, sc, wake, ent, lim) {
+function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake, ent, inner, lim) {
 	if (n == 0)
 		return
 	verbs = 0; sys = 0; mod = ""; call = ""; sc = ""; wake = 0
@@ -194,18 +194,14 @@ function flush(   side, cls, i, j, d, s, sys, verbs, mod, call, sc, wake, ent, l
 	# in a CM module, and the next one in (the command an ioctl or
 	# write() runs, say): the time of the module by entry point.
 	if (cls == "cm" || cls == "cmwake") {
-		ent = ""
-		for (i = lim; i >= 1 && ent == ""; i--)
+		ent = inner = ""
+		for (i = 1; i <= lim; i++)
 			if (dso[i] ~ /^\[(rcm|rdma_cm|rdma_ucm|iw_cm)\]$/) {
+				inner = ent
 				ent = sym[i]
-				for (j = i - 1; j >= 1; j--)
-					if (dso[j] ~ /^\[(rcm|rdma_cm|rdma_ucm|iw_cm)\]$/) {
-						ent = ent ">" sym[j]
-						break
-					}
 			}
 		if (ent != "")
-			entry[ent]++
+			entry[ent (inner != "" ? ">" inner : "")]++
 	}
 	if (top)
 		leaf[cls " " s (call != "" && call != s ? "<" call : "")]++
