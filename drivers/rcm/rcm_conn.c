@@ -129,6 +129,7 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 	struct ib_device_attr *attrs;
 	struct ib_cm_id *cm_id = NULL;
 	struct iw_cm_id *iw = NULL;
+	struct rcm_device *rdev;
 	struct rcm_id *id;
 	int ret;
 
@@ -176,12 +177,15 @@ out:
 		trace_cm_send_sidr_req(id);
 	else if (!ret)
 		trace_cm_send_req(id);
+	/*
+	 * Never sent: no handler can be running; destroyed without locks,
+	 * the device held until then (the id may be detached meanwhile).
+	 */
+	rdev = cm_id || iw ? id->rdev : NULL;
+	if (rdev)
+		rcm_device_get(rdev);
 	rcm_id_unlock(id);
-	/* Never sent: no handler can be running; destroyed without locks. */
-	if (cm_id)
-		ib_destroy_cm_id(cm_id);
-	if (iw)
-		iw_destroy_cm_id(iw);
+	rcm_device_put_cm(rdev, cm_id, iw);
 	return ret;
 }
 

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include <kunit/visibility.h>
 
@@ -48,9 +49,46 @@ static void rcm_device_release(struct kref *ref)
 	complete(&rdev->done);
 }
 
+/**
+ * rcm_device_get() - hold a device once more
+ * @rdev: a device the caller already holds: an attached id's, under the
+ *        id's lock, or the device list's, under rcm_devices_lock
+ *
+ * rcm_remove_one() waits for the matching rcm_device_put(): whatever the
+ * holder still has of the device (a CM id and its GID table entries) is
+ * gone before ib_core tears the device down.
+ */
+void rcm_device_get(struct rcm_device *rdev)
+{
+	kref_get(&rdev->ref);
+}
+
 void rcm_device_put(struct rcm_device *rdev)
 {
 	kref_put(&rdev->ref, rcm_device_release);
+}
+
+/**
+ * rcm_device_put_cm() - destroy CM ids, then drop the device they are on
+ * @rdev: the device, held by the caller; NULL when both ids are
+ * @cm_id: an ib_cm id on @rdev, or NULL
+ * @iw: an iw_cm id on @rdev, or NULL
+ *
+ * A CM id holds the device's GID table entries (ib_cm's address vectors)
+ * and the driver's resources. rcm_remove_one() waits for the put, so
+ * they are gone before ib_core tears the device down. The caller holds
+ * none of rcm's locks: ib_cm and iw_cm wait for rcm's handlers, which
+ * take them.
+ */
+void rcm_device_put_cm(struct rcm_device *rdev, struct ib_cm_id *cm_id,
+		       struct iw_cm_id *iw)
+{
+	if (cm_id)
+		ib_destroy_cm_id(cm_id);
+	if (iw)
+		iw_destroy_cm_id(iw);
+	if (rdev)
+		rcm_device_put(rdev);
 }
 
 /**
@@ -127,7 +165,7 @@ static int rcm_device_attach_found(struct rcm_id *id,
 		attr = find(rdev, &port, arg);
 		if (IS_ERR(attr))
 			continue;
-		kref_get(&rdev->ref);
+		rcm_device_get(rdev);
 		id->dev_addr.sgid_attr = attr;
 		id->rdev = rdev;
 		id->port_num = port;

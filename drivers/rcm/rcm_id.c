@@ -310,6 +310,7 @@ static u32 rcm_id_events_reported(struct rcm_id *id)
  */
 u32 rcm_id_destroy(struct rcm_id *id)
 {
+	struct rcm_device *rdev;
 	struct ib_cm_id *cm_id;
 	struct iw_cm_id *iw;
 	bool resolving;
@@ -329,6 +330,14 @@ u32 rcm_id_destroy(struct rcm_id *id)
 	iw = id->iw;
 	id->iw = NULL;
 	rcm_listen_release_slot(id);
+	/*
+	 * The CM ids hold the device's GID table entries (ib_cm's address
+	 * vectors): the device's removal must wait until they are gone, so
+	 * hold the device past detaching, which may let the removal by.
+	 */
+	rdev = id->rdev;
+	if (rdev)
+		rcm_device_get(rdev);
 	rcm_addr_detach(id);
 	mutex_unlock(&id->lock);
 
@@ -342,10 +351,7 @@ u32 rcm_id_destroy(struct rcm_id *id)
 	/* A listener's unread requests are refused and go with it. */
 	rcm_listen_destroy_requests(id);
 	rcm_listen_drop_backlog(id);
-	if (cm_id)
-		ib_destroy_cm_id(cm_id);
-	if (iw)
-		iw_destroy_cm_id(iw);
+	rcm_device_put_cm(rdev, cm_id, iw);
 	if (resolving)
 		rcm_addr_cancel(id);
 	rcm_ps_release(id);

@@ -128,7 +128,7 @@ static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
 		kfree(ld);
 		return PTR_ERR_OR_ZERO(cm);
 	}
-	kref_get(&rdev->ref);
+	rcm_device_get(rdev);
 	ld->rdev = rdev;
 	list_add_tail(&ld->node, &id->listens);
 	return 0;
@@ -144,11 +144,7 @@ static void rcm_listen_free(struct list_head *dead)
 	struct rcm_listen_dev *ld, *tmp;
 
 	list_for_each_entry_safe(ld, tmp, dead, node) {
-		if (ld->cm_id)
-			ib_destroy_cm_id(ld->cm_id);
-		if (ld->iw)
-			iw_destroy_cm_id(ld->iw);
-		rcm_device_put(ld->rdev);
+		rcm_device_put_cm(ld->rdev, ld->cm_id, ld->iw);
 		kfree(ld);
 	}
 }

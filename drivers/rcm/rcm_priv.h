@@ -63,9 +63,10 @@
  * struct rcm_device - rcm's state for one RDMA device
  * @ibdev: the ib_core device
  * @ref: lifetime count. The ib_client holds the initial reference from
- *       rcm_add_one() until rcm_remove_one(); every user that found the
- *       device through rcm_device_get() holds one more. The last put
- *       completes @done.
+ *       rcm_add_one() until rcm_remove_one(); every attached id holds
+ *       one, and so do a listener's per-device listens and a destroy
+ *       until the CM ids it took are destroyed (rcm_device_get()). The
+ *       last put completes @done.
  * @done: completed when @ref drops to zero; rcm_remove_one() waits for
  *        it, so ib_core never frees @ibdev under a user of this struct.
  * @list: entry in the global device list, protected by rcm_devices_lock
@@ -96,7 +97,12 @@ extern struct ib_client rcm_ib_client;
 int rcm_device_init(void);
 void rcm_device_exit(void);
 u32 rcm_device_count(void);
+void rcm_device_get(struct rcm_device *rdev);
 void rcm_device_put(struct rcm_device *rdev);
+struct ib_cm_id;
+struct iw_cm_id;
+void rcm_device_put_cm(struct rcm_device *rdev, struct ib_cm_id *cm_id,
+		       struct iw_cm_id *iw);
 struct rcm_id;
 int rcm_device_attach(struct rcm_id *id);
 int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,

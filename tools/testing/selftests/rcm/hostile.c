@@ -19,6 +19,10 @@
  *   device's id list, started by the first DEVICE_REMOVAL (8 rounds of
  *   24 connecting clients; the old module hit a KASAN use-after-free,
  *   though not on every run: the window is a few instructions wide);
+ * - a destroy's ib_cm id is gone before the device it holds a GID entry
+ *   of is freed: the removal is woken, with one CPU, at 16 points over
+ *   two idle-priority destroys (the old module: ib_core's "GID entry ref
+ *   leak" WARNING, then an oops in free_gid_work, in the first run);
  * - a wildcard listener in a new namespace leaves the devices of
  *   exclusive-mode RDMA namespaces alone (the in-tree CM can still
  *   listen on the port);
@@ -36,6 +40,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <rdma/rcm_user.h>
@@ -406,6 +411,74 @@ TEST(migration_reservation_survives_destroy)
  */
 #define REMOVAL_ROUNDS 8
 #define REMOVAL_CLIENTS 24
+/* A listener, its connecting clients and their request ids. */
+#define REMOVAL_IDS (2 * REMOVAL_CLIENTS + 1)
+
+/*
+ * A round's ids on @fd, on a fresh rxe0: a listener, REMOVAL_CLIENTS
+ * clients that sent their REQ, and the request ids of those, in @ids
+ * (the request ids attach to the device after the clients). Return:
+ * REMOVAL_IDS, or fewer after printing why.
+ */
+static int removal_ids(int fd, const char *ip, unsigned int *ids)
+{
+	struct rcm_event ev;
+	int i, n = 0;
+
+	ids[n] = rcm_listener(fd, ip, 20504, 0x1, 0);
+	if (!ids[n++]) {
+		printf("# listen: %s\n", strerror(errno));
+		return 0;
+	}
+	for (i = 0; i < REMOVAL_CLIENTS; i++) {
+		ids[n + i] = rcm_routed_id(fd, ip, 20504, 0x100 + i);
+		if (!ids[n + i]) {
+			printf("# route: %s\n", strerror(errno));
+			return n;
+		}
+	}
+	for (i = 0; i < REMOVAL_CLIENTS; i++, n++)
+		if (rcm_connect(fd, ids[n], 0x10 + i, NULL)) {
+			printf("# connect: %s\n", strerror(errno));
+			return n;
+		}
+	while (n < REMOVAL_IDS && rcm_wait_event(fd, 30000, &ev) == 0)
+		if (ev.event == RCM_EVENT_CONNECT_REQUEST)
+			ids[n++] = ev.id;
+	if (n < REMOVAL_IDS)
+		printf("# only %d ids\n", n);
+	return n;
+}
+
+/*
+ * Fork a child that runs "rdma link delete rxe0" once a byte arrives on
+ * *@go (the pipe's write end, for the caller), at SCHED_FIFO when @fifo,
+ * @delay_us after the byte. Return: the child's pid, or -1.
+ */
+static pid_t removal_start(int *go, bool fifo, unsigned int delay_us)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid) {
+		close(p[0]);
+		*go = p[1];
+		return pid;
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		_exit(2);
+	if (fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
+		_exit(3);
+	if (delay_us)
+		usleep(delay_us);
+	_exit(rcm_sh("rdma link delete rxe0") ? 1 : 0);
+}
 
 struct destroyer {
 	int fd, n;
@@ -428,9 +501,8 @@ TEST(destroy_races_device_removal)
 	pthread_t t;
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
-	unsigned int ids[2 * REMOVAL_CLIENTS + 1];
-	int round, i, n, fd, st, go[2];
-	struct rcm_event ev;
+	unsigned int ids[REMOVAL_IDS];
+	int round, i, n, fd, st, go;
 	pid_t pid;
 
 	if (!ip || !netdev)
@@ -438,45 +510,14 @@ TEST(destroy_races_device_removal)
 	for (round = 0; round < REMOVAL_ROUNDS; round++) {
 		rcm_restore_rxe();
 		fd = rcm_open_dev();
-		n = 0;
-		ids[n] = rcm_listener(fd, ip, 20504, 0x1, 0);
-		ASSERT_TRUE(ids[n])
-			TH_LOG("listen: %s", strerror(errno));
-		n++;
-		for (i = 0; i < REMOVAL_CLIENTS; i++) {
-			ids[n + i] = rcm_routed_id(fd, ip, 20504, 0x100 + i);
-			ASSERT_TRUE(ids[n + i])
-				TH_LOG("route: %s", strerror(errno));
-		}
-		for (i = 0; i < REMOVAL_CLIENTS; i++, n++) {
-			ASSERT_EQ(0, rcm_connect(fd, ids[n], 0x10 + i, NULL))
-				TH_LOG("connect: %s", strerror(errno));
-		}
-		/* Their request ids, attached after the clients. */
-		while (n < 2 * REMOVAL_CLIENTS + 1 &&
-		       rcm_wait_event(fd, 30000, &ev) == 0)
-			if (ev.event == RCM_EVENT_CONNECT_REQUEST)
-				ids[n++] = ev.id;
-		ASSERT_EQ(n, 2 * REMOVAL_CLIENTS + 1)
-			TH_LOG("only %d ids", n);
-
-		ASSERT_EQ(0, pipe(go))
-			TH_LOG("pipe");
-		pid = fork();
+		n = removal_ids(fd, ip, ids);
+		ASSERT_EQ(REMOVAL_IDS, n);
+		pid = removal_start(&go, false, 0);
 		ASSERT_LE(0, pid)
-			TH_LOG("fork");
-		if (pid == 0) {
-			char c;
-
-			close(go[1]);
-			if (read(go[0], &c, 1) != 1)
-				_exit(2);
-			_exit(rcm_sh("rdma link delete rxe0") ? 1 : 0);
-		}
-		close(go[0]);
-		ASSERT_EQ(1, write(go[1], "x", 1))
+			TH_LOG("pipe or fork");
+		ASSERT_EQ(1, write(go, "x", 1))
 			TH_LOG("start the removal");
-		close(go[1]);
+		close(go);
 		/*
 		 * The first DEVICE_REMOVAL says the removal walks the ids
 		 * now: the destroyers start right behind it.
@@ -499,6 +540,149 @@ TEST(destroy_races_device_removal)
 		ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 			    WEXITSTATUS(st) == 0)
 			TH_LOG("rdma link delete failed");
+	}
+	rcm_restore_rxe();
+	ASSERT_TRUE(!access("/sys/class/infiniband/rxe0", F_OK))
+		TH_LOG("rxe0 not back");
+}
+
+/*
+ * A destroy detached its id from the device, then destroyed the id's
+ * ib_cm id with no lock held; a removal that ran in between found
+ * nothing of the id left to wait for, so the ib_cm id's reference on
+ * the GID table entry outlived the device: ib_core's "GID entry ref
+ * leak" WARNING when the device was freed, then a put into the freed
+ * table (seen once in a CI run of destroy_races_device_removal).
+ *
+ * Here everything runs on one CPU. Two destroyers run at SCHED_IDLE;
+ * a timer wakes the removal, at SCHED_FIFO, and a spinner at nice -20,
+ * which takes the CPU whenever the removal waits: the destroyer is
+ * stopped wherever the timer found it until the removal is over (or
+ * for OUTLAST_SPIN_US at most: a fixed removal waits for that destroy,
+ * which needs the CPU). A first round times the destroys alone; the
+ * removal then wakes at a point spread over that time, a little later
+ * each round.
+ */
+#define OUTLAST_ROUNDS 16
+#define OUTLAST_SPIN_US 1000000L
+
+struct idle_destroyer {
+	int fd, n, step;
+	unsigned int *ids;
+	struct timespec end;
+};
+
+static void *destroy_idle(void *arg)
+{
+	struct idle_destroyer *d = arg;
+	struct sched_param sp = { 0 };
+	int i;
+
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	for (i = d->step > 0 ? 0 : d->n - 1; i >= 0 && i < d->n; i += d->step)
+		rcm_destroy(d->fd, d->ids[i]);
+	clock_gettime(CLOCK_MONOTONIC, &d->end);
+	return NULL;
+}
+
+struct spinner {
+	unsigned int delay_us;
+	int stop;
+};
+
+static long elapsed_us(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000L +
+	       (b->tv_nsec - a->tv_nsec) / 1000;
+}
+
+static void *spin_after(void *arg)
+{
+	struct spinner *s = arg;
+	struct timespec t0, t;
+
+	setpriority(PRIO_PROCESS, 0, -20);
+	usleep(s->delay_us);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) &&
+	       elapsed_us(&t0, &t) < OUTLAST_SPIN_US);
+	return NULL;
+}
+
+TEST(destroy_outlasting_device_removal)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	unsigned int ids[REMOVAL_IDS], delay = 0;
+	struct idle_destroyer d[2];
+	struct timespec t0, t1;
+	long alone = 0, end;
+	int round, i, fd, st, go;
+	struct spinner sp;
+	pthread_t t[3];
+	cpu_set_t one;
+	pid_t pid;
+
+	if (!ip || !netdev)
+		SKIP(return, "no Soft-RoCE device");
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one))
+		TH_LOG("affinity: %s", strerror(errno));
+	/* Round -1 times the destroys alone. */
+	for (round = -1; round < OUTLAST_ROUNDS; round++) {
+		rcm_restore_rxe();
+		fd = rcm_open_dev();
+		ASSERT_EQ(REMOVAL_IDS, removal_ids(fd, ip, ids));
+		pid = 0;
+		if (round >= 0) {
+			delay = alone * round / OUTLAST_ROUNDS;
+			pid = removal_start(&go, true, delay);
+			ASSERT_LE(0, pid)
+				TH_LOG("pipe or fork");
+			sp = (struct spinner){ .delay_us = delay };
+			ASSERT_EQ(0, pthread_create(&t[2], NULL, spin_after,
+						    &sp))
+				TH_LOG("thread");
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (pid) {
+			ASSERT_EQ(1, write(go, "x", 1))
+				TH_LOG("start the removal");
+			close(go);
+		}
+		/* One from each end, so that some id is in flight throughout. */
+		for (i = 0; i < 2; i++) {
+			d[i] = (struct idle_destroyer){ .fd = fd, .ids = ids,
+				.n = REMOVAL_IDS, .step = i ? -1 : 1 };
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, destroy_idle,
+						    &d[i]))
+				TH_LOG("thread");
+		}
+		if (pid) {
+			st = -1;
+			waitpid(pid, &st, 0);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			__atomic_store_n(&sp.stop, 1, __ATOMIC_RELAXED);
+			pthread_join(t[2], NULL);
+			ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				TH_LOG("rdma link delete failed (status %#x)", st);
+		}
+		for (i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		end = elapsed_us(&t0, &d[0].end);
+		if (elapsed_us(&t0, &d[1].end) > end)
+			end = elapsed_us(&t0, &d[1].end);
+		close(fd);
+		if (round < 0) {
+			alone = end;
+			printf("# the destroys alone: %ld us\n", alone);
+			continue;
+		}
+		printf("# round %d: removal woke at %u us, done at %ld us; destroys done at %ld us\n",
+		       round, delay, elapsed_us(&t0, &t1), end);
 	}
 	rcm_restore_rxe();
 	ASSERT_TRUE(!access("/sys/class/infiniband/rxe0", F_OK))
