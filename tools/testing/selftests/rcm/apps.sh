@@ -83,6 +83,12 @@ cm_waiting() {
 	return 1
 }
 
+# PORT: some socket listens on that TCP port (IPv4 or IPv6).
+tcp_listening() {
+	grep -qs "^ *[0-9]*: [0-9A-F]*:$(printf %04X "$1") [0-9A-F:]* 0A " \
+		/proc/net/tcp /proc/net/tcp6
+}
+
 # SLIB CLIB PROGRAM SIZE [ARGS...]: one perftest run of ITERS messages of
 # SIZE bytes; both ends exit 0 and the client reports the run.
 # perftest 4.5-0.17 connects twice: a control connection, whose client
@@ -120,12 +126,14 @@ localhost_is() {
 # SLIB CLIB: ten 64-byte ping-pongs, checked (-c), both ends exit 0 and
 # report them. The verbs provider's warnings name the librdmacm call
 # that failed, with its errno: the first becomes part of the verdict.
+# fi_pingpong's ends first meet on a TCP socket at PORT (-B, -P): the
+# client starts once the server listens there, not before and retried.
 fi_pingpong() {
 	port=$((port + 1))
 	pp="env FI_LOG_LEVEL=warn FI_LOG_PROV=verbs fi_pingpong -p verbs -e msg"
 	server="$pp -I 10 -S 64 -c -B $port"
 	client="$pp -I 10 -S 64 -c -P $port $ip"
-	ready=
+	ready='tcp_listening $port'
 	pair_wait "$1" "$2"
 	[ -n "$why" ] || { grep -Eq '^64 +10 +=10 ' "$s" &&
 			   grep -Eq '^64 +10 +=10 ' "$c"; } ||
