@@ -176,10 +176,8 @@ void rcm_addr_device_removed(struct rcm_id *id)
 		rcm_event_queue(id->file, ev);
 	}
 	mutex_unlock(&id->lock);
-	if (cm_id)
-		ib_destroy_cm_id(cm_id);
-	if (iw)
-		iw_destroy_cm_id(iw);
+	/* The removal itself: the device stays until it returns. */
+	rcm_device_put_cm(NULL, cm_id, iw);
 	if (cancel)
 		rcm_addr_cancel(id);
 	/* A listener bound to the device stops (a destroy does it itself). */

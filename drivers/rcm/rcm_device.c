@@ -70,7 +70,8 @@ void rcm_device_put(struct rcm_device *rdev)
 
 /**
  * rcm_device_put_cm() - destroy CM ids, then drop the device they are on
- * @rdev: the device, held by the caller; NULL when both ids are
+ * @rdev: the device, held by the caller; NULL when the caller needs no
+ *        reference (both ids NULL, or the device's removal itself)
  * @cm_id: an ib_cm id on @rdev, or NULL
  * @iw: an iw_cm id on @rdev, or NULL
  *
