@@ -7,7 +7,9 @@
 # and on rcm (rcm's librdmacm.so.1), RCM_BENCH_ROUNDS rounds (default 10)
 # at each of RCM_BENCH_COUNTS connections (default 100,1000); then one
 # listener accepting from 8 client processes at once, with the memory per
-# established connection (bench_accept, as many rounds), system calls per
+# established connection (bench_accept, RCM_BENCH_ACCEPT_ROUNDS rounds,
+# default 24: a run takes 3 s, and its time varies by half from run to
+# run on either stack), system calls per
 # connection and kernel memory per idle id; then, in runs of their own
 # (guest-attrib.sh, RCM_ATTR_ROUNDS rounds, default 4), where one
 # connection's CPU time goes on each stack - its library, its system
@@ -32,6 +34,7 @@ vm=$top/tools/testing/vm
 out=$top/build/bench
 rounds=${RCM_BENCH_ROUNDS:-10}
 counts=${RCM_BENCH_COUNTS:-100,1000}
+accept_rounds=${RCM_BENCH_ACCEPT_ROUNDS:-24}
 # The attribution runs (guest-attrib.sh): perf-sampled and traced, so
 # fewer rounds than the timed ones; at the timed counts unless
 # RCM_ATTR_COUNTS says otherwise (10 000 connections take about ten
@@ -66,7 +69,7 @@ install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
-	echo "bench: RCM_BENCH_WINDOW=$window ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
+	echo "bench: RCM_BENCH_WINDOW=$window RCM_BENCH_ACCEPT_ROUNDS=$accept_rounds ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
 	echo "attrib: RCM_BENCH_WINDOW=$window ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \

@@ -8,7 +8,8 @@
 # librdmacm) and on rcm (rcm's librdmacm.so.1 through LD_LIBRARY_PATH),
 # ROUNDS rounds for each connection count in COUNTS (comma separated).
 # Then one listener accepting 1000 connections from 8 client processes
-# at once (bench_accept), ROUNDS rounds alternating the stacks; system
+# at once (bench_accept), RCM_BENCH_ACCEPT_ROUNDS (default ROUNDS)
+# rounds alternating the stacks; system
 # calls per connection with strace; and kernel slab memory per idle id
 # with bench_ids. Then the scale runs: bench_scale at each count of
 # SCALE_COUNTS (default 100,1000,10000; "none": none), SCALE_ROUNDS
@@ -50,6 +51,7 @@ counts=$(echo "${2:-100,1000}" | tr , ' ')
 scale_counts=$(echo "${3:-100,1000,10000}" | sed 's/^none$//' | tr , ' ')
 scale_rounds=${4:-2}
 cmtime_runs=${5:-0}
+accept_rounds=${RCM_BENCH_ACCEPT_ROUNDS:-$rounds}
 window=${RCM_BENCH_WINDOW:-32}
 port=21000
 
@@ -184,7 +186,7 @@ accept_run() {
 }
 
 r=1
-while [ $r -le "$rounds" ]; do
+while [ $r -le "$accept_rounds" ]; do
 	if [ $((r % 2)) = 1 ]; then
 		accept_run intree $r
 		accept_run rcm $r
