@@ -26,6 +26,7 @@ OWN = (
     ('lib', 'library (librdmacm.so.1)', ('lib',)),
     ('sys', 'its system calls: read/write/ioctl/poll', ('sys',)),
     ('cm', 'CM module(s): rcm / rdma_cm+rdma_ucm', ('cm',)),
+    ('cmkern', 'CM module(s): kernel services called', ('cmkern',)),
     ('cmwake', 'CM module(s): waking, blocking the reader', ('cmwake',)),
 )
 FLOOR = (

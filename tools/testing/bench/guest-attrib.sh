@@ -81,7 +81,10 @@ ticks() {
 # or an allocation inside the CM counts as the CM's; of the CM's, what
 # ran in the scheduler's wake-up or blocking paths (waking the task
 # that reads an event, a reader sleeping until one comes) is a class of
-# its own, "cmwake". A chain in the core
+# its own, "cmwake"; of the rest, a sample whose leaf is in the core
+# kernel (an allocation, a lock, a copy, the xarray) is "cmkern": the
+# kernel's services the module calls, beside its own code ("cm"). A
+# chain in the core
 # kernel alone is the system call's own plumbing (entry, fd lookup,
 # copies, blocking) when it came from read, write, ioctl or poll - the
 # CM's calls (verbs ioctls are verbs) - mappings (mmap and munmap of
@@ -145,7 +148,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake, ent, inne
 	else if (d ~ /cmtime/)
 		cls = "prog"
 	else if (mod ~ /rcm|rdma_cm|rdma_ucm|iw_cm/)
-		cls = wake ? "cmwake" : "cm"
+		cls = wake ? "cmwake" : d == "[kernel.kallsyms]" ? "cmkern" : "cm"
 	else if (mod == "[ib_cm]")
 		cls = "ibcm"
 	else if (mod == "[ib_core]")
@@ -193,7 +196,7 @@ function flush(   side, cls, i, d, s, sys, verbs, mod, call, sc, wake, ent, inne
 	# Where a sample of the CM module entered it: its outermost frame
 	# in a CM module, and the next one in (the command an ioctl or
 	# write() runs, say): the time of the module by entry point.
-	if (cls == "cm" || cls == "cmwake") {
+	if (cls ~ /^cm(wake|kern)?$/) {
 		ent = inner = ""
 		for (i = 1; i <= lim; i++)
 			if (dso[i] ~ /^\[(rcm|rdma_cm|rdma_ucm|iw_cm)\]$/) {
