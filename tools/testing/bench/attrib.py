@@ -292,6 +292,39 @@ def report_scale(path):
         print(f'{label:<44}{cells}{ratio}')
 
 
+def report_kmem(path):
+    """What the CM module(s) allocate per connection (guest-attrib.sh's
+    bench-kmem lines): slab allocations and their bytes, in all and by
+    call site, the largest first."""
+    sites = defaultdict(dict)       # (stack, count) -> site -> (n, bytes)
+    for text in open(path, errors='replace'):
+        if 'bench-kmem ' not in text:
+            continue
+        f = text[text.index('bench-kmem '):].split()
+        if len(f) == 6:
+            sites[(f[1], int(f[2]))][f[3]] = (int(f[4]), int(f[5]))
+    for count in sorted({c for _, c in sites}):
+        print(f'\nslab allocations of the CM module(s) per connection'
+              f' (kmem tracepoints, a cmtime run of {count}\nper stack, by'
+              ' call site; the floor\'s modules left out)')
+        print(f'{"":<44}{"in-tree":>9}{"rcm":>9}{"ratio":>8}')
+        tot = []
+        for stack in ('intree', 'rcm'):
+            v = sites.get((stack, count), {}).values()
+            tot.append((sum(n for n, _ in v) / count,
+                        sum(b for _, b in v) / count))
+        for i, label in ((0, 'allocations'), (1, 'bytes')):
+            a, b = tot[0][i], tot[1][i]
+            ratio = f'{b / a:>8.2f}' if a else f'{"-":>8}'
+            print(f'{label:<44}{a:>9.1f}{b:>9.1f}{ratio}')
+        for stack in ('intree', 'rcm'):
+            top = sorted(sites.get((stack, count), {}).items(),
+                         key=lambda kv: (-kv[1][1], kv[0]))
+            print(f'  {stack}: ' + ', '.join(
+                f'{s} {n / count:.2f} x {b / n:.0f}' for s, (n, b) in top))
+
+
 if __name__ == '__main__':
     report(sys.argv[1])
     report_scale(sys.argv[1])
+    report_kmem(sys.argv[1])

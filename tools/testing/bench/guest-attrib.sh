@@ -32,6 +32,15 @@
 #   DREQ to DREP; medians in microseconds:
 #     bench-wire STACK COUNT ROUND WHAT MEDIAN_US CONNECTIONS
 #     bench-wire-events STACK COUNT ROUND EVENT COUNT
+# - What the CM module(s) allocate: one cmtime run per stack of
+#   RCM_ATTR_KMEM_COUNT (20) connections with the kmem:kmalloc and
+#   kmem:kmem_cache_alloc tracepoints on, each allocation put to its
+#   call site when that is in rcm, or in rdma_cm or rdma_ucm (the
+#   allocations of ib_core, ib_cm, the MAD layer and rxe are the
+#   floor's). The counts per connection do not vary from run to run or
+#   with the count, so one short run per stack will do (under TCG the
+#   tracepoints slow a connection's set-up by a hundred times and more):
+#     bench-kmem STACK COUNT SITE ALLOCATIONS BYTES (over the run)
 ip=$RCM_ADDR_RXE
 rounds=${1:-4}
 scale_counts=$(echo "${3:-none}" | sed 's/^none$//' | tr , ' ')
@@ -380,6 +389,40 @@ wire_run() {
 		echo "bench-$tag $stack $count $round $what $med $n"
 	done
 }
+
+# STACK COUNT: one cmtime run with the slab allocation tracepoints on.
+kmem_run() {
+	port=$((port + 1))
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	# Some 80 allocations a connection, guest-wide, 200 bytes of trace
+	# each.
+	echo $((4096 + 32 * $2)) >$tr/buffer_size_kb
+	echo 1 >$tr/events/kmem/kmalloc/enable
+	echo 1 >$tr/events/kmem/kmem_cache_alloc/enable
+	(serve "$1" /tmp/srv_cmtime -b "$ip" -p $port -c "$2" \
+		>/tmp/asrv.log 2>&1) &
+	spid=$!
+	sleep 1
+	echo 1 >$tr/tracing_on
+	(serve "$1" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port -c "$2" \
+		>/tmp/acli.log 2>&1) || echo "bench-error kmem $1 $2"
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/enable
+	grep -q 'overrun: [1-9]' $tr/per_cpu/cpu*/stats &&
+		echo "bench-error kmem $1 $2 overrun"
+	# "... kmalloc: call_site=rcm_id_alloc+0x2a/0x90 [rcm] ptr=...
+	# bytes_req=N bytes_alloc=N ...".
+	grep -E 'call_site=[^ ]+ \[(rcm|rdma_cm|rdma_ucm)\]' $tr/trace |
+		sed -n 's/.*call_site=\([^+ ]*\)[^ ]* .*bytes_alloc=\([0-9]*\).*/\1 \2/p' |
+		awk -v p="bench-kmem $1 $2" '{ n[$1]++; b[$1] += $2 }
+			END { for (s in n) print p, s, n[s], b[s] }'
+}
+
+kmem_run intree "${RCM_ATTR_KMEM_COUNT:-20}"
+kmem_run rcm "${RCM_ATTR_KMEM_COUNT:-20}"
 
 for count in $counts; do
 	r=1

@@ -305,6 +305,7 @@ if walls or phases:
                   f' client {cl / 1000:.1f}, server exit {td / 1000:.1f}')
 attrib.report(sys.argv[1])
 attrib.report_scale(sys.argv[1])
+attrib.report_kmem(sys.argv[1])
 if errors:
     print('\nruns that failed: ' + '; '.join(errors))
     sys.exit(1)
