@@ -75,8 +75,8 @@ fuzz:
 
 # Not a test: rcm and the in-tree rdma_cm side by side (cmtime, system
 # calls, memory per id, the attribution, the growth from 100 to 10 000
-# connections); RCM_BENCH_ROUNDS, RCM_BENCH_COUNTS, RCM_BENCH_ACCEPT_ROUNDS,
-# RCM_ATTR_ROUNDS, RCM_ATTR_COUNTS, RCM_BENCH_SCALE, RCM_BENCH_SCALE_RUNS.
+# connections, the CM modules' allocations); its RCM_BENCH_* and RCM_ATTR_*
+# settings are listed at the top of tools/testing/bench.sh.
 bench:
 	tools/testing/bench.sh
 

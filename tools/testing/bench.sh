@@ -18,7 +18,10 @@
 # ib_cm's tracepoints; and the same split over bench_scale at
 # RCM_ATTR_SCALE_COUNTS (the scale counts), RCM_ATTR_SCALE_ROUNDS (2)
 # rounds per stack (RCM_ATTR_SCALE_WIRE=1: with traced runs for the
-# handshake's gaps). Prints the medians, the rcm/in-tree ratios and
+# handshake's gaps); and the slab allocations of the CM module(s) per
+# connection, by call site, over a cmtime run of RCM_ATTR_KMEM_COUNT
+# (20) connections per stack with the kmem tracepoints on. Prints the
+# medians, the rcm/in-tree ratios and
 # the A/A spread; the raw lines stay in build/bench/guest.log. Before the
 # attribution, the scale runs: bench_scale at RCM_BENCH_SCALE_COUNTS
 # (default 100,1000,10000; "none" for none) connections,
@@ -52,6 +55,7 @@ attr_scale_rounds=${RCM_ATTR_SCALE_ROUNDS:-2}
 # 1: traced bench_scale runs too, for the handshake's gaps at each scale
 # count (about 230 s more at the default counts).
 attr_scale_wire=${RCM_ATTR_SCALE_WIRE:-0}
+attr_kmem_count=${RCM_ATTR_KMEM_COUNT:-20}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
@@ -70,7 +74,7 @@ install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
 	echo "bench: RCM_BENCH_WINDOW=$window RCM_BENCH_ACCEPT_ROUNDS=$accept_rounds ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
-	echo "attrib: RCM_BENCH_WINDOW=$window ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
+	echo "attrib: RCM_BENCH_WINDOW=$window RCM_ATTR_KMEM_COUNT=$attr_kmem_count ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
