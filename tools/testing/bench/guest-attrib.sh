@@ -37,9 +37,10 @@
 #   kmem:kmem_cache_alloc tracepoints on, each allocation put to its
 #   call site when that is in rcm, or in rdma_cm or rdma_ucm (the
 #   allocations of ib_core, ib_cm, the MAD layer and rxe are the
-#   floor's). The counts per connection do not vary from run to run or
-#   with the count, so one short run per stack will do (under TCG the
-#   tracepoints slow a connection's set-up by a hundred times and more):
+#   floor's). The counts do not vary from run to run, nor per
+#   connection with the count (but for the listener's and the file's),
+#   so one short run per stack will do (under TCG the tracepoints slow
+#   the set-up of many connections in flight too much):
 #     bench-kmem STACK COUNT SITE ALLOCATIONS BYTES (over the run)
 ip=$RCM_ADDR_RXE
 rounds=${1:-4}
