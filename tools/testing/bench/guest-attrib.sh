@@ -39,8 +39,7 @@
 #   allocations of ib_core, ib_cm, the MAD layer and rxe are the
 #   floor's). The counts do not vary from run to run, nor per
 #   connection with the count (but for the listener's and the file's),
-#   so one short run per stack will do (under TCG the tracepoints slow
-#   the set-up of many connections in flight too much):
+#   so one short run per stack will do:
 #     bench-kmem STACK COUNT SITE ALLOCATIONS BYTES (over the run)
 ip=$RCM_ADDR_RXE
 rounds=${1:-4}
