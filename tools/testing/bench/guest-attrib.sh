@@ -280,18 +280,29 @@ perf_sample() {
 	rm -f /tmp/perf.data
 }
 
-# STACK COUNT ROUND: one cmtime run under perf record.
-perf_run() {
-	port=$((port + 1))
+# STACK COUNT: cmtime's server of COUNT connections on $port in the
+# background, given a second to listen; server_stop ends it (cmtime's
+# server does not exit by itself).
+server_start() {
 	(serve "$1" /tmp/srv_cmtime -b "$ip" -p $port -c "$2" \
 		>/tmp/asrv.log 2>&1) &
 	spid=$!
 	sleep 1
+}
+
+server_stop() {
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+}
+
+# STACK COUNT ROUND: one cmtime run under perf record.
+perf_run() {
+	port=$((port + 1))
+	server_start "$1" "$2"
 	perf_sample attr "$1" "$2" "$3" \
 		"timeout 600 /tmp/cli_cmtime -s $ip -p $port -c $2" ||
 		tail -5 /tmp/asrv.log
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
+	server_stop
 }
 
 # COUNT: bench_scale's command line for COUNT connections, repeated up
@@ -334,15 +345,11 @@ wire_run() {
 		(serve "$stack" $cmd >/tmp/acli.log 2>&1) ||
 			echo "bench-error $tag $stack $count $round"
 	else
-		(serve "$stack" /tmp/srv_cmtime -b "$ip" -p $port -c "$count" \
-			>/tmp/asrv.log 2>&1) &
-		spid=$!
-		sleep 1
+		server_start "$stack" "$count"
 		(serve "$stack" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port \
 			-c "$count" >/tmp/acli.log 2>&1) ||
 			echo "bench-error $tag $stack $count $round"
-		kill $spid 2>/dev/null
-		wait $spid 2>/dev/null
+		server_stop
 	fi
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/enable
@@ -400,15 +407,11 @@ kmem_run() {
 	echo $((4096 + 32 * $2)) >$tr/buffer_size_kb
 	echo 1 >$tr/events/kmem/kmalloc/enable
 	echo 1 >$tr/events/kmem/kmem_cache_alloc/enable
-	(serve "$1" /tmp/srv_cmtime -b "$ip" -p $port -c "$2" \
-		>/tmp/asrv.log 2>&1) &
-	spid=$!
-	sleep 1
+	server_start "$1" "$2"
 	echo 1 >$tr/tracing_on
 	(serve "$1" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port -c "$2" \
 		>/tmp/acli.log 2>&1) || echo "bench-error kmem $1 $2"
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
+	server_stop
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/enable
 	grep -q 'overrun: [1-9]' $tr/per_cpu/cpu*/stats &&
