@@ -44,8 +44,9 @@
  *    DEVICE_REMOVAL and ADDR_CHANGE on an id that was attached;
  *  - a CONNECT_REQUEST's listen_id is a live id of this process that
  *    listened, on this channel, with the listener's context and port
- *    space copied to a new id that is no live id already; listen_id is
- *    NULL on every other event.
+ *    space copied to a new id that is no live id already (its address
+ *    may be that of an id whose rdma_destroy_id() freed it and has not
+ *    returned yet: counted); listen_id is NULL on every other event.
  * And: no worker dies by itself (a crash) or spends more than
  * RCM_CHAOS_HANG_S (60) in one call, nor takes that long to exit once
  * killed or stopped (a hang: the parent watches each thread's current
@@ -141,6 +142,7 @@ struct shared {		/* one per run, shared by every process */
 	atomic_ulong ok[NOPS], failed[NOPS];
 	atomic_ulong events[NEVENTS + 1];	/* the last: unknown types */
 	atomic_ulong checked, reactions, violations, requests_without_device;
+	atomic_ulong requests_at_destroyed_address;
 	atomic_int reports, stop;
 	atomic_uint incarnation[MAX_PROCS];
 	struct tslot t[MAX_PROCS][MAX_THREADS + 1];
@@ -265,15 +267,24 @@ static void in_call(struct wt *w, int op)
 
 /* --- the registry ---------------------------------------------------- */
 
-/* The slot of live id @id, or -1 (under reg). */
+/*
+ * The slot of live id @id, or -1 (under reg). An id whose
+ * rdma_destroy_id() is under way may be freed already, and its address
+ * taken by the id the library makes for a CONNECT_REQUEST read
+ * meanwhile; so a slot not being destroyed comes first.
+ */
 static int find_live(const struct rdma_cm_id *id)
 {
-	int s;
+	int s, found = -1;
 
-	for (s = 0; s < NSLOTS; s++)
-		if (id && ids[s].id == id)
+	for (s = 0; s < NSLOTS; s++) {
+		if (!id || ids[s].id != id)
+			continue;
+		if (!ids[s].destroying)
 			return s;
-	return -1;
+		found = s;
+	}
+	return found;
 }
 
 /* Fill slot @s (held) with @id on channel @c (under reg). */
@@ -886,7 +897,7 @@ static void check_request(struct wt *w, int c, struct rdma_cm_event *ev,
 			  struct reaction *r)
 {
 	struct rdma_cm_id *id = ev->id, *lid = ev->listen_id;
-	int ls;
+	int ls, s;
 
 	pthread_mutex_lock(&reg);
 	ls = find_live(lid);
@@ -912,12 +923,16 @@ static void check_request(struct wt *w, int c, struct rdma_cm_event *ev,
 			violation(w, "request id port space %#x, listener's %#x",
 				  id->ps, lid->ps);
 	}
-	if (!id || find_live(id) >= 0) {
+	s = find_live(id);
+	if (!id || (s >= 0 && !ids[s].destroying)) {
 		violation(w, "CONNECT_REQUEST's new id %p is %s", (void *)id,
 			  id ? "a live id already" : "NULL");
 		pthread_mutex_unlock(&reg);
 		return;
 	}
+	/* The address of an id in rdma_destroy_id(), freed by now. */
+	if (s >= 0)
+		atomic_fetch_add(&sh->requests_at_destroyed_address, 1);
 	if (id->channel != chans[c].ch)
 		violation(w, "request id on channel %p, read from channel %d (%p)",
 			  (void *)id->channel, c, (void *)chans[c].ch);
@@ -1541,6 +1556,8 @@ static void print_figures(long long ms)
 	printf("%s\n", line);
 	printf("# requests handed out without a device (a removal raced them): %lu\n",
 	       atomic_load(&sh->requests_without_device));
+	printf("# request ids at the address of an id being destroyed (freed, then reused): %lu\n",
+	       atomic_load(&sh->requests_at_destroyed_address));
 	printf("# figures: seed %#llx, %d x %d, %.1f s: %lu calls (%lu failed, %lu answers to events), %lu events checked, %lu kills (longest exit %lld ms), %lu device removals (longest %lld ms), %lu violations, %lu crashes, %lu hangs\n",
 	       (unsigned long long)run.seed, nprocs, nthreads, ms / 1000.0,
 	       ops, fails, atomic_load(&sh->reactions),
