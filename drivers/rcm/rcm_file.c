@@ -247,6 +247,6 @@ const struct file_operations rcm_fops = {
 	.poll = rcm_poll,
 	.unlocked_ioctl = rcm_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
+	.llseek = RCM_NO_LLSEEK,
 	.show_fdinfo = rcm_show_fdinfo,
 };

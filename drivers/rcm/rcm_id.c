@@ -572,19 +572,19 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg)
 	struct rcm_file *src = filp->private_data, *dst;
 	struct rcm_migrate_id *cmd = arg;
 	struct rcm_id *id;
-	struct fd f;
+	struct file *f;
 	u32 handle;
 	int ret;
 
-	f = fdget(cmd->fd);
-	if (!f.file)
+	f = fget(cmd->fd);
+	if (!f)
 		return -EBADF;
-	/* The fd reference keeps @dst's release (which frees it) away. */
-	if (f.file->f_op != &rcm_fops) {
+	/* The file reference keeps @dst's release (which frees it) away. */
+	if (f->f_op != &rcm_fops) {
 		ret = -EINVAL;
 		goto out_fd;
 	}
-	dst = f.file->private_data;
+	dst = f->private_data;
 	id = rcm_id_get(src, cmd->id);
 	if (!id) {
 		ret = -ENOENT;
@@ -611,7 +611,7 @@ out_id:
 	mutex_unlock(&id->cmd_lock);
 	rcm_id_put(id);
 out_fd:
-	fdput(f);
+	fput(f);
 	return ret;
 }
 

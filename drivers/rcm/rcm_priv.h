@@ -40,6 +40,8 @@
  *                 kernel has KUnit); what they test that no other file
  *                 calls is VISIBLE_IF_KUNIT, declared at the end here
  *   rcm_wire.h    declarations of the wire layer, included here
+ *   rcm_compat.h  what differs between the kernels rcm builds for: the
+ *                 one file that tests the kernel's version
  */
 #ifndef _RCM_PRIV_H
 #define _RCM_PRIV_H
@@ -57,6 +59,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rcm_user.h>
 
+#include "rcm_compat.h"
 #include "rcm_wire.h"
 
 /**

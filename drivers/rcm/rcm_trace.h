@@ -123,7 +123,7 @@ TRACE_EVENT(cm_id_attach,
 		__entry->port = id->port_num;
 		memcpy(__entry->srcaddr, &id->bind.addr,
 		       sizeof(struct sockaddr_in6));
-		__assign_str(devname, dev_name(&device->dev));
+		rcm_assign_str(devname, dev_name(&device->dev));
 	),
 
 	TP_printk("id=%u src=%pISpc device=%s port=%u",
