@@ -35,4 +35,17 @@
 #define RCM_NO_LLSEEK no_llseek
 #endif
 
+/*
+ * 6.2, "infiniband:cma: change iboe packet life time from 18 to 16": the
+ * packet lifetime the in-tree CM puts in a RoCE path (2^n * 4.096 us),
+ * which sets the REQ's retry interval, the QP's local ACK timeout and
+ * the time wait. rcm follows the kernel it runs on, so that a connection
+ * times out, and its QP retries, as the in-tree CM's would there.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define RCM_ROCE_PACKET_LIFETIME 16
+#else
+#define RCM_ROCE_PACKET_LIFETIME 18
+#endif
+
 #endif /* _RCM_COMPAT_H */

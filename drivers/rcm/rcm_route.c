@@ -22,9 +22,6 @@
 #include "rcm_priv.h"
 #include "rcm_trace.h"
 
-/* Packet lifetime the in-tree CM assumes on RoCE (2^18 * 4.096 us). */
-#define RCM_ROCE_PACKET_LIFETIME 18
-
 /**
  * rcm_route_flow_label() - RoCE v2 flow label of a connection
  * @src: local address and port
