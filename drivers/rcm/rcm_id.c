@@ -140,7 +140,16 @@ struct rcm_id *rcm_id_get(struct rcm_file *file, u32 handle)
 
 void rcm_id_put(struct rcm_id *id)
 {
-	if (refcount_dec_and_test(&id->ref))
+	if (!refcount_dec_and_test(&id->ref))
+		return;
+	/*
+	 * A request id that was never published was aborted
+	 * (rcm_request_abort()), which waits for nobody: the last holder
+	 * frees it. Any other id's destroyer waits for @done.
+	 */
+	if (!id->handle)
+		rcm_id_free(id);
+	else
 		complete(&id->done);
 }
 
@@ -225,8 +234,11 @@ int rcm_id_publish(struct rcm_id *id)
 	ret = xa_alloc(&id->file->ids, &id->handle, id,
 		       XA_LIMIT(1, max(READ_ONCE(max_ids_per_file), 1U)),
 		       GFP_KERNEL_ACCOUNT);
-	if (ret)
+	if (ret) {
+		/* xa_alloc() may have set it before failing for memory. */
+		id->handle = 0;
 		return ret == -EBUSY ? -EMFILE : ret;
+	}
 	trace_cm_id_create(id);
 	return 0;
 }

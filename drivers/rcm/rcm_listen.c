@@ -382,22 +382,22 @@ struct rcm_uevent *rcm_request_publish(struct rcm_id *child,
  * @child: the id it returned, still locked and never published; it must
  *         not own a CM id (the CM destroys that itself)
  *
- * Frees the id and gives its backlog slot back.
+ * Gives the id's backlog slot back and drops its base reference; the id
+ * is freed by whoever drops the last one (rcm_id_put()).
+ *
+ * Context: the caller holds the listener's lock, so this never waits: a
+ * device removal or an address change may have collected @child from
+ * its device's list, with a reference, and wait for the listener's lock
+ * before they reach @child's (they take ids in attach order).
  */
 void rcm_request_abort(struct rcm_id *child)
 {
-	/*
-	 * Never published, but a device removal may have claimed it from
-	 * the device's list and wait for its lock: fence it as a destroy
-	 * does and wait for that reference before freeing.
-	 */
+	/* Those who hold a reference find it fenced, as a destroyed id. */
 	child->state = RCM_STATE_DESTROYING;
 	rcm_listen_release_slot(child);
 	rcm_addr_detach(child);
 	mutex_unlock(&child->lock);
 	rcm_id_put(child);
-	wait_for_completion(&child->done);
-	rcm_id_free(child);
 }
 
 /**

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rcm: RCM_EVENT_ADDR_CHANGE - the link-layer address of an id's netdev
- * changed.
+ * rcm: RCM_EVENT_ADDR_CHANGE - a bond failed over to a slave with
+ * another link-layer address.
  *
- * A netdevice notifier watches NETDEV_CHANGEADDR (a new MAC address) and
- * NETDEV_BONDING_FAILOVER (a bond switched to another slave). The
- * in-tree rdma_cm reports the second (cma_netdev_callback()) to every id
- * whose netdev is the bond and whose recorded source address differs
- * from the netdev's; rcm does the same for both events. Every id
- * attached to a device through that netdev (dev_addr.bound_dev_if, in
- * the id's network namespace) whose recorded MAC differs from the new
- * one records the new MAC and gets one RCM_EVENT_ADDR_CHANGE (status
- * 0): bound to a specific address, resolved, routed, listening on a
- * specific address, and connected ids, both sides. Not attached ids
- * (idle, wildcard bound or listening) have no netdev and get none; an id
- * whose address resolution is in flight gets none either (ib_core owns
- * its dev_addr until the resolution ends, which reports the netdev as
- * it is then).
+ * As the in-tree rdma_cm (cma_netdev_callback(), the same on 6.1 and
+ * 6.12): a netdevice notifier watches NETDEV_BONDING_FAILOVER of bond
+ * masters, and nothing else - a MAC address an administrator sets, or
+ * any other netdev event, reports nothing. Every id attached to a device
+ * through the bond (dev_addr.bound_dev_if, in the id's network
+ * namespace) whose recorded MAC differs from the bond's new one gets one
+ * RCM_EVENT_ADDR_CHANGE (status 0): bound to a specific address,
+ * resolved, routed, listening on a specific address, and connected ids,
+ * both sides. The recorded MAC is the one the id was attached with and
+ * stays so, as in-tree: a failover back to that slave reports nothing,
+ * one to another slave reports again. Not attached ids (idle, wildcard
+ * bound or listening) have no netdev and get none; an id whose address
+ * resolution is in flight gets none either (ib_core owns its dev_addr
+ * until the resolution ends, which reports the netdev as it is then).
  *
  * Locking: the notifier runs under RTNL and only takes a snapshot of the
  * netdev (namespace, ifindex, address) into a work item; the work runs
@@ -27,7 +27,11 @@
  * with a reference each, on a list of its own (struct
  * rcm_id.change_node, used by this work only, one work at a time); then
  * it takes each id's lock alone, checks the id's state, and allocates
- * and queues the event under it (a mutex: GFP_KERNEL is fine).
+ * and queues the event under it (a mutex: GFP_KERNEL is fine). Holding
+ * references on ids it has not locked yet, the work may wait for a
+ * listener's lock with a reference on the listener's request id: no
+ * holder of a listener's lock waits for its request ids' references
+ * (rcm_request_abort()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,7 +49,7 @@
  * @net: the netdev's namespace (a reference held)
  * @ifindex: the netdev's index in @net
  * @addr_len: bytes of @addr that count
- * @addr: the netdev's address after the change
+ * @addr: the netdev's address after the failover
  * @ids: the ids the work collected (struct rcm_id.change_node)
  */
 struct rcm_netdev_change {
@@ -91,7 +95,6 @@ static void rcm_netdev_change_id(struct rcm_id *id,
 	    da->bound_dev_if != chg->ifindex ||
 	    !memcmp(da->src_dev_addr, chg->addr, chg->addr_len))
 		return;
-	memcpy(da->src_dev_addr, chg->addr, chg->addr_len);
 	ev = rcm_event_alloc(id, RCM_EVENT_ADDR_CHANGE, GFP_KERNEL);
 	if (!ev) {
 		pr_warn_ratelimited("no memory to report an address change\n");
@@ -126,9 +129,7 @@ static int rcm_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct rcm_netdev_change *chg;
 	struct net *net;
 
-	if (event != NETDEV_CHANGEADDR && event != NETDEV_BONDING_FAILOVER)
-		return NOTIFY_DONE;
-	if (event == NETDEV_BONDING_FAILOVER && !netif_is_bond_master(ndev))
+	if (event != NETDEV_BONDING_FAILOVER || !netif_is_bond_master(ndev))
 		return NOTIFY_DONE;
 	/* A namespace on its way out holds no id: every id holds its net. */
 	net = maybe_get_net(dev_net(ndev));

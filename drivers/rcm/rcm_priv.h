@@ -12,8 +12,8 @@
  *   rcm_ps.c      port spaces: which id owns which port of RDMA_PS_*
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
  *   rcm_route.c   route resolution: the RoCE path
- *   rcm_netdev.c  netdev notifier: ADDR_CHANGE when an id's netdev
- *                 changes its link-layer address
+ *   rcm_netdev.c  netdev notifier: ADDR_CHANGE when an id's bond fails
+ *                 over to another link-layer address
  *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK, resolve and
  *                 connect timeouts, Q_Key)
  *   rcm_listen.c  passive side, every transport: listen, the backlog,
@@ -254,7 +254,8 @@ struct rcm_binding {
  * @context: the user's value, echoed in every event of the id
  * @ref: the @file->ids entry holds the base reference; every command in
  *       flight on the id and every pending asynchronous operation holds
- *       one more. The last put completes @done.
+ *       one more. The last put completes @done, or frees a request id
+ *       that was never published (rcm_request_abort() waits for nobody)
  * @done: destroy waits on it after dropping the base reference, so no
  *        command or callback can touch the id once it is freed
  * @cmd_lock: serialises the commands on the id (userspace may issue

@@ -79,8 +79,8 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 printf '127.0.0.1 localhost\n::1 localhost\n' >"$stage/etc/hosts"
 
 # Kernel modules and everything they depend on.
-mods=(crc32_generic dummy veth virtio_pci virtio_net ib_core ib_cm iw_cm ib_uverbs rdma_cm
-      rdma_ucm rdma_rxe siw "${extra_mods[@]}")
+mods=(crc32_generic dummy veth bonding virtio_pci virtio_net ib_core ib_cm iw_cm
+      ib_uverbs rdma_cm rdma_ucm rdma_rxe siw "${extra_mods[@]}")
 kdir=lib/modules/$release
 for m in "${mods[@]}"; do
 	{ modprobe -S "$release" -d "$modroot" --show-depends "$m" 2>/dev/null ||
@@ -90,7 +90,12 @@ done | sort -u | while read -r path; do
 	rel=${path#"$modroot"}
 	rel=${rel#/}
 	mkdir -p "$stage/$(dirname "$rel")"
-	cp "$path" "$stage/$rel"
+	# 6.12's modules are .ko.xz: unpacked here, once, rather than by
+	# the guest's kernel at every load under TCG.
+	case $rel in
+	*.ko.xz) xz -dc "$path" >"$stage/${rel%.xz}" ;;
+	*) cp "$path" "$stage/$rel" ;;
+	esac
 done
 for f in modules.order modules.builtin modules.builtin.modinfo; do
 	if [ -f "$modroot/$kdir/$f" ]; then cp "$modroot/$kdir/$f" "$stage/$kdir/"; fi

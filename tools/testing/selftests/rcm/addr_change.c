@@ -1,30 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * addr_change: RCM_EVENT_ADDR_CHANGE. A new MAC address on the Soft-RoCE
- * netdev ($RCM_NETDEV_RXE) reaches every id attached through it exactly
- * once - bound, resolved, routed, listening, and both ends of an
- * established connection - and no other id: idle and wildcard-bound
- * ids, an id on the soft-iWARP netdev (test kernel), and nobody at all
- * when a netdev without RDMA device (nordma0) changes, or the same MAC
- * is set again. Restoring the MAC reports once more. Ids created,
- * resolved, listened on and destroyed (or closed with their files) while
- * the MAC flips 20 times leave nothing behind.
- * Every case puts the MAC back and waits until the RoCE GID of the rxe
- * address is in the GID table again (ib_core rebuilds it on a MAC
- * change), so the tests after this one find the device as it was.
+ * addr_change: RCM_EVENT_ADDR_CHANGE, reported as the in-tree rdma_cm
+ * reports it (cma_netdev_callback(), the same on Linux 6.1 and 6.12):
+ * when a bond fails over to a slave with another MAC
+ * (NETDEV_BONDING_FAILOVER with fail_over_mac=active), and on nothing
+ * else.
+ *
+ * Each case builds its own bond: rcmbond0, active-backup over two veths
+ * rcmbs0 and rcmbs1 (their peers up, so each has a link), 198.18.40.1/24,
+ * a Soft-RoCE device rxebond on it; the case's end removes them all.
+ *
+ * - Every id attached through the bond gets one event per failover to a
+ *   MAC other than the one it was attached with - bound, resolved,
+ *   routed, listening, both ends of an established connection - and no
+ *   other id (idle, wildcard bound). A failover back to the MAC the ids
+ *   were attached with reports nothing (in-tree never updates the MAC
+ *   it recorded), a third one to the other slave again one each.
+ * - Nothing else reports: a MAC an administrator sets on the Soft-RoCE
+ *   netdev (rcm before this reported it, in-tree does not), and a
+ *   failover of the bond to ids attached elsewhere.
+ * - Ids created, resolved, listened on and destroyed (or closed with
+ *   their files) while the bond fails over 20 times leave nothing behind.
+ * - A listener on rxe0 whose file cannot take another id
+ *   (max_ids_per_file 1) refuses requests while the bond fails over as
+ *   fast as it can: each refused request's id is attached and dropped
+ *   under the listener's lock, while a failover's work, which collects
+ *   the attached ids of every device of the namespace, may hold it and
+ *   wait for that lock. Every request is answered and the listener
+ *   still closes.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <rdma/rcm_user.h>
 
 #include "rcm_harness.h"
 
 #define MAX_IDS 16
+#define BOND RCM_BOND
+#define BOND_IP RCM_BOND_IP
+#define BOND_RXE RCM_BOND_RXE
+#define IP RCM_IP
 
 /* How many ADDR_CHANGE each id of a file got; -1 on another event. */
 struct tally {
@@ -66,40 +89,14 @@ static int changes_of(const struct tally *t, unsigned int id)
 	return 0;
 }
 
-static int set_mac(const char *dev, const char *mac)
+/* The port of bound id @id of @fd, or 0. */
+static unsigned short port_of(int fd, unsigned int id)
 {
-	return rcm_sh("ip link set dev %s address %s", dev, mac);
-}
+	struct rcm_query_id q;
 
-/*
- * Wait up to 10 s until rxe0's GID table holds the RoCE GID of @ip
- * again (the MAC change deleted and re-added the netdev's GIDs).
- */
-static int gid_back(const char *ip)
-{
-	unsigned char a[4];
-	int i;
-
-	if (inet_pton(AF_INET, ip, a) != 1)
-		return -1;
-	for (i = 0; i < 100; i++) {
-		if (rcm_sh("grep -qs ffff:%02x%02x:%02x%02x "
-			   "/sys/class/infiniband/rxe0/ports/1/gids/*",
-			   a[0], a[1], a[2], a[3]) == 0)
-			return 0;
-		usleep(100000);
-	}
-	return -1;
-}
-
-/* Put the MAC back and wait for the GID; for the end of every case. */
-static void restore(const char *dev, const char *mac, const char *ip)
-{
-	char now[18];
-
-	if (rcm_netdev_mac(dev, now) || strcmp(now, mac))
-		set_mac(dev, mac);
-	gid_back(ip);
+	if (rcm_query(fd, id, &q))
+		return 0;
+	return ntohs(((struct sockaddr_in *)&q.out_src)->sin_port);
 }
 
 static int establish(int fd, unsigned int id)
@@ -109,47 +106,58 @@ static int establish(int fd, unsigned int id)
 	return ioctl(fd, RCM_IOCTL_ESTABLISH, &e);
 }
 
-static void attached_ids(struct __test_metadata *_metadata, const char *ip,
-		          const char *dev, const char *mac)
+FIXTURE(bond) {
+	const char *rxe_ip, *rxe_dev;
+	char rxe_mac[18];
+};
+
+FIXTURE_SETUP(bond)
 {
-	const char *siw = getenv("RCM_ADDR_SIW");
-	unsigned int bound, resolved, routed, idle, any, on_siw = 0;
-	unsigned int lid, cid, rid;
+	self->rxe_ip = getenv("RCM_ADDR_RXE");
+	self->rxe_dev = getenv("RCM_NETDEV_RXE");
+	if (!self->rxe_ip || !self->rxe_dev)
+		SKIP_SETUP("no Soft-RoCE device");
+	ASSERT_EQ(0, rcm_netdev_mac(self->rxe_dev, self->rxe_mac))
+		TH_LOG("no MAC for %s", self->rxe_dev);
+	if (access("/sys/class/net/bonding_masters", F_OK) &&
+	    rcm_sh("modprobe -q bonding"))
+		SKIP_SETUP("no bonding in this kernel");
+	ASSERT_EQ(0, rcm_bond_up())
+		TH_LOG("cannot build the bond and its Soft-RoCE device");
+}
+
+FIXTURE_TEARDOWN(bond)
+{
+	char now[18];
+
+	rcm_bond_down();
+	if (self->rxe_dev && (rcm_netdev_mac(self->rxe_dev, now) ||
+			      strcmp(now, self->rxe_mac))) {
+		rcm_sh(IP " link set dev %s address %s", self->rxe_dev,
+		       self->rxe_mac);
+		rcm_wait_gid_on("rxe0", self->rxe_ip);
+	}
+}
+
+TEST_F(bond, failover_reaches_attached_ids_once)
+{
+	unsigned int bound, resolved, routed, idle, any, lid, cid, rid;
+	static const int want[] = { 1, 0, 1 };	/* slave 1, 0, 1 */
 	struct tally ta, ts, tc;
 	struct rcm_event ev;
+	unsigned short port;
 	int a, s, c, round;
-	char now[18];
 
 	a = rcm_open_dev();
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	bound = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 1);
-	resolved = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 2);
-	routed = rcm_create(a, RCM_PS_UDP, RCM_QPT_UD, 3);
-	idle = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 4);
-	any = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 5);
-	ASSERT_TRUE(bound && resolved && routed && idle && any)
-		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(a, bound, ip, 0))
-		TH_LOG("bind: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_resolved(a, resolved, ip))
-		TH_LOG("resolve: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_routed(a, routed, ip, 20301))
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(a, any, "0.0.0.0", 0))
-		TH_LOG("bind any: %s", strerror(errno));
-	if (siw) {
-		on_siw = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 6);
-		ASSERT_TRUE(on_siw && rcm_bind(a, on_siw, siw, 0) == 0)
-			TH_LOG("bind to siw: %s", strerror(errno));
-	}
-
 	/* Both ends of an established connection, and the listener. */
-	lid = rcm_listener(s, ip, 20302, 0x11, 0);
-	ASSERT_TRUE(lid)
+	lid = rcm_listener(s, BOND_IP, 0, 0x11, 0);
+	port = port_of(s, lid);
+	ASSERT_TRUE(lid && port)
 		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc1);
-	ASSERT_TRUE(cid && rcm_routed(c, cid, ip, 20302) == 0)
+	ASSERT_TRUE(cid && rcm_routed(c, cid, BOND_IP, port) == 0)
 		TH_LOG("client route: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, NULL))
 		TH_LOG("connect: %s", strerror(errno));
@@ -164,49 +172,57 @@ static void attached_ids(struct __test_metadata *_metadata, const char *ip,
 		TH_LOG("establish: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("not established");
+	/* Ids attached in every other way, and two that are not. */
+	bound = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 1);
+	resolved = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 2);
+	routed = rcm_create(a, RCM_PS_UDP, RCM_QPT_UD, 3);
+	idle = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 4);
+	any = rcm_create(a, RCM_PS_TCP, RCM_QPT_RC, 5);
+	ASSERT_TRUE(bound && resolved && routed && idle && any)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(a, bound, BOND_IP, 0))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolved(a, resolved, BOND_IP))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_routed(a, routed, BOND_IP, port))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_bind(a, any, "0.0.0.0", 0))
+		TH_LOG("bind any: %s", strerror(errno));
 
-	/* A new MAC, then the original one back: one event each time. */
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < 3; round++) {
 		memset(&ta, 0, sizeof(ta));
 		memset(&ts, 0, sizeof(ts));
 		memset(&tc, 0, sizeof(tc));
-		if (round == 0) {
-			ASSERT_EQ(0, set_mac(dev, "02:00:5e:c0:ff:ee"))
-				TH_LOG("ip link set %s address failed", dev);
-		} else {
-			ASSERT_EQ(0, set_mac(dev, mac))
-				TH_LOG("restoring the MAC failed");
-		}
+		ASSERT_EQ(0, rcm_bond_failover(round % 2 ? 0 : 1))
+			TH_LOG("round %d: failover: %s", round, strerror(errno));
 		drain(a, 1500, &ta);
 		drain(s, 300, &ts);
 		drain(c, 300, &tc);
 		ASSERT_TRUE(!ta.other && !ts.other && !tc.other)
 			TH_LOG("round %d: unexpected event %u/%u/%u", round,
 			       ta.other - 1, ts.other - 1, tc.other - 1);
-		ASSERT_TRUE(changes_of(&ta, bound) == 1 &&
-			    changes_of(&ta, resolved) == 1 &&
-			    changes_of(&ta, routed) == 1)
-			TH_LOG("round %d: bound %d resolved %d routed %d, want 1 each",
-			       round, changes_of(&ta, bound), changes_of(&ta, resolved),
-			       changes_of(&ta, routed));
-		ASSERT_TRUE(changes_of(&ts, lid) == 1 && changes_of(&ts, rid) == 1 &&
-			    changes_of(&tc, cid) == 1)
-			TH_LOG("round %d: listener %d passive %d active %d, want 1 each",
-			       round, changes_of(&ts, lid), changes_of(&ts, rid),
-			       changes_of(&tc, cid));
-		ASSERT_TRUE(changes_of(&ta, idle) == 0 && changes_of(&ta, any) == 0 &&
-			    (!on_siw || changes_of(&ta, on_siw) == 0))
-			TH_LOG("round %d: idle %d wildcard %d siw %d, want none", round,
-			       changes_of(&ta, idle), changes_of(&ta, any),
-			       on_siw ? changes_of(&ta, on_siw) : 0);
-		ASSERT_EQ(6, ta.n + ts.n + tc.n)
-			TH_LOG("round %d: %d ids reported",
-			       round, ta.n + ts.n + tc.n);
+		ASSERT_TRUE(changes_of(&ta, bound) == want[round] &&
+			    changes_of(&ta, resolved) == want[round] &&
+			    changes_of(&ta, routed) == want[round])
+			TH_LOG("round %d: bound %d resolved %d routed %d, want %d each",
+			       round, changes_of(&ta, bound),
+			       changes_of(&ta, resolved),
+			       changes_of(&ta, routed), want[round]);
+		ASSERT_TRUE(changes_of(&ts, lid) == want[round] &&
+			    changes_of(&ts, rid) == want[round] &&
+			    changes_of(&tc, cid) == want[round])
+			TH_LOG("round %d: listener %d passive %d active %d, want %d each",
+			       round, changes_of(&ts, lid),
+			       changes_of(&ts, rid), changes_of(&tc, cid),
+			       want[round]);
+		ASSERT_EQ(6 * want[round], ta.n + ts.n + tc.n)
+			TH_LOG("round %d: %d ids reported (idle %d, wildcard %d)",
+			       round, ta.n + ts.n + tc.n,
+			       changes_of(&ta, idle), changes_of(&ta, any));
+		ASSERT_EQ(0, rcm_wait_gid_on(BOND_RXE, BOND_IP))
+			TH_LOG("round %d: the bond's RoCE GID did not come back",
+			       round);
 	}
-	ASSERT_TRUE(rcm_netdev_mac(dev, now) == 0 && !strcmp(now, mac))
-		TH_LOG("MAC not back");
-	ASSERT_EQ(0, gid_back(ip))
-		TH_LOG("the RoCE GID of %s did not come back", ip);
 	/* The connection is still there to be closed as usual. */
 	ASSERT_TRUE(establish(c, cid) == -1 && errno == EINVAL)
 		TH_LOG("established twice");
@@ -215,41 +231,46 @@ static void attached_ids(struct __test_metadata *_metadata, const char *ip,
 	close(a);
 }
 
-static void other_netdev(struct __test_metadata *_metadata, const char *ip,
-		          const char *dev, const char *mac)
+TEST_F(bond, nothing_else_reports)
 {
+	unsigned int id, lid, bid;
 	struct tally t = {};
-	unsigned int id, lid;
-	char dummy_mac[18];
 	int fd;
 
-	if (rcm_netdev_mac("nordma0", dummy_mac))
-		SKIP(return, "no nordma0 netdev");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	ASSERT_TRUE(id && rcm_resolved(fd, id, ip) == 0)
+	ASSERT_TRUE(id && rcm_resolved(fd, id, self->rxe_ip) == 0)
 		TH_LOG("resolve: %s", strerror(errno));
-	lid = rcm_listener(fd, ip, 20303, 2, 0);
+	lid = rcm_listener(fd, self->rxe_ip, 0, 2, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	ASSERT_EQ(0, set_mac("nordma0", "02:00:5e:00:00:99"))
-		TH_LOG("ip link set nordma0 address failed");
+	/* A failover of the bond, with no id attached through it. */
+	ASSERT_EQ(0, rcm_bond_failover(1))
+		TH_LOG("failover: %s", strerror(errno));
 	drain(fd, 1500, &t);
-	set_mac("nordma0", dummy_mac);
-	drain(fd, 500, &t);
 	ASSERT_TRUE(!t.other && t.n == 0)
-		TH_LOG("%d ids reported, event %u", t.n, t.other - 1);
-	/* The same MAC again is no change: the ids keep theirs. */
-	ASSERT_EQ(0, set_mac(dev, mac))
-		TH_LOG("same MAC failed");
-	drain(fd, 1000, &t);
+		TH_LOG("failover: %d ids reported, event %u", t.n, t.other - 1);
+	/* A MAC the administrator sets, on the netdev of the ids. */
+	ASSERT_EQ(0, rcm_sh(IP " link set dev %s address 02:00:5e:c0:ff:ee",
+			    self->rxe_dev))
+		TH_LOG("ip link set %s address failed", self->rxe_dev);
+	drain(fd, 1500, &t);
 	ASSERT_TRUE(!t.other && t.n == 0)
-		TH_LOG("same MAC: %d ids reported", t.n);
+		TH_LOG("new MAC: %d ids reported, event %u", t.n, t.other - 1);
+	/* ... and on the bond, with an id attached through it. */
+	bid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
+	ASSERT_TRUE(bid && rcm_bind(fd, bid, BOND_IP, 0) == 0)
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_sh(IP " link set dev " BOND " address 02:00:5e:c0:ff:ef"))
+		TH_LOG("ip link set " BOND " address failed");
+	drain(fd, 1500, &t);
+	ASSERT_TRUE(!t.other && t.n == 0)
+		TH_LOG("new bond MAC: %d ids reported, event %u", t.n,
+		       t.other - 1);
 	close(fd);
 }
 
-static void destroy_races(struct __test_metadata *_metadata, const char *ip,
-		           const char *dev, const char *mac)
+TEST_F(bond, destroy_races_with_failovers)
 {
 	const char *silent = getenv("RCM_ADDR_SILENT");
 	struct rcm_event ev;
@@ -261,22 +282,24 @@ static void destroy_races(struct __test_metadata *_metadata, const char *ip,
 	ASSERT_LE(0, pid)
 		TH_LOG("fork: %s", strerror(errno));
 	if (pid == 0) {
-		for (i = 0; i < 20; i++)
-			if (set_mac(dev, i % 2 ? mac : "02:00:5e:c0:ff:01"))
+		for (i = 0; i < 20; i++) {
+			if (rcm_bond_failover(i % 2 ? 0 : 1))
 				_exit(1);
-		_exit(set_mac(dev, mac) ? 1 : 0);
+			usleep(20000);
+		}
+		_exit(rcm_bond_failover(0) ? 1 : 0);
 	}
 	/*
-	 * Ids of every kind come and go while the MAC changes; some files
-	 * close with the ids and their events still there.
+	 * Ids of every kind come and go while the bond fails over; some
+	 * files close with the ids and their events still there.
 	 */
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		fd = rcm_open_dev();
 		for (i = 0; i < 4; i++)
 			ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
-		rcm_bind(fd, ids[0], ip, 0);
-		rcm_resolve(fd, ids[1], NULL, ip, 2000);
-		rcm_listener(fd, ip, 0, 7, 0);
+		rcm_bind(fd, ids[0], BOND_IP, 0);
+		rcm_resolve(fd, ids[1], NULL, BOND_IP, 2000);
+		rcm_listener(fd, BOND_IP, 0, 7, 0);
 		if (silent)
 			rcm_resolve(fd, ids[2], NULL, silent, 2000);
 		usleep(loops % 5 * 1000);
@@ -287,54 +310,98 @@ static void destroy_races(struct __test_metadata *_metadata, const char *ip,
 		loops++;
 	}
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		TH_LOG("changing the MAC failed");
+		TH_LOG("failing over failed");
 	/* Nothing left behind: a new id sees no stale event. */
 	fd = rcm_open_dev();
 	ids[0] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	ASSERT_TRUE(ids[0] && rcm_bind(fd, ids[0], ip, 0) == 0)
+	ASSERT_TRUE(ids[0] && rcm_bind(fd, ids[0], BOND_IP, 0) == 0)
 		TH_LOG("bind: %s", strerror(errno));
 	ASSERT_EQ(-1, rcm_wait_event(fd, 1000, &ev))
 		TH_LOG("stale event %u", ev.event);
 	printf("# %d loops of create/bind/resolve/listen/destroy\n", loops);
 	close(fd);
-	ASSERT_TRUE(set_mac(dev, mac) == 0 && gid_back(ip) == 0)
-		TH_LOG("the RoCE GID of %s did not come back", ip);
 }
 
-/* The rxe netdev's MAC, and both put back after the case in any case. */
-FIXTURE(mac) {
-	const char *ip, *dev;
-	char mac[18];
-};
+#define IDS_PARAM "/sys/module/rcm/parameters/max_ids_per_file"
 
-FIXTURE_SETUP(mac)
+/* The answer to @c's connect, past the failovers' ADDR_CHANGE: 0, or -1. */
+static int answer(int c, struct rcm_event *ev)
 {
-	self->ip = getenv("RCM_ADDR_RXE");
-	self->dev = getenv("RCM_NETDEV_RXE");
-	if (!self->ip || !self->dev)
-		SKIP_SETUP("no Soft-RoCE device");
-	ASSERT_EQ(0, rcm_netdev_mac(self->dev, self->mac))
-		TH_LOG("no MAC for %s", self->dev);
+	do {
+		if (rcm_wait_event(c, 30000, ev))
+			return -1;
+	} while (ev->event == RCM_EVENT_ADDR_CHANGE);
+	return 0;
 }
 
-FIXTURE_TEARDOWN(mac)
+TEST_F(bond, refused_requests_race_with_failovers)
 {
-	restore(self->dev, self->mac, self->ip);
-}
+	int s, c, st, refused = 0, unsent = 0, other = 0, stuck = 0;
+	long old = rcm_read_long(IDS_PARAM);
+	unsigned int lid, cid;
+	struct timespec t0;
+	struct rcm_event ev;
+	unsigned short port;
+	pid_t pid;
 
-TEST_F(mac, attached_ids_get_one_each)
-{
-	attached_ids(_metadata, self->ip, self->dev, self->mac);
-}
+	ASSERT_LT(0, old)
+		TH_LOG("no max_ids_per_file parameter");
+	/*
+	 * The requests go to rxe0, whose netdev stays as it is: a failover's
+	 * work collects the attached ids of every device of the namespace.
+	 */
+	s = rcm_open_dev();
+	lid = rcm_listener(s, self->rxe_ip, 0, 0x5, 0);
+	port = port_of(s, lid);
+	ASSERT_TRUE(lid && port)
+		TH_LOG("listen: %s", strerror(errno));
+	/* Failovers back to back until killed. */
+	pid = fork();
+	if (pid == 0) {
+		unsigned int i;
 
-TEST_F(mac, other_netdev_reports_nothing)
-{
-	other_netdev(_metadata, self->ip, self->dev, self->mac);
-}
-
-TEST_F(mac, destroy_races_with_changes)
-{
-	destroy_races(_metadata, self->ip, self->dev, self->mac);
+		for (i = 0;; i++)
+			if (rcm_bond_failover(i % 2))
+				_exit(1);
+	}
+	ASSERT_LE(0, pid)
+		TH_LOG("fork: %s", strerror(errno));
+	/* The listener's file is full: every request is refused. */
+	if (rcm_write_long(IDS_PARAM, 1)) {
+		kill(pid, SIGKILL);
+		ASSERT_TRUE(0)
+			TH_LOG("cannot set max_ids_per_file");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (rcm_ms_since(&t0) < 20000 && !stuck) {
+		c = rcm_open_dev();
+		cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc);
+		if (!cid || rcm_routed(c, cid, self->rxe_ip, port) ||
+		    rcm_connect(c, cid, 0x123, NULL))
+			unsent++;
+		else if (answer(c, &ev))
+			stuck = 1;
+		else if (ev.event == RCM_EVENT_REJECTED)
+			refused++;
+		else
+			other++;
+		close(c);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	rcm_write_long(IDS_PARAM, old);
+	printf("# %d requests refused, %d other answers, %d not sent\n",
+	       refused, other, unsent);
+	ASSERT_FALSE(stuck)
+		TH_LOG("request %d: no answer in 30 s", refused + other + 1);
+	ASSERT_FALSE(WIFEXITED(st))
+		TH_LOG("failing over failed");
+	ASSERT_LT(0, refused)
+		TH_LOG("no request reached the listener");
+	/* The listener's lock is free: its destroy returns. */
+	ASSERT_EQ(0, rcm_destroy(s, lid))
+		TH_LOG("destroy: %s", strerror(errno));
+	close(s);
 }
 
 RCM_TEST_MAIN

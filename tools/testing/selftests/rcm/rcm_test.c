@@ -127,19 +127,79 @@ unsigned int rcm_routed_id(int fd, const char *ip, unsigned short port,
 	return id;
 }
 
-int rcm_wait_gid(const char *ip)
+int rcm_wait_gid_on(const char *dev, const char *ip)
 {
 	unsigned char b[4];
 	int i;
 
-	inet_pton(AF_INET, ip, b);
+	if (inet_pton(AF_INET, ip, b) != 1)
+		return -1;
 	for (i = 0; i < 300; i++) {
-		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/rxe0/ports/1/gids/[0-9]",
-			    b[0], b[1], b[2], b[3]))
+		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/%s/ports/1/gids/[0-9]*",
+			    b[0], b[1], b[2], b[3], dev))
 			return 0;
 		usleep(100000);
 	}
 	return -1;
+}
+
+int rcm_wait_gid(const char *ip)
+{
+	return rcm_wait_gid_on("rxe0", ip);
+}
+
+void rcm_bond_down(void)
+{
+	rcm_sh("rdma link delete " RCM_BOND_RXE);
+	rcm_sh(RCM_IP " link del " RCM_BOND);
+	rcm_sh(RCM_IP " link del rcmbp0");
+	rcm_sh(RCM_IP " link del rcmbp1");
+}
+
+int rcm_bond_up(void)
+{
+	static const char *const steps[] = {
+		RCM_IP " link add " RCM_BOND " type bond mode active-backup fail_over_mac active",
+		RCM_IP " link add rcmbs0 type veth peer name rcmbp0",
+		RCM_IP " link add rcmbs1 type veth peer name rcmbp1",
+		RCM_IP " link set rcmbs0 master " RCM_BOND,
+		RCM_IP " link set rcmbs1 master " RCM_BOND,
+		RCM_IP " link set rcmbp0 up",
+		RCM_IP " link set rcmbp1 up",
+		RCM_IP " link set " RCM_BOND " up",
+		"echo rcmbs0 >" RCM_BOND_ACTIVE,
+		RCM_IP " addr add " RCM_BOND_IP "/24 dev " RCM_BOND,
+		"rdma link add " RCM_BOND_RXE " type rxe netdev " RCM_BOND,
+	};
+	unsigned int i;
+
+	rcm_bond_down();
+	rcm_sh("modprobe -q bonding");
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (rcm_sh("%s", steps[i])) {
+			printf("# bond: '%s' failed\n", steps[i]);
+			return -1;
+		}
+	}
+	if (rcm_wait_gid_on(RCM_BOND_RXE, RCM_BOND_IP)) {
+		printf("# bond: no RoCE GID of " RCM_BOND_IP " on " RCM_BOND_RXE "\n");
+		return -1;
+	}
+	return 0;
+}
+
+int rcm_bond_failover(int n)
+{
+	char name[8];
+	int fd, ret;
+
+	fd = open(RCM_BOND_ACTIVE, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = snprintf(name, sizeof(name), "rcmbs%d", n);
+	ret = write(fd, name, ret) == ret ? 0 : -1;
+	close(fd);
+	return ret;
 }
 
 void rcm_restore_rxe(void)

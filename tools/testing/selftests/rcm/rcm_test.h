@@ -62,10 +62,29 @@ int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port);
 unsigned int rcm_routed_id(int fd, const char *ip, unsigned short port,
 			   unsigned long long ctx);
 /*
- * Wait up to 30 s for rxe0 to carry the GID of IPv4 address @ip, the
- * sign the device is usable: 0, or -1.
+ * Wait up to 30 s for rxe0 (RDMA device @dev) to carry the GID of IPv4
+ * address @ip, the sign the device is usable: 0, or -1.
  */
 int rcm_wait_gid(const char *ip);
+int rcm_wait_gid_on(const char *dev, const char *ip);
+/* iproute2's: busybox's ip knows no bonds and no veth peers. */
+#define RCM_IP "/usr/sbin/ip"
+/*
+ * A bond for the cases that fail one over: RCM_BOND, active-backup with
+ * fail_over_mac=active over two veths rcmbs0 and rcmbs1 (their peers
+ * up, so each has a link; rcmbs0 active), RCM_BOND_IP on it, and a
+ * Soft-RoCE device RCM_BOND_RXE on it. rcm_bond_up() builds them (after
+ * removing any left over): 0, or -1 with a TAP diagnostic;
+ * rcm_bond_down() removes them; rcm_bond_failover() makes rcmbs@n the
+ * active slave: 0, or -1.
+ */
+#define RCM_BOND "rcmbond0"
+#define RCM_BOND_IP "198.18.40.1"
+#define RCM_BOND_RXE "rxebond"
+#define RCM_BOND_ACTIVE "/sys/class/net/" RCM_BOND "/bonding/active_slave"
+int rcm_bond_up(void);
+void rcm_bond_down(void);
+int rcm_bond_failover(int n);
 /*
  * Make sure rxe0 (on $RCM_NETDEV_RXE) is there and usable: a case that
  * failed half-way may have left it deleted, and those after it need it.
