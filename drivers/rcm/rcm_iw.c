@@ -39,6 +39,7 @@
 
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <rdma/iw_cm.h>
 #include <rdma/restrack.h>
 
@@ -375,8 +376,12 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 	mutex_unlock(&id->lock);
 	ret = iw_cm_connect(iw, &p);
 	mutex_lock(&id->lock);
-	WRITE_ONCE(id->iw_connecting, false);
-	wake_up_var(&id->iw_connecting);
+	/*
+	 * The store and wake_up_var()'s look at the wait queue need a full
+	 * barrier between them, or a waiter that queued itself and then
+	 * saw the old value is never woken (rcm_iw_lock_settled()).
+	 */
+	store_release_wake_up(&id->iw_connecting, false);
 	if (!ret)
 		return 0;
 
