@@ -9,10 +9,11 @@
 # initramfs -> in the background, as early as they can start (they are
 # the long poles): the test-kernel guest (KUnit + selftests over rxe and
 # siw), the iWARP pair and the Debian packages (deb-check.sh, niced);
-# meanwhile: rcm.ko for the distro kernel and by DKMS, then the
-# distro-kernel guest (selftests over rxe) in the background too, while
-# style/sparse and the userlib host tests run; then the RoCE pair and
-# the harness self-test. Each step
+# meanwhile, for each distro kernel (Debian 12's 6.1 and 6.12): rcm.ko
+# by DKMS, then its guest (selftests over rxe) in the background too,
+# while style/sparse and the userlib host tests run; then the RoCE pair
+# (a 6.1 guest and a 6.12 guest), the harness self-test and the refusal
+# of kernels outside 6.1-6.12. Each step
 # prints "== [k/K +Ns] what"; each guest a "# label [k/K +Ns] test: ..."
 # line on stderr as each test ends.
 #
@@ -35,9 +36,9 @@ mkdir -p "$out"
 step_no=0
 case "$only" in
 host) steps=5 ;;
-distro) steps=9 ;;
+distro) steps=12 ;;
 test) steps=5 ;;
-*) steps=13 ;;
+*) steps=16 ;;
 esac
 say_at() {	# K WHAT
 	local k=$1
@@ -49,6 +50,10 @@ say() {
 	say_at $step_no "$@"
 }
 test_pid=
+# The compiler cache of the module builds on this machine (ccache.sh).
+export RCM_CCACHE_DIR=${RCM_CACHE:-/var/cache/rcm}/ccache-host
+mkdir -p "$RCM_CCACHE_DIR"
+CCACHE_DIR=$RCM_CCACHE_DIR ccache --max-size 500M >/dev/null 2>&1
 report() {	# STATUS NAME [WHY]
 	local line="$1 $2${3:+: $3}"
 	echo "$line" | tee -a "$results"
@@ -70,9 +75,12 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 say "packages"
 "$top/tools/testing/install-deps.sh" || exit 1
 
-distro_kdir=
-read -r distro_rel distro_vmlinux < <("$vm/distro-kernel.sh")
+# The distro kernels: Debian 12's 6.1 series (its default) and 6.12 (the
+# series Debian 13 runs); Documentation/testing.rst says what runs where.
+read -r distro_rel distro_vmlinux < <("$vm/distro-kernel.sh" 6.1)
 distro_kdir=/lib/modules/$distro_rel/build
+read -r d612_rel d612_vmlinux < <("$vm/distro-kernel.sh" 6.12)
+d612_kdir=/lib/modules/$d612_rel/build
 
 say "selftests"
 jobs=-j$(nproc)
@@ -193,49 +201,72 @@ if want distro; then
 	deb_pid=$!
 fi
 
-if want host || want distro; then
-	say "rcm.ko against the distro headers ($distro_rel)"
-	step build.rcm-distro "$vm/build-module.sh" "$distro_kdir" "$out/distro"
-fi
+# rcm.ko against a distro kernel's headers with -Werror, in DIR:
+# build.rcm-distro (6.1, also sparse's) and build.rcm-distro-6.12. The
+# guests load DKMS's build; this one only when DKMS failed.
+plain_built=
+plain_build() {	# SUFFIX KDIR
+	case " $plain_built " in *" $1 "*) return 0 ;; esac
+	plain_built="$plain_built $1"
+	step "build.rcm-distro$1" "$vm/build-module.sh" "$2" "$out/distro$1"
+}
 userlib_built=
 if want host && step build.userlib make $jobs -C "$top/userlib"; then
 	userlib_built=1
 fi
 
-# The distro kernel's guest is the next long pole after the test
-# kernel's: it starts as soon as its module is there and runs in the
+# The distro kernels' guests are the next long poles after the test
+# kernel's: each starts as soon as its module is there and runs in the
 # background while the style checks and the userlib host tests run.
-distro_pid=
-if want distro; then
-	say "rcm.ko through DKMS for $distro_rel (a private DKMS tree)"
-	distro_ko=$out/distro/drivers/rcm/rcm.ko
-	if "$top/tools/testing/dkms-check.sh" "$distro_rel" "$out/dkms" |
-		tee -a "$results"; then
-		distro_ko=$out/dkms/rcm.ko
+# distro_lane SERIES REL VMLINUX SUFFIX: rcm.ko through DKMS for REL,
+# the initramfs (SUFFIX names its results: "" for 6.1, "-6.12") and, in
+# the background, the guest; its pid joins distro_pids.
+distro_pids=
+distro_lane() {
+	local series=$1 rel=$2 vmlinux=$3 sfx=$4 ko hostile_ko=()
+	local kdir=/lib/modules/$rel/build label=distro-$series
+	[ -z "$sfx" ] && label=distro-kernel
+	say "rcm.ko through DKMS for $rel (a private DKMS tree)"
+	if "$top/tools/testing/dkms-check.sh" "$rel" "$out/dkms$sfx" \
+		"dkms.build$sfx" | tee -a "$results"; then
+		ko=$out/dkms$sfx/rcm.ko
 	else
-		echo "== no DKMS module; the distro guest loads $distro_ko"
+		ko=$out/distro$sfx/drivers/rcm/rcm.ko
+		echo "== no DKMS module; the distro guest loads $ko"
+		plain_build "$sfx" "$kdir"
 	fi
+	lane_ko=$ko
 
-	say "guest: distro kernel $distro_rel (selftests; rxe), in the background"
-	rm -f "$out/distro.cpio" "$out/results-distro-kernel.txt"
+	say "guest: distro kernel $rel (selftests; rxe), in the background"
+	rm -f "$out/distro$sfx.cpio" "$out/results-$label.txt"
 	# The test-only peer of hostile_peer; without it that test skips.
-	hostile_ko=()
-	if step build.hostile-distro "$hostile/build.sh" "$distro_kdir" \
-		"$out/hostile-distro"; then
-		hostile_ko=(--extra-ko "$out/hostile-distro/rcm_hostile.ko")
+	if step "build.hostile-distro$sfx" "$hostile/build.sh" "$kdir" \
+		"$out/hostile-distro$sfx"; then
+		hostile_ko=(--extra-ko "$out/hostile-distro$sfx/rcm_hostile.ko")
 	fi
-	if step build.initramfs-distro \
-		"$vm/mkinitramfs.sh" --out "$out/distro.cpio" --release "$distro_rel" \
-		--modroot / --rcm-ko "$distro_ko" "${hostile_ko[@]}" \
+	if step "build.initramfs-distro$sfx" \
+		"$vm/mkinitramfs.sh" --out "$out/distro$sfx.cpio" --release "$rel" \
+		--modroot / --rcm-ko "$ko" "${hostile_ko[@]}" \
 		--tests "$out/selftests" --lib-dir "$top/userlib/src" \
 		$librdmacm_programs $app_programs; then
-		"$vm/run-guest.py" --label distro-kernel --kernel "$distro_vmlinux" \
-			--initrd "$out/distro.cpio" --rdma rxe --test-timeout 300 \
+		"$vm/run-guest.py" --label "$label" --kernel "$vmlinux" \
+			--initrd "$out/distro$sfx.cpio" --rdma rxe --test-timeout 300 \
 			--tests "$guest_tests" \
-			--log "$out/guest-distro-kernel.log" \
-			>"$out/results-distro-kernel.txt" &
-		distro_pid=$!
+			--log "$out/guest-$label.log" \
+			>"$out/results-$label.txt" &
+		distro_pids="$distro_pids $!"
 	fi
+}
+if want distro; then
+	distro_lane 6.1 "$distro_rel" "$distro_vmlinux" ""
+	distro_ko=$lane_ko
+	distro_lane 6.12 "$d612_rel" "$d612_vmlinux" -6.12
+fi
+
+if want host || want distro; then
+	say "rcm.ko against the distro headers with -Werror ($distro_rel, $d612_rel)"
+	plain_build "" "$distro_kdir"
+	plain_build -6.12 "$d612_kdir"
 fi
 
 if want host || want distro; then
@@ -259,11 +290,11 @@ if want host; then
 fi
 
 # The background steps' results join the others.
-bg_results() {	# WHAT PID FILE...
+bg_results() {	# WHAT PID FILE... (PID "-": waited for already)
 	local what=$1 pid=$2 f
 	shift 2
 	[ -n "$pid" ] || return 0
-	wait $pid
+	[ "$pid" = - ] || wait $pid
 	echo "== $what done (+$(( $(date +%s) - start ))s)"
 	for f; do
 		if [ -s "$f" ]; then
@@ -276,17 +307,26 @@ bg_results() {	# WHAT PID FILE...
 }
 
 if want distro; then
-	bg_results "distro-kernel guest" "$distro_pid" "$out/results-distro-kernel.txt"
+	for pid in $distro_pids; do
+		wait "$pid"
+	done
+	bg_results "distro-kernel guests" - "$out/results-distro-kernel.txt" \
+		"$out/results-distro-6.12.txt"
 
-	say "guests: two distro kernels joined by a socket netdev on 127.0.0.1"
+	say "guests: 6.1 (a) and 6.12 (b) distro kernels joined by a socket netdev on 127.0.0.1"
 	"$vm/run-guest.py" --pair --label pair --kernel "$distro_vmlinux" \
-		--test-timeout 300 \
-		--initrd "$out/distro.cpio" --rdma rxe --tests "$pair_tests" \
+		--initrd "$out/distro.cpio" \
+		--kernel-b "$d612_vmlinux" --initrd-b "$out/distro-6.12.cpio" \
+		--test-timeout 300 --rdma rxe --tests "$pair_tests" \
 		--log "$out/guest-pair.log" | tee -a "$results"
 
 	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
 	"$vm/harness-selftest.sh" "$distro_rel" "$distro_vmlinux" \
 		"$distro_ko" "$out/harness" | tee -a "$results"
+
+	say "kernels outside 6.1-6.12: Kbuild and DKMS refuse them in one sentence"
+	"$top/tools/testing/dkms-check.sh" --refuse "$d612_kdir" "$out/refuse" |
+		tee -a "$results"
 fi
 
 bg_results "Debian packages" "$deb_pid" "$out/results-deb.txt"

@@ -4,8 +4,8 @@
 # rcm's Debian packages end to end: build them, lint them, compare their
 # files with the distribution's RDMA packages, then install them in a
 # distro-kernel guest the way a user does (deb-guest.sh: dpkg -i, DKMS
-# builds rcm.ko for the guest's kernel, modprobe rcm, the udev rule,
-# rping through rcm-run).
+# builds rcm.ko for the guest's kernel and the newest installed one,
+# modprobe rcm, the udev rule, rping through rcm-run, apt-get purge).
 #
 # deb-check.sh RELEASE VMLINUX OUTDIR
 #
@@ -88,8 +88,7 @@ conf=$(dpkg-deb --fsys-tarfile "$dkms_deb" |
 dpkg-deb -c "$lib_deb" | grep -c "/rcm/librdmacm\.so\.1\.[0-9]*\.$ver\$" >/dev/null ||
 	why="$why no librdmacm.so.1.N.$ver in rcm;"
 # dh_dkms's scripts: the postinst has DKMS add, build and install this
-# version; the prerm removes it (the guest does not purge: see
-# deb-guest.sh).
+# version; the prerm removes it (the guest also runs the purge).
 scripts=$(dpkg-deb --ctrl-tarfile "$dkms_deb" | tar -xOf - ./postinst ./prerm)
 for want in '/usr/lib/dkms/common.postinst' \
 	    'dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all'; do
@@ -194,7 +193,7 @@ fi
 "$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
 	--root-9p "${share[@]}" --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
 	--append rcm_debdir=/run/rcm/tests --append mitigations=off \
-	--tests install,dkms,modprobe,udev,rcm-run \
+	--tests install,dkms,modprobe,udev,rcm-run,purge \
 	--test-timeout 2400 --guest-timeout 3000 --log "$out/guest-deb.log" ||
 	failed=1
 echo "# deb-check took $(elapsed)"

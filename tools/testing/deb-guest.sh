@@ -23,8 +23,10 @@
 #   rcm-run   rping still resolves the distribution's librdmacm, under
 #             rcm-run rcm's; rping through rcm-run, both ends, with the
 #             in-tree rdma_ucm unloaded
-# Removal is not run here: its depmod over the distro kernel's modules
-# costs one to five minutes under TCG (deb-check.sh reads the prerm).
+#   dkms.newest  the same for the newest kernel with headers (6.12 next
+#             to 6.1), which DKMS builds for too
+#   purge     apt-get purge of both: no module, DKMS tree, source or
+#             package file left
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
@@ -201,6 +203,23 @@ if ! blocked dkms; then
 	*) check_fail dkms "vermagic '$vm', kernel $rel" ;;
 	esac
 	case $failed in *dkms*) ;; *) result PASS dkms ;; esac
+	# DKMS builds for the running kernel and for the newest one with
+	# headers: on a Debian 12 root with 6.1 and 6.12, both.
+	newest=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -1)
+	newest=${newest#/lib/modules/}
+	newest=${newest%/build}
+	if [ -n "$newest" ] && [ "$newest" != "$rel" ]; then
+		st=$(dkms status -m rcm -v "$ver" -k "$newest" 2>&1)
+		echo "rcm-out: dkms: $st"
+		echo "$st" | grep -q "^rcm/$ver, $newest, [^:]*: installed" ||
+			check_fail dkms.newest "dkms status: $st"
+		vm=$(modinfo -k "$newest" -F vermagic rcm 2>&1)
+		case $vm in
+		"$newest "*) ;;
+		*) check_fail dkms.newest "vermagic '$vm', kernel $newest" ;;
+		esac
+		case $failed in *dkms.newest*) ;; *) result PASS dkms.newest ;; esac
+	fi
 fi
 end dkms
 
@@ -325,6 +344,35 @@ if ! blocked rcm-run; then
 	fi
 fi
 end rcm-run
+
+# --- purge ------------------------------------------------------------------
+# apt-get purge of both packages, as a user removes rcm: the module gone
+# from every kernel DKMS built it for, DKMS's tree and the source gone,
+# and no file of either package left behind.
+begin purge
+if ! blocked purge; then
+	modprobe -r rcm 2>/dev/null
+	files=$(dpkg -L rcm rcm-dkms 2>/dev/null | while read -r f; do
+		[ -f "$f" ] || [ -L "$f" ] && echo "$f"; done)
+	if ! { apt-get purge -y rcm rcm-dkms 2>&1; echo "apt exit $?"; } |
+		stamped >"$log/purge" || ! grep -q ' apt exit 0$' "$log/purge"; then
+		check_fail purge "apt-get purge failed"
+		show purge "$log/purge"
+	fi
+	for p in rcm rcm-dkms; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' &&
+			check_fail purge "$p is still installed"
+	done
+	left=$(for f in $files; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done)
+	[ -z "$left" ] || check_fail purge "files left: $(echo $left)"
+	kos=$(find /lib/modules -name 'rcm.ko*' 2>/dev/null)
+	[ -z "$kos" ] || check_fail purge "modules left: $(echo $kos)"
+	[ ! -e /var/lib/dkms/rcm ] || check_fail purge "/var/lib/dkms/rcm is left"
+	ls -d /usr/src/rcm-* >/dev/null 2>&1 && check_fail purge "/usr/src/rcm-* is left"
+	modinfo rcm >/dev/null 2>&1 && check_fail purge "modinfo still finds rcm"
+	case $failed in *purge*) ;; *) result PASS purge ;; esac
+fi
+end purge
 
 # The kernel's own reports (WARNING, BUG, ...) that the console's log
 # level hid: the host fails the run on them. The one list of them,

@@ -57,9 +57,17 @@ command -v modinfo >/dev/null || fail "modinfo (kmod) is not installed"
 [ -n "$refuse" ] || [ -e "/lib/modules/$rel/build/Makefile" ] ||
 	fail "no kernel headers at /lib/modules/$rel/build"
 
-priv=$(mktemp -d "${TMPDIR:-/tmp}/rcm-dkms.XXXXXX") || fail "mktemp failed"
+# At a fixed place under OUTDIR, so that the compiler cache (ccache.sh)
+# sees the same paths from one run to the next.
+priv=$out/tree
+rm -rf "$priv"
 trap 'rm -rf "$priv"' EXIT
-mkdir -p "$priv/src" "$priv/dkms" "$priv/modules" "$priv/tmp"
+mkdir -p "$priv/src" "$priv/dkms" "$priv/modules" "$priv/tmp" ||
+	fail "cannot create $priv"
+kdir=${refuse:+$rel}
+kdir=${kdir:-/lib/modules/$rel/build}
+# shellcheck source=ccache.sh
+. "$top/tools/testing/ccache.sh"
 # DKMS signs what it builds when the kernel has sign-file, with a key it
 # creates in /var/lib/dkms unless told of another; keep that one private
 # too (a key set in /etc/dkms/framework.conf still wins).

@@ -11,9 +11,10 @@ pkgs=(
 	# test kernel: Debian's own source, built with its toolchain needs
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves python3
 	# guests: QEMU under TCG, a static busybox, module and RDMA tools
-	qemu-system-x86 busybox-static kmod cpio iproute2
-	# the distro kernel booted for DKMS, interop and benchmarks
-	linux-image-amd64
+	qemu-system-x86 busybox-static kmod cpio iproute2 xz-utils
+	# the distro kernels booted for DKMS, interop and benchmarks: Debian
+	# 12's 6.1 series and its 6.12 series (the one Debian 13 runs)
+	linux-image-amd64 linux-image-6.12-amd64 linux-headers-6.12-amd64
 	# userspace RDMA: providers (rxe, siw), librdmacm programs, reference
 	# headers for the ABI layout test
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev

@@ -11,4 +11,6 @@ kdir=$1 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir"
 cp "$here/Kbuild" "$here/rcm_hostile.c" "$dir/"
-make -C "$kdir" M="$dir" modules
+# shellcheck source=../ccache.sh
+. "$here/../ccache.sh"
+make -C "$kdir" M="$dir" "${rcm_ccache[@]}" modules

@@ -35,7 +35,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+/* 6.12 moved the unaligned accessors from asm/ to linux/. */
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
 #include <asm/unaligned.h>
+#endif
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/module.h>

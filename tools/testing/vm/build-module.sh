@@ -12,4 +12,6 @@ rm -rf "$dir"
 mkdir -p "$dir"
 cp -a "$top/Kbuild" "$top/dkms.conf" "$top/drivers" "$top/include" "$dir/"
 find "$dir" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
-make -C "$kdir" M="$dir" modules
+# shellcheck source=../ccache.sh
+. "$top/tools/testing/ccache.sh"
+make -C "$kdir" M="$dir" "${rcm_ccache[@]}" modules

@@ -19,7 +19,8 @@ status is 1 if anything failed. The complete console log is written to
 With --pair, two guests boot at once, joined by a QEMU socket netdev on
 127.0.0.1 (their only network); each puts its RDMA devices on its
 virtio NIC (198.18.20.1 for "a", 198.18.20.2 for "b") and its results
-are labelled <label>.a and <label>.b.
+are labelled <label>.a and <label>.b. --kernel-b and --initrd-b boot
+guest b on another kernel than a.
 
 With --root-9p, QEMU also exports the host's / read-only over 9p (mount
 tag "rcmroot") for an initramfs whose /init is root-init.sh: the guest
@@ -186,12 +187,13 @@ def progress(label, tests, res, timing, start):
               f' {count["SKIP"]} skipped{took}', file=sys.stderr, flush=True)
 
 
-def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None):
+def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None,
+               kernel=None, initrd=None):
     """One boot; returns its Results and the pre-rcm splat lines, if any.
 
     @abort, a threading.Event shared by the two guests of a pair: set when
     this one has a report during boot, and when set (by the other), this
-    one is stopped.
+    one is stopped. @kernel and @initrd default to --kernel and --initrd.
     """
     tests = [t for t in args.tests.split(',') if t]
     append = ['console=ttyS0', 'loglevel=4', 'panic=-1', '8250.nr_uarts=1',
@@ -205,7 +207,7 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None):
             '-smp', str(args.smp),
             '-m', args.memory, '-nodefaults', '-no-user-config',
             '-display', 'none', '-serial', 'stdio', '-no-reboot',
-            '-kernel', args.kernel, '-initrd', args.initrd,
+            '-kernel', kernel or args.kernel, '-initrd', initrd or args.initrd,
             '-append', ' '.join(append), *extra_qemu]
     res = Results(label)
     start = time.monotonic()
@@ -376,10 +378,15 @@ def boot_pair(args, abort):
         append = [f'rcm_pair={role}', f'rcm_peer_mac={peer_mac}',
                   'acpi=noirq']
         label = f'{args.label}.{role}'
+        kernel, initrd = args.kernel, args.initrd
+        if role == 'b':
+            kernel = args.kernel_b or kernel
+            initrd = args.initrd_b or initrd
 
-        def boot(label=label, role=role, append=append, qemu=qemu):
+        def boot(label=label, role=role, append=append, qemu=qemu,
+                 kernel=kernel, initrd=initrd):
             got[role] = boot_guest(args, label, f'{args.log}.{role}',
-                                   append, qemu, abort)
+                                   append, qemu, abort, kernel, initrd)
         t = threading.Thread(target=boot)
         t.start()
         threads.append(t)
@@ -406,6 +413,10 @@ def main():
     ap.add_argument('--rdma', default='rxe', help='rxe, siw or rxe,siw')
     ap.add_argument('--pair', action='store_true',
                     help='boot two guests joined by a socket netdev')
+    ap.add_argument('--kernel-b', help='with --pair: guest b boots this '
+                    'kernel (another series than a\'s: the pair then '
+                    'crosses kernels)')
+    ap.add_argument('--initrd-b', help='with --pair: guest b\'s initramfs')
     ap.add_argument('--test-timeout', type=int, default=120)
     ap.add_argument('--guest-timeout', type=int, default=900,
                     help='bound on the whole boot, in seconds')
