@@ -15,10 +15,11 @@
 /*
  * The scalar for an option at RDMA_OPTION_ID, read from @optval as ucma
  * reads it: uint8_t options one byte, int options any non-zero int as 1.
- * Options the library does not know go to the kernel with value 0, for
- * the kernel to refuse them (ENOPROTOOPT).
  *
- * Return: 0, or EINVAL when @optlen is not the size of the option.
+ * Return: 0, EINVAL when @optlen is not the size of the option, or
+ * ENOSYS for a name librdmacm does not know - ucma's errno, also for the
+ * numbers of rcm's own options (RCM_OPTION_ID_RESOLVE_TIMEOUT, ...),
+ * which are not librdmacm's and never reach the module from here.
  */
 static int rcm_option_id_value(int optname, const void *optval,
 			       size_t optlen, __u64 *value)
@@ -43,8 +44,7 @@ static int rcm_option_id_value(int optname, const void *optval,
 		*value = i ? 1 : 0;
 		return 0;
 	default:
-		*value = 0;
-		return 0;
+		return ENOSYS;
 	}
 }
 
@@ -60,15 +60,17 @@ static int rcm_option_id_value(int optname, const void *optval,
  *
  * The checks come in ucma's order: a NULL @optval with a non-zero
  * @optlen faults (EFAULT) before anything else is looked at, then a
- * known option's @optlen must be its size (EINVAL). Unknown levels and
- * names reach the kernel, whose ENOPROTOOPT becomes ucma's ENOSYS:
- * applications test for what librdmacm on the in-tree CM returns.
+ * known option's @optlen must be its size (EINVAL). An unknown name at
+ * RDMA_OPTION_ID is ENOSYS here; unknown levels, and names at
+ * RDMA_OPTION_IB, reach the kernel, whose ENOPROTOOPT becomes ucma's
+ * ENOSYS: applications test for what librdmacm on the in-tree CM
+ * returns.
  * RDMA_OPTION_IB_PATH sets a route from path records; rcm has no native
  * InfiniBand support, so it is EOPNOTSUPP without a kernel call. No
  * event results, also in synchronous mode.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL @id, wrong @optlen), EFAULT,
- * EOPNOTSUPP (RDMA_OPTION_IB_PATH), or the errors of
+ * ENOSYS (unknown name), EOPNOTSUPP (RDMA_OPTION_IB_PATH), or the errors of
  * RCM_IOCTL_SET_OPTION (ENOSYS for its ENOPROTOOPT, EINVAL for a value
  * out of range or a state or QP type the option does not allow, ENODEV).
  */

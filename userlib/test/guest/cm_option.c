@@ -24,7 +24,8 @@
  *    0 EINVAL, with the option's length EFAULT (also for an unknown
  *    name or level: ucma copies the value first); the right lengths
  *    work afterwards.
- * 5. unknown_option: an unknown name at level RDMA_OPTION_ID (4, -1), an
+ * 5. unknown_option: an unknown name at level RDMA_OPTION_ID (4, -1, and
+ *    0x100-0x102, the numbers of rcm's own options in its uapi), an
  *    unknown name at RDMA_OPTION_IB, unknown levels (2, -1): ENOSYS.
  * 6. state_and_type_errors: ACK_TIMEOUT on a UD id EINVAL; on a
  *    listening id REUSEADDR 1 and 0 and AFONLY EINVAL; REUSEADDR on a
@@ -220,6 +221,10 @@ TEST(unknown_option)
 	ud = new_id(_metadata, NULL, RDMA_PS_UDP);
 	OPT(rc, RDMA_OPTION_ID, 4, buf, 1, ENOSYS);
 	OPT(rc, RDMA_OPTION_ID, -1, buf, sizeof(buf), ENOSYS);
+	/* The numbers of rcm's own options are unknown at this level too. */
+	OPT(rc, RDMA_OPTION_ID, 0x100, buf, sizeof(int), ENOSYS);
+	OPT(rc, RDMA_OPTION_ID, 0x101, buf, sizeof(int), ENOSYS);
+	OPT(ud, RDMA_OPTION_ID, 0x102, buf, sizeof(int), ENOSYS);
 	OPT(rc, RDMA_OPTION_IB, 0, buf, 1, ENOSYS);
 	OPT(ud, 2, RDMA_OPTION_ID_TOS, NULL, 0, ENOSYS);
 	OPT(rc, -1, RDMA_OPTION_ID_TOS, buf, 1, ENOSYS);
