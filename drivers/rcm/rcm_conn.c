@@ -281,19 +281,23 @@ int rcm_cmd_notify(struct file *filp, void *arg)
 	struct rcm_id *id;
 	int ret;
 
-	if (cmd->event != RCM_NOTIFY_COMM_EST)
-		return -EINVAL;
 	id = rcm_id_lock(filp->private_data, cmd->id);
 	if (!id)
 		return -ENOENT;
-	/* The answers of the in-tree rdma_notify() and ib_cm's. */
+	/*
+	 * The answers of the in-tree rdma_notify(): an id without a
+	 * connection's CM id is EINVAL; iw_cm takes any event and does
+	 * nothing (iWARP has no RTU to stand in for); ib_cm answers itself.
+	 */
 	if (id->state == RCM_STATE_DESTROYING ||
 	    id->state == RCM_STATE_DEVICE_REMOVAL)
 		ret = rcm_id_state_errno(id);
 	else if (id->iw)
-		ret = 0;	/* iWARP has no RTU to stand in for */
+		ret = 0;
+	else if (!id->cm_id)
+		ret = -EINVAL;
 	else
-		ret = rcm_ib_notify(id);
+		ret = rcm_ib_notify(id, cmd->event);
 	rcm_id_unlock(id);
 	return ret;
 }

@@ -321,19 +321,26 @@ int rcm_ib_establish(struct rcm_id *id)
 }
 
 /**
- * rcm_ib_notify() - traffic came before the RTU: the connection is up
- * @id: an id not being destroyed nor without device; lock held
+ * rcm_ib_notify() - a QP's asynchronous event, for the IB CM
+ * @id: an id with an ib_cm id, not being destroyed nor without device;
+ *      lock held
+ * @event: the event (enum ib_event_type, from userspace: any value)
  *
- * The answers of the in-tree rdma_notify() and of ib_cm's.
+ * The answers of the in-tree rdma_notify() and of ib_cm's. COMM_EST:
+ * traffic came before the RTU, so the connection is up. Any other event
+ * goes to ib_cm as in-tree: PATH_MIG switches an established connection
+ * to its alternate path, the rest are EINVAL.
  *
- * Return: 0 (ib_cm then reports IB_CM_USER_ESTABLISHED: ESTABLISHED),
- * -EISCONN (already up), -EINVAL (no accepted request of an RC
- * connection), or ib_cm's errno.
+ * Return: 0 (for COMM_EST ib_cm then reports IB_CM_USER_ESTABLISHED:
+ * ESTABLISHED), -EISCONN (already up), -EINVAL (no accepted request of
+ * an RC connection, an event ib_cm does not take), or ib_cm's errno.
  */
-int rcm_ib_notify(struct rcm_id *id)
+int rcm_ib_notify(struct rcm_id *id, u32 event)
 {
 	lockdep_assert_held(&id->lock);
-	if (id->state != RCM_STATE_CONNECT || !id->cm_id || rcm_id_is_ud(id))
+	if (event != RCM_NOTIFY_COMM_EST)
+		return ib_cm_notify(id->cm_id, (enum ib_event_type)event);
+	if (id->state != RCM_STATE_CONNECT || rcm_id_is_ud(id))
 		return -EINVAL;
 	if (id->established)
 		return -EISCONN;

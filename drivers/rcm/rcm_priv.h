@@ -631,7 +631,7 @@ int rcm_ib_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 int rcm_ib_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 		  const struct rcm_wire_conn_param *param, const void *pdata);
 int rcm_ib_establish(struct rcm_id *id);
-int rcm_ib_notify(struct rcm_id *id);
+int rcm_ib_notify(struct rcm_id *id, u32 event);
 int rcm_ib_reject(struct rcm_id *id, u32 reason, const void *pdata, u8 len);
 int rcm_ib_disconnect(struct rcm_id *id);
 struct ib_cm_id *rcm_ib_listen(struct rcm_id *id, struct rcm_device *rdev);

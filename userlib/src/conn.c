@@ -329,28 +329,30 @@ RCM_EXPORT int rdma_establish(struct rdma_cm_id *id)
 
 /**
  * rdma_notify() - pass a QP's asynchronous event to the CM
- * @id: an accepted id (passive side) whose RTU has not arrived
- * @event: IBV_EVENT_COMM_EST: the QP received data first
+ * @id: the id of a connection
+ * @event: the event; IBV_EVENT_COMM_EST: the QP received data first
  *
- * The kernel counts the connection as established and reports
- * ESTABLISHED, as if the RTU had come. The kernel takes this one event
- * only, under its own number (RCM_NOTIFY_COMM_EST); the library
- * translates it, and refuses the others itself, with the kernel's
- * EINVAL.
+ * The kernel takes the event as the in-tree rdma_notify() does: on an
+ * accepted id (passive side) whose RTU has not arrived, COMM_EST counts
+ * the connection as established and ESTABLISHED follows, as if the RTU
+ * had come; on IB and RoCE, IBV_EVENT_PATH_MIG moves an established
+ * connection to its alternate path and other events are EINVAL; on
+ * iWARP, which has no RTU, every event is 0.
  *
- * Return: 0 (also on iWARP, which has no RTU, as in-tree), or -1 with
- * errno: EISCONN (established already, either side), EINVAL (NULL @id,
- * another event, no accepted connection waiting for its RTU), ENOENT,
- * ENODEV.
+ * Return: 0, or -1 with errno: EISCONN (COMM_EST on a connection
+ * established already, either side), EINVAL (NULL @id, no connection,
+ * no accepted connection waiting for its RTU, an event the IB CM does
+ * not take), ENOENT, ENODEV.
  */
 RCM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {
 	struct rcm_notify cmd = { .size = sizeof(cmd) };
 
-	if (!id || event != IBV_EVENT_COMM_EST)
+	if (!id)
 		return rcm_err(EINVAL);
 	cmd.id = rcm_id(id)->handle;
-	cmd.event = RCM_NOTIFY_COMM_EST;
+	/* The uapi's numbers are ibv_event_type's. */
+	cmd.event = (uint32_t)event;
 	if (ioctl(rcm_id(id)->chan->ch.fd, RCM_IOCTL_NOTIFY, &cmd))
 		return -1;
 	return 0;

@@ -1004,14 +1004,18 @@ struct rcm_init_qp_attr {
  * @size: sizeof(struct rcm_notify)
  * @flags: Must be 0
  * @id: an id whose connection is accepted (passive side)
- * @event: RCM_NOTIFY_COMM_EST
+ * @event: the QP's asynchronous event, an ibv_event_type value
  *
- * Tells the CM that the QP received data before the RTU arrived, so the
- * connection counts as established: RCM_EVENT_ESTABLISHED follows, as if
- * the RTU had come. As the in-tree rdma_notify(): 0 and nothing done on
- * an iWARP connection, which has no RTU. Errors: ENOENT, EISCONN (the
- * connection is established already, on either side), EINVAL (another
- * event, or no accepted connection waiting for its RTU), ENODEV.
+ * Passes a QP's asynchronous event to the CM of the id's connection, as
+ * the in-tree rdma_notify() does. RCM_NOTIFY_COMM_EST: the QP received
+ * data before the RTU arrived, so the connection counts as established:
+ * RCM_EVENT_ESTABLISHED follows, as if the RTU had come. On an IB or
+ * RoCE connection, IB_EVENT_PATH_MIG switches an established connection
+ * to its alternate path, as ib_cm does, and any other event is EINVAL;
+ * on an iWARP connection every event is 0 and nothing is done. Errors:
+ * ENOENT, EISCONN (COMM_EST on a connection established already, on
+ * either side), EINVAL (no connection, no accepted connection waiting
+ * for its RTU, an event the IB CM does not take), ENODEV.
  */
 struct rcm_notify {
 	__u32 size;

@@ -33,7 +33,8 @@
  *    of the listener is the kernel's EINVAL; then an accept with the
  *    QP's number in conn_param establishes the connection.
  * 5. notify_comm_est: with the client's RTU held back (its channel not
- *    read), rdma_notify() of IBV_EVENT_QP_FATAL is EINVAL, of
+ *    read), rdma_notify() of IBV_EVENT_QP_FATAL, LID_CHANGE and
+ *    PATH_MIG (nothing established to migrate) is EINVAL, of
  *    IBV_EVENT_COMM_EST 0, and the server gets ESTABLISHED; the client's
  *    ESTABLISHED follows when it reads.
  *
@@ -235,6 +236,9 @@ TEST(notify_comm_est)
 		TH_LOG("rdma_accept: %s", strerror(errno));
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_QP_FATAL), EINVAL);
+	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_LID_CHANGE), EINVAL);
+	/* Not established yet: ib_cm has nothing to migrate. */
+	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_PATH_MIG), EINVAL);
 	EXPECT_TRUE(guest_quiet(p.chs));
 	ASSERT_EQ(0, rdma_notify(p.server, IBV_EVENT_COMM_EST))
 		TH_LOG("rdma_notify: %s", strerror(errno));

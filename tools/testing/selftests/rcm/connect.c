@@ -344,6 +344,14 @@ TEST_F(transport, connect_accept_send_disconnect)
 	ret = ioctl(c, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
 	ASSERT_EQ(variant->notify_up, ret)
 		TH_LOG("active notify: %s", strerror(ret));
+	n.event = 11;	/* IBV_EVENT_LID_CHANGE */
+	ret = ioctl(c, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
+	ASSERT_EQ(variant->notify_other, ret)
+		TH_LOG("active notify of LID_CHANGE: %s", strerror(ret));
+	n.id = rid;
+	ret = ioctl(s, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
+	ASSERT_EQ(variant->notify_other, ret)
+		TH_LOG("passive notify of LID_CHANGE: %s", strerror(ret));
 
 	ASSERT_EQ(0, rcm_post_send(&self->ce, "ping"))
 		TH_LOG("send: %s", strerror(errno));

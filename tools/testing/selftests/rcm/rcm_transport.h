@@ -56,6 +56,7 @@ FIXTURE_VARIANT(transport) {
 	bool rtu;
 	bool dreq;
 	int notify_up;		/* RCM_IOCTL_NOTIFY's errno once it is up */
+	int notify_other;	/* ... for another event (LID_CHANGE) */
 	unsigned int paths;	/* of a request id */
 	/* The in-tree peers need a QP of their own: iw_cm hands it over. */
 	bool intree_qp;
@@ -75,6 +76,8 @@ FIXTURE_VARIANT_ADD(transport, rxe) {
 	.dreq = true,
 	/* As in-tree (ib_cm): the connection is up already. */
 	.notify_up = EISCONN,
+	/* ib_cm takes COMM_EST and PATH_MIG only. */
+	.notify_other = EINVAL,
 	.paths = 1,
 	.port = 20170,
 };
@@ -90,6 +93,8 @@ FIXTURE_VARIANT_ADD(transport, siw) {
 	.accept_max = RCM_IWARP_PRIVATE_DATA_MAX,
 	/* As in-tree: iWARP has no RTU for a notify to stand in for. */
 	.notify_up = 0,
+	/* iw_cm takes every event, and does nothing. */
+	.notify_other = 0,
 	.paths = 0,
 	.intree_qp = true,
 	.port = 20570,
