@@ -216,6 +216,7 @@ struct rcm_channel *rcm_channel_open(void)
 	}
 	chan->ch.fd = fd;
 	chan->event_size = event_size;
+	chan->refs = 1;
 	pthread_mutex_init(&chan->lock, NULL);
 	return chan;
 
@@ -230,16 +231,43 @@ out:
 }
 
 /**
- * rcm_channel_close() - close the file and free the channel
- * @chan: the channel, whose ids are gone
+ * rcm_channel_get() - keep a channel's memory, for an id on it
+ * @chan: the channel
  */
-void rcm_channel_close(struct rcm_channel *chan)
+void rcm_channel_get(struct rcm_channel *chan)
 {
-	close(chan->ch.fd);
+	__atomic_add_fetch(&chan->refs, 1, __ATOMIC_RELAXED);
+}
+
+/**
+ * rcm_channel_put() - drop a reference; the last one frees the channel
+ * @chan: the channel; its lock not held
+ */
+void rcm_channel_put(struct rcm_channel *chan)
+{
+	if (__atomic_sub_fetch(&chan->refs, 1, __ATOMIC_ACQ_REL))
+		return;
 	pthread_mutex_destroy(&chan->lock);
 	free(chan->ids.buckets);
 	free(chan->handles.buckets);
 	free(chan);
+}
+
+/**
+ * rcm_channel_close() - close the file; the channel goes with its last id
+ * @chan: the channel
+ *
+ * The kernel destroys the file's ids. Ids the application did not
+ * destroy keep the channel's memory (rcm_channel.refs), and their calls
+ * find no file (EBADF) rather than whatever file reuses the number.
+ */
+void rcm_channel_close(struct rcm_channel *chan)
+{
+	int fd = chan->ch.fd;
+
+	__atomic_store_n(&chan->ch.fd, -1, __ATOMIC_RELAXED);
+	close(fd);
+	rcm_channel_put(chan);
 }
 
 /**

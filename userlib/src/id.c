@@ -77,6 +77,7 @@ int rcm_create_id(struct rdma_event_channel *channel,
 		id->sync = true;
 	}
 	id->chan = chan;
+	rcm_channel_get(chan);
 	id->id.channel = &chan->ch;
 	id->id.context = context;
 	id->id.ps = ps;
@@ -106,6 +107,7 @@ int rcm_create_id(struct rdma_event_channel *channel,
 out_close:
 	if (id->sync)
 		rcm_channel_close(chan);
+	rcm_channel_put(chan);
 out_free:
 	pthread_cond_destroy(&id->acked);
 	free(id);
@@ -215,6 +217,7 @@ static void rcm_id_free(struct rcm_id_private *rid)
 	free(rid);
 	if (sync)
 		rcm_channel_close(chan);
+	rcm_channel_put(chan);
 }
 
 /**
@@ -265,6 +268,7 @@ struct rcm_id_private *rcm_request_new(struct rcm_channel *chan,
 		return NULL;
 	pthread_cond_init(&req->acked, NULL);
 	req->chan = chan;
+	rcm_channel_get(chan);
 	req->handle = handle;
 	req->request = true;
 	req->events_completed = 1;

@@ -46,8 +46,10 @@ static void rcm_unlock_pair(struct rcm_channel *a, struct rcm_channel *b)
 /*
  * Move the id from @from to @to in the library, after the kernel did:
  * the tables (@to->handles files the id under its new handle), handle,
- * channel and synchronous state. Returns whether @from was the id's
- * private channel, to be closed. Caller holds both locks.
+ * channel and synchronous state; the id keeps @to's memory, and the
+ * caller drops its reference on @from once it unlocked it. Returns
+ * whether @from was the id's private channel, to be closed. Caller
+ * holds both locks.
  */
 static bool rcm_migrate_switch(struct rcm_channel *from,
 			       struct rcm_channel *to, struct rcm_id_private *rid,
@@ -59,6 +61,7 @@ static bool rcm_migrate_switch(struct rcm_channel *from,
 	rid->sync = to_sync;
 	rid->handle = handle;
 	rid->id.channel = &to->ch;
+	rcm_channel_get(to);
 	__atomic_store_n(&rid->chan, to, __ATOMIC_RELEASE);
 	rcm_channel_add_id_locked(to, rid);
 	return was_sync;
@@ -167,6 +170,7 @@ RCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 
 	if (last)
 		rcm_channel_close(from);
+	rcm_channel_put(from);
 	return 0;
 
 fail:

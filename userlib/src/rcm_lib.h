@@ -176,6 +176,11 @@ struct rcm_id_table {
  *        librdmacm (a synchronous listener's requests get channels of
  *        their own, see rcm_request_private()); closed with the id, and
  *        no other id may move onto it
+ * @refs: the channel's memory is kept by the open channel and by each id
+ *        on it (rcm_channel_get()), so that an id whose channel was
+ *        destroyed can still take its lock: librdmacm's ids keep
+ *        working, e.g. rdma_ack_cm_event() after
+ *        rdma_destroy_event_channel(). Atomic
  */
 struct rcm_channel {
 	struct rdma_event_channel ch;
@@ -184,6 +189,7 @@ struct rcm_channel {
 	struct rcm_id_table	handles;
 	uint32_t		event_size;
 	bool			sync;
+	unsigned int		refs;
 };
 
 static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
@@ -194,6 +200,8 @@ static inline struct rcm_channel *rcm_channel(struct rdma_event_channel *ch)
 /* channel.c */
 struct rcm_channel *rcm_channel_open(void);
 void rcm_channel_close(struct rcm_channel *chan);
+void rcm_channel_get(struct rcm_channel *chan);
+void rcm_channel_put(struct rcm_channel *chan);
 void rcm_channel_add_id(struct rcm_channel *chan, struct rcm_id_private *id);
 void rcm_channel_del_id(struct rcm_channel *chan, struct rcm_id_private *id);
 void rcm_channel_add_id_locked(struct rcm_channel *chan, struct rcm_id_private *id);

@@ -10,7 +10,10 @@
  * - destroy while another thread has read a record of the id and not
  *   handed it out yet: waits for that thread, which drops the record
  *   and goes on with the next one (the fake stops the reader at that
- *   instant).
+ *   instant);
+ * - an event acked after the application destroyed its channel (the id
+ *   left alive), as librdmacm 44 allows: no access to the freed channel
+ *   (valgrind.sh).
  *
  * The module is faked (fake_rcm.c), and so are libibverbs' devices
  * (fake_verbs.c). Waits are bounded: a hang fails the check.
@@ -188,6 +191,30 @@ static void destroy_with_record_in_flight(void)
 	rdma_destroy_event_channel(ch);
 }
 
+/* Still reachable at exit: the id outlives its channel on purpose. */
+static struct rdma_cm_id *orphan;
+
+/*
+ * librdmacm 44 acks an event whose channel the application destroyed
+ * first: the ack touches the id, never the channel. rcm's takes the
+ * lock of the id's channel, whose memory the id keeps (valgrind.sh sees
+ * the read of a freed channel otherwise).
+ */
+static void ack_after_channel_destroyed(void)
+{
+	struct rdma_cm_event *ev = NULL;
+	uint32_t h;
+
+	if (!open_channel())
+		return;
+	orphan = new_id(RDMA_PS_TCP, &h);
+	T_CHECK(fake_rcm_push(ch->fd, h, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
+	T_CHECK(rdma_get_cm_event(ch, &ev) == 0 && ev && ev->id == orphan);
+	rdma_destroy_event_channel(ch);
+	if (ev)
+		T_CHECK(rdma_ack_cm_event(ev) == 0);
+}
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
@@ -200,5 +227,7 @@ int main(int argc, char *argv[])
 		   addr_resolved_unknown_device);
 	t_in_child("destroy while another thread holds a record",
 		   destroy_with_record_in_flight);
+	t_in_child("an event acked after its channel was destroyed",
+		   ack_after_channel_destroyed);
 	return t_exit();
 }
