@@ -294,26 +294,6 @@ out:
 	return 0;
 }
 
-/*
- * The events of a failure iw_cm_connect() returned at once (the driver
- * connects TCP before it returns): what the same failure reports when it
- * comes later, so that userspace sees one behaviour whatever the driver.
- */
-static u32 rcm_iw_connect_failure(int err)
-{
-	switch (err) {
-	case -ECONNREFUSED:
-	case -ECONNRESET:
-		return RCM_EVENT_REJECTED;
-	case -ETIMEDOUT:
-	case -EHOSTUNREACH:
-	case -ENETUNREACH:
-		return RCM_EVENT_UNREACHABLE;
-	default:
-		return 0;	/* a local failure: the call fails */
-	}
-}
-
 /**
  * rcm_iw_connect() - send an MPA request for an active id
  * @id: an RC id routed over an iWARP port; the caller holds its command
@@ -324,14 +304,15 @@ static u32 rcm_iw_connect_failure(int err)
  * @dead: set to an iw_cm id the caller destroys once it dropped the lock
  *
  * The driver may connect TCP before this returns (siw does), so it can
- * take as long as a TCP connect. A refusal or timeout that comes back at
- * once is reported as the event it would be had it come later; the id
- * then has a failed connection, as after any REJECTED.
+ * take as long as a TCP connect. As in-tree (cma_connect_iw()), whatever
+ * iw_cm_connect() returns at once is the command's answer - a refusal
+ * (-ECONNREFUSED) or timeout of that TCP connect too - and the id is
+ * then as before: routed, free to connect again.
  *
- * Return: 0, or the errno of a local failure (-EINVAL: no QP
+ * Return: 0, or the errno of iw_cm_connect() (-EINVAL: no QP
  * @cmd->qp_num on the device that the calling process created; -ENOMEM:
  * more RDMA read depth than the driver takes; a TCP bind error such as
- * -EADDRINUSE), the id then being as before.
+ * -EADDRINUSE; the TCP connect's -ECONNREFUSED, -ETIMEDOUT, ...).
  */
 int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 		   const struct rcm_wire_conn_param *param, const void *pdata,
@@ -346,9 +327,7 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 		.ird = param->responder_resources,
 		.qpn = cmd->qp_num,
 	};
-	struct rcm_uevent *ev;
 	struct iw_cm_id *iw;
-	u32 type;
 	int ret;
 
 	lockdep_assert_held(&id->lock);
@@ -388,17 +367,9 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 	/* iw_cm reports nothing after a failed connect: the id is ours. */
 	id->iw = NULL;
 	*dead = iw;
-	type = rcm_iw_connect_failure(ret);
-	ev = type ? rcm_event_alloc(id, type, GFP_KERNEL) : NULL;
-	if (!ev) {
-		id->active = false;
-		id->state = RCM_STATE_ROUTE_RESOLVED;
-		return ret;
-	}
-	id->answered = true;
-	ev->ev.status = ret;
-	rcm_event_queue(id->file, ev);
-	return 0;
+	id->active = false;
+	id->state = RCM_STATE_ROUTE_RESOLVED;
+	return ret;
 }
 
 /**

@@ -807,10 +807,11 @@ struct rcm_disconnect {
  * RCM_EVENT_UNREACHABLE with -ETIMEDOUT (no reply in time;
  * -EHOSTUNREACH or -ENETUNREACH when TCP finds no way), or
  * RCM_EVENT_CONNECT_ERROR with another negative errno. A refusal or
- * timeout the driver sees during the call itself is reported by the
- * same event, the call returning 0. Other errors of the call itself:
- * ENOMEM (also: depths above what the driver takes), EADDRINUSE (the
- * id's TCP port is taken). As with MPA in general, the active side must
+ * timeout the driver sees during the call itself (siw connects TCP
+ * before it returns) is the call's error, as in-tree: ECONNREFUSED,
+ * ETIMEDOUT, ...; no event follows and the id stays routed. Other
+ * errors of the call itself: ENOMEM (also: depths above what the driver
+ * takes), EADDRINUSE (the id's TCP port is taken). As with MPA in general, the active side must
  * send the first message on the connection.
  *
  * UD ids (RCM_PS_UDP, RCM_PS_IB with RCM_QPT_UD; IB CM ports only): a

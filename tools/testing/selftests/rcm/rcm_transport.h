@@ -48,7 +48,11 @@ FIXTURE_VARIANT(transport) {
 	const char *addr6;	/* the same, of its IPv6 address */
 	bool iwarp;
 	enum ibv_transport_type verbs;	/* its devices' in libibverbs */
-	int nobody_listens;	/* REJECTED status with no listener */
+	/*
+	 * With no listener: the REJECTED status (IB CM), or the connect's
+	 * own errno (iWARP: siw connects TCP inside the call).
+	 */
+	int nobody_listens;
 	int rejected;		/* REJECTED status of a consumer reject */
 	unsigned int reject_max;	/* private data a reject carries */
 	unsigned int accept_max;	/* and an accept */
@@ -87,7 +91,7 @@ FIXTURE_VARIANT_ADD(transport, siw) {
 	.addr6 = "RCM_ADDR6_SIW",
 	.iwarp = true,
 	.verbs = IBV_TRANSPORT_IWARP,
-	.nobody_listens = -ECONNREFUSED,
+	.nobody_listens = ECONNREFUSED,
 	.rejected = -ECONNRESET,
 	.reject_max = RCM_IWARP_PRIVATE_DATA_MAX,
 	.accept_max = RCM_IWARP_PRIVATE_DATA_MAX,
