@@ -352,8 +352,12 @@ end rcm-run
 begin purge
 if ! blocked purge; then
 	modprobe -r rcm 2>/dev/null
+	# The packages' files and links, not their directories (nor /lib,
+	# a link to a directory on a merged /usr).
 	files=$(dpkg -L rcm rcm-dkms 2>/dev/null | while read -r f; do
-		[ -f "$f" ] || [ -L "$f" ] && echo "$f"; done)
+		[ -d "$f" ] && continue
+		if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi
+	done)
 	if ! { apt-get purge -y rcm rcm-dkms 2>&1; echo "apt exit $?"; } |
 		stamped >"$log/purge" || ! grep -q ' apt exit 0$' "$log/purge"; then
 		check_fail purge "apt-get purge failed"
