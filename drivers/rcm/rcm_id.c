@@ -70,8 +70,9 @@ VISIBLE_IF_KUNIT int rcm_id_qp_type(u16 ps, u8 qp_type)
  * rcm_id_state_errno() - errno of a command an id's state cannot take
  * @id: the id; the caller holds its lock
  *
- * Return: -ENOENT while it is being destroyed, -ENODEV after its device
- * was removed, else -EINVAL.
+ * Return: -ENOENT while it is being destroyed, -ENXIO after its device
+ * was removed (as ucma, which closes the id then: every command that
+ * names it fails so), else -EINVAL.
  */
 int rcm_id_state_errno(struct rcm_id *id)
 {
@@ -80,7 +81,7 @@ int rcm_id_state_errno(struct rcm_id *id)
 	case RCM_STATE_DESTROYING:
 		return -ENOENT;
 	case RCM_STATE_DEVICE_REMOVAL:
-		return -ENODEV;
+		return -ENXIO;
 	default:
 		return -EINVAL;
 	}

@@ -342,7 +342,7 @@ RCM_EXPORT int rdma_establish(struct rdma_cm_id *id)
  * Return: 0, or -1 with errno: EISCONN (COMM_EST on a connection
  * established already, either side), EINVAL (NULL @id, no connection,
  * no accepted connection waiting for its RTU, an event the IB CM does
- * not take), ENOENT, ENODEV.
+ * not take), ENOENT, ENXIO (device removed).
  */
 RCM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {

@@ -72,7 +72,8 @@ static int rcm_option_id_value(int optname, const void *optval,
  * Return: 0, or -1 with errno: EINVAL (NULL @id, wrong @optlen), EFAULT,
  * ENOSYS (unknown name), EOPNOTSUPP (RDMA_OPTION_IB_PATH), or the errors of
  * RCM_IOCTL_SET_OPTION (ENOSYS for its ENOPROTOOPT, EINVAL for a value
- * out of range or a state or QP type the option does not allow, ENODEV).
+ * out of range or a state or QP type the option does not allow, ENXIO
+ * after the id's device was removed).
  */
 RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 			       void *optval, size_t optlen)

@@ -637,7 +637,8 @@ RCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
  * applications that manage their own QP.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument, another state, or
- * a state the id is not ready for), ENOENT, ENODEV, EPROTO (the kernel
+ * a state the id is not ready for), ENOENT, ENXIO (device removed),
+ * EPROTO (the kernel
  * left the state out).
  */
 RCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,

@@ -49,10 +49,10 @@
  * EOPNOTSUPP a flag bit (no command takes one yet)
  * ENOMEM     the kernel could not allocate what the command needs
  *            (nothing changed)
- * ENODEV     the id's RDMA device was removed (the id reported
+ * ENXIO      the id's RDMA device was removed (the id reported
  *            RCM_EVENT_DEVICE_REMOVAL): a command that acts on the id,
  *            other than RCM_IOCTL_DESTROY_ID and RCM_IOCTL_QUERY_ID,
- *            fails so
+ *            fails so, as with the in-tree ucma, which closes the id
  * ========== ==========================================================
  *
  * Commands add their own errno values in their own documentation.
@@ -308,8 +308,7 @@ struct rcm_id_info {
  * EAFNOSUPPORT (family other than AF_INET/AF_INET6), EADDRNOTAVAIL (not
  * a local address, or no free port), ENODEV (no RDMA device owns the
  * address), EACCES (port below 1024 without CAP_NET_BIND_SERVICE),
- * EADDRINUSE (port taken for this address), ENODEV also after the
- * id's device was removed.
+ * EADDRINUSE (port taken for this address).
  */
 struct rcm_bind_addr {
 	__u32 size;
@@ -416,7 +415,7 @@ struct rcm_query_id {
  * resolution, the MTU from the netdev, the traffic class from the id's
  * TOS and its service level from the netdev's priority map; an iWARP
  * route needs no path. Errors: ENOENT, EINVAL (address not resolved,
- * already routed, timeout out of range), ENODEV (device removed or the
+ * already routed, timeout out of range), ENODEV (the
  * netdev is gone), EOPNOTSUPP (an InfiniBand port: path queries to the
  * subnet administrator are not implemented), ENOBUFS (the file has
  * max_events_per_file events unread), ENOMEM.
@@ -716,8 +715,7 @@ struct rcm_accept {
  * end: a second call, a call after the DREQ/DREP exchange, after
  * RCM_EVENT_REJECTED, or before the connection is up (a UD id's SIDR
  * exchange included). Errors: ENOENT, EINVAL (the id never sent or
- * received a connection request), ENOMEM (nothing sent), ENODEV (device
- * removed).
+ * received a connection request), ENOMEM (nothing sent).
  *
  * iWARP: a graceful close (iw_cm moves the QP to SQD; the driver closes
  * the stream once the QP's work is done). Both sides report
@@ -784,7 +782,7 @@ struct rcm_disconnect {
  * peer's consumer rejected) or RCM_EVENT_UNREACHABLE (status -ETIMEDOUT:
  * no answer after the CM's retries). Errors: ENOENT, EINVAL (route not
  * resolved, not an RC id, a value out of range, too much private data),
- * EFAULT, ENODEV (device removed), ENOBUFS (the file has
+ * EFAULT, ENOBUFS (the file has
  * max_events_per_file events unread), ENOMEM.
  *
  * iWARP: sends an MPA request over a TCP connection from the id's
@@ -978,7 +976,7 @@ struct rcm_qp_attr {
  * index, port and the id's Q_Key; RTR the state; RTS the state and send
  * PSN 0. Errors: ENOENT, EINVAL
  * (no state, a state other than INIT/RTR/RTS, or a state the id is not
- * ready for), ENODEV (the device was removed).
+ * ready for).
  *
  * iWARP: before a connect or request, INIT only, with no access flags
  * (state and access flags valid); once the id has a connection, INIT
@@ -1016,7 +1014,7 @@ struct rcm_init_qp_attr {
  * on an iWARP connection every event is 0 and nothing is done. Errors:
  * ENOENT, EISCONN (COMM_EST on a connection established already, on
  * either side), EINVAL (no connection, no accepted connection waiting
- * for its RTU, an event the IB CM does not take), ENODEV.
+ * for its RTU, an event the IB CM does not take).
  */
 struct rcm_notify {
 	__u32 size;
@@ -1225,7 +1223,7 @@ struct rcm_leave_mcast {
  * @RCM_EVENT_DISCONNECTED: the connection is down (DREQ or DREP received, DREQ
  *                          timed out, stream closed); once per connection
  * @RCM_EVENT_DEVICE_REMOVAL: the id's RDMA device is going away; the id is
- *                            detached and answers ENODEV to all but
+ *                            detached and answers ENXIO to all but
  *                            RCM_IOCTL_QUERY_ID and RCM_IOCTL_DESTROY_ID
  * @RCM_EVENT_MULTICAST_JOIN: RCM_IOCTL_JOIN_MCAST succeeded; ud holds the
  *                            group's parameters, context the join's

@@ -37,7 +37,9 @@
  *    own, hp0, 198.18.253.1/24) is found when an id binds to its
  *    address (id->verbs, id->pd), and rdma_get_devices() lists it; once
  *    removed (DEVICE_REMOVAL on the id) it is no longer listed, while
- *    the id keeps its context; the id destroyed, the library closes the
+ *    the id keeps its context, and a command on the id fails with
+ *    ENXIO (ucma's: the kernel closed its id); the id destroyed, the
+ *    library closes the
  *    context, and the removal (which Soft-RoCE holds until then)
  *    completes within 20 s. The teardown removes both whatever
  *    happened.
@@ -364,6 +366,10 @@ TEST_F(hotplug, device_added_and_removed)
 	EXPECT_EQ(self->before, n);
 	/* The id keeps the context it holds. */
 	EXPECT_STREQ(HP_DEV, id->verbs->device->name);
+	/* Its commands find no id any more: ucma's ENXIO (6.1, 6.12). */
+	ASSERT_EQ(-1, rdma_listen(id, 1));
+	EXPECT_EQ(ENXIO, errno)
+		TH_LOG("listen after DEVICE_REMOVAL: %s", strerror(errno));
 	/* Its last id gone, the library closes the context. */
 	ASSERT_EQ(0, rdma_destroy_id(id));
 	ASSERT_EQ(1, poll(&p, 1, 20000))

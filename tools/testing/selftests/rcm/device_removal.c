@@ -114,7 +114,7 @@ TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 		TH_LOG("device count %u after removal", num_devices(fd));
 
 	/* A removed id is good for destroy only. */
-	ASSERT_ERRNO(rcm_resolve(fd, resolved, NULL, ip, 100), ENODEV);
+	ASSERT_ERRNO(rcm_resolve(fd, resolved, NULL, ip, 100), ENXIO);
 	q.id = bound;
 	ASSERT_TRUE(ioctl(fd, RCM_IOCTL_QUERY_ID, &q) == 0 &&
 		    q.out_port_num == 0)
@@ -277,7 +277,7 @@ TEST_F(removal, connections_let_the_device_go)
 	 */
 	ASSERT_EQ(5, seen)
 		TH_LOG("%u DEVICE_REMOVAL events, want 5", seen);
-	ASSERT_ERRNO(rcm_connect(fd, pending, 0x30, NULL), ENODEV);
+	ASSERT_ERRNO(rcm_connect(fd, pending, 0x30, NULL), ENXIO);
 	close(fd);
 
 	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))

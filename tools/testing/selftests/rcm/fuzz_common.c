@@ -56,7 +56,7 @@ static const struct {
 
 /* "Errors common to every command" (the DOC block of rcm_user.h). */
 static const int common_errs[] = {
-	ENOTTY, EFAULT, EINVAL, E2BIG, EOPNOTSUPP, ENOMEM, ENODEV,
+	ENOTTY, EFAULT, EINVAL, E2BIG, EOPNOTSUPP, ENOMEM, ENODEV, ENXIO,
 };
 
 const char *rcm_cmd_name(unsigned int nr)

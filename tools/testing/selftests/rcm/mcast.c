@@ -656,7 +656,7 @@ TEST(device_removal_drops_igmp)
 		    reported == 1)
 		TH_LOG("leave after removal: %s, reported %u", strerror(errno),
 		       reported);
-	ASSERT_ERRNO(join(fd, id, "239.1.2.12", 0, 12), ENODEV);
+	ASSERT_ERRNO(join(fd, id, "239.1.2.12", 0, 12), ENXIO);
 	ASSERT_EQ(0, rcm_destroy(fd, id))
 		TH_LOG("destroy: %s", strerror(errno));
 	close(fd);
