@@ -182,6 +182,14 @@ static int carried_info_matches(int fd, const struct rcm_event *ev)
 	return 0;
 }
 
+/* RCM_IOCTL_NOTIFY of @event on @id of @fd: 0, or its errno. */
+static int notify(int fd, unsigned int id, unsigned int event)
+{
+	struct rcm_notify n = { .size = sizeof(n), .id = id, .event = event };
+
+	return ioctl(fd, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
+}
+
 /*
  * The whole of a connection on either transport: a connect and an
  * accept with private data, each once only; the request as the peer
@@ -196,13 +204,11 @@ TEST_F(transport, connect_accept_send_disconnect)
 	static const char hello[] = "hello";
 	static const char welcome[] = "welcome";
 	unsigned short port = variant->port + 1;
-	struct rcm_notify n = { .size = sizeof(n),
-				.event = RCM_NOTIFY_COMM_EST };
 	struct rcm_init_qp_attr ca, sa;
 	unsigned int lid, cid, rid, sqpn, len;
 	struct rcm_query_id q;
 	struct rcm_event ev;
-	int s, c, ret;
+	int s, c;
 
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -336,22 +342,14 @@ TEST_F(transport, connect_accept_send_disconnect)
 		TH_LOG("passive: not established");
 	ASSERT_TRUE(ev.id == rid && ev.context == 0xacce)
 		TH_LOG("established id %u", ev.id);
-	n.id = rid;
-	ret = ioctl(s, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
-	ASSERT_EQ(variant->notify_up, ret)
-		TH_LOG("passive notify: %s", strerror(ret));
-	n.id = cid;
-	ret = ioctl(c, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
-	ASSERT_EQ(variant->notify_up, ret)
-		TH_LOG("active notify: %s", strerror(ret));
-	n.event = 11;	/* IBV_EVENT_LID_CHANGE */
-	ret = ioctl(c, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
-	ASSERT_EQ(variant->notify_other, ret)
-		TH_LOG("active notify of LID_CHANGE: %s", strerror(ret));
-	n.id = rid;
-	ret = ioctl(s, RCM_IOCTL_NOTIFY, &n) ? errno : 0;
-	ASSERT_EQ(variant->notify_other, ret)
-		TH_LOG("passive notify of LID_CHANGE: %s", strerror(ret));
+	ASSERT_EQ(variant->notify_up, notify(s, rid, RCM_NOTIFY_COMM_EST))
+		TH_LOG("passive notify");
+	ASSERT_EQ(variant->notify_up, notify(c, cid, RCM_NOTIFY_COMM_EST))
+		TH_LOG("active notify");
+	ASSERT_EQ(variant->notify_other, notify(c, cid, IBV_EVENT_LID_CHANGE))
+		TH_LOG("active notify of LID_CHANGE");
+	ASSERT_EQ(variant->notify_other, notify(s, rid, IBV_EVENT_LID_CHANGE))
+		TH_LOG("passive notify of LID_CHANGE");
 
 	ASSERT_EQ(0, rcm_post_send(&self->ce, "ping"))
 		TH_LOG("send: %s", strerror(errno));
