@@ -323,6 +323,53 @@ int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
 }
 
 /**
+ * rcm_device_serves_net() - may a listener of @net take @rdev's service IDs?
+ * @rdev: the device
+ * @net: the listener's network namespace
+ *
+ * An ib_cm listen takes a service ID on the whole device, from everyone:
+ * the in-tree rdma_cm and kernel services (NVMe-oF, NFS/RDMA, iSER) of
+ * every namespace. A listener of the initial namespace listens on every
+ * device, as the in-tree CM's do; one of another namespace only on a
+ * device whose GID table holds an entry of a netdev in its namespace
+ * (in exclusive netns mode, only on devices of its namespace), so that
+ * a container cannot keep the host's services from their ports. The
+ * table is read when the listen starts, and when a device is added
+ * (whose GIDs come later: such a listener misses devices added after
+ * it started).
+ *
+ * Return: whether it may.
+ */
+bool rcm_device_serves_net(struct rcm_device *rdev, struct net *net)
+{
+	struct ib_device *ibdev = rdev->ibdev;
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	bool found = false;
+	u32 port;
+	int i;
+
+	if (!rdma_dev_access_netns(ibdev, net))
+		return false;
+	if (net_eq(net, &init_net))
+		return true;
+	rdma_for_each_port(ibdev, port) {
+		for (i = 0; !found &&
+		     i < ibdev->port_data[port].immutable.gid_tbl_len; i++) {
+			attr = rdma_get_gid_attr(ibdev, port, i);
+			if (IS_ERR(attr))
+				continue;
+			rcu_read_lock();
+			ndev = rdma_read_gid_attr_ndev_rcu(attr);
+			found = !IS_ERR(ndev) && net_eq(dev_net(ndev), net);
+			rcu_read_unlock();
+			rdma_put_gid_attr(attr);
+		}
+	}
+	return found;
+}
+
+/**
  * rcm_device_count() - number of devices rcm currently manages
  */
 u32 rcm_device_count(void)

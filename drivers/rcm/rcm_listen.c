@@ -90,12 +90,11 @@ static int rcm_listen_on(struct rcm_id *id, struct rcm_device *rdev)
 
 	lockdep_assert_held(&rcm_listeners_lock);
 	/*
-	 * As in-tree: an ib_cm listen covers a service ID on the whole
-	 * device, so a listener never listens on a device its namespace
-	 * cannot use (in exclusive netns mode) - it would take that
-	 * service ID from everyone who can.
+	 * An ib_cm listen covers a service ID on the whole device: a
+	 * listener never listens on a device its namespace does not use,
+	 * or it would take that service ID from everyone who does.
 	 */
-	if (!rdma_dev_access_netns(rdev->ibdev, id->net))
+	if (!rcm_device_serves_net(rdev, id->net))
 		return 0;
 	list_for_each_entry(ld, &id->listens, node)
 		if (ld->rdev == rdev)

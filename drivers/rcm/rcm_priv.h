@@ -100,6 +100,7 @@ extern struct ib_client rcm_ib_client;
 int rcm_device_init(void);
 void rcm_device_exit(void);
 u32 rcm_device_count(void);
+bool rcm_device_serves_net(struct rcm_device *rdev, struct net *net);
 void rcm_device_get(struct rcm_device *rdev);
 void rcm_device_put(struct rcm_device *rdev);
 struct ib_cm_id;

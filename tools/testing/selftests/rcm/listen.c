@@ -10,10 +10,15 @@
  * rcm_transport.h: rxe, and siw with real QPs): the in-tree client is
  * accepted, after the accepts that cannot be, through the RTU on RoCE,
  * and disconnects; a second listen on a listener is refused and the
- * first stays; a wildcard listener reaches the device's address.
+ * first stays; a wildcard listener reaches the device's address. A
+ * wildcard listener in another network namespace takes no service ID on
+ * rxe0, whose netdev is not in its namespace: the in-tree CM of the
+ * initial namespace still listens on that port.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -392,6 +397,53 @@ TEST_F(transport, wildcard_listener_reaches_the_device)
 		TH_LOG("REJECTED on id %u status %d", ev.id, ev.status);
 	close(c);
 	close(s);
+}
+
+/*
+ * Before rcm kept its listens to the devices of their namespace, a
+ * listener in any namespace took the port's service ID on every device,
+ * from the in-tree CM and the kernel's services of every namespace.
+ */
+TEST(listener_of_another_netns_leaves_the_port_free)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port = 0;
+	struct rcm_query_id q;
+	pid_t child, srv;
+	unsigned int id;
+	int p[2], fd;
+
+	if (!ip)
+		SKIP(return, "no Soft-RoCE device");
+	if (!rcm_have_intree_cm())
+		SKIP(return, "no in-tree rdma_cm");
+	ASSERT_EQ(0, pipe(p));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		if (unshare(CLONE_NEWNET))
+			_exit(1);
+		fd = rcm_open_dev();
+		id = rcm_listener(fd, "0.0.0.0", 0, 1, 0);
+		if (!id || rcm_query(fd, id, &q))
+			_exit(2);
+		port = ntohs(((struct sockaddr_in *)&q.out_src)->sin_port);
+		if (write(p[1], &port, sizeof(port)) != sizeof(port))
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(sizeof(port), read(p[0], &port, sizeof(port)))
+		TH_LOG("the listener in the new namespace failed");
+	srv = rcm_intree_server(ip, port, "x", "reject:-", false);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ASSERT_LT(0, srv)
+		TH_LOG("the in-tree CM cannot listen on %s port %u", ip, port);
+	kill(srv, SIGKILL);
+	waitpid(srv, NULL, 0);
+	close(p[0]);
+	close(p[1]);
 }
 
 RCM_TEST_MAIN
