@@ -26,9 +26,9 @@
 #     pyverbs_rdmacm.py.
 # Each stack runs in-tree <-> in-tree first: the control. When it fails,
 # the environment cannot run that stack, and its rcm cases SKIP with the
-# reason; the control itself fails, unless the kernel's Soft-RoCE
-# refused the stack's QPs (then it SKIPs too: Debian 12's UCX 1.13 on
-# 6.12's rxe). Then rcm <-> rcm with the in-tree rdma_ucm unloaded, and, with
+# reason; the control itself fails, unless the stack aborted itself
+# (SIGABRT) on the in-tree stack alone, twice: then it SKIPs too (Debian
+# 12's UCX 1.13 on 6.12's rxe). Then rcm <-> rcm with the in-tree rdma_ucm unloaded, and, with
 # rdma_ucm back, an rcm server against an in-tree client and the
 # reverse. The pyverbs tests fork both sides from one Python process
 # after it loaded one librdmacm: they have no cross-stack cases.
@@ -214,11 +214,6 @@ pyverbs() {
 
 # ---- running them
 
-# How many QPs the kernel's Soft-RoCE has refused, as its log says.
-qp_refusals() {
-	dmesg | grep -c "$dev: rxe_create_qp: returned err"
-}
-
 # NAME STACK SERVER-LIB [CLIENT-LIB]
 run_case() {
 	name=$1 stack=$2
@@ -228,7 +223,6 @@ run_case() {
 	fi
 	why=
 	t0=$(date +%s)
-	qp0=$(qp_refusals)
 	"$stack" "$3" "${4:-}"
 	echo "# $name: $(( $(date +%s) - t0 )) s"
 	# A control (in-tree on both ends) proves the environment runs the
@@ -246,13 +240,15 @@ run_case() {
 		result ok "$name"
 		return 0
 	fi
-	# The kernel's Soft-RoCE refused the stack's own QPs on the in-tree
-	# stack: this kernel cannot run the stack at all (UCX 1.13's QPs on
-	# 6.12's rxe), which is no finding about a CM.
-	if [ "$3${4:-}" = intreeintree ] && [ "$(qp_refusals)" -gt "$qp0" ]; then
-		result skip "$name" "$dev refused the stack's QPs (rxe_create_qp: EINVAL) on the in-tree stack: $why"
+	# The stack aborted itself (SIGABRT) twice on the in-tree stack
+	# alone: this kernel cannot run it at all (UCX 1.13 on 6.12's rxe,
+	# whose QPs rxe refuses), which is no finding about a CM.
+	case "$3${4:-}:$why" in
+	intreeintree:*"exit 134"*)
+		result skip "$name" "the stack aborts on this kernel's in-tree stack: $why"
 		return 1
-	fi
+		;;
+	esac
 	result fail "$name" "$why (timeout ${t}s)"
 	if [ "$s" = "$c" ]; then
 		diag "$s"
