@@ -105,7 +105,6 @@ RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 	 * The ACK timeout changes RTS, the TOS a later route's path: kept
 	 * QP attributes may be stale, whatever the option.
 	 */
-	rid->qp_attr_cached = 0;
 	rcm_qp_attr_forget(rid);
 	return 0;
 }

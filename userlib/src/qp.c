@@ -633,48 +633,34 @@ RCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
  * @qp_attr_mask: where to store the valid attributes, as
  *                enum ibv_qp_attr_mask bits
  *
- * A query through RCM_IOCTL_INIT_QP_ATTR; id->qp is not touched. For
- * applications that manage their own QP.
+ * The sets the id's latest event carried, as the library's own QP
+ * transitions take them, else a query through RCM_IOCTL_INIT_QP_ATTR;
+ * id->qp is not touched. For applications that manage their own QP.
  *
  * Return: 0, or -1 with errno: EINVAL (NULL argument, another state, or
  * a state the id is not ready for), ENOENT, ENXIO (device removed),
- * EPROTO (the kernel
- * left the state out).
+ * EPROTO (the kernel left the state out).
  */
 RCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
 				 struct ibv_qp_attr *qp_attr,
 				 int *qp_attr_mask)
 {
 	struct rcm_id_private *rid = id ? rcm_id(id) : NULL;
-	struct rcm_init_qp_attr cmd;
-	unsigned int state, s;
-	uint32_t states;
+	struct rcm_qp_attr sets[3];
+	unsigned int state;
 
 	if (!id || !qp_attr || !qp_attr_mask)
 		return rcm_err(EINVAL);
 	state = qp_attr->qp_state;
 	if (state < RCM_QPS_INIT || state > RCM_QPS_RTS)
 		return rcm_err(EINVAL);
-	if (rid->qp_attr_cached & (1u << state)) {
-		rid->qp_attr_cached &= ~(1u << state);
-		rcm_qp_attr_convert(qp_attr, qp_attr_mask,
-				    &rid->qp_attr_cache[state - 1]);
-		return 0;
-	}
 	/*
-	 * Programs that move their own QP ask for INIT, RTR and RTS one
-	 * after the other. Once the peer's side is known (a request id, or
-	 * after CONNECT_RESPONSE) one ioctl gives this state and the later
-	 * ones, which are kept for the next calls; each is handed out once.
+	 * The sets the id's latest event carried, which whatever may change
+	 * them (accept, connect, disconnect, an option) forgets, else one
+	 * RCM_IOCTL_INIT_QP_ATTR for this state.
 	 */
-	states = 1u << state;
-	if (rid->request || rid->answered)
-		for (s = state + 1; s <= RCM_QPS_RTS; s++)
-			states |= 1u << s;
-	if (rcm_get_qp_attr(rid, states, &cmd))
+	if (rcm_qp_attr_sets(rid, 1u << state, sets))
 		return -1;
-	rid->qp_attr_cached = states & ~(1u << state);
-	memcpy(rid->qp_attr_cache, cmd.out_attr, sizeof(rid->qp_attr_cache));
-	rcm_qp_attr_convert(qp_attr, qp_attr_mask, &cmd.out_attr[state - 1]);
+	rcm_qp_attr_convert(qp_attr, qp_attr_mask, &sets[state - 1]);
 	return 0;
 }

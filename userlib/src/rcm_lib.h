@@ -306,8 +306,6 @@ struct rcm_id_private {
 	uint8_t			connect_hdr_len;
 	bool			answered;
 	struct rcm_mcast_private	*mcasts;
-	uint32_t		qp_attr_cached;
-	struct rcm_qp_attr	qp_attr_cache[3];
 	uint32_t		ev_qp_attr_valid;
 	struct rcm_qp_attr	ev_qp_attr[3];
 };

@@ -61,6 +61,7 @@
 #define NULL_PORT	20871
 #define ERR_PORT	20872
 #define NOTIFY_PORT	20873
+#define QP_ATTR_PORT	20875
 
 /*
  * The client of @p connects with depths 2 and 4; the request is taken,
@@ -220,6 +221,48 @@ TEST(accept_errors)
 				       p.client));
 	ASSERT_TRUE(guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED,
 				       p.server));
+	guest_pair_teardown(&p);
+}
+
+/*
+ * An application that moves its own QP asks for the attributes of each
+ * state in turn: RTR and RTS after the accept take the accept's depths
+ * (rcm's library once served them from a cache filled before it).
+ */
+TEST(init_qp_attr_after_accept)
+{
+	struct rdma_conn_param cp = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7, .qp_num = 0x4321,
+	};
+	struct rdma_cm_event *ev;
+	struct ibv_qp_attr a;
+	struct guest_pair p;
+	int mask;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, QP_ATTR_PORT, 4));
+	ev = connect_request(&p, 0);
+	ASSERT_NE(NULL, ev);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	ASSERT_EQ(0, rdma_init_qp_attr(p.server, &a, &mask))
+		TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_accept(p.server, &cp))
+		TH_LOG("rdma_accept: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ASSERT_EQ(0, rdma_init_qp_attr(p.server, &a, &mask))
+		TH_LOG("RTR: %s", strerror(errno));
+	EXPECT_EQ(1, a.max_dest_rd_atomic);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, rdma_init_qp_attr(p.server, &a, &mask))
+		TH_LOG("RTS: %s", strerror(errno));
+	EXPECT_EQ(1, a.max_rd_atomic);
+	ASSERT_TRUE(guest_expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED,
+				       p.client));
 	guest_pair_teardown(&p);
 }
 
