@@ -328,10 +328,13 @@ int rcm_cmd_disconnect(struct file *filp, void *arg)
 	} else if (id->iw) {
 		/*
 		 * iw_cm_disconnect() does nothing (0) once the stream is
-		 * closing or gone, or before an accept; it is never called
-		 * while our connect waits for its reply.
+		 * closing or gone, or before an accept. While our connect
+		 * waits for its reply, in-tree's waits for the reply and
+		 * then disconnects: rcm_iw_disconnect() leaves that to the
+		 * reply's handler.
 		 */
-		ret = id->accepted ? rcm_iw_disconnect(id) : 0;
+		ret = id->accepted || (id->active && !id->answered) ?
+		      rcm_iw_disconnect(id) : 0;
 	} else {
 		ret = -EINVAL;
 	}

@@ -218,6 +218,11 @@ static void rcm_iw_connect_reply(struct rcm_id *id,
 		rcm_conn_report(id, RCM_EVENT_ESTABLISHED, 0,
 				event->private_data, event->private_data_len,
 				&conn);
+		/* A disconnect that came while we waited goes now. */
+		if (id->iw_disconnect) {
+			id->iw_disconnect = false;
+			iw_cm_disconnect(id->iw, 0);
+		}
 		return;
 	case -ECONNREFUSED:	/* an MPA reject, or TCP refused */
 	case -ECONNRESET:	/* an MPA reject (siw), or a reset */
@@ -446,13 +451,16 @@ int rcm_iw_reject(struct rcm_id *id, const void *pdata, u8 len)
 
 /**
  * rcm_iw_disconnect() - close an iWARP connection gracefully
- * @id: an id whose connection was accepted; the caller holds its lock
+ * @id: an id whose connection was accepted, or whose connect waits for
+ *      its reply; the caller holds its lock
  *
  * iw_cm moves the QP to SQD and the driver closes the stream once the
  * QP's work is done; both sides then report RCM_EVENT_DISCONNECTED.
- * iw_cm_disconnect() waits while iw_cm still handles the accept, whose
- * handler needs our lock: until the passive side has reported the
- * connection up, the ESTABLISHED handler disconnects instead.
+ * iw_cm_disconnect() waits while iw_cm still handles the accept or the
+ * connect, whose handlers need our lock: until the connection is up,
+ * the handler that reports it (ESTABLISHED on the passive side, the
+ * MPA reply on the active side) disconnects instead, as in-tree's
+ * disconnect does once its wait ends.
  *
  * Return: 0.
  */

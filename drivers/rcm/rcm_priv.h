@@ -337,9 +337,10 @@ struct rcm_binding {
  * @established: the RTU went (active) or came (passive, or the user's
  *               notify), so the connection is up; on iWARP, iw_cm
  *               reported it up (CONNECT_REPLY or ESTABLISHED). Under @lock
- * @iw_disconnect: passive iWARP: userspace disconnected an accepted
- *                 connection before iw_cm reported it up; the
- *                 ESTABLISHED handler disconnects it then. Under @lock
+ * @iw_disconnect: iWARP: userspace disconnected an accepted connection
+ *                 before iw_cm reported it up, or a connect waiting
+ *                 for its reply; the ESTABLISHED or CONNECT_REPLY
+ *                 handler disconnects it then. Under @lock
  * @iw_connecting: active iWARP: rcm_iw_connect() waits for the driver's
  *                 connect without @lock; destroy and device removal
  *                 wait until it is clear (rcm_iw_lock_settled()).

@@ -369,6 +369,50 @@ TEST_F(transport, connect_accept_send_disconnect)
 	close(s);
 }
 
+/*
+ * As in-tree (iw_cm_disconnect() waits for the MPA reply): a disconnect
+ * while an iWARP connect waits for its reply returns 0 and takes effect
+ * once the reply came: ESTABLISHED, then DISCONNECTED, on both sides.
+ */
+TEST_F(transport, disconnect_while_connecting)
+{
+	unsigned short port = variant->port + 12;
+	unsigned int lid, cid, rid;
+	struct rcm_event ev;
+	int s, c;
+
+	if (!variant->iwarp)
+		SKIP(return, "an IB CM connect has no reply to wait for here");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, self->ip, port, 0x11, 0);
+	ASSERT_NE(0, lid)
+		TH_LOG("listen: %s", strerror(errno));
+	cid = client_id(_metadata, self, c, port);
+	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	rid = ev.id;
+	/* Not accepted yet: the client's connect waits for its reply. */
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
+		TH_LOG("disconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_end_init(&self->se, s, rid))
+		TH_LOG("server QP: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_accept(s, rid, self->se.qp->qp_num, 0xacce, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("active: not established");
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("active: the disconnect never went");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("passive: not established");
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		TH_LOG("passive: not disconnected");
+	close(c);
+	close(s);
+}
+
 TEST_F(transport, nobody_listens_is_rejected)
 {
 	struct timespec t0;
