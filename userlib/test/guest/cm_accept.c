@@ -197,12 +197,15 @@ TEST(accept_null_param)
 	guest_pair_teardown(&p);
 }
 
+/* An accept for a QP of the application's own (a made-up number). */
+static const struct rdma_conn_param own_qp = {
+	.responder_resources = 1, .initiator_depth = 1,
+	.rnr_retry_count = 7, .qp_num = 0x4321,
+};
+
 TEST(accept_errors)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.rnr_retry_count = 7, .qp_num = 0x4321,
-	};
+	struct rdma_conn_param cp = own_qp;
 	struct rdma_cm_event *ev;
 	struct guest_pair p;
 
@@ -231,10 +234,7 @@ TEST(accept_errors)
  */
 TEST(init_qp_attr_after_accept)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.rnr_retry_count = 7, .qp_num = 0x4321,
-	};
+	struct rdma_conn_param cp = own_qp;
 	struct rdma_cm_event *ev;
 	struct ibv_qp_attr a;
 	struct guest_pair p;
