@@ -213,8 +213,8 @@ fi
 # guests load DKMS's build; this one only when DKMS failed.
 plain_built=
 plain_build() {	# SUFFIX KDIR
-	case " $plain_built " in *" $1 "*) return 0 ;; esac
-	plain_built="$plain_built $1"
+	case " $plain_built " in *" distro$1 "*) return 0 ;; esac
+	plain_built="$plain_built distro$1"
 	step "build.rcm-distro$1" "$vm/build-module.sh" "$2" "$out/distro$1"
 }
 userlib_built=
