@@ -199,6 +199,20 @@ struct iw_cm_id *rcm_iw_listen(struct rcm_id *listener,
 	return iw;
 }
 
+/*
+ * The connection was just reported up: iw_cm no longer waits for the
+ * accept or the connect, so a disconnect userspace asked for meanwhile
+ * (rcm_iw_disconnect()) can go. @id->lock held.
+ */
+static void rcm_iw_deferred_disconnect(struct rcm_id *id)
+{
+	lockdep_assert_held(&id->lock);
+	if (!id->iw_disconnect)
+		return;
+	id->iw_disconnect = false;
+	iw_cm_disconnect(id->iw, 0);
+}
+
 /* The peer answered our MPA request (@event->status 0: accepted). */
 static void rcm_iw_connect_reply(struct rcm_id *id,
 				 const struct iw_cm_event *event)
@@ -218,11 +232,7 @@ static void rcm_iw_connect_reply(struct rcm_id *id,
 		rcm_conn_report(id, RCM_EVENT_ESTABLISHED, 0,
 				event->private_data, event->private_data_len,
 				&conn);
-		/* A disconnect that came while we waited goes now. */
-		if (id->iw_disconnect) {
-			id->iw_disconnect = false;
-			iw_cm_disconnect(id->iw, 0);
-		}
+		rcm_iw_deferred_disconnect(id);
 		return;
 	case -ECONNREFUSED:	/* an MPA reject, or TCP refused */
 	case -ECONNRESET:	/* an MPA reject (siw), or a reset */
@@ -250,11 +260,7 @@ static void rcm_iw_established(struct rcm_id *id,
 
 	id->established = true;
 	rcm_conn_report(id, RCM_EVENT_ESTABLISHED, 0, NULL, 0, &conn);
-	/* iw_cm no longer waits for the accept: the disconnect can go. */
-	if (id->iw_disconnect) {
-		id->iw_disconnect = false;
-		iw_cm_disconnect(id->iw, 0);
-	}
+	rcm_iw_deferred_disconnect(id);
 }
 
 /**
