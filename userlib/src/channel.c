@@ -17,6 +17,9 @@
 
 #include "rcm_lib.h"
 
+/* A channel of this process found a device (inherited across fork()). */
+static bool rcm_devices_seen;
+
 /*
  * Ask the module which ABI it speaks and how many devices it manages, and
  * have the channel's records be struct rcm_event as this library knows
@@ -66,11 +69,20 @@ static int rcm_check_abi(int fd, uint32_t *event_size)
 		return RCM_EABI;
 	}
 	*event_size = q.out_event_size;
-	/* librdmacm fails with ENODEV when there is no RDMA device. */
+	/*
+	 * librdmacm fails with ENODEV when there is no RDMA device, but only
+	 * until its first success in the process: from then on it never
+	 * looks again (ucma_init() keeps its device list), so a process
+	 * that made a channel makes more while a device is removed and
+	 * re-added.
+	 */
+	if (__atomic_load_n(&rcm_devices_seen, __ATOMIC_RELAXED))
+		return 0;
 	if (!q.out_num_devices) {
 		rcm_hint("the rcm module manages no RDMA device (none with an IB CM or iWARP port; see rdma link)");
 		return ENODEV;
 	}
+	__atomic_store_n(&rcm_devices_seen, true, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -7,7 +7,10 @@
  * - missing device node (module not loaded): NULL/ENODEV;
  * - other open errors (a directory: EISDIR) pass through;
  * - a file that is not rcm (/dev/null: ENOTTY): NULL/EPERM;
- * - another ABI version: NULL/EPERM; no managed device: NULL/ENODEV;
+ * - another ABI version: NULL/EPERM; no managed device: NULL/ENODEV,
+ *   but only until a channel of the process found one (as librdmacm 44,
+ *   which fills its device list once): then the device count is not
+ *   looked at again, so channels open while a device is re-added;
  * - the event record: the query asks for sizeof(struct rcm_event); a
  *   module whose record is larger is accepted (it cuts its records to
  *   ours), one whose record is smaller is not (EPERM); a module from
@@ -162,6 +165,15 @@ static void expect_success(void)
 	rdma_destroy_event_channel(ch);
 }
 
+static void devices_looked_at_once(void)
+{
+	ioctl_mode = MODULE;
+	expect_success();
+	fake_num_devices = 0;
+	expect_success();
+	T_CHECK(query_calls == 2);
+}
+
 static void larger_record(void)
 {
 	ioctl_mode = MODULE;
@@ -253,6 +265,8 @@ int main(int argc, char *argv[])
 	t_in_child("file that is not rcm", not_rcm);
 	t_in_child("other ABI version", other_abi);
 	t_in_child("module without devices", no_devices);
+	t_in_child("module without devices after a first channel",
+		   devices_looked_at_once);
 	t_in_child("module with a larger record", larger_record);
 	t_in_child("module with the first release's record",
 		   first_release_record);
