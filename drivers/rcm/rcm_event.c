@@ -164,6 +164,7 @@ void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
 	spin_lock(&file->event_lock);
 	list_add_tail(&uevent->list, &file->events);
 	WRITE_ONCE(file->nr_events, file->nr_events + 1);
+	WRITE_ONCE(id->events_queued, id->events_queued + 1);
 	spin_unlock(&file->event_lock);
 	wake_up_interruptible(&file->poll_wait);
 }
@@ -172,20 +173,14 @@ void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
  * rcm_event_pending() - events of an id waiting in its file's queue
  * @id: the id; the caller holds its lock, so it stays in its file
  *
- * Return: how many; for a listing, it walks the queue.
+ * Return: how many, counted as they are queued and unlinked: a listing
+ * of every id must not walk the queue once per id (a file may hold
+ * both ids and events by the ten thousand).
  */
 u32 rcm_event_pending(struct rcm_id *id)
 {
-	struct rcm_file *file = id->file;
-	struct rcm_uevent *uevent;
-	u32 n = 0;
-
 	lockdep_assert_held(&id->lock);
-	spin_lock(&file->event_lock);
-	list_for_each_entry(uevent, &file->events, list)
-		n += uevent->id == id;
-	spin_unlock(&file->event_lock);
-	return n;
+	return READ_ONCE(id->events_queued);
 }
 
 /* Unlink a queued event; @file->event_lock held. */
@@ -198,6 +193,7 @@ static void rcm_event_unlink(struct rcm_file *file, struct rcm_uevent *uevent,
 	else
 		list_del(&uevent->list);
 	WRITE_ONCE(file->nr_events, file->nr_events - 1);
+	WRITE_ONCE(uevent->id->events_queued, uevent->id->events_queued - 1);
 }
 
 /*
@@ -433,6 +429,7 @@ void rcm_event_move(struct rcm_file *src, struct rcm_file *dst,
 	spin_lock(&dst->event_lock);
 	list_splice_tail(&moved, &dst->events);
 	WRITE_ONCE(dst->nr_events, dst->nr_events + n);
+	WRITE_ONCE(id->events_queued, id->events_queued + n);
 	spin_unlock(&dst->event_lock);
 	wake_up_interruptible(&dst->poll_wait);
 }

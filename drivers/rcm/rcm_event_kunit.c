@@ -163,6 +163,41 @@ static void rcm_event_move_takes_only_its_id_in_order(struct kunit *test)
 	rcm_event_purge(&f->file2, &f->b);
 }
 
+static u32 rcm_event_test_pending(struct rcm_id *id)
+{
+	u32 n;
+
+	mutex_lock(&id->lock);
+	n = rcm_event_pending(id);
+	mutex_unlock(&id->lock);
+	return n;
+}
+
+/* The per-id count the listing prints follows queue, purge and move. */
+static void rcm_event_pending_counts_per_id(struct kunit *test)
+{
+	struct rcm_event_fixture *f = test->priv;
+
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ADDR_RESOLVED);
+	rcm_event_queue_one(test, &f->b, RCM_EVENT_ROUTE_RESOLVED);
+	rcm_event_queue_one(test, &f->a, RCM_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, rcm_event_test_pending(&f->a), 2U);
+	KUNIT_EXPECT_EQ(test, rcm_event_test_pending(&f->b), 1U);
+
+	rcm_event_readers_lock(&f->file, &f->file2);
+	mutex_lock(&f->a.lock);
+	rcm_event_move(&f->file, &f->file2, &f->a, 9);
+	mutex_unlock(&f->a.lock);
+	rcm_event_readers_unlock(&f->file, &f->file2);
+	f->a.file = &f->file2;
+	KUNIT_EXPECT_EQ(test, rcm_event_test_pending(&f->a), 2U);
+
+	rcm_event_purge(&f->file, &f->b);
+	KUNIT_EXPECT_EQ(test, rcm_event_test_pending(&f->b), 0U);
+	rcm_event_purge(&f->file2, &f->a);
+	KUNIT_EXPECT_EQ(test, rcm_event_test_pending(&f->a), 0U);
+}
+
 /*
  * A listener with an unread request may move (the request goes along);
  * the request id itself, whose CONNECT_REQUEST is the listener's record,
@@ -278,6 +313,7 @@ static struct kunit_case rcm_event_cases[] = {
 	KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
 	KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
 	KUNIT_CASE(rcm_event_purge_takes_only_its_id),
+	KUNIT_CASE(rcm_event_pending_counts_per_id),
 	KUNIT_CASE(rcm_event_move_takes_only_its_id_in_order),
 	KUNIT_CASE(rcm_event_unread_request_goes_with_its_listener),
 	{}

@@ -269,11 +269,17 @@ struct rcm_binding {
  * @qp_type: enum rcm_qp_type
  * @events_reported: events of this id that read() returned; under
  *                   @file->event_lock
+ * @events_queued: events of this id in @file's queue, for the listing;
+ *                 written under @file->event_lock, read without it
+ * @memcg: the memory cgroup the id and what it allocates are charged to
+ *         (reference held): its creator's, and a request id's listener's.
+ *         Set at creation, kept through a migration, put by the free
  * @net: network namespace of the creator (reference held)
  * @bind: local address, port and port-sharing options; under @lock
  * @dst_addr: remote address once known; under @lock
  * @port: the port held in the port space (0: none); see rcm_ps.c
- * @port_node: entry among the port's owners, under rcm_ps_lock
+ * @port_node: entry among the port's owners, under the port table lock
+ *             of @net (rcm_ps.c)
  * @dev_addr: L2 and netdev view of the addresses, filled by ib_core's
  *            address resolution; its sgid_attr is the GID table entry
  *            held while attached
@@ -366,10 +372,12 @@ struct rcm_id {
 	struct mutex lock;		/* commands vs. callbacks; @state */
 	enum rcm_state state;
 	u32 events_reported;
+	u32 events_queued;
 	u16 ps;
 	u8 qp_type;
 	bool resolve_used;
 	u32 port_num;
+	struct mem_cgroup *memcg;
 	struct net *net;
 	struct rcm_binding bind;
 	union rcm_sockaddr dst_addr;
