@@ -477,12 +477,15 @@ void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev)
 void rcm_id_info_request(struct rcm_id *id, struct rcm_uevent *ev)
 {
 	struct rcm_event_id_info *info;
+	struct mem_cgroup *old;
 
 	lockdep_assert_held(&id->lock);
 	if (READ_ONCE(id->file->event_size) <=
 	    offsetof(struct rcm_event, info))
 		return;
+	old = rcm_charge_begin(id);
 	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+	rcm_charge_end(old);
 	if (!info)
 		return;
 	rcm_id_info_fill(id, &info->id_info);

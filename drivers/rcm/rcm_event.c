@@ -30,10 +30,10 @@
  */
 static struct kmem_cache *rcm_uevent_cache;
 
-static unsigned int max_events_per_file = 65536;
+static unsigned int max_events_per_file = 1 << 20;
 module_param(max_events_per_file, uint, 0644);
 MODULE_PARM_DESC(max_events_per_file,
-		 "Unread events past which a file's new resolutions, connects and joins fail with ENOBUFS (default 65536)");
+		 "Unread events past which a file's new resolutions, connects and joins fail with ENOBUFS (default 1048576)");
 
 /**
  * rcm_event_room() - may a command start an operation that queues an event?
@@ -98,12 +98,16 @@ void rcm_event_free(struct rcm_uevent *uevent)
  * @type: enum rcm_event_type
  * @gfp: allocation flags
  *
+ * Charged to the id's memory cgroup, whoever allocates it.
+ *
  * Return: the event, not yet queued, or NULL.
  */
 struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
 {
+	struct mem_cgroup *old = rcm_charge_begin(id);
 	struct rcm_uevent *uevent = kmem_cache_zalloc(rcm_uevent_cache, gfp);
 
+	rcm_charge_end(old);
 	if (!uevent)
 		return NULL;
 	uevent->id = id;

@@ -613,6 +613,22 @@ static struct net *rcm_ib_req_net(const struct ib_gid_attr *sgid_attr,
 	return net ?: ERR_PTR(-EHOSTUNREACH);
 }
 
+/* rcm_ib_new_request(), charged to the listener's memory cgroup. */
+static int rcm_ib_charged_request(struct rcm_id *listener,
+				  struct ib_cm_id *cm_id,
+				  const struct ib_cm_event *event, u32 port,
+				  const struct ib_gid_attr *sgid_attr,
+				  const struct rcm_wire_req_addrs *addrs)
+{
+	struct mem_cgroup *old = rcm_charge_begin(listener);
+	int ret;
+
+	ret = rcm_ib_new_request(listener, cm_id, event, port, sgid_attr,
+				 addrs);
+	rcm_charge_end(old);
+	return ret;
+}
+
 /* ib_cm: a REQ (or SIDR REQ) arrived on one of rcm's listens. */
 static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
@@ -680,8 +696,8 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 		 listener->qp_type != req->qp_type)
 		ret = -EINVAL;
 	else
-		ret = rcm_ib_new_request(listener, cm_id, event, cm_port,
-					 sgid_attr, &addrs);
+		ret = rcm_ib_charged_request(listener, cm_id, event, cm_port,
+					     sgid_attr, &addrs);
 	trace_cm_req_handler(listener, ret);
 	mutex_unlock(&listener->lock);
 	rcm_id_put(listener);

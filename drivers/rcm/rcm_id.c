@@ -28,7 +28,7 @@
 static unsigned int max_ids_per_file = RCM_MAX_IDS;
 module_param(max_ids_per_file, uint, 0644);
 MODULE_PARM_DESC(max_ids_per_file,
-		 "Ids one open file may hold at once (default 65536)");
+		 "Ids one open file may hold at once (default 1048576)");
 
 /**
  * rcm_id_qp_type() - the QP type of an id of this port space
@@ -177,15 +177,26 @@ void rcm_id_exit(void)
  * @qp_type: QP type
  * @net: its network namespace (a reference is taken)
  *
+ * The id is charged to the memory cgroup of the caller's scope
+ * (rcm_charge_begin(): a request id's listener's) or, outside one, of
+ * the calling process; it keeps a reference to it for what it allocates
+ * later in the CMs' threads.
+ *
  * Return: the id in state IDLE holding its base reference, or NULL.
  */
 struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 			    u8 qp_type, struct net *net)
 {
+	struct mem_cgroup *memcg = get_mem_cgroup_from_mm(NULL);
+	struct mem_cgroup *old = set_active_memcg(memcg);
 	struct rcm_id *id = kmem_cache_zalloc(rcm_id_cache, GFP_KERNEL);
 
-	if (!id)
+	set_active_memcg(old);
+	if (!id) {
+		mem_cgroup_put(memcg);
 		return NULL;
+	}
+	id->memcg = memcg;
 	id->file = file;
 	id->context = context;
 	id->ps = ps;
@@ -216,6 +227,7 @@ void rcm_id_free(struct rcm_id *id)
 {
 	kfree(id->path);
 	put_net(id->net);
+	mem_cgroup_put(id->memcg);
 	mutex_destroy(&id->lock);
 	mutex_destroy(&id->cmd_lock);
 	kmem_cache_free(rcm_id_cache, id);
@@ -571,6 +583,7 @@ static int rcm_id_move(struct rcm_file *src, struct rcm_file *dst,
 		goto out;
 	}
 	rcm_event_move(src, dst, id, handle);
+	rcm_mcast_move(id, src, dst);
 	id->file = dst;
 	id->handle = handle;
 	rcm_id_move_reqs(src, dst, &reqs);

@@ -142,15 +142,20 @@ err_child:
 static int rcm_iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *event)
 {
 	struct rcm_id *listener = iw->context;
+	struct mem_cgroup *old;
 	int ret;
 
 	if (event->event != IW_CM_EVENT_CONNECT_REQUEST)
 		return -EINVAL;
 	mutex_lock(&listener->lock);
-	if (listener->state == RCM_STATE_LISTEN)
+	if (listener->state == RCM_STATE_LISTEN) {
+		/* What the request makes, its listener's cgroup pays for. */
+		old = rcm_charge_begin(listener);
 		ret = rcm_iw_new_request(listener, iw, event);
-	else
+		rcm_charge_end(old);
+	} else {
 		ret = -ECONNABORTED;
+	}
 	trace_cm_req_handler(listener, ret);
 	mutex_unlock(&listener->lock);
 	return ret;

@@ -49,10 +49,10 @@
 
 #include "rcm_priv.h"
 
-static unsigned int max_mcast_per_id = 1024;
-module_param(max_mcast_per_id, uint, 0644);
-MODULE_PARM_DESC(max_mcast_per_id,
-		 "Multicast groups one id may join at once (default 1024)");
+static unsigned int max_mcast_per_file = 65536;
+module_param(max_mcast_per_file, uint, 0644);
+MODULE_PARM_DESC(max_mcast_per_file,
+		 "Multicast groups the ids of one file may hold at once (default 65536)");
 
 /* Hop limit of RoCE v1 and IPv6 groups; RoCE v2 IPv4 takes the IPv6 default. */
 #define RCM_MCAST_HOP_LIMIT 1
@@ -77,13 +77,18 @@ static bool rcm_mcast_same(const struct sockaddr_storage *a,
 			       &((const struct sockaddr_in6 *)b)->sin6_addr);
 }
 
+/*
+ * The latest join of @addr by @id: an id may join a group more than
+ * once (as in-tree), and a leave ends the latest, as librdmacm's leave
+ * takes the latest join of its list.
+ */
 static struct rcm_mcast *rcm_mcast_find(struct rcm_id *id,
 					const struct sockaddr_storage *addr)
 {
 	struct rcm_mcast *mc;
 
 	lockdep_assert_held(&id->lock);
-	list_for_each_entry(mc, &id->mcasts, node)
+	list_for_each_entry_reverse(mc, &id->mcasts, node)
 		if (rcm_mcast_same(&mc->addr, addr))
 			return mc;
 	return NULL;
@@ -134,41 +139,27 @@ struct rcm_mcast_view {
 	u32 qkey;
 };
 
-/* May @id join @mc's group? Takes the view of the id; @id->lock held. */
 /*
- * May @id join one more group? At most max_mcast_per_id groups; and, as
- * a socket's IP memberships, at most net.ipv4.igmp_max_memberships of
- * them holding an IPv4 membership (a full join of an IPv4 group on RoCE
- * v2 takes one on the netdev). -ENOBUFS beyond, as ip_mc_join_group().
+ * Reserve one group of @file's max_mcast_per_file: -ENOBUFS beyond. The
+ * in-tree CM has no bound but memory; this one is far above what a
+ * receiver joins (the groups' memory is charged to the joiner's memory
+ * cgroup, the IP memberships on the netdev are not).
  */
-static int rcm_mcast_room(struct rcm_id *id, const struct rcm_mcast *mc,
-			  enum ib_gid_type gid_type)
+static int rcm_mcast_reserve(struct rcm_file *file)
 {
-	bool igmp = mc->addr.ss_family == AF_INET &&
-		    mc->join_flags == RCM_MC_JOIN_FULLMEMBER &&
-		    gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP;
-	unsigned int n = 0, n_igmp = 0;
-	struct rcm_mcast *cur;
-
-	lockdep_assert_held(&id->lock);
-	list_for_each_entry(cur, &id->mcasts, node) {
-		n++;
-		if (cur->igmp)
-			n_igmp++;
+	if (atomic_inc_return(&file->nr_mcasts) >
+	    READ_ONCE(max_mcast_per_file)) {
+		atomic_dec(&file->nr_mcasts);
+		return -ENOBUFS;
 	}
-	if (n >= READ_ONCE(max_mcast_per_id))
-		return -ENOBUFS;
-	if (igmp &&
-	    n_igmp >= READ_ONCE(id->net->ipv4.sysctl_igmp_max_memberships))
-		return -ENOBUFS;
 	return 0;
 }
 
+/* May @id join @mc's group? Takes the view of the id; @id->lock held. */
 static int rcm_mcast_check(struct rcm_id *id, struct rcm_mcast *mc,
 			   struct rcm_mcast_view *view)
 {
 	const struct ib_gid_attr *sgid;
-	int ret;
 
 	lockdep_assert_held(&id->lock);
 	if (id->qp_type != RCM_QPT_UD)
@@ -185,12 +176,7 @@ static int rcm_mcast_check(struct rcm_id *id, struct rcm_mcast *mc,
 		return -EINVAL;		/* bound to a wildcard address */
 	if (!rdma_protocol_roce(id->rdev->ibdev, id->port_num))
 		return -EOPNOTSUPP;	/* iWARP; InfiniBand SA joins */
-	if (rcm_mcast_find(id, &mc->addr))
-		return -EADDRINUSE;
 	sgid = id->dev_addr.sgid_attr;
-	ret = rcm_mcast_room(id, mc, sgid->gid_type);
-	if (ret)
-		return ret;
 	if (mc->addr.ss_family == AF_INET6 &&
 	    sgid->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EOPNOTSUPP;	/* as 6.1's cma.c (-ENOTSUPP there) */
@@ -330,15 +316,21 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg)
 	mc->context = cmd->context;
 	mc->join_flags = cmd->join_flags;
 
-	/* The command lock keeps other joins and leaves of the id out. */
+	/*
+	 * The command lock keeps other joins and leaves of the id out, and
+	 * a migration: the id's file, which counts the group, stays.
+	 */
 	mutex_lock(&id->cmd_lock);
 	mutex_lock(&id->lock);
 	ret = rcm_mcast_check(id, mc, &view);
 	mutex_unlock(&id->lock);
 	if (!ret)
-		ret = rcm_mcast_netdev(id, mc, &view, &igmp, &sl, &status);
+		ret = rcm_mcast_reserve(id->file);
 	if (ret)
 		goto out_cmd;
+	ret = rcm_mcast_netdev(id, mc, &view, &igmp, &sl, &status);
+	if (ret)
+		goto out_unreserve;
 
 	mutex_lock(&id->lock);
 	if (id->state == RCM_STATE_DESTROYING ||
@@ -348,6 +340,7 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg)
 		if (mc->igmp)
 			list_add(&mc->igmp->node, &undo);
 		mc->igmp = NULL;
+		atomic_dec(&id->file->nr_mcasts);
 	} else {
 		list_add_tail(&mc->node, &id->mcasts);
 		rcm_mcast_event_fill(ev, mc, &view, sl, status);
@@ -357,6 +350,9 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg)
 	}
 	mutex_unlock(&id->lock);
 	rcm_mcast_igmp_drop(id->net, &undo);
+	goto out_cmd;
+out_unreserve:
+	atomic_dec(&id->file->nr_mcasts);
 out_cmd:
 	mutex_unlock(&id->cmd_lock);
 out:
@@ -398,6 +394,7 @@ int rcm_cmd_leave_mcast(struct file *filp, void *arg)
 		spin_unlock(&id->file->event_lock);
 		rcm_mcast_igmp_drop(id->net, &igmp);
 		kfree(mc);
+		atomic_dec(&id->file->nr_mcasts);
 	}
 	mutex_unlock(&id->cmd_lock);
 	rcm_id_put(id);
@@ -442,6 +439,28 @@ void rcm_mcast_destroy(struct rcm_id *id)
 		if (mc->igmp)
 			list_add_tail(&mc->igmp->node, &igmp);
 		kfree(mc);
+		atomic_dec(&id->file->nr_mcasts);
 	}
 	rcm_mcast_igmp_drop(id->net, &igmp);
+}
+
+/**
+ * rcm_mcast_move() - carry an id's groups over to the file it moves to
+ * @id: the migrating id; its command lock and lock held, so no join or
+ *      leave changes its groups meanwhile
+ * @src: the file it leaves
+ * @dst: the file it joins; the groups count there from now on, even
+ *       past max_mcast_per_file (a migration does not fail for them)
+ */
+void rcm_mcast_move(struct rcm_id *id, struct rcm_file *src,
+		    struct rcm_file *dst)
+{
+	struct rcm_mcast *mc;
+	int n = 0;
+
+	lockdep_assert_held(&id->lock);
+	list_for_each_entry(mc, &id->mcasts, node)
+		n++;
+	atomic_sub(n, &src->nr_mcasts);
+	atomic_add(n, &dst->nr_mcasts);
 }

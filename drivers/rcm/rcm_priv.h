@@ -48,7 +48,9 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/mutex.h>
+#include <linux/sched/mm.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -170,6 +172,9 @@ struct rcm_ioctl_op {
  *              from open(), set by RCM_IOCTL_QUERY (rcm_read_set_size()).
  *              Written and read under @read_mutex, so one read() returns
  *              records of one size.
+ * @nr_mcasts: multicast groups the file's ids hold (max_mcast_per_file);
+ *             a join reserves one, a leave or destroy gives it back, a
+ *             migration carries its id's over
  *
  * Allocated by open(), freed by release() after every id is destroyed.
  * Everything in it is private to the one open file.
@@ -182,6 +187,7 @@ struct rcm_file {
 	struct mutex read_mutex;	/* readers vs. event purge */
 	wait_queue_head_t poll_wait;
 	u32 event_size;			/* @read_mutex */
+	atomic_t nr_mcasts;
 };
 
 /**
@@ -416,6 +422,31 @@ struct rcm_id {
 };
 
 /**
+ * rcm_charge_begin() - charge what follows to an id's memory cgroup
+ * @id: the id whose work this is
+ *
+ * The CMs' handlers run in kernel threads, which no cgroup pays for:
+ * what they allocate for a file's ids (request ids, events, paths, QP
+ * attributes) is charged to the id's cgroup through this scope, so that
+ * a process's memory limit bounds it as it bounds what its ioctls make.
+ *
+ * Return: the previous scope, for rcm_charge_end().
+ */
+static inline struct mem_cgroup *rcm_charge_begin(const struct rcm_id *id)
+{
+	return set_active_memcg(id->memcg);
+}
+
+/**
+ * rcm_charge_end() - end a scope of rcm_charge_begin()
+ * @old: what it returned
+ */
+static inline void rcm_charge_end(struct mem_cgroup *old)
+{
+	set_active_memcg(old);
+}
+
+/**
  * struct rcm_mcast_igmp - an IP multicast membership a group holds
  * @node: entry in the list of memberships a thread drops at once
  * @ifindex: the netdev (in the id's namespace) it was joined on
@@ -567,6 +598,8 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg);
 int rcm_cmd_leave_mcast(struct file *filp, void *arg);
 void rcm_mcast_device_removed(struct rcm_id *id);
 void rcm_mcast_destroy(struct rcm_id *id);
+void rcm_mcast_move(struct rcm_id *id, struct rcm_file *src,
+		    struct rcm_file *dst);
 
 /* rcm_netdev.c */
 int rcm_netdev_init(void);

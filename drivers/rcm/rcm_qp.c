@@ -190,12 +190,15 @@ void rcm_qp_event_attrs(struct rcm_uevent *uevent, struct rcm_id *id,
 			u32 states)
 {
 	struct rcm_event_qp_attrs *qp;
+	struct mem_cgroup *old;
 	u32 state;
 
 	lockdep_assert_held(&id->lock);
 	if (READ_ONCE(id->file->event_size) <= sizeof(uevent->ev))
 		return;
+	old = rcm_charge_begin(id);
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
+	rcm_charge_end(old);
 	if (!qp)
 		return;
 	for (state = RCM_QPS_INIT; state <= RCM_QPS_RTS; state++) {

@@ -220,7 +220,8 @@ RCM_EXPORT int rdma_join_multicast(struct rdma_cm_id *id,
  * as librdmacm), EINVAL (NULL argument, no address or no join flags in
  * comp_mask, unknown join flags, an address other than IPv4 or IPv6,
  * or the kernel's: not a UD id, not attached, not a multicast address),
- * ENOMEM, the kernel's EADDRINUSE (joined already), EOPNOTSUPP, ENODEV
+ * ENOMEM, the kernel's ENOBUFS (the channel's groups at the module's
+ * bound), EOPNOTSUPP, ENODEV
  * (the netdev is gone), ENXIO (the device was removed), ENOENT; in synchronous mode those of the event (its status).
  */
 RCM_EXPORT int rdma_join_multicast_ex(struct rdma_cm_id *id,

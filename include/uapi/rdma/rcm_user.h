@@ -183,8 +183,12 @@ struct rcm_create_id {
 
 #define RCM_IOCTL_CREATE_ID _IO(RCM_IOCTL_MAGIC, RCM_CMD_CREATE_ID)
 
-/* Default bound on the ids one open file holds (rcm.max_ids_per_file). */
-#define RCM_MAX_IDS 65536
+/*
+ * Default bound on the ids one open file holds (rcm.max_ids_per_file):
+ * what only a runaway or hostile process meets; memory, charged to its
+ * cgroup, is the real bound.
+ */
+#define RCM_MAX_IDS 1048576
 
 /**
  * struct rcm_destroy_id - ioctl(RCM_IOCTL_DESTROY_ID)
@@ -1087,13 +1091,12 @@ enum rcm_mcast_join_flags {
  * dgid): attach the QP to that GID to receive; or
  * RCM_EVENT_MULTICAST_ERROR with a negative errno. Both carry @context.
  * Errors: ENOENT, EINVAL (not a UD id, not attached to a device, not a
- * multicast address, unknown @join_flags), EADDRINUSE (the id already
- * joined the group), EOPNOTSUPP (an IPv6 group on RoCE v2, as in-tree;
- * an iWARP device), ENODEV (the id's netdev is gone), ENOBUFS (the file
- * has max_events_per_file events unread; the id has joined the module's
- * max_mcast_per_id groups; or, for a full join of an IPv4 group on RoCE
- * v2, it holds net.ipv4.igmp_max_memberships IP memberships, as a socket
- * may), ENOMEM.
+ * multicast address, unknown @join_flags), EOPNOTSUPP (an IPv6 group on
+ * RoCE v2, as in-tree; an iWARP device), ENODEV (the id's netdev is
+ * gone), ENOBUFS (the file has max_events_per_file events unread, or its
+ * ids hold the module's max_mcast_per_file groups), ENOMEM. An id may
+ * join a group again, as in-tree: each join is a group of its own, and
+ * RCM_IOCTL_LEAVE_MCAST ends the latest.
  */
 struct rcm_join_mcast {
 	__u32 size;
