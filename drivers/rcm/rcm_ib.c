@@ -80,6 +80,14 @@ static void rcm_ib_rep_received(struct rcm_id *id,
 	rcm_conn_report_ece(id, RCM_EVENT_CONNECT_RESPONSE, 0,
 			    event->private_data, IB_CM_REP_PRIVATE_DATA_SIZE,
 			    &conn, &rep->ece);
+	/*
+	 * Userspace readies its QP and sends the RTU later: as in-tree, a
+	 * repeated REP is answered with an MRA, so the peer waits instead
+	 * of timing out.
+	 */
+	if (!rcm_id_is_ud(id))
+		ib_send_cm_mra(id->cm_id, IB_CM_MRA_FLAG_DELAY |
+			       RCM_MRA_SERVICE_TIMEOUT, NULL, 0);
 }
 
 /**

@@ -539,6 +539,71 @@ TEST(active_side_rejects_the_response)
 	close(s);
 }
 
+/*
+ * ib_cm's count of rxe0 port 1: @dir "tx_msgs" (counted when a send
+ * completes: a REP's retries only once it is answered) or
+ * "rx_duplicates" (counted as each repeat comes), message @msg.
+ */
+static long cm_count(const char *dir, const char *msg)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/rxe0/ports/1/cm_%s/%s", dir, msg);
+	return rcm_read_long(path);
+}
+
+/*
+ * Issue 29 item 15: an active side that answers the REP late (the
+ * application reads CONNECT_RESPONSE and readies its QP slowly) holds
+ * the passive side with an MRA, as in-tree (the MRA goes when the REP
+ * is repeated), so the passive side waits instead of timing out.
+ */
+TEST(late_rtu_is_covered_by_an_mra)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	long mra0 = cm_count("tx_msgs", "mra");
+	long rep0 = cm_count("rx_duplicates", "rep");
+	unsigned int lid, cid, rid;
+	struct rcm_event ev;
+	int s, c, ms;
+
+	if (!ip)
+		SKIP(return, "no Soft-RoCE device");
+	if (mra0 < 0 || rep0 < 0)
+		SKIP(return, "no ib_cm counters in sysfs");
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, 20104, 0x11, 0);
+	cid = rcm_routed_id(c, ip, 20104, 5);
+	ASSERT_TRUE(lid && cid)
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x55, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		TH_LOG("no request");
+	rid = ev.id;
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x66, 6, NULL))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		TH_LOG("no response");
+	/* No RTU yet: the passive side repeats its REP after ~4 s. */
+	for (ms = 0; ms < 30000 && cm_count("rx_duplicates", "rep") == rep0;
+	     ms += 200)
+		usleep(200000);
+	ASSERT_LT(rep0, cm_count("rx_duplicates", "rep"))
+		TH_LOG("the REP was never repeated");
+	usleep(500000);
+	ASSERT_LT(mra0, cm_count("tx_msgs", "mra"))
+		TH_LOG("the repeated REP got no MRA");
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		TH_LOG("passive: %u, want ESTABLISHED", ev.event);
+	close(c);
+	close(s);
+}
+
 TEST(two_clients_at_once)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
