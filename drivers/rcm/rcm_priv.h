@@ -319,7 +319,7 @@ struct rcm_binding {
  * @listen_ibdev: a listener bound to a specific address: the device it
  *                listens on, set when it starts listening, for the port
  *                lookup of requests to compare against (never
- *                dereferenced: rcm_ps_lock does not keep the device)
+ *                dereferenced: the port table lock does not keep the device)
  * @backlog: a listener's answer slots (struct rcm_backlog, referenced)
  * @slot: a request id's slot of its listener's backlog until its
  *        CONNECT_REQUEST is read (or the id is destroyed or loses its
@@ -563,6 +563,8 @@ int rcm_cmd_migrate_id(struct file *filp, void *arg);
 /* rcm_ps.c */
 bool rcm_addr_is_any(const struct sockaddr *sa);
 u16 rcm_addr_port(const struct sockaddr *sa);
+int rcm_ps_init(void);
+void rcm_ps_exit(void);
 int rcm_ps_bind(struct rcm_id *id);
 void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
 		      const struct sockaddr_storage *dst);

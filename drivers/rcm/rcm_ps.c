@@ -5,8 +5,10 @@
  *
  * rcm's port spaces are its own: they are separate from the TCP/UDP
  * socket ports and from the in-tree rdma_cm's, exactly as the in-tree
- * rdma_cm's are separate from the sockets'. One table serves every
- * network namespace; ids of different namespaces never conflict.
+ * rdma_cm's are separate from the sockets'. Each network namespace has
+ * its own table and lock (as in-tree cma's are per namespace), so ids of
+ * different namespaces never conflict, and the binds and listener
+ * lookups of one namespace never wait for another's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +17,8 @@
 #include <linux/slab.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 
 #include <kunit/visibility.h>
@@ -23,18 +27,78 @@
 
 /**
  * struct rcm_ps_port - one port of one port space and its owners
- * @owners: ids bound to the port (struct rcm_id.port_node), any netns
+ * @owners: ids bound to the port (struct rcm_id.port_node)
  */
 struct rcm_ps_port {
 	struct hlist_head owners;
 };
 
-/* Key of rcm_ps_table: port space index << 16 | port. */
-static DEFINE_XARRAY(rcm_ps_table);
-/* Protects rcm_ps_table, every rcm_port and every id's port binding. */
-static DEFINE_MUTEX(rcm_ps_lock);
-/* Ephemeral port handed out last, not reused straight away. */
-static u16 rcm_ps_last;
+/**
+ * struct rcm_ps_net - the port spaces of one network namespace
+ * @table: struct rcm_ps_port by port space index << 16 | port
+ * @lock: protects @table, its ports' owners and the port bindings of
+ *        the namespace's ids (struct rcm_id: @bind, @dst_addr, @port)
+ * @last: the ephemeral port handed out last, not reused straight away
+ *
+ * Made with the namespace (or at module load for those that exist) and
+ * freed with it: every id holds a reference to its namespace, so the
+ * table is empty by then.
+ */
+struct rcm_ps_net {
+	struct xarray table;
+	struct mutex lock;	/* @table, ports, ids' bindings */
+	u16 last;
+};
+
+static unsigned int rcm_ps_net_id __read_mostly;
+
+static struct rcm_ps_net *rcm_ps_net(struct net *net)
+{
+	return net_generic(net, rcm_ps_net_id);
+}
+
+static int __net_init rcm_ps_net_init(struct net *net)
+{
+	struct rcm_ps_net *psn = rcm_ps_net(net);
+
+	xa_init(&psn->table);
+	mutex_init(&psn->lock);
+	return 0;
+}
+
+static void __net_exit rcm_ps_net_exit(struct net *net)
+{
+	struct rcm_ps_net *psn = rcm_ps_net(net);
+
+	WARN_ON(!xa_empty(&psn->table));
+	xa_destroy(&psn->table);
+	mutex_destroy(&psn->lock);
+}
+
+static struct pernet_operations rcm_ps_net_ops = {
+	.init = rcm_ps_net_init,
+	.exit = rcm_ps_net_exit,
+	.id = &rcm_ps_net_id,
+	.size = sizeof(struct rcm_ps_net),
+};
+
+/**
+ * rcm_ps_init() - give every network namespace its port spaces
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rcm_ps_init(void)
+{
+	return register_pernet_subsys(&rcm_ps_net_ops);
+}
+
+/**
+ * rcm_ps_exit() - free them, once no id is left
+ */
+void rcm_ps_exit(void)
+{
+	unregister_pernet_subsys(&rcm_ps_net_ops);
+}
 
 static unsigned long rcm_ps_key(u16 ps, u16 port)
 {
@@ -193,7 +257,7 @@ static int rcm_ps_check(struct rcm_ps_port *p, struct rcm_id *id)
 	int ret;
 
 	hlist_for_each_entry(cur, &p->owners, port_node) {
-		if (cur == id || !net_eq(cur->net, id->net))
+		if (cur == id)
 			continue;
 		ret = rcm_ps_conflict(&id->bind, &cur->bind);
 		if (ret)
@@ -202,24 +266,24 @@ static int rcm_ps_check(struct rcm_ps_port *p, struct rcm_id *id)
 	return 0;
 }
 
-/* Bind @id to @port if its rules allow; rcm_ps_lock held. */
-static int rcm_ps_take(struct rcm_id *id, u16 port, bool ephemeral)
+/* Bind @id to @port if its rules allow; the namespace's lock held. */
+static int rcm_ps_take(struct rcm_ps_net *psn, struct rcm_id *id, u16 port,
+		       bool ephemeral)
 {
 	unsigned long key = rcm_ps_key(id->ps, port);
 	struct rcm_ps_port *p;
 	int ret;
 
-	lockdep_assert_held(&rcm_ps_lock);
+	lockdep_assert_held(&psn->lock);
 
-	p = xa_load(&rcm_ps_table, key);
+	p = xa_load(&psn->table, key);
 	if (p) {
 		/* An ephemeral port is shared only among distinct pairs. */
 		if (ephemeral) {
 			struct rcm_id *cur;
 
 			hlist_for_each_entry(cur, &p->owners, port_node)
-				if (net_eq(cur->net, id->net) &&
-				    !rcm_ps_id_unique(id, cur))
+				if (!rcm_ps_id_unique(id, cur))
 					return -EADDRNOTAVAIL;
 		} else {
 			ret = rcm_ps_check(p, id);
@@ -231,7 +295,7 @@ static int rcm_ps_take(struct rcm_id *id, u16 port, bool ephemeral)
 		if (!p)
 			return -ENOMEM;
 		INIT_HLIST_HEAD(&p->owners);
-		ret = xa_err(xa_store(&rcm_ps_table, key, p, GFP_KERNEL));
+		ret = xa_err(xa_store(&psn->table, key, p, GFP_KERNEL_ACCOUNT));
 		if (ret) {
 			kfree(p);
 			return ret;
@@ -243,7 +307,7 @@ static int rcm_ps_take(struct rcm_id *id, u16 port, bool ephemeral)
 	return 0;
 }
 
-static int rcm_ps_take_any(struct rcm_id *id)
+static int rcm_ps_take_any(struct rcm_ps_net *psn, struct rcm_id *id)
 {
 	int low, high, remaining, ret;
 	u32 rover;
@@ -252,11 +316,11 @@ static int rcm_ps_take_any(struct rcm_id *id)
 	remaining = high - low + 1;
 	rover = low + get_random_u32() % remaining;
 	for (; remaining; remaining--) {
-		if (rover != rcm_ps_last &&
+		if (rover != psn->last &&
 		    !inet_is_local_reserved_port(id->net, rover)) {
-			ret = rcm_ps_take(id, rover, true);
+			ret = rcm_ps_take(psn, id, rover, true);
 			if (!ret) {
-				rcm_ps_last = rover;
+				psn->last = rover;
 				return 0;
 			}
 			if (ret != -EADDRNOTAVAIL)
@@ -283,18 +347,19 @@ static int rcm_ps_take_any(struct rcm_id *id)
 int rcm_ps_bind(struct rcm_id *id)
 {
 	u16 port = rcm_addr_port((struct sockaddr *)&id->bind.addr);
+	struct rcm_ps_net *psn = rcm_ps_net(id->net);
 	int ret;
 
 	lockdep_assert_held(&id->lock);
 	if (port && port < PROT_SOCK && !capable(CAP_NET_BIND_SERVICE))
 		return -EACCES;
 
-	mutex_lock(&rcm_ps_lock);
+	mutex_lock(&psn->lock);
 	if (port)
-		ret = rcm_ps_take(id, port, false);
+		ret = rcm_ps_take(psn, id, port, false);
 	else
-		ret = rcm_ps_take_any(id);
-	mutex_unlock(&rcm_ps_lock);
+		ret = rcm_ps_take_any(psn, id);
+	mutex_unlock(&psn->lock);
 	return ret;
 }
 
@@ -315,20 +380,21 @@ int rcm_ps_bind(struct rcm_id *id)
  */
 int rcm_ps_listen_exclusive(struct rcm_id *id)
 {
+	struct rcm_ps_net *psn = rcm_ps_net(id->net);
 	struct rcm_ps_port *p;
 	int ret = 0;
 
 	lockdep_assert_held(&id->lock);
 	if (!id->bind.reuseaddr)
 		return 0;
-	mutex_lock(&rcm_ps_lock);
+	mutex_lock(&psn->lock);
 	id->bind.reuseaddr = false;
-	p = xa_load(&rcm_ps_table, rcm_ps_key(id->ps, id->port));
+	p = xa_load(&psn->table, rcm_ps_key(id->ps, id->port));
 	if (p)
 		ret = rcm_ps_check(p, id);
 	if (ret)
 		id->bind.reuseaddr = true;
-	mutex_unlock(&rcm_ps_lock);
+	mutex_unlock(&psn->lock);
 	return ret;
 }
 
@@ -368,11 +434,12 @@ struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
 				    const struct sockaddr *dialled,
 				      struct ib_device *ibdev)
 {
+	struct rcm_ps_net *psn = rcm_ps_net(net);
 	struct rcm_id *cur, *found = NULL;
 	struct rcm_ps_port *p;
 
-	mutex_lock(&rcm_ps_lock);
-	p = xa_load(&rcm_ps_table, rcm_ps_key(ps, port));
+	mutex_lock(&psn->lock);
+	p = xa_load(&psn->table, rcm_ps_key(ps, port));
 	if (p) {
 		hlist_for_each_entry(cur, &p->owners, port_node) {
 			struct ib_device *bound = READ_ONCE(cur->listen_ibdev);
@@ -383,7 +450,6 @@ struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
 			 * request's handler checks the state again under it.
 			 */
 			if (READ_ONCE(cur->state) != RCM_STATE_LISTEN ||
-			    !net_eq(cur->net, net) ||
 			    !rcm_ps_listen_match(&cur->bind, dialled) ||
 			    (bound && bound != ibdev))
 				continue;
@@ -393,7 +459,7 @@ struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
 			break;
 		}
 	}
-	mutex_unlock(&rcm_ps_lock);
+	mutex_unlock(&psn->lock);
 	return found;
 }
 
@@ -403,15 +469,17 @@ struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
  * @reuseaddr: share with other REUSEADDR bindings
  * @afonly: do not share with bindings of the other address family
  *
- * Under rcm_ps_lock, since the conflict checks of other ids read them.
+ * Under the namespace's port table lock, since the conflict checks of other ids read them.
  */
 void rcm_ps_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly)
 {
+	struct rcm_ps_net *psn = rcm_ps_net(id->net);
+
 	lockdep_assert_held(&id->lock);
-	mutex_lock(&rcm_ps_lock);
+	mutex_lock(&psn->lock);
 	id->bind.reuseaddr = reuseaddr;
 	id->bind.afonly = afonly;
-	mutex_unlock(&rcm_ps_lock);
+	mutex_unlock(&psn->lock);
 }
 
 /**
@@ -420,18 +488,20 @@ void rcm_ps_set_sharing(struct rcm_id *id, bool reuseaddr, bool afonly)
  * @src: its new source address (port included), or NULL to keep it
  * @dst: its new destination, or NULL to keep it
  *
- * Under rcm_ps_lock, since other ids' port checks read them.
+ * Under the namespace's port table lock, since other ids' port checks read them.
  */
 void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
 		      const struct sockaddr_storage *dst)
 {
+	struct rcm_ps_net *psn = rcm_ps_net(id->net);
+
 	lockdep_assert_held(&id->lock);
-	mutex_lock(&rcm_ps_lock);
+	mutex_lock(&psn->lock);
 	if (src)
 		rcm_addr_set(&id->bind.addr, src);
 	if (dst)
 		rcm_addr_set(&id->dst_addr, (const struct sockaddr *)dst);
-	mutex_unlock(&rcm_ps_lock);
+	mutex_unlock(&psn->lock);
 }
 
 /**
@@ -440,19 +510,21 @@ void rcm_ps_set_addrs(struct rcm_id *id, const struct sockaddr *src,
  */
 void rcm_ps_release(struct rcm_id *id)
 {
+	struct rcm_ps_net *psn;
 	unsigned long key;
 	struct rcm_ps_port *p;
 
 	if (!id->port)
 		return;
+	psn = rcm_ps_net(id->net);
 	key = rcm_ps_key(id->ps, id->port);
-	mutex_lock(&rcm_ps_lock);
+	mutex_lock(&psn->lock);
 	hlist_del(&id->port_node);
-	p = xa_load(&rcm_ps_table, key);
+	p = xa_load(&psn->table, key);
 	if (p && hlist_empty(&p->owners)) {
-		xa_erase(&rcm_ps_table, key);
+		xa_erase(&psn->table, key);
 		kfree(p);
 	}
-	mutex_unlock(&rcm_ps_lock);
+	mutex_unlock(&psn->lock);
 	id->port = 0;
 }
