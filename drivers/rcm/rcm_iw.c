@@ -41,7 +41,6 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <rdma/iw_cm.h>
-#include <rdma/restrack.h>
 
 #include "rcm_priv.h"
 #include "rcm_trace.h"
@@ -53,19 +52,36 @@ static int rcm_iw_conn_handler(struct iw_cm_id *iw, struct iw_cm_event *event);
  * it is given, its creator's or not. As for a socket, a caller may only
  * hand over a QP of its own: a user QP (not one of a kernel consumer's,
  * an NVMe-oF target's say) that its own process created.
+ *
+ * The QP is returned held, with the driver's reference that iw_cm takes
+ * too, until rcm_iw_qp_put() after the iw_cm call: the driver frees a
+ * QP's number only once its last reference is gone (siw waits for them
+ * in its destroy), so the number cannot name another process's new QP
+ * between this check and iw_cm's own lookup (siw reuses numbers lowest
+ * first).
  */
-static int rcm_iw_qp_owned(struct ib_device *ibdev, u32 qpn)
+static struct ib_qp *rcm_iw_qp_get_owned(struct ib_device *ibdev, u32 qpn)
 {
-	struct rdma_restrack_entry *res;
-	int ret = 0;
+	struct ib_qp *qp;
 
-	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
-	if (IS_ERR(res))
-		return -EINVAL;
-	if (!res->user || !res->task || !same_thread_group(res->task, current))
-		ret = -EINVAL;
-	rdma_restrack_put(res);
-	return ret;
+	if (qpn > INT_MAX)
+		return ERR_PTR(-EINVAL);
+	/* As iw_cm_connect(): the lookup, then the reference. */
+	qp = ibdev->ops.iw_get_qp(ibdev, qpn);
+	if (!qp)
+		return ERR_PTR(-EINVAL);
+	ibdev->ops.iw_add_ref(qp);
+	if (!qp->res.user || !qp->res.task ||
+	    !same_thread_group(qp->res.task, current)) {
+		ibdev->ops.iw_rem_ref(qp);
+		return ERR_PTR(-EINVAL);
+	}
+	return qp;
+}
+
+static void rcm_iw_qp_put(struct ib_qp *qp)
+{
+	qp->device->ops.iw_rem_ref(qp);
 }
 
 /* Fill the CONNECT_REQUEST event of a request from the MPA request. */
@@ -344,15 +360,18 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 		.qpn = cmd->qp_num,
 	};
 	struct iw_cm_id *iw;
+	struct ib_qp *qp;
 	int ret;
 
 	lockdep_assert_held(&id->lock);
-	ret = rcm_iw_qp_owned(id->rdev->ibdev, cmd->qp_num);
-	if (ret)
-		return ret;
+	qp = rcm_iw_qp_get_owned(id->rdev->ibdev, cmd->qp_num);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 	iw = iw_create_cm_id(id->rdev->ibdev, rcm_iw_conn_handler, id);
-	if (IS_ERR(iw))
+	if (IS_ERR(iw)) {
+		rcm_iw_qp_put(qp);
 		return PTR_ERR(iw);
+	}
 	memcpy(&iw->local_addr, src, rdma_addr_size(src));
 	memcpy(&iw->remote_addr, dst, rdma_addr_size(dst));
 	iw->tos = id->tos;
@@ -370,6 +389,7 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 	id->iw_connecting = true;
 	mutex_unlock(&id->lock);
 	ret = iw_cm_connect(iw, &p);
+	rcm_iw_qp_put(qp);
 	mutex_lock(&id->lock);
 	/*
 	 * The store and wake_up_var()'s look at the wait queue need a full
@@ -435,13 +455,16 @@ int rcm_iw_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 		.qpn = cmd->qp_num,
 	};
 
+	struct ib_qp *qp;
 	int ret;
 
 	lockdep_assert_held(&id->lock);
-	ret = rcm_iw_qp_owned(id->iw->device, cmd->qp_num);
-	if (ret)
-		return ret;
-	return iw_cm_accept(id->iw, &p);
+	qp = rcm_iw_qp_get_owned(id->iw->device, cmd->qp_num);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	ret = iw_cm_accept(id->iw, &p);
+	rcm_iw_qp_put(qp);
+	return ret;
 }
 
 /**
