@@ -266,6 +266,8 @@ static void rcm_iw_connect_reply(struct rcm_id *id,
 		type = RCM_EVENT_CONNECT_ERROR;
 		break;
 	}
+	/* No connection to close: a disconnect asked for meanwhile is moot. */
+	id->iw_disconnect = false;
 	rcm_conn_report(id, type, event->status, event->private_data,
 			event->private_data_len, NULL);
 }
