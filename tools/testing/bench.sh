@@ -29,6 +29,13 @@
 # RCM_BENCH_WINDOW (32) connections in set-up at once, for each stack's
 # growth in cost per connection from 100; and RCM_BENCH_CMTIME_RUNS
 # (default 0) cmtime runs at the largest of those counts.
+# Last, the concurrency bench (guest-churn.sh, bench_churn.c):
+# RCM_BENCH_CHURN_SHAPES (4x3,8x4: processes x threads) client lives
+# against a server process for RCM_BENCH_CHURN_SECONDS (20), in each of
+# RCM_BENCH_CHURN_VARIANTS (clean,faults,kill), RCM_BENCH_CHURN_ROUNDS
+# (2) rounds alternating the stacks: calls and connections per second
+# and each call's p50, p99 and max, rcm over in-tree with the A/A.
+# RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -56,6 +63,11 @@ attr_scale_rounds=${RCM_ATTR_SCALE_ROUNDS:-2}
 # count (about 230 s more at the default counts).
 attr_scale_wire=${RCM_ATTR_SCALE_WIRE:-0}
 attr_kmem_count=${RCM_ATTR_KMEM_COUNT:-20}
+churn_rounds=${RCM_BENCH_CHURN_ROUNDS:-2}
+churn_seconds=${RCM_BENCH_CHURN_SECONDS:-20}
+churn_shapes=${RCM_BENCH_CHURN_SHAPES:-4x3,8x4}
+churn_variants=${RCM_BENCH_CHURN_VARIANTS:-clean,faults,kill}
+parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
 mkdir -p "$out"
 
 "$top/tools/testing/install-deps.sh"
@@ -65,16 +77,18 @@ echo "== building rcm.ko ($rel), the userlib and the bench programs"
 make -C "$top/userlib" >>"$out/build.log" 2>&1
 rm -rf "$out/tests"
 mkdir -p "$out/tests"
-for b in bench_ids bench_accept bench_scale; do
+for b in bench_ids bench_accept bench_scale bench_churn; do
 	gcc -O2 -Wall -Wextra -o "$out/tests/$b" \
-		"$top/tools/testing/bench/$b.c" -lrdmacm
+		"$top/tools/testing/bench/$b.c" -lrdmacm -libverbs -lm -lpthread
 done
 install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
+install -m 755 "$top/tools/testing/bench/guest-churn.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 {
 	echo "bench: RCM_BENCH_WINDOW=$window RCM_BENCH_ACCEPT_ROUNDS=$accept_rounds ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
 	echo "attrib: RCM_BENCH_WINDOW=$window RCM_ATTR_KMEM_COUNT=$attr_kmem_count ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
+	echo "churn: ./guest-churn.sh $churn_rounds $churn_seconds $churn_shapes $churn_variants"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
@@ -84,11 +98,20 @@ install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
 status=0
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
-	--tests bench,attrib --test-timeout 5400 --guest-timeout 6000 \
+	--tests "$parts" --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
 {
 	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs"
-	"$top/tools/testing/bench/report.py" "$out/guest.log" || status=1
+	case ,$parts, in
+	*,bench,*|*,attrib,*)
+		"$top/tools/testing/bench/report.py" "$out/guest.log" ||
+			status=1 ;;
+	esac
+	case ,$parts, in
+	*,churn,*)
+		"$top/tools/testing/bench/churn.py" "$out/guest.log" \
+			"$out/churn.csv" || status=1 ;;
+	esac
 } | tee "$out/report.txt"
 grep -v '^PASS' "$out/results.txt" || true
 exit $status

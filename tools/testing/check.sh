@@ -135,11 +135,12 @@ test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' 
 guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,)}
 # The 6.12 guest runs what talks to the kernel - every selftest and
 # userlib program, in-tree controls included - but not the application
-# stacks, Debian's rping and udaddy, chaos and stress: those exercise
-# userspace and load, the same on either kernel; 6.1 runs them, the pair
-# runs rping across 6.1 and 6.12, and the warm make check stays in budget.
+# stacks, Debian's rping and udaddy, chaos, stress and churn: those
+# exercise userspace and load, the same on either kernel; 6.1 runs them,
+# the pair runs rping across 6.1 and 6.12, and the warm make check stays
+# in budget.
 d612_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -vx 'rping_quick\|apps\|rping\|udaddy\|chaos\|stress' | paste -sd,)}
+	grep -vx 'rping_quick\|apps\|rping\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$out/selftests/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}
