@@ -25,6 +25,9 @@
  *       kills N stale N
  *     churn-call NAME COUNT P50_US P99_US MAX_US     (for each call)
  *     churn-failed NAME COUNT   (the step at which failed lives failed)
+ *     churn-detail SIDE NAME CODE COUNT  (a failed message: its work
+ *       completion status, 30 no completion in 30 s, 31 a call failed;
+ *       a failed disconnect: the event type that came, 30 none)
  *   Each call's time includes the wait for its event or completion
  *   (resolve, connect, message, disconnect); "errors" counts lives that
  *   failed where they should not have, and a call that waited longer
@@ -53,6 +56,9 @@
 #define MSG_SIZE	64
 #define NBUCKET		160	/* latency buckets of 2^(1/4) us */
 #define STALE_CONN	10	/* IB_CM_REJ_STALE_CONN */
+#define NDETAIL		32
+#define D_TIMEOUT	30	/* no event or completion within WAIT_MS */
+#define D_OTHER		31	/* a call failed */
 
 enum call {
 	C_CHANNEL, C_CREATE_ID, C_RESOLVE_ADDR, C_RESOLVE_ROUTE, C_CREATE_QP,
@@ -79,6 +85,9 @@ struct slot {
 	struct call_stat call[NCALL];
 	uint64_t failed[NCALL];
 	uint64_t connect_failed[16][64];	/* event type, status + 32 */
+	/* A failed message: its wc status or D_*; a failed disconnect: the
+	 * event that came instead, or D_TIMEOUT. */
+	uint64_t detail[NCALL][NDETAIL];
 	uint64_t conns, refused, silent, abandoned, errors, stale;
 };
 
@@ -129,7 +138,10 @@ static int wait_event(struct rdma_event_channel *ch, int *status)
 	return type;
 }
 
-/* A completion on @cq (whose channel is @cc) within WAIT_MS: 0 or -1. */
+/*
+ * A completion on @cq (whose channel is @cc) within WAIT_MS: 0, its
+ * ibv_wc_status when not a success, D_TIMEOUT or D_OTHER.
+ */
 static int wait_comp(struct ibv_cq *cq, struct ibv_comp_channel *cc)
 {
 	struct pollfd p = { .fd = cc->fd, .events = POLLIN };
@@ -141,14 +153,16 @@ static int wait_comp(struct ibv_cq *cq, struct ibv_comp_channel *cc)
 	for (;;) {
 		n = ibv_poll_cq(cq, 1, &wc);
 		if (n)
-			return n > 0 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+			return n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
 		if (ibv_req_notify_cq(cq, 0))
-			return -1;
+			return D_OTHER;
 		n = ibv_poll_cq(cq, 1, &wc);
 		if (n)
-			return n > 0 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
-		if (poll(&p, 1, WAIT_MS) != 1 || ibv_get_cq_event(cc, &ecq, &ctx))
-			return -1;
+			return n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
+		if (poll(&p, 1, WAIT_MS) != 1)
+			return D_TIMEOUT;
+		if (ibv_get_cq_event(cc, &ecq, &ctx))
+			return D_OTHER;
 		ibv_ack_cq_events(ecq, 1);
 	}
 }
@@ -162,18 +176,24 @@ static void qp_attr(struct ibv_qp_init_attr *a)
 	a->sq_sig_all = 1;
 }
 
-/* One message each way on @id's QP, the receive posted already. */
+/*
+ * One message each way on @id's QP, the receive posted already: 0, or
+ * what went wrong (wait_comp()).
+ */
 static int exchange(struct rdma_cm_id *id, struct ibv_mr *mr, char *buf,
 		    bool first)
 {
-	if (!first && wait_comp(id->recv_cq, id->recv_cq_channel))
-		return -1;
-	if (rdma_post_send(id, NULL, buf + MSG_SIZE, MSG_SIZE, mr, 0) ||
-	    wait_comp(id->send_cq, id->send_cq_channel))
-		return -1;
-	if (first && wait_comp(id->recv_cq, id->recv_cq_channel))
-		return -1;
-	return 0;
+	int ret = 0;
+
+	if (!first)
+		ret = wait_comp(id->recv_cq, id->recv_cq_channel);
+	if (!ret && rdma_post_send(id, NULL, buf + MSG_SIZE, MSG_SIZE, mr, 0))
+		ret = D_OTHER;
+	if (!ret)
+		ret = wait_comp(id->send_cq, id->send_cq_channel);
+	if (!ret && first)
+		ret = wait_comp(id->recv_cq, id->recv_cq_channel);
+	return ret;
 }
 
 /* A client's connection life; what went wrong counts in the slot. */
@@ -279,14 +299,22 @@ static void life(unsigned int seed)
 	record(C_CONNECT, t);
 	step = C_MESSAGE;
 	t = now_us();
-	if (exchange(id, mr, buf, true))
+	type = exchange(id, mr, buf, true);
+	if (type) {
+		add(&mine->detail[C_MESSAGE][type], 1);
 		goto out;
+	}
 	record(C_MESSAGE, t);
 	step = C_DISCONNECT;
 	t = now_us();
-	if (rdma_disconnect(id) ||
-	    wait_event(ch, NULL) != RDMA_CM_EVENT_DISCONNECTED)
+	if (rdma_disconnect(id))
 		goto out;
+	type = wait_event(ch, NULL);
+	if (type != RDMA_CM_EVENT_DISCONNECTED) {
+		add(&mine->detail[C_DISCONNECT][type < 0 ? D_TIMEOUT :
+						 type % D_TIMEOUT], 1);
+		goto out;
+	}
 	record(C_DISCONNECT, t);
 	add(&mine->conns, 1);
 	ok = true;
@@ -347,6 +375,7 @@ static void *serve_one(void *arg)
 	enum call step = NCALL;
 	bool refuse;
 	double t;
+	int st;
 
 	refuse = id->event &&
 		 id->event->param.conn.private_data_len &&
@@ -371,8 +400,11 @@ static void *serve_one(void *arg)
 		goto out;	/* the client gave up, or was killed */
 	record(C_ACCEPT, t);
 	step = C_MESSAGE;
-	if (exchange(id, mr, buf, false))
+	st = exchange(id, mr, buf, false);
+	if (st) {
+		add(&mine->detail[C_MESSAGE][st], 1);
 		goto out;
+	}
 	/* The client disconnects; then this side does too. */
 	step = C_DISCONNECT;
 	fcntl(id->channel->fd, F_SETFL,
@@ -481,6 +513,14 @@ static void report(unsigned int procs, unsigned int threads,
 					printf("churn-connect-failed %s %d %llu\n",
 					       rdma_event_str(c), (int)b - 32,
 					       (unsigned long long)slots[p].connect_failed[c][b]);
+	for (p = 0; p <= procs; p++)
+		for (c = 0; c < NCALL; c++)
+			for (b = 0; b < NDETAIL; b++)
+				if (slots[p].detail[c][b])
+					printf("churn-detail %s %s %u %llu\n",
+					       p == procs ? "server" : "client",
+					       call_name[c], b,
+					       (unsigned long long)slots[p].detail[c][b]);
 	for (c = 0; c < NCALL; c++)
 		if (sum.failed[c])
 			printf("churn-failed %s %llu\n", call_name[c],

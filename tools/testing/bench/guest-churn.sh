@@ -41,6 +41,7 @@ churn_run() {	# STACK VARIANT PROCS THREADS ROUND
 		$1 == "churn-call" { print "bench-churn-call", s, v, p, t, r, $2, $3, $4, $5, $6 }
 		$1 == "churn-failed" { print "bench-churn-failed", s, v, p, t, r, $2, $3 }
 		/^# server:/ { print }
+		$1 == "churn-detail" { print "# detail:", s, v, p "x" t, r, $2, $3, $4, "x" $5 }
 		$1 == "churn-connect-failed" { print "# connect failed:", s, v, p "x" t, r, $2, "status", $3, "x" $4 }'
 }
 
