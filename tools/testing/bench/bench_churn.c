@@ -11,7 +11,8 @@
  *   processes of THREADS threads each loop for SECONDS over one
  *   connection's life: an event channel, an id, address and route
  *   resolution, a QP, the connect, one message each way, the
- *   disconnect, and everything destroyed again. VARIANT:
+ *   disconnect (the server's, once its reply is acknowledged, which the
+ *   client answers), and everything destroyed again. VARIANT:
  *     clean   only that;
  *     faults  one life in eight each is refused by the server (private
  *             data "R"), resolves towards SILENT (a neighbour that
@@ -305,16 +306,22 @@ static void life(unsigned int seed)
 		goto out;
 	}
 	record(C_MESSAGE, t);
+	/*
+	 * The server disconnects once its reply is acknowledged: a client
+	 * that moved its QP to the error state first (which disconnecting
+	 * does) could leave that acknowledgement unsent, and the server's
+	 * send to time out.
+	 */
 	step = C_DISCONNECT;
 	t = now_us();
-	if (rdma_disconnect(id))
-		goto out;
 	type = wait_event(ch, NULL);
 	if (type != RDMA_CM_EVENT_DISCONNECTED) {
 		add(&mine->detail[C_DISCONNECT][type < 0 ? D_TIMEOUT :
 						 type % D_TIMEOUT], 1);
 		goto out;
 	}
+	if (rdma_disconnect(id))
+		goto out;
 	record(C_DISCONNECT, t);
 	add(&mine->conns, 1);
 	ok = true;
@@ -405,13 +412,18 @@ static void *serve_one(void *arg)
 		add(&mine->detail[C_MESSAGE][st], 1);
 		goto out;
 	}
-	/* The client disconnects; then this side does too. */
+	/* This side disconnects, its reply acknowledged; the client answers. */
 	step = C_DISCONNECT;
 	fcntl(id->channel->fd, F_SETFL,
 	      fcntl(id->channel->fd, F_GETFL) | O_NONBLOCK);
-	if (wait_event(id->channel, NULL) != RDMA_CM_EVENT_DISCONNECTED)
+	if (rdma_disconnect(id))
 		goto out;
-	rdma_disconnect(id);
+	st = wait_event(id->channel, NULL);
+	if (st != RDMA_CM_EVENT_DISCONNECTED) {
+		add(&mine->detail[C_DISCONNECT][st < 0 ? D_TIMEOUT :
+						 st % D_TIMEOUT], 1);
+		goto out;
+	}
 	step = NCALL;
 out:
 	if (step < NCALL) {

@@ -39,8 +39,9 @@ churn_case() {
 	if [ "${12}" -gt 0 ] && [ "${22}" = 0 ]; then
 		result ok "$1"
 	else
-		result fail "$1" "$12 connections, $22 failed lives"
-		grep '^churn-failed\|^# server' "$tmp/$1" | sed 's/^/#   /'
+		result fail "$1" "${12} connections, ${22} failed lives"
+		grep '^churn-failed\|^churn-detail\|^# server' "$tmp/$1" |
+			sed 's/^/#   /'
 	fi
 }
 
