@@ -500,30 +500,41 @@ TEST_F(transport, reject_carries_private_data)
 	close(s);
 }
 
+/*
+ * A listener of @s on @ip:@port, a connect from @c accepted: *@cid is the
+ * active id, its CONNECT_RESPONSE read and no RTU sent; *@rid the
+ * request id. 0, or -1 with errno.
+ */
+static int answered_connect(int s, int c, const char *ip, unsigned short port,
+			    unsigned int *cid, unsigned int *rid)
+{
+	struct rcm_event ev;
+
+	*cid = rcm_routed_id(c, ip, port, 5);
+	if (!rcm_listener(s, ip, port, 0x11, 0) || !*cid ||
+	    rcm_connect(c, *cid, 0x55, NULL) ||
+	    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		return -1;
+	*rid = ev.id;
+	if (rcm_accept(s, *rid, 0x66, 6, NULL) ||
+	    rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
+		return -1;
+	return 0;
+}
+
 TEST(active_side_rejects_the_response)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_event ev;
-	unsigned int lid, cid, rid;
+	unsigned int cid, rid;
 	int s, c;
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20103, 0x11, 0);
-	cid = rcm_routed_id(c, ip, 20103, 5);
-	ASSERT_TRUE(lid && cid)
+	ASSERT_EQ(0, answered_connect(s, c, ip, 20103, &cid, &rid))
 		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, cid, 0x55, NULL))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	rid = ev.id;
-	ASSERT_EQ(0, rcm_accept(s, rid, 0x66, 6, NULL))
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
-		TH_LOG("no response");
 	/* Say the QP could not be readied: the client gives up. */
 	ASSERT_EQ(0, rcm_reject(c, cid, "qp broke"))
 		TH_LOG("reject: %s", strerror(errno));
@@ -564,7 +575,7 @@ TEST(late_rtu_is_covered_by_an_mra)
 	const char *ip = getenv("RCM_ADDR_RXE");
 	long mra0 = cm_count("tx_msgs", "mra");
 	long rep0 = cm_count("rx_duplicates", "rep");
-	unsigned int lid, cid, rid;
+	unsigned int cid, rid;
 	struct rcm_event ev;
 	int s, c, ms;
 
@@ -574,19 +585,8 @@ TEST(late_rtu_is_covered_by_an_mra)
 		SKIP(return, "no ib_cm counters in sysfs");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20104, 0x11, 0);
-	cid = rcm_routed_id(c, ip, 20104, 5);
-	ASSERT_TRUE(lid && cid)
+	ASSERT_EQ(0, answered_connect(s, c, ip, 20104, &cid, &rid))
 		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, cid, 0x55, NULL))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
-	rid = ev.id;
-	ASSERT_EQ(0, rcm_accept(s, rid, 0x66, 6, NULL))
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
-		TH_LOG("no response");
 	/* No RTU yet: the passive side repeats its REP after ~4 s. */
 	for (ms = 0; ms < 30000 && cm_count("rx_duplicates", "rep") == rep0;
 	     ms += 200)
