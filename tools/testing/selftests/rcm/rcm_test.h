@@ -158,7 +158,11 @@ struct timespec;
 long rcm_ms_since(const struct timespec *t0);
 /* Whether the in-tree user-space CM (rdma_ucm) is there to be a peer. */
 bool rcm_have_intree_cm(void);
-/* Run a shell command quietly; returns its exit status. */
+/*
+ * Run a shell command quietly (its output to /dev/null: a redirection of
+ * its own stdout would be overridden, so write files with fopen());
+ * returns its exit status.
+ */
 int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The number in environment variable @name (any base strtoul takes), or @def. */
