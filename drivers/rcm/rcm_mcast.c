@@ -155,6 +155,12 @@ static int rcm_mcast_reserve(struct rcm_file *file)
 	return 0;
 }
 
+/* Give back a group of @file's: a failed join, a leave or a destroy. */
+static void rcm_mcast_unreserve(struct rcm_file *file)
+{
+	atomic_dec(&file->nr_mcasts);
+}
+
 /* May @id join @mc's group? Takes the view of the id; @id->lock held. */
 static int rcm_mcast_check(struct rcm_id *id, struct rcm_mcast *mc,
 			   struct rcm_mcast_view *view)
@@ -340,7 +346,6 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg)
 		if (mc->igmp)
 			list_add(&mc->igmp->node, &undo);
 		mc->igmp = NULL;
-		atomic_dec(&id->file->nr_mcasts);
 	} else {
 		list_add_tail(&mc->node, &id->mcasts);
 		rcm_mcast_event_fill(ev, mc, &view, sl, status);
@@ -350,9 +355,9 @@ int rcm_cmd_join_mcast(struct file *filp, void *arg)
 	}
 	mutex_unlock(&id->lock);
 	rcm_mcast_igmp_drop(id->net, &undo);
-	goto out_cmd;
 out_unreserve:
-	atomic_dec(&id->file->nr_mcasts);
+	if (ret)
+		rcm_mcast_unreserve(id->file);
 out_cmd:
 	mutex_unlock(&id->cmd_lock);
 out:
@@ -394,7 +399,7 @@ int rcm_cmd_leave_mcast(struct file *filp, void *arg)
 		spin_unlock(&id->file->event_lock);
 		rcm_mcast_igmp_drop(id->net, &igmp);
 		kfree(mc);
-		atomic_dec(&id->file->nr_mcasts);
+		rcm_mcast_unreserve(id->file);
 	}
 	mutex_unlock(&id->cmd_lock);
 	rcm_id_put(id);
@@ -439,7 +444,7 @@ void rcm_mcast_destroy(struct rcm_id *id)
 		if (mc->igmp)
 			list_add_tail(&mc->igmp->node, &igmp);
 		kfree(mc);
-		atomic_dec(&id->file->nr_mcasts);
+		rcm_mcast_unreserve(id->file);
 	}
 	rcm_mcast_igmp_drop(id->net, &igmp);
 }
