@@ -210,12 +210,7 @@ TEST_F(transport, connect_accept_send_disconnect)
 	struct rcm_event ev;
 	int s, c;
 
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, self->ip, port, 0x11, 0);
-	ASSERT_NE(0, lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = client_id(_metadata, self, c, port);
+	cid = listener_and_client(_metadata, self, port, &s, &c, &lid);
 	ASSERT_EQ(0, rcm_post_recv(&self->ce))
 		TH_LOG("client receive: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, hello))
@@ -377,18 +372,13 @@ TEST_F(transport, connect_accept_send_disconnect)
 TEST_F(transport, disconnect_while_connecting)
 {
 	unsigned short port = variant->port + 12;
-	unsigned int lid, cid, rid;
+	unsigned int cid, rid;
 	struct rcm_event ev;
 	int s, c;
 
 	if (!variant->iwarp)
 		SKIP(return, "an IB CM connect has no reply to wait for here");
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, self->ip, port, 0x11, 0);
-	ASSERT_NE(0, lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = client_id(_metadata, self, c, port);
+	cid = listener_and_client(_metadata, self, port, &s, &c, NULL);
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, NULL))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
@@ -815,17 +805,12 @@ TEST_F(transport, killed_client_with_a_connection)
 TEST_F(transport, destroy_mid_connect)
 {
 	unsigned short port = variant->port + 8;
-	unsigned int lid, cid, rid;
+	unsigned int cid, rid;
 	struct timespec t0;
 	struct rcm_event ev;
 	int s, c;
 
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, self->ip, port, 0x11, 0);
-	ASSERT_NE(0, lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = client_id(_metadata, self, c, port);
+	cid = listener_and_client(_metadata, self, port, &s, &c, NULL);
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "going"))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))

@@ -144,6 +144,28 @@ static inline unsigned int client_id(struct __test_metadata *_metadata,
 	return client_id_to(_metadata, self, fd, self->ip, port);
 }
 
+/*
+ * A case's two files: *@s listening on the case's address and @port
+ * (its listener's handle in *@lid, if not NULL), *@c with a client id
+ * routed there, its QP in INIT; returns the client id.
+ */
+static inline unsigned int listener_and_client(struct __test_metadata *_metadata,
+					       FIXTURE_DATA(transport) *self,
+					       unsigned short port, int *s,
+					       int *c, unsigned int *lid)
+{
+	unsigned int l;
+
+	*s = rcm_open_dev();
+	*c = rcm_open_dev();
+	l = rcm_listener(*s, self->ip, port, 0x11, 0);
+	ASSERT_NE(0, l)
+		TH_LOG("listen: %s", strerror(errno));
+	if (lid)
+		*lid = l;
+	return client_id(_metadata, self, *c, port);
+}
+
 /* How many bytes of private data @len bytes in a message of @area make. */
 static inline unsigned int
 arrives(const FIXTURE_VARIANT(transport) *variant, unsigned int len,
