@@ -92,6 +92,7 @@ wait_for() {	# TENTHS COMMAND...
 	done
 }
 
+echo "rcm-out: setup: $(up) deb-guest.sh starts"
 [ -n "$debdir" ] || { echo "rcm-fatal: no rcm_debdir"; exit 1; }
 dkms_deb='' lib_deb=''
 for f in "$debdir"/rcm-dkms_*_all.deb; do [ -f "$f" ] && dkms_deb=$f; done
@@ -102,6 +103,35 @@ if [ -z "$dkms_deb" ] || [ -z "$lib_deb" ]; then
 fi
 ver=$(dpkg-deb -f "$dkms_deb" Version)
 ver=${ver%-*}
+
+# --- module trees of what the guest loads ------------------------------------
+# DKMS runs depmod for each kernel at every install and removal, and its
+# sanity check searches the kernel's tree: over 9p, under TCG, depmod
+# reads and decompresses the 4000 modules of a Debian kernel in 40-80 s,
+# four times per run. Each kernel's tree here (a tmpfs over its
+# kernel/ directory) keeps only the modules this guest can load - the
+# RDMA stack, in-tree rdma_ucm included, veth, and the CRC32 that rxe
+# asks the crypto API for (a Soft-RoCE device cannot be added without
+# it), with their dependencies - at their usual paths; rcm's own go to
+# updates/dkms as always. The packages, DKMS and depmod run as on any
+# machine.
+keep_mods="rdma_rxe rdma_ucm ib_umad ib_ipoib veth crypto-crc32 crypto-crc32c"
+for dir in /lib/modules/*/kernel; do
+	k=${dir%/kernel}
+	k=${k##*/}
+	# shellcheck disable=SC2086
+	files=$(modprobe -S "$k" --show-depends -a $keep_mods 2>/dev/null |
+		awk '$1 == "insmod" { print $2 }' | sort -u)
+	[ -n "$files" ] || continue
+	tmp=/tmp/keep-mods/$k
+	for f in $files; do
+		mkdir -p "$tmp${f%/*}" && cp "$f" "$tmp$f"
+	done
+	mount -t tmpfs -o mode=0755 tmpfs "$dir" &&
+		cp -a "$tmp$dir/." "$dir/" && rm -rf "$tmp"
+	echo "rcm-out: setup: $k: $(echo "$files" | wc -l) modules kept"
+done
+echo "rcm-out: setup: $(up) module trees trimmed"
 
 # --- a machine without rcm --------------------------------------------------
 # The root is the host's: what the host itself has of rcm (an installed
