@@ -20,6 +20,9 @@
 #   rcm-result: PASS|FAIL|SKIP <name> [detail]
 #   rcm-ktap: <KTAP line from the kernel log>
 #   rcm-splat: <test> <kernel log line>
+#   rcm-time: <test> <start> <end> <busy seconds>
+#   rcm-case: <test>.<case> <seconds since the previous case ended>
+#   rcm-loading (just before rcm.ko is loaded)
 #   rcm-done
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin
 export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu
@@ -148,6 +151,7 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo scan >/sys/kernel/debug/kmemleak
 	echo clear >/sys/kernel/debug/kmemleak
 fi
+echo "rcm-loading"
 insmod /lib/rcm/rcm.ko || die "insmod rcm.ko failed"
 if [ "$rcm_kunit" = 1 ]; then
 	dmesg >/tmp/kunit.log
@@ -174,11 +178,35 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	busy0=$(busy_ticks)
 	# In a session of its own, so that the test's every process goes
 	# when it ends or times out (timeout kills only the shell).
-	rm -f /tmp/test.pgid
+	# Its output goes through a FIFO to an awk that keeps it in
+	# /tmp/out and notes the uptime at each TAP result, for the
+	# "rcm-case:" lines: where a long program spends its time.
+	rm -f /tmp/test.pgid /tmp/out.fifo
+	mkfifo /tmp/out.fifo
+	awk -v t0="$start" '
+		{ print > "/tmp/out" }
+		/^(not )?ok [0-9]+ / {
+			getline up < "/proc/uptime"
+			close("/proc/uptime")
+			split(up, u, " ")
+			print u[1] - t0 > "/tmp/stamps"
+			t0 = u[1]
+		}' </tmp/out.fifo &
+	stamper=$!
+	: >/tmp/stamps
 	( cd /tests && timeout -s KILL "$timeout_s" \
-		setsid sh -c "echo \$\$ >/tmp/test.pgid; $cmd" ) >/tmp/out 2>&1
+		setsid sh -c "echo \$\$ >/tmp/test.pgid; $cmd" ) >/tmp/out.fifo 2>&1
 	rc=$?
 	[ -s /tmp/test.pgid ] && kill -KILL -- "-$(cat /tmp/test.pgid)" 2>/dev/null
+	# The awk ends at the FIFO's end of file, once the test's last
+	# process is gone; one that left the session is not waited for.
+	i=0
+	while kill -0 "$stamper" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill "$stamper" 2>/dev/null
+	wait "$stamper" 2>/dev/null
 	end=$(cut -d' ' -f1 /proc/uptime)
 	sed "s/^/rcm-out: $t: /" /tmp/out
 	# kselftest TAP: one result per case, then the program's own verdict.
@@ -203,6 +231,8 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 			gsub(/[^A-Za-z0-9_.-]+/, "_", line)
 			detail = st == "FAIL" && why != "" ? " " why : ""
 			print "rcm-result: " st " " t "." line detail
+			if ((getline secs < "/tmp/stamps") > 0)
+				printf "rcm-case: %s.%s %.2f\n", t, line, secs
 			why = ""
 			n++
 		}

@@ -19,8 +19,9 @@
 #                       /run/rcm/tests/NAME); its environment is this
 #                       one (every rcm_* parameter)
 # The program prints the "rcm-result:" lines (see guest-init.sh); this
-# /init prints "rcm-boot:", "rcm-fatal:" on a setup failure, and
-# "rcm-done" when the program has returned.
+# /init prints "rcm-boot:", "rcm-fatal:" on a setup failure,
+# "rcm-loading" as it starts the program, and "rcm-done" when the
+# program has returned.
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin
 
 /bin/busybox mkdir -p /proc /sys /dev /lower /upper /newroot
@@ -87,5 +88,6 @@ fi
 # runs the program, then resets the machine (QEMU runs with -no-reboot,
 # so it exits). The reset does not wait for the serial port to send
 # what it holds: the last line gets a second.
+echo "rcm-loading"
 exec switch_root /newroot /bin/sh -c \
 	'"$rcm_root_cmd"; echo rcm-done; sleep 1; echo b >/proc/sysrq-trigger'

@@ -120,6 +120,12 @@ def parse_ktap(lines, res):
 # What the guest prints when the kernel log had a report before rcm.ko
 # was even loaded: the boot itself went wrong, not the code under test.
 BOOT_SPLAT = 'rcm-fatal: kernel log not clean before rcm loaded'
+# What it prints just before it loads rcm.ko (guest-init.sh), or before
+# it runs the program that will (root-init.sh). A report on the console
+# before that line, as when the kernel oopses while it boots (once, in
+# the distro 6.12 guest: "Oops: int3" at 8 s, before /init), is a boot
+# that went wrong as well.
+RCM_LOADING = 'rcm-loading'
 BOOT_ATTEMPTS = 3
 
 
@@ -218,6 +224,7 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None,
     timed_out = False
     boot_s = None
     boot_splat = None
+    loading = False
     # Line-buffered: the log can be followed while the guest runs.
     with open(log_path, 'w', errors='replace', buffering=1) as log:
         log.write(' '.join(qemu) + '\n')
@@ -277,8 +284,14 @@ def boot_guest(args, label, log_path, extra_append, extra_qemu, abort=None,
                     progress(label, tests, res, line.split()[1:], start)
                 elif line.startswith('rcm-done'):
                     done = True
+                elif line.startswith(RCM_LOADING):
+                    loading = True
                 elif CONSOLE_SPLAT.search(line) and not line.startswith('rcm-'):
                     splats.append('console: ' + line.strip())
+                    if not loading and not boot_splat:
+                        boot_splat = list(splats)
+                        if abort is not None:
+                            abort.set()
         # Reaped here for its resource usage: the CPU time QEMU took is
         # what a guest costs a machine whose cores it shares.
         _, status, usage = os.wait4(proc.pid, 0)
