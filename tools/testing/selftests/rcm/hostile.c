@@ -20,9 +20,10 @@
  *   24 connecting clients; the old module hit a KASAN use-after-free,
  *   though not on every run: the window is a few instructions wide);
  * - a destroy's ib_cm id is gone before the device it holds a GID entry
- *   of is freed: the removal is woken, with one CPU, at 16 points over
- *   two idle-priority destroys (the old module: ib_core's "GID entry ref
- *   leak" WARNING, then an oops in free_gid_work, in the first run);
+ *   of is freed: the removal is woken, with one CPU, at 8 points over
+ *   two idle-priority destroys, one in each eighth of them at a random
+ *   offset (the old module: ib_core's "GID entry ref leak" WARNING,
+ *   then an oops in free_gid_work, in the first run);
  * - a wildcard listener in a new namespace leaves the devices of
  *   exclusive-mode RDMA namespaces alone (the in-tree CM can still
  *   listen on the port);
@@ -563,10 +564,11 @@ TEST(destroy_races_device_removal)
  * stopped wherever the timer found it until the removal is over (or
  * for OUTLAST_SPIN_US at most: a fixed removal waits for that destroy,
  * which needs the CPU). A first round times the destroys alone; the
- * removal then wakes at a point spread over that time, a little later
- * each round.
+ * removal then wakes at a point spread over that time, one in each
+ * OUTLAST_ROUNDS-th of it, at an offset in that slice drawn at random
+ * for the run (and printed): over runs, every point of the window.
  */
-#define OUTLAST_ROUNDS 16
+#define OUTLAST_ROUNDS 8
 #define OUTLAST_SPIN_US 1000000L
 
 struct idle_destroyer {
@@ -621,7 +623,7 @@ TEST(destroy_outlasting_device_removal)
 	unsigned int ids[REMOVAL_IDS], delay = 0;
 	struct idle_destroyer d[2];
 	struct timespec t0, t1;
-	long alone = 0, end;
+	long alone = 0, phase = 0, end;
 	int round, i, fd, st, go;
 	struct spinner sp;
 	pthread_t t[3];
@@ -641,7 +643,7 @@ TEST(destroy_outlasting_device_removal)
 		ASSERT_EQ(REMOVAL_IDS, removal_ids(fd, ip, ids));
 		pid = 0;
 		if (round >= 0) {
-			delay = alone * round / OUTLAST_ROUNDS;
+			delay = (alone * round + phase) / OUTLAST_ROUNDS;
 			pid = removal_start(&go, true, delay);
 			ASSERT_LE(0, pid)
 				TH_LOG("pipe or fork");
@@ -681,7 +683,10 @@ TEST(destroy_outlasting_device_removal)
 		close(fd);
 		if (round < 0) {
 			alone = end;
-			printf("# the destroys alone: %ld us\n", alone);
+			srandom(t0.tv_nsec ^ getpid());
+			phase = random() % (alone + 1);
+			printf("# the destroys alone: %ld us; offset %ld us / %d\n",
+			       alone, phase, OUTLAST_ROUNDS);
 			continue;
 		}
 		printf("# round %d: removal woke at %u us, done at %ld us; destroys done at %ld us\n",
