@@ -50,6 +50,7 @@ say() {
 	say_at $step_no "$@"
 }
 test_pid=
+test_results=
 # The compiler cache of the module builds on this machine (ccache.sh).
 export RCM_CCACHE_DIR=${RCM_CACHE:-/var/cache/rcm}/ccache-host
 mkdir -p "$RCM_CCACHE_DIR"
@@ -132,6 +133,18 @@ all_tests=$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_')
 # distro kernel only: they prove a program's expectations against the
 # stack rcm imitates, and run none of rcm's code for KASAN to watch.
 test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' | paste -sd,)}
+# Two test-kernel guests share that list, each about half of its time
+# (the "rcm-time:" lines of their logs): the second runs iWARP, the
+# programs that load the module from userspace (Debian's, chaos,
+# stress, churn, fuzz, faults) and the userlib's programs; the first,
+# after KUnit, the rest. Their tests wait as much as they compute, so
+# two guests finish well before one would.
+test_b_re='iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|observe\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
+test_tests_b=
+if [ -z "${RCM_TESTS:-}" ]; then
+	test_tests_b=$(echo "$test_tests" | tr , '\n' | grep -x "$test_b_re" | paste -sd,)
+	test_tests=$(echo "$test_tests" | tr , '\n' | grep -vx "$test_b_re" | paste -sd,)
+fi
 guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,)}
 # The 6.12 guest runs what talks to the kernel - every selftest and
 # userlib program, in-tree controls included - but not the application
@@ -166,18 +179,25 @@ if want test; then
 			# The KASAN guests are the long pole: they run in the
 			# background, beside each other and the distro kernel's
 			# steps, and their results join the others at the end.
-			rm -f "$out/results-test-kernel.txt" \
+			rm -f "$out"/results-test-kernel*.txt \
 				"$out/results-pair-iwarp.txt"
-			say "guest: test kernel $rel (KUnit, selftests; rxe + siw), in the background"
-			"$vm/run-guest.py" --label test-kernel \
-				--kernel "$kernel/bzImage" \
-				--initrd "$out/test.cpio" --kunit --rdma rxe,siw \
-				--memory 1G --test-timeout 300 \
-				--append slub_debug=A,TCP,TCPv6 \
-				--guest-timeout 1800 --tests "$test_tests" \
-				--log "$out/guest-test-kernel.log" \
-				>"$out/results-test-kernel.txt" &
-			test_pid=$!
+			say "guests: test kernel $rel (KUnit, selftests; rxe + siw), two, in the background"
+			test_guest() {	# SUFFIX TESTS [ARG...]
+				local sfx=$1 tests=$2
+				shift 2
+				"$vm/run-guest.py" --label "test-kernel$sfx" \
+					--kernel "$kernel/bzImage" \
+					--initrd "$out/test.cpio" --rdma rxe,siw \
+					--memory 1G --test-timeout 300 \
+					--append slub_debug=A,TCP,TCPv6 \
+					--guest-timeout 1800 --tests "$tests" "$@" \
+					--log "$out/guest-test-kernel$sfx.log" \
+					>"$out/results-test-kernel$sfx.txt" &
+				test_pid="$test_pid $!"
+				test_results="$test_results $out/results-test-kernel$sfx.txt"
+			}
+			test_guest "" "$test_tests" --kunit
+			[ -n "$test_tests_b" ] && test_guest -b "$test_tests_b"
 			say "guests: two test kernels joined by a socket netdev (siw: iWARP), in the background"
 			"$vm/run-guest.py" --pair --label pair-iwarp \
 				--kernel "$kernel/bzImage" \
@@ -187,6 +207,7 @@ if want test; then
 				--log "$out/guest-pair-iwarp.log" \
 				>"$out/results-pair-iwarp.txt" &
 			test_pid="$test_pid $!"
+			test_results="$test_results $out/results-pair-iwarp.txt"
 		fi
 	else
 		report FAIL build.test-kernel "see ${RCM_CACHE:-/var/cache/rcm}/kernel-*.log"
@@ -338,8 +359,11 @@ if want distro; then
 fi
 
 bg_results "Debian packages" "$deb_pid" "$out/results-deb.txt"
-bg_results "test-kernel guests" "$test_pid" "$out/results-test-kernel.txt" \
-	"$out/results-pair-iwarp.txt"
+for pid in $test_pid; do
+	wait "$pid"
+done
+# shellcheck disable=SC2086
+[ -n "$test_pid" ] && bg_results "test-kernel guests" - $test_results
 
 pass=$(grep -c '^PASS ' "$results")
 fail=$(grep -c '^FAIL ' "$results")
