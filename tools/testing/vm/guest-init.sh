@@ -183,6 +183,8 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	# "rcm-case:" lines: where a long program spends its time.
 	rm -f /tmp/test.pgid /tmp/out.fifo
 	mkfifo /tmp/out.fifo
+	: >/tmp/out
+	: >/tmp/stamps
 	awk -v t0="$start" '
 		{ print > "/tmp/out" }
 		/^(not )?ok [0-9]+ / {
@@ -193,7 +195,6 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 			t0 = u[1]
 		}' </tmp/out.fifo &
 	stamper=$!
-	: >/tmp/stamps
 	( cd /tests && timeout -s KILL "$timeout_s" \
 		setsid sh -c "echo \$\$ >/tmp/test.pgid; $cmd" ) >/tmp/out.fifo 2>&1
 	rc=$?
