@@ -43,6 +43,14 @@
  *    context, and the removal (which Soft-RoCE holds until then)
  *    completes within 20 s. The teardown removes both whatever
  *    happened.
+ * 8. hotplug.device_recreated_at_the_same_address: after a removal
+ *    that the process lets go (DEVICE_REMOVAL, the devices listed
+ *    again - which is when librdmacm learns that a device is gone -
+ *    the id destroyed), the same device added again on the same netdev
+ *    is found by the next bind to its address (listed once, with a
+ *    context and a PD), resolves an address, and goes again the same
+ *    way. Both stacks: a process that does not list the devices again
+ *    keeps the removed device's context, and the removal waits for it.
  *
  * The ports must be free, also for the kernel's rdma_cm.
  *
@@ -377,6 +385,103 @@ TEST_F(hotplug, device_added_and_removed)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	close(p.fd);
+	rdma_destroy_event_channel(ch);
+}
+
+/*
+ * A bind to @sin on a fresh id of @ch, retried for up to 20 s while the
+ * address has no RDMA device yet (the new device's GIDs come from a
+ * work item after it registers): the id, or NULL.
+ */
+static struct rdma_cm_id *bind_when_there(struct rdma_event_channel *ch,
+					  struct sockaddr_in *sin)
+{
+	struct rdma_cm_id *id = NULL;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+			return NULL;
+		if (!rdma_bind_addr(id, (struct sockaddr *)sin))
+			return id;
+		rdma_destroy_id(id);
+		poll(NULL, 0, 100);
+	}
+	return NULL;
+}
+
+/*
+ * Remove HP_DEV under @id, bound to it, as an application lets it go:
+ * DEVICE_REMOVAL, the devices listed again (which is when librdmacm
+ * learns that the device is gone: it closes the device's context once
+ * it has, and the device's last id is destroyed), the id destroyed.
+ * Soft-RoCE's removal waits for that. Return: whether it completed
+ * within 20 s.
+ */
+static bool removed_under(struct rdma_event_channel *ch,
+			  struct rdma_cm_id *id)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct rdma_cm_event *ev;
+	bool done = false;
+	int n, st = -1;
+	pid_t pid;
+
+	p.fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
+			     &pid);
+	if (p.fd < 0)
+		return false;
+	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
+	if (ev && !rdma_ack_cm_event(ev) && !listed(HP_DEV, &n) &&
+	    !rdma_destroy_id(id))
+		done = poll(&p, 1, 20000) == 1;
+	if (done)
+		done = waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		       WEXITSTATUS(st) == 0;
+	close(p.fd);
+	return done;
+}
+
+TEST_F(hotplug, device_recreated_at_the_same_address)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in sin;
+	int n = 0;
+
+	ch = guest_channel();
+	ASSERT_NE(NULL, ch);
+	ASSERT_TRUE(guest_parse_ipv4(HP_ADDR, 0, &sin));
+	id = bind_when_there(ch, &sin);
+	ASSERT_NE(NULL, id)
+		TH_LOG("bind to the new device's address: %s", strerror(errno));
+	ASSERT_TRUE(removed_under(ch, id))
+		TH_LOG("the device's removal did not complete");
+
+	/* The same device again, on the same netdev and address. */
+	ASSERT_EQ(0, sh("rdma link add " HP_DEV " type rxe netdev "
+			HP_NETDEV))
+		TH_LOG("rdma link add failed");
+	id = bind_when_there(ch, &sin);
+	ASSERT_NE(NULL, id)
+		TH_LOG("bind to the re-created device's address: %s",
+		       strerror(errno));
+	ASSERT_NE(NULL, id->verbs);
+	EXPECT_STREQ(HP_DEV, id->verbs->device->name);
+	EXPECT_NE(NULL, id->pd);
+	EXPECT_EQ(id->verbs, listed(HP_DEV, &n));
+	EXPECT_EQ(self->before + 1, n);
+	/* The CM works on it: the address resolves to itself. */
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
+				       5000))
+		TH_LOG("resolve: %s", strerror(errno));
+	ev = guest_next_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	/* And it goes again (the teardown's removal would wait for us). */
+	ASSERT_TRUE(removed_under(ch, id))
+		TH_LOG("the second removal did not complete");
 	rdma_destroy_event_channel(ch);
 }
 
