@@ -25,8 +25,14 @@ rping_case() {
 	(serve "$slib" timeout 120 rping -s -a "$ip" -p "$port" -C "$pings" -v -V \
 		>"$tmp/s$port" 2>&1) &
 	spid=$!
-	# A client that comes before the server listens is refused: again.
-	tries=0 t0=$(date +%s)
+	# A client that came before the server listened was refused, and
+	# rping then hung until its timeout: it starts once the server
+	# listens (or has gone, or 60 s have passed). A refusal is still
+	# tried again.
+	t=60
+	t0=$(date +%s)
+	await $spid "cm_listening $port"
+	tries=0
 	until on "$clib" timeout 60 rping -c -a "$ip" -p "$port" -C "$pings" -v -V \
 		>"$tmp/c$port" 2>&1; do
 		cst=$?

@@ -82,6 +82,14 @@ await() {
 	done
 }
 
+# PORT: a CM id listens on that port, the in-tree CM's (the rdma tool's
+# resource list) or rcm's (its files' fdinfo, of any process).
+cm_listening() {
+	rdma res show cm_id 2>/dev/null |
+		grep -q "state LISTEN .*src-addr [^ ]*:$1 " && return 0
+	grep -qs "state=LISTEN .*src=[^ ]*:$1 " /proc/[0-9]*/fdinfo/*
+}
+
 # SERVER-LIB CLIENT-LIB: one client-server case of the command lines
 # $server and $client (each exec'd by sh -c: env sets variables),
 # each under timeout $t (see left), the server on SERVER-LIB in the
