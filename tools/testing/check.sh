@@ -139,7 +139,7 @@ test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' 
 # stress, churn, fuzz, faults) and the userlib's programs; the first,
 # after KUnit, the rest. Their tests wait as much as they compute, so
 # two guests finish well before one would.
-test_b_re='iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|observe\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
+test_b_re='iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
 test_tests_b=
 if [ -z "${RCM_TESTS:-}" ]; then
 	test_tests_b=$(echo "$test_tests" | tr , '\n' | grep -x "$test_b_re" | paste -sd,)
