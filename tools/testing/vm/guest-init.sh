@@ -20,6 +20,7 @@
 #   rcm-result: PASS|FAIL|SKIP <name> [detail]
 #   rcm-ktap: <KTAP line from the kernel log>
 #   rcm-splat: <test> <kernel log line>
+#   rcm-dmesg: <test> <kernel log line> (the whole log, after a splat)
 #   rcm-time: <test> <start> <end> <busy seconds>
 #   rcm-case: <test>.<case> <seconds since the previous case ended>
 #   rcm-loading (just before rcm.ko is loaded)
@@ -48,13 +49,17 @@ result() {
 	echo "rcm-result: $*"
 }
 
-# Read and clear the kernel log; report any splat in it against $1.
+# Read and clear the kernel log; report any splat in it against $1,
+# then the whole slice of the log as "rcm-dmesg:" lines for the host's
+# log file: the console (loglevel=4) leaves out what the kernel prints
+# at the default level, such as KASAN's allocation and free stacks.
 scan_log() {
 	dmesg -c >/tmp/slice 2>/dev/null
 	cat /tmp/slice >>/tmp/kernel.log
 	if grep -Eq "$splat_re" /tmp/slice; then
 		grep -E "$splat_re" /tmp/slice | head -20 |
 			sed "s/^/rcm-splat: $1 /"
+		head -1000 /tmp/slice | sed "s/^/rcm-dmesg: $1 /"
 		return 1
 	fi
 	return 0
