@@ -103,6 +103,8 @@ style:
 		--ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE \
 		-f $(filter %_trace.h,$(KERNEL_SOURCES))
 	tools/testing/kernel-doc.sh -Werror -none $(KERNEL_SOURCES)
+	# Commit messages in the kernel's form, since the rule held.
+	tools/testing/commit-msg.sh --since 789cc6e
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules
