@@ -126,6 +126,8 @@ if [ -d /usr/share/doc/rdma-core/tests ]; then
 	app_programs="$app_programs --tree /usr/share/doc/rdma-core/tests"
 fi
 all_tests=$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_')
+# Each guest program's bound, the selftest directory's "settings".
+ksft_timeout=$(sed -n 's/^timeout=//p' "$top/tools/testing/selftests/rcm/settings")
 # The KASAN test kernel runs rping and cmtime in a lighter round
 # (rping_quick), and not the application stacks (apps); the distro kernel
 # runs them in full. The in-tree controls (NAME_intree: the userlib guest
@@ -162,6 +164,14 @@ if want test; then
 	say "test kernel (linux-source-6.1 + tools/testing/vm/kernel.config)"
 	if kernel=$("$vm/build-kernel.sh"); then
 		report PASS build.test-kernel "$(cat "$kernel/build-seconds")s cold build"
+		# The selftests' "config": every option there is in it.
+		missing=$(grep -vxFf "$kernel/build/.config" \
+			"$top/tools/testing/selftests/rcm/config" | paste -sd' ')
+		if [ -z "$missing" ]; then
+			report PASS selftests.config
+		else
+			report FAIL selftests.config "the test kernel lacks $missing"
+		fi
 		rel=$(cat "$kernel/release")
 		# The test-only peer of hostile_peer; without it that test skips.
 		hostile_ko=()
@@ -188,7 +198,7 @@ if want test; then
 				"$vm/run-guest.py" --label "test-kernel$sfx" \
 					--kernel "$kernel/bzImage" \
 					--initrd "$out/test.cpio" --rdma rxe,siw \
-					--memory 1G --test-timeout 300 \
+					--memory 1G --test-timeout "$ksft_timeout" \
 					--append slub_debug=A,TCP,TCPv6 \
 					--guest-timeout 1800 --tests "$tests" "$@" \
 					--log "$out/guest-test-kernel$sfx.log" \
@@ -202,7 +212,7 @@ if want test; then
 			"$vm/run-guest.py" --pair --label pair-iwarp \
 				--kernel "$kernel/bzImage" \
 				--initrd "$out/test.cpio" --rdma siw \
-				--memory 1G --smp 1 --test-timeout 300 \
+				--memory 1G --smp 1 --test-timeout "$ksft_timeout" \
 				--guest-timeout 1200 --tests "$pair_iw_tests" \
 				--log "$out/guest-pair-iwarp.log" \
 				>"$out/results-pair-iwarp.txt" &
@@ -279,7 +289,7 @@ distro_lane() {
 		--tests "$out/selftests" --lib-dir "$top/userlib/src" \
 		$librdmacm_programs $app_programs; then
 		"$vm/run-guest.py" --label "$label" --kernel "$vmlinux" \
-			--initrd "$out/distro$sfx.cpio" --rdma rxe --test-timeout 300 \
+			--initrd "$out/distro$sfx.cpio" --rdma rxe --test-timeout "$ksft_timeout" \
 			--tests "$tests" \
 			--log "$out/guest-$label.log" \
 			>"$out/results-$label.txt" &
@@ -346,7 +356,7 @@ if want distro; then
 	"$vm/run-guest.py" --pair --label pair --kernel "$distro_vmlinux" \
 		--initrd "$out/distro.cpio" \
 		--kernel-b "$d612_vmlinux" --initrd-b "$out/distro-6.12.cpio" \
-		--test-timeout 300 --rdma rxe --tests "$pair_tests" \
+		--test-timeout "$ksft_timeout" --rdma rxe --tests "$pair_tests" \
 		--log "$out/guest-pair.log" | tee -a "$results"
 
 	say "harness self-test (a failing test, a hang and a WARNING must fail a run)"
