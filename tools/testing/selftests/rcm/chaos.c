@@ -171,6 +171,11 @@ struct idrec {
 	uintptr_t serial;	/* the id's context, unique in the process */
 	int chan, mig_to;	/* mig_to: target of a migration, or -1 */
 	unsigned int did, groups;	/* DID_*; groups joined (bits) */
+	/*
+	 * Joins of each group not left yet: an id may join a group again
+	 * (librdmacm 44 and in-tree do too), and a leave ends one join.
+	 */
+	unsigned char joins[NGROUPS];
 	bool destroying;	/* in rdma_destroy_id() */
 	bool udp;
 	/*
@@ -298,6 +303,7 @@ static void fill_locked(int s, struct rdma_cm_id *id, int c, unsigned int did)
 	r->mig_to = -1;
 	r->did = did;
 	r->groups = 0;
+	memset(r->joins, 0, sizeof(r->joins));
 	r->destroying = false;
 	r->udp = id->ps == RDMA_PS_UDP;
 	chans[c].nids++;
@@ -538,7 +544,11 @@ static void do_join(int s, uint32_t p)
 	ret = rdma_join_multicast(ids[s].id, (struct sockaddr *)&ss,
 				  (void *)cookie);
 	count(OP_JOIN, ret);
-	if (ret && !was) {
+	if (!ret) {
+		pthread_mutex_lock(&reg);
+		ids[s].joins[g]++;
+		pthread_mutex_unlock(&reg);
+	} else if (!was) {
 		pthread_mutex_lock(&reg);
 		ids[s].groups &= ~(1u << g);
 		pthread_mutex_unlock(&reg);
@@ -556,9 +566,15 @@ static void do_leave(int s, uint32_t p)
 	ret = rdma_leave_multicast(ids[s].id, (struct sockaddr *)&ss);
 	count(OP_LEAVE, ret);
 	if (!ret) {
-		/* Its events were acked before the leave returned. */
+		/*
+		 * That join's events were acked before the leave returned;
+		 * another join of the group may still report.
+		 */
 		pthread_mutex_lock(&reg);
-		ids[s].groups &= ~(1u << g);
+		if (ids[s].joins[g])
+			ids[s].joins[g]--;
+		if (!ids[s].joins[g])
+			ids[s].groups &= ~(1u << g);
 		pthread_mutex_unlock(&reg);
 	}
 }
