@@ -8,8 +8,7 @@
 # Steps: packages -> selftests -> test kernel (cached), its rcm.ko and
 # initramfs -> in the background, as early as they can start (they are
 # the long poles): the test-kernel guest (KUnit + selftests over rxe and
-# siw), the iWARP pair and the Debian packages (deb-check.sh, its guest
-# niced);
+# siw), the iWARP pair and the Debian packages (deb-check.sh);
 # meanwhile, for each distro kernel (Debian 12's 6.1 and 6.12): rcm.ko
 # by DKMS, then its guest (selftests over rxe) in the background too,
 # while style/sparse and the userlib host tests run; then the RoCE pair
@@ -232,9 +231,8 @@ deb_pid=
 if want distro; then
 	rm -f "$out/results-deb.txt"
 	say "Debian packages: build, lintian, file lists; a distro guest installs them (DKMS, modprobe, udev, rcm-run), in the background"
-	# Its guest runs niced (deb-check.sh), its build and lint do not:
-	# niced too, they took 800 s beside the other guests, and the
-	# guest then ran alone at the end.
+	# Not niced: niced, its build and lint took 800 s beside the other
+	# guests, and its guest, starved in turn, ran alone at the end.
 	"$top/tools/testing/deb-check.sh" "$distro_rel" "$distro_vmlinux" "$out" \
 		>"$out/results-deb.txt" &
 	deb_pid=$!

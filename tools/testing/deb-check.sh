@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rcm's Debian packages end to end: build them, lint them, compare their
-# files with the distribution's RDMA packages, then install them in a
-# distro-kernel guest the way a user does (deb-guest.sh: dpkg -i, DKMS
+# files with the distribution's RDMA packages, and meanwhile install them
+# in a distro-kernel guest the way a user does (deb-guest.sh: dpkg -i, DKMS
 # builds rcm.ko for the guest's kernel and the newest installed one,
 # modprobe rcm, the udev rule, rping through rcm-run, apt-get purge).
 #
@@ -72,6 +72,52 @@ if [ ! -f "$dkms_deb" ] || [ ! -f "$lib_deb" ] || [ ! -f "$changes" ]; then
 	report FAIL deb.build "no rcm-dkms_${ver}_all.deb, rcm_${ver}_*.deb or .changes in $debs"
 	exit 1
 fi
+
+# --- the guest, in the background ----------------------------------------
+# Its root is this machine's (read-only, under a tmpfs overlay); the
+# initramfs brings the packages and the guest script along, in /tests.
+# It starts as soon as the packages are there; the lint and the file
+# lists run meanwhile, and its results come last.
+guest_pid=
+start_guest() {
+	if [ ! -e "/lib/modules/$rel/build/Makefile" ]; then
+		report FAIL deb.guest "no headers for $rel on this machine: the guest's DKMS needs them"
+		return 1
+	fi
+	payload=$out/deb-payload
+	rm -rf "$payload"
+	mkdir -p "$payload"
+	cp "$dkms_deb" "$lib_deb" "$top/tools/testing/deb-guest.sh" \
+		"$vm/splat-patterns" "$payload/"
+	if ! "$vm/mkinitramfs.sh" --out "$out/deb-root.cpio" --release "$rel" \
+		--modroot / --init "$vm/root-init.sh" --tests "$payload" \
+		--module 9pnet_virtio --module 9p --module overlay \
+		>"$out/deb-initramfs.log" 2>&1; then
+		report FAIL deb.initramfs "see $out/deb-initramfs.log"
+		return 1
+	fi
+	# The guest's compiler cache, kept with the other caches: a warm run's
+	# DKMS build hits it (deb-guest.sh), a fresh machine's fills it.
+	share=()
+	if command -v ccache >/dev/null; then
+		ccache_dir=${RCM_CACHE:-/var/cache/rcm}/ccache-deb
+		mkdir -p "$ccache_dir" &&
+			CCACHE_DIR=$ccache_dir ccache --max-size 200M >/dev/null &&
+			share=(--share "ccache=$ccache_dir")
+	fi
+	# mitigations=off: no retpolines in the guest kernel, whose every
+	# indirect call costs more under TCG; the compiler runs faster. The
+	# bounds are for a loaded host: beside the test-kernel guests on two
+	# cores, "dpkg -i" (DKMS compiling rcm.ko under TCG) took 1100 s.
+	"$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
+		--root-9p "${share[@]}" --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
+		--append rcm_debdir=/run/rcm/tests --append mitigations=off \
+		--tests install,dkms,modprobe,udev,rcm-run,purge \
+		--test-timeout 2400 --guest-timeout 3000 --log "$out/guest-deb.log" \
+		>"$out/deb-guest.txt" &
+	guest_pid=$!
+}
+start_guest
 
 # --- one version -----------------------------------------------------------
 why=
@@ -158,45 +204,9 @@ else
 	report FAIL deb.files "$why"
 fi
 
-# --- the guest -------------------------------------------------------------
-# Its root is this machine's (read-only, under a tmpfs overlay); the
-# initramfs brings the packages and the guest script along, in /tests.
-if [ ! -e "/lib/modules/$rel/build/Makefile" ]; then
-	report FAIL deb.guest "no headers for $rel on this machine: the guest's DKMS needs them"
-	exit 1
+if [ -n "$guest_pid" ]; then
+	wait "$guest_pid" || failed=1
+	cat "$out/deb-guest.txt"
 fi
-payload=$out/deb-payload
-rm -rf "$payload"
-mkdir -p "$payload"
-cp "$dkms_deb" "$lib_deb" "$top/tools/testing/deb-guest.sh" \
-	"$vm/splat-patterns" "$payload/"
-if ! "$vm/mkinitramfs.sh" --out "$out/deb-root.cpio" --release "$rel" \
-	--modroot / --init "$vm/root-init.sh" --tests "$payload" \
-	--module 9pnet_virtio --module 9p --module overlay \
-	>"$out/deb-initramfs.log" 2>&1; then
-	report FAIL deb.initramfs "see $out/deb-initramfs.log"
-	exit 1
-fi
-# The guest's compiler cache, kept with the other caches: a warm run's
-# DKMS build hits it (deb-guest.sh), a fresh machine's fills it.
-share=()
-if command -v ccache >/dev/null; then
-	ccache_dir=${RCM_CACHE:-/var/cache/rcm}/ccache-deb
-	mkdir -p "$ccache_dir" &&
-		CCACHE_DIR=$ccache_dir ccache --max-size 200M >/dev/null &&
-		share=(--share "ccache=$ccache_dir")
-fi
-# mitigations=off: no retpolines in the guest kernel, whose every
-# indirect call costs more under TCG; the compiler runs faster. The
-# bounds are for a loaded host: beside the test-kernel guests on two
-# cores, "dpkg -i" (DKMS compiling rcm.ko under TCG) took 1100 s.
-# Niced: in make check the test-kernel guests are the long poles, and
-# this one, which no test bounds tightly, takes the CPU they leave.
-nice -n 10 "$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
-	--root-9p "${share[@]}" --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
-	--append rcm_debdir=/run/rcm/tests --append mitigations=off \
-	--tests install,dkms,modprobe,udev,rcm-run,purge \
-	--test-timeout 2400 --guest-timeout 3000 --log "$out/guest-deb.log" ||
-	failed=1
 echo "# deb-check took $(elapsed)"
 exit $failed

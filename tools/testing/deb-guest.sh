@@ -79,7 +79,7 @@ blocked() {	# NAME
 }
 loaded() { [ -d /sys/module/rcm ]; }
 # Wait up to $1 tenths of a second for "$2 ..." to succeed. Each bound
-# is one only a hang reaches: make check runs this guest niced, beside
+# is one only a hang reaches: make check runs this guest beside
 # guests that may take the host's every core for a while.
 wait_for() {	# TENTHS COMMAND...
 	n=$1
