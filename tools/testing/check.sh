@@ -138,8 +138,8 @@ test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' 
 # Two test-kernel guests share that list, each about half of its time
 # (the "rcm-time:" lines of their logs): the second runs iWARP, the
 # programs that load the module from userspace (Debian's, chaos,
-# stress, churn, fuzz, faults) and the userlib's programs; the first,
-# after KUnit, the rest. Their tests wait as much as they compute, so
+# stress, churn, fuzz, faults), SIDR, multicast, hostile_peer and the
+# userlib's programs; the first, after KUnit, the rest. Their tests wait as much as they compute, so
 # two guests finish well before one would.
 test_b_re='iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
 test_tests_b=
@@ -329,11 +329,12 @@ if want host; then
 fi
 
 # The background steps' results join the others.
-bg_results() {	# WHAT PID FILE... (PID "-": waited for already)
-	local what=$1 pid=$2 f
+bg_results() {	# WHAT "PID..." FILE...: wait for every PID, then add
+	local what=$1 pids=$2 pid f
 	shift 2
-	[ -n "$pid" ] || return 0
-	[ "$pid" = - ] || wait $pid
+	for pid in $pids; do
+		wait "$pid"
+	done
 	echo "== $what done (+$(( $(date +%s) - start ))s)"
 	for f; do
 		if [ -s "$f" ]; then
@@ -346,10 +347,7 @@ bg_results() {	# WHAT PID FILE... (PID "-": waited for already)
 }
 
 if want distro; then
-	for pid in $distro_pids; do
-		wait "$pid"
-	done
-	bg_results "distro-kernel guests" - "$out/results-distro-kernel.txt" \
+	bg_results "distro-kernel guests" "$distro_pids" "$out/results-distro-kernel.txt" \
 		"$out/results-distro-6.12.txt"
 
 	say "guests: 6.1 (a) and 6.12 (b) distro kernels joined by a socket netdev on 127.0.0.1"
@@ -368,12 +366,9 @@ if want distro; then
 		tee -a "$results"
 fi
 
-bg_results "Debian packages" "$deb_pid" "$out/results-deb.txt"
-for pid in $test_pid; do
-	wait "$pid"
-done
+[ -n "$deb_pid" ] && bg_results "Debian packages" "$deb_pid" "$out/results-deb.txt"
 # shellcheck disable=SC2086
-[ -n "$test_pid" ] && bg_results "test-kernel guests" - $test_results
+[ -n "$test_pid" ] && bg_results "test-kernel guests" "$test_pid" $test_results
 
 pass=$(grep -c '^PASS ' "$results")
 fail=$(grep -c '^FAIL ' "$results")

@@ -127,9 +127,13 @@ for dir in /lib/modules/*/kernel; do
 	for f in $files; do
 		mkdir -p "$tmp${f%/*}" && cp "$f" "$tmp$f"
 	done
-	mount -t tmpfs -o mode=0755 tmpfs "$dir" &&
-		cp -a "$tmp$dir/." "$dir/" && rm -rf "$tmp"
-	echo "rcm-out: setup: $k: $(echo "$files" | wc -l) modules kept"
+	if mount -t tmpfs -o mode=0755 tmpfs "$dir" &&
+	   cp -a "$tmp$dir/." "$dir/"; then
+		echo "rcm-out: setup: $k: $(echo "$files" | wc -l) modules kept"
+	else
+		echo "rcm-out: setup: $k: its module tree could not be trimmed"
+	fi
+	rm -rf "$tmp"
 done
 echo "rcm-out: setup: $(up) module trees trimmed"
 
