@@ -53,15 +53,24 @@ static int rcm_device_add(struct ibv_device *dev)
 
 static void rcm_device_close_dead(struct rcm_verbs_device *d);
 
+/* A device that is gone: nothing matches it, and it closes when free. */
+static void rcm_device_dead(struct rcm_verbs_device *d)
+{
+	d->dead = true;
+	rcm_device_close_dead(d);
+}
+
 /*
  * Bring the table up to date with ibv_get_device_list(), as librdmacm's
  * sync_devices_list() does: a device added since the last look gets an
  * entry, one that is gone is marked dead (its entry stays for the ids
  * that still hold its context, but nothing matches it any more) and
- * closed once nobody holds it. Caller
- * holds rcm_dev_lock. Returns 0 or an errno value: ENODEV when libibverbs
- * lists no device, ENOMEM (the table is then left as it was, but for the
- * entries already added).
+ * closed once nobody holds it. An empty list makes every device dead,
+ * where librdmacm keeps its table as it was: the removal of a
+ * process's last device then completes once the process lets go of it.
+ * Caller holds rcm_dev_lock. Returns 0 or an errno value: ENODEV when
+ * libibverbs lists no device, ENOMEM (the table is then left as it was,
+ * but for the entries already added).
  */
 static int rcm_devices_sync(void)
 {
@@ -70,8 +79,11 @@ static int rcm_devices_sync(void)
 
 	list = ibv_get_device_list(&n);
 	if (!list || n <= 0) {
-		if (list)
+		if (list) {
 			ibv_free_device_list(list);
+			for (i = 0; i < rcm_num_devs; i++)
+				rcm_device_dead(rcm_devs[i]);
+		}
 		return ENODEV;
 	}
 	for (i = 0; i < n && !err; i++)
@@ -86,10 +98,8 @@ static int rcm_devices_sync(void)
 
 		for (p = list; *p && *p != rcm_devs[i]->dev; p++)
 			;
-		if (!*p) {
-			rcm_devs[i]->dead = true;
-			rcm_device_close_dead(rcm_devs[i]);
-		}
+		if (!*p)
+			rcm_device_dead(rcm_devs[i]);
 	}
 	/*
 	 * A device in both lists is the same ibv_device, which the new list
@@ -390,6 +400,33 @@ void rcm_device_put(struct ibv_context *verbs)
 			break;
 		}
 	}
+	pthread_mutex_unlock(&rcm_dev_lock);
+}
+
+/**
+ * rcm_device_removed() - the kernel reported the removal of a device
+ * @verbs: the context of an id that got RDMA_CM_EVENT_DEVICE_REMOVAL,
+ *         or NULL
+ *
+ * librdmacm learns that a device is gone only when it reads libibverbs'
+ * list again with another device present, and keeps the device open
+ * until then; a driver that cannot disassociate its user contexts
+ * (Soft-RoCE, siw) finishes the removal only once every context is
+ * closed, so the removal waits for each process that ever used the
+ * device to list the devices again or exit. rcm marks the device dead
+ * at the first DEVICE_REMOVAL instead: it closes once its last id and
+ * list let go of it, and a device added later is a new entry.
+ */
+void rcm_device_removed(struct ibv_context *verbs)
+{
+	int i;
+
+	if (!verbs)
+		return;
+	pthread_mutex_lock(&rcm_dev_lock);
+	for (i = 0; i < rcm_num_devs; i++)
+		if (rcm_devs[i]->verbs == verbs)
+			rcm_device_dead(rcm_devs[i]);
 	pthread_mutex_unlock(&rcm_dev_lock);
 }
 

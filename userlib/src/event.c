@@ -318,6 +318,9 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
  * rcm_mcast_joined()); it and MULTICAST_ERROR carry the join's context
  * in param.ud.private_data, as in librdmacm.
  *
+ * A DEVICE_REMOVAL marks the id's device gone (rcm_device_removed()),
+ * whether or not it is handed out.
+ *
  * Events of an id that rdma_destroy_id() is destroying, or of a group
  * that rdma_leave_multicast() is leaving, are dropped, and the next
  * record is read.
@@ -378,13 +381,19 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 		 * record was taken: its fields are under its channel's lock.
 		 */
 		if (!q.req) {
+			struct ibv_context *gone = NULL;
+
 			idchan = rcm_id_channel_lock(q.id);
 			drop = q.id->destroyed ||
 			       (q.mc && q.mc->leaving) ||
 			       (q.id->connect_error &&
 				(q.rec.event == RCM_EVENT_REJECTED ||
 				 q.rec.event == RCM_EVENT_DISCONNECTED));
+			if (q.rec.event == RCM_EVENT_DEVICE_REMOVAL)
+				gone = q.id->id.verbs;
 			pthread_mutex_unlock(&idchan->lock);
+			/* The id's reference keeps the context until then. */
+			rcm_device_removed(gone);
 			if (!drop && q.rec.event == RCM_EVENT_MULTICAST_JOIN)
 				rcm_mcast_joined(ev);
 			else if (!drop)

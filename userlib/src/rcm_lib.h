@@ -103,6 +103,7 @@ struct rcm_verbs_device {
 int rcm_devices_init(void);
 struct ibv_context *rcm_device_get(__be64 guid, uint32_t index);
 void rcm_device_put(struct ibv_context *verbs);
+void rcm_device_removed(struct ibv_context *verbs);
 struct rcm_verbs_device *rcm_device_of(struct ibv_context *verbs);
 struct ibv_xrcd *rcm_device_xrcd(struct ibv_context *verbs);
 

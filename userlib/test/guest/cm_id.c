@@ -49,8 +49,14 @@
  *    the id destroyed), the same device added again on the same netdev
  *    is found by the next bind to its address (listed once, with a
  *    context and a PD), resolves an address, and goes again the same
- *    way. Both stacks: a process that does not list the devices again
- *    keeps the removed device's context, and the removal waits for it.
+ *    way.
+ * 9. hotplug.removal_needs_no_second_listing: the process destroys its
+ *    id after DEVICE_REMOVAL and does not list the devices again. With
+ *    librdmacm 44 the removal still waits for it (librdmacm keeps the
+ *    context until its list no longer has the device), and completes
+ *    once it lists them; rcm's library closes the context with the
+ *    device's last id (deliberate: rdma link delete does not hang on a
+ *    process that once used the device).
  *
  * The ports must be free, also for the kernel's rdma_cm.
  *
@@ -482,6 +488,45 @@ TEST_F(hotplug, device_recreated_at_the_same_address)
 	/* And it goes again (the teardown's removal would wait for us). */
 	ASSERT_TRUE(removed_under(ch, id))
 		TH_LOG("the second removal did not complete");
+	rdma_destroy_event_channel(ch);
+}
+
+TEST_F(hotplug, removal_needs_no_second_listing)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct rdma_event_channel *ch;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct sockaddr_in sin;
+	int n, st = -1;
+	pid_t pid;
+
+	ch = guest_channel();
+	ASSERT_NE(NULL, ch);
+	ASSERT_TRUE(guest_parse_ipv4(HP_ADDR, 0, &sin));
+	id = bind_when_there(ch, &sin);
+	ASSERT_NE(NULL, id)
+		TH_LOG("bind to the new device's address: %s", strerror(errno));
+	p.fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
+			     &pid);
+	ASSERT_LE(0, p.fd);
+	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_EQ(0, rdma_destroy_id(id));
+	if (guest_on_rcm()) {
+		ASSERT_EQ(1, poll(&p, 1, 20000))
+			TH_LOG("the removal waits for this process, whose ids are gone");
+	} else {
+		ASSERT_EQ(0, poll(&p, 1, 3000))
+			TH_LOG("librdmacm 44 let the device go without a second listing");
+		EXPECT_EQ(NULL, listed(HP_DEV, &n));
+		ASSERT_EQ(1, poll(&p, 1, 20000))
+			TH_LOG("the removal still waits after the listing");
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(p.fd);
 	rdma_destroy_event_channel(ch);
 }
 
