@@ -32,7 +32,7 @@
 # Last, the concurrency bench (guest-churn.sh, bench_churn.c):
 # RCM_BENCH_CHURN_SHAPES (4x3,8x4: processes x threads) client lives
 # against a server process for RCM_BENCH_CHURN_SECONDS (20), in each of
-# RCM_BENCH_CHURN_VARIANTS (clean,faults,kill), RCM_BENCH_CHURN_ROUNDS
+# RCM_BENCH_CHURN_VARIANTS (clean,faults,kill,remove), RCM_BENCH_CHURN_ROUNDS
 # (2) rounds alternating the stacks: calls and connections per second
 # and each call's p50, p99 and max, rcm over in-tree with the A/A.
 # RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
@@ -66,7 +66,7 @@ attr_kmem_count=${RCM_ATTR_KMEM_COUNT:-20}
 churn_rounds=${RCM_BENCH_CHURN_ROUNDS:-2}
 churn_seconds=${RCM_BENCH_CHURN_SECONDS:-20}
 churn_shapes=${RCM_BENCH_CHURN_SHAPES:-4x3,8x4}
-churn_variants=${RCM_BENCH_CHURN_VARIANTS:-clean,faults,kill}
+churn_variants=${RCM_BENCH_CHURN_VARIANTS:-clean,faults,kill,remove}
 parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
 mkdir -p "$out"
 

@@ -20,6 +20,17 @@
  *             connect (the id destroyed before the answer);
  *     kill    clean lives, and one client process killed with SIGKILL
  *             every 1 to 4 s and started again;
+ *     remove  kill, and the RDMA device removed and added again twice
+ *             (rdma link delete, rdma link add: at a third and two
+ *             thirds of SECONDS), as an administrator or a driver
+ *             reset does. Every process does what librdmacm 44 needs
+ *             of it to let the removal finish: what fails on the
+ *             device is destroyed, and the device list read again
+ *             (rdma_get_devices()); the server listens again once it
+ *             can. A life that overlapped a removal (from its start to
+ *             a second after the device came back) and failed is
+ *             "lost", not an error. Needs RCM_NETDEV_RXE (the netdev
+ *             of rxe0, as the guest sets it);
  *     cm      clean lives without the message: the connection manager's
  *             part alone (the QPs are made, no work is posted to them
  *             but the receive). Soft-RoCE under TCG loses about one
@@ -29,7 +40,15 @@
  *   Prints, when done:
  *     churn VARIANT PROCS THREADS SECONDS calls N calls_per_s X
  *       conns N conns_per_s X refused N silent N abandoned N errors N
- *       kills N stale N
+ *       kills N stale N crashes N
+ *     churn-removal I DELETE_MS RECOVER_MS LOST (remove: per removal,
+ *       how long rdma link delete took, from rdma link add to the
+ *       next connection, -1 if none; and the lives lost to it)
+ *     churn-died WHO signal N|exit N (a client, the server or the
+ *       remover that ended otherwise than by the bench's SIGKILL or
+ *       exit 0: a crash)
+ *     churn-rate BEFORE AFTER (remove: connections per second before
+ *       the first removal, and from a second after the last re-add)
  *     churn-call NAME COUNT P50_US P99_US MAX_US     (for each call)
  *     churn-failed NAME COUNT   (the step at which failed lives failed)
  *     churn-detail SIDE NAME CODE COUNT  (a failed message: its work
@@ -64,6 +83,7 @@
 #define NBUCKET		160	/* latency buckets of 2^(1/4) us */
 #define STALE_CONN	10	/* IB_CM_REJ_STALE_CONN */
 #define NDETAIL		32
+#define D_EVENT		29	/* a CM event came instead (remove) */
 #define D_TIMEOUT	30	/* no event or completion within WAIT_MS */
 #define D_OTHER		31	/* a call failed */
 
@@ -91,6 +111,7 @@ struct call_stat {
 struct slot {
 	struct call_stat call[NCALL];
 	uint64_t failed[NCALL];
+	uint64_t lost[NCALL];		/* remove: the step lost lives failed at */
 	uint64_t connect_failed[16][64];	/* event type, status + 32 */
 	/* A failed message: its wc status or D_*; a failed disconnect: the
 	 * event that came instead, or D_TIMEOUT. */
@@ -98,9 +119,24 @@ struct slot {
 	uint64_t conns, refused, silent, abandoned, errors, stale;
 };
 
+#define NREMOVE		2
+#define MAXSECS		600
+
+/* remove: what the remover did, and when (us of now_us(), 0: not yet). */
+struct removal {
+	uint64_t del_us, gone_us, added_us, first_us, lost;
+};
+
+static struct ctl {
+	struct removal rm[NREMOVE];
+	unsigned int nrm;		/* removals begun */
+	uint64_t start_us;
+	uint64_t conns_at[MAXSECS];	/* connections made in each second */
+} *ctl;
+
 static struct slot *slots;
 static struct slot *mine;
-static enum { CLEAN, FAULTS, KILL, CM } variant;
+static enum { CLEAN, FAULTS, KILL, CM, REMOVE } variant;
 static struct sockaddr_in dst, silent_addr;
 static double deadline_us;
 
@@ -147,11 +183,17 @@ static int wait_event(struct rdma_event_channel *ch, int *status)
 
 /*
  * A completion on @cq (whose channel is @cc) within WAIT_MS: 0, its
- * ibv_wc_status when not a success, D_TIMEOUT or D_OTHER.
+ * ibv_wc_status when not a success, D_TIMEOUT or D_OTHER; D_EVENT when,
+ * in the remove variant, the connection's CM channel @cm has an event
+ * instead (a removal, or the peer gone), left there.
  */
-static int wait_comp(struct ibv_cq *cq, struct ibv_comp_channel *cc)
+static int wait_comp(struct ibv_cq *cq, struct ibv_comp_channel *cc,
+		     struct rdma_event_channel *cm)
 {
-	struct pollfd p = { .fd = cc->fd, .events = POLLIN };
+	struct pollfd p[2] = {
+		{ .fd = cc->fd, .events = POLLIN },
+		{ .fd = variant == REMOVE ? cm->fd : -1, .events = POLLIN },
+	};
 	struct ibv_wc wc;
 	struct ibv_cq *ecq;
 	void *ctx;
@@ -166,8 +208,14 @@ static int wait_comp(struct ibv_cq *cq, struct ibv_comp_channel *cc)
 		n = ibv_poll_cq(cq, 1, &wc);
 		if (n)
 			return n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
-		if (poll(&p, 1, WAIT_MS) != 1)
+		if (poll(p, 2, WAIT_MS) < 1)
 			return D_TIMEOUT;
+		if (!(p[0].revents & POLLIN)) {
+			n = ibv_poll_cq(cq, 1, &wc);
+			if (n)
+				return n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
+			return D_EVENT;
+		}
 		if (ibv_get_cq_event(cc, &ecq, &ctx))
 			return D_OTHER;
 		ibv_ack_cq_events(ecq, 1);
@@ -193,14 +241,61 @@ static int exchange(struct rdma_cm_id *id, struct ibv_mr *mr, char *buf,
 	int ret = 0;
 
 	if (!first)
-		ret = wait_comp(id->recv_cq, id->recv_cq_channel);
+		ret = wait_comp(id->recv_cq, id->recv_cq_channel, id->channel);
 	if (!ret && rdma_post_send(id, NULL, buf + MSG_SIZE, MSG_SIZE, mr, 0))
 		ret = D_OTHER;
 	if (!ret)
-		ret = wait_comp(id->send_cq, id->send_cq_channel);
+		ret = wait_comp(id->send_cq, id->send_cq_channel, id->channel);
 	if (!ret && first)
-		ret = wait_comp(id->recv_cq, id->recv_cq_channel);
+		ret = wait_comp(id->recv_cq, id->recv_cq_channel, id->channel);
 	return ret;
+}
+
+/*
+ * remove: the removal that a life from @t0 until now overlapped (from
+ * its rdma link delete until a second after its rdma link add), or NULL.
+ */
+static struct removal *overlapped(double t0)
+{
+	unsigned int i, n = __atomic_load_n(&ctl->nrm, __ATOMIC_ACQUIRE);
+	double t = now_us();
+
+	for (i = 0; i < n && i < NREMOVE; i++) {
+		struct removal *r = &ctl->rm[i];
+		uint64_t added = __atomic_load_n(&r->added_us, __ATOMIC_RELAXED);
+
+		if (t >= r->del_us && (!added || t0 <= added + 1e6))
+			return r;
+	}
+	return NULL;
+}
+
+/* A connection was made: count it in its second, and after a removal. */
+static void connected(void)
+{
+	double t = now_us();
+	uint64_t sec = (uint64_t)(t - ctl->start_us) / 1000000, zero = 0;
+	unsigned int n = __atomic_load_n(&ctl->nrm, __ATOMIC_ACQUIRE);
+
+	add(&mine->conns, 1);
+	if (sec < MAXSECS)
+		add(&ctl->conns_at[sec], 1);
+	if (n && ctl->rm[n - 1].added_us)
+		__atomic_compare_exchange_n(&ctl->rm[n - 1].first_us, &zero,
+					    (uint64_t)t, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+}
+
+/*
+ * A life or a listener failed: in the remove variant, read the device
+ * list again, as an application must after a removal for librdmacm 44
+ * to close the removed device (it keeps a device open until its list
+ * no longer has it, and the removal waits for that).
+ */
+static void forget_devices(void)
+{
+	if (variant == REMOVE)
+		rdma_free_devices(rdma_get_devices(NULL));
 }
 
 /* A client's connection life; what went wrong counts in the slot. */
@@ -215,9 +310,10 @@ static void life(unsigned int seed)
 	char buf[2 * MSG_SIZE] = "";
 	enum call step = C_CHANNEL;
 	bool ok = false, qp = false;
-	double t;
+	double t, t0 = now_us();
+	struct removal *r;
 
-	t = now_us();
+	t = t0;
 	ch = rdma_create_event_channel();
 	record(C_CHANNEL, t);
 	if (!ch)
@@ -330,7 +426,7 @@ static void life(unsigned int seed)
 	if (rdma_disconnect(id))
 		goto out;
 	record(C_DISCONNECT, t);
-	add(&mine->conns, 1);
+	connected();
 	ok = true;
 out:
 	if (mr)
@@ -350,10 +446,17 @@ out:
 		rdma_destroy_event_channel(ch);
 		record(C_DESTROY_CHANNEL, t);
 	}
-	if (!ok) {
+	if (ok)
+		return;
+	r = variant == REMOVE ? overlapped(t0) : NULL;
+	if (r) {
+		add(&r->lost, 1);
+		add(&mine->lost[step], 1);
+	} else {
 		add(&mine->errors, 1);
 		add(&mine->failed[step], 1);
 	}
+	forget_devices();
 }
 
 static void *client_thread(void *arg)
@@ -442,28 +545,89 @@ out:
 	if (id->qp)
 		rdma_destroy_qp(id);
 	rdma_destroy_id(id);
+	if (step < NCALL)
+		forget_devices();
 	return NULL;
 }
 
+/*
+ * A synchronous listener on dst: 0, or -1 with nothing left over and
+ * errno set; @what names the call that failed.
+ */
+static int listen_on(struct rdma_cm_id **listen, const char **what)
+{
+	int err;
+
+	*what = "create_id";
+	if (rdma_create_id(NULL, listen, NULL, RDMA_PS_TCP))
+		return -1;
+	*what = "bind_addr";
+	if (!rdma_bind_addr(*listen, (struct sockaddr *)&dst)) {
+		*what = "listen";
+		if (!rdma_listen(*listen, 1024))
+			return 0;
+	}
+	err = errno;
+	rdma_destroy_id(*listen);
+	errno = err;
+	return -1;
+}
+
+/*
+ * Listen on dst once that works (after a removal: once the device is
+ * back and the removed one forgotten), saying why it does not yet.
+ */
+static struct rdma_cm_id *listen_again(void)
+{
+	const char *what, *told = NULL;
+	struct rdma_cm_id *listen;
+
+	while (listen_on(&listen, &what)) {
+		if (what != told)
+			fprintf(stderr, "# server: %s failed: %s\n", what,
+				strerror(errno));
+		told = what;
+		forget_devices();
+		usleep(20000);
+	}
+	fprintf(stderr, "# server: listening again at %.1f s\n",
+		(now_us() - ctl->start_us) / 1e6);
+	return listen;
+}
+
+/* The server process; @ready (or -1) gets a byte once it listens. */
 static void server(int ready)
 {
+	const char *what;
 	struct rdma_cm_id *listen, *id;
 	pthread_attr_t pa;
 	pthread_t t;
 	double t0;
 
-	if (rdma_create_id(NULL, &listen, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(listen, (struct sockaddr *)&dst) ||
-	    rdma_listen(listen, 1024))
-		die("listener");
-	if (write(ready, "y", 1) != 1)
+	if (ready < 0)
+		listen = listen_again();	/* after a crash */
+	else if (listen_on(&listen, &what))
+		die(what);
+	if (ready >= 0 && write(ready, "y", 1) != 1)
 		die("ready");
 	pthread_attr_init(&pa);
 	pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
 	for (;;) {
 		t0 = now_us();
-		if (rdma_get_request(listen, &id))
+		if (rdma_get_request(listen, &id)) {
+			if (variant != REMOVE)
+				continue;
+			/*
+			 * The listener's device went away (DEVICE_REMOVAL,
+			 * which rdma_get_request() fails on): listen again
+			 * once the device is back.
+			 */
+			fprintf(stderr, "# server: get_request failed (%s) at %.1f s\n",
+				strerror(errno), (now_us() - ctl->start_us) / 1e6);
+			rdma_destroy_id(listen);
+			listen = listen_again();
 			continue;
+		}
 		record(C_GET_REQUEST, t0);
 		if (pthread_create(&t, &pa, serve_one, id))
 			rdma_destroy_id(id);
@@ -484,8 +648,43 @@ static double quantile(const struct call_stat *s, double q)
 	return 0;
 }
 
+/* remove: connections per second over the whole seconds [@from, @to). */
+static double rate(double from, double to)
+{
+	unsigned int a = (unsigned int)ceil(from), b = (unsigned int)to, i;
+	uint64_t n = 0;
+
+	if (b > MAXSECS)
+		b = MAXSECS;
+	if (b <= a)
+		return 0;
+	for (i = a; i < b; i++)
+		n += ctl->conns_at[i];
+	return (double)n / (b - a);
+}
+
+static void report_removals(unsigned int secs)
+{
+	const struct removal *first = &ctl->rm[0];
+	const struct removal *last = &ctl->rm[ctl->nrm - 1];
+	unsigned int i;
+
+	for (i = 0; i < ctl->nrm; i++) {
+		const struct removal *r = &ctl->rm[i];
+
+		printf("churn-removal %u %.0f %.0f %llu\n", i + 1,
+		       r->gone_us ? (r->gone_us - r->del_us) / 1e3 : -1.0,
+		       r->first_us ? (r->first_us - r->added_us) / 1e3 : -1.0,
+		       (unsigned long long)r->lost);
+	}
+	if (ctl->nrm && last->added_us)
+		printf("churn-rate %.2f %.2f\n",
+		       rate(0, (first->del_us - ctl->start_us) / 1e6),
+		       rate((last->added_us - ctl->start_us) / 1e6 + 1, secs));
+}
+
 static void report(unsigned int procs, unsigned int threads,
-		   unsigned int secs, unsigned int kills)
+		   unsigned int secs, unsigned int kills, unsigned int crashes)
 {
 	struct slot sum = {};
 	uint64_t calls = 0;
@@ -507,21 +706,23 @@ static void report(unsigned int procs, unsigned int threads,
 		sum.abandoned += s->abandoned;
 		sum.errors += s->errors;
 		sum.stale += s->stale;
-		for (c = 0; c < NCALL; c++)
+		for (c = 0; c < NCALL; c++) {
 			sum.failed[c] += s->failed[c];
+			sum.lost[c] += s->lost[c];
+		}
 	}
 	for (c = 0; c < NCALL; c++)
 		calls += sum.call[c].count;
-	printf("churn %s %u %u %u calls %llu calls_per_s %.1f conns %llu conns_per_s %.2f refused %llu silent %llu abandoned %llu errors %llu kills %u stale %llu\n",
+	printf("churn %s %u %u %u calls %llu calls_per_s %.1f conns %llu conns_per_s %.2f refused %llu silent %llu abandoned %llu errors %llu kills %u stale %llu crashes %u\n",
 	       variant == CLEAN ? "clean" : variant == FAULTS ? "faults" :
-	       variant == KILL ? "kill" : "cm",
+	       variant == KILL ? "kill" : variant == REMOVE ? "remove" : "cm",
 	       procs, threads, secs, (unsigned long long)calls,
 	       (double)calls / secs, (unsigned long long)sum.conns,
 	       (double)sum.conns / secs, (unsigned long long)sum.refused,
 	       (unsigned long long)sum.silent,
 	       (unsigned long long)sum.abandoned,
 	       (unsigned long long)sum.errors, kills,
-	       (unsigned long long)sum.stale);
+	       (unsigned long long)sum.stale, crashes);
 	for (p = 0; p <= procs; p++)
 		for (c = 0; c < 16; c++)
 			for (b = 0; b < 64; b++)
@@ -542,12 +743,103 @@ static void report(unsigned int procs, unsigned int threads,
 			printf("churn-failed %s %llu\n", call_name[c],
 			       (unsigned long long)sum.failed[c]);
 	for (c = 0; c < NCALL; c++)
+		if (sum.lost[c])
+			printf("churn-lost %s %llu\n", call_name[c],
+			       (unsigned long long)sum.lost[c]);
+	for (c = 0; c < NCALL; c++)
 		if (sum.call[c].count)
 			printf("churn-call %s %llu %.0f %.0f %llu\n", call_name[c],
 			       (unsigned long long)sum.call[c].count,
 			       quantile(&sum.call[c], 0.5),
 			       quantile(&sum.call[c], 0.99),
 			       (unsigned long long)sum.call[c].max_us);
+	if (variant == REMOVE)
+		report_removals(secs);
+}
+
+/*
+ * remove: rxe0 deleted and added again at a third and at two thirds of
+ * @secs from the start; the times go to ctl. A child process, so that
+ * the kills go on while rdma link delete waits.
+ */
+static pid_t spawn_remover(unsigned int secs, const char *netdev)
+{
+	pid_t pid = fork();
+	unsigned int i;
+	char cmd[256];
+
+	if (pid < 0)
+		die("fork");
+	if (pid)
+		return pid;
+	for (i = 0; i < NREMOVE; i++) {
+		struct removal *r = &ctl->rm[i];
+		double at = ctl->start_us + secs * 1e6 * (i + 1) / (NREMOVE + 1);
+
+		while (now_us() < at)
+			usleep(10000);
+		r->del_us = (uint64_t)now_us();
+		__atomic_store_n(&ctl->nrm, i + 1, __ATOMIC_RELEASE);
+		/* What waits, when the removal takes over 2 s. */
+		if (system("rdma link delete rxe0 & p=$!; i=0; "
+			   "while kill -0 $p 2>/dev/null && [ $i -lt 20 ]; do "
+			   "sleep 0.1; i=$((i + 1)); done; "
+			   "kill -0 $p 2>/dev/null && for t in /proc/[0-9]*; do "
+			   "[ \"$(cut -d' ' -f3 $t/stat 2>/dev/null)\" = D ] || "
+			   "continue; echo \"# remover: $(cat $t/comm) waits in:\"; "
+			   "sed 's/^/# remover:   /' $t/stack; done; wait $p"))
+			fprintf(stderr, "%s: rdma link delete failed\n",
+				BENCH_NAME);
+		r->gone_us = (uint64_t)now_us();
+		snprintf(cmd, sizeof(cmd), "rdma link add rxe0 type rxe netdev %s",
+			 netdev);
+		if (system(cmd))
+			fprintf(stderr, "%s: rdma link add failed\n",
+				BENCH_NAME);
+		__atomic_store_n(&r->added_us, (uint64_t)now_us(),
+				 __ATOMIC_RELEASE);
+	}
+	exit(0);
+}
+
+/* A process of the bench ended otherwise than it should have. */
+static void died(const char *who, int status)
+{
+	if (WIFSIGNALED(status))
+		printf("churn-died %s signal %d\n", who, WTERMSIG(status));
+	else
+		printf("churn-died %s exit %d\n", who, WEXITSTATUS(status));
+	fflush(stdout);
+}
+
+/*
+ * Wait for @pid, which should end by signal @sig, or exit 0 if 0: 1
+ * when it ended otherwise (said), else 0.
+ */
+static int reap(pid_t pid, const char *who, int sig)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return 0;
+	if (sig ? WIFSIGNALED(status) && WTERMSIG(status) == sig :
+		  WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	died(who, status);
+	return 1;
+}
+
+static pid_t spawn_server(unsigned int procs, int ready)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		mine = &slots[procs];
+		server(ready);
+	}
+	return pid;
 }
 
 static pid_t spawn_client(unsigned int k, unsigned int threads,
@@ -567,23 +859,28 @@ static pid_t spawn_client(unsigned int k, unsigned int threads,
 int main(int argc, char *argv[])
 {
 	unsigned int procs, threads, secs, k, kills = 0, seed = 1;
-	pid_t srv, pids[64];
+	const char *netdev = getenv("RCM_NETDEV_RXE");
+	unsigned int crashes = 0;
+	pid_t srv, remover = 0, pids[64];
+	int status;
 	double next_kill;
 	int pipefd[2];
 	char c;
 
 	if (argc < 7) {
-		fprintf(stderr, "usage: %s clean|faults|kill|cm PROCS THREADS SECONDS ADDRESS PORT [SILENT]\n",
+		fprintf(stderr, "usage: %s clean|faults|kill|remove|cm PROCS THREADS SECONDS ADDRESS PORT [SILENT]\n",
 			argv[0]);
 		return 2;
 	}
 	variant = !strcmp(argv[1], "faults") ? FAULTS :
 		  !strcmp(argv[1], "kill") ? KILL :
+		  !strcmp(argv[1], "remove") ? REMOVE :
 		  !strcmp(argv[1], "cm") ? CM : CLEAN;
 	procs = atoi(argv[2]);
 	threads = atoi(argv[3]);
 	secs = atoi(argv[4]);
-	if (!procs || procs > 64 || !threads || threads > 64 || !secs)
+	if (!procs || procs > 64 || !threads || threads > 64 || !secs ||
+	    secs > MAXSECS || (variant == REMOVE && !netdev))
 		return 2;
 	dst.sin_family = AF_INET;
 	dst.sin_port = htons(atoi(argv[6]));
@@ -596,40 +893,61 @@ int main(int argc, char *argv[])
 		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (slots == MAP_FAILED)
 		die("mmap");
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ctl == MAP_FAILED)
+		die("mmap");
 
 	if (pipe(pipefd))
 		die("pipe");
-	srv = fork();
-	if (srv < 0)
-		die("fork");
-	if (!srv) {
-		mine = &slots[procs];
-		server(pipefd[1]);
-	}
+	srv = spawn_server(procs, pipefd[1]);
 	if (read(pipefd[0], &c, 1) != 1) {
 		fprintf(stderr, "%s: the server did not start\n", BENCH_NAME);
 		return 1;
 	}
 
-	deadline_us = now_us() + secs * 1e6;
+	ctl->start_us = (uint64_t)now_us();
+	deadline_us = ctl->start_us + secs * 1e6;
 	for (k = 0; k < procs; k++)
 		pids[k] = spawn_client(k, threads, seed++);
+	if (variant == REMOVE)
+		remover = spawn_remover(secs, netdev);
 	next_kill = now_us() + (1 + rand_r(&seed) % 3) * 1e6;
-	while (variant == KILL && now_us() < deadline_us - 1e6) {
+	/*
+	 * A process that crashed is started again, as a supervisor would,
+	 * and counted; so is one killed (kill, remove).
+	 */
+	while (now_us() < deadline_us - 1e6) {
 		usleep(50000);
-		if (now_us() < next_kill)
+		for (k = 0; k < procs; k++) {
+			if (waitpid(pids[k], &status, WNOHANG) != pids[k])
+				continue;
+			died("client", status);
+			crashes++;
+			pids[k] = spawn_client(k, threads, seed++);
+		}
+		if (waitpid(srv, &status, WNOHANG) == srv) {
+			died("server", status);
+			crashes++;
+			srv = spawn_server(procs, -1);
+		}
+		if ((variant != KILL && variant != REMOVE) ||
+		    now_us() < next_kill)
 			continue;
 		k = rand_r(&seed) % procs;
 		kill(pids[k], SIGKILL);
-		waitpid(pids[k], NULL, 0);
+		reap(pids[k], "client", SIGKILL);
 		kills++;
 		pids[k] = spawn_client(k, threads, seed++);
 		next_kill = now_us() + (1 + rand_r(&seed) % 4) * 1e6;
 	}
 	for (k = 0; k < procs; k++)
-		waitpid(pids[k], NULL, 0);
+		crashes += reap(pids[k], "client", 0);
+	/* The server must still run: it only ends by this kill. */
 	kill(srv, SIGKILL);
-	waitpid(srv, NULL, 0);
-	report(procs, threads, secs, kills);
+	crashes += reap(srv, "server", SIGKILL);
+	if (remover)
+		reap(remover, "remover", 0);
+	report(procs, threads, secs, kills, crashes);
 	return 0;
 }
