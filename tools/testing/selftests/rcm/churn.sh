@@ -9,7 +9,8 @@
 # message over the QP, which Soft-RoCE under TCG loses about once in a
 # thousand lives on either stack, so only the CM is judged. First on the
 # in-tree stack (which proves the environment, where rdma_ucm is there)
-# and then on rcm. A case passes when lives were lived and none failed;
+# and then on rcm. A case passes when lives were lived, none failed and
+# no process crashed;
 # a call whose event or completion took longer than 30 s counts as a
 # failure (bench_churn's bound, which only a hang reaches). Nothing is
 # timed against a target: the rates are printed for the record only.
@@ -35,14 +36,15 @@ churn_case() {
 	fi
 	line=$(grep '^churn ' "$tmp/$1")
 	echo "# $1: $line"
-	# churn cm P T S calls N calls_per_s X conns N ... errors N
+	# churn cm P T S calls N calls_per_s X conns N ... errors N kills N
+	# stale N crashes N
 	# shellcheck disable=SC2086 # split into the line's fields
 	set -- "$1" $line
-	if [ "${12}" -gt 0 ] && [ "${22}" = 0 ]; then
+	if [ "${12}" -gt 0 ] && [ "${22}" = 0 ] && [ "${28}" = 0 ]; then
 		result ok "$1"
 	else
-		result fail "$1" "${12} connections, ${22} failed lives"
-		grep '^churn-failed\|^churn-detail\|^# server' "$tmp/$1" |
+		result fail "$1" "${12} connections, ${22} failed lives, ${28} crashes"
+		grep '^churn-failed\|^churn-detail\|^churn-died\|^# server' "$tmp/$1" |
 			sed 's/^/#   /'
 	fi
 }
