@@ -344,6 +344,18 @@ static int sh_background(const char *cmd, pid_t *pid)
 	return syscall(SYS_pidfd_open, *pid, 0);
 }
 
+/*
+ * Whether the background removal @pid (its pidfd in @p) ended within
+ * @ms and succeeded; reaped then. The pidfd stays open.
+ */
+static bool removal_ended(struct pollfd *p, pid_t pid, int ms)
+{
+	int st = -1;
+
+	return poll(p, 1, ms) == 1 && waitpid(pid, &st, 0) == pid &&
+	       WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 TEST_F(hotplug, device_added_and_removed)
 {
 	struct pollfd p = { .events = POLLIN };
@@ -351,7 +363,7 @@ TEST_F(hotplug, device_added_and_removed)
 	struct rdma_cm_id *id = NULL;
 	struct rdma_cm_event *ev;
 	struct sockaddr_in sin;
-	int n = 0, st = -1;
+	int n = 0;
 	pid_t pid;
 
 	ch = guest_channel();
@@ -386,10 +398,8 @@ TEST_F(hotplug, device_added_and_removed)
 		TH_LOG("listen after DEVICE_REMOVAL: %s", strerror(errno));
 	/* Its last id gone, the library closes the context. */
 	ASSERT_EQ(0, rdma_destroy_id(id));
-	ASSERT_EQ(1, poll(&p, 1, 20000))
+	ASSERT_TRUE(removal_ended(&p, pid, 20000))
 		TH_LOG("the device's removal still waits for this process");
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	close(p.fd);
 	rdma_destroy_event_channel(ch);
 }
@@ -430,7 +440,7 @@ static bool removed_under(struct rdma_event_channel *ch,
 	struct pollfd p = { .events = POLLIN };
 	struct rdma_cm_event *ev;
 	bool done = false;
-	int n, st = -1;
+	int n;
 	pid_t pid;
 
 	p.fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
@@ -440,10 +450,7 @@ static bool removed_under(struct rdma_event_channel *ch,
 	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
 	if (ev && !rdma_ack_cm_event(ev) && !listed(HP_DEV, &n) &&
 	    !rdma_destroy_id(id))
-		done = poll(&p, 1, 20000) == 1;
-	if (done)
-		done = waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		       WEXITSTATUS(st) == 0;
+		done = removal_ended(&p, pid, 20000);
 	close(p.fd);
 	return done;
 }
@@ -498,7 +505,7 @@ TEST_F(hotplug, removal_needs_no_second_listing)
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	struct sockaddr_in sin;
-	int n, st = -1;
+	int n;
 	pid_t pid;
 
 	ch = guest_channel();
@@ -514,18 +521,13 @@ TEST_F(hotplug, removal_needs_no_second_listing)
 	ASSERT_NE(NULL, ev);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	ASSERT_EQ(0, rdma_destroy_id(id));
-	if (guest_on_rcm()) {
-		ASSERT_EQ(1, poll(&p, 1, 20000))
-			TH_LOG("the removal waits for this process, whose ids are gone");
-	} else {
+	if (!guest_on_rcm()) {
 		ASSERT_EQ(0, poll(&p, 1, 3000))
 			TH_LOG("librdmacm 44 let the device go without a second listing");
 		EXPECT_EQ(NULL, listed(HP_DEV, &n));
-		ASSERT_EQ(1, poll(&p, 1, 20000))
-			TH_LOG("the removal still waits after the listing");
 	}
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ASSERT_TRUE(removal_ended(&p, pid, 20000))
+		TH_LOG("the removal waits for this process, whose ids are gone");
 	close(p.fd);
 	rdma_destroy_event_channel(ch);
 }
