@@ -64,6 +64,18 @@ enum hint {	/* what the fuzzer believes an id is doing */
 
 enum mark { M_NEVER, M_LIVE, M_DEAD };
 
+/* Why a handle has its mark: said when an event contradicts it. */
+enum why {
+	W_NONE, W_CREATE, W_ADOPT, W_MIGRATE_IN, W_REQUEST, W_DESTROY,
+	W_MIGRATE_OUT, W_MIGRATE_LOST,
+};
+
+static const char *const why_name[] = {
+	"nothing", "CREATE_ID", "QUERY_ID after a lost copy-out",
+	"MIGRATE_ID to it", "CONNECT_REQUEST", "DESTROY_ID",
+	"MIGRATE_ID away", "MIGRATE_ID away (lost copy-out)",
+};
+
 enum verdict { V_ERRNO, V_HANDLE, V_READ, V_NCLASSES };
 
 struct shared {		/* one per run, shared by every process */
@@ -82,6 +94,8 @@ struct ffile {		/* one open rcm file of a worker process */
 	unsigned char mark[HMAX + 1];
 	unsigned char hint[HMAX + 1];
 	unsigned char ud[HMAX + 1];
+	unsigned char why[HMAX + 1];	/* enum why of the last mark */
+	unsigned long when[HMAX + 1];	/* the run's op count then */
 	unsigned int ring[RING];
 	unsigned int nring;
 	unsigned int maxh;	/* the highest handle the file had */
@@ -189,12 +203,22 @@ static void unlock2(int a, int b)
 		pthread_mutex_unlock(&files[b].lock);
 }
 
+/* Mark @h of @f (caller holds the file's lock), and say why. */
+static void mark_locked(struct ffile *f, unsigned int h, enum mark m,
+			enum why why)
+{
+	f->mark[h] = m;
+	f->why[h] = why;
+	f->when[h] = atomic_load(&sh->ops);
+}
+
 /* Record @h as the file's (caller holds the file's lock). */
-static void note_locked(struct ffile *f, unsigned int h, int hint, bool ud)
+static void note_locked(struct ffile *f, unsigned int h, int hint, bool ud,
+			enum why why)
 {
 	if (!h || h > HMAX)
 		return;
-	f->mark[h] = M_LIVE;
+	mark_locked(f, h, M_LIVE, why);
 	f->hint[h] = hint;
 	f->ud[h] = ud;
 	f->ring[f->nring++ % RING] = h;
@@ -224,7 +248,7 @@ static void adopt_locked(struct ffile *f)
 		q.size = sizeof(q);
 		q.id = h;
 		if (!ioctl(f->fd, RCM_IOCTL_QUERY_ID, &q)) {
-			note_locked(f, h, H_IDLE, false);
+			note_locked(f, h, H_IDLE, false, W_ADOPT);
 			atomic_fetch_add(&sh->adopted, 1);
 		}
 	}
@@ -578,7 +602,7 @@ static void op_create(struct fz *z, int fi)
 		violation(z, V_HANDLE, "CREATE_ID gave handle %u",
 			  b.create.out_id);
 	} else {
-		note_locked(&files[fi], b.create.out_id, H_IDLE, ud);
+		note_locked(&files[fi], b.create.out_id, H_IDLE, ud, W_CREATE);
 	}
 	pthread_mutex_unlock(&files[fi].lock);
 }
@@ -602,7 +626,7 @@ static void op_destroy(struct fz *z, int fi, unsigned int h, bool valid)
 	/* A flipped bit may name another handle: the struct says which. */
 	if (!call(z, f->fd, RCM_CMD_DESTROY_ID, &b, mut) && checked &&
 	    b.destroy.id && b.destroy.id <= HMAX)
-		f->mark[b.destroy.id] = M_DEAD;
+		mark_locked(f, b.destroy.id, M_DEAD, W_DESTROY);
 	if (checked)
 		pthread_mutex_unlock(&f->lock);
 }
@@ -890,8 +914,8 @@ static void op_migrate(struct fz *z, int fi)
 			bool ud = h <= HMAX ? src->ud[h] : false;
 
 			if (h <= HMAX)
-				src->mark[h] = M_DEAD;
-			note_locked(dst, out, hint, ud);
+				mark_locked(src, h, M_DEAD, W_MIGRATE_OUT);
+			note_locked(dst, out, hint, ud, W_MIGRATE_IN);
 		}
 	} else if (ret && errno == EFAULT && !bogus &&
 		   (mut == MUT_RDONLY || z->fired)) {
@@ -899,7 +923,7 @@ static void op_migrate(struct fz *z, int fi)
 		q.id = h;
 		if (to != fi && h && h <= HMAX &&
 		    ioctl(src->fd, RCM_IOCTL_QUERY_ID, &q))
-			src->mark[h] = M_DEAD;
+			mark_locked(src, h, M_DEAD, W_MIGRATE_LOST);
 		adopt_locked(dst);
 	}
 	unlock2(fi, to);
@@ -910,6 +934,25 @@ static void op_migrate(struct fz *z, int fi)
 /* --- events -------------------------------------------------------------- */
 
 static void react(struct fz *z, int fi, const struct rcm_event *ev);
+
+/* What the kernel's fdinfo says of handle @h of @fd now, on stdout. */
+static void say_fdinfo(int fd, unsigned int h)
+{
+	char path[64], key[32], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(key, sizeof(key), "handle=%u ", h);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strstr(line, key))
+			say("#   fdinfo: %s", line);
+	}
+	fclose(f);
+}
 
 /* Check one record read from file @fi (its lock held). */
 static void check_event(struct fz *z, int fi, const struct rcm_event *ev)
@@ -939,14 +982,19 @@ static void check_event(struct fz *z, int fi, const struct rcm_event *ev)
 				  "never had" : "destroyed");
 		/* The request's own id is new: the file has it from now on. */
 		note_locked(f, ev->id, H_REQUEST,
-			    ev->listen_id <= HMAX && f->ud[ev->listen_id]);
+			    ev->listen_id <= HMAX && f->ud[ev->listen_id],
+			    W_REQUEST);
 		return;
 	}
-	if (f->mark[ev->id] != M_LIVE)
-		violation(z, V_HANDLE, "event %u status %d names handle %u, which this file %s",
-			  ev->event, ev->status, ev->id,
+	if (f->mark[ev->id] != M_LIVE) {
+		violation(z, V_HANDLE, "event %u status %d names handle %u, which file %d %s (marked by %s at op %lu; now op %lu)",
+			  ev->event, ev->status, ev->id, fi,
 			  f->mark[ev->id] == M_NEVER ? "never had" :
-			  "destroyed before the event was read");
+			  "destroyed before the event was read",
+			  why_name[f->why[ev->id]], f->when[ev->id],
+			  atomic_load(&sh->ops));
+		say_fdinfo(f->fd, ev->id);
+	}
 }
 
 static void op_read(struct fz *z, int fi)
@@ -1116,6 +1164,7 @@ static void op_reopen(struct fz *z, int fi)
 	if (dup2(nfd, f->fd) < 0)
 		violation(z, V_ERRNO, "dup2: %s", strerror(errno));
 	memset(f->mark, 0, sizeof(f->mark));
+	memset(f->why, 0, sizeof(f->why));
 	memset(f->hint, 0, sizeof(f->hint));
 	f->nring = 0;
 	f->maxh = 0;
