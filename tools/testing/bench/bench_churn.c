@@ -787,7 +787,13 @@ static pid_t spawn_remover(unsigned int secs, const char *netdev)
 			   "kill -0 $p 2>/dev/null && for t in /proc/[0-9]*; do "
 			   "[ \"$(cut -d' ' -f3 $t/stat 2>/dev/null)\" = D ] || "
 			   "continue; echo \"# remover: $(cat $t/comm) waits in:\"; "
-			   "sed 's/^/# remover:   /' $t/stack; done; wait $p"))
+			   "sed 's/^/# remover:   /' $t/stack; done; "
+			   "kill -0 $p 2>/dev/null && for f in /proc/[0-9]*/fd/*; do "
+			   "case $(readlink $f) in /dev/infiniband/uverbs*) "
+			   "q=${f#/proc/}; q=${q%%/*}; echo \"# remover: "
+			   "$q $(cat /proc/$q/comm) holds $(readlink $f):"
+			   " $(awk 1 /proc/$q/task/*/wchan | tr '\\n' ' ')\";; "
+			   "esac; done; wait $p"))
 			fprintf(stderr, "%s: rdma link delete failed\n",
 				BENCH_NAME);
 		r->gone_us = (uint64_t)now_us();
