@@ -316,6 +316,17 @@ int rcm_query(int fd, unsigned int id, struct rcm_query_id *q)
 	return ioctl(fd, RCM_IOCTL_QUERY_ID, q);
 }
 
+unsigned short rcm_local_port(int fd, unsigned int id)
+{
+	struct rcm_query_id q;
+	const struct sockaddr_in6 *a = (const void *)&q.out_src;
+
+	if (rcm_query(fd, id, &q))
+		return 0;
+	/* sin_port and sin6_port sit at the same offset. */
+	return ntohs(a->sin6_port);
+}
+
 int rcm_wait_event(int fd, int ms, struct rcm_event *ev)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };

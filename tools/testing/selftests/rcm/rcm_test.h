@@ -127,6 +127,8 @@ int rcm_qp_attrs(int fd, unsigned int id, unsigned int states,
 /* RCM_IOCTL_QUERY_ID into a zeroed @q; the ioctl's result. */
 struct rcm_query_id;
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
+/* The local port of bound id @id (its own, or the one bind chose), or 0. */
+unsigned short rcm_local_port(int fd, unsigned int id);
 
 /*
  * Start the helper program at path @argv[0] with @argv (NULL-terminated;

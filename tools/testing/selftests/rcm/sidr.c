@@ -145,25 +145,62 @@ static int quiet(int fd, int ms)
 	return 0;
 }
 
-TEST(sidr_resolve_with_private_data)
+/*
+ * A UD listener of file @s on RCM_ADDR_RXE and a port bind chose, and
+ * a client file @c: the set-up of the request-and-answer cases.
+ */
+FIXTURE(pair) {
+	const char *ip;
+	int s, c;
+	unsigned int lid;
+	unsigned short port;
+};
+
+#define LISTEN_CTX	0x51
+
+FIXTURE_SETUP(pair)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	self->s = self->c = -1;
+	self->ip = getenv("RCM_ADDR_RXE");
+	if (!self->ip)
+		SKIP_SETUP("no Soft-RoCE device");
+	self->s = rcm_open_dev();
+	self->c = rcm_open_dev();
+	self->lid = ud_listener(self->s, self->ip, 0, LISTEN_CTX);
+	ASSERT_TRUE(self->lid)
+		TH_LOG("listen: %s", strerror(errno));
+	self->port = rcm_local_port(self->s, self->lid);
+	ASSERT_TRUE(self->port)
+		TH_LOG("the listener's port: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	if (self->c >= 0)
+		close(self->c);
+	if (self->s >= 0)
+		close(self->s);
+}
+
+/* A UDP id of the pair's client routed to its listener, or 0. */
+static unsigned int pair_client(FIXTURE_DATA(pair) *self,
+				unsigned long long ctx)
+{
+	return ud_routed(self->c, self->ip, self->port, ctx);
+}
+
+TEST_F(pair, sidr_resolve_with_private_data)
+{
+	const char *ip = self->ip;
+	int s = self->s, c = self->c;
 	unsigned char out[RCM_UD_CONNECT_PRIVATE_DATA_MAX];
 	unsigned char back[RCM_UD_ACCEPT_PRIVATE_DATA_MAX];
 	unsigned char zero[sizeof(struct rcm_ud_param)] = { 0 };
 	unsigned char gid[16];
 	struct rcm_event ev;
-	unsigned int lid, cid, rid;
-	int s, c;
+	unsigned int lid = self->lid, cid, rid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = ud_listener(s, ip, 20201, 0x51);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = ud_routed(c, ip, 20201, 0xc5);
+	cid = pair_client(self, 0xc5);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	pattern(out, sizeof(out), 1);
@@ -174,7 +211,8 @@ TEST(sidr_resolve_with_private_data)
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	rid = ev.id;
-	ASSERT_TRUE(ev.context == 0x51 && ev.listen_id == lid && rid != lid)
+	ASSERT_TRUE(ev.context == LISTEN_CTX && ev.listen_id == lid &&
+		    rid != lid)
 		TH_LOG("request ctx %llx listen %u id %u",
 		       (unsigned long long)ev.context, ev.listen_id, rid);
 	ASSERT_TRUE(ev.private_data_len == RCM_UD_CONNECT_PRIVATE_DATA_MAX &&
@@ -227,28 +265,18 @@ TEST(sidr_resolve_with_private_data)
 		TH_LOG("extra events");
 	ASSERT_TRUE(rcm_destroy(s, rid) == 0 && rcm_destroy(c, cid) == 0)
 		TH_LOG("destroy: %s", strerror(errno));
-	close(c);
-	close(s);
 }
 
-TEST(sidr_qkey_option_reaches_the_peer)
+TEST_F(pair, sidr_qkey_option_reaches_the_peer)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	int s = self->s, c = self->c;
 	struct rcm_event ev;
-	unsigned int lid, cid, rid;
-	int s, c;
+	unsigned int cid, rid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = ud_listener(s, ip, 20202, 0x52);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
 	/* The listener's Q_Key is its requests'; a request may change it. */
-	ASSERT_EQ(0, set_opt(s, lid, RCM_OPTION_ID_QKEY, 0x1111))
+	ASSERT_EQ(0, set_opt(s, self->lid, RCM_OPTION_ID_QKEY, 0x1111))
 		TH_LOG("qkey: %s", strerror(errno));
-	cid = ud_routed(c, ip, 20202, 1);
+	cid = pair_client(self, 1);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, ud_connect(c, cid, "a", 2))
@@ -262,7 +290,7 @@ TEST(sidr_qkey_option_reaches_the_peer)
 	ASSERT_TRUE(ev.ud.qkey == 0x1111 && ev.ud.qp_num == 7)
 		TH_LOG("inherited qkey %#x qpn %u", ev.ud.qkey, ev.ud.qp_num);
 
-	cid = ud_routed(c, ip, 20202, 2);
+	cid = pair_client(self, 2);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, ud_connect(c, cid, "b", 2))
@@ -281,26 +309,16 @@ TEST(sidr_qkey_option_reaches_the_peer)
 		TH_LOG("no ESTABLISHED");
 	ASSERT_TRUE(ev.ud.qkey == 0x7fffffff && ev.ud.qp_num == 8)
 		TH_LOG("set qkey %#x qpn %u", ev.ud.qkey, ev.ud.qp_num);
-	close(c);
-	close(s);
 }
 
-TEST(sidr_reject_with_private_data)
+TEST_F(pair, sidr_reject_with_private_data)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	int s = self->s, c = self->c;
 	unsigned char no[RCM_UD_ACCEPT_PRIVATE_DATA_MAX];
 	struct rcm_event ev;
-	unsigned int lid, cid;
-	int s, c;
+	unsigned int cid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = ud_listener(s, ip, 20203, 0x53);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = ud_routed(c, ip, 20203, 0xc3);
+	cid = pair_client(self, 0xc3);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, ud_connect(c, cid, NULL, 0))
@@ -322,25 +340,15 @@ TEST(sidr_reject_with_private_data)
 		TH_LOG("reject data len %u, bytes differ", ev.private_data_len);
 	ASSERT_EQ(0, quiet(c, 300))
 		TH_LOG("extra events");
-	close(c);
-	close(s);
 }
 
-TEST(sidr_request_destroyed_unanswered_is_rejected)
+TEST_F(pair, sidr_request_destroyed_unanswered_is_rejected)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	int s = self->s, c = self->c;
 	struct rcm_event ev;
-	unsigned int lid, cid;
-	int s, c;
+	unsigned int cid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = ud_listener(s, ip, 20204, 0x54);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = ud_routed(c, ip, 20204, 0xc4);
+	cid = pair_client(self, 0xc4);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, ud_connect(c, cid, NULL, 0))
@@ -353,8 +361,6 @@ TEST(sidr_request_destroyed_unanswered_is_rejected)
 		TH_LOG("no UNREACHABLE");
 	ASSERT_EQ(SIDR_REJECT, ev.status)
 		TH_LOG("status %d", ev.status);
-	close(c);
-	close(s);
 }
 
 TEST(sidr_nobody_listens)
