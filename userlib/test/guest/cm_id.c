@@ -356,12 +356,32 @@ static bool removal_ended(struct pollfd *p, pid_t pid, int ms)
 	       WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/*
+ * Start removing HP_DEV in the background (Soft-RoCE's removal waits
+ * until every user context of the device is closed) and take @id's
+ * DEVICE_REMOVAL from @ch: whether both happened. @p gets the removal's
+ * pidfd (or -1) for removal_ended(), @pid its process.
+ */
+static bool removal_reported(struct rdma_event_channel *ch,
+			     struct rdma_cm_id *id, struct pollfd *p,
+			     pid_t *pid)
+{
+	struct rdma_cm_event *ev;
+
+	p->events = POLLIN;
+	p->fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
+			      pid);
+	if (p->fd < 0)
+		return false;
+	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
+	return ev && !rdma_ack_cm_event(ev);
+}
+
 TEST_F(hotplug, device_added_and_removed)
 {
 	struct pollfd p = { .events = POLLIN };
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id = NULL;
-	struct rdma_cm_event *ev;
 	struct sockaddr_in sin;
 	int n = 0;
 	pid_t pid;
@@ -378,16 +398,7 @@ TEST_F(hotplug, device_added_and_removed)
 	EXPECT_EQ(id->verbs, listed(HP_DEV, &n));
 	EXPECT_EQ(self->before + 1, n);
 
-	/*
-	 * Soft-RoCE's removal waits until every user context of the device
-	 * is closed, so it runs in the background while the id holds one.
-	 */
-	p.fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
-			     &pid);
-	ASSERT_LE(0, p.fd);
-	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
-	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_TRUE(removal_reported(ch, id, &p, &pid));
 	EXPECT_EQ(NULL, listed(HP_DEV, &n));
 	EXPECT_EQ(self->before, n);
 	/* The id keeps the context it holds. */
@@ -405,9 +416,9 @@ TEST_F(hotplug, device_added_and_removed)
 }
 
 /*
- * A bind to @sin on a fresh id of @ch, retried for up to 20 s while the
- * address has no RDMA device yet (the new device's GIDs come from a
- * work item after it registers): the id, or NULL.
+ * A bind to HP_ADDR (stored in @sin) on a fresh id of @ch, retried for
+ * up to 20 s while the address has no RDMA device yet (the new device's
+ * GIDs come from a work item after it registers): the id, or NULL.
  */
 static struct rdma_cm_id *bind_when_there(struct rdma_event_channel *ch,
 					  struct sockaddr_in *sin)
@@ -415,6 +426,8 @@ static struct rdma_cm_id *bind_when_there(struct rdma_event_channel *ch,
 	struct rdma_cm_id *id = NULL;
 	int i;
 
+	if (!ch || !guest_parse_ipv4(HP_ADDR, 0, sin))
+		return NULL;
 	for (i = 0; i < 200; i++) {
 		if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
 			return NULL;
@@ -437,21 +450,16 @@ static struct rdma_cm_id *bind_when_there(struct rdma_event_channel *ch,
 static bool removed_under(struct rdma_event_channel *ch,
 			  struct rdma_cm_id *id)
 {
-	struct pollfd p = { .events = POLLIN };
-	struct rdma_cm_event *ev;
+	struct pollfd p;
 	bool done = false;
 	int n;
 	pid_t pid;
 
-	p.fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
-			     &pid);
-	if (p.fd < 0)
-		return false;
-	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
-	if (ev && !rdma_ack_cm_event(ev) && !listed(HP_DEV, &n) &&
+	if (removal_reported(ch, id, &p, &pid) && !listed(HP_DEV, &n) &&
 	    !rdma_destroy_id(id))
 		done = removal_ended(&p, pid, 20000);
-	close(p.fd);
+	if (p.fd >= 0)
+		close(p.fd);
 	return done;
 }
 
@@ -464,8 +472,6 @@ TEST_F(hotplug, device_recreated_at_the_same_address)
 	int n = 0;
 
 	ch = guest_channel();
-	ASSERT_NE(NULL, ch);
-	ASSERT_TRUE(guest_parse_ipv4(HP_ADDR, 0, &sin));
 	id = bind_when_there(ch, &sin);
 	ASSERT_NE(NULL, id)
 		TH_LOG("bind to the new device's address: %s", strerror(errno));
@@ -502,24 +508,16 @@ TEST_F(hotplug, removal_needs_no_second_listing)
 {
 	struct pollfd p = { .events = POLLIN };
 	struct rdma_event_channel *ch;
-	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	struct sockaddr_in sin;
 	int n;
 	pid_t pid;
 
 	ch = guest_channel();
-	ASSERT_NE(NULL, ch);
-	ASSERT_TRUE(guest_parse_ipv4(HP_ADDR, 0, &sin));
 	id = bind_when_there(ch, &sin);
 	ASSERT_NE(NULL, id)
 		TH_LOG("bind to the new device's address: %s", strerror(errno));
-	p.fd = sh_background("rdma link delete " HP_DEV " >/dev/null 2>&1",
-			     &pid);
-	ASSERT_LE(0, p.fd);
-	ev = guest_next_event(ch, RDMA_CM_EVENT_DEVICE_REMOVAL, id);
-	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_TRUE(removal_reported(ch, id, &p, &pid));
 	ASSERT_EQ(0, rdma_destroy_id(id));
 	if (!guest_on_rcm()) {
 		ASSERT_EQ(0, poll(&p, 1, 3000))
