@@ -513,8 +513,16 @@ static void *serve_one(void *arg)
 		goto out;
 	step = C_ACCEPT;
 	t = now_us();
-	if (rdma_accept(id, NULL))
-		goto out;	/* the client gave up, or was killed */
+	/*
+	 * A synchronous accept returns 0 for any event of status 0, a
+	 * DEVICE_REMOVAL's too (as librdmacm's does): only ESTABLISHED is
+	 * a connection, else the wait for the message would sit out its
+	 * bound on an id that holds the removed device.
+	 */
+	if (rdma_accept(id, NULL) || !id->event ||
+	    id->event->event != RDMA_CM_EVENT_ESTABLISHED)
+		goto out;	/* the client gave up, was killed, or the
+				 * device went away */
 	record(C_ACCEPT, t);
 	step = C_MESSAGE;
 	st = variant == CM ? 0 : exchange(id, mr, buf, false);
