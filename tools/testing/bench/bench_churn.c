@@ -182,6 +182,21 @@ static int wait_event(struct rdma_event_channel *ch, int *status)
 }
 
 /*
+ * Whether @cq had a completion: then *@ret is 0, its ibv_wc_status when
+ * not a success, or D_OTHER when polling failed.
+ */
+static bool cq_polled(struct ibv_cq *cq, int *ret)
+{
+	struct ibv_wc wc;
+	int n = ibv_poll_cq(cq, 1, &wc);
+
+	if (!n)
+		return false;
+	*ret = n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
+	return true;
+}
+
+/*
  * A completion on @cq (whose channel is @cc) within WAIT_MS: 0, its
  * ibv_wc_status when not a success, D_TIMEOUT or D_OTHER; D_EVENT when,
  * in the remove variant, the connection's CM channel @cm has an event
@@ -194,28 +209,22 @@ static int wait_comp(struct ibv_cq *cq, struct ibv_comp_channel *cc,
 		{ .fd = cc->fd, .events = POLLIN },
 		{ .fd = variant == REMOVE ? cm->fd : -1, .events = POLLIN },
 	};
-	struct ibv_wc wc;
 	struct ibv_cq *ecq;
 	void *ctx;
-	int n;
+	int ret;
 
 	for (;;) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n)
-			return n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
+		if (cq_polled(cq, &ret))
+			return ret;
 		if (ibv_req_notify_cq(cq, 0))
 			return D_OTHER;
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n)
-			return n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
+		if (cq_polled(cq, &ret))
+			return ret;
 		if (poll(p, 2, WAIT_MS) < 1)
 			return D_TIMEOUT;
-		if (!(p[0].revents & POLLIN)) {
-			n = ibv_poll_cq(cq, 1, &wc);
-			if (n)
-				return n < 0 ? D_OTHER : wc.status % D_TIMEOUT;
-			return D_EVENT;
-		}
+		/* Only the CM channel: a completion may still have come. */
+		if (!(p[0].revents & POLLIN))
+			return cq_polled(cq, &ret) ? ret : D_EVENT;
 		if (ibv_get_cq_event(cc, &ecq, &ctx))
 			return D_OTHER;
 		ibv_ack_cq_events(ecq, 1);
@@ -950,7 +959,7 @@ int main(int argc, char *argv[])
 			continue;
 		k = rand_r(&seed) % procs;
 		kill(pids[k], SIGKILL);
-		reap(pids[k], "client", SIGKILL);
+		crashes += reap(pids[k], "client", SIGKILL);
 		kills++;
 		pids[k] = spawn_client(k, threads, seed++);
 		next_kill = now_us() + (1 + rand_r(&seed) % 4) * 1e6;
