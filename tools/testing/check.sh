@@ -30,6 +30,10 @@ only=${RCM_ONLY:-}
 start=$(date +%s)
 mkdir -p "$out"
 : >"$results"
+# Guests take turns, as many at once as the host has cores (run-guest.py
+# says why); each waits for a slot in the order it asked.
+rm -rf "$out/guest-slots"
+export RCM_GUEST_SLOTS=${RCM_GUEST_SLOTS:-$(nproc):$out/guest-slots}
 
 # "== [k/K +Ns] what": the step's number, of how many, and the time since
 # the start.
@@ -51,6 +55,7 @@ say() {
 }
 test_pid=
 test_results=
+test_ready=
 # The compiler cache of the module builds on this machine (ccache.sh).
 export RCM_CCACHE_DIR=${RCM_CACHE:-/var/cache/rcm}/ccache-host
 mkdir -p "$RCM_CCACHE_DIR"
@@ -208,16 +213,7 @@ if want test; then
 			}
 			test_guest "" "$test_tests" --kunit
 			[ -n "$test_tests_b" ] && test_guest -b "$test_tests_b"
-			say "guests: two test kernels joined by a socket netdev (siw: iWARP), in the background"
-			"$vm/run-guest.py" --pair --label pair-iwarp \
-				--kernel "$kernel/bzImage" \
-				--initrd "$out/test.cpio" --rdma siw \
-				--memory 1G --smp 1 --test-timeout "$ksft_timeout" \
-				--guest-timeout 1200 --tests "$pair_iw_tests" \
-				--log "$out/guest-pair-iwarp.log" \
-				>"$out/results-pair-iwarp.txt" &
-			test_pid="$test_pid $!"
-			test_results="$test_results $out/results-pair-iwarp.txt"
+			test_ready=1
 		fi
 	else
 		report FAIL build.test-kernel "see ${RCM_CACHE:-/var/cache/rcm}/kernel-*.log"
@@ -300,6 +296,22 @@ if want distro; then
 	distro_lane 6.1 "$distro_rel" "$distro_vmlinux" "" "$guest_tests"
 	distro_ko=$lane_ko
 	distro_lane 6.12 "$d612_rel" "$d612_vmlinux" -6.12 "$d612_tests"
+fi
+
+
+# The iWARP pair (two test-kernel guests) after the distro guests: it
+# waits for a guest slot behind them, as it delays nothing that follows.
+if [ -n "$test_ready" ]; then
+	say "guests: two test kernels joined by a socket netdev (siw: iWARP), in the background"
+	"$vm/run-guest.py" --pair --label pair-iwarp \
+		--kernel "$kernel/bzImage" \
+		--initrd "$out/test.cpio" --rdma siw \
+		--memory 1G --smp 1 --test-timeout "$ksft_timeout" \
+		--guest-timeout 1200 --tests "$pair_iw_tests" \
+		--log "$out/guest-pair-iwarp.log" \
+		>"$out/results-pair-iwarp.txt" &
+	test_pid="$test_pid $!"
+	test_results="$test_results $out/results-pair-iwarp.txt"
 fi
 
 if want host || want distro; then

@@ -28,8 +28,19 @@ then runs on the host's own Debian root under a tmpfs overlay. Each
 --share TAG=DIR exports one more host directory, writable, which
 root-init.sh mounts at /run/rcm/share/TAG: what the guest writes there
 outlives it (deb-check.sh keeps the guest's compiler cache so).
+
+With RCM_GUEST_SLOTS=N:DIR in the environment, a guest (or a pair, whose
+two guests mostly wait for each other) first waits for one of N slots,
+lock files in DIR shared by every run-guest.py that names them, and
+holds it until it ends; the waiters take free slots in the order they
+came. make check sets N to the host's cores: TCG guests that outnumber
+the cores run slower in all, not only each (a test-kernel guest list
+that takes 290 CPU-seconds alone took 490 beside six others), and their
+programs' own timeouts fire.
 """
 import argparse
+import contextlib
+import fcntl
 import os
 import re
 import selectors
@@ -410,6 +421,66 @@ def boot_pair(args, abort):
     return got
 
 
+def take_slot(label):
+    """Wait for a guest slot of $RCM_GUEST_SLOTS: its open, locked file
+    (a context manager, as is the null one returned without the variable).
+
+    Each waiter leaves a ticket (DIR/wait.<ns>.<pid>) while it waits and
+    takes a slot only when no older ticket of a live process remains: the
+    first to ask is the first served.
+    """
+    spec = os.environ.get('RCM_GUEST_SLOTS', '')
+    if not spec:
+        return contextlib.nullcontext()
+    count, _, slot_dir = spec.partition(':')
+    if not count.isdigit() or int(count) < 1 or not slot_dir:
+        sys.exit(f'RCM_GUEST_SLOTS={spec}: want N:DIR, N >= 1')
+    os.makedirs(slot_dir, exist_ok=True)
+    start = time.monotonic()
+    ticket = os.path.join(slot_dir,
+                          f'wait.{time.monotonic_ns():020d}.{os.getpid()}')
+    open(ticket, 'w').close()
+    try:
+        while True:
+            if first_in_line(slot_dir, ticket):
+                for i in range(int(count)):
+                    f = open(os.path.join(slot_dir, f'slot{i}'), 'a')
+                    try:
+                        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        f.close()
+                        continue
+                    waited = time.monotonic() - start
+                    if waited >= 1:
+                        say(f'# {label}: waited {waited:.0f} s for a guest '
+                            f'slot ({count} at once)')
+                    return f
+            time.sleep(0.5)
+    finally:
+        os.unlink(ticket)
+
+
+def first_in_line(slot_dir, ticket):
+    """True if no live waiter's ticket in @slot_dir is older than @ticket."""
+    for name in sorted(os.listdir(slot_dir)):
+        path = os.path.join(slot_dir, name)
+        if path == ticket:
+            return True
+        if not name.startswith('wait.'):
+            continue
+        try:
+            os.kill(int(name.rsplit('.', 1)[1]), 0)
+            return False
+        except (ProcessLookupError, ValueError):
+            try:
+                os.unlink(path)     # its waiter died waiting
+            except FileNotFoundError:
+                pass
+        except PermissionError:
+            return False
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -448,6 +519,12 @@ def main():
                     '(NAME=value reaches /init as a variable)')
     ap.add_argument('--log', required=True)
     args = ap.parse_args()
+    with take_slot(args.label):
+        return boot(ap, args)
+
+
+def boot(ap, args):
+    """main() once it holds a guest slot: 0 if nothing failed."""
     if args.pair:
         return 0 if run_pair(args) else 1
     qemu = []
