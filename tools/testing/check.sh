@@ -7,18 +7,19 @@
 #
 # Steps: packages -> selftests -> test kernel (cached), its rcm.ko and
 # initramfs -> in the background, as early as they can start (they are
-# the long poles): the test-kernel guest (KUnit + selftests over rxe and
-# siw), the iWARP pair and the Debian packages (deb-check.sh, niced);
-# meanwhile, for each distro kernel (Debian 12's 6.1 and 6.12): rcm.ko
-# by DKMS, then its guest (selftests over rxe) in the background too,
-# while style/sparse and the userlib host tests run; then the RoCE pair
+# the long poles): the test-kernel guests (KUnit + selftests over rxe
+# and siw) and the Debian packages (deb-check.sh, niced); meanwhile, for
+# each distro kernel (Debian 12's 6.1 and 6.12): rcm.ko by DKMS, then
+# its guest (selftests over rxe) in the background too, then the iWARP
+# pair, while style/sparse and the userlib host tests run. Guests wait
+# for one of $(nproc) slots (RCM_GUEST_SLOTS). Then the RoCE pair
 # (a 6.1 guest and a 6.12 guest), the harness self-test and the refusal
 # of kernels outside 6.1-6.12. Each step
 # prints "== [k/K +Ns] what"; each guest a "# label [k/K +Ns] test: ..."
 # line on stderr as each test ends.
 #
 # Env: RCM_CACHE (default /var/cache/rcm), RCM_ONLY=test|distro|host to
-# run a subset, RCM_TESTS=a,b to choose guest tests.
+# run a subset, RCM_TESTS=a,b to choose guest tests, RCM_GUEST_SLOTS.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
