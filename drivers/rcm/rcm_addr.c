@@ -448,50 +448,35 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 }
 
 /**
- * rcm_id_info_event() - an ADDR_RESOLVED or ROUTE_RESOLVED carries it
- * @id: the id; the caller holds its lock
- * @ev: the event record
+ * rcm_id_info_event() - an event carries its id's view
+ * @id: the id (for a CONNECT_REQUEST, the request id); the caller holds
+ *      its lock
+ * @ev: its ADDR_RESOLVED, ROUTE_RESOLVED or CONNECT_REQUEST, not queued
+ *
+ * What RCM_IOCTL_QUERY_ID would return for @id now (rcm_id_info_fill(),
+ * the ioctl's own code), so that userspace learns the id without asking.
+ * Nothing is carried when the id's file reads records too small to hold
+ * it, or without memory: both are only the loss of a shortcut, since the
+ * ioctl still answers.
  */
 void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev)
 {
-	struct rcm_id_info *info = (struct rcm_id_info *)ev->ev.private_data;
-
-	static_assert(sizeof(*info) <= RCM_EVENT_PRIVATE_DATA_MAX);
-	static_assert(offsetof(struct rcm_event_base, private_data) % 8 == 0);
-	memset(info, 0, sizeof(*info));
-	rcm_id_info_fill(id, info);
-	ev->ev.private_data_len = sizeof(*info);
-}
-
-/**
- * rcm_id_info_request() - a CONNECT_REQUEST carries its request id's view
- * @id: the request id; the caller holds its lock
- * @ev: its CONNECT_REQUEST, not queued yet
- *
- * What RCM_IOCTL_QUERY_ID would return for @id now (rcm_id_info_fill(),
- * the ioctl's own code), so that userspace learns the new id without
- * asking. Nothing is carried when the id's file reads records too small
- * to hold it, or without memory: both are only the loss of a shortcut,
- * since the ioctl still answers.
- */
-void rcm_id_info_request(struct rcm_id *id, struct rcm_uevent *ev)
-{
-	struct rcm_event_id_info *info;
+	struct rcm_id_info *info;
 	struct mem_cgroup *old;
 
 	lockdep_assert_held(&id->lock);
-	if (READ_ONCE(id->file->event_size) <=
-	    offsetof(struct rcm_event, info))
+	if (READ_ONCE(id->file->event_size) <
+	    offsetofend(struct rcm_event, id_info))
 		return;
 	old = rcm_charge_begin(id);
 	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
 	rcm_charge_end(old);
 	if (!info)
 		return;
-	rcm_id_info_fill(id, &info->id_info);
-	info->id_info_len = sizeof(info->id_info);
+	rcm_id_info_fill(id, info);
 	kfree(ev->info);
 	ev->info = info;
+	ev->ev.id_info_len = sizeof(*info);
 }
 
 int rcm_cmd_query_id(struct file *filp, void *arg)

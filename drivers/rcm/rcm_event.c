@@ -19,7 +19,7 @@
 #include "rcm_trace.h"
 
 /*
- * Event records come from their own cache: at 408 bytes a kmalloc would
+ * Event records come from their own cache: at 400 bytes a kmalloc would
  * round each up to 512, and every id attached to a device holds one (its
  * DEVICE_REMOVAL record) for its whole life. read() copies @ev, whole or
  * its first bytes, to userspace: the cache whitelists it for hardened
@@ -121,21 +121,15 @@ struct rcm_uevent *rcm_event_alloc(struct rcm_id *id, u32 type, gfp_t gfp)
  * @pdata: the private data
  * @len: its length (at most 255, what a u8 carries)
  *
- * The first RCM_EVENT_PRIVATE_DATA_MAX bytes go to @private_data, which
- * every record has, the rest to @private_data_more, which only records
- * of RCM_EVENT_SIZE_PDATA bytes have: @private_data_len counts the
- * former, @private_data_total all of it.
+ * RCM_EVENT_PRIVATE_DATA_MAX, the largest a u8 counts, is what every
+ * record holds.
  */
 void rcm_event_set_private_data(struct rcm_uevent *uevent, const void *pdata,
 				u8 len)
 {
-	struct rcm_event_base *ev = &uevent->ev;
-	u8 head = min_t(u8, len, RCM_EVENT_PRIVATE_DATA_MAX);
-
-	memcpy(ev->private_data, pdata, head);
-	memcpy(ev->private_data_more, (const u8 *)pdata + head, len - head);
-	ev->private_data_len = head;
-	ev->private_data_total = len;
+	static_assert(RCM_EVENT_PRIVATE_DATA_MAX == U8_MAX);
+	memcpy(uevent->ev.private_data, pdata, len);
+	uevent->ev.private_data_len = len;
 }
 
 /**
@@ -463,19 +457,10 @@ u32 rcm_read_set_size(struct rcm_file *file, u32 size)
 {
 	u32 ret;
 
-	BUILD_BUG_ON(sizeof(struct rcm_event) < RCM_EVENT_SIZE_DEFAULT);
+	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE);
 	BUILD_BUG_ON(offsetof(struct rcm_event, private_data) !=
 		     RCM_EVENT_SIZE_MIN);
-	BUILD_BUG_ON(offsetof(struct rcm_event, ece_vendor_id) !=
-		     RCM_EVENT_SIZE_DEFAULT);
-	BUILD_BUG_ON(offsetof(struct rcm_event, private_data_total) !=
-		     RCM_EVENT_SIZE_ECE);
-	BUILD_BUG_ON(sizeof(struct rcm_event_base) != RCM_EVENT_SIZE_PDATA);
-	BUILD_BUG_ON(offsetof(struct rcm_event, qp) != RCM_EVENT_SIZE_PDATA);
-	BUILD_BUG_ON(offsetof(struct rcm_event, info) != RCM_EVENT_SIZE_QP_ATTR);
-	BUILD_BUG_ON(sizeof(struct rcm_event) != RCM_EVENT_SIZE_ID_INFO);
-	BUILD_BUG_ON(RCM_EVENT_PRIVATE_DATA_MAX + RCM_EVENT_PRIVATE_DATA_MORE <=
-		     RCM_IWARP_PRIVATE_DATA_MAX);
+	BUILD_BUG_ON(RCM_EVENT_PRIVATE_DATA_MAX < RCM_IWARP_PRIVATE_DATA_MAX);
 
 	mutex_lock(&file->read_mutex);
 	if (size)
@@ -508,25 +493,32 @@ static __always_inline int rcm_event_copy_part(char __user *buf, size_t rec,
 }
 
 /*
- * Copy one record of @rec bytes: the event's first bytes, then those of
- * its QP attribute sets and of its request id's view (zeros for what it
- * does not carry).
+ * Copy one record of @rec bytes: the event's head, then its QP attribute
+ * sets and its id's view (zeros for what it does not carry). A record
+ * too short for the sets or the view says it carries none.
  */
 static int rcm_event_copy(char __user *buf, const struct rcm_uevent *uevent,
 			  size_t rec)
 {
+	struct rcm_event __user *uev = (struct rcm_event __user *)buf;
 	int ret;
 
 	ret = rcm_event_copy_part(buf, rec, 0, &uevent->ev,
 				  sizeof(uevent->ev));
 	if (!ret)
 		ret = rcm_event_copy_part(buf, rec,
-					  offsetof(struct rcm_event, qp),
+					  offsetof(struct rcm_event, qp_attr),
 					  uevent->qp, sizeof(*uevent->qp));
 	if (!ret)
 		ret = rcm_event_copy_part(buf, rec,
-					  offsetof(struct rcm_event, info),
+					  offsetof(struct rcm_event, id_info),
 					  uevent->info, sizeof(*uevent->info));
+	if (!ret && uevent->qp &&
+	    rec < offsetofend(struct rcm_event, qp_attr))
+		ret = put_user(0, &uev->qp_attr_valid);
+	if (!ret && uevent->info &&
+	    rec < offsetofend(struct rcm_event, id_info))
+		ret = put_user(0, &uev->id_info_len);
 	return ret;
 }
 

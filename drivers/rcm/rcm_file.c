@@ -84,7 +84,7 @@ union rcm_ucmd_buffer {
 
 VISIBLE_IF_KUNIT const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 	RCM_OP_OUT(RCM_CMD_QUERY, rcm_cmd_query, struct rcm_query,
-		   out_num_devices, out_abi_version, out_event_size),
+		   event_size, out_abi_version, out_event_size),
 	RCM_OP_OUT_FINISH(RCM_CMD_CREATE_ID, rcm_cmd_create_id,
 			  struct rcm_create_id, out_id, out_id, out_id,
 			  rcm_cmd_create_id_finish),
@@ -92,26 +92,26 @@ VISIBLE_IF_KUNIT const struct rcm_ioctl_op rcm_ioctl_ops[] = {
 		   struct rcm_destroy_id, out_events_reported,
 		   out_events_reported, out_events_reported),
 	RCM_OP_OUT(RCM_CMD_BIND_ADDR, rcm_cmd_bind_addr, struct rcm_bind_addr,
-		   addr, out_info, out_info),
+		   out_info, out_info, out_info),
 	RCM_OP(RCM_CMD_RESOLVE_ADDR, rcm_cmd_resolve_addr,
 	       struct rcm_resolve_addr, dst),
 	RCM_OP_OUT(RCM_CMD_QUERY_ID, rcm_cmd_query_id, struct rcm_query_id,
-		   out_dst, out_port_num, out_ibdev_index),
+		   out_ibdev_index, out_port_num, out_ibdev_index),
 	RCM_OP(RCM_CMD_RESOLVE_ROUTE, rcm_cmd_resolve_route,
 	       struct rcm_resolve_route, timeout_ms),
 	RCM_OP(RCM_CMD_SET_OPTION, rcm_cmd_set_option, struct rcm_set_option,
 	       value),
 	RCM_OP(RCM_CMD_LISTEN, rcm_cmd_listen, struct rcm_listen, backlog),
 	RCM_OP(RCM_CMD_REJECT, rcm_cmd_reject, struct rcm_reject, private_data),
-	RCM_OP(RCM_CMD_ACCEPT, rcm_cmd_accept, struct rcm_accept, private_data),
+	RCM_OP(RCM_CMD_ACCEPT, rcm_cmd_accept, struct rcm_accept, ece_attr_mod),
 	RCM_OP(RCM_CMD_DISCONNECT, rcm_cmd_disconnect, struct rcm_disconnect,
 	       reserved),
 	RCM_OP(RCM_CMD_CONNECT, rcm_cmd_connect, struct rcm_connect,
-	       private_data),
+	       ece_attr_mod),
 	RCM_OP(RCM_CMD_ESTABLISH, rcm_cmd_establish, struct rcm_establish,
 	       reserved),
 	RCM_OP_OUT(RCM_CMD_INIT_QP_ATTR, rcm_cmd_init_qp_attr,
-		   struct rcm_init_qp_attr, out_attr, out_attr, out_attr),
+		   struct rcm_init_qp_attr, reserved, out_attr, out_attr),
 	RCM_OP(RCM_CMD_NOTIFY, rcm_cmd_notify, struct rcm_notify, event),
 	RCM_OP_OUT(RCM_CMD_MIGRATE_ID, rcm_cmd_migrate_id,
 		   struct rcm_migrate_id, out_events_reported, out_id,
@@ -150,7 +150,7 @@ VISIBLE_IF_KUNIT const struct rcm_ioctl_op *rcm_ioctl_lookup(unsigned int cmd)
  * @user_size: the size member userspace passed
  * @flags: the flags member userspace passed
  *
- * Return: 0, -EINVAL for a size below the command's first release,
+ * Return: 0, -EINVAL for a size below the command's @min_size,
  * -E2BIG for a size above RCM_MAX_CMD_SIZE, or -EOPNOTSUPP for any
  * flag bit (no command defines one yet). A size between the kernel's
  * struct and RCM_MAX_CMD_SIZE is accepted here; the caller checks that
@@ -223,7 +223,7 @@ static int rcm_open(struct inode *inode, struct file *filp)
 	INIT_LIST_HEAD(&file->events);
 	mutex_init(&file->read_mutex);
 	init_waitqueue_head(&file->poll_wait);
-	file->event_size = RCM_EVENT_SIZE_DEFAULT;
+	file->event_size = RCM_EVENT_SIZE;
 	filp->private_data = file;
 	return nonseekable_open(inode, filp);
 }

@@ -479,7 +479,7 @@ static int rcm_ib_new_request(struct rcm_id *listener,
 	if (event->event == IB_CM_SIDR_REQ_RECEIVED) {
 		/* ib_cm reports nothing more on a SIDR request's cm_id. */
 		rcm_sidr_req_event(ev, listener, event);
-		rcm_id_info_request(child, ev);
+		rcm_id_info_event(child, ev);
 		rcm_event_queue(listener->file, ev);
 		mutex_unlock(&child->lock);
 		return 0;
@@ -492,7 +492,7 @@ static int rcm_ib_new_request(struct rcm_id *listener,
 	child->seq_num = get_random_u32() & 0xffffff;
 	/* Once the RTR's PSN is known: the QP is readied before accept. */
 	rcm_qp_event_attrs(ev, child, RCM_QP_STATES);
-	rcm_id_info_request(child, ev);
+	rcm_id_info_event(child, ev);
 	rcm_event_queue(listener->file, ev);
 	/*
 	 * Userspace answers later: if the peer repeats its REQ meanwhile,

@@ -140,7 +140,7 @@ static int rcm_iw_new_request(struct rcm_id *listener, struct iw_cm_id *iw,
 	child->iw = iw;
 	iw->context = child;
 	iw->cm_handler = rcm_iw_conn_handler;
-	rcm_id_info_request(child, ev);
+	rcm_id_info_event(child, ev);
 	rcm_event_queue(listener->file, ev);
 	mutex_unlock(&child->lock);
 	return 0;

@@ -133,8 +133,8 @@ extern const struct file_operations rcm_fops;
  *          were copied back (@copied) or could not be (EFAULT), so a
  *          command can undo what userspace would never learn of
  * @size: sizeof the kernel's command struct
- * @min_size: size of the command's first release (offsetofend of its
- *            last member then)
+ * @min_size: the smallest size the command takes: its struct of ABI
+ *            version 2 (offsetofend of its last member then)
  * @out_offset: offset of the command's first output (out_) member
  * @out_end: end of its last output member; 0 for a command without
  *           outputs. Only [@out_offset, @out_end), cut at userspace's
@@ -168,7 +168,7 @@ struct rcm_ioctl_op {
  *              (nothing holds an id lock while taking it); two files'
  *              in address order.
  * @poll_wait: woken whenever an event is queued
- * @event_size: bytes of each record read() returns: RCM_EVENT_SIZE_DEFAULT
+ * @event_size: bytes of each record read() returns: RCM_EVENT_SIZE
  *              from open(), set by RCM_IOCTL_QUERY (rcm_read_set_size()).
  *              Written and read under @read_mutex, so one read() returns
  *              records of one size.
@@ -512,23 +512,28 @@ struct rcm_mcast {
  *            destroy takes the event out unread (and destroys @id), so
  *            it never outlives the listener; reading it gives @id's
  *            backlog slot back.
- * @ev: the record read() copies out, up to RCM_EVENT_SIZE_PDATA bytes
- * @qp: the rest of the record, the QP attribute sets of the few events
+ * @ev: the head of the record read() copies out, every event's
+ * @qp: the record's @qp_attr, the QP attribute sets of the few events
  *      that carry them (rcm_qp_event_attrs()), freed with the event; or
  *      NULL, read as zeros. Apart, so that the records every attached id
  *      holds (its DEVICE_REMOVAL) stay small.
- * @info: the record's part after @qp, the request id's view a
- *        CONNECT_REQUEST carries (rcm_id_info_request()), freed with the
- *        event; or NULL, read as zeros. Apart for the same reason.
+ * @info: the record's @id_info, the id's view a resolution or request
+ *        carries (rcm_id_info_event()), freed with the event; or NULL,
+ *        read as zeros. Apart for the same reason.
  */
 struct rcm_uevent {
 	struct list_head list;
 	struct rcm_id *id;
 	struct rcm_mcast *mc;
 	struct rcm_id *listener;
-	struct rcm_event_base ev;
-	struct rcm_event_qp_attrs *qp;
-	struct rcm_event_id_info *info;
+	struct rcm_event_head ev;
+	struct rcm_event_qp *qp;
+	struct rcm_id_info *info;
+};
+
+/* The QP attribute sets of an event, its record's @qp_attr. */
+struct rcm_event_qp {
+	struct rcm_qp_attr attr[3];
 };
 
 /* rcm_id.c */
@@ -587,7 +592,6 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg);
 int rcm_cmd_resolve_addr(struct file *filp, void *arg);
 int rcm_cmd_query_id(struct file *filp, void *arg);
 void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev);
-void rcm_id_info_request(struct rcm_id *id, struct rcm_uevent *ev);
 
 /* rcm_route.c */
 int rcm_cmd_resolve_route(struct file *filp, void *arg);

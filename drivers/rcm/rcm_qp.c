@@ -189,12 +189,13 @@ static_assert(IB_QP_STATE == 1 && IB_QP_AV == 1 << 7 &&
 void rcm_qp_event_attrs(struct rcm_uevent *uevent, struct rcm_id *id,
 			u32 states)
 {
-	struct rcm_event_qp_attrs *qp;
+	struct rcm_event_qp *qp;
 	struct mem_cgroup *old;
-	u32 state;
+	u32 valid = 0, state;
 
 	lockdep_assert_held(&id->lock);
-	if (READ_ONCE(id->file->event_size) <= sizeof(uevent->ev))
+	if (READ_ONCE(id->file->event_size) <
+	    offsetofend(struct rcm_event, qp_attr))
 		return;
 	old = rcm_charge_begin(id);
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
@@ -204,18 +205,18 @@ void rcm_qp_event_attrs(struct rcm_uevent *uevent, struct rcm_id *id,
 	for (state = RCM_QPS_INIT; state <= RCM_QPS_RTS; state++) {
 		if (!(states & BIT(state)))
 			continue;
-		if (rcm_qp_attr(id, state, &qp->qp_attr[state - 1]))
-			memset(&qp->qp_attr[state - 1], 0,
-			       sizeof(qp->qp_attr[0]));
+		if (rcm_qp_attr(id, state, &qp->attr[state - 1]))
+			memset(&qp->attr[state - 1], 0, sizeof(qp->attr[0]));
 		else
-			qp->qp_attr_valid |= BIT(state);
+			valid |= BIT(state);
 	}
-	if (!qp->qp_attr_valid) {
+	if (!valid) {
 		kfree(qp);
 		return;
 	}
 	kfree(uevent->qp);
 	uevent->qp = qp;
+	uevent->ev.qp_attr_valid = valid;
 }
 
 int rcm_cmd_init_qp_attr(struct file *filp, void *arg)

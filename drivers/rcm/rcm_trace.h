@@ -157,7 +157,7 @@ TRACE_EVENT(cm_req_handler,
 );
 
 DECLARE_EVENT_CLASS(rcm_event_class,
-	TP_PROTO(const struct rcm_event_base *ev),
+	TP_PROTO(const struct rcm_event_head *ev),
 
 	TP_ARGS(ev),
 
@@ -178,11 +178,11 @@ DECLARE_EVENT_CLASS(rcm_event_class,
 );
 
 DEFINE_EVENT(rcm_event_class, cm_event_queued,
-	     TP_PROTO(const struct rcm_event_base *ev),
+	     TP_PROTO(const struct rcm_event_head *ev),
 	     TP_ARGS(ev));
 
 DEFINE_EVENT(rcm_event_class, cm_event_read,
-	     TP_PROTO(const struct rcm_event_base *ev),
+	     TP_PROTO(const struct rcm_event_head *ev),
 	     TP_ARGS(ev));
 
 #endif /* _RCM_TRACE_H */

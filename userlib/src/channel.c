@@ -23,14 +23,10 @@ static bool rcm_devices_seen;
 /*
  * Ask the module which ABI it speaks and how many devices it manages, and
  * have the channel's records be struct rcm_event as this library knows
- * it. Every module of ABI version 2 is accepted (the record grows at its
- * end; the kernel cuts it to the size asked for): one whose record is
- * smaller, from before the ECE was added (RCM_EVENT_SIZE_DEFAULT bytes),
- * sends records without it, which read as zero. A module from before the
- * record size was negotiable refuses the larger query (E2BIG): it is
- * asked again with the first struct rcm_query, and its record is
- * RCM_EVENT_SIZE_DEFAULT. Stores the record size in *@event_size.
- * Returns 0, or an errno value.
+ * it. Every module of ABI version 2 is accepted: the record grows at its
+ * end and the kernel cuts it to the size asked for, so a module's is
+ * never smaller than RCM_EVENT_SIZE. Stores the record size in
+ * *@event_size. Returns 0, or an errno value.
  */
 static int rcm_check_abi(int fd, uint32_t *event_size)
 {
@@ -41,12 +37,6 @@ static int rcm_check_abi(int fd, uint32_t *event_size)
 	int ret;
 
 	ret = ioctl(fd, RCM_IOCTL_QUERY, &q);
-	if (ret && errno == E2BIG) {
-		memset(&q, 0, sizeof(q));
-		q.size = offsetof(struct rcm_query, out_event_size);
-		ret = ioctl(fd, RCM_IOCTL_QUERY, &q);
-		q.out_event_size = RCM_EVENT_SIZE_DEFAULT;
-	}
 	if (ret) {
 		switch (errno) {
 		case ENOTTY:		/* not an rcm file, or no QUERY */
@@ -61,11 +51,11 @@ static int rcm_check_abi(int fd, uint32_t *event_size)
 		}
 	}
 	if (q.out_abi_version != RCM_ABI_VERSION ||
-	    q.out_event_size < RCM_EVENT_SIZE_DEFAULT ||
+	    q.out_event_size < RCM_EVENT_SIZE ||
 	    q.out_event_size > sizeof(struct rcm_event)) {
 		rcm_hint("the loaded rcm module speaks ABI %u (events of %u bytes); this library needs ABI %u with events of %u to %zu bytes: install a module and library of one rcm version",
 			 q.out_abi_version, q.out_event_size, RCM_ABI_VERSION,
-			 RCM_EVENT_SIZE_DEFAULT, sizeof(struct rcm_event));
+			 RCM_EVENT_SIZE, sizeof(struct rcm_event));
 		return RCM_EABI;
 	}
 	*event_size = q.out_event_size;
@@ -198,7 +188,7 @@ struct rcm_channel *rcm_channel_open(void)
 {
 	struct rcm_channel *chan;
 	int fd, err;
-	uint32_t event_size = RCM_EVENT_SIZE_DEFAULT;
+	uint32_t event_size = RCM_EVENT_SIZE;
 
 	fd = open(rcm_device_path(), O_RDWR | O_CLOEXEC);
 	if (fd < 0) {

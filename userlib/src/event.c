@@ -113,39 +113,16 @@ static bool rcm_record_claim(struct rcm_channel *chan, struct rcm_record *r)
 }
 
 /*
- * ADDR_RESOLVED and ROUTE_RESOLVED carry the id's view (struct
- * rcm_id_info) in their private data: the part this library knows of
- * it, the rest zero (a kernel of the first release sends the first
- * RCM_ID_INFO_MIN bytes); a kernel that sends none is queried instead.
+ * ADDR_RESOLVED, ROUTE_RESOLVED and CONNECT_REQUEST carry their id's view
+ * (struct rcm_id_info): applied to @id, the route with it when @route.
+ * An event without it (the kernel had no memory for it) is a query.
  */
-static int rcm_event_refresh(struct rcm_id_private *id, const struct rcm_event *rec,
-			     bool route)
+static int rcm_event_refresh(struct rcm_id_private *id,
+			     const struct rcm_event *rec, bool route)
 {
-	struct rcm_id_info info = { 0 };
-	size_t len = rec->private_data_len;
-
-	if (len < RCM_ID_INFO_MIN)
+	if (!rec->id_info_len)
 		return rcm_id_refresh(id, route);
-	memcpy(&info, rec->private_data, len < sizeof(info) ? len : sizeof(info));
-	return rcm_id_apply(id, &info, route);
-}
-
-/*
- * A CONNECT_REQUEST carries its request id's view (struct rcm_id_info)
- * in records of RCM_EVENT_SIZE_ID_INFO bytes: the part this library
- * knows of it, the rest zero. A kernel or record without it (an older
- * module, a smaller record, no memory for it there) is queried instead.
- */
-static int rcm_request_refresh(struct rcm_id_private *req,
-			       const struct rcm_event *rec)
-{
-	struct rcm_id_info info = { 0 };
-	size_t len = rec->id_info_len;
-
-	if (len < RCM_ID_INFO_MIN)
-		return rcm_id_refresh(req, true);
-	memcpy(&info, &rec->id_info, len < sizeof(info) ? len : sizeof(info));
-	return rcm_id_apply(req, &info, true);
+	return rcm_id_apply(id, &rec->id_info, route);
 }
 
 /*
@@ -167,8 +144,6 @@ static int rcm_channel_next(struct rcm_channel *chan, struct rcm_record *r)
 			return errno;
 		if (n != chan->event_size)
 			return ENODATA;
-		/* An older module's record ends before the ECE. */
-		memset((char *)&r->rec + n, 0, sizeof(r->rec) - n);
 		pthread_mutex_lock(&chan->lock);
 		claimed = rcm_record_claim(chan, r);
 		pthread_mutex_unlock(&chan->lock);
@@ -245,22 +220,7 @@ static void rcm_event_fill(struct rcm_cm_event *ev,
 	ev->event.event = q->rec.event;
 	ev->event.status = q->rec.status;
 
-	/* The kernel's id info in these is the library's, not the program's. */
-	if (q->rec.event == RCM_EVENT_ADDR_RESOLVED ||
-	    q->rec.event == RCM_EVENT_ROUTE_RESOLVED)
-		len = 0;
-	if (len > RCM_EVENT_PRIVATE_DATA_MAX)
-		len = RCM_EVENT_PRIVATE_DATA_MAX;
 	memcpy(ev->private_data, q->rec.private_data, len);
-	/*
-	 * An iWARP peer's data past the first 196 bytes; a record without
-	 * private_data_total (an older module) reads it as 0.
-	 */
-	if (len == RCM_EVENT_PRIVATE_DATA_MAX && q->rec.private_data_total > len) {
-		memcpy(ev->private_data + len, q->rec.private_data_more,
-		       q->rec.private_data_total - len);
-		len = q->rec.private_data_total;
-	}
 	/* As librdmacm: no data is a NULL pointer, not an empty buffer. */
 	if (id->qp_type != IBV_QPT_UD) {
 		ev->event.param.conn.private_data = len ? ev->private_data : NULL;
@@ -358,7 +318,7 @@ RCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 
 		if (q.req) {
 			/* librdmacm skips a request it cannot query. */
-			drop = rcm_request_refresh(q.req, &q.rec) != 0 ||
+			drop = rcm_event_refresh(q.req, &q.rec, true) != 0 ||
 			       (q.req_private && rcm_request_private(q.req));
 			q.req->req_responder_resources =
 				q.rec.conn.responder_resources;

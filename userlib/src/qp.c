@@ -104,8 +104,8 @@ static int rcm_get_qp_attr(struct rcm_id_private *id, uint32_t states,
 /**
  * rcm_qp_attr_keep() - keep the QP attribute sets an event carried
  * @id: the id the record is for (a CONNECT_REQUEST's request id)
- * @rec: the record; from a module or a record size without sets, its
- *       qp_attr_valid reads as 0, and the id keeps none
+ * @rec: the record; when it carries no sets (qp_attr_valid 0), the id
+ *       keeps none
  *
  * Caller holds the id's channel lock. The sets replace whatever the id
  * kept: they describe the id as of this event.

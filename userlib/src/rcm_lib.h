@@ -45,9 +45,6 @@
  */
 #define RCM_EABI		EPERM
 
-/* struct rcm_id_info as the first release of ABI version 2 had it. */
-#define RCM_ID_INFO_MIN		offsetof(struct rcm_id_info, flags)
-
 /* librdmacm's convention: set errno, return -1. */
 static inline int rcm_err(int err)
 {
@@ -171,8 +168,7 @@ struct rcm_id_table {
  *           the others from when RCM_IOCTL_CREATE_ID returned, until
  *           they are destroyed; a multicast group's events name the id
  *           by handle only
- * @event_size: the size of the file's records: sizeof(struct rcm_event),
- *              or less from an older module (the rest reads as zero)
+ * @event_size: the size of the file's records: sizeof(struct rcm_event)
  * @sync: the private channel of a synchronous id, its only id, as in
  *        librdmacm (a synchronous listener's requests get channels of
  *        their own, see rcm_request_private()); closed with the id, and

@@ -13,10 +13,7 @@
  *   looked at again, so channels open while a device is re-added;
  * - the event record: the query asks for sizeof(struct rcm_event); a
  *   module whose record is larger is accepted (it cuts its records to
- *   ours), one whose record is smaller is not (EPERM); a module from
- *   before the record size was negotiable (E2BIG for the larger query)
- *   is asked again with the first struct rcm_query and accepted, its
- *   record being RCM_EVENT_SIZE_DEFAULT;
+ *   ours), one whose record is smaller is not (EPERM);
  * - failures leak no file descriptor;
  * - success: the channel's fd is the device, close-on-exec and
  *   read-write, queried with a correct struct rcm_query, and
@@ -46,11 +43,8 @@ static enum {
 } ioctl_mode = REAL;
 static unsigned int fake_abi = RCM_ABI_VERSION;
 static unsigned int fake_num_devices = 1;
-/* The module's struct rcm_event; 0: a module that predates event_size. */
+/* The module's struct rcm_event. */
 static unsigned int fake_record = sizeof(struct rcm_event);
-
-/* The first struct rcm_query, what a module without event_size knows. */
-#define QUERY_SIZE_FIRST	offsetof(struct rcm_query, out_event_size)
 
 static int query_calls;
 static int query_fd = -1;
@@ -77,24 +71,15 @@ int ioctl(int fd, unsigned long request, ...)
 	query_calls++;
 	query_fd = fd;
 	query_seen = *q;
-	if (q->size < QUERY_SIZE_FIRST || q->flags) {
+	if (q->size < sizeof(*q) || q->flags) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!fake_record) {
-		/* The size rules: a non-zero byte it does not know. */
-		if (q->size > QUERY_SIZE_FIRST &&
-		    (q->out_event_size || q->event_size)) {
-			errno = E2BIG;
-			return -1;
-		}
-	} else if (q->size >= sizeof(*q)) {
-		if (q->event_size)
-			q->out_event_size = q->event_size < fake_record ?
-					    q->event_size : fake_record;
-		else
-			q->out_event_size = RCM_EVENT_SIZE_DEFAULT;
-	}
+	if (q->event_size)
+		q->out_event_size = q->event_size < fake_record ?
+				    q->event_size : fake_record;
+	else
+		q->out_event_size = RCM_EVENT_SIZE;
 	q->out_abi_version = fake_abi;
 	q->out_num_devices = fake_num_devices;
 	return 0;
@@ -183,40 +168,12 @@ static void larger_record(void)
 	T_CHECK(query_seen.event_size == sizeof(struct rcm_event));
 }
 
-/* A module from before the ECE: its records end before it, and serve. */
-static void first_release_record(void)
-{
-	ioctl_mode = MODULE;
-	fake_record = RCM_EVENT_SIZE_DEFAULT;
-	expect_success();
-	T_CHECK(query_calls == 1);
-}
-
 static void smaller_record(void)
 {
 	ioctl_mode = MODULE;
-	fake_record = RCM_EVENT_SIZE_DEFAULT - 8;
+	fake_record = RCM_EVENT_SIZE - 8;
 	expect_failure("/dev/null", EPERM);
 	T_CHECK(query_calls == 1);
-}
-
-static void module_without_event_size(void)
-{
-	ioctl_mode = MODULE;
-	fake_record = 0;
-	expect_success();
-	/* Asked again with the first query, whose tail is not sent. */
-	T_CHECK(query_calls == 2);
-	T_CHECK(query_seen.size == QUERY_SIZE_FIRST);
-}
-
-static void module_without_event_size_other_abi(void)
-{
-	ioctl_mode = MODULE;
-	fake_record = 0;
-	fake_abi = RCM_ABI_VERSION + 1;
-	expect_failure("/dev/null", EPERM);
-	T_CHECK(query_calls == 2);
 }
 
 static void success(void)
@@ -268,13 +225,7 @@ int main(int argc, char *argv[])
 	t_in_child("module without devices after a first channel",
 		   devices_looked_at_once);
 	t_in_child("module with a larger record", larger_record);
-	t_in_child("module with the first release's record",
-		   first_release_record);
-	t_in_child("module with a record below the first release's",
-		   smaller_record);
-	t_in_child("module without event_size", module_without_event_size);
-	t_in_child("module without event_size, other ABI",
-		   module_without_event_size_other_abi);
+	t_in_child("module with a record below RCM_EVENT_SIZE", smaller_record);
 	t_in_child("success", success);
 	return t_exit();
 }

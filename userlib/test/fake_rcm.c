@@ -270,6 +270,18 @@ static struct rcm_event *push_locked(struct fake_file *f, uint32_t handle,
 	return ev;
 }
 
+/* A resolution's event, with the id's view unless told to leave it out. */
+static void push_info_locked(struct fake_file *f, const struct fake_id *id,
+			     uint32_t handle, uint32_t event)
+{
+	struct rcm_event *ev = push_locked(f, handle, event, 0, NULL, 0);
+
+	if (ev && fake_send_info) {
+		fill_info(id, &ev->id_info);
+		ev->id_info_len = sizeof(ev->id_info);
+	}
+}
+
 static bool mcast_event(uint32_t event)
 {
 	return event == RCM_EVENT_MULTICAST_JOIN ||
@@ -946,13 +958,10 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 		}
 		memcpy(&id->dst, &c->dst, sizeof(id->dst));
 		if (fake_resolve_mode == FAKE_RESOLVE_OK) {
-			struct rcm_id_info info;
-
 			id->attached = true;
 			id->addr_resolved = true;
-			fill_info(id, &info);
-			push_locked(f, c->id, RCM_EVENT_ADDR_RESOLVED, 0,
-				    &info, fake_send_info ? sizeof(info) : 0);
+			push_info_locked(f, id, c->id,
+					 RCM_EVENT_ADDR_RESOLVED);
 		} else if (fake_resolve_mode == FAKE_RESOLVE_ERROR) {
 			id->resolving = false;
 			push_locked(f, c->id, RCM_EVENT_ADDR_ERROR,
@@ -1007,13 +1016,9 @@ static int do_cmd(struct fake_file *f, unsigned int cmd, void *arg)
 			return 0;
 		}
 		id->routed = true;
-		if (fake_route_mode == FAKE_ROUTE_OK) {
-			struct rcm_id_info info;
-
-			fill_info(id, &info);
-			push_locked(f, c->id, RCM_EVENT_ROUTE_RESOLVED, 0,
-				    &info, fake_send_info ? sizeof(info) : 0);
-		}
+		if (fake_route_mode == FAKE_ROUTE_OK)
+			push_info_locked(f, id, c->id,
+					 RCM_EVENT_ROUTE_RESOLVED);
 		return 0;
 	}
 	case RCM_CMD_SET_OPTION: {

@@ -22,8 +22,8 @@
  * struct it was compiled with, which lets a struct grow at its end without
  * a new command number:
  *
- * - a size smaller than the struct's first release rejects the call with
- *   EINVAL;
+ * - a size smaller than the struct of ABI version 2 (this header's)
+ *   rejects the call with EINVAL;
  * - a size larger than the kernel knows is accepted only if every byte the
  *   kernel does not know is zero, else E2BIG; sizes above 4096 always fail
  *   with E2BIG;
@@ -103,13 +103,11 @@ enum rcm_cmd {
  *                  from now on: @event_size if the module's struct
  *                  rcm_event is at least that large, else the module's
  *                  record size; the file's current size when
- *                  @event_size is 0 (added after the first release)
+ *                  @event_size is 0
  * @event_size: the record size the caller reads, normally the
  *              sizeof(struct rcm_event) it was compiled with: a multiple
  *              of 8, at least RCM_EVENT_SIZE_MIN. 0 keeps the file's
- *              record size (RCM_EVENT_SIZE_DEFAULT until changed);
- *              callers that predate the member pass a shorter struct,
- *              which counts as 0 (added after the first release)
+ *              record size (RCM_EVENT_SIZE until changed)
  *
  * Tells userspace which ABI the module speaks and sets the size of the
  * event records of this file (see "rcm events"). A caller that knows a
@@ -256,27 +254,17 @@ struct rcm_path {
  *       before the id is bound
  * @dst: remote address, the same way
  * @path: the path when @num_paths is 1
- * @flags: RCM_ID_INFO_IBDEV_INDEX when @ibdev_index is set (added after
- *         the first release of ABI version 2)
+ * @flags: RCM_ID_INFO_IBDEV_INDEX when @ibdev_index is set (the id is
+ *         attached)
  * @ibdev_index: the kernel's index of the RDMA device (what
  *               ibv_get_device_index() gives), which tells apart devices
  *               that share a node GUID
  *
  * What RCM_IOCTL_QUERY_ID reports, in a form small enough to travel
  * with the command or event that changed it: RCM_IOCTL_BIND_ADDR returns
- * it, and RCM_EVENT_ADDR_RESOLVED and RCM_EVENT_ROUTE_RESOLVED carry it
- * in their private data (private_data_len is then the kernel's
- * sizeof(struct rcm_id_info)), so userspace needs no query after them.
- *
- * The one place an address is not a struct __kernel_sockaddr_storage:
- * two of those (256 bytes) would not fit in an event's 196 bytes of
- * private data. 28 bytes hold a sockaddr_in6, the largest address rcm
- * takes. The layout is part of ABI version 2 and only grows at its end:
- * its first release had 144 bytes (up to @path), which installed
- * libraries read, and a kernel of that release sends events with
- * private_data_len 144; userspace takes the part it knows of the
- * private_data_len bytes an event carries (at least 144), the rest as
- * zero.
+ * it, and struct rcm_event carries it (see "rcm events"), so userspace
+ * needs no query after them. 28 bytes hold a sockaddr_in6, the largest
+ * address rcm takes.
  */
 struct rcm_id_info {
 	__u32 port_num;
@@ -302,8 +290,7 @@ struct rcm_id_info {
  *        takes a free ephemeral port. An IPv6 link-local address needs
  *        its scope id.
  * @out_info: the id once bound: its address with the port taken, and the
- *            device it attached to, if any (added in ABI 1 after the
- *            first release; older callers pass the smaller size)
+ *            device it attached to, if any
  *
  * Binds the id to a local address and a port of its port space. A
  * specific address also attaches the id to the RDMA device and port
@@ -379,8 +366,6 @@ struct rcm_resolve_addr {
  * @out_reserved: 0
  * @out_path: the path when @out_num_paths is 1
  * @out_flags: RCM_ID_INFO_IBDEV_INDEX when @out_ibdev_index is set
- *             (added after the first release; an older kernel leaves
- *             both 0)
  * @out_ibdev_index: the kernel's index of the RDMA device, see struct
  *                   rcm_id_info
  *
@@ -488,16 +473,11 @@ enum rcm_option_id {
  * RCM_OPTION_ID_CONNECT_TIMEOUT (0, or 1..RCM_MAX_TIMEOUT_MS): when
  * non-zero, the longest an IB CM exchange of the id waits for its peer
  * before it fails: a connect's REP or SIDR REP (then
- * RCM_EVENT_UNREACHABLE, status -ETIMEDOUT). The kernel picks the CM
- * response timeout and retry count whose product does not exceed it
- * (the peer's MRA may extend it, as the IB CM allows); a REQ also waits
- * twice the path's packet lifetime per try (about 2 s on RoCE), which
- * no bound goes below. The REQ carries the values, so the peer's wait
- * for the RTU follows them too; an accept's own wait is the one the
- * peer's REQ set, which the option does not change. 0 (the default)
+ * RCM_EVENT_UNREACHABLE, status -ETIMEDOUT), through the CM response
+ * timeout and retry count the REQ carries (a REQ also waits twice the
+ * path's packet lifetime per try, about 2 s on RoCE). 0 (the default)
  * keeps the in-tree rdma_cm's values (about 4.3 s times 16 tries).
- * Before the id connects or accepts; a connect on an iWARP id with it
- * set fails with EINVAL (MPA runs on the driver's timers).
+ * Before the id connects or accepts; EINVAL at connect on iWARP.
  *
  * RCM_OPTION_ID_QKEY (any 32-bit value without bit 31, which IB
  * reserves for controlled Q_Keys): the Q_Key of a UD id's QP, announced
@@ -539,9 +519,9 @@ struct rcm_set_option {
  * RDMA device of a specific address, or on every device with an IB CM
  * or iWARP port (now and added later) for a wildcard. Each request
  * arrives as RCM_EVENT_CONNECT_REQUEST on a new id of the same file (see
- * struct rcm_event). On an iWARP device the listen is a TCP listen on
- * the address and port, and a request beyond the backlog is refused
- * (the peer sees a reject) rather than dropped. A UD id listens for
+ * struct rcm_event). On an iWARP device the listen is a TCP listen, and
+ * a request beyond the backlog is refused rather than dropped. A UD id
+ * listens for
  * SIDR requests, on IB CM devices only (a wildcard UD listener leaves
  * iWARP devices out). A listener is alone on its address even when it
  * was bound with RCM_OPTION_ID_REUSEADDR (as in-tree, the port is checked
@@ -576,9 +556,7 @@ struct rcm_listen {
  * Private data a connect, accept or reject on an iWARP device carries at
  * most, as the in-tree rdma_cm allows: 255 bytes (u8 lengths), with no
  * header. The driver's MPA limit may be lower (siw: 251 with MPA v2);
- * it refuses more with EINVAL. An event reports all of it in a record of
- * RCM_EVENT_SIZE_PDATA bytes; a smaller record, its first
- * RCM_EVENT_PRIVATE_DATA_MAX bytes.
+ * it refuses more with EINVAL. An event reports all of it.
  */
 #define RCM_IWARP_PRIVATE_DATA_MAX 255
 
@@ -601,15 +579,10 @@ struct rcm_listen {
  *
  * Refuses the connection request (or the accepted connection, on the
  * active side): the peer gets REJECTED with @reason and the private
- * data. Destroying such an id without an answer
- * rejects too, with RCM_REJ_CONSUMER_DEFINED and no data. On iWARP the
- * answer is an MPA reject: the peer gets REJECTED with the private data
- * and a negative status its driver chooses (-ECONNRESET with siw,
- * -ECONNREFUSED with cxgb4); an active iWARP id has no response to
- * refuse (its connection is up when the reply comes).
- * UD request ids: sends a SIDR REP with status 2 (rejected) and at most
- * RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes of private data; @reason is
- * checked but not sent. The peer reports RCM_EVENT_UNREACHABLE, status 2.
+ * data. Destroying such an id without an answer rejects too, with
+ * RCM_REJ_CONSUMER_DEFINED and no data. iWARP: an MPA reject (the peer's
+ * status is its driver's negative errno). UD request ids: a SIDR REP
+ * with status 2 and at most RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes.
  *
  * Errors: ENOENT, EINVAL (not a request awaiting an answer, bad reason,
  * too much private data), EFAULT.
@@ -655,7 +628,7 @@ struct rcm_reject {
  * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
  * @ece_vendor_id: the ECE vendor ID the REP carries (IB CM: its low 24
- *                 bits; 0: none); added after the first release
+ *                 bits; 0: none)
  * @ece_attr_mod: the ECE options the REP carries
  *
  * Accepts the request: sends the IB CM REP. The connection is
@@ -665,20 +638,12 @@ struct rcm_reject {
  * it. Errors: ENOENT, EINVAL (not an unanswered request, a value out of
  * range, too much private data, @qp_num above 24 bits), EFAULT.
  *
- * iWARP: sends the MPA reply. @qp_num must name an existing QP of the
- * request's device that the calling process created, in RESET or INIT
- * (the driver moves it to RTS and hands it the connection; iw_cm holds
- * it until the connection ends); else EINVAL and the request stays
- * unanswered. The depths become the
- * MPA IRD (@responder_resources) and ORD (@initiator_depth);
- * @flow_control, @srq and @rnr_retry_count do not apply. ESTABLISHED
- * follows once the reply went. ECONNRESET (or another driver errno): the
- * peer gave up; the request can only be rejected or destroyed.
- *
- * UD request ids (from a SIDR REQ): sends the SIDR REP with status 0,
- * @qp_num and the id's Q_Key (RCM_OPTION_ID_QKEY, default RCM_UDP_QKEY)
- * and at most RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes of private data. Nothing
- * follows on this side: no ESTABLISHED. The other members are not used.
+ * iWARP: the MPA reply, the depths as MPA IRD and ORD; @qp_num must
+ * name a QP of the device that the caller created, in RESET or INIT
+ * (else EINVAL, the request unanswered). ESTABLISHED follows once the
+ * reply went; ECONNRESET: the peer gave up. UD request ids: a SIDR REP
+ * with status 0, @qp_num, the id's Q_Key and at most
+ * RCM_UD_ACCEPT_PRIVATE_DATA_MAX bytes; no event follows.
  */
 struct rcm_accept {
 	__u32 size;
@@ -721,12 +686,8 @@ struct rcm_accept {
  * exchange included). Errors: ENOENT, EINVAL (the id never sent or
  * received a connection request), ENOMEM (nothing sent).
  *
- * iWARP: a graceful close (iw_cm moves the QP to SQD; the driver closes
- * the stream once the QP's work is done). Both sides report
- * RCM_EVENT_DISCONNECTED (status 0) when the stream is closed, once;
- * there is no TIMEWAIT_EXIT. Disconnecting again, or after the peer
- * closed, does nothing. On the passive side a disconnect right after
- * accept takes effect when the connection is up (after ESTABLISHED).
+ * iWARP: a graceful close; both sides report RCM_EVENT_DISCONNECTED
+ * (status 0) once, and no TIMEWAIT_EXIT.
  */
 struct rcm_disconnect {
 	__u32 size;
@@ -774,7 +735,7 @@ struct rcm_disconnect {
  * @reserved2: Must be 0
  * @private_data: user pointer (ignored when @private_data_len is 0)
  * @ece_vendor_id: the ECE vendor ID the REQ carries (IB CM: its low 24
- *                 bits; 0: none); added after the first release
+ *                 bits; 0: none)
  * @ece_attr_mod: the ECE options the REQ carries
  *
  * Sends the connection request: an IB CM REQ for the id's service ID
@@ -789,47 +750,20 @@ struct rcm_disconnect {
  * EFAULT, ENOBUFS (the file has
  * max_events_per_file events unread), ENOMEM.
  *
- * iWARP: sends an MPA request over a TCP connection from the id's
- * address and port, carrying the private data as is (no header), with
- * @initiator_depth as MPA ORD and @responder_resources as IRD. @qp_num
- * must name an existing QP of the id's device that the calling process
- * created (unlike in-tree, never another process's or a kernel
- * consumer's), in RESET or INIT: iw_cm takes it over (the driver moves
- * it to RTS when the reply comes) until the connection ends; a number
- * that names no such QP fails with EINVAL and the id stays routed.
- * @flow_control, @srq and the retry counts do not apply. The call may
- * take as long as a TCP connect. There is no CONNECT_RESPONSE and no
- * RCM_IOCTL_ESTABLISH: the answer is RCM_EVENT_ESTABLISHED (the
- * connection is up; private data and depths of the peer's reply, as the
- * in-tree rdma_cm reports it), RCM_EVENT_REJECTED with status
- * -ECONNREFUSED or -ECONNRESET (the peer refused, with its private
- * data - which of the two is the driver's choice, siw reports
- * -ECONNRESET -, nobody listens on the port: -ECONNREFUSED, or the
- * connection was reset during the exchange: -ECONNRESET),
- * RCM_EVENT_UNREACHABLE with -ETIMEDOUT (no reply in time;
- * -EHOSTUNREACH or -ENETUNREACH when TCP finds no way), or
- * RCM_EVENT_CONNECT_ERROR with another negative errno. A refusal or
- * timeout the driver sees during the call itself (siw connects TCP
- * before it returns) is the call's error, as in-tree: ECONNREFUSED,
- * ETIMEDOUT, ...; no event follows and the id stays routed. Other
- * errors of the call itself: ENOMEM (also: depths above what the driver
- * takes), EADDRINUSE (the id's TCP port is taken). As with MPA in general, the active side must
- * send the first message on the connection.
+ * iWARP: an MPA request over TCP from the id's address and port, with
+ * the private data as is and the depths as MPA ORD and IRD; @qp_num must
+ * name a QP of the device that the caller created, in RESET or INIT,
+ * which iw_cm takes over. The answer is RCM_EVENT_ESTABLISHED (no
+ * CONNECT_RESPONSE, no RCM_IOCTL_ESTABLISH), REJECTED (-ECONNREFUSED or
+ * -ECONNRESET), UNREACHABLE (-ETIMEDOUT, -EHOSTUNREACH, -ENETUNREACH) or
+ * CONNECT_ERROR; a refusal or timeout seen during the call is its error.
  *
- * UD ids (RCM_PS_UDP, RCM_PS_IB with RCM_QPT_UD; IB CM ports only): a
- * service ID resolution instead of a connection. Sends a SIDR REQ with
- * the same 36-byte header and up to RCM_UD_CONNECT_PRIVATE_DATA_MAX
- * bytes of private data; @qp_num, the depths, @flow_control, the retry
- * counts and @srq are not used (@qp_num, @flow_control and @srq are
- * still range checked). The
- * answer is RCM_EVENT_ESTABLISHED carrying the peer's QP number, Q_Key
- * and address vector (struct rcm_event's @ud) and its private data, or
- * RCM_EVENT_UNREACHABLE: status -ETIMEDOUT when no SIDR REP came, or the
- * positive SIDR status the peer answered (1: nobody serves the service
- * ID, 2: rejected by the consumer, 3: no QP, 4: redirect, 5: unsupported
- * version). The id keeps no connection: there is nothing to disconnect
- * and no RCM_IOCTL_ESTABLISH. EOPNOTSUPP on an iWARP device (no datagram
- * service) and for RCM_PS_IPOIB ids.
+ * UD ids (IB CM ports only): a SIDR REQ with up to
+ * RCM_UD_CONNECT_PRIVATE_DATA_MAX bytes, answered by
+ * RCM_EVENT_ESTABLISHED carrying the peer's QP in @ud of struct
+ * rcm_event, or RCM_EVENT_UNREACHABLE (-ETIMEDOUT, or the peer's
+ * positive SIDR status). EOPNOTSUPP on iWARP and for RCM_PS_IPOIB ids.
+ * rcm's Documentation/userspace-api.rst describes both at length.
  */
 struct rcm_connect {
 	__u32 size;
@@ -1142,71 +1076,53 @@ struct rcm_leave_mcast {
  * with EINVAL. With no event queued, read() blocks, or fails with EAGAIN
  * on an O_NONBLOCK file. poll() and epoll report EPOLLIN | EPOLLRDNORM
  * while an event is queued. Events of one file come out in the order
- * they happened.
+ * they happened; a reader that reads one record per read() leaves the
+ * file readable exactly while an event is queued.
  *
- * The record grows at its end, never changing what is already there,
- * and the ABI version stays the same. Each file has its own record
- * size: RCM_EVENT_SIZE_DEFAULT (the record of ABI version 2, 272 bytes)
- * from open() on, so that a program that never asks reads the records
- * it was built for, whatever the module's; RCM_IOCTL_QUERY's
- * @event_size sets another. A record shorter than the module's struct
- * rcm_event is its first bytes, as ucma copies min(out_len,
- * sizeof(resp)): the members beyond are not returned, and
- * @private_data_len still counts the private data the event carried,
- * also what did not fit. A reader that reads one record per read()
- * leaves the file readable exactly while an event is queued.
+ * The record is struct rcm_event, RCM_EVENT_SIZE bytes, from open() on.
+ * It grows at its end and never changes what is there; RCM_IOCTL_QUERY's
+ * @event_size sets another record size for the file (at least
+ * RCM_EVENT_SIZE_MIN). A record shorter than the module's struct is its
+ * first bytes, as ucma copies min(out_len, sizeof(resp)), except that
+ * @qp_attr_valid and @id_info_len read 0 in a record too short to hold
+ * what they describe; @private_data_len counts all the private data the
+ * event carried, also what did not fit.
  *
- * The status member of an event is 0 on success, a negative errno for a
- * local failure, or, for RCM_EVENT_REJECTED only, a positive transport
- * reject reason (the IB CM REJ reason). On iWARP, REJECTED carries a
- * negative errno instead, the driver's, as the in-tree rdma_cm passes
- * it on: -ECONNREFUSED or -ECONNRESET (refused, or reset during the MPA
- * exchange; siw reports a consumer's reject as -ECONNRESET).
+ * The status of an event is 0 on success, a negative errno for a local
+ * failure, or, for RCM_EVENT_REJECTED only, a positive transport reject
+ * reason (the IB CM REJ reason). On iWARP, REJECTED carries the driver's
+ * negative errno instead, as the in-tree rdma_cm passes it on:
+ * -ECONNREFUSED or -ECONNRESET (siw reports a consumer's reject as
+ * -ECONNRESET).
  *
- * QP attribute sets: records of RCM_EVENT_SIZE_QP_ATTR bytes or more
- * carry, in @qp_attr, the attributes RCM_IOCTL_INIT_QP_ATTR would have
- * returned for the event's id when the event was queued, so that the
- * QP transitions that follow the event need no ioctl:
+ * Some events carry what a command would have returned for their id when
+ * the event was queued, so that userspace needs no ioctl after them; each
+ * describes that moment only (a later option, connect, accept or event
+ * makes it stale; the ioctl answers for the id as it is now), and is
+ * left out when the kernel had no memory for it:
  *
  * ========================== =========================================
- * RCM_EVENT_ADDR_RESOLVED    INIT (the id is attached to its device)
- * RCM_EVENT_ROUTE_RESOLVED   INIT
- * RCM_EVENT_CONNECT_REQUEST  INIT, RTR and RTS, of the request id (RC,
- *                            UC and XRC requests over the IB CM)
- * RCM_EVENT_CONNECT_RESPONSE INIT, RTR and RTS
+ * RCM_EVENT_ADDR_RESOLVED    @id_info; @qp_attr INIT
+ * RCM_EVENT_ROUTE_RESOLVED   @id_info; @qp_attr INIT
+ * RCM_EVENT_CONNECT_REQUEST  @id_info of the request id (IB CM, SIDR
+ *                            and iWARP requests); @qp_attr INIT, RTR
+ *                            and RTS (RC, UC and XRC requests over the
+ *                            IB CM)
+ * RCM_EVENT_CONNECT_RESPONSE @qp_attr INIT, RTR and RTS
  * ========================== =========================================
  *
- * @qp_attr_valid says which sets are there; it is 0 in every other
- * event, for an iWARP or SIDR request, for a state the ioctl would have
- * refused, when the kernel had no memory for the sets, and when the
- * file's record size was smaller than RCM_EVENT_SIZE_QP_ATTR at the
- * time the event was queued. A set describes the id at that moment:
- * what changes the id afterwards (an option, a connect, an accept, a
- * later event of the id) makes it stale, and only
- * RCM_IOCTL_INIT_QP_ATTR answers for the id as it is now.
- *
- * The request id's view: records of RCM_EVENT_SIZE_ID_INFO bytes or
- * more of RCM_EVENT_CONNECT_REQUEST (IB CM, SIDR and iWARP requests)
- * carry, in @id_info, what RCM_IOCTL_QUERY_ID would have returned for
- * the request id when the event was queued (its addresses, device,
- * port, source GID and path, in the form struct rcm_id_info has), so
- * that userspace learns the new id without a query. @id_info_len is
- * then sizeof(struct rcm_id_info); it is 0 in every other event, when
- * the kernel had no memory for it, and when the file's record size was
- * smaller than RCM_EVENT_SIZE_ID_INFO at the time the event was queued.
- * Like a QP attribute set it describes the id at that moment; only
- * RCM_IOCTL_QUERY_ID answers for the id as it is now.
+ * @id_info is what RCM_IOCTL_QUERY_ID returns, @qp_attr what
+ * RCM_IOCTL_INIT_QP_ATTR returns; a state the ioctl would refuse is left
+ * out of @qp_attr_valid.
  */
 
 /**
  * enum rcm_event_type - what an event reports
  * @RCM_EVENT_ADDR_RESOLVED: RCM_IOCTL_RESOLVE_ADDR found a device, port and
- *                           next hop; status 0, private data a struct
- *                           rcm_id_info
+ *                           next hop; status 0
  * @RCM_EVENT_ADDR_ERROR: the address resolution failed; status a negative errno
  *                        (-ETIMEDOUT, -ENODEV, or the kernel address service's)
- * @RCM_EVENT_ROUTE_RESOLVED: RCM_IOCTL_RESOLVE_ROUTE built the path; status 0,
- *                            private data a struct rcm_id_info
+ * @RCM_EVENT_ROUTE_RESOLVED: RCM_IOCTL_RESOLVE_ROUTE built the path; status 0
  * @RCM_EVENT_ROUTE_ERROR: a route resolution failed; never reported yet (RoCE
  *                         and iWARP routes are built at once or not at all)
  * @RCM_EVENT_CONNECT_REQUEST: a peer's connection (or SIDR) request for a
@@ -1264,14 +1180,8 @@ enum rcm_event_type {
 	RCM_EVENT_TIMEWAIT_EXIT,
 };
 
-/*
- * Private data at @private_data of struct rcm_event: the largest the IB
- * CM carries (the REP area). An iWARP peer may send up to 255 bytes; the
- * rest is at @private_data_more, in records of RCM_EVENT_SIZE_PDATA
- * bytes or more.
- */
-#define RCM_EVENT_PRIVATE_DATA_MAX 196
-#define RCM_EVENT_PRIVATE_DATA_MORE 60
+/* The largest private data an event carries: an iWARP peer's MPA data. */
+#define RCM_EVENT_PRIVATE_DATA_MAX 255
 
 /**
  * struct rcm_conn_param - connection parameters carried by an event
@@ -1330,64 +1240,35 @@ struct rcm_ud_param {
  * @ud: instead of @conn, for events of UD ids: RCM_EVENT_ESTABLISHED
  *      after a SIDR REP (the peer's QP), RCM_EVENT_MULTICAST_JOIN (the
  *      group); zero for a UD RCM_EVENT_CONNECT_REQUEST
+ * @ece_vendor_id: for RCM_EVENT_CONNECT_REQUEST and
+ *                 RCM_EVENT_CONNECT_RESPONSE on the IB CM, the ECE vendor
+ *                 ID of the peer's REQ or REP (0: none)
+ * @ece_attr_mod: the ECE options of that REQ or REP
+ * @qp_attr_valid: the QP attribute sets at @qp_attr, a mask of
+ *                 (1 << enum rcm_qp_state) bits: @qp_attr[S - 1] holds
+ *                 state S's when bit S is set, else zeros
+ * @id_info_len: sizeof(struct rcm_id_info) when @id_info is carried,
+ *               else 0
  * @private_data_len: bytes of @private_data that are valid. The IB CM
  *                    carries no length, so this is the whole area the
  *                    message has for the consumer (56 for a request,
- *                    196 for a response, 148 for a reject). iWARP
- *                    (request, reply in ESTABLISHED, reject) carries the
- *                    length the peer sent, at most
- *                    RCM_EVENT_PRIVATE_DATA_MAX here (the whole length
- *                    is @private_data_total).
- *                    SIDR: 180 for a request, 136 for a reply.
+ *                    196 for a response, 148 for a reject; SIDR: 180 for
+ *                    a request, 136 for a reply); iWARP (request, reply
+ *                    in ESTABLISHED, reject) the length the peer sent
  * @reserved: 0
  * @private_data: private data the peer sent with the message behind the
- *                event, zero padded; for RCM_EVENT_ADDR_RESOLVED and
- *                RCM_EVENT_ROUTE_RESOLVED, a struct rcm_id_info
- * @reserved2: 0 (the first release's tail padding)
- * @ece_vendor_id: for RCM_EVENT_CONNECT_REQUEST and
- *                 RCM_EVENT_CONNECT_RESPONSE on the IB CM, the ECE vendor
- *                 ID of the peer's REQ or REP (0: none); past the record
- *                 of the first release (RCM_EVENT_SIZE_DEFAULT bytes),
- *                 so only in records of RCM_EVENT_SIZE_ECE bytes or more
- * @ece_attr_mod: the ECE options of that REQ or REP
- * @reserved3: 0
- * @reserved4: 0 (the tail padding of the record of RCM_EVENT_SIZE_ECE
- *             bytes)
- * @private_data_total: the whole length of the private data, up to 255
- *                      (iWARP); @private_data holds its first
- *                      RCM_EVENT_PRIVATE_DATA_MAX bytes, @private_data_more
- *                      the rest. Past the record of RCM_EVENT_SIZE_ECE
- *                      bytes, so only in records of RCM_EVENT_SIZE_PDATA
- *                      bytes or more; a smaller record has the first
- *                      @private_data_len bytes only
- * @reserved5: 0
- * @private_data_more: bytes RCM_EVENT_PRIVATE_DATA_MAX and on of the
- *                     private data, zero padded
- * @base: the members above, the record of RCM_EVENT_SIZE_PDATA bytes
- * @qp_attr_valid: the QP attribute sets the event carries, a mask of
- *                 (1 << enum rcm_qp_state) bits: @qp_attr[S - 1] holds
- *                 state S's when bit S is set, else zeros. Past the
- *                 record of RCM_EVENT_SIZE_PDATA bytes, so only in
- *                 records of RCM_EVENT_SIZE_QP_ATTR bytes or more; see
- *                 "rcm events" for which events carry which sets
- * @reserved6: 0
+ *                event, zero padded
+ * @head: the members above, every record's (up to
+ *        RCM_EVENT_SIZE_MIN bytes, and the private data)
  * @qp_attr: the attributes RCM_IOCTL_INIT_QP_ATTR returned for the id,
- *           for each state in @qp_attr_valid, at the moment the event
- *           was queued (its @out_attr, the same way)
- * @reserved7: 0 (tail padding)
- * @qp: the members from @qp_attr_valid to @reserved7
- * @id_info_len: sizeof(struct rcm_id_info) when @id_info is carried,
- *               else 0. Past the record of RCM_EVENT_SIZE_QP_ATTR bytes,
- *               so only in records of RCM_EVENT_SIZE_ID_INFO bytes or
- *               more; see "rcm events" for which events carry it
- * @reserved8: 0
- * @id_info: for RCM_EVENT_CONNECT_REQUEST, what RCM_IOCTL_QUERY_ID
- *           returned for the request id at the moment the event was
- *           queued, when @id_info_len says so; else zeros
- * @info: the members from @id_info_len on
+ *           for each state in @qp_attr_valid (its @out_attr, the same
+ *           way)
+ * @id_info: what RCM_IOCTL_QUERY_ID returned for the id (for
+ *           RCM_EVENT_CONNECT_REQUEST, the request id), when
+ *           @id_info_len says so; else zeros
  */
 struct rcm_event {
-	__struct_group(rcm_event_base, base, /* no attributes */,
+	__struct_group(rcm_event_head, head, /* no attributes */,
 		__aligned_u64 context;
 		__u32 id;
 		__u32 event;
@@ -1397,45 +1278,24 @@ struct rcm_event {
 			struct rcm_conn_param conn;
 			struct rcm_ud_param ud;
 		};
-		__u8 private_data_len;
-		__u8 reserved[7];
-		__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX];
-		__u32 reserved2;
 		__u32 ece_vendor_id;
 		__u32 ece_attr_mod;
-		__u32 reserved3;
-		__u32 reserved4;
-		__u8 private_data_total;
-		__u8 reserved5[3];
-		__u8 private_data_more[RCM_EVENT_PRIVATE_DATA_MORE];
-	);
-	__struct_group(rcm_event_qp_attrs, qp, /* no attributes */,
 		__u32 qp_attr_valid;
-		__u32 reserved6;
-		struct rcm_qp_attr qp_attr[3];
-		__u32 reserved7;
-	);
-	__struct_group(rcm_event_id_info, info, /* no attributes */,
 		__u32 id_info_len;
-		__u32 reserved8;
-		struct rcm_id_info id_info;
+		__u8 private_data_len;
+		__u8 reserved[7];
+		__u8 private_data[RCM_EVENT_PRIVATE_DATA_MAX + 1];
 	);
+	struct rcm_qp_attr qp_attr[3];
+	struct rcm_id_info id_info;
 };
 
 /*
- * Event record sizes (see "rcm events"): what a file returns until
- * RCM_IOCTL_QUERY sets another, the record of ABI version 2; and the
- * smallest a reader may ask for, every member before @private_data.
+ * The record a file returns from open() on, sizeof(struct rcm_event) of
+ * this ABI forever; and the smallest a reader may ask for, every member
+ * before @private_data.
  */
-#define RCM_EVENT_SIZE_DEFAULT 272
-#define RCM_EVENT_SIZE_MIN 72
-/* The record that carries the peer's ECE. */
-#define RCM_EVENT_SIZE_ECE 288
-/* The record that carries all of an iWARP peer's private data. */
-#define RCM_EVENT_SIZE_PDATA 352
-/* The record that carries QP attribute sets. */
-#define RCM_EVENT_SIZE_QP_ATTR 592
-/* The record that carries a request id's view (whole struct rcm_event). */
-#define RCM_EVENT_SIZE_ID_INFO 752
+#define RCM_EVENT_SIZE 728
+#define RCM_EVENT_SIZE_MIN 88
 
 #endif /* _UAPI_RDMA_RCM_USER_H */

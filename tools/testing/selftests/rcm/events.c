@@ -20,7 +20,7 @@
 
 TEST(short_buffer_is_einval)
 {
-	char buf[RCM_EVENT_SIZE_DEFAULT - 1];	/* a new file's record */
+	char buf[RCM_EVENT_SIZE - 1];	/* a new file's record */
 	int fd = rcm_open_dev();
 
 	ASSERT_LE(0, fd)
@@ -88,50 +88,38 @@ TEST(blocking_read_is_interruptible)
 TEST(event_record_layout_is_fixed)
 {
 	/*
-	 * Userspace and kernel agree on one record size for every arch:
-	 * the first release's 272 bytes, then the peer's ECE, then the
-	 * rest of an iWARP peer's private data, then the QP attribute sets,
-	 * then a request id's view.
+	 * Userspace and kernel agree on one record for every arch: the
+	 * head every reader gets (RCM_EVENT_SIZE_MIN bytes, then the
+	 * private data), the QP attribute sets, the id's view.
 	 */
-	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE_ID_INFO &&
-		    RCM_EVENT_SIZE_ID_INFO == 752)
+	ASSERT_TRUE(sizeof(struct rcm_event) == RCM_EVENT_SIZE &&
+		    RCM_EVENT_SIZE == 728)
 		TH_LOG("sizeof %zu", sizeof(struct rcm_event));
-	ASSERT_TRUE(offsetof(struct rcm_event, id_info_len) ==
-		    RCM_EVENT_SIZE_QP_ATTR && RCM_EVENT_SIZE_QP_ATTR == 592 &&
-		    offsetof(struct rcm_event, info) == RCM_EVENT_SIZE_QP_ATTR &&
-		    sizeof(struct rcm_event_qp_attrs) ==
-		    RCM_EVENT_SIZE_QP_ATTR - RCM_EVENT_SIZE_PDATA)
-		TH_LOG("id_info_len at %zu",
-		       offsetof(struct rcm_event, id_info_len));
-	ASSERT_TRUE(offsetof(struct rcm_event, id_info) == 600 &&
-		    sizeof(struct rcm_id_info) == 152)
-		TH_LOG("id_info at %zu, %zu bytes",
-		       offsetof(struct rcm_event, id_info),
-		       sizeof(struct rcm_id_info));
-	ASSERT_TRUE(offsetof(struct rcm_event, qp_attr_valid) ==
-		    RCM_EVENT_SIZE_PDATA && RCM_EVENT_SIZE_PDATA == 352 &&
-		    sizeof(struct rcm_event_base) == RCM_EVENT_SIZE_PDATA)
-		TH_LOG("qp_attr_valid at %zu",
-		       offsetof(struct rcm_event, qp_attr_valid));
-	ASSERT_TRUE(offsetof(struct rcm_event, qp_attr) == 360 &&
+	ASSERT_TRUE(offsetof(struct rcm_event, private_data) ==
+		    RCM_EVENT_SIZE_MIN && RCM_EVENT_SIZE_MIN == 88)
+		TH_LOG("private_data at %zu",
+		       offsetof(struct rcm_event, private_data));
+	ASSERT_TRUE(offsetof(struct rcm_event, ece_vendor_id) == 64 &&
+		    offsetof(struct rcm_event, qp_attr_valid) == 72 &&
+		    offsetof(struct rcm_event, id_info_len) == 76 &&
+		    offsetof(struct rcm_event, private_data_len) == 80)
+		TH_LOG("ECE at %zu", offsetof(struct rcm_event, ece_vendor_id));
+	ASSERT_TRUE(sizeof(struct rcm_event_head) == 344 &&
+		    offsetof(struct rcm_event, qp_attr) == 344 &&
 		    sizeof(struct rcm_qp_attr) == 76)
 		TH_LOG("qp_attr at %zu, %zu each",
 		       offsetof(struct rcm_event, qp_attr),
 		       sizeof(struct rcm_qp_attr));
-	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, offsetof(struct rcm_event,
-						   ece_vendor_id))
-		TH_LOG("ECE at %zu", offsetof(struct rcm_event, ece_vendor_id));
-	ASSERT_TRUE(offsetof(struct rcm_event, private_data_total) ==
-		    RCM_EVENT_SIZE_ECE && RCM_EVENT_SIZE_ECE == 288)
-		TH_LOG("private_data_total at %zu",
-		       offsetof(struct rcm_event, private_data_total));
-	ASSERT_EQ(72, offsetof(struct rcm_event, private_data))
-		TH_LOG("offset %zu", offsetof(struct rcm_event, private_data));
+	ASSERT_TRUE(offsetof(struct rcm_event, id_info) == 576 &&
+		    sizeof(struct rcm_id_info) == 152)
+		TH_LOG("id_info at %zu, %zu bytes",
+		       offsetof(struct rcm_event, id_info),
+		       sizeof(struct rcm_id_info));
 	ASSERT_EQ(offsetof(struct rcm_event,
 			   ud.ah_attr), offsetof(struct rcm_event, conn) + 8)
 		TH_LOG("ud offset");
-	ASSERT_EQ(0, sizeof(struct rcm_event) % 8)
-		TH_LOG("not 8-byte sized");
+	ASSERT_EQ(RCM_IWARP_PRIVATE_DATA_MAX, RCM_EVENT_PRIVATE_DATA_MAX)
+		TH_LOG("private data of an iWARP peer does not fit");
 }
 
 /* RCM_IOCTL_QUERY asking for @event_size; out_event_size, or -1. */
@@ -146,16 +134,16 @@ static int set_record_size(int fd, unsigned int event_size)
 
 TEST(record_size_is_set_per_file_by_query)
 {
-	struct rcm_query old = { .size = offsetofend(struct rcm_query,
-						     out_num_devices) };
+	struct rcm_query short_q = { .size = offsetofend(struct rcm_query,
+							 out_event_size) };
 	/* Not rcm_open_dev(): that one chooses the record size. */
 	int fd = open(RCM_DEV, O_RDWR | O_CLOEXEC);
 	int fd2 = open(RCM_DEV, O_RDWR | O_CLOEXEC);
 
 	ASSERT_TRUE(fd >= 0 && fd2 >= 0)
 		TH_LOG("open: %s", strerror(errno));
-	/* A new file returns the records of ABI version 2. */
-	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, set_record_size(fd, 0))
+	/* A new file returns whole records. */
+	ASSERT_EQ(RCM_EVENT_SIZE, set_record_size(fd, 0))
 		TH_LOG("default %d", set_record_size(fd, 0));
 	/* A reader that knows more gets the module's record. */
 	ASSERT_EQ(set_record_size(fd, 4096), (int)sizeof(struct rcm_event))
@@ -164,21 +152,20 @@ TEST(record_size_is_set_per_file_by_query)
 		TH_LOG("smallest");
 	ASSERT_EQ(128, set_record_size(fd, 128))
 		TH_LOG("128");
-	/* 0, and a query of the first release, keep the file's size. */
+	/* 0 keeps the file's size; a query shorter than the struct fails. */
 	ASSERT_EQ(128, set_record_size(fd, 0))
 		TH_LOG("0 changed the size");
-	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_QUERY, &old))
-		TH_LOG("old query: %s", strerror(errno));
+	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_QUERY, &short_q), EINVAL);
 	ASSERT_EQ(128, set_record_size(fd, 0))
-		TH_LOG("old query changed the size");
+		TH_LOG("a short query changed the size");
 	/* Per file. */
-	ASSERT_EQ(RCM_EVENT_SIZE_DEFAULT, set_record_size(fd2, 0))
+	ASSERT_EQ(RCM_EVENT_SIZE, set_record_size(fd2, 0))
 		TH_LOG("another file's size changed");
 	/* Below the smallest, or not a multiple of 8. */
 	ASSERT_ERRNO(set_record_size(fd, 8), EINVAL);
 	ASSERT_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN - 8), EINVAL);
 	ASSERT_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_MIN + 4), EINVAL);
-	ASSERT_ERRNO(set_record_size(fd, RCM_EVENT_SIZE_DEFAULT + 1), EINVAL);
+	ASSERT_ERRNO(set_record_size(fd, RCM_EVENT_SIZE + 1), EINVAL);
 	ASSERT_EQ(128, set_record_size(fd, 0))
 		TH_LOG("a refused size changed it");
 	/* A buffer below the file's record fails; one record is enough. */
@@ -198,7 +185,8 @@ TEST(record_size_is_set_per_file_by_query)
  * A reader whose record is smaller than the module's (one built against
  * an older header, once the record grows) reads whole events: each
  * record is the first bytes of one event, the next record is the next
- * event, and nothing is written past the records returned.
+ * event, and nothing is written past the records returned. A record too
+ * short for the id's view and the QP attribute sets says it has none.
  */
 TEST(smaller_record_reader_gets_whole_events)
 {
@@ -268,12 +256,11 @@ TEST(smaller_record_reader_gets_whole_events)
 		ASSERT_TRUE(ev.id == ids[i] && ev.context == 0xabc0u + i)
 			TH_LOG("record %d: id %u context %llx", i, ev.id,
 			       (unsigned long long)ev.context);
-		/* The count is the event's, the data what the record holds. */
-		ASSERT_EQ(sizeof(struct rcm_id_info), ev.private_data_len)
-			TH_LOG("record %d: private_data_len %u", i, ev.private_data_len);
-		ASSERT_TRUE(((struct rcm_id_info *)ev.private_data)->port_num == 1)
-			TH_LOG("record %d: port %u", i,
-			       ((struct rcm_id_info *)ev.private_data)->port_num);
+		ASSERT_TRUE(!ev.private_data_len && !ev.id_info_len &&
+			    !ev.qp_attr_valid)
+			TH_LOG("record %d: private data %u, id info %u, sets %#x",
+			       i, ev.private_data_len, ev.id_info_len,
+			       ev.qp_attr_valid);
 	}
 	/* Each event came out once: nothing is left of them. */
 	ASSERT_EQ(0, poll(&p, 1, 0))
@@ -287,6 +274,67 @@ TEST(smaller_record_reader_gets_whole_events)
 			TH_LOG("id %u: %u events reported",
 			       ids[i], d.out_events_reported);
 	}
+	close(fd);
+}
+
+/*
+ * An ADDR_RESOLVED carries what RCM_IOCTL_QUERY_ID and the INIT set of
+ * RCM_IOCTL_INIT_QP_ATTR return, in a whole record; a record that ends
+ * before @id_info carries the set and says it has no view.
+ */
+TEST(resolved_event_carries_the_view_and_init_set)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const unsigned int rec = offsetof(struct rcm_event, id_info);
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	unsigned int a, b;
+	int fd;
+
+	if (!ip)
+		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
+	fd = rcm_open_dev();
+	ASSERT_LE(0, fd)
+		TH_LOG("open: %s", strerror(errno));
+	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	ASSERT_NE(0, a)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolve(fd, a, NULL, ip, 2000))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_ADDR_RESOLVED, &ev))
+		TH_LOG("no ADDR_RESOLVED");
+	ASSERT_EQ(0, rcm_query(fd, a, &q))
+		TH_LOG("query: %s", strerror(errno));
+	ASSERT_TRUE(ev.id_info_len == sizeof(ev.id_info) &&
+		    ev.id_info.port_num == q.out_port_num &&
+		    ev.id_info.port_num == 1 &&
+		    !memcmp(ev.id_info.sgid, q.out_sgid, sizeof(q.out_sgid)))
+		TH_LOG("id info %u bytes, port %u", ev.id_info_len,
+		       ev.id_info.port_num);
+	ASSERT_TRUE(ev.qp_attr_valid == 1u << RCM_QPS_INIT &&
+		    ev.qp_attr[RCM_QPS_INIT - 1].qp_state == RCM_QPS_INIT &&
+		    !ev.private_data_len)
+		TH_LOG("sets %#x, private data %u", ev.qp_attr_valid,
+		       ev.private_data_len);
+
+	ASSERT_EQ(rec, set_record_size(fd, rec))
+		TH_LOG("record size %d", set_record_size(fd, 0));
+	b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	ASSERT_NE(0, b)
+		TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_resolve(fd, b, NULL, ip, 2000))
+		TH_LOG("resolve: %s", strerror(errno));
+	memset(&ev, 0xa5, sizeof(ev));
+	ASSERT_EQ(0, poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1,
+			  10000) == 1 ? 0 : -1)
+		TH_LOG("no second event");
+	ASSERT_EQ(rec, read(fd, &ev, sizeof(ev)))
+		TH_LOG("read: %s", strerror(errno));
+	ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.id == b &&
+		    ev.qp_attr_valid == 1u << RCM_QPS_INIT && !ev.id_info_len &&
+		    ev.id_info.port_num == 0xa5a5a5a5)
+		TH_LOG("event %u id %u sets %#x id info %u", ev.event, ev.id,
+		       ev.qp_attr_valid, ev.id_info_len);
 	close(fd);
 }
 

@@ -108,16 +108,20 @@ const char *rcm_event_malformed(const struct rcm_event *ev)
 	if (ev->status > 0 && ev->event != RCM_EVENT_REJECTED &&
 	    ev->event != RCM_EVENT_UNREACHABLE)
 		return "positive status";
-	if (ev->private_data_len > RCM_EVENT_PRIVATE_DATA_MAX)
-		return "private_data_len above RCM_EVENT_PRIVATE_DATA_MAX";
 	if ((ev->event == RCM_EVENT_ADDR_RESOLVED ||
 	     ev->event == RCM_EVENT_ROUTE_RESOLVED) &&
-	    (ev->status || ev->private_data_len != sizeof(struct rcm_id_info)))
-		return "a resolution event without its struct rcm_id_info";
+	    (ev->status || ev->private_data_len))
+		return "a resolution event with a status or private data";
+	if (ev->id_info_len && ev->id_info_len != sizeof(struct rcm_id_info))
+		return "id_info_len neither 0 nor sizeof(struct rcm_id_info)";
+	if (ev->id_info_len && ev->event != RCM_EVENT_ADDR_RESOLVED &&
+	    ev->event != RCM_EVENT_ROUTE_RESOLVED &&
+	    ev->event != RCM_EVENT_CONNECT_REQUEST)
+		return "an id's view in an event that carries none";
 	for (i = 0; i < sizeof(ev->reserved); i++)
 		if (ev->reserved[i])
 			return "reserved not zero";
-	for (i = ev->private_data_len; i < RCM_EVENT_PRIVATE_DATA_MAX; i++)
+	for (i = ev->private_data_len; i < sizeof(ev->private_data); i++)
 		if (ev->private_data[i])
 			return "private data not zero padded";
 	return NULL;

@@ -7,7 +7,7 @@
  * connect and accept. Covered: the commands before a connection (INIT
  * without access flags, the IB CM's commands refused); another
  * process's QP is refused; the private data limits (255 bytes, what
- * siw carries, the first 196 bytes for an older reader); a TCP connect
+ * siw carries, their first bytes in a shorter record); a TCP connect
  * that waits out its SYN retries (siw connects inside iw_cm_connect())
  * holds no lock an address change needs, and a destroy waits for it; a
  * peer's private data past 196 bytes arrives whole; removing the
@@ -139,8 +139,8 @@ TEST(iwarp_qp_of_another_process_is_refused)
 #define SIW_PRIVATE_DATA_MAX	251
 
 /*
- * A record of @size bytes (an older reader's, RCM_EVENT_SIZE_ECE), into a
- * zeroed @ev: 0 when it is a @type.
+ * A record of @size bytes (a reader's that asked for less than struct
+ * rcm_event), into a zeroed @ev: 0 when it is a @type.
  */
 static int expect_short_record(int fd, unsigned int type, size_t size,
 			       struct rcm_event *ev)
@@ -157,10 +157,10 @@ TEST(iwarp_private_data_limits)
 {
 	const char *ip = siw_ip();
 	unsigned char big[RCM_IWARP_PRIVATE_DATA_MAX + 1];
-	struct rcm_query q = { .size = sizeof(q),
-			       .event_size = RCM_EVENT_SIZE_ECE };
+	enum { REC = RCM_EVENT_SIZE_MIN + 200 };
+	struct rcm_query q = { .size = sizeof(q), .event_size = REC };
 	unsigned int lid, cid, rid, i;
-	const unsigned int head = RCM_EVENT_PRIVATE_DATA_MAX;
+	const unsigned int head = REC - RCM_EVENT_SIZE_MIN;
 	const unsigned int len = SIW_PRIVATE_DATA_MAX;
 	struct rcm_event ev;
 	struct rcm_end ce, se;
@@ -178,26 +178,24 @@ TEST(iwarp_private_data_limits)
 	cid = rcm_routed_id(c, ip, 20503, 6);
 	ASSERT_TRUE(lid && cid)
 		TH_LOG("set-up: %s", strerror(errno));
-	/* The client reads the records of an older library. */
+	/* The client reads records shorter than its private data. */
 	ASSERT_TRUE(ioctl(c, RCM_IOCTL_QUERY, &q) == 0 &&
-		    q.out_event_size == RCM_EVENT_SIZE_ECE)
+		    q.out_event_size == REC)
 		TH_LOG("query: %s (%u)", strerror(errno), q.out_event_size);
 	ASSERT_EQ(0, rcm_end_init(&ce, c, cid))
 		TH_LOG("QP: %s", strerror(errno));
 	/* As in-tree: the u8 length is the limit, 255 bytes. */
 	ASSERT_ERRNO(rcm_connect_data(c, cid, ce.qp->qp_num, big, sizeof(big)),
 		     EINVAL);
-	/* All that siw carries arrives whole, past the first 196 bytes. */
+	/* All that siw carries arrives whole, more than the IB CM's 196. */
 	ASSERT_EQ(0, rcm_connect_data(c, cid, ce.qp->qp_num, big, len))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	rid = ev.id;
-	ASSERT_TRUE(ev.private_data_len == head && ev.private_data_total == len &&
-		    !memcmp(ev.private_data, big, head) &&
-		    !memcmp(ev.private_data_more, big + head, len - head))
-		TH_LOG("request data len %u of %u", ev.private_data_len,
-		       ev.private_data_total);
+	ASSERT_TRUE(ev.private_data_len == len &&
+		    !memcmp(ev.private_data, big, len))
+		TH_LOG("request data len %u of %u", ev.private_data_len, len);
 	ASSERT_EQ(0, rcm_end_init(&se, s, rid))
 		TH_LOG("QP: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_accept_data(s, rid, se.qp->qp_num, 0, big,
@@ -207,15 +205,13 @@ TEST(iwarp_private_data_limits)
 	ASSERT_ERRNO(rcm_accept_data(s, rid, 0xfffff0, 0, big, 1), EINVAL);
 	ASSERT_EQ(0, rcm_accept_data(s, rid, se.qp->qp_num, 0, big + 1, len))
 		TH_LOG("accept: %s", strerror(errno));
-	/* The older reader: the first 196 bytes, in its 288-byte record. */
-	ASSERT_EQ(0, expect_short_record(c, RCM_EVENT_ESTABLISHED,
-					 RCM_EVENT_SIZE_ECE, &ev))
+	/* The short record: the data's first bytes, the whole length. */
+	ASSERT_EQ(0, expect_short_record(c, RCM_EVENT_ESTABLISHED, REC, &ev))
 		TH_LOG("not established");
-	ASSERT_TRUE(ev.private_data_len == head &&
+	ASSERT_TRUE(ev.private_data_len == len &&
 		    !memcmp(ev.private_data, big + 1, head) &&
-		    !ev.private_data_total)
-		TH_LOG("reply data len %u (total %u)", ev.private_data_len,
-		       ev.private_data_total);
+		    !ev.private_data[head])
+		TH_LOG("reply data len %u", ev.private_data_len);
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("not established");
 	close(c);
@@ -451,14 +447,10 @@ TEST(iwarp_peer_private_data_arrives_whole)
 		ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST,
 					      &ev))
 			TH_LOG("no request from the %s client", lib ? "rcm" : "in-tree");
-		ASSERT_TRUE(ev.private_data_len == RCM_EVENT_PRIVATE_DATA_MAX &&
-			    ev.private_data_total == sizeof(data) &&
-			    !memcmp(ev.private_data, data, RCM_EVENT_PRIVATE_DATA_MAX) &&
-			    !memcmp(ev.private_data_more,
-			    data + RCM_EVENT_PRIVATE_DATA_MAX,
-			    sizeof(data) - RCM_EVENT_PRIVATE_DATA_MAX))
-			TH_LOG("request data len %u of %u", ev.private_data_len,
-			       ev.private_data_total);
+		ASSERT_TRUE(ev.private_data_len == sizeof(data) &&
+			    !memcmp(ev.private_data, data, sizeof(data)))
+			TH_LOG("request data len %u of %zu",
+			       ev.private_data_len, sizeof(data));
 		ASSERT_EQ(0, rcm_reject_data(s, ev.id, rej, sizeof(rej)))
 			TH_LOG("reject: %s", strerror(errno));
 		ASSERT_EQ(0, rcm_exit_status(pid))

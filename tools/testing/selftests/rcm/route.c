@@ -73,11 +73,12 @@ TEST(roce_path_is_built_locally)
 		TH_LOG("%u paths", q.out_num_paths);
 	/* The event carried what the query says: no query needed. */
 	{
-		struct rcm_id_info info;
+		const struct rcm_id_info info = ev.id_info;
 
-		ASSERT_EQ(sizeof(info), ev.private_data_len)
-			TH_LOG("event info: %u bytes", ev.private_data_len);
-		memcpy(&info, ev.private_data, sizeof(info));
+		ASSERT_TRUE(sizeof(info) == ev.id_info_len &&
+			    !ev.private_data_len)
+			TH_LOG("event info: %u bytes, private data %u",
+			       ev.id_info_len, ev.private_data_len);
 		ASSERT_TRUE(info.num_paths == 1 && info.port_num == q.out_port_num &&
 			    info.node_guid == q.out_node_guid &&
 			    !memcmp(info.sgid, q.out_sgid, 16) &&
