@@ -182,27 +182,49 @@ TEST(record_size_is_set_per_file_by_query)
 }
 
 /*
+ * A file of the device's with records of struct rcm_event, and the rxe
+ * address to resolve; the cases skip without an rxe device.
+ */
+FIXTURE(rxe)
+{
+	const char *ip;
+	int fd;
+};
+
+FIXTURE_SETUP(rxe)
+{
+	self->fd = -1;
+	self->ip = getenv("RCM_ADDR_RXE");
+	if (!self->ip)
+		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
+	self->fd = rcm_open_dev();
+	ASSERT_LE(0, self->fd)
+		TH_LOG("open: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(rxe)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
  * A reader whose record is smaller than the module's (one built against
  * an older header, once the record grows) reads whole events: each
  * record is the first bytes of one event, the next record is the next
  * event, and nothing is written past the records returned. A record too
  * short for the id's view and the QP attribute sets says it has none.
  */
-TEST(smaller_record_reader_gets_whole_events)
+TEST_F(rxe, smaller_record_reader_gets_whole_events)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *ip = self->ip;
 	enum { NIDS = 3, REC = RCM_EVENT_SIZE_MIN + 56 };
 	unsigned char buf[NIDS * REC + 100];
 	struct rcm_event ev;
 	struct pollfd p = { .events = POLLIN };
 	unsigned int ids[NIDS];
-	int fd, got = 0, i, n;
+	int fd = self->fd, got = 0, i, n;
 
-	if (!ip)
-		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
-	fd = rcm_open_dev();
-	ASSERT_LE(0, fd)
-		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(REC, set_record_size(fd, REC))
 		TH_LOG("record size %d", set_record_size(fd, 0));
 	for (i = 0; i < NIDS; i++) {
@@ -274,7 +296,6 @@ TEST(smaller_record_reader_gets_whole_events)
 			TH_LOG("id %u: %u events reported",
 			       ids[i], d.out_events_reported);
 	}
-	close(fd);
 }
 
 /*
@@ -282,20 +303,15 @@ TEST(smaller_record_reader_gets_whole_events)
  * RCM_IOCTL_INIT_QP_ATTR return, in a whole record; a record that ends
  * before @id_info carries the set and says it has no view.
  */
-TEST(resolved_event_carries_the_view_and_init_set)
+TEST_F(rxe, resolved_event_carries_the_view_and_init_set)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *ip = self->ip;
 	const unsigned int rec = offsetof(struct rcm_event, id_info);
 	struct rcm_query_id q;
 	struct rcm_event ev;
 	unsigned int a, b;
-	int fd;
+	int fd = self->fd;
 
-	if (!ip)
-		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
-	fd = rcm_open_dev();
-	ASSERT_LE(0, fd)
-		TH_LOG("open: %s", strerror(errno));
 	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 	ASSERT_NE(0, a)
 		TH_LOG("create: %s", strerror(errno));
@@ -335,28 +351,22 @@ TEST(resolved_event_carries_the_view_and_init_set)
 		    ev.id_info.port_num == 0xa5a5a5a5)
 		TH_LOG("event %u id %u sets %#x id info %u", ev.event, ev.id,
 		       ev.qp_attr_valid, ev.id_info_len);
-	close(fd);
 }
 
 /*
  * One record per read(), as the userlib and librdmacm read: the file
  * stays readable exactly while an event is left, whatever the size.
  */
-TEST(one_record_per_read_leaves_the_rest_readable)
+TEST_F(rxe, one_record_per_read_leaves_the_rest_readable)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *ip = self->ip;
 	enum { REC = RCM_EVENT_SIZE_MIN };
 	unsigned char buf[2 * REC];
 	struct pollfd p = { .events = POLLIN };
 	unsigned int a, b;
 	struct rcm_event ev;
-	int fd;
+	int fd = self->fd;
 
-	if (!ip)
-		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
-	fd = rcm_open_dev();
-	ASSERT_LE(0, fd)
-		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(REC, set_record_size(fd, REC))
 		TH_LOG("record size");
 	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
@@ -392,7 +402,6 @@ TEST(one_record_per_read_leaves_the_rest_readable)
 		TH_LOG("second: id %u", ev.id);
 	ASSERT_EQ(0, poll(&p, 1, 0))
 		TH_LOG("readable with no event left");
-	close(fd);
 }
 
 RCM_TEST_MAIN
