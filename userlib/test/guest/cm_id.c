@@ -403,9 +403,13 @@ TEST_F(hotplug, device_added_and_removed)
 	EXPECT_EQ(self->before, n);
 	/* The id keeps the context it holds. */
 	EXPECT_STREQ(HP_DEV, id->verbs->device->name);
-	/* Its commands find no id any more: ucma's ENXIO (6.1, 6.12). */
+	/*
+	 * Its commands find no id any more: ENXIO. ucma (6.1, 6.12) drops
+	 * the id from a work item it queues after the event, so a command
+	 * that comes first still finds the id, removed: EINVAL there.
+	 */
 	ASSERT_EQ(-1, rdma_listen(id, 1));
-	EXPECT_EQ(ENXIO, errno)
+	EXPECT_TRUE(errno == ENXIO || (!guest_on_rcm() && errno == EINVAL))
 		TH_LOG("listen after DEVICE_REMOVAL: %s", strerror(errno));
 	/* Its last id gone, the library closes the context. */
 	ASSERT_EQ(0, rdma_destroy_id(id));
