@@ -503,6 +503,12 @@ static int rcm_event_copy(char __user *buf, const struct rcm_uevent *uevent,
 	struct rcm_event __user *uev = (struct rcm_event __user *)buf;
 	int ret;
 
+	/* Every record holds the two counts zeroed below. */
+	static_assert(offsetofend(struct rcm_event, id_info_len) <=
+		      RCM_EVENT_SIZE_MIN &&
+		      offsetofend(struct rcm_event, qp_attr_valid) <=
+		      RCM_EVENT_SIZE_MIN);
+
 	ret = rcm_event_copy_part(buf, rec, 0, &uevent->ev,
 				  sizeof(uevent->ev));
 	if (!ret)

@@ -144,6 +144,12 @@ static int rcm_channel_next(struct rcm_channel *chan, struct rcm_record *r)
 			return errno;
 		if (n != chan->event_size)
 			return ENODATA;
+		/*
+		 * rcm_check_abi() takes a module whose record is shorter
+		 * than this library's struct (RCM_EVENT_SIZE at least): the
+		 * members past it read as zero.
+		 */
+		memset((char *)&r->rec + n, 0, sizeof(r->rec) - n);
 		pthread_mutex_lock(&chan->lock);
 		claimed = rcm_record_claim(chan, r);
 		pthread_mutex_unlock(&chan->lock);
