@@ -299,7 +299,6 @@ if want distro; then
 	distro_lane 6.12 "$d612_rel" "$d612_vmlinux" -6.12 "$d612_tests"
 fi
 
-
 # The iWARP pair (two test-kernel guests) after the distro guests: it
 # waits for a guest slot behind them, as it delays nothing that follows.
 if [ -n "$test_ready" ]; then

@@ -270,16 +270,21 @@ static struct rcm_event *push_locked(struct fake_file *f, uint32_t handle,
 	return ev;
 }
 
+/* @id's view in its event @ev, as the module carries it. */
+static void carry_info(struct rcm_event *ev, const struct fake_id *id)
+{
+	fill_info(id, &ev->id_info);
+	ev->id_info_len = sizeof(ev->id_info);
+}
+
 /* A resolution's event, with the id's view unless told to leave it out. */
 static void push_info_locked(struct fake_file *f, const struct fake_id *id,
 			     uint32_t handle, uint32_t event)
 {
 	struct rcm_event *ev = push_locked(f, handle, event, 0, NULL, 0);
 
-	if (ev && fake_send_info) {
-		fill_info(id, &ev->id_info);
-		ev->id_info_len = sizeof(ev->id_info);
-	}
+	if (ev && fake_send_info)
+		carry_info(ev, id);
 }
 
 static bool mcast_event(uint32_t event)
@@ -409,10 +414,8 @@ static uint32_t push_request(int fd, uint32_t listen_handle,
 	if (len)
 		memcpy(ev->private_data, pdata, len);
 	carry_qp_attr(ev);
-	if (fake_carry_id_info) {
-		fill_info(r, &ev->id_info);
-		ev->id_info_len = sizeof(ev->id_info);
-	}
+	if (fake_carry_id_info)
+		carry_info(ev, r);
 	pthread_cond_broadcast(&queued);
 out:
 	pthread_mutex_unlock(&lock);
