@@ -306,6 +306,8 @@ struct migrate_race {
 	pthread_mutex_t lock;
 	unsigned int migrated[MIGRATIONS], created[MIGRATIONS];
 	int nmigrated, ncreated;
+	/* Migrations that failed, and the last errno of those. */
+	int nfailed, failed_errno;
 	volatile int done;
 };
 
@@ -318,8 +320,11 @@ static void *migrate_thread(void *arg)
 		struct rcm_migrate_id m = { .size = sizeof(m), .fd = r->dst };
 
 		m.id = rcm_create(r->src, RCM_PS_TCP, RCM_QPT_RC, i);
-		if (!m.id || ioctl(r->src, RCM_IOCTL_MIGRATE_ID, &m))
+		if (!m.id || ioctl(r->src, RCM_IOCTL_MIGRATE_ID, &m)) {
+			r->nfailed++;
+			r->failed_errno = errno;
 			continue;
+		}
 		pthread_mutex_lock(&r->lock);
 		r->migrated[r->nmigrated++] = m.out_id;
 		pthread_mutex_unlock(&r->lock);
@@ -398,8 +403,13 @@ TEST(migration_reservation_survives_destroy)
 				       r.migrated[i]);
 	ASSERT_TRUE(!dup)
 		TH_LOG("%d handles handed out twice", dup);
-	ASSERT_TRUE(r.nmigrated > MIGRATIONS / 2)
-		TH_LOG("only %d migrations", r.nmigrated);
+	/*
+	 * The destroys unlist migrated ids, so how many stay listed
+	 * depends on scheduling; a destroy never makes a migration fail.
+	 */
+	ASSERT_EQ(0, r.nfailed)
+		TH_LOG("%d migrations failed, the last with %s", r.nfailed,
+		       strerror(r.failed_errno));
 	/* Every id is in one table: closing destroys each exactly once. */
 	close(r.dst);
 	close(r.src);
