@@ -106,6 +106,11 @@ style:
 	# Commit messages in the kernel's form, since the rule held.
 	tools/testing/commit-msg.sh --since 789cc6e
 
+# Documentation/ as HTML in build/htmldocs; any Sphinx or kernel-doc
+# warning fails it.
+htmldocs:
+	sphinx-build -q -W --keep-going -b html Documentation build/htmldocs
+
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules
 
@@ -158,6 +163,6 @@ dkms-install:
 	dkms build -m rcm -v $(VERSION)
 	dkms install -m rcm -v $(VERSION)
 
-.PHONY: all modules modules_install clean userlib selftests check check-fresh demo fuzz bench \
+.PHONY: all modules modules_install clean userlib selftests check check-fresh demo fuzz bench htmldocs \
 	stress style uninstall install-systemwide \
 	sparse install dkms-source dkms-install deb

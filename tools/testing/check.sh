@@ -321,8 +321,9 @@ if want host || want distro; then
 fi
 
 if want host || want distro; then
-	say "style: checkpatch, sparse"
+	say "style: checkpatch, sparse, docs"
 	step style.checkpatch make -C "$top" style
+	step style.htmldocs make -C "$top" htmldocs
 	step style.sparse make -C "$distro_kdir" M="$out/distro" C=2 \
 		CHECK="sparse -Wsparse-error" modules
 fi

@@ -27,6 +27,9 @@ pkgs=(
 	ccache
 	# make bench: system calls per connection
 	strace
+	# make htmldocs: Sphinx (the kernel's kernel-doc extension comes
+	# from linux-source-6.1)
+	python3-sphinx
 )
 
 missing=()

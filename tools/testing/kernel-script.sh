@@ -5,7 +5,9 @@
 # checkpatch.pl, kernel-doc) from Debian's linux-source-6.1 with ARGS.
 # kernel-script.sh kselftest: print the directory that holds the
 # kselftest harness headers (kselftest_harness.h, kselftest.h) of the
-# same source, for the selftests' -I.
+# same source, for the selftests' -I. kernel-script.sh sphinx: print
+# the directory of the kernel's Sphinx extensions (kerneldoc.py and
+# kernellog.py), for Documentation/conf.py.
 # Depends on neither the build machine's running kernel nor on a test
 # kernel built earlier: the script, and for checkpatch.pl the data files
 # it reads beside itself (spelling.txt, const_structs.checkpatch), are
@@ -30,6 +32,8 @@ checkpatch.pl) files="checkpatch.pl spelling.txt const_structs.checkpatch" ;;
 kernel-doc) files="kernel-doc" ;;
 kselftest) from=tools/testing/selftests
 	files="kselftest_harness.h kselftest.h" ;;
+sphinx) from=Documentation/sphinx
+	files="kerneldoc.py kernellog.py" ;;
 *) echo "rcm: kernel-script.sh: unknown script $name" >&2; exit 2 ;;
 esac
 dir=$cache/${name%.pl}-$srcver
@@ -41,6 +45,7 @@ if [ ! -f "$dir/.done" ]; then
 		$(for f in $files; do echo "linux-source-6.1/$from/$f"; done)
 	touch "$dir/.done"
 fi
-# The selftest headers are not run: their directory is what is asked for.
-[ "$name" = kselftest ] && { echo "$dir"; exit 0; }
+# The selftest headers and the Sphinx extensions are not run: their
+# directory is what is asked for.
+case $name in kselftest | sphinx) echo "$dir"; exit 0 ;; esac
 exec perl "$dir/$name" "$@"
