@@ -5,10 +5,10 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_addr_from_user_takes_v4_and_v6(struct kunit *test)
@@ -89,17 +89,8 @@ static void rcm_addr_set_keeps_the_family_only(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(raw, 0, sizeof(to)), NULL);
 }
 
-static struct kunit_case rcm_addr_cases[] = {
-	KUNIT_CASE(rcm_addr_from_user_takes_v4_and_v6),
-	KUNIT_CASE(rcm_addr_from_user_refuses_other_families),
-	KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
-	KUNIT_CASE(rcm_addr_set_keeps_the_family_only),
-	{}
-};
-
-static struct kunit_suite rcm_addr_suite = {
-	.name = "rcm_addr",
-	.test_cases = rcm_addr_cases,
-};
-
-kunit_test_suite(rcm_addr_suite);
+RCM_KUNIT_SUITE(rcm_addr,
+		KUNIT_CASE(rcm_addr_from_user_takes_v4_and_v6),
+		KUNIT_CASE(rcm_addr_from_user_refuses_other_families),
+		KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
+		KUNIT_CASE(rcm_addr_set_keeps_the_family_only));

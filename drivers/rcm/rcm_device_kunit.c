@@ -5,8 +5,8 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_port_cm_roce_is_ib_cm(struct kunit *test)
@@ -33,16 +33,7 @@ static void rcm_port_cm_raw_packet_has_none(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_port_cm_from_caps(0), RCM_PORT_CM_NONE);
 }
 
-static struct kunit_case rcm_device_cases[] = {
-	KUNIT_CASE(rcm_port_cm_roce_is_ib_cm),
-	KUNIT_CASE(rcm_port_cm_iwarp_is_iw_cm),
-	KUNIT_CASE(rcm_port_cm_raw_packet_has_none),
-	{}
-};
-
-static struct kunit_suite rcm_device_suite = {
-	.name = "rcm_device",
-	.test_cases = rcm_device_cases,
-};
-
-kunit_test_suite(rcm_device_suite);
+RCM_KUNIT_SUITE(rcm_device,
+		KUNIT_CASE(rcm_port_cm_roce_is_ib_cm),
+		KUNIT_CASE(rcm_port_cm_iwarp_is_iw_cm),
+		KUNIT_CASE(rcm_port_cm_raw_packet_has_none));

@@ -5,8 +5,7 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
-
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 struct rcm_event_fixture {
@@ -307,23 +306,12 @@ static void rcm_event_purge_mcast_takes_only_its_group(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_event_count(&f->file), 1U);
 }
 
-static struct kunit_case rcm_event_cases[] = {
-	KUNIT_CASE(rcm_event_group_event_takes_group_context),
-	KUNIT_CASE(rcm_event_purge_mcast_takes_only_its_group),
-	KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
-	KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
-	KUNIT_CASE(rcm_event_purge_takes_only_its_id),
-	KUNIT_CASE(rcm_event_pending_counts_per_id),
-	KUNIT_CASE(rcm_event_move_takes_only_its_id_in_order),
-	KUNIT_CASE(rcm_event_unread_request_goes_with_its_listener),
-	{}
-};
-
-static struct kunit_suite rcm_event_suite = {
-	.name = "rcm_event",
-	.init = rcm_event_test_init,
-	.exit = rcm_event_test_exit,
-	.test_cases = rcm_event_cases,
-};
-
-kunit_test_suite(rcm_event_suite);
+RCM_KUNIT_SUITE_FIXTURE(rcm_event, rcm_event_test_init, rcm_event_test_exit,
+			KUNIT_CASE(rcm_event_group_event_takes_group_context),
+			KUNIT_CASE(rcm_event_purge_mcast_takes_only_its_group),
+			KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
+			KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
+			KUNIT_CASE(rcm_event_purge_takes_only_its_id),
+			KUNIT_CASE(rcm_event_pending_counts_per_id),
+			KUNIT_CASE(rcm_event_move_takes_only_its_id_in_order),
+			KUNIT_CASE(rcm_event_unread_request_goes_with_its_listener));

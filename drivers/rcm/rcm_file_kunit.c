@@ -5,8 +5,8 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_ioctl_lookup_finds_query(struct kunit *test)
@@ -152,19 +152,10 @@ static void rcm_ioctl_header_unknown_flags(struct kunit *test)
 	}
 }
 
-static struct kunit_case rcm_ioctl_cases[] = {
-	KUNIT_CASE(rcm_ioctl_lookup_finds_query),
-	KUNIT_CASE(rcm_ioctl_lookup_rejects_foreign_numbers),
-	KUNIT_CASE(rcm_ioctl_table_is_consistent),
-	KUNIT_CASE(rcm_ioctl_outputs_are_the_out_members),
-	KUNIT_CASE(rcm_ioctl_header_size_window),
-	KUNIT_CASE(rcm_ioctl_header_unknown_flags),
-	{}
-};
-
-static struct kunit_suite rcm_ioctl_suite = {
-	.name = "rcm_ioctl",
-	.test_cases = rcm_ioctl_cases,
-};
-
-kunit_test_suite(rcm_ioctl_suite);
+RCM_KUNIT_SUITE(rcm_ioctl,
+		KUNIT_CASE(rcm_ioctl_lookup_finds_query),
+		KUNIT_CASE(rcm_ioctl_lookup_rejects_foreign_numbers),
+		KUNIT_CASE(rcm_ioctl_table_is_consistent),
+		KUNIT_CASE(rcm_ioctl_outputs_are_the_out_members),
+		KUNIT_CASE(rcm_ioctl_header_size_window),
+		KUNIT_CASE(rcm_ioctl_header_unknown_flags));

@@ -3,12 +3,12 @@
  * KUnit suite of rcm_ib.c: which addresses a connection request's
  * CMA header may claim (the in-tree CM's validate_net_dev() classes).
  */
-#include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/inet.h>
 #include <net/ipv6.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_req_addrs4(struct rcm_wire_req_addrs *a, const char *peer,
@@ -78,16 +78,7 @@ static void rcm_ib_spoofed_ipv6_sources_fail(struct kunit *test)
 	}
 }
 
-static struct kunit_case rcm_ib_cases[] = {
-	KUNIT_CASE(rcm_ib_unicast_addresses_pass),
-	KUNIT_CASE(rcm_ib_spoofed_ipv4_sources_fail),
-	KUNIT_CASE(rcm_ib_spoofed_ipv6_sources_fail),
-	{}
-};
-
-static struct kunit_suite rcm_ib_suite = {
-	.name = "rcm_ib",
-	.test_cases = rcm_ib_cases,
-};
-
-kunit_test_suite(rcm_ib_suite);
+RCM_KUNIT_SUITE(rcm_ib,
+		KUNIT_CASE(rcm_ib_unicast_addresses_pass),
+		KUNIT_CASE(rcm_ib_spoofed_ipv4_sources_fail),
+		KUNIT_CASE(rcm_ib_spoofed_ipv6_sources_fail));

@@ -5,8 +5,8 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 /* As in-tree: whatever the type asked, a TCP id is RC. */
@@ -53,17 +53,8 @@ static void rcm_id_unknown_port_space_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(0xffff, RCM_QPT_UD), -EINVAL);
 }
 
-static struct kunit_case rcm_id_cases[] = {
-	KUNIT_CASE(rcm_id_tcp_is_rc),
-	KUNIT_CASE(rcm_id_udp_and_ipoib_are_ud),
-	KUNIT_CASE(rcm_id_ib_takes_any_type),
-	KUNIT_CASE(rcm_id_unknown_port_space_is_refused),
-	{}
-};
-
-static struct kunit_suite rcm_id_suite = {
-	.name = "rcm_id",
-	.test_cases = rcm_id_cases,
-};
-
-kunit_test_suite(rcm_id_suite);
+RCM_KUNIT_SUITE(rcm_id,
+		KUNIT_CASE(rcm_id_tcp_is_rc),
+		KUNIT_CASE(rcm_id_udp_and_ipoib_are_ud),
+		KUNIT_CASE(rcm_id_ib_takes_any_type),
+		KUNIT_CASE(rcm_id_unknown_port_space_is_refused));

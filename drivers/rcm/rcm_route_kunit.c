@@ -5,10 +5,10 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_route_flow_label_hashes_the_ports(struct kunit *test)
@@ -57,16 +57,7 @@ static void rcm_route_flow_label_keeps_an_ipv6_label(struct kunit *test)
 			(40000U * 31 + 7471) & 0xfffff);
 }
 
-static struct kunit_case rcm_route_cases[] = {
-	KUNIT_CASE(rcm_route_flow_label_hashes_the_ports),
-	KUNIT_CASE(rcm_route_flow_label_fits_twenty_bits),
-	KUNIT_CASE(rcm_route_flow_label_keeps_an_ipv6_label),
-	{}
-};
-
-static struct kunit_suite rcm_route_suite = {
-	.name = "rcm_route",
-	.test_cases = rcm_route_cases,
-};
-
-kunit_test_suite(rcm_route_suite);
+RCM_KUNIT_SUITE(rcm_route,
+		KUNIT_CASE(rcm_route_flow_label_hashes_the_ports),
+		KUNIT_CASE(rcm_route_flow_label_fits_twenty_bits),
+		KUNIT_CASE(rcm_route_flow_label_keeps_an_ipv6_label));

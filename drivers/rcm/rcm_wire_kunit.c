@@ -6,7 +6,6 @@
  * the in-tree layout (cma.c struct cma_hdr, ib_cm.h enum ib_cm_data_size,
  * cm.c), not computed with the code under test.
  */
-#include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/string.h>
@@ -14,6 +13,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 /* --- helpers ---------------------------------------------------------- */
@@ -339,29 +339,22 @@ static void rcm_wire_hdr_encode_rejects_bad_families(struct kunit *test)
 			-EINVAL);
 }
 
-static struct kunit_case rcm_wire_hdr_cases[] = {
-	KUNIT_CASE(rcm_wire_hdr_layout_matches_cma_hdr),
-	KUNIT_CASE(rcm_wire_hdr_v4_encodes_to_in_tree_bytes),
-	KUNIT_CASE(rcm_wire_hdr_v6_encodes_to_in_tree_bytes),
-	KUNIT_CASE(rcm_wire_hdr_carries_source_port_not_destination),
-	KUNIT_CASE(rcm_wire_hdr_v4_round_trip_gives_listen_view),
-	KUNIT_CASE(rcm_wire_hdr_v6_round_trip_gives_listen_view),
-	KUNIT_CASE(rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6),
-	KUNIT_CASE(rcm_wire_hdr_v4_is_zero_padded_not_v4_mapped),
-	KUNIT_CASE(rcm_wire_hdr_decode_ignores_v4_pad_and_low_nibble),
-	KUNIT_CASE(rcm_wire_hdr_decode_rejects_unknown_cma_version),
-	KUNIT_CASE(rcm_wire_hdr_decode_rejects_ip_version_not_4_or_6),
-	KUNIT_CASE(rcm_wire_hdr_decode_checks_version_before_ip_version),
-	KUNIT_CASE(rcm_wire_hdr_decode_rejects_short_data),
-	KUNIT_CASE(rcm_wire_hdr_decode_leaves_output_alone_on_error),
-	KUNIT_CASE(rcm_wire_hdr_encode_rejects_bad_families),
-	{}
-};
-
-static struct kunit_suite rcm_wire_hdr_suite = {
-	.name = "rcm_wire_hdr",
-	.test_cases = rcm_wire_hdr_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_hdr,
+		KUNIT_CASE(rcm_wire_hdr_layout_matches_cma_hdr),
+		KUNIT_CASE(rcm_wire_hdr_v4_encodes_to_in_tree_bytes),
+		KUNIT_CASE(rcm_wire_hdr_v6_encodes_to_in_tree_bytes),
+		KUNIT_CASE(rcm_wire_hdr_carries_source_port_not_destination),
+		KUNIT_CASE(rcm_wire_hdr_v4_round_trip_gives_listen_view),
+		KUNIT_CASE(rcm_wire_hdr_v6_round_trip_gives_listen_view),
+		KUNIT_CASE(rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6),
+		KUNIT_CASE(rcm_wire_hdr_v4_is_zero_padded_not_v4_mapped),
+		KUNIT_CASE(rcm_wire_hdr_decode_ignores_v4_pad_and_low_nibble),
+		KUNIT_CASE(rcm_wire_hdr_decode_rejects_unknown_cma_version),
+		KUNIT_CASE(rcm_wire_hdr_decode_rejects_ip_version_not_4_or_6),
+		KUNIT_CASE(rcm_wire_hdr_decode_checks_version_before_ip_version),
+		KUNIT_CASE(rcm_wire_hdr_decode_rejects_short_data),
+		KUNIT_CASE(rcm_wire_hdr_decode_leaves_output_alone_on_error),
+		KUNIT_CASE(rcm_wire_hdr_encode_rejects_bad_families));
 
 /* --- rcm_wire_sid ----------------------------------------------------- */
 
@@ -482,20 +475,13 @@ static void rcm_wire_sid_parse_rejects_non_ip_sids(struct kunit *test)
 	}
 }
 
-static struct kunit_case rcm_wire_sid_cases[] = {
-	KUNIT_CASE(rcm_wire_sid_compose_matches_annex_a11),
-	KUNIT_CASE(rcm_wire_sid_is_big_endian_on_the_wire),
-	KUNIT_CASE(rcm_wire_sid_ip_ranges_match_rdma_cm_h),
-	KUNIT_CASE(rcm_wire_sid_parse_inverts_compose),
-	KUNIT_CASE(rcm_wire_sid_compose_rejects_unknown_port_space),
-	KUNIT_CASE(rcm_wire_sid_parse_rejects_non_ip_sids),
-	{}
-};
-
-static struct kunit_suite rcm_wire_sid_suite = {
-	.name = "rcm_wire_sid",
-	.test_cases = rcm_wire_sid_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_sid,
+		KUNIT_CASE(rcm_wire_sid_compose_matches_annex_a11),
+		KUNIT_CASE(rcm_wire_sid_is_big_endian_on_the_wire),
+		KUNIT_CASE(rcm_wire_sid_ip_ranges_match_rdma_cm_h),
+		KUNIT_CASE(rcm_wire_sid_parse_inverts_compose),
+		KUNIT_CASE(rcm_wire_sid_compose_rejects_unknown_port_space),
+		KUNIT_CASE(rcm_wire_sid_parse_rejects_non_ip_sids));
 
 /* --- rcm_wire_limits -------------------------------------------------- */
 
@@ -739,24 +725,17 @@ static void rcm_wire_req_pdata_refuses_bad_buffers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, buf[0], 0xa5);
 }
 
-static struct kunit_case rcm_wire_limits_cases[] = {
-	KUNIT_CASE(rcm_wire_limits_match_ib_cm_areas_and_mpa),
-	KUNIT_CASE(rcm_wire_limits_header_costs_36_bytes_of_req_areas),
-	KUNIT_CASE(rcm_wire_limits_sidr_match_uapi_and_ib_cm),
-	KUNIT_CASE(rcm_wire_limits_reject_unknown_arguments),
-	KUNIT_CASE(rcm_wire_req_pdata_rc_exactly_at_limit),
-	KUNIT_CASE(rcm_wire_req_pdata_rc_one_over_is_einval),
-	KUNIT_CASE(rcm_wire_req_pdata_short_data_is_zero_padded),
-	KUNIT_CASE(rcm_wire_req_pdata_without_user_data_is_header_only),
-	KUNIT_CASE(rcm_wire_req_pdata_sidr_at_limit_and_one_over),
-	KUNIT_CASE(rcm_wire_req_pdata_refuses_bad_buffers),
-	{}
-};
-
-static struct kunit_suite rcm_wire_limits_suite = {
-	.name = "rcm_wire_limits",
-	.test_cases = rcm_wire_limits_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_limits,
+		KUNIT_CASE(rcm_wire_limits_match_ib_cm_areas_and_mpa),
+		KUNIT_CASE(rcm_wire_limits_header_costs_36_bytes_of_req_areas),
+		KUNIT_CASE(rcm_wire_limits_sidr_match_uapi_and_ib_cm),
+		KUNIT_CASE(rcm_wire_limits_reject_unknown_arguments),
+		KUNIT_CASE(rcm_wire_req_pdata_rc_exactly_at_limit),
+		KUNIT_CASE(rcm_wire_req_pdata_rc_one_over_is_einval),
+		KUNIT_CASE(rcm_wire_req_pdata_short_data_is_zero_padded),
+		KUNIT_CASE(rcm_wire_req_pdata_without_user_data_is_header_only),
+		KUNIT_CASE(rcm_wire_req_pdata_sidr_at_limit_and_one_over),
+		KUNIT_CASE(rcm_wire_req_pdata_refuses_bad_buffers));
 
 /* --- rcm_wire_params -------------------------------------------------- */
 
@@ -1020,28 +999,21 @@ static void rcm_wire_cm_timeout_worked_examples(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r, 5);
 }
 
-static struct kunit_case rcm_wire_params_cases[] = {
-	KUNIT_CASE(rcm_wire_connect_keeps_values_within_device_limits),
-	KUNIT_CASE(rcm_wire_connect_clamps_depths_to_device),
-	KUNIT_CASE(rcm_wire_connect_255_means_device_max_and_fits_8_bits),
-	KUNIT_CASE(rcm_wire_connect_retry_counts_are_3_bits),
-	KUNIT_CASE(rcm_wire_connect_retry_counts_above_7_become_7),
-	KUNIT_CASE(rcm_wire_accept_without_param_uses_request_values),
-	KUNIT_CASE(rcm_wire_accept_without_param_lowers_to_local_limits),
-	KUNIT_CASE(rcm_wire_accept_param_kept_above_peer_offer),
-	KUNIT_CASE(rcm_wire_accept_param_lowered_to_device),
-	KUNIT_CASE(rcm_wire_accept_param_below_limits_is_kept),
-	KUNIT_CASE(rcm_wire_accept_retry_counts_above_7_become_7),
-	KUNIT_CASE(rcm_wire_accept_request_out_of_range),
-	KUNIT_CASE(rcm_wire_cm_timeout_stays_within_bound),
-	KUNIT_CASE(rcm_wire_cm_timeout_worked_examples),
-	{}
-};
-
-static struct kunit_suite rcm_wire_params_suite = {
-	.name = "rcm_wire_params",
-	.test_cases = rcm_wire_params_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_params,
+		KUNIT_CASE(rcm_wire_connect_keeps_values_within_device_limits),
+		KUNIT_CASE(rcm_wire_connect_clamps_depths_to_device),
+		KUNIT_CASE(rcm_wire_connect_255_means_device_max_and_fits_8_bits),
+		KUNIT_CASE(rcm_wire_connect_retry_counts_are_3_bits),
+		KUNIT_CASE(rcm_wire_connect_retry_counts_above_7_become_7),
+		KUNIT_CASE(rcm_wire_accept_without_param_uses_request_values),
+		KUNIT_CASE(rcm_wire_accept_without_param_lowers_to_local_limits),
+		KUNIT_CASE(rcm_wire_accept_param_kept_above_peer_offer),
+		KUNIT_CASE(rcm_wire_accept_param_lowered_to_device),
+		KUNIT_CASE(rcm_wire_accept_param_below_limits_is_kept),
+		KUNIT_CASE(rcm_wire_accept_retry_counts_above_7_become_7),
+		KUNIT_CASE(rcm_wire_accept_request_out_of_range),
+		KUNIT_CASE(rcm_wire_cm_timeout_stays_within_bound),
+		KUNIT_CASE(rcm_wire_cm_timeout_worked_examples));
 
 /* --- multicast MGIDs ------------------------------------------------- */
 
@@ -1093,18 +1065,7 @@ static void rcm_wire_mgid_ipv6_is_the_address(struct kunit *test)
 	rcm_t_expect_bytes(test, mgid.raw, rcm_t_mc6, 16);
 }
 
-static struct kunit_case rcm_wire_mcast_cases[] = {
-	KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v2_is_mapped),
-	KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e),
-	KUNIT_CASE(rcm_wire_mgid_ipv6_is_the_address),
-	{}
-};
-
-static struct kunit_suite rcm_wire_mcast_suite = {
-	.name = "rcm_wire_mcast",
-	.test_cases = rcm_wire_mcast_cases,
-};
-
-kunit_test_suites(&rcm_wire_hdr_suite, &rcm_wire_sid_suite,
-		  &rcm_wire_limits_suite, &rcm_wire_params_suite,
-		  &rcm_wire_mcast_suite);
+RCM_KUNIT_SUITE(rcm_wire_mcast,
+		KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v2_is_mapped),
+		KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e),
+		KUNIT_CASE(rcm_wire_mgid_ipv6_is_the_address));
