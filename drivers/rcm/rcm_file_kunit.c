@@ -147,7 +147,7 @@ static void rcm_ioctl_header_unknown_flags(struct kunit *test)
 	}
 }
 
-RCM_KUNIT_SUITE(rcm_ioctl,
+RCM_KUNIT_SUITE(rcm_file,
 		KUNIT_CASE(rcm_ioctl_lookup_finds_query),
 		KUNIT_CASE(rcm_ioctl_lookup_rejects_foreign_numbers),
 		KUNIT_CASE(rcm_ioctl_table_is_consistent),
