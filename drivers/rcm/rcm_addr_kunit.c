@@ -5,34 +5,35 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
-static void rcm_addr_from_user_takes_v4_and_v6(struct kunit *test)
+/* rcm_addr_from_user() of a zeroed address of each family. */
+static const struct rcm_t_family_row {
+	const char *desc;
+	sa_family_t family;
+	int ret;
+} rcm_t_family_rows[] = {
+	{ "takes_ipv4", AF_INET, 0 },
+	{ "takes_ipv6", AF_INET6, 0 },
+	{ "refuses_af_unspec", AF_UNSPEC, -EAFNOSUPPORT },
+	{ "refuses_af_ib", AF_IB, -EAFNOSUPPORT },
+};
+
+RCM_KUNIT_PARAMS(rcm_t_family, rcm_t_family_rows);
+
+static void rcm_addr_from_user_takes_ip_families_only(struct kunit *test)
 {
-	struct __kernel_sockaddr_storage kss = {};
+	const struct rcm_t_family_row *row = test->param_value;
+	struct __kernel_sockaddr_storage kss = { .ss_family = row->family };
 	struct sockaddr_storage out;
 
-	kss.ss_family = AF_INET;
-	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
-	KUNIT_EXPECT_EQ(test, out.ss_family, (sa_family_t)AF_INET);
-	kss.ss_family = AF_INET6;
-	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), 0);
-	KUNIT_EXPECT_EQ(test, out.ss_family, (sa_family_t)AF_INET6);
-}
-
-static void rcm_addr_from_user_refuses_other_families(struct kunit *test)
-{
-	struct __kernel_sockaddr_storage kss = {};
-	struct sockaddr_storage out;
-
-	kss.ss_family = AF_UNSPEC;
-	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EAFNOSUPPORT);
-	kss.ss_family = AF_IB;
-	KUNIT_EXPECT_EQ(test, rcm_addr_from_user(&kss, &out), -EAFNOSUPPORT);
+	KUNIT_ASSERT_EQ(test, rcm_addr_from_user(&kss, &out), row->ret);
+	if (!row->ret)
+		KUNIT_EXPECT_EQ(test, out.ss_family, row->family);
 }
 
 static void rcm_addr_from_user_wants_a_zero_tail(struct kunit *test)
@@ -89,17 +90,8 @@ static void rcm_addr_set_keeps_the_family_only(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(raw, 0, sizeof(to)), NULL);
 }
 
-static struct kunit_case rcm_addr_cases[] = {
-	KUNIT_CASE(rcm_addr_from_user_takes_v4_and_v6),
-	KUNIT_CASE(rcm_addr_from_user_refuses_other_families),
-	KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
-	KUNIT_CASE(rcm_addr_set_keeps_the_family_only),
-	{}
-};
-
-static struct kunit_suite rcm_addr_suite = {
-	.name = "rcm_addr",
-	.test_cases = rcm_addr_cases,
-};
-
-kunit_test_suite(rcm_addr_suite);
+RCM_KUNIT_SUITE(rcm_addr,
+		KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
+		KUNIT_CASE(rcm_addr_set_keeps_the_family_only),
+		KUNIT_CASE_PARAM(rcm_addr_from_user_takes_ip_families_only,
+				 rcm_t_family_gen_params));

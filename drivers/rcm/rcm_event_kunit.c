@@ -5,8 +5,7 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
-
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 struct rcm_event_fixture {
@@ -54,14 +53,20 @@ static void rcm_event_test_exit(struct kunit *test)
 	rcm_event_purge(&f->file2, &f->a);
 }
 
+/* Queues @ev on its id's file as the module does: under the id's lock. */
+static void rcm_event_test_queue(struct rcm_id *id, struct rcm_uevent *ev)
+{
+	mutex_lock(&id->lock);
+	rcm_event_queue(id->file, ev);
+	mutex_unlock(&id->lock);
+}
+
 static void rcm_event_queue_one(struct kunit *test, struct rcm_id *id, u32 type)
 {
 	struct rcm_uevent *ev = rcm_event_alloc(id, type, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, ev);
-	mutex_lock(&id->lock);
-	rcm_event_queue(id->file, ev);
-	mutex_unlock(&id->lock);
+	rcm_event_test_queue(id, ev);
 }
 
 static unsigned int rcm_event_count(struct rcm_file *file)
@@ -84,9 +89,7 @@ static void rcm_event_takes_handle_and_context_when_queued(struct kunit *test)
 	/* Allocated early; the id changes before it is queued. */
 	f->a.handle = 7;
 	f->a.context = 0x77;
-	mutex_lock(&f->a.lock);
-	rcm_event_queue(&f->file, ev);
-	mutex_unlock(&f->a.lock);
+	rcm_event_test_queue(&f->a, ev);
 	KUNIT_EXPECT_EQ(test, ev->ev.id, 7U);
 	KUNIT_EXPECT_EQ(test, ev->ev.context, 0x77ULL);
 }
@@ -101,9 +104,7 @@ static void rcm_event_connect_request_keeps_listener_context(struct kunit *test)
 	ev->ev.context = 0xa;		/* the listener's */
 	ev->ev.listen_id = f->a.handle;
 	ev->listener = &f->a;
-	mutex_lock(&f->b.lock);
-	rcm_event_queue(&f->file, ev);
-	mutex_unlock(&f->b.lock);
+	rcm_event_test_queue(&f->b, ev);
 	KUNIT_EXPECT_EQ(test, ev->ev.id, f->b.handle);
 	KUNIT_EXPECT_EQ(test, ev->ev.context, 0xaULL);
 }
@@ -215,9 +216,7 @@ static void rcm_event_unread_request_goes_with_its_listener(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ev);
 	ev->ev.listen_id = f->a.handle;
 	ev->listener = &f->a;
-	mutex_lock(&f->b.lock);
-	rcm_event_queue(&f->file, ev);
-	mutex_unlock(&f->b.lock);
+	rcm_event_test_queue(&f->b, ev);
 	rcm_event_queue_one(test, &f->a, RCM_EVENT_ADDR_CHANGE);
 
 	rcm_event_readers_lock(&f->file, &f->file2);
@@ -262,9 +261,7 @@ static struct rcm_uevent *rcm_event_queue_group(struct kunit *test,
 	ev = rcm_event_alloc(id, RCM_EVENT_MULTICAST_JOIN, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ev);
 	ev->mc = mc;
-	mutex_lock(&id->lock);
-	rcm_event_queue(id->file, ev);
-	mutex_unlock(&id->lock);
+	rcm_event_test_queue(id, ev);
 	return ev;
 }
 
@@ -307,23 +304,12 @@ static void rcm_event_purge_mcast_takes_only_its_group(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcm_event_count(&f->file), 1U);
 }
 
-static struct kunit_case rcm_event_cases[] = {
-	KUNIT_CASE(rcm_event_group_event_takes_group_context),
-	KUNIT_CASE(rcm_event_purge_mcast_takes_only_its_group),
-	KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
-	KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
-	KUNIT_CASE(rcm_event_purge_takes_only_its_id),
-	KUNIT_CASE(rcm_event_pending_counts_per_id),
-	KUNIT_CASE(rcm_event_move_takes_only_its_id_in_order),
-	KUNIT_CASE(rcm_event_unread_request_goes_with_its_listener),
-	{}
-};
-
-static struct kunit_suite rcm_event_suite = {
-	.name = "rcm_event",
-	.init = rcm_event_test_init,
-	.exit = rcm_event_test_exit,
-	.test_cases = rcm_event_cases,
-};
-
-kunit_test_suite(rcm_event_suite);
+RCM_KUNIT_SUITE_FIXTURE(rcm_event, rcm_event_test_init, rcm_event_test_exit,
+			KUNIT_CASE(rcm_event_group_event_takes_group_context),
+			KUNIT_CASE(rcm_event_purge_mcast_takes_only_its_group),
+			KUNIT_CASE(rcm_event_takes_handle_and_context_when_queued),
+			KUNIT_CASE(rcm_event_connect_request_keeps_listener_context),
+			KUNIT_CASE(rcm_event_purge_takes_only_its_id),
+			KUNIT_CASE(rcm_event_pending_counts_per_id),
+			KUNIT_CASE(rcm_event_move_takes_only_its_id_in_order),
+			KUNIT_CASE(rcm_event_unread_request_goes_with_its_listener));

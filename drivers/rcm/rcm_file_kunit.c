@@ -5,8 +5,8 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_ioctl_lookup_finds_query(struct kunit *test)
@@ -71,45 +71,40 @@ static void rcm_ioctl_table_is_consistent(struct kunit *test)
 /* Which commands write back, and exactly which bytes. */
 static void rcm_ioctl_outputs_are_the_out_members(struct kunit *test)
 {
-	static const unsigned int input_only[] = {
-		RCM_IOCTL_RESOLVE_ADDR, RCM_IOCTL_RESOLVE_ROUTE,
-		RCM_IOCTL_SET_OPTION, RCM_IOCTL_LISTEN, RCM_IOCTL_REJECT,
-		RCM_IOCTL_ACCEPT, RCM_IOCTL_DISCONNECT, RCM_IOCTL_CONNECT,
-		RCM_IOCTL_ESTABLISH, RCM_IOCTL_NOTIFY, RCM_IOCTL_JOIN_MCAST,
+	static const struct {
+		unsigned int ioctl;
+		u32 out_offset, out_end;
+	} outs[] = {
+		/* Input only: nothing. */
+		{ RCM_IOCTL_RESOLVE_ADDR }, { RCM_IOCTL_RESOLVE_ROUTE },
+		{ RCM_IOCTL_SET_OPTION }, { RCM_IOCTL_LISTEN },
+		{ RCM_IOCTL_REJECT }, { RCM_IOCTL_ACCEPT },
+		{ RCM_IOCTL_DISCONNECT }, { RCM_IOCTL_CONNECT },
+		{ RCM_IOCTL_ESTABLISH }, { RCM_IOCTL_NOTIFY },
+		{ RCM_IOCTL_JOIN_MCAST },
+		/* LEAVE_MCAST: the count, not the group address after it. */
+		{ RCM_IOCTL_LEAVE_MCAST,
+		  offsetof(struct rcm_leave_mcast, out_events_reported),
+		  offsetof(struct rcm_leave_mcast, addr) },
+		/* INIT_QP_ATTR: the attributes, not the reserved word after. */
+		{ RCM_IOCTL_INIT_QP_ATTR,
+		  offsetof(struct rcm_init_qp_attr, out_attr),
+		  offsetof(struct rcm_init_qp_attr, reserved) },
+		/* QUERY_ID: everything after the id. */
+		{ RCM_IOCTL_QUERY_ID, offsetof(struct rcm_query_id, out_port_num),
+		  sizeof(struct rcm_query_id) },
 	};
 	const struct rcm_ioctl_op *op;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(input_only); i++) {
-		op = rcm_ioctl_lookup(input_only[i]);
-		KUNIT_ASSERT_NOT_NULL(test, op);
-		KUNIT_EXPECT_EQ_MSG(test, op->out_end, 0U, "ioctl %#x",
-				    input_only[i]);
+	for (i = 0; i < ARRAY_SIZE(outs); i++) {
+		op = rcm_ioctl_lookup(outs[i].ioctl);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, op, "ioctl %#x", outs[i].ioctl);
+		KUNIT_EXPECT_EQ_MSG(test, op->out_offset, outs[i].out_offset,
+				    "ioctl %#x", outs[i].ioctl);
+		KUNIT_EXPECT_EQ_MSG(test, op->out_end, outs[i].out_end,
+				    "ioctl %#x", outs[i].ioctl);
 	}
-
-	/* LEAVE_MCAST: the count, not the group address after it. */
-	op = rcm_ioctl_lookup(RCM_IOCTL_LEAVE_MCAST);
-	KUNIT_ASSERT_NOT_NULL(test, op);
-	KUNIT_EXPECT_EQ(test, op->out_offset,
-			(u32)offsetof(struct rcm_leave_mcast,
-				      out_events_reported));
-	KUNIT_EXPECT_EQ(test, op->out_end,
-			(u32)offsetof(struct rcm_leave_mcast, addr));
-
-	/* INIT_QP_ATTR: the attributes, not the reserved word after them. */
-	op = rcm_ioctl_lookup(RCM_IOCTL_INIT_QP_ATTR);
-	KUNIT_ASSERT_NOT_NULL(test, op);
-	KUNIT_EXPECT_EQ(test, op->out_offset,
-			(u32)offsetof(struct rcm_init_qp_attr, out_attr));
-	KUNIT_EXPECT_EQ(test, op->out_end,
-			(u32)offsetof(struct rcm_init_qp_attr, reserved));
-
-	/* QUERY_ID: everything after the id. */
-	op = rcm_ioctl_lookup(RCM_IOCTL_QUERY_ID);
-	KUNIT_ASSERT_NOT_NULL(test, op);
-	KUNIT_EXPECT_EQ(test, op->out_offset,
-			(u32)offsetof(struct rcm_query_id, out_port_num));
-	KUNIT_EXPECT_EQ(test, op->out_end, (u32)sizeof(struct rcm_query_id));
 }
 
 static void rcm_ioctl_header_size_window(struct kunit *test)
@@ -152,19 +147,10 @@ static void rcm_ioctl_header_unknown_flags(struct kunit *test)
 	}
 }
 
-static struct kunit_case rcm_ioctl_cases[] = {
-	KUNIT_CASE(rcm_ioctl_lookup_finds_query),
-	KUNIT_CASE(rcm_ioctl_lookup_rejects_foreign_numbers),
-	KUNIT_CASE(rcm_ioctl_table_is_consistent),
-	KUNIT_CASE(rcm_ioctl_outputs_are_the_out_members),
-	KUNIT_CASE(rcm_ioctl_header_size_window),
-	KUNIT_CASE(rcm_ioctl_header_unknown_flags),
-	{}
-};
-
-static struct kunit_suite rcm_ioctl_suite = {
-	.name = "rcm_ioctl",
-	.test_cases = rcm_ioctl_cases,
-};
-
-kunit_test_suite(rcm_ioctl_suite);
+RCM_KUNIT_SUITE(rcm_file,
+		KUNIT_CASE(rcm_ioctl_lookup_finds_query),
+		KUNIT_CASE(rcm_ioctl_lookup_rejects_foreign_numbers),
+		KUNIT_CASE(rcm_ioctl_table_is_consistent),
+		KUNIT_CASE(rcm_ioctl_outputs_are_the_out_members),
+		KUNIT_CASE(rcm_ioctl_header_size_window),
+		KUNIT_CASE(rcm_ioctl_header_unknown_flags));

@@ -5,65 +5,53 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
-/* As in-tree: whatever the type asked, a TCP id is RC. */
-static void rcm_id_tcp_is_rc(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, RCM_QPT_RC),
-			RCM_QPT_RC);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, RCM_QPT_UC),
-			RCM_QPT_RC);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, RCM_QPT_UD),
-			RCM_QPT_RC);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_TCP, 0), RCM_QPT_RC);
-}
-
-static void rcm_id_udp_and_ipoib_are_ud(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_UDP, RCM_QPT_UD),
-			RCM_QPT_UD);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_UDP, RCM_QPT_RC),
-			RCM_QPT_UD);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IPOIB, RCM_QPT_UD),
-			RCM_QPT_UD);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IPOIB, RCM_QPT_XRC_SEND),
-			RCM_QPT_UD);
-}
-
-static void rcm_id_ib_takes_any_type(struct kunit *test)
-{
-	static const u8 types[] = { RCM_QPT_RC, RCM_QPT_UC, RCM_QPT_UD,
-				    RCM_QPT_XRC_SEND, RCM_QPT_XRC_RECV };
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(types); i++)
-		KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IB, types[i]),
-				(int)types[i]);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IB, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(RCM_PS_IB, 8), -EINVAL);
-}
-
-static void rcm_id_unknown_port_space_is_refused(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(0, RCM_QPT_RC), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(0x0107, RCM_QPT_RC), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(0xffff, RCM_QPT_UD), -EINVAL);
-}
-
-static struct kunit_case rcm_id_cases[] = {
-	KUNIT_CASE(rcm_id_tcp_is_rc),
-	KUNIT_CASE(rcm_id_udp_and_ipoib_are_ud),
-	KUNIT_CASE(rcm_id_ib_takes_any_type),
-	KUNIT_CASE(rcm_id_unknown_port_space_is_refused),
-	{}
+/* rcm_id_qp_type(): the QP type an id of a port space gets. */
+static const struct rcm_t_qp_type_row {
+	const char *desc;
+	u16 ps;
+	u8 asked;
+	int want;
+} rcm_t_qp_type_rows[] = {
+	/* As in-tree: whatever the type asked, a TCP id is RC. */
+	{ "tcp_asked_rc_is_rc", RCM_PS_TCP, RCM_QPT_RC, RCM_QPT_RC },
+	{ "tcp_asked_uc_is_rc", RCM_PS_TCP, RCM_QPT_UC, RCM_QPT_RC },
+	{ "tcp_asked_ud_is_rc", RCM_PS_TCP, RCM_QPT_UD, RCM_QPT_RC },
+	{ "tcp_asked_none_is_rc", RCM_PS_TCP, 0, RCM_QPT_RC },
+	/* UDP and IPoIB ids are UD. */
+	{ "udp_asked_ud_is_ud", RCM_PS_UDP, RCM_QPT_UD, RCM_QPT_UD },
+	{ "udp_asked_rc_is_ud", RCM_PS_UDP, RCM_QPT_RC, RCM_QPT_UD },
+	{ "ipoib_asked_ud_is_ud", RCM_PS_IPOIB, RCM_QPT_UD, RCM_QPT_UD },
+	{ "ipoib_asked_xrc_send_is_ud", RCM_PS_IPOIB, RCM_QPT_XRC_SEND,
+	  RCM_QPT_UD },
+	/* An IB id takes any type there is, and only those. */
+	{ "ib_asked_rc_is_rc", RCM_PS_IB, RCM_QPT_RC, RCM_QPT_RC },
+	{ "ib_asked_uc_is_uc", RCM_PS_IB, RCM_QPT_UC, RCM_QPT_UC },
+	{ "ib_asked_ud_is_ud", RCM_PS_IB, RCM_QPT_UD, RCM_QPT_UD },
+	{ "ib_asked_xrc_send_is_xrc_send", RCM_PS_IB, RCM_QPT_XRC_SEND,
+	  RCM_QPT_XRC_SEND },
+	{ "ib_asked_xrc_recv_is_xrc_recv", RCM_PS_IB, RCM_QPT_XRC_RECV,
+	  RCM_QPT_XRC_RECV },
+	{ "ib_asked_none_is_refused", RCM_PS_IB, 0, -EINVAL },
+	{ "ib_asked_type_8_is_refused", RCM_PS_IB, 8, -EINVAL },
+	/* An unknown port space is refused. */
+	{ "port_space_0_is_refused", 0, RCM_QPT_RC, -EINVAL },
+	{ "port_space_0x0107_is_refused", 0x0107, RCM_QPT_RC, -EINVAL },
+	{ "port_space_0xffff_is_refused", 0xffff, RCM_QPT_UD, -EINVAL },
 };
 
-static struct kunit_suite rcm_id_suite = {
-	.name = "rcm_id",
-	.test_cases = rcm_id_cases,
-};
+RCM_KUNIT_PARAMS(rcm_t_qp_type, rcm_t_qp_type_rows);
 
-kunit_test_suite(rcm_id_suite);
+static void rcm_id_qp_type_follows_port_space(struct kunit *test)
+{
+	const struct rcm_t_qp_type_row *row = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rcm_id_qp_type(row->ps, row->asked), row->want);
+}
+
+RCM_KUNIT_SUITE(rcm_id,
+		KUNIT_CASE_PARAM(rcm_id_qp_type_follows_port_space,
+				 rcm_t_qp_type_gen_params));

@@ -5,10 +5,10 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_bind4(struct rcm_binding *b, __be32 ip, u16 port,
@@ -192,25 +192,16 @@ static void rcm_ps_dual_stack_listener_takes_ipv4(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
 }
 
-static struct kunit_case rcm_ps_cases[] = {
-	KUNIT_CASE(rcm_ps_listener_takes_its_address),
-	KUNIT_CASE(rcm_ps_wildcard_listener_takes_its_family),
-	KUNIT_CASE(rcm_ps_dual_stack_listener_takes_ipv4),
-	KUNIT_CASE(rcm_ps_same_address_is_in_use),
-	KUNIT_CASE(rcm_ps_different_addresses_share),
-	KUNIT_CASE(rcm_ps_wildcard_conflicts_with_anything),
-	KUNIT_CASE(rcm_ps_loopback_is_a_wildcard),
-	KUNIT_CASE(rcm_ps_reuseaddr_needs_both_sides),
-	KUNIT_CASE(rcm_ps_afonly_separates_families),
-	KUNIT_CASE(rcm_ps_ephemeral_shared_by_destination),
-	KUNIT_CASE(rcm_ps_ephemeral_source_tells_apart),
-	KUNIT_CASE(rcm_ps_ephemeral_no_destination_is_whole),
-	{}
-};
-
-static struct kunit_suite rcm_ps_suite = {
-	.name = "rcm_ps",
-	.test_cases = rcm_ps_cases,
-};
-
-kunit_test_suite(rcm_ps_suite);
+RCM_KUNIT_SUITE(rcm_ps,
+		KUNIT_CASE(rcm_ps_listener_takes_its_address),
+		KUNIT_CASE(rcm_ps_wildcard_listener_takes_its_family),
+		KUNIT_CASE(rcm_ps_dual_stack_listener_takes_ipv4),
+		KUNIT_CASE(rcm_ps_same_address_is_in_use),
+		KUNIT_CASE(rcm_ps_different_addresses_share),
+		KUNIT_CASE(rcm_ps_wildcard_conflicts_with_anything),
+		KUNIT_CASE(rcm_ps_loopback_is_a_wildcard),
+		KUNIT_CASE(rcm_ps_reuseaddr_needs_both_sides),
+		KUNIT_CASE(rcm_ps_afonly_separates_families),
+		KUNIT_CASE(rcm_ps_ephemeral_shared_by_destination),
+		KUNIT_CASE(rcm_ps_ephemeral_source_tells_apart),
+		KUNIT_CASE(rcm_ps_ephemeral_no_destination_is_whole));

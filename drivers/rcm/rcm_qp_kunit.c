@@ -5,8 +5,8 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
-#include <kunit/test.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 static void rcm_qp_attr_to_user_copies_a_roce_rtr(struct kunit *test)
@@ -70,15 +70,6 @@ static void rcm_qp_attr_to_user_leaves_the_av_out(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.ah_attr.is_global, 0);
 }
 
-static struct kunit_case rcm_qp_cases[] = {
-	KUNIT_CASE(rcm_qp_attr_to_user_copies_a_roce_rtr),
-	KUNIT_CASE(rcm_qp_attr_to_user_leaves_the_av_out),
-	{}
-};
-
-static struct kunit_suite rcm_qp_suite = {
-	.name = "rcm_qp",
-	.test_cases = rcm_qp_cases,
-};
-
-kunit_test_suite(rcm_qp_suite);
+RCM_KUNIT_SUITE(rcm_qp,
+		KUNIT_CASE(rcm_qp_attr_to_user_copies_a_roce_rtr),
+		KUNIT_CASE(rcm_qp_attr_to_user_leaves_the_av_out));

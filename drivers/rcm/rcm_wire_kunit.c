@@ -6,7 +6,6 @@
  * the in-tree layout (cma.c struct cma_hdr, ib_cm.h enum ib_cm_data_size,
  * cm.c), not computed with the code under test.
  */
-#include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/string.h>
@@ -14,6 +13,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
+#include "rcm_kunit.h"
 #include "rcm_priv.h"
 
 /* --- helpers ---------------------------------------------------------- */
@@ -87,6 +87,29 @@ static const u8 rcm_t_img6[RCM_WIRE_HDR_SIZE] = {
 	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02,
 };
 
+/* The two ends of a connection, as the wire layer takes them. */
+struct rcm_t_ends {
+	union rcm_wire_addr src, dst;
+};
+
+/* rcm_t_img4's ends, or rcm_t_img6's. */
+static void rcm_t_img_ends(struct rcm_t_ends *e, bool v6)
+{
+	memset(e, 0, sizeof(*e));
+	if (v6) {
+		e->src.in6 = rcm_t_in6(rcm_t_ll6, 0x1234);
+		e->dst.in6 = rcm_t_in6(rcm_t_doc6, 18515);
+	} else {
+		e->src.in = rcm_t_in4(192, 168, 1, 10, 49152);
+		e->dst.in = rcm_t_in4(192, 168, 1, 20, 4791);
+	}
+}
+
+static int rcm_t_encode(struct rcm_wire_hdr *hdr, const struct rcm_t_ends *e)
+{
+	return rcm_wire_hdr_encode(hdr, &e->src.sa, &e->dst.sa);
+}
+
 /* --- rcm_wire_hdr ----------------------------------------------------- */
 
 static void rcm_wire_hdr_layout_matches_cma_hdr(struct kunit *test)
@@ -101,54 +124,62 @@ static void rcm_wire_hdr_layout_matches_cma_hdr(struct kunit *test)
 
 static void rcm_wire_hdr_v4_encodes_to_in_tree_bytes(struct kunit *test)
 {
-	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
-	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
+	struct rcm_t_ends e;
 	struct rcm_wire_hdr hdr;
 
+	rcm_t_img_ends(&e, false);
 	/* Garbage first: encode must write every byte, pad included. */
 	memset(&hdr, 0xa5, sizeof(hdr));
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
-						  (struct sockaddr *)&dst), 0);
+	KUNIT_ASSERT_EQ(test, rcm_t_encode(&hdr, &e), 0);
 	rcm_t_expect_bytes(test, &hdr, rcm_t_img4, sizeof(rcm_t_img4));
 }
 
 static void rcm_wire_hdr_v6_encodes_to_in_tree_bytes(struct kunit *test)
 {
-	struct sockaddr_in6 src = rcm_t_in6(rcm_t_ll6, 0x1234);
-	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_doc6, 18515);
+	struct rcm_t_ends e;
 	struct rcm_wire_hdr hdr;
 
-	src.sin6_scope_id = 3;
-	src.sin6_flowinfo = htonl(0xabcde);
+	rcm_t_img_ends(&e, true);
+	/* Neither scope nor flow info goes on the wire. */
+	e.src.in6.sin6_scope_id = 3;
+	e.src.in6.sin6_flowinfo = htonl(0xabcde);
 	memset(&hdr, 0xa5, sizeof(hdr));
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
-						  (struct sockaddr *)&dst), 0);
+	KUNIT_ASSERT_EQ(test, rcm_t_encode(&hdr, &e), 0);
 	rcm_t_expect_bytes(test, &hdr, rcm_t_img6, sizeof(rcm_t_img6));
 }
 
 static void rcm_wire_hdr_carries_source_port_not_destination(struct kunit *test)
 {
-	struct sockaddr_in src = rcm_t_in4(10, 0, 0, 1, 1);
-	struct sockaddr_in dst = rcm_t_in4(10, 0, 0, 2, 65535);
+	struct rcm_t_ends e = {
+		.src.in = rcm_t_in4(10, 0, 0, 1, 1),
+		.dst.in = rcm_t_in4(10, 0, 0, 2, 65535),
+	};
 	struct rcm_wire_hdr hdr;
 
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
-						  (struct sockaddr *)&dst), 0);
+	KUNIT_ASSERT_EQ(test, rcm_t_encode(&hdr, &e), 0);
 	KUNIT_EXPECT_EQ(test, ntohs(hdr.port), 1);
+}
+
+/* rcm_t_img4's or rcm_t_img6's header, decoded by its listener. */
+static void rcm_t_round_trip(struct kunit *test, bool v6,
+			     struct rcm_wire_req_addrs *addrs)
+{
+	struct rcm_t_ends e;
+	struct rcm_wire_hdr hdr;
+
+	rcm_t_img_ends(&e, v6);
+	KUNIT_ASSERT_EQ(test, rcm_t_encode(&hdr, &e), 0);
+	memset(addrs, 0xa5, sizeof(*addrs));
+	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_decode(&hdr, sizeof(hdr),
+						  v6 ? 18515 : 4791, addrs),
+			0);
 }
 
 static void rcm_wire_hdr_v4_round_trip_gives_listen_view(struct kunit *test)
 {
-	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
-	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
 	struct rcm_wire_req_addrs addrs;
-	struct rcm_wire_hdr hdr;
 
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
-						  (struct sockaddr *)&dst), 0);
-	memset(&addrs, 0xa5, sizeof(addrs));
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_decode(&hdr, sizeof(hdr), 4791,
-						  &addrs), 0);
+	rcm_t_round_trip(test, false, &addrs);
 	/* The listener's own side: where the client connected to. */
 	KUNIT_EXPECT_EQ(test, addrs.listen.in.sin_family, (sa_family_t)AF_INET);
 	KUNIT_EXPECT_EQ(test, ntohl(addrs.listen.in.sin_addr.s_addr),
@@ -163,16 +194,9 @@ static void rcm_wire_hdr_v4_round_trip_gives_listen_view(struct kunit *test)
 
 static void rcm_wire_hdr_v6_round_trip_gives_listen_view(struct kunit *test)
 {
-	struct sockaddr_in6 src = rcm_t_in6(rcm_t_ll6, 0x1234);
-	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_doc6, 18515);
 	struct rcm_wire_req_addrs addrs;
-	struct rcm_wire_hdr hdr;
 
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
-						  (struct sockaddr *)&dst), 0);
-	memset(&addrs, 0xa5, sizeof(addrs));
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_decode(&hdr, sizeof(hdr), 18515,
-						  &addrs), 0);
+	rcm_t_round_trip(test, true, &addrs);
 	KUNIT_EXPECT_EQ(test, addrs.listen.in6.sin6_family,
 			(sa_family_t)AF_INET6);
 	rcm_t_expect_bytes(test, &addrs.listen.in6.sin6_addr, rcm_t_doc6, 16);
@@ -189,15 +213,16 @@ static void rcm_wire_hdr_v6_round_trip_gives_listen_view(struct kunit *test)
 
 static void rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6(struct kunit *test)
 {
-	struct sockaddr_in6 src = rcm_t_in6(rcm_t_mapped6, 5000);
-	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_mapped6, 6000);
+	struct rcm_t_ends e = {
+		.src.in6 = rcm_t_in6(rcm_t_mapped6, 5000),
+		.dst.in6 = rcm_t_in6(rcm_t_mapped6, 6000),
+	};
 	struct rcm_wire_req_addrs addrs;
 	struct rcm_wire_hdr hdr;
 	const u8 *b = (const u8 *)&hdr;
 
-	dst.sin6_addr.s6_addr[15] = 8;
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
-						  (struct sockaddr *)&dst), 0);
+	e.dst.in6.sin6_addr.s6_addr[15] = 8;
+	KUNIT_ASSERT_EQ(test, rcm_t_encode(&hdr, &e), 0);
 	KUNIT_EXPECT_EQ(test, b[1], 0x60);
 	rcm_t_expect_bytes(test, b + 4, rcm_t_mapped6, 16);
 	KUNIT_EXPECT_EQ(test, b[14], 0xff);
@@ -211,14 +236,15 @@ static void rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6(struct kunit *test)
 
 static void rcm_wire_hdr_v4_is_zero_padded_not_v4_mapped(struct kunit *test)
 {
-	struct sockaddr_in src = rcm_t_in4(10, 0, 0, 7, 1);
-	struct sockaddr_in dst = rcm_t_in4(10, 0, 0, 8, 2);
+	struct rcm_t_ends e = {
+		.src.in = rcm_t_in4(10, 0, 0, 7, 1),
+		.dst.in = rcm_t_in4(10, 0, 0, 8, 2),
+	};
 	struct rcm_wire_hdr hdr;
 	const u8 *b = (const u8 *)&hdr;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, rcm_wire_hdr_encode(&hdr, (struct sockaddr *)&src,
-						  (struct sockaddr *)&dst), 0);
+	KUNIT_ASSERT_EQ(test, rcm_t_encode(&hdr, &e), 0);
 	for (i = 4; i < 16; i++)
 		KUNIT_EXPECT_EQ_MSG(test, b[i], 0, "src pad byte %d", i);
 	for (i = 20; i < 32; i++)
@@ -339,29 +365,22 @@ static void rcm_wire_hdr_encode_rejects_bad_families(struct kunit *test)
 			-EINVAL);
 }
 
-static struct kunit_case rcm_wire_hdr_cases[] = {
-	KUNIT_CASE(rcm_wire_hdr_layout_matches_cma_hdr),
-	KUNIT_CASE(rcm_wire_hdr_v4_encodes_to_in_tree_bytes),
-	KUNIT_CASE(rcm_wire_hdr_v6_encodes_to_in_tree_bytes),
-	KUNIT_CASE(rcm_wire_hdr_carries_source_port_not_destination),
-	KUNIT_CASE(rcm_wire_hdr_v4_round_trip_gives_listen_view),
-	KUNIT_CASE(rcm_wire_hdr_v6_round_trip_gives_listen_view),
-	KUNIT_CASE(rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6),
-	KUNIT_CASE(rcm_wire_hdr_v4_is_zero_padded_not_v4_mapped),
-	KUNIT_CASE(rcm_wire_hdr_decode_ignores_v4_pad_and_low_nibble),
-	KUNIT_CASE(rcm_wire_hdr_decode_rejects_unknown_cma_version),
-	KUNIT_CASE(rcm_wire_hdr_decode_rejects_ip_version_not_4_or_6),
-	KUNIT_CASE(rcm_wire_hdr_decode_checks_version_before_ip_version),
-	KUNIT_CASE(rcm_wire_hdr_decode_rejects_short_data),
-	KUNIT_CASE(rcm_wire_hdr_decode_leaves_output_alone_on_error),
-	KUNIT_CASE(rcm_wire_hdr_encode_rejects_bad_families),
-	{}
-};
-
-static struct kunit_suite rcm_wire_hdr_suite = {
-	.name = "rcm_wire_hdr",
-	.test_cases = rcm_wire_hdr_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_hdr,
+		KUNIT_CASE(rcm_wire_hdr_layout_matches_cma_hdr),
+		KUNIT_CASE(rcm_wire_hdr_v4_encodes_to_in_tree_bytes),
+		KUNIT_CASE(rcm_wire_hdr_v6_encodes_to_in_tree_bytes),
+		KUNIT_CASE(rcm_wire_hdr_carries_source_port_not_destination),
+		KUNIT_CASE(rcm_wire_hdr_v4_round_trip_gives_listen_view),
+		KUNIT_CASE(rcm_wire_hdr_v6_round_trip_gives_listen_view),
+		KUNIT_CASE(rcm_wire_hdr_v4_mapped_v6_stays_ip_version_6),
+		KUNIT_CASE(rcm_wire_hdr_v4_is_zero_padded_not_v4_mapped),
+		KUNIT_CASE(rcm_wire_hdr_decode_ignores_v4_pad_and_low_nibble),
+		KUNIT_CASE(rcm_wire_hdr_decode_rejects_unknown_cma_version),
+		KUNIT_CASE(rcm_wire_hdr_decode_rejects_ip_version_not_4_or_6),
+		KUNIT_CASE(rcm_wire_hdr_decode_checks_version_before_ip_version),
+		KUNIT_CASE(rcm_wire_hdr_decode_rejects_short_data),
+		KUNIT_CASE(rcm_wire_hdr_decode_leaves_output_alone_on_error),
+		KUNIT_CASE(rcm_wire_hdr_encode_rejects_bad_families));
 
 /* --- rcm_wire_sid ----------------------------------------------------- */
 
@@ -482,20 +501,13 @@ static void rcm_wire_sid_parse_rejects_non_ip_sids(struct kunit *test)
 	}
 }
 
-static struct kunit_case rcm_wire_sid_cases[] = {
-	KUNIT_CASE(rcm_wire_sid_compose_matches_annex_a11),
-	KUNIT_CASE(rcm_wire_sid_is_big_endian_on_the_wire),
-	KUNIT_CASE(rcm_wire_sid_ip_ranges_match_rdma_cm_h),
-	KUNIT_CASE(rcm_wire_sid_parse_inverts_compose),
-	KUNIT_CASE(rcm_wire_sid_compose_rejects_unknown_port_space),
-	KUNIT_CASE(rcm_wire_sid_parse_rejects_non_ip_sids),
-	{}
-};
-
-static struct kunit_suite rcm_wire_sid_suite = {
-	.name = "rcm_wire_sid",
-	.test_cases = rcm_wire_sid_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_sid,
+		KUNIT_CASE(rcm_wire_sid_compose_matches_annex_a11),
+		KUNIT_CASE(rcm_wire_sid_is_big_endian_on_the_wire),
+		KUNIT_CASE(rcm_wire_sid_ip_ranges_match_rdma_cm_h),
+		KUNIT_CASE(rcm_wire_sid_parse_inverts_compose),
+		KUNIT_CASE(rcm_wire_sid_compose_rejects_unknown_port_space),
+		KUNIT_CASE(rcm_wire_sid_parse_rejects_non_ip_sids));
 
 /* --- rcm_wire_limits -------------------------------------------------- */
 
@@ -599,248 +611,183 @@ static void rcm_wire_limits_reject_unknown_arguments(struct kunit *test)
 						  IB_QPT_GSI), -EINVAL);
 }
 
-static void rcm_wire_req_pdata_rc_exactly_at_limit(struct kunit *test)
+/*
+ * rcm_wire_req_pdata_build() from rcm_t_img4's (or rcm_t_img6's) ends
+ * and @ulen bytes of user data into @size bytes: the REQ's (RC) or SIDR
+ * REQ's (UD) private data area, the CMA header, then the user data,
+ * then zeros, and nothing written past the area; or an error and the
+ * buffer as it was.
+ */
+static const struct rcm_t_pdata_row {
+	const char *desc;
+	bool v6;
+	enum ib_qp_type qpt;
+	size_t ulen, size;
+	int ret;
+} rcm_t_pdata_rows[] = {
+	{ "rc_exactly_at_limit", false, IB_QPT_RC, 56, 100, 92 },
+	{ "rc_one_over_is_einval", false, IB_QPT_RC, 57, 216, -EINVAL },
+	{ "rc_short_data_is_zero_padded", true, IB_QPT_RC, 3, 92, 92 },
+	{ "rc_without_user_data_is_header_only", false, IB_QPT_RC, 0, 92, 92 },
+	{ "sidr_exactly_at_limit", false, IB_QPT_UD, 180, 216, 216 },
+	{ "sidr_one_over_is_einval", false, IB_QPT_UD, 181, 216, -EINVAL },
+};
+
+RCM_KUNIT_PARAMS(rcm_t_pdata, rcm_t_pdata_rows);
+
+static void rcm_wire_req_pdata_fills_the_area(struct kunit *test)
 {
-	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
-	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
-	u8 udata[56], buf[100];
+	const struct rcm_t_pdata_row *row = test->param_value;
+	struct rcm_t_ends e;
+	u8 *udata = NULL, *buf;
 	size_t i;
 
-	for (i = 0; i < sizeof(udata); i++)
-		udata[i] = i + 1;
-	memset(buf, 0xa5, sizeof(buf));
-	KUNIT_ASSERT_EQ(test,
-			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 udata, sizeof(udata)), 92);
-	rcm_t_expect_bytes(test, buf, rcm_t_img4, sizeof(rcm_t_img4));
-	rcm_t_expect_bytes(test, buf + 36, udata, sizeof(udata));
-	/* Nothing past the 92-byte REQ area is touched. */
-	for (i = 92; i < sizeof(buf); i++)
-		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0xa5, "byte %zu", i);
-}
-
-static void rcm_wire_req_pdata_rc_one_over_is_einval(struct kunit *test)
-{
-	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
-	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
-	u8 udata[57] = {}, buf[216];
-
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 udata, sizeof(udata)), -EINVAL);
-}
-
-static void rcm_wire_req_pdata_short_data_is_zero_padded(struct kunit *test)
-{
-	struct sockaddr_in6 src = rcm_t_in6(rcm_t_ll6, 0x1234);
-	struct sockaddr_in6 dst = rcm_t_in6(rcm_t_doc6, 18515);
-	static const u8 udata[3] = { 0xde, 0xad, 0x01 };
-	u8 buf[92];
-	size_t i;
-
-	memset(buf, 0xa5, sizeof(buf));
-	KUNIT_ASSERT_EQ(test,
-			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 udata, sizeof(udata)), 92);
-	rcm_t_expect_bytes(test, buf, rcm_t_img6, sizeof(rcm_t_img6));
-	rcm_t_expect_bytes(test, buf + 36, udata, sizeof(udata));
-	for (i = 39; i < sizeof(buf); i++)
-		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %zu", i);
-}
-
-static void rcm_wire_req_pdata_without_user_data_is_header_only(struct kunit *test)
-{
-	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
-	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
-	u8 buf[92];
-	size_t i;
-
-	memset(buf, 0xa5, sizeof(buf));
-	KUNIT_ASSERT_EQ(test,
-			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 NULL, 0), 92);
-	rcm_t_expect_bytes(test, buf, rcm_t_img4, sizeof(rcm_t_img4));
-	for (i = 36; i < sizeof(buf); i++)
-		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %zu", i);
-}
-
-static void rcm_wire_req_pdata_sidr_at_limit_and_one_over(struct kunit *test)
-{
-	struct sockaddr_in src = rcm_t_in4(192, 168, 1, 10, 49152);
-	struct sockaddr_in dst = rcm_t_in4(192, 168, 1, 20, 4791);
-	u8 *udata, *buf;
-
-	udata = kunit_kzalloc(test, 181, GFP_KERNEL);
-	buf = kunit_kzalloc(test, 216, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, udata);
+	rcm_t_img_ends(&e, row->v6);
+	buf = kunit_kmalloc(test, row->size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	memset(udata, 0x77, 181);
+	memset(buf, 0xa5, row->size);
+	if (row->ulen) {
+		udata = kunit_kmalloc(test, row->ulen, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, udata);
+		for (i = 0; i < row->ulen; i++)
+			udata[i] = i + 1;
+	}
 
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, 216, IB_QPT_UD,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 udata, 180), 216);
-	rcm_t_expect_bytes(test, buf, rcm_t_img4, sizeof(rcm_t_img4));
-	rcm_t_expect_bytes(test, buf + 36, udata, 180);
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, 216, IB_QPT_UD,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 udata, 181), -EINVAL);
+	KUNIT_ASSERT_EQ(test,
+			rcm_wire_req_pdata_build(buf, row->size, row->qpt,
+						 &e.src.sa, &e.dst.sa,
+						 udata, row->ulen),
+			row->ret);
+	if (row->ret < 0) {
+		for (i = 0; i < row->size; i++)
+			KUNIT_EXPECT_EQ_MSG(test, buf[i], 0xa5, "byte %zu", i);
+		return;
+	}
+	rcm_t_expect_bytes(test, buf, row->v6 ? rcm_t_img6 : rcm_t_img4,
+			   RCM_WIRE_HDR_SIZE);
+	if (udata)
+		rcm_t_expect_bytes(test, buf + RCM_WIRE_HDR_SIZE, udata,
+				   row->ulen);
+	for (i = RCM_WIRE_HDR_SIZE + row->ulen; i < row->ret; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %zu", i);
+	/* Nothing past the area is touched. */
+	for (i = row->ret; i < row->size; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0xa5, "byte %zu", i);
 }
 
 static void rcm_wire_req_pdata_refuses_bad_buffers(struct kunit *test)
 {
-	struct sockaddr_in src = rcm_t_in4(10, 0, 0, 1, 1);
-	struct sockaddr_in dst = rcm_t_in4(10, 0, 0, 2, 2);
+	struct rcm_t_ends e = {
+		.src.in = rcm_t_in4(10, 0, 0, 1, 1),
+		.dst.in = rcm_t_in4(10, 0, 0, 2, 2),
+	};
 	struct sockaddr_ib ib = { .sib_family = AF_IB };
+	const struct sockaddr *src = &e.src.sa, *dst = &e.dst.sa;
 	u8 buf[216];
 
 	memset(buf, 0xa5, sizeof(buf));
 	/* One byte short of the REQ area, and of the SIDR REQ area. */
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, 91, IB_QPT_RC,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 NULL, 0), -ENOBUFS);
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, 215, IB_QPT_UD,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 NULL, 0), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, rcm_wire_req_pdata_build(buf, 91, IB_QPT_RC, src,
+						       dst, NULL, 0),
+			-ENOBUFS);
+	KUNIT_EXPECT_EQ(test, rcm_wire_req_pdata_build(buf, 215, IB_QPT_UD, src,
+						       dst, NULL, 0),
+			-ENOBUFS);
 	/* A length without data. */
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_wire_req_pdata_build(buf, sizeof(buf),
+						       IB_QPT_RC, src, dst,
+						       NULL, 1),
+			-EINVAL);
 	/* Not a QP type ib_cm sends a REQ or SIDR REQ for. */
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, sizeof(buf),
-						 IB_QPT_RAW_PACKET,
-						 (struct sockaddr *)&src,
-						 (struct sockaddr *)&dst,
-						 NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_wire_req_pdata_build(buf, sizeof(buf),
+						       IB_QPT_RAW_PACKET, src,
+						       dst, NULL, 0),
+			-EINVAL);
 	/* An AF_IB id carries no CMA header. */
-	KUNIT_EXPECT_EQ(test,
-			rcm_wire_req_pdata_build(buf, sizeof(buf), IB_QPT_RC,
-						 (struct sockaddr *)&ib,
-						 (struct sockaddr *)&ib,
-						 NULL, 0), -EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, rcm_wire_req_pdata_build(buf, sizeof(buf),
+						       IB_QPT_RC,
+						       (struct sockaddr *)&ib,
+						       (struct sockaddr *)&ib,
+						       NULL, 0),
+			-EAFNOSUPPORT);
 	KUNIT_EXPECT_EQ(test, buf[0], 0xa5);
 }
 
-static struct kunit_case rcm_wire_limits_cases[] = {
-	KUNIT_CASE(rcm_wire_limits_match_ib_cm_areas_and_mpa),
-	KUNIT_CASE(rcm_wire_limits_header_costs_36_bytes_of_req_areas),
-	KUNIT_CASE(rcm_wire_limits_sidr_match_uapi_and_ib_cm),
-	KUNIT_CASE(rcm_wire_limits_reject_unknown_arguments),
-	KUNIT_CASE(rcm_wire_req_pdata_rc_exactly_at_limit),
-	KUNIT_CASE(rcm_wire_req_pdata_rc_one_over_is_einval),
-	KUNIT_CASE(rcm_wire_req_pdata_short_data_is_zero_padded),
-	KUNIT_CASE(rcm_wire_req_pdata_without_user_data_is_header_only),
-	KUNIT_CASE(rcm_wire_req_pdata_sidr_at_limit_and_one_over),
-	KUNIT_CASE(rcm_wire_req_pdata_refuses_bad_buffers),
-	{}
-};
-
-static struct kunit_suite rcm_wire_limits_suite = {
-	.name = "rcm_wire_limits",
-	.test_cases = rcm_wire_limits_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_limits,
+		KUNIT_CASE(rcm_wire_limits_match_ib_cm_areas_and_mpa),
+		KUNIT_CASE(rcm_wire_limits_header_costs_36_bytes_of_req_areas),
+		KUNIT_CASE(rcm_wire_limits_sidr_match_uapi_and_ib_cm),
+		KUNIT_CASE(rcm_wire_limits_reject_unknown_arguments),
+		KUNIT_CASE(rcm_wire_req_pdata_refuses_bad_buffers),
+		KUNIT_CASE_PARAM(rcm_wire_req_pdata_fills_the_area,
+				 rcm_t_pdata_gen_params));
 
 /* --- rcm_wire_params -------------------------------------------------- */
 
 static void rcm_t_expect_param(struct kunit *test,
 			       const struct rcm_wire_conn_param *got,
-			       u32 resp, u32 init, u32 retry, u32 rnr)
+			       const struct rcm_wire_conn_param *want)
 {
-	KUNIT_EXPECT_EQ(test, got->responder_resources, resp);
-	KUNIT_EXPECT_EQ(test, got->initiator_depth, init);
-	KUNIT_EXPECT_EQ(test, got->retry_count, retry);
-	KUNIT_EXPECT_EQ(test, got->rnr_retry_count, rnr);
+	KUNIT_EXPECT_EQ(test, got->responder_resources,
+			want->responder_resources);
+	KUNIT_EXPECT_EQ(test, got->initiator_depth, want->initiator_depth);
+	KUNIT_EXPECT_EQ(test, got->retry_count, want->retry_count);
+	KUNIT_EXPECT_EQ(test, got->rnr_retry_count, want->rnr_retry_count);
 }
 
-static void rcm_wire_connect_keeps_values_within_device_limits(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 4, 2, 6, 5 }, out;
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 16, 16, &out), 0);
-	rcm_t_expect_param(test, &out, 4, 2, 6, 5);
-}
-
-static void rcm_wire_connect_clamps_depths_to_device(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 200, 100, 7, 7 }, out;
-
-	/* rxe: max_qp_rd_atom 128, max_qp_init_rd_atom 128 */
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 128, 16, &out), 0);
-	rcm_t_expect_param(test, &out, 128, 16, 7, 7);
-	/* Exactly at the device limit stays. */
-	user.responder_resources = 16;
-	user.initiator_depth = 8;
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 16, 8, &out), 0);
-	rcm_t_expect_param(test, &out, 16, 8, 7, 7);
-}
-
-static void rcm_wire_connect_255_means_device_max_and_fits_8_bits(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 255, 255, 0, 0 }, out;
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 16, 8, &out), 0);
-	rcm_t_expect_param(test, &out, 16, 8, 0, 0);
-	/* A device claiming more than an 8-bit REQ field can carry. */
-	user.responder_resources = 1000;
-	user.initiator_depth = 300;
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 4096, U32_MAX,
-						     &out), 0);
-	rcm_t_expect_param(test, &out, 255, 255, 0, 0);
-	/* A device without RDMA read support. */
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 0, 0, &out), 0);
-	rcm_t_expect_param(test, &out, 0, 0, 0, 0);
-}
-
-static void rcm_wire_connect_retry_counts_are_3_bits(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 1, 1, 7, RCM_WIRE_RNR_RETRY_INFINITE };
-	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 7, 7);
-	user.retry_count = 0;
-	user.rnr_retry_count = 6;
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 0, 6);
-}
+/* What an output holds before the call: each row sees every member set. */
+static const struct rcm_wire_conn_param rcm_t_unset = { 99, 99, 99, 99 };
 
 /*
- * Above 7, both are lowered to 7 as in-tree cma_connect_ib() does:
- * libfabric's verbs provider connects with retry_count 15.
+ * rcm_wire_connect_param(): the consumer's values, the device's
+ * max_qp_rd_atom and max_qp_init_rd_atom, and the REQ's values.
  */
-static void rcm_wire_connect_retry_counts_above_7_become_7(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 1, 1, 15, 3 };
-	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
+static const struct rcm_t_connect_row {
+	const char *desc;
+	struct rcm_wire_conn_param user;
+	u32 rd_atom, init_rd_atom;
+	struct rcm_wire_conn_param want;
+} rcm_t_connect_rows[] = {
+	{ "keeps_values_within_device_limits", { 4, 2, 6, 5 }, 16, 16,
+	  { 4, 2, 6, 5 } },
+	/* rxe: max_qp_rd_atom 128, max_qp_init_rd_atom 128 */
+	{ "clamps_depths_to_device", { 200, 100, 7, 7 }, 128, 16,
+	  { 128, 16, 7, 7 } },
+	{ "keeps_depths_at_device_limit", { 16, 8, 7, 7 }, 16, 8,
+	  { 16, 8, 7, 7 } },
+	{ "255_means_device_max", { 255, 255, 0, 0 }, 16, 8,
+	  { 16, 8, 0, 0 } },
+	/* A device claiming more than an 8-bit REQ field can carry. */
+	{ "depths_fit_8_bits", { 1000, 300, 0, 0 }, 4096, U32_MAX,
+	  { 255, 255, 0, 0 } },
+	{ "depths_0_without_rdma_read", { 1000, 300, 0, 0 }, 0, 0,
+	  { 0, 0, 0, 0 } },
+	/* The retry counts are 3 bits; 7 RNR retries mean infinite. */
+	{ "retry_counts_of_7_are_kept",
+	  { 1, 1, 7, RCM_WIRE_RNR_RETRY_INFINITE }, 1, 1, { 1, 1, 7, 7 } },
+	{ "retry_counts_below_7_are_kept", { 1, 1, 0, 6 }, 1, 1,
+	  { 1, 1, 0, 6 } },
+	/*
+	 * Above 7, both are lowered to 7 as in-tree cma_connect_ib() does:
+	 * libfabric's verbs provider connects with retry_count 15.
+	 */
+	{ "retry_count_15_becomes_7", { 1, 1, 15, 3 }, 1, 1, { 1, 1, 7, 3 } },
+	{ "retry_counts_of_8_become_7", { 1, 1, 8, 8 }, 1, 1, { 1, 1, 7, 7 } },
+	{ "retry_counts_at_their_max_become_7", { 1, 1, 255, U32_MAX }, 1, 1,
+	  { 1, 1, 7, 7 } },
+};
 
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 7, 3);
-	user.retry_count = 8;
-	user.rnr_retry_count = 8;
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 7, 7);
-	user.retry_count = 255;
-	user.rnr_retry_count = U32_MAX;
-	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&user, 1, 1, &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 7, 7);
+RCM_KUNIT_PARAMS(rcm_t_connect, rcm_t_connect_rows);
+
+static void rcm_wire_connect_param_fits_device_and_req(struct kunit *test)
+{
+	const struct rcm_t_connect_row *row = test->param_value;
+	struct rcm_wire_conn_param out = rcm_t_unset;
+
+	KUNIT_ASSERT_EQ(test, rcm_wire_connect_param(&row->user, row->rd_atom,
+						     row->init_rd_atom, &out),
+			0);
+	rcm_t_expect_param(test, &out, &row->want);
 }
 
 /*
@@ -854,108 +801,80 @@ static const struct rcm_wire_conn_param rcm_t_req = {
 	.rnr_retry_count = 5,
 };
 
-static void rcm_wire_accept_without_param_uses_request_values(struct kunit *test)
-{
-	struct rcm_wire_conn_param out;
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, NULL, 16, 16,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 2, 4, 6, 5);
-}
-
-static void rcm_wire_accept_without_param_lowers_to_local_limits(struct kunit *test)
-{
-	struct rcm_wire_conn_param out;
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, NULL, 1, 3,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 1, 3, 6, 5);
-}
-
 /*
- * Explicit values are the consumer's as given, as in-tree cma_accept_ib()
- * sends them: not lowered to what the peer offered (2 / 4).
+ * rcm_wire_accept_param() on rcm_t_req: the consumer's values (or none),
+ * the device's limits, and the REP's values. Explicit values are the
+ * consumer's as given, as in-tree cma_accept_ib() sends them: neither
+ * lowered nor raised to what the peer offered (2 / 4). The REP's RNR
+ * retry count above 7 is lowered to 7; retry_count has no REP field:
+ * the consumer's is not used.
  */
-static void rcm_wire_accept_param_kept_above_peer_offer(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 8, 6, 3, 7 }, out;
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 8, 6, 6, 7);
-	/* Nor raised to it. */
-	user.responder_resources = 1;
-	user.initiator_depth = 0;
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 1, 0, 6, 7);
-}
-
-static void rcm_wire_accept_param_lowered_to_device(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 2, 4, 0, 0 }, out;
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 1, 1,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 6, 0);
+static const struct rcm_t_accept_row {
+	const char *desc;
+	bool no_param;
+	struct rcm_wire_conn_param user;
+	u32 rd_atom, init_rd_atom;
+	struct rcm_wire_conn_param want;
+} rcm_t_accept_rows[] = {
+	{ "without_param_uses_request_values", true, {}, 16, 16,
+	  { 2, 4, 6, 5 } },
+	{ "without_param_lowers_to_local_limits", true, {}, 1, 3,
+	  { 1, 3, 6, 5 } },
+	{ "param_kept_above_peer_offer", false, { 8, 6, 3, 7 }, 8, 8,
+	  { 8, 6, 6, 7 } },
+	{ "param_kept_below_peer_offer", false, { 1, 0, 3, 7 }, 8, 8,
+	  { 1, 0, 6, 7 } },
+	{ "param_lowered_to_device", false, { 2, 4, 0, 0 }, 1, 1,
+	  { 1, 1, 6, 0 } },
 	/* 255 (RDMA_MAX_*) from a caller other than librdmacm. */
-	user.responder_resources = 255;
-	user.initiator_depth = 255;
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 16, 8,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 16, 8, 6, 0);
+	{ "param_255_lowered_to_device", false, { 255, 255, 0, 0 }, 16, 8,
+	  { 16, 8, 6, 0 } },
+	{ "param_below_limits_is_kept", false, { 1, 0, 0, 3 }, 16, 16,
+	  { 1, 0, 6, 3 } },
+	{ "rnr_retry_count_15_becomes_7", false, { 1, 1, 15, 15 }, 8, 8,
+	  { 1, 1, 6, 7 } },
+	{ "rnr_retry_count_8_becomes_7", false, { 1, 1, U32_MAX, 8 }, 8, 8,
+	  { 1, 1, 6, 7 } },
+};
+
+RCM_KUNIT_PARAMS(rcm_t_accept, rcm_t_accept_rows);
+
+static void rcm_wire_accept_param_fits_device_and_rep(struct kunit *test)
+{
+	const struct rcm_t_accept_row *row = test->param_value;
+	struct rcm_wire_conn_param out = rcm_t_unset;
+
+	KUNIT_ASSERT_EQ(test,
+			rcm_wire_accept_param(&rcm_t_req,
+					      row->no_param ? NULL : &row->user,
+					      row->rd_atom, row->init_rd_atom,
+					      &out),
+			0);
+	rcm_t_expect_param(test, &out, &row->want);
 }
 
-static void rcm_wire_accept_param_below_limits_is_kept(struct kunit *test)
+/* A request no REQ can carry: rcm_t_req with one value out of range. */
+static const struct rcm_t_bad_req_row {
+	const char *desc;
+	struct rcm_wire_conn_param req;
+} rcm_t_bad_req_rows[] = {
+	{ "rnr_retry_count_8", { 2, 4, 6, 8 } },
+	{ "retry_count_8", { 2, 4, 8, 5 } },
+	{ "initiator_depth_256", { 2, 256, 6, 5 } },
+	{ "responder_resources_256", { 256, 4, 6, 5 } },
+};
+
+RCM_KUNIT_PARAMS(rcm_t_bad_req, rcm_t_bad_req_rows);
+
+/* Such a request is a caller bug: refused, the output left alone. */
+static void rcm_wire_accept_param_refuses_request_out_of_range(struct kunit *test)
 {
-	struct rcm_wire_conn_param user = { 1, 0, 0, 3 }, out;
+	const struct rcm_t_bad_req_row *row = test->param_value;
+	struct rcm_wire_conn_param out = rcm_t_unset;
 
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 16, 16,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 1, 0, 6, 3);
-}
-
-/*
- * The REP's RNR retry count above 7 is lowered to 7 (cma_accept_ib());
- * retry_count has no REP field: the consumer's is not used.
- */
-static void rcm_wire_accept_retry_counts_above_7_become_7(struct kunit *test)
-{
-	struct rcm_wire_conn_param user = { 1, 1, 15, 15 };
-	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
-
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 6, 7);
-	user.retry_count = U32_MAX;
-	user.rnr_retry_count = 8;
-	KUNIT_ASSERT_EQ(test, rcm_wire_accept_param(&rcm_t_req, &user, 8, 8,
-						    &out), 0);
-	rcm_t_expect_param(test, &out, 1, 1, 6, 7);
-}
-
-/* A request no REQ can carry is a caller bug. */
-static void rcm_wire_accept_request_out_of_range(struct kunit *test)
-{
-	struct rcm_wire_conn_param out = { 99, 99, 99, 99 };
-	struct rcm_wire_conn_param req = rcm_t_req;
-
-	req.rnr_retry_count = 8;
-	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
-			-EINVAL);
-	req = rcm_t_req;
-	req.retry_count = 8;
-	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
-			-EINVAL);
-	req = rcm_t_req;
-	req.initiator_depth = 256;
-	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
-			-EINVAL);
-	req = rcm_t_req;
-	req.responder_resources = 256;
-	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&req, NULL, 8, 8, &out),
-			-EINVAL);
-	rcm_t_expect_param(test, &out, 99, 99, 99, 99);
+	KUNIT_EXPECT_EQ(test, rcm_wire_accept_param(&row->req, NULL, 8, 8,
+						    &out), -EINVAL);
+	rcm_t_expect_param(test, &out, &rcm_t_unset);
 }
 
 /* The wait ib_cm does with these values (cm.c:cm_convert_to_ms()). */
@@ -1020,28 +939,15 @@ static void rcm_wire_cm_timeout_worked_examples(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r, 5);
 }
 
-static struct kunit_case rcm_wire_params_cases[] = {
-	KUNIT_CASE(rcm_wire_connect_keeps_values_within_device_limits),
-	KUNIT_CASE(rcm_wire_connect_clamps_depths_to_device),
-	KUNIT_CASE(rcm_wire_connect_255_means_device_max_and_fits_8_bits),
-	KUNIT_CASE(rcm_wire_connect_retry_counts_are_3_bits),
-	KUNIT_CASE(rcm_wire_connect_retry_counts_above_7_become_7),
-	KUNIT_CASE(rcm_wire_accept_without_param_uses_request_values),
-	KUNIT_CASE(rcm_wire_accept_without_param_lowers_to_local_limits),
-	KUNIT_CASE(rcm_wire_accept_param_kept_above_peer_offer),
-	KUNIT_CASE(rcm_wire_accept_param_lowered_to_device),
-	KUNIT_CASE(rcm_wire_accept_param_below_limits_is_kept),
-	KUNIT_CASE(rcm_wire_accept_retry_counts_above_7_become_7),
-	KUNIT_CASE(rcm_wire_accept_request_out_of_range),
-	KUNIT_CASE(rcm_wire_cm_timeout_stays_within_bound),
-	KUNIT_CASE(rcm_wire_cm_timeout_worked_examples),
-	{}
-};
-
-static struct kunit_suite rcm_wire_params_suite = {
-	.name = "rcm_wire_params",
-	.test_cases = rcm_wire_params_cases,
-};
+RCM_KUNIT_SUITE(rcm_wire_params,
+		KUNIT_CASE(rcm_wire_cm_timeout_stays_within_bound),
+		KUNIT_CASE(rcm_wire_cm_timeout_worked_examples),
+		KUNIT_CASE_PARAM(rcm_wire_connect_param_fits_device_and_req,
+				 rcm_t_connect_gen_params),
+		KUNIT_CASE_PARAM(rcm_wire_accept_param_fits_device_and_rep,
+				 rcm_t_accept_gen_params),
+		KUNIT_CASE_PARAM(rcm_wire_accept_param_refuses_request_out_of_range,
+				 rcm_t_bad_req_gen_params));
 
 /* --- multicast MGIDs ------------------------------------------------- */
 
@@ -1050,18 +956,25 @@ static const u8 rcm_t_mc6[16] = {
 	0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2,
 };
 
+/* rcm_wire_mcast_mgid() of group @g on a port of @type, over garbage. */
+static void rcm_t_expect_mgid(struct kunit *test, const void *g,
+			      enum ib_gid_type type, const u8 *want)
+{
+	union ib_gid mgid;
+
+	memset(&mgid, 0xa5, sizeof(mgid));
+	rcm_wire_mcast_mgid(g, type, &mgid);
+	rcm_t_expect_bytes(test, mgid.raw, want, sizeof(mgid.raw));
+}
+
 static void rcm_wire_mgid_ipv4_on_roce_v2_is_mapped(struct kunit *test)
 {
 	struct sockaddr_in g = rcm_t_in4(239, 1, 2, 3, 0);
 	static const u8 want[16] = {
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 1, 2, 3,
 	};
-	union ib_gid mgid;
 
-	memset(&mgid, 0xa5, sizeof(mgid));
-	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE_UDP_ENCAP,
-			    &mgid);
-	rcm_t_expect_bytes(test, mgid.raw, want, 16);
+	rcm_t_expect_mgid(test, &g, IB_GID_TYPE_ROCE_UDP_ENCAP, want);
 }
 
 static void rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e(struct kunit *test)
@@ -1070,41 +983,21 @@ static void rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e(struct kunit *test)
 	static const u8 want[16] = {
 		0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 224, 0, 0, 251,
 	};
-	union ib_gid mgid;
 
-	memset(&mgid, 0xa5, sizeof(mgid));
-	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE, &mgid);
-	rcm_t_expect_bytes(test, mgid.raw, want, 16);
+	rcm_t_expect_mgid(test, &g, IB_GID_TYPE_ROCE, want);
 	/* InfiniBand's GID type takes the same form. */
-	memset(&mgid, 0xa5, sizeof(mgid));
-	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_IB, &mgid);
-	rcm_t_expect_bytes(test, mgid.raw, want, 16);
+	rcm_t_expect_mgid(test, &g, IB_GID_TYPE_IB, want);
 }
 
 static void rcm_wire_mgid_ipv6_is_the_address(struct kunit *test)
 {
 	struct sockaddr_in6 g = rcm_t_in6(rcm_t_mc6, 7);
-	union ib_gid mgid;
 
-	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE, &mgid);
-	rcm_t_expect_bytes(test, mgid.raw, rcm_t_mc6, 16);
-	rcm_wire_mcast_mgid((struct sockaddr *)&g, IB_GID_TYPE_ROCE_UDP_ENCAP,
-			    &mgid);
-	rcm_t_expect_bytes(test, mgid.raw, rcm_t_mc6, 16);
+	rcm_t_expect_mgid(test, &g, IB_GID_TYPE_ROCE, rcm_t_mc6);
+	rcm_t_expect_mgid(test, &g, IB_GID_TYPE_ROCE_UDP_ENCAP, rcm_t_mc6);
 }
 
-static struct kunit_case rcm_wire_mcast_cases[] = {
-	KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v2_is_mapped),
-	KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e),
-	KUNIT_CASE(rcm_wire_mgid_ipv6_is_the_address),
-	{}
-};
-
-static struct kunit_suite rcm_wire_mcast_suite = {
-	.name = "rcm_wire_mcast",
-	.test_cases = rcm_wire_mcast_cases,
-};
-
-kunit_test_suites(&rcm_wire_hdr_suite, &rcm_wire_sid_suite,
-		  &rcm_wire_limits_suite, &rcm_wire_params_suite,
-		  &rcm_wire_mcast_suite);
+RCM_KUNIT_SUITE(rcm_wire_mcast,
+		KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v2_is_mapped),
+		KUNIT_CASE(rcm_wire_mgid_ipv4_on_roce_v1_is_ff0e),
+		KUNIT_CASE(rcm_wire_mgid_ipv6_is_the_address));
