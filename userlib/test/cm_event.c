@@ -9,14 +9,15 @@
  *   ucma_process_addr_resolved());
  * - destroy while another thread has read a record of the id and not
  *   handed it out yet: waits for that thread, which drops the record
- *   and goes on with the next one (the fake stops the reader at that
+ *   and goes on with the next one (the seam stops the reader at that
  *   instant);
  * - an event acked after the application destroyed its channel (the id
  *   left alive), as librdmacm 44 allows: no access to the freed channel
  *   (valgrind.sh).
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c). Waits are bounded: a hang fails the check.
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c). Waits are bounded: a
+ * hang fails the check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,25 +30,19 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
+#include "script.h"
 #include "helpers.h"
 
 #define REC_SIZE	sizeof(struct rcm_event)
 
 static struct rdma_event_channel *ch;
 
-static uint32_t handle_of_last(void)
-{
-	return fake_last_create.out_id;
-}
-
 static struct rdma_cm_id *new_id(enum rdma_port_space ps, uint32_t *handle)
 {
 	struct rdma_cm_id *id = NULL;
 
 	T_CHECK(rdma_create_id(ch, &id, NULL, ps) == 0);
-	*handle = handle_of_last();
+	*handle = SEAM_LAST_HANDLE();
 	return id;
 }
 
@@ -75,9 +70,6 @@ static void expect_eagain(void)
 		rdma_ack_cm_event(ev);
 }
 
-#define LOOP_IDS	3
-#define LOOP_EVENTS	10	/* per id: 30 in all, more than 16 */
-
 static void addr_resolved_unknown_device(void)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -85,8 +77,7 @@ static void addr_resolved_unknown_device(void)
 	struct rdma_cm_id *a;
 	uint32_t ha;
 
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(3);	/* no such device */
+	script_info.node_guid = FAKE_GUID(3);	/* no such device */
 	if (!open_channel())
 		return;
 	a = new_id(RDMA_PS_TCP, &ha);
@@ -167,18 +158,19 @@ static void destroy_with_record_in_flight(void)
 		return;
 	a = new_id(RDMA_PS_TCP, &ha);
 	b = new_id(RDMA_PS_TCP, &hb);
-	fake_rcm_push(ch->fd, ha, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
-	fake_rcm_push(ch->fd, hb, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
+	script_push(ch->fd, ha, RCM_EVENT_ESTABLISHED, 0);
+	script_push(ch->fd, hb, RCM_EVENT_ESTABLISHED, 0);
 
-	fake_rcm_hold_next_read();
+	seam_hold_next_read();
 	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
-	T_CHECK(fake_rcm_wait_held(2000));
-	T_CHECK(fake_rcm_queued(ch->fd) == 1);
+	T_CHECK(seam_wait_held(2000));
+	T_CHECK(seam_queued(ch->fd) == 1);
 
 	start_destroy(&d, a);
 	T_CHECK(!join_within(d.thread, 300));	/* waits for the reader */
-	T_CHECK(fake_last_destroy.out_events_reported == 1);
-	fake_rcm_release_read();
+	T_CHECK(SEAM_LAST(rcm_destroy_id,
+			  RCM_CMD_DESTROY_ID)->out_events_reported == 1);
+	seam_release_read();
 	T_CHECK(join_within(d.thread, 2000));
 	T_CHECK(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST) && d.ret == 0);
 	T_CHECK(join_within(getter, 2000));
@@ -208,7 +200,7 @@ static void ack_after_channel_destroyed(void)
 	if (!open_channel())
 		return;
 	orphan = new_id(RDMA_PS_TCP, &h);
-	T_CHECK(fake_rcm_push(ch->fd, h, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
+	T_CHECK(script_push(ch->fd, h, RCM_EVENT_ESTABLISHED, 0));
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0 && ev && ev->id == orphan);
 	rdma_destroy_event_channel(ch);
 	if (ev)
@@ -221,7 +213,7 @@ int main(int argc, char *argv[])
 	if (argc > 1)
 		return T_EXIT_SKIP;
 	t_require_our_lib((const void *)rdma_get_cm_event);
-	fake_rcm_init();
+	script_cm();
 
 	t_in_child("ADDR_RESOLVED on an unknown device",
 		   addr_resolved_unknown_device);
