@@ -5,20 +5,20 @@
  * guest/cm_passive.c, cm_listen.c, cm_sync_channels.c).
  *
  * - a request whose listener is destroyed while another thread has read
- *   it and not handed it out yet (the fake holds the reader at that
+ *   it and not handed it out yet (the seam holds the reader at that
  *   instant), or whose id cannot be queried, gets its kernel id
  *   destroyed and never shows up;
  * - rdma_get_request(): returns the request id with the event in
  *   id->event on a private channel of its own; keeps a request id's own
  *   events for that id's next synchronous call (destroying the id acks
  *   them); ECONNREFUSED/-status/EINVAL for other listener events
- *   (DEVICE_REMOVAL, ADDR_CHANGE, REJECTED, pushed by the fake), kept in
+ *   (DEVICE_REMOVAL, ADDR_CHANGE, REJECTED, pushed by the test), kept in
  *   listen->event; the listener's destroy waits for the requests' events
  *   in id->event (as librdmacm's), and the private channel closes with
  *   the last id using it.
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c).
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,14 +30,12 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
+#include "script.h"
 #include "helpers.h"
 
 #define LISTEN_PORT	20100
 
 static struct rdma_event_channel *ch;
-static struct sockaddr_storage peer;
 static const struct rcm_conn_param conn = {
 	.qp_num = 0x123456,
 	.responder_resources = 3,
@@ -47,11 +45,6 @@ static const struct rcm_conn_param conn = {
 	.rnr_retry_count = 7,
 	.srq = 1,
 };
-
-static void setup(void)
-{
-	fake_rcm_one_device(&peer);
-}
 
 static void set_nonblock(int fd)
 {
@@ -80,7 +73,7 @@ static struct rdma_cm_id *listener(struct rdma_event_channel *c, void *ctx,
 	T_CHECK(rdma_create_id(c, &id, ctx, RDMA_PS_TCP) == 0);
 	if (!id)
 		return NULL;
-	*handle = fake_last_create.out_id;
+	*handle = SEAM_LAST_HANDLE();
 	T_CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == 0);
 	T_CHECK(rdma_listen(id, 8) == 0);
 	return id;
@@ -150,7 +143,6 @@ static void listener_destroy(void)
 	pthread_t getter;
 	uint32_t hl, hr, ho;
 
-	setup();
 	ch = rdma_create_event_channel();
 	T_CHECK(ch != NULL);
 	if (!ch)
@@ -158,7 +150,7 @@ static void listener_destroy(void)
 	T_CHECK(rdma_create_id(ch, &other, NULL, RDMA_PS_TCP) == 0);
 	if (!other)
 		return;
-	ho = fake_last_create.out_id;
+	ho = SEAM_LAST_HANDLE();
 	l = listener(ch, NULL, &hl);
 	if (!l)
 		return;
@@ -168,20 +160,20 @@ static void listener_destroy(void)
 	 * goes: the request id is destroyed, its REJECTED skipped, and that
 	 * thread gets the next event.
 	 */
-	hr = fake_rcm_push_request(ch->fd, hl, &conn, &peer, NULL, 0);
-	T_CHECK(fake_rcm_push(ch->fd, hr, RCM_EVENT_REJECTED, 8, NULL, 0));
-	T_CHECK(fake_rcm_push(ch->fd, ho, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
-	fake_rcm_hold_next_read();
+	hr = script_request(ch->fd, hl, &conn, NULL, 0);
+	T_CHECK(script_push(ch->fd, hr, RCM_EVENT_REJECTED, 8));
+	T_CHECK(script_push(ch->fd, ho, RCM_EVENT_ESTABLISHED, 0));
+	seam_hold_next_read();
 	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
-	T_CHECK(fake_rcm_wait_held(2000));
-	T_CHECK(fake_rcm_queued(ch->fd) == 2 && fake_rcm_id_live(ch->fd, hr));
+	T_CHECK(seam_wait_held(2000));
+	T_CHECK(seam_queued(ch->fd) == 2 && seam_live(ch->fd, hr));
 	destroy_promptly(l);
-	T_CHECK(fake_rcm_id_live(ch->fd, hr));	/* read: the kernel keeps it */
-	fake_rcm_release_read();
+	T_CHECK(seam_live(ch->fd, hr));	/* read: the kernel keeps it */
+	seam_release_read();
 	T_CHECK(join_within(getter, 2000));
 	T_CHECK(ev && ev->id == other);
-	T_CHECK(!fake_rcm_id_live(ch->fd, hr));
-	T_CHECK(fake_last_destroy.id == hr);
+	T_CHECK(!seam_live(ch->fd, hr));
+	T_CHECK(SEAM_LAST(rcm_destroy_id, RCM_CMD_DESTROY_ID)->id == hr);
 	if (ev)
 		rdma_ack_cm_event(ev);
 	set_nonblock(ch->fd);
@@ -191,10 +183,11 @@ static void listener_destroy(void)
 	l = listener(ch, NULL, &hl);
 	if (!l)
 		return;
-	fake_rcm_fail_next(RCM_CMD_QUERY_ID, EIO);
-	hr = fake_rcm_push_request(ch->fd, hl, &conn, &peer, NULL, 0);
+	script_no_view = true;
+	seam_fail_next(RCM_CMD_QUERY_ID, EIO);
+	hr = script_request(ch->fd, hl, &conn, NULL, 0);
 	expect_eagain(ch);
-	T_CHECK(hr && !fake_rcm_id_live(ch->fd, hr));
+	T_CHECK(hr && !seam_live(ch->fd, hr));
 
 	T_CHECK(rdma_destroy_id(l) == 0);
 	T_CHECK(rdma_destroy_id(other) == 0);
@@ -208,7 +201,6 @@ static void get_request(void)
 	int fd_before, fd, rfd, ctx;
 	struct destroyer d;
 
-	setup();
 	fd_before = t_lowest_free_fd();
 
 	/* Only for synchronous listeners. */
@@ -238,14 +230,14 @@ static void get_request(void)
 	 * librdmacm's ucma_process_conn_req()): its events never reach the
 	 * listener's fd, whose O_NONBLOCK it does not share.
 	 */
-	T_CHECK(fake_rcm_push_request(fd, hl, &conn, &peer, "one", 4) != 0);
+	T_CHECK(script_request(fd, hl, &conn, "one", 4) != 0);
 	T_CHECK(rdma_get_request(l, &r1) == 0);
 	T_CHECK(r1 && r1 != l && r1->channel != ch && r1->context == &ctx);
 	if (!r1)
 		return;
-	h1 = fake_last_migrate.out_id;
-	T_CHECK(fake_last_migrate.fd == r1->channel->fd);
-	T_CHECK(fake_rcm_id_live(r1->channel->fd, h1));
+	h1 = SEAM_LAST(rcm_migrate_id, RCM_CMD_MIGRATE_ID)->out_id;
+	T_CHECK(SEAM_LAST(rcm_migrate_id, RCM_CMD_MIGRATE_ID)->fd == r1->channel->fd);
+	T_CHECK(seam_live(r1->channel->fd, h1));
 	T_CHECK(!(fcntl(r1->channel->fd, F_GETFL) & O_NONBLOCK));
 	T_CHECK(r1->event && r1->event->event ==
 		RDMA_CM_EVENT_CONNECT_REQUEST);
@@ -256,30 +248,28 @@ static void get_request(void)
 	T_CHECK(r1->verbs != NULL && l->event == NULL);
 
 	/* r1's own event is r1's channel's; the next request comes out. */
-	T_CHECK(fake_rcm_push(r1->channel->fd, h1, RCM_EVENT_REJECTED, 8,
-			      NULL, 0));
-	T_CHECK(fake_rcm_push_request(fd, hl, &conn, &peer, "two", 4) != 0);
+	T_CHECK(script_push(r1->channel->fd, h1, RCM_EVENT_REJECTED, 8));
+	T_CHECK(script_request(fd, hl, &conn, "two", 4) != 0);
 	T_CHECK(rdma_get_request(l, &r2) == 0);
 	T_CHECK(r2 && r2 != r1 && r2->event &&
 		r2->event->listen_id == l &&
 		!strcmp(r2->event->param.conn.private_data, "two"));
 	T_CHECK(r2 && r2->channel != ch && r2->channel != r1->channel);
-	h2 = fake_last_migrate.out_id;
-	T_CHECK(fake_rcm_queued(fd) == 0);
-	T_CHECK(fake_rcm_queued(r1->channel->fd) == 1);
+	h2 = SEAM_LAST(rcm_migrate_id, RCM_CMD_MIGRATE_ID)->out_id;
+	T_CHECK(seam_queued(fd) == 0);
+	T_CHECK(seam_queued(r1->channel->fd) == 1);
 
 	/* Other events of the listener fail and stay in listen->event. */
-	T_CHECK(fake_rcm_push(fd, hl, RCM_EVENT_DEVICE_REMOVAL, 0, NULL, 0));
+	T_CHECK(script_push(fd, hl, RCM_EVENT_DEVICE_REMOVAL, 0));
 	errno = 0;
 	T_CHECK(rdma_get_request(l, &r1) == -1 && errno == EINVAL);
 	T_CHECK(l->event &&
 		l->event->event == RDMA_CM_EVENT_DEVICE_REMOVAL);
-	T_CHECK(fake_rcm_push(fd, hl, RCM_EVENT_ADDR_CHANGE, -ENODEV,
-			      NULL, 0));
+	T_CHECK(script_push(fd, hl, RCM_EVENT_ADDR_CHANGE, -ENODEV));
 	errno = 0;
 	T_CHECK(rdma_get_request(l, &r1) == -1 && errno == ENODEV);
 	T_CHECK(l->event && l->event->status == -ENODEV);
-	T_CHECK(fake_rcm_push(fd, hl, RCM_EVENT_REJECTED, 28, NULL, 0));
+	T_CHECK(script_push(fd, hl, RCM_EVENT_REJECTED, 28));
 	errno = 0;
 	T_CHECK(rdma_get_request(l, &r1) == -1 && errno == ECONNREFUSED);
 	T_CHECK(l->event && l->event->event == RDMA_CM_EVENT_REJECTED);
@@ -288,7 +278,7 @@ static void get_request(void)
 	T_CHECK(l->event == NULL);	/* acked by the call */
 
 	T_CHECK(rdma_reject(r1, "no", 3) == 0);
-	T_CHECK(fake_last_reject.id == h1);
+	T_CHECK(SEAM_LAST(rcm_reject, RCM_CMD_REJECT)->id == h1);
 
 	/*
 	 * As in librdmacm, the listener waits for the CONNECT_REQUESTs that
@@ -297,7 +287,7 @@ static void get_request(void)
 	 */
 	rfd = r2->channel->fd;
 	destroy_promptly(r1);
-	T_CHECK(fake_rcm_id_live(rfd, h2));
+	T_CHECK(seam_live(rfd, h2));
 	start_destroy(&d, l);
 	T_CHECK(!join_within(d.thread, 300));
 	T_CHECK(fcntl(fd, F_GETFD) != -1);
@@ -313,7 +303,7 @@ int main(int argc, char *argv[])
 	if (argc > 1)
 		return T_EXIT_SKIP;
 	t_require_our_lib((const void *)rdma_listen);
-	fake_rcm_init();
+	script_cm();
 
 	t_in_child("requests of a destroyed listener", listener_destroy);
 	t_in_child("rdma_get_request", get_request);

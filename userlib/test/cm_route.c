@@ -49,19 +49,13 @@ static const uint8_t sgid[16] = {
 /* What RESOLVE_ROUTE queues: ROUTE_RESOLVED, or ROUTE_ERROR if set. */
 static int route_status;
 
-static int resolve_addr(int fd, void *arg)
-{
-	const struct rcm_resolve_addr *c = arg;
-
-	return script_push(fd, c->id, RCM_EVENT_ADDR_RESOLVED, 0) ? 0 : ENOMEM;
-}
-
 static int resolve_route(int fd, void *arg)
 {
 	const struct rcm_resolve_route *c = arg;
 
-	return script_push(fd, c->id, route_status ? RCM_EVENT_ROUTE_ERROR :
-			   RCM_EVENT_ROUTE_RESOLVED, route_status) ?
+	if (!route_status)
+		return script_resolve_route(fd, arg);
+	return script_push(fd, c->id, RCM_EVENT_ROUTE_ERROR, route_status) ?
 	       0 : ENOMEM;
 }
 
@@ -73,7 +67,7 @@ static void setup(void)
 	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
 	memcpy(script_info.sgid, sgid, sizeof(sgid));
 	/* A kernel that sends no view: the library queries. */
-	seam_reply[SEAM_CMD(RCM_CMD_RESOLVE_ADDR)] = resolve_addr;
+	script_no_view = true;
 	seam_reply[SEAM_CMD(RCM_CMD_RESOLVE_ROUTE)] = resolve_route;
 
 	/* ADDR_RESOLVED gives the destination as a GID. */

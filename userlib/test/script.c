@@ -9,6 +9,7 @@
 #include "script.h"
 
 struct rcm_id_info script_info;
+bool script_no_view;
 struct rcm_qp_attr script_qp_attr[3];
 struct rcm_conn_param script_response;
 uint32_t script_peer_ece_vendor_id, script_peer_ece_attr_mod;
@@ -31,6 +32,7 @@ void script_cm(void)
 
 	seam_init();
 	fake_num_devices = 1;
+	script_no_view = false;
 	inet_pton(AF_INET, "192.0.2.10", &src.sin_addr);
 	memset(&script_info, 0, sizeof(script_info));
 	script_info.port_num = 1;
@@ -60,10 +62,12 @@ static int resolved(int fd, uint32_t handle, uint32_t event, const void *dst)
 {
 	struct rcm_event ev = seam_event(fd, handle, event, 0);
 
-	ev.id_info = script_info;
-	ev.id_info_len = sizeof(ev.id_info);
-	if (dst)
-		set_addr(ev.id_info.dst, dst);
+	if (!script_no_view) {
+		ev.id_info = script_info;
+		ev.id_info_len = sizeof(ev.id_info);
+		if (dst)
+			set_addr(ev.id_info.dst, dst);
+	}
 	return seam_push(fd, &ev) ? 0 : ENOMEM;
 }
 
@@ -143,10 +147,13 @@ uint32_t script_request(int fd, uint32_t listen_handle,
 	ev.listen_id = listen_handle;
 	if (conn)
 		ev.conn = *conn;
-	memcpy(ev.private_data, pdata, len);
+	if (len)
+		memcpy(ev.private_data, pdata, len);
 	ev.private_data_len = 56;
-	ev.id_info = script_info;
-	ev.id_info_len = sizeof(ev.id_info);
-	set_addr(ev.id_info.dst, &script_peer);
+	if (!script_no_view) {
+		ev.id_info = script_info;
+		ev.id_info_len = sizeof(ev.id_info);
+		set_addr(ev.id_info.dst, &script_peer);
+	}
 	return ev.id && seam_push(fd, &ev) ? ev.id : 0;
 }

@@ -21,6 +21,8 @@
  * the address bound, and a resolution its destination, instead.
  */
 extern struct rcm_id_info script_info;
+/* Events carry no view (as an older module's): the library queries. */
+extern bool script_no_view;
 /* What RCM_IOCTL_INIT_QP_ATTR reports for INIT, RTR and RTS. */
 extern struct rcm_qp_attr script_qp_attr[3];
 /* The conn of CONNECT_RESPONSE (and ECE of its REP). */
