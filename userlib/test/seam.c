@@ -117,14 +117,19 @@ static bool push_locked(struct seam_file *f, const struct rcm_event *ev)
 	return true;
 }
 
-/* Take handle's unread records out of f; into `to` as to_handle if to. */
-static void move_events(struct seam_file *f, uint32_t handle,
-			struct seam_file *to, uint32_t to_handle)
+/*
+ * Take handle's unread records (of context only, unless any) out of f;
+ * into `to` as to_handle if to.
+ */
+static void move_events(struct seam_file *f, uint32_t handle, bool any,
+			uint64_t context, struct seam_file *to,
+			uint32_t to_handle)
 {
 	int i, kept = 0;
 
 	for (i = 0; i < f->nev; i++) {
-		if (f->ev[i].id != handle) {
+		if (f->ev[i].id != handle ||
+		    (!any && f->ev[i].context != context)) {
 			f->ev[kept++] = f->ev[i];
 			continue;
 		}
@@ -172,7 +177,7 @@ static int built_in(struct seam_file *f, unsigned int cmd, void *arg)
 		if (!id)
 			return ENOENT;
 		d->out_events_reported = id->reported;
-		move_events(f, d->id, NULL, 0);
+		move_events(f, d->id, true, 0, NULL, 0);
 		id->live = false;
 		return 0;
 	case RCM_CMD_MIGRATE_ID:
@@ -193,7 +198,7 @@ static int built_in(struct seam_file *f, unsigned int cmd, void *arg)
 		if (!m->out_id)
 			return ENOMEM;
 		to->ids[m->out_id - 1].reported = id->reported;
-		move_events(f, m->id, to, m->out_id);
+		move_events(f, m->id, true, 0, to, m->out_id);
 		id->live = false;
 		return 0;
 	}
@@ -295,6 +300,17 @@ bool seam_push(int fd, const struct rcm_event *ev)
 	ok = f && push_locked(f, ev);
 	pthread_mutex_unlock(&lock);
 	return ok;
+}
+
+void seam_discard(int fd, uint32_t handle, uint64_t context)
+{
+	struct seam_file *f;
+
+	pthread_mutex_lock(&lock);
+	f = file_of(fd);
+	if (f)
+		move_events(f, handle, false, context, NULL, 0);
+	pthread_mutex_unlock(&lock);
 }
 
 int seam_queued(int fd)

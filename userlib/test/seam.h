@@ -69,6 +69,8 @@ struct rcm_event seam_event(int fd, uint32_t handle, uint32_t event,
 			    int32_t status);
 /* Queue a record in the file of fd; false if fd is no seam file. */
 bool seam_push(int fd, const struct rcm_event *ev);
+/* Discard the unread records of handle with context, as a leave does. */
+void seam_discard(int fd, uint32_t handle, uint64_t context);
 /* Records queued (unread) in the file of fd. */
 int seam_queued(int fd);
 /* Called for every record read() returns, before it returns. */
