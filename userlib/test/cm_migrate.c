@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * cm_migrate: what rdma_migrate_id() does where only a fake module can
- * stage the moment or the failure (the rest runs against rcm.ko in a
+ * cm_migrate: what rdma_migrate_id() does where only the seam can stage
+ * the moment or the failure (the rest runs against rcm.ko in a
  * guest: guest/cm_migrate.c, and cm_connect's case 4).
  *
  * - a record of the id that another thread read from the old file and
@@ -9,14 +9,14 @@
  *   (as in librdmacm), and the call waits for that thread and the ack;
  * - errors: NULL id and another synchronous id's private channel
  *   (EINVAL, no ioctl), the id's own channel (a no-op without an
- *   ioctl), kernel errors (injected ENOENT, ENOMEM) that leave the id
- *   where it was (a private channel opened for it is closed again), and
- *   EMFILE of a destination the fake fills.
+ *   ioctl), kernel errors (injected ENOENT, ENOMEM, EMFILE) that leave
+ *   the id where it was (a private channel opened for it is closed
+ *   again).
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c). Waits are bounded: a hang fails the check.
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c). Waits are bounded: a
+ * hang fails the check.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,18 +26,8 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
+#include "script.h"
 #include "helpers.h"
-
-static struct sockaddr_storage peer;
-static struct sockaddr_in dst = { .sin_family = AF_INET };
-static void setup(void)
-{
-	fake_rcm_one_device(&peer);
-	dst.sin_port = htons(7471);
-	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
-}
 
 static struct rdma_event_channel *channel(void)
 {
@@ -59,7 +49,7 @@ static struct rdma_cm_id *new_id(struct rdma_event_channel *c,
 
 	T_CHECK(rdma_create_id(c, &id, NULL, RDMA_PS_TCP) == 0);
 	if (handle)
-		*handle = fake_last_create.out_id;
+		*handle = SEAM_LAST_HANDLE();
 	return id;
 }
 
@@ -173,24 +163,24 @@ static void in_flight_record(void)
 		return;
 	a = new_id(a_ch, &ha);
 	b = new_id(a_ch, &hb);
-	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-		      NULL, 0);
-	fake_rcm_push(a_ch->fd, hb, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
-	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
+	script_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT);
+	script_push(a_ch->fd, hb, RCM_EVENT_ESTABLISHED, 0);
+	script_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0);
 
-	fake_rcm_hold_next_read();
+	seam_hold_next_read();
 	g.ch = a_ch;
 	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
-	T_CHECK(fake_rcm_wait_held(2000));
-	T_CHECK(fake_rcm_queued(a_ch->fd) == 2);	/* one read */
+	T_CHECK(seam_wait_held(2000));
+	T_CHECK(seam_queued(a_ch->fd) == 2);	/* one read */
 
 	start_migrate(&m, a, b_ch);
 	T_CHECK(!join_within(m.thread, 300));	/* waits for the reader */
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 1);
-	T_CHECK(fake_last_migrate.out_events_reported == 1);
-	T_CHECK(fake_rcm_queued(b_ch->fd) == 1);	/* TIMEWAIT_EXIT */
+	T_CHECK(SEAM_CALLS(RCM_CMD_MIGRATE_ID) == 1);
+	T_CHECK(SEAM_LAST(rcm_migrate_id,
+			  RCM_CMD_MIGRATE_ID)->out_events_reported == 1);
+	T_CHECK(seam_queued(b_ch->fd) == 1);	/* TIMEWAIT_EXIT */
 
-	fake_rcm_release_read();
+	seam_release_read();
 	T_CHECK(join_within(reader, 2000));
 	T_CHECK(g.ev && g.ev->id == a &&
 		g.ev->event == RDMA_CM_EVENT_UNREACHABLE);
@@ -216,8 +206,8 @@ static void in_flight_record(void)
 static void errors(void)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
-	struct rdma_cm_id *a, *s, *full[FAKE_RCM_MAX_IDS];
-	int fd_before, i, n;
+	struct rdma_cm_id *a, *s;
+	int fd_before;
 	uint32_t ha;
 
 	a_ch = channel();
@@ -237,41 +227,33 @@ static void errors(void)
 	errno = 0;	/* another id's private channel */
 	T_CHECK(rdma_migrate_id(a, s->channel) == -1 && errno == EINVAL);
 	T_CHECK(a->channel == a_ch);
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 0);
+	T_CHECK(SEAM_CALLS(RCM_CMD_MIGRATE_ID) == 0);
 	T_CHECK(rdma_destroy_id(s) == 0);
 
-	fake_rcm_fail_next(RCM_CMD_MIGRATE_ID, ENOENT);
+	seam_fail_next(RCM_CMD_MIGRATE_ID, ENOENT);
 	errno = 0;
 	T_CHECK(rdma_migrate_id(a, b_ch) == -1 && errno == ENOENT);
 	T_CHECK(a->channel == a_ch);
 
 	fd_before = t_lowest_free_fd();
-	fake_rcm_fail_next(RCM_CMD_MIGRATE_ID, ENOMEM);
+	seam_fail_next(RCM_CMD_MIGRATE_ID, ENOMEM);
 	errno = 0;
 	T_CHECK(rdma_migrate_id(a, NULL) == -1 && errno == ENOMEM);
 	T_CHECK(a->channel == a_ch);
 	T_CHECK(t_lowest_free_fd() == fd_before);
 
 	/* Still on a_ch under its old handle. */
-	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-		      NULL, 0);
+	script_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT);
 	expect(a_ch, RDMA_CM_EVENT_UNREACHABLE, a, false);
 
 	/* A full destination: the kernel's EMFILE. */
-	for (n = 0; n < FAKE_RCM_MAX_IDS; n++) {
-		full[n] = NULL;
-		if (rdma_create_id(b_ch, &full[n], NULL, RDMA_PS_TCP))
-			break;
-	}
-	T_CHECK(n == FAKE_RCM_MAX_IDS);
+	seam_fail_next(RCM_CMD_MIGRATE_ID, EMFILE);
 	errno = 0;
 	T_CHECK(rdma_migrate_id(a, b_ch) == -1 && errno == EMFILE);
 	T_CHECK(a->channel == a_ch);
-	for (i = 0; i < n; i++)
-		rdma_destroy_id(full[i]);
 
 	T_CHECK(rdma_destroy_id(a) == 0);
-	T_CHECK(fake_last_destroy.id == ha);
+	T_CHECK(SEAM_LAST(rcm_destroy_id, RCM_CMD_DESTROY_ID)->id == ha);
 	rdma_destroy_event_channel(a_ch);
 	rdma_destroy_event_channel(b_ch);
 }
@@ -282,8 +264,7 @@ int main(int argc, char *argv[])
 	if (argc > 1)
 		return T_EXIT_SKIP;
 	t_require_our_lib((const void *)rdma_migrate_id);
-	fake_rcm_init();
-	setup();
+	script_cm();
 
 	t_in_child("a record a reader holds is waited for", in_flight_record);
 	t_in_child("errors", errors);
