@@ -16,7 +16,7 @@
  * the inline ibv_create_qp_ex() and ibv_create_srq_ex() reach the fake's
  * create_qp_ex and create_srq_ex for masks beyond the PD. A QP records
  * every ibv_modify_qp() (attributes, mask, and fake_seq, a counter that
- * fake_rcm.c shares, so that tests can check the order of QP changes
+ * seam.c shares, so that tests can check the order of QP changes
  * and module commands) and keeps the state it was moved to, and the
  * multicast groups ibv_attach_mcast() attached it to (ibv_detach_mcast()
  * of a group not attached fails with EINVAL). XRC domains open only with
@@ -47,7 +47,7 @@ extern int fake_open_calls;
 extern int fake_close_calls;
 extern int fake_query_calls;
 
-/* Incremented by every ibv_modify_qp() and every fake module command. */
+/* Incremented by every ibv_modify_qp() and every command of the seam. */
 extern int fake_seq;
 
 /* Objects alive now, and what the next creation does. */
