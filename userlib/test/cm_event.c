@@ -161,16 +161,16 @@ static void destroy_with_record_in_flight(void)
 	script_push(ch->fd, ha, RCM_EVENT_ESTABLISHED, 0);
 	script_push(ch->fd, hb, RCM_EVENT_ESTABLISHED, 0);
 
-	seam_hold_next_read();
+	script_hold_next_read();
 	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
-	T_CHECK(seam_wait_held(2000));
+	T_CHECK(script_wait_held(2000));
 	T_CHECK(seam_queued(ch->fd) == 1);
 
 	start_destroy(&d, a);
 	T_CHECK(!join_within(d.thread, 300));	/* waits for the reader */
 	T_CHECK(SEAM_LAST(rcm_destroy_id,
 			  RCM_CMD_DESTROY_ID)->out_events_reported == 1);
-	seam_release_read();
+	script_release_read();
 	T_CHECK(join_within(d.thread, 2000));
 	T_CHECK(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST) && d.ret == 0);
 	T_CHECK(join_within(getter, 2000));

@@ -163,13 +163,13 @@ static void listener_destroy(void)
 	hr = script_request(ch->fd, hl, &conn, NULL, 0);
 	T_CHECK(script_push(ch->fd, hr, RCM_EVENT_REJECTED, 8));
 	T_CHECK(script_push(ch->fd, ho, RCM_EVENT_ESTABLISHED, 0));
-	seam_hold_next_read();
+	script_hold_next_read();
 	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
-	T_CHECK(seam_wait_held(2000));
+	T_CHECK(script_wait_held(2000));
 	T_CHECK(seam_queued(ch->fd) == 2 && seam_live(ch->fd, hr));
 	destroy_promptly(l);
 	T_CHECK(seam_live(ch->fd, hr));	/* read: the kernel keeps it */
-	seam_release_read();
+	script_release_read();
 	T_CHECK(join_within(getter, 2000));
 	T_CHECK(ev && ev->id == other);
 	T_CHECK(!seam_live(ch->fd, hr));

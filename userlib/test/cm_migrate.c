@@ -167,10 +167,10 @@ static void in_flight_record(void)
 	script_push(a_ch->fd, hb, RCM_EVENT_ESTABLISHED, 0);
 	script_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0);
 
-	seam_hold_next_read();
+	script_hold_next_read();
 	g.ch = a_ch;
 	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
-	T_CHECK(seam_wait_held(2000));
+	T_CHECK(script_wait_held(2000));
 	T_CHECK(seam_queued(a_ch->fd) == 2);	/* one read */
 
 	start_migrate(&m, a, b_ch);
@@ -180,7 +180,7 @@ static void in_flight_record(void)
 			  RCM_CMD_MIGRATE_ID)->out_events_reported == 1);
 	T_CHECK(seam_queued(b_ch->fd) == 1);	/* TIMEWAIT_EXIT */
 
-	seam_release_read();
+	script_release_read();
 	T_CHECK(join_within(reader, 2000));
 	T_CHECK(g.ev && g.ev->id == a &&
 		g.ev->event == RDMA_CM_EVENT_UNREACHABLE);

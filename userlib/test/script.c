@@ -4,7 +4,10 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "script.h"
 
@@ -14,6 +17,11 @@ struct rcm_qp_attr script_qp_attr[3];
 struct rcm_conn_param script_response;
 uint32_t script_peer_ece_vendor_id, script_peer_ece_attr_mod;
 struct sockaddr_storage script_peer;
+
+/* script_hold_next_read(): 0 idle, 1 armed, 2 a read held, 3 released */
+static int hold_state;
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
 
 static void set_addr(uint8_t *to, const void *sa)
 {
@@ -30,7 +38,7 @@ void script_cm(void)
 				   .sin_port = htons(50000) };
 	struct sockaddr_in *peer = (struct sockaddr_in *)&script_peer;
 
-	seam_init();
+	setenv("RCM_DEVICE", "/dev/null", 1);
 	fake_num_devices = 1;
 	script_no_view = false;
 	inet_pton(AF_INET, "192.0.2.10", &src.sin_addr);
@@ -47,6 +55,7 @@ void script_cm(void)
 	seam_reply[SEAM_CMD(RCM_CMD_QUERY_ID)] = script_query_id;
 	seam_reply[SEAM_CMD(RCM_CMD_INIT_QP_ATTR)] = script_init_qp_attr;
 	seam_reply[SEAM_CMD(RCM_CMD_CONNECT)] = script_connect;
+	seam_on_read = script_read_hook;
 }
 
 int script_bind(int fd __attribute__((unused)), void *arg)
@@ -156,4 +165,49 @@ uint32_t script_request(int fd, uint32_t listen_handle,
 		set_addr(ev.id_info.dst, &script_peer);
 	}
 	return ev.id && seam_push(fd, &ev) ? ev.id : 0;
+}
+
+void script_hold_next_read(void)
+{
+	pthread_mutex_lock(&hold_lock);
+	hold_state = 1;
+	pthread_mutex_unlock(&hold_lock);
+}
+
+bool script_wait_held(int ms)
+{
+	struct timespec ts;
+	bool held;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000 + 1;	/* rounded up */
+	pthread_mutex_lock(&hold_lock);
+	while (hold_state == 1)
+		if (pthread_cond_timedwait(&hold_cond, &hold_lock, &ts))
+			break;
+	held = hold_state == 2;
+	pthread_mutex_unlock(&hold_lock);
+	return held;
+}
+
+void script_release_read(void)
+{
+	pthread_mutex_lock(&hold_lock);
+	hold_state = hold_state == 2 ? 3 : 0;
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
+}
+
+void script_read_hook(int fd __attribute__((unused)),
+		      const struct rcm_event *ev __attribute__((unused)))
+{
+	pthread_mutex_lock(&hold_lock);
+	if (hold_state == 1) {
+		hold_state = 2;
+		pthread_cond_broadcast(&hold_cond);
+		while (hold_state == 2)
+			pthread_cond_wait(&hold_cond, &hold_lock);
+		hold_state = 0;
+	}
+	pthread_mutex_unlock(&hold_lock);
 }

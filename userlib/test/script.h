@@ -32,7 +32,8 @@ extern uint32_t script_peer_ece_vendor_id, script_peer_ece_attr_mod;
 extern struct sockaddr_storage script_peer;
 
 /*
- * seam_init(), one device (fake_num_devices), and the replies: bind,
+ * RCM_DEVICE at /dev/null (call it before the first library call), one
+ * device (fake_num_devices), and the replies: bind,
  * RESOLVE_ADDR (ADDR_RESOLVED), RESOLVE_ROUTE (ROUTE_RESOLVED),
  * QUERY_ID, INIT_QP_ATTR and CONNECT (CONNECT_RESPONSE).
  */
@@ -57,5 +58,17 @@ bool script_push(int fd, uint32_t handle, uint32_t event, int32_t status);
 uint32_t script_request(int fd, uint32_t listen_handle,
 			const struct rcm_conn_param *conn, const void *pdata,
 			uint8_t len);
+
+/*
+ * Hold the next read() that returns records: after it took them from
+ * the file, it waits until script_release_read(). script_wait_held()
+ * waits up to ms milliseconds for a read() to be held and says whether
+ * one is. script_cm() makes script_read_hook() seam_on_read; a program
+ * with a hook of its own calls it from there.
+ */
+void script_hold_next_read(void);
+bool script_wait_held(int ms);
+void script_release_read(void);
+void script_read_hook(int fd, const struct rcm_event *ev);
 
 #endif /* RCM_TEST_SCRIPT_H */

@@ -5,7 +5,7 @@
  * A test program that links seam.o defines ioctl() and read(); the
  * executable comes first in the symbol lookup order, so the library
  * under test calls these. Channels open /dev/null (RCM_DEVICE, set by
- * seam_init()); the first RCM_IOCTL_QUERY on a file makes it a seam
+ * script_cm()); the first RCM_IOCTL_QUERY on a file makes it a seam
  * file. Other files get the real system calls.
  *
  * The seam simulates no module. It keeps what the uapi makes the
@@ -30,9 +30,6 @@
 #define SEAM_NR_CMDS	(RCM_CMD_LEAVE_MCAST - RCM_CMD_BASE + 1)
 #define SEAM_CMD(cmd)	((cmd) - RCM_CMD_BASE)
 
-/* Point RCM_DEVICE at /dev/null. Call before the first library call. */
-void seam_init(void);
-
 /*
  * The reply to a command (index: SEAM_CMD(RCM_CMD_*)) on the seam file
  * fd: 0 (the outputs it wrote go back) or an errno value. Called without
@@ -42,7 +39,8 @@ typedef int (*seam_fn)(int fd, void *arg);
 extern seam_fn seam_reply[SEAM_NR_CMDS];
 
 /* One-shot errno for the next call of cmd (RCM_CMD_*). */
-void seam_fail_next(unsigned int cmd, int err);
+extern int seam_fail[SEAM_NR_CMDS];
+#define seam_fail_next(cmd, err)	(seam_fail[SEAM_CMD(cmd)] = (err))
 
 /* Calls of each command (failed ones too), and fake_seq after the last. */
 extern int seam_calls[SEAM_NR_CMDS];
@@ -54,10 +52,8 @@ extern int seam_seq[SEAM_NR_CMDS];
 const void *seam_last(unsigned int cmd);
 #define SEAM_LAST(type, cmd)	((const struct type *)seam_last(cmd))
 /* The handle the last RCM_IOCTL_CREATE_ID gave. */
-#define SEAM_LAST_HANDLE()	SEAM_LAST(rcm_create_id, RCM_CMD_CREATE_ID)->out_id
-
-/* RCM_IOCTL_QUERY's out_num_devices (default 1). */
-extern uint32_t seam_num_devices;
+#define SEAM_LAST_HANDLE()	\
+	SEAM_LAST(rcm_create_id, RCM_CMD_CREATE_ID)->out_id
 
 /* A new id in the file of fd, as the module makes one for a request. */
 uint32_t seam_new_id(int fd, uint64_t context);
@@ -73,17 +69,11 @@ bool seam_push(int fd, const struct rcm_event *ev);
 void seam_discard(int fd, uint32_t handle, uint64_t context);
 /* Records queued (unread) in the file of fd. */
 int seam_queued(int fd);
-/* Called for every record read() returns, before it returns. */
-extern void (*seam_on_read)(int fd, const struct rcm_event *ev);
-
 /*
- * Hold the next read() that returns records: after it took them from
- * the file (and let go of the seam's lock), it waits until
- * seam_release_read(). seam_wait_held() waits up to ms milliseconds for
- * a read() to be held and says whether one is.
+ * Called for every record read() returns, once the records are taken
+ * out of the file and before read() returns (without the seam's lock:
+ * it may block, see script_hold_next_read()).
  */
-void seam_hold_next_read(void);
-bool seam_wait_held(int ms);
-void seam_release_read(void);
+extern void (*seam_on_read)(int fd, const struct rcm_event *ev);
 
 #endif /* RCM_TEST_SEAM_H */
