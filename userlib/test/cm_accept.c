@@ -12,15 +12,11 @@
  * The module's replies are scripted over the syscall seam (seam.h), and
  * libibverbs is faked (fake_verbs.c).
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define LISTEN_PORT	20100
 
@@ -54,29 +50,6 @@ static void setup(void)
 	script_qp_attr[2].sq_psn = 0x444;
 	script_qp_attr[2].timeout = 14;
 	script_qp_attr[2].max_rd_atomic = 98;
-}
-
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-/* A TCP id on c (NULL: synchronous) listening on 192.0.2.10:20100. */
-static struct rdma_cm_id *listener(struct rdma_event_channel *c,
-				   uint32_t *handle)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	struct rdma_cm_id *id = NULL;
-
-	a.sin_port = htons(LISTEN_PORT);
-	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
-	T_CHECK(rdma_create_id(c, &id, NULL, RDMA_PS_TCP) == 0);
-	if (!id)
-		return NULL;
-	*handle = SEAM_LAST_HANDLE();
-	T_CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == 0);
-	T_CHECK(rdma_listen(id, 8) == 0);
-	return id;
 }
 
 static void add_qp(struct rdma_cm_id *id)
@@ -126,8 +99,8 @@ static void accept_failures(void)
 	ch = rdma_create_event_channel();
 	if (!ch)
 		return;
-	set_nonblock(ch->fd);
-	l = listener(ch, &hl);
+	cm_set_nonblock(ch->fd);
+	l = cm_listener(ch, NULL, LISTEN_PORT, &hl);
 	if (!l)
 		return;
 
@@ -176,14 +149,13 @@ static void accept_failures(void)
 	T_CHECK(fake_live_qps == 0);
 }
 
+static const struct cm_case cases[] = {
+	{ "accept failures", accept_failures },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_accept);
-	script_cm();
-
-	t_in_child("accept failures", accept_failures);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_accept, cases,
+		       ARRAY_SIZE(cases));
 }

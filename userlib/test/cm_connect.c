@@ -19,13 +19,10 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct rdma_event_channel *ch;
 static struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -75,28 +72,12 @@ static void setup(void)
 	script_qp_attr[2].max_rd_atomic = 5;
 }
 
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
 static struct rdma_cm_event *get_event(void)
 {
 	struct rdma_cm_event *ev = NULL;
 
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
 	return ev;
-}
-
-static void expect_eagain(void)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(ch, &ev) == -1 && errno == EAGAIN);
-	T_CHECK(ev == NULL);
-	if (ev)
-		rdma_ack_cm_event(ev);
 }
 
 /* The next event must be type; acks it. */
@@ -144,7 +125,7 @@ static bool open_channel(void)
 	ch = rdma_create_event_channel();
 	T_CHECK(ch != NULL);
 	if (ch)
-		set_nonblock(ch->fd);	/* a lost event fails */
+		cm_set_nonblock(ch->fd);	/* a lost event fails */
 	return ch != NULL;
 }
 
@@ -155,7 +136,7 @@ static void close_channel(struct rdma_cm_id *id)
 			rdma_destroy_qp(id);
 		T_CHECK(rdma_destroy_id(id) == 0);
 	}
-	expect_eagain();
+	cm_expect_none(ch);
 	rdma_destroy_event_channel(ch);
 	T_CHECK(fake_live_qps == 0 && fake_live_cqs == 0);
 }
@@ -299,15 +280,14 @@ static void ece_on_the_wire(void)
 	close_channel(NULL);
 }
 
+static const struct cm_case cases[] = {
+	{ "CONNECT_ERROR and REJECT", connect_errors },
+	{ "ECE on the wire", ece_on_the_wire },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_connect);
-	script_cm();
-
-	t_in_child("CONNECT_ERROR and REJECT", connect_errors);
-	t_in_child("ECE on the wire", ece_on_the_wire);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_connect, cases,
+		       ARRAY_SIZE(cases));
 }

@@ -30,8 +30,7 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define SET_OPTION_CALLS()	SEAM_CALLS(RCM_CMD_SET_OPTION)
 #define RESOLVE		RCM_OPTION_ID_RESOLVE_TIMEOUT
@@ -72,6 +71,7 @@ static uint64_t option(int fd, uint32_t h, uint32_t optname)
 
 static void set_env(const char *resolve, const char *connect)
 {
+	seam_reply[SEAM_CMD(RCM_CMD_SET_OPTION)] = set_option;
 	if (resolve)
 		setenv("RCM_RESOLVE_TIMEOUT_MS", resolve, 1);
 	else
@@ -215,6 +215,14 @@ static void bad_value(void)
 	T_CHECK(SET_OPTION_CALLS() == 0);
 }
 
+/* Each value in a child of its own: the library reads them once. */
+static void bad_values_ignored(void)
+{
+	for (bad_index = 0; bad_index < (int)ARRAY_SIZE(bad_values);
+	     bad_index++)
+		t_in_child(bad_values[bad_index], bad_value);
+}
+
 static void old_kernel(void)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -253,25 +261,18 @@ static void read_once(void)
 	T_CHECK(option(ch->fd, h, CONNECT) == 0);
 }
 
+static const struct cm_case cases[] = {
+	{ "both: every new id", both },
+	{ "rdma_create_ep's id", endpoint },
+	{ "one of them", connect_only },
+	{ "values that are no timeout", bad_values_ignored },
+	{ "older kernel", old_kernel },
+	{ "read once", read_once },
+};
+
 int main(int argc, char *argv[])
 {
-	unsigned int i;
-
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_id);
-	script_cm();
-	seam_reply[SEAM_CMD(RCM_CMD_SET_OPTION)] = set_option;
-
-	t_in_child("both: every new id", both);
-	t_in_child("rdma_create_ep's id", endpoint);
-	t_in_child("one of them", connect_only);
-	for (i = 0; i < ARRAY_SIZE(bad_values); i++) {
-		bad_index = i;
-		t_in_child("a value that is no timeout", bad_value);
-	}
-	t_in_child("older kernel", old_kernel);
-	t_in_child("read once", read_once);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_create_id, cases,
+		       ARRAY_SIZE(cases));
 }

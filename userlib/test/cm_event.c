@@ -20,18 +20,11 @@
  * hang fails the check.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define REC_SIZE	sizeof(struct rcm_event)
 
@@ -51,23 +44,6 @@ static bool open_channel(void)
 	ch = rdma_create_event_channel();
 	T_CHECK(ch != NULL);
 	return ch != NULL;
-}
-
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-static void expect_eagain(void)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(ch, &ev) == -1);
-	T_CHECK(errno == EAGAIN);
-	T_CHECK(ev == NULL);
-	if (ev)			/* an event left behind: not a hang */
-		rdma_ack_cm_event(ev);
 }
 
 static void addr_resolved_unknown_device(void)
@@ -93,54 +69,6 @@ static void addr_resolved_unknown_device(void)
 	rdma_destroy_event_channel(ch);
 }
 
-struct destroyer {
-	struct rdma_cm_id *id;
-	pthread_t thread;
-	int ret;
-	int done;		/* __atomic: read while the thread runs */
-};
-
-static void *destroy_thread(void *arg)
-{
-	struct destroyer *d = arg;
-
-	d->ret = rdma_destroy_id(d->id);
-	__atomic_store_n(&d->done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
-static void start_destroy(struct destroyer *d, struct rdma_cm_id *id)
-{
-	d->id = id;
-	d->done = 0;
-	d->ret = -2;
-	T_CHECK(pthread_create(&d->thread, NULL, destroy_thread, d) == 0);
-}
-
-/* Join within ms milliseconds; false (and the thread left) on timeout. */
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
-}
-
-static void *get_thread(void *arg)
-{
-	struct rdma_cm_event **ev = arg;
-
-	if (rdma_get_cm_event(ch, ev))
-		*ev = NULL;
-	return NULL;
-}
-
 /*
  * Another thread read a's record and has not looked at it yet when a is
  * destroyed: the kernel counts it as reported, so the destroy waits for
@@ -150,8 +78,8 @@ static void destroy_with_record_in_flight(void)
 {
 	struct rdma_cm_event *ev = NULL;
 	struct rdma_cm_id *a, *b;
-	struct destroyer d;
-	pthread_t getter;
+	struct cm_destroyer d;
+	struct cm_getter g;
 	uint32_t ha, hb;
 
 	if (!open_channel())
@@ -162,23 +90,23 @@ static void destroy_with_record_in_flight(void)
 	script_push(ch->fd, hb, RCM_EVENT_ESTABLISHED, 0);
 
 	script_hold_next_read();
-	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
+	cm_start_get(&g, ch);
 	T_CHECK(script_wait_held(2000));
 	T_CHECK(seam_queued(ch->fd) == 1);
 
-	start_destroy(&d, a);
-	T_CHECK(!join_within(d.thread, 300));	/* waits for the reader */
+	cm_start_destroy(&d, a);
+	T_CHECK(!cm_join_within(d.thread, 300));	/* waits for the reader */
 	T_CHECK(SEAM_LAST(rcm_destroy_id,
 			  RCM_CMD_DESTROY_ID)->out_events_reported == 1);
 	script_release_read();
-	T_CHECK(join_within(d.thread, 2000));
+	T_CHECK(cm_join_within(d.thread, 2000));
 	T_CHECK(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST) && d.ret == 0);
-	T_CHECK(join_within(getter, 2000));
+	T_CHECK(cm_join_within(g.thread, 2000));
+	ev = g.ev;
 	T_CHECK(ev && ev->id == b && ev->event == RDMA_CM_EVENT_ESTABLISHED);
 	if (ev)
 		rdma_ack_cm_event(ev);
-	set_nonblock(ch->fd);
-	expect_eagain();
+	cm_expect_none(ch);
 	T_CHECK(rdma_destroy_id(b) == 0);
 	rdma_destroy_event_channel(ch);
 }
@@ -207,19 +135,17 @@ static void ack_after_channel_destroyed(void)
 		T_CHECK(rdma_ack_cm_event(ev) == 0);
 }
 
+static const struct cm_case cases[] = {
+	{ "ADDR_RESOLVED on an unknown device", addr_resolved_unknown_device },
+	{ "destroy while another thread holds a record",
+	  destroy_with_record_in_flight },
+	{ "an event acked after its channel was destroyed",
+	  ack_after_channel_destroyed },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_get_cm_event);
-	script_cm();
-
-	t_in_child("ADDR_RESOLVED on an unknown device",
-		   addr_resolved_unknown_device);
-	t_in_child("destroy while another thread holds a record",
-		   destroy_with_record_in_flight);
-	t_in_child("an event acked after its channel was destroyed",
-		   ack_after_channel_destroyed);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_get_cm_event, cases,
+		       ARRAY_SIZE(cases));
 }

@@ -14,12 +14,10 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in sin4(const char *ip, uint16_t port)
 {
@@ -85,15 +83,14 @@ static void same_guid(void)
 	rdma_destroy_event_channel(ch);
 }
 
+static const struct cm_case cases[] = {
+	{ "destroy failure", destroy_failure },
+	{ "devices sharing a node GUID: by index", same_guid },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_id);
-	script_cm();
-
-	t_in_child("destroy failure", destroy_failure);
-	t_in_child("devices sharing a node GUID: by index", same_guid);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_create_id, cases,
+		       ARRAY_SIZE(cases));
 }

@@ -28,14 +28,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define N_IDS		5000
 #define N_REQS		5000
@@ -188,15 +185,8 @@ static void expect_none(struct rdma_event_channel *c)
 /* A TCP id on c listening on 192.0.2.10:20600. */
 static bool make_listener(struct rdma_event_channel *c, struct tid *l)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-
-	a.sin_port = htons(20600);
-	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
-	if (!make_id(c, l, RDMA_PS_TCP))
-		return false;
-	T_CHECK(rdma_bind_addr(l->id, (struct sockaddr *)&a) == 0);
-	T_CHECK(rdma_listen(l->id, 1024) == 0);
-	return true;
+	l->id = cm_listener(c, l, 20600, &l->handle);
+	return l->id != NULL;
 }
 
 /*
@@ -243,6 +233,7 @@ static void mcast(struct rdma_event_channel *c, struct tid *u)
 
 	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
 	inet_pton(AF_INET, "239.1.2.3", &group.sin_addr);
+	seam_reply[SEAM_CMD(RCM_CMD_JOIN_MCAST)] = join;
 	if (!make_id(c, u, RDMA_PS_UDP))
 		return;
 	T_CHECK(rdma_bind_addr(u->id, (struct sockaddr *)&a) == 0);
@@ -407,10 +398,38 @@ static void many_ids(void)
 		N_IDS, N_REQS, seconds_since(&start));
 }
 
-static void *destroy_thread(void *t)
+/* The RCM_IOCTL_DESTROY_ID calls that succeeded. */
+static int destroyed;
+static pthread_mutex_t destroyed_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t destroyed_cond = PTHREAD_COND_INITIALIZER;
+
+static int count_destroy(int fd, void *arg)
 {
-	destroy(t);
-	return NULL;
+	(void)fd;
+	(void)arg;
+	pthread_mutex_lock(&destroyed_lock);
+	destroyed++;
+	pthread_cond_broadcast(&destroyed_cond);
+	pthread_mutex_unlock(&destroyed_lock);
+	return 0;
+}
+
+/* Wait up to 5 s for n successful RCM_IOCTL_DESTROY_IDs in all. */
+static bool wait_destroyed(int n)
+{
+	struct timespec ts;
+	bool ok;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&destroyed_lock);
+	while (destroyed < n)
+		if (pthread_cond_timedwait(&destroyed_cond, &destroyed_lock,
+					   &ts))
+			break;
+	ok = destroyed >= n;
+	pthread_mutex_unlock(&destroyed_lock);
+	return ok;
 }
 
 /* The first CONNECT_REQUEST on c: its request id into r, acked. */
@@ -442,7 +461,7 @@ static void handle_reused(void)
 	struct tid listener, old, fresh = { 0 }, *t;
 	struct rdma_event_channel *c;
 	struct rdma_cm_event *held;
-	pthread_t th;
+	struct cm_destroyer d;
 	unsigned int i;
 
 	c = channel();
@@ -453,9 +472,10 @@ static void handle_reused(void)
 	held = next_event(c);
 	if (!held)
 		return;
-	T_CHECK(pthread_create(&th, NULL, destroy_thread, &old) == 0);
-	for (i = 0; i < 5000 && seam_live(c->fd, old.handle); i++)
-		usleep(1000);
+	seam_reply[SEAM_CMD(RCM_CMD_DESTROY_ID)] = count_destroy;
+	cm_start_destroy(&d, old.id);
+	/* The kernel's id goes; the library's waits for held's ack. */
+	T_CHECK(wait_destroyed(1));
 	T_CHECK(!seam_live(c->fd, old.handle));
 	/* The lowest free handle: the old request's. */
 	if (!request(c, &listener, &fresh))
@@ -468,7 +488,7 @@ static void handle_reused(void)
 	deliver(c, &t, 1);
 out:
 	rdma_ack_cm_event(held);
-	pthread_join(th, NULL);
+	T_CHECK(cm_join_within(d.thread, 2000) && d.ret == 0);
 	/* A dropped event would keep fresh's destroy waiting for its ack. */
 	if (t_failures)
 		return;
@@ -481,16 +501,14 @@ out:
 	rdma_destroy_event_channel(c);
 }
 
+static const struct cm_case cases[] = {
+	{ "thousands of ids on one channel", many_ids },
+	{ "a handle given again while the table grows", handle_reused },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_id);
-	script_cm();
-	seam_reply[SEAM_CMD(RCM_CMD_JOIN_MCAST)] = join;
-
-	t_in_child("thousands of ids on one channel", many_ids);
-	t_in_child("a handle given again while the table grows", handle_reused);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_create_id, cases,
+		       ARRAY_SIZE(cases));
 }

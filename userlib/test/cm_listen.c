@@ -20,18 +20,13 @@
  * The module's replies are scripted over the syscall seam (seam.h), and
  * libibverbs' devices are faked (fake_verbs.c).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define LISTEN_PORT	20100
 
@@ -46,101 +41,11 @@ static const struct rcm_conn_param conn = {
 	.srq = 1,
 };
 
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-static void expect_eagain(struct rdma_event_channel *c)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(c, &ev) == -1);
-	T_CHECK(errno == EAGAIN);
-	T_CHECK(ev == NULL);
-}
-
-/* A TCP id on c (NULL: synchronous) listening on 192.0.2.10:20100. */
-static struct rdma_cm_id *listener(struct rdma_event_channel *c, void *ctx,
-				   uint32_t *handle)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	struct rdma_cm_id *id = NULL;
-
-	a.sin_port = htons(LISTEN_PORT);
-	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
-	T_CHECK(rdma_create_id(c, &id, ctx, RDMA_PS_TCP) == 0);
-	if (!id)
-		return NULL;
-	*handle = SEAM_LAST_HANDLE();
-	T_CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == 0);
-	T_CHECK(rdma_listen(id, 8) == 0);
-	return id;
-}
-
-struct destroyer {
-	struct rdma_cm_id *id;
-	pthread_t thread;
-	int ret;
-	int done;		/* __atomic: read while the thread runs */
-};
-
-static void *destroy_thread(void *arg)
-{
-	struct destroyer *d = arg;
-
-	d->ret = rdma_destroy_id(d->id);
-	__atomic_store_n(&d->done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
-static void start_destroy(struct destroyer *d, struct rdma_cm_id *id)
-{
-	d->id = id;
-	d->done = 0;
-	d->ret = -2;
-	T_CHECK(pthread_create(&d->thread, NULL, destroy_thread, d) == 0);
-}
-
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
-}
-
-/* Destroy within 2 s: a hang fails the check instead of the run. */
-static void destroy_promptly(struct rdma_cm_id *id)
-{
-	struct destroyer d;
-
-	start_destroy(&d, id);
-	T_CHECK(join_within(d.thread, 2000));
-	T_CHECK(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST) && d.ret == 0);
-}
-
-static void *get_thread(void *arg)
-{
-	struct rdma_cm_event **ev = arg;
-
-	if (rdma_get_cm_event(ch, ev))
-		*ev = NULL;
-	return NULL;
-}
-
 static void listener_destroy(void)
 {
 	struct rdma_cm_event *ev = NULL;
 	struct rdma_cm_id *l, *other = NULL;
-	pthread_t getter;
+	struct cm_getter g;
 	uint32_t hl, hr, ho;
 
 	ch = rdma_create_event_channel();
@@ -151,7 +56,7 @@ static void listener_destroy(void)
 	if (!other)
 		return;
 	ho = SEAM_LAST_HANDLE();
-	l = listener(ch, NULL, &hl);
+	l = cm_listener(ch, NULL, LISTEN_PORT, &hl);
 	if (!l)
 		return;
 
@@ -164,29 +69,30 @@ static void listener_destroy(void)
 	T_CHECK(script_push(ch->fd, hr, RCM_EVENT_REJECTED, 8));
 	T_CHECK(script_push(ch->fd, ho, RCM_EVENT_ESTABLISHED, 0));
 	script_hold_next_read();
-	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
+	cm_start_get(&g, ch);
 	T_CHECK(script_wait_held(2000));
 	T_CHECK(seam_queued(ch->fd) == 2 && seam_live(ch->fd, hr));
-	destroy_promptly(l);
+	cm_destroy_promptly(l);
 	T_CHECK(seam_live(ch->fd, hr));	/* read: the kernel keeps it */
 	script_release_read();
-	T_CHECK(join_within(getter, 2000));
+	T_CHECK(cm_join_within(g.thread, 2000));
+	ev = g.ev;
 	T_CHECK(ev && ev->id == other);
 	T_CHECK(!seam_live(ch->fd, hr));
 	T_CHECK(SEAM_LAST(rcm_destroy_id, RCM_CMD_DESTROY_ID)->id == hr);
 	if (ev)
 		rdma_ack_cm_event(ev);
-	set_nonblock(ch->fd);
-	expect_eagain(ch);
+	cm_set_nonblock(ch->fd);
+	cm_expect_none(ch);
 
 	/* A request the library cannot query is rejected and skipped. */
-	l = listener(ch, NULL, &hl);
+	l = cm_listener(ch, NULL, LISTEN_PORT, &hl);
 	if (!l)
 		return;
 	script_no_view = true;
 	seam_fail_next(RCM_CMD_QUERY_ID, EIO);
 	hr = script_request(ch->fd, hl, &conn, NULL, 0);
-	expect_eagain(ch);
+	cm_expect_none(ch);
 	T_CHECK(hr && !seam_live(ch->fd, hr));
 
 	T_CHECK(rdma_destroy_id(l) == 0);
@@ -199,7 +105,7 @@ static void get_request(void)
 	struct rdma_cm_id *l, *r1 = NULL, *r2 = NULL, *async;
 	uint32_t hl, ha, h1, h2;
 	int fd_before, fd, rfd, ctx;
-	struct destroyer d;
+	struct cm_destroyer d;
 
 	fd_before = t_lowest_free_fd();
 
@@ -208,19 +114,19 @@ static void get_request(void)
 	T_CHECK(ch != NULL);
 	if (!ch)
 		return;
-	async = listener(ch, NULL, &ha);
+	async = cm_listener(ch, NULL, LISTEN_PORT, &ha);
 	errno = 0;
 	T_CHECK(rdma_get_request(async, &r1) == -1 && errno == EINVAL);
 	T_CHECK(r1 == NULL);
 	T_CHECK(rdma_destroy_id(async) == 0);
 	rdma_destroy_event_channel(ch);
 
-	l = listener(NULL, &ctx, &hl);
+	l = cm_listener(NULL, &ctx, LISTEN_PORT, &hl);
 	if (!l)
 		return;
 	ch = l->channel;
 	fd = ch->fd;
-	set_nonblock(fd);	/* a lost event fails instead of hanging */
+	cm_set_nonblock(fd);	/* a lost event fails instead of hanging */
 	errno = 0;
 	T_CHECK(rdma_get_request(NULL, &r1) == -1 && errno == EINVAL);
 	T_CHECK(rdma_get_request(l, NULL) == -1 && errno == EINVAL);
@@ -286,26 +192,25 @@ static void get_request(void)
 	 * Each private channel closes with its id.
 	 */
 	rfd = r2->channel->fd;
-	destroy_promptly(r1);
+	cm_destroy_promptly(r1);
 	T_CHECK(seam_live(rfd, h2));
-	start_destroy(&d, l);
-	T_CHECK(!join_within(d.thread, 300));
+	cm_start_destroy(&d, l);
+	T_CHECK(!cm_join_within(d.thread, 300));
 	T_CHECK(fcntl(fd, F_GETFD) != -1);
-	destroy_promptly(r2);
-	T_CHECK(join_within(d.thread, 2000));
+	cm_destroy_promptly(r2);
+	T_CHECK(cm_join_within(d.thread, 2000));
 	T_CHECK(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST) && d.ret == 0);
 	T_CHECK(t_lowest_free_fd() == fd_before);
 }
 
+static const struct cm_case cases[] = {
+	{ "requests of a destroyed listener", listener_destroy },
+	{ "rdma_get_request", get_request },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_listen);
-	script_cm();
-
-	t_in_child("requests of a destroyed listener", listener_destroy);
-	t_in_child("rdma_get_request", get_request);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_listen, cases,
+		       ARRAY_SIZE(cases));
 }

@@ -21,17 +21,13 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in group = { .sin_family = AF_INET };
 static struct sockaddr_in group2 = { .sin_family = AF_INET };
@@ -191,18 +187,6 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *c)
 	return ev;
 }
 
-static void expect_eagain(struct rdma_event_channel *c)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(c, &ev) == -1 && errno == EAGAIN);
-	if (ev)
-		rdma_ack_cm_event(ev);
-	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
-}
-
 static void join_errors(void)
 {
 	struct rdma_event_channel *c;
@@ -274,34 +258,6 @@ static void *leave_thread(void *arg)
 	return NULL;
 }
 
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
-}
-
-struct getter {
-	struct rdma_event_channel *c;
-	struct rdma_cm_event *ev;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	if (rdma_get_cm_event(g->c, &g->ev))
-		g->ev = NULL;
-	return NULL;
-}
-
 /*
  * The group has two events the kernel reported: one handed out and not
  * acked (the leave waits for it), and one another thread has read and
@@ -314,9 +270,9 @@ static void leave_accounting(void)
 	struct rdma_event_channel *c;
 	struct rdma_cm_event *ev;
 	struct leaver l = { .ret = -2 };
-	struct getter g = { 0 };
+	struct cm_getter g;
 	struct rdma_cm_id *id;
-	pthread_t thread, reader;
+	pthread_t thread;
 	uint32_t h;
 	int fd;
 
@@ -342,44 +298,42 @@ static void leave_accounting(void)
 	T_CHECK(seam_queued(fd) == 3);
 
 	/* Another thread reads the ERROR and is held before looking at it. */
-	g.c = c;
 	script_hold_next_read();
-	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
+	cm_start_get(&g, c);
 	T_CHECK(script_wait_held(2000));
 
 	l.id = id;
 	T_CHECK(pthread_create(&thread, NULL, leave_thread, &l) == 0);
-	T_CHECK(!join_within(thread, 200));
+	T_CHECK(!cm_join_within(thread, 200));
 	T_CHECK(SEAM_LAST(rcm_leave_mcast,
 			  RCM_CMD_LEAVE_MCAST)->out_events_reported == 2);
 	T_CHECK(seam_queued(fd) == 1);
 
 	/* The held ERROR is dropped; the reader gets group2's JOIN. */
 	script_release_read();
-	T_CHECK(join_within(reader, 2000));
+	T_CHECK(cm_join_within(g.thread, 2000));
 	T_CHECK(g.ev && g.ev->event == RDMA_CM_EVENT_MULTICAST_JOIN &&
 		g.ev->param.ud.private_data == &l);
 	if (g.ev)
 		rdma_ack_cm_event(g.ev);
-	T_CHECK(!join_within(thread, 200));	/* ev is not acked yet */
+	T_CHECK(!cm_join_within(thread, 200));	/* ev is not acked yet */
 	rdma_ack_cm_event(ev);
-	T_CHECK(join_within(thread, 2000));
+	T_CHECK(cm_join_within(thread, 2000));
 	T_CHECK(l.ret == 0);
 
-	expect_eagain(c);
+	cm_expect_none(c);
 	destroy(id);
 	rdma_destroy_event_channel(c);
 }
 
+static const struct cm_case cases[] = {
+	{ "join errors", join_errors },
+	{ "leave waits for the group's events", leave_accounting },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_join_multicast);
-	script_cm();
-
-	t_in_child("join errors", join_errors);
-	t_in_child("leave waits for the group's events", leave_accounting);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_join_multicast, cases,
+		       ARRAY_SIZE(cases));
 }

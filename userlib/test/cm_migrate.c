@@ -18,16 +18,12 @@
  * hang fails the check.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct rdma_event_channel *channel(void)
 {
@@ -35,11 +31,6 @@ static struct rdma_event_channel *channel(void)
 
 	T_CHECK(c != NULL);
 	return c;
-}
-
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
 static struct rdma_cm_id *new_id(struct rdma_event_channel *c,
@@ -51,18 +42,6 @@ static struct rdma_cm_id *new_id(struct rdma_event_channel *c,
 	if (handle)
 		*handle = SEAM_LAST_HANDLE();
 	return id;
-}
-
-static void expect_eagain(struct rdma_event_channel *c)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(c, &ev) == -1);
-	T_CHECK(errno == EAGAIN);
-	T_CHECK(ev == NULL);
-	if (ev)
-		rdma_ack_cm_event(ev);
 }
 
 /* The next event of c must be type for id (any if NULL); acked unless kept. */
@@ -85,21 +64,6 @@ static struct rdma_cm_event *expect(struct rdma_event_channel *c,
 		return ev;
 	rdma_ack_cm_event(ev);
 	return NULL;
-}
-
-/* Join within ms milliseconds; false (and the thread left) on timeout. */
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
 }
 
 struct migrator {
@@ -129,32 +93,12 @@ static void start_migrate(struct migrator *m, struct rdma_cm_id *id,
 	T_CHECK(pthread_create(&m->thread, NULL, migrate_thread, m) == 0);
 }
 
-/*
- * A reader that read() a record of a and has not looked at it yet: the
- * call waits for it; the reader hands the event out on the old channel,
- * as librdmacm's would, and the call waits for its ack too.
- */
-struct getter {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_event *ev;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	if (rdma_get_cm_event(g->ch, &g->ev))
-		g->ev = NULL;
-	return NULL;
-}
-
 static void in_flight_record(void)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
-	struct getter g = { 0 };
+	struct cm_getter g;
 	struct rdma_cm_id *a, *b;
 	struct migrator m;
-	pthread_t reader;
 	uint32_t ha, hb;
 
 	a_ch = channel();
@@ -168,35 +112,34 @@ static void in_flight_record(void)
 	script_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0);
 
 	script_hold_next_read();
-	g.ch = a_ch;
-	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
+	cm_start_get(&g, a_ch);
 	T_CHECK(script_wait_held(2000));
 	T_CHECK(seam_queued(a_ch->fd) == 2);	/* one read */
 
 	start_migrate(&m, a, b_ch);
-	T_CHECK(!join_within(m.thread, 300));	/* waits for the reader */
+	T_CHECK(!cm_join_within(m.thread, 300));	/* waits for the reader */
 	T_CHECK(SEAM_CALLS(RCM_CMD_MIGRATE_ID) == 1);
 	T_CHECK(SEAM_LAST(rcm_migrate_id,
 			  RCM_CMD_MIGRATE_ID)->out_events_reported == 1);
 	T_CHECK(seam_queued(b_ch->fd) == 1);	/* TIMEWAIT_EXIT */
 
 	script_release_read();
-	T_CHECK(join_within(reader, 2000));
+	T_CHECK(cm_join_within(g.thread, 2000));
 	T_CHECK(g.ev && g.ev->id == a &&
 		g.ev->event == RDMA_CM_EVENT_UNREACHABLE);
-	T_CHECK(!join_within(m.thread, 300));	/* and for its ack */
+	T_CHECK(!cm_join_within(m.thread, 300));	/* and for its ack */
 	T_CHECK(a->channel == b_ch);
 	if (g.ev)
 		rdma_ack_cm_event(g.ev);
-	T_CHECK(join_within(m.thread, 2000));
+	T_CHECK(cm_join_within(m.thread, 2000));
 	T_CHECK(m.ret == 0);
 
-	set_nonblock(a_ch->fd);
-	set_nonblock(b_ch->fd);
+	cm_set_nonblock(a_ch->fd);
+	cm_set_nonblock(b_ch->fd);
 	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, b, false);
 	expect(b_ch, RDMA_CM_EVENT_TIMEWAIT_EXIT, a, false);
-	expect_eagain(b_ch);
-	expect_eagain(a_ch);
+	cm_expect_none(b_ch);
+	cm_expect_none(a_ch);
 	T_CHECK(rdma_destroy_id(a) == 0);
 	T_CHECK(rdma_destroy_id(b) == 0);
 	rdma_destroy_event_channel(a_ch);
@@ -258,15 +201,14 @@ static void errors(void)
 	rdma_destroy_event_channel(b_ch);
 }
 
+static const struct cm_case cases[] = {
+	{ "a record a reader holds is waited for", in_flight_record },
+	{ "errors", errors },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_migrate_id);
-	script_cm();
-
-	t_in_child("a record a reader holds is waited for", in_flight_record);
-	t_in_child("errors", errors);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_migrate_id, cases,
+		       ARRAY_SIZE(cases));
 }

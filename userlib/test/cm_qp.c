@@ -15,13 +15,11 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in dst = { .sin_family = AF_INET };
 
@@ -160,15 +158,14 @@ static void create_failures(void)
 	T_CHECK(rdma_destroy_id(id) == 0);
 }
 
+static const struct cm_case cases[] = {
+	{ "PDs", pds },
+	{ "failures leave nothing", create_failures },
+};
+
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_qp);
-	script_cm();
-
-	t_in_child("PDs", pds);
-	t_in_child("failures leave nothing", create_failures);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_create_qp, cases,
+		       ARRAY_SIZE(cases));
 }

@@ -26,15 +26,10 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "script.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in dst = { .sin_family = AF_INET };
 
@@ -275,34 +270,6 @@ static void refresh_failure(void)
 	rdma_destroy_event_channel(ch);
 }
 
-/* Destroy in a thread, so that a hang fails instead of timing out. */
-static void *destroy_thread(void *arg)
-{
-	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
-static void join_promptly(pthread_t t, void **ret)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 2;
-	T_CHECK(pthread_timedjoin_np(t, ret, &ts) == 0);
-}
-
-static void destroy_promptly(struct rdma_cm_id *id)
-{
-	void *ret = (void *)-2;
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, destroy_thread, id)) {
-		T_CHECK(!"pthread_create");
-		return;
-	}
-	join_promptly(t, &ret);
-	T_CHECK(ret == NULL);
-}
-
 static struct rdma_cm_id *sync_resolved_id(void)
 {
 	struct rdma_cm_id *id = NULL;
@@ -362,20 +329,18 @@ static void sync_error(void)
 	T_CHECK(rdma_resolve_route(id, 1000) == -1 && errno == EOPNOTSUPP);
 	T_CHECK(seam_queued(id->channel->fd) == 1);
 	T_CHECK(id->event && id->event->event == RDMA_CM_EVENT_ROUTE_ERROR);
-	destroy_promptly(id);
+	cm_destroy_promptly(id);
 }
+
+static const struct cm_case cases[] = {
+	{ "ROUTE_RESOLVED without info: queried", async_route_queried },
+	{ "refresh failure becomes ROUTE_ERROR", refresh_failure },
+	{ "sync: ROUTE_ERROR becomes errno", sync_error },
+};
 
 int main(int argc, char *argv[])
 {
 	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_resolve_route);
-	script_cm();
-
-	t_in_child("ROUTE_RESOLVED without info: queried",
-		   async_route_queried);
-	t_in_child("refresh failure becomes ROUTE_ERROR", refresh_failure);
-	t_in_child("sync: ROUTE_ERROR becomes errno", sync_error);
-	return t_exit();
+	return cm_main(argc, (const void *)rdma_resolve_route, cases,
+		       ARRAY_SIZE(cases));
 }

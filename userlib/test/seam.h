@@ -33,7 +33,8 @@
 /*
  * The reply to a command (index: SEAM_CMD(RCM_CMD_*)) on the seam file
  * fd: 0 (the outputs it wrote go back) or an errno value. Called without
- * the seam's lock, so it may queue records.
+ * the seam's lock, so it may queue records; for CREATE_ID, DESTROY_ID
+ * and MIGRATE_ID after the seam's own work succeeded.
  */
 typedef int (*seam_fn)(int fd, void *arg);
 extern seam_fn seam_reply[SEAM_NR_CMDS];
