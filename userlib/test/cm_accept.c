@@ -149,13 +149,5 @@ static void accept_failures(void)
 	T_CHECK(fake_live_qps == 0);
 }
 
-static const struct cm_case cases[] = {
-	{ "accept failures", accept_failures },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_accept, cases,
-		       ARRAY_SIZE(cases));
-}
+CM_MAIN(rdma_accept,
+	{ "accept failures", accept_failures })

@@ -280,14 +280,6 @@ static void ece_on_the_wire(void)
 	close_channel(NULL);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_connect,
 	{ "CONNECT_ERROR and REJECT", connect_errors },
-	{ "ECE on the wire", ece_on_the_wire },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_connect, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "ECE on the wire", ece_on_the_wire })

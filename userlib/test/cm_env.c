@@ -261,18 +261,10 @@ static void read_once(void)
 	T_CHECK(option(ch->fd, h, CONNECT) == 0);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_create_id,
 	{ "both: every new id", both },
 	{ "rdma_create_ep's id", endpoint },
 	{ "one of them", connect_only },
 	{ "values that are no timeout", bad_values_ignored },
 	{ "older kernel", old_kernel },
-	{ "read once", read_once },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_create_id, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "read once", read_once })

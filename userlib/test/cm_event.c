@@ -135,17 +135,9 @@ static void ack_after_channel_destroyed(void)
 		T_CHECK(rdma_ack_cm_event(ev) == 0);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_get_cm_event,
 	{ "ADDR_RESOLVED on an unknown device", addr_resolved_unknown_device },
 	{ "destroy while another thread holds a record",
 	  destroy_with_record_in_flight },
 	{ "an event acked after its channel was destroyed",
-	  ack_after_channel_destroyed },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_get_cm_event, cases,
-		       ARRAY_SIZE(cases));
-}
+	  ack_after_channel_destroyed })

@@ -27,6 +27,17 @@ struct cm_case {
 int cm_main(int argc, const void *symbol, const struct cm_case *cases,
 	    unsigned int n);
 
+/* A program's main(): cm_main() of symbol and the cases given. */
+#define CM_MAIN(symbol, ...)						\
+int main(int argc, char *argv[])					\
+{									\
+	static const struct cm_case cases[] = { __VA_ARGS__ };		\
+									\
+	(void)argv;							\
+	return cm_main(argc, (const void *)(symbol), cases,		\
+		       ARRAY_SIZE(cases));				\
+}
+
 void cm_set_nonblock(int fd);
 
 /* No event on c now: rdma_get_cm_event() fails with EAGAIN. */

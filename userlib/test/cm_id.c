@@ -83,14 +83,6 @@ static void same_guid(void)
 	rdma_destroy_event_channel(ch);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_create_id,
 	{ "destroy failure", destroy_failure },
-	{ "devices sharing a node GUID: by index", same_guid },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_create_id, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "devices sharing a node GUID: by index", same_guid })

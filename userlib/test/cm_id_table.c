@@ -501,14 +501,6 @@ out:
 	rdma_destroy_event_channel(c);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_create_id,
 	{ "thousands of ids on one channel", many_ids },
-	{ "a handle given again while the table grows", handle_reused },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_create_id, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "a handle given again while the table grows", handle_reused })

@@ -203,14 +203,6 @@ static void get_request(void)
 	T_CHECK(t_lowest_free_fd() == fd_before);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_listen,
 	{ "requests of a destroyed listener", listener_destroy },
-	{ "rdma_get_request", get_request },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_listen, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "rdma_get_request", get_request })

@@ -326,14 +326,6 @@ static void leave_accounting(void)
 	rdma_destroy_event_channel(c);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_join_multicast,
 	{ "join errors", join_errors },
-	{ "leave waits for the group's events", leave_accounting },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_join_multicast, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "leave waits for the group's events", leave_accounting })

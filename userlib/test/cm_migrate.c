@@ -201,14 +201,6 @@ static void errors(void)
 	rdma_destroy_event_channel(b_ch);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_migrate_id,
 	{ "a record a reader holds is waited for", in_flight_record },
-	{ "errors", errors },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_migrate_id, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "errors", errors })

@@ -158,14 +158,6 @@ static void create_failures(void)
 	T_CHECK(rdma_destroy_id(id) == 0);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_create_qp,
 	{ "PDs", pds },
-	{ "failures leave nothing", create_failures },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_create_qp, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "failures leave nothing", create_failures })

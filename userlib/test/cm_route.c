@@ -332,15 +332,7 @@ static void sync_error(void)
 	cm_destroy_promptly(id);
 }
 
-static const struct cm_case cases[] = {
+CM_MAIN(rdma_resolve_route,
 	{ "ROUTE_RESOLVED without info: queried", async_route_queried },
 	{ "refresh failure becomes ROUTE_ERROR", refresh_failure },
-	{ "sync: ROUTE_ERROR becomes errno", sync_error },
-};
-
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	return cm_main(argc, (const void *)rdma_resolve_route, cases,
-		       ARRAY_SIZE(cases));
-}
+	{ "sync: ROUTE_ERROR becomes errno", sync_error })
