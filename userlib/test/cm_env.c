@@ -173,7 +173,7 @@ static void endpoint(void)
 	T_CHECK(rdma_create_ep(&id, &ai, NULL, NULL) == 0);
 	if (id)
 		T_CHECK(option(id->channel->fd, SEAM_LAST_HANDLE(),
-					RESOLVE) == 450);
+			       RESOLVE) == 450);
 }
 
 static void connect_only(void)

@@ -37,11 +37,11 @@ void (*seam_on_read)(int fd, const struct rcm_event *ev);
 
 static uint64_t last[SEAM_NR_CMDS][128];	/* the arguments */
 int seam_fail[SEAM_NR_CMDS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
 static struct seam_file files[SEAM_FILES] = {
 	[0 ... SEAM_FILES - 1] = { .fd = -1 }
 };
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
 
 const void *seam_last(unsigned int cmd)
 {
