@@ -68,7 +68,7 @@ static struct ibv_qp_init_attr rc_attr(int send_wr, int recv_wr)
 static bool nothing_live(void)
 {
 	return !fake_live_qps && !fake_live_cqs && !fake_live_channels &&
-	       !fake_live_srqs && !fake_live_xrcds;
+	       !fake_live_srqs;
 }
 
 static void pds(void)
