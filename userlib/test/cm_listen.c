@@ -134,7 +134,8 @@ static void get_request(void)
 	/*
 	 * Each request id moves to a private channel of its own (as
 	 * librdmacm's ucma_process_conn_req()): its events never reach the
-	 * listener's fd, whose O_NONBLOCK it does not share.
+	 * listener's fd (that it does not share the listener's O_NONBLOCK
+	 * runs in a guest: guest/cm_listen.c).
 	 */
 	T_CHECK(script_request(fd, hl, &conn, "one", 4) != 0);
 	T_CHECK(rdma_get_request(l, &r1) == 0);
@@ -144,7 +145,6 @@ static void get_request(void)
 	h1 = SEAM_LAST(rcm_migrate_id, RCM_CMD_MIGRATE_ID)->out_id;
 	T_CHECK(SEAM_LAST(rcm_migrate_id, RCM_CMD_MIGRATE_ID)->fd == r1->channel->fd);
 	T_CHECK(seam_live(r1->channel->fd, h1));
-	T_CHECK(!(fcntl(r1->channel->fd, F_GETFL) & O_NONBLOCK));
 	T_CHECK(r1->event && r1->event->event ==
 		RDMA_CM_EVENT_CONNECT_REQUEST);
 	T_CHECK(r1->event && r1->event->id == r1 &&
