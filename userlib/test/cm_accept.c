@@ -9,23 +9,18 @@
  *   ACCEPT failure: -1 with its errno, the QP in ERR (after RTS for a
  *   refused ACCEPT, as librdmacm).
  *
- * The module is faked (fake_rcm.c), and so is libibverbs (fake_verbs.c).
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs is faked (fake_verbs.c).
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define LISTEN_PORT	20100
 
 static struct rdma_event_channel *ch;
-static struct sockaddr_storage peer;
 static const struct rcm_conn_param conn = {
 	.qp_num = 0x123456,
 	.responder_resources = 3,
@@ -37,49 +32,24 @@ static const struct rcm_conn_param conn = {
 
 static void setup(void)
 {
-	fake_rcm_one_device(&peer);
-
-	memset(fake_qp_attr, 0, sizeof(fake_qp_attr));
-	fake_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	memset(script_qp_attr, 0, sizeof(script_qp_attr));
+	script_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-	fake_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	fake_qp_attr[1].qp_attr_mask = IBV_QP_STATE | IBV_QP_AV |
+	script_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	script_qp_attr[1].qp_attr_mask = IBV_QP_STATE | IBV_QP_AV |
 				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				       IBV_QP_RQ_PSN |
 				       IBV_QP_MAX_DEST_RD_ATOMIC |
 				       IBV_QP_MIN_RNR_TIMER;
-	fake_qp_attr[1].dest_qp_num = conn.qp_num;
-	fake_qp_attr[1].rq_psn = 0x333;
-	fake_qp_attr[1].max_dest_rd_atomic = 99;
-	fake_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
+	script_qp_attr[1].dest_qp_num = conn.qp_num;
+	script_qp_attr[1].rq_psn = 0x333;
+	script_qp_attr[1].max_dest_rd_atomic = 99;
+	script_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
 				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
-	fake_qp_attr[2].sq_psn = 0x444;
-	fake_qp_attr[2].timeout = 14;
-	fake_qp_attr[2].max_rd_atomic = 98;
-}
-
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-/* A TCP id on c (NULL: synchronous) listening on 192.0.2.10:20100. */
-static struct rdma_cm_id *listener(struct rdma_event_channel *c,
-				   uint32_t *handle)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	struct rdma_cm_id *id = NULL;
-
-	a.sin_port = htons(LISTEN_PORT);
-	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
-	T_CHECK(rdma_create_id(c, &id, NULL, RDMA_PS_TCP) == 0);
-	if (!id)
-		return NULL;
-	*handle = fake_last_create.out_id;
-	T_CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == 0);
-	T_CHECK(rdma_listen(id, 8) == 0);
-	return id;
+	script_qp_attr[2].sq_psn = 0x444;
+	script_qp_attr[2].timeout = 14;
+	script_qp_attr[2].max_rd_atomic = 98;
 }
 
 static void add_qp(struct rdma_cm_id *id)
@@ -98,7 +68,7 @@ static struct rdma_cm_event *request(uint32_t hl, uint32_t *hr, bool qp)
 {
 	struct rdma_cm_event *ev = NULL;
 
-	*hr = fake_rcm_push_request(ch->fd, hl, &conn, &peer, "req", 4);
+	*hr = script_request(ch->fd, hl, &conn, "req", 4);
 	T_CHECK(*hr != 0);
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST);
@@ -129,8 +99,8 @@ static void accept_failures(void)
 	ch = rdma_create_event_channel();
 	if (!ch)
 		return;
-	set_nonblock(ch->fd);
-	l = listener(ch, &hl);
+	cm_set_nonblock(ch->fd);
+	l = cm_listener(ch, NULL, LISTEN_PORT, &hl);
 	if (!l)
 		return;
 
@@ -141,10 +111,10 @@ static void accept_failures(void)
 	r = ev->id;
 	f = fake_qp(r->qp);
 	fake_fail_modify(IBV_QPS_RTR, EINVAL);
-	accepts = FAKE_CALLS(RCM_CMD_ACCEPT);
+	accepts = SEAM_CALLS(RCM_CMD_ACCEPT);
 	errno = 0;
 	T_CHECK(rdma_accept(r, NULL) == -1 && errno == EINVAL);
-	T_CHECK(FAKE_CALLS(RCM_CMD_ACCEPT) == accepts);
+	T_CHECK(SEAM_CALLS(RCM_CMD_ACCEPT) == accepts);
 	T_CHECK(r->qp->state == IBV_QPS_ERR);
 	T_CHECK(f->mods[f->nmods - 1].attr.qp_state == IBV_QPS_ERR);
 	drop(ev);
@@ -154,7 +124,7 @@ static void accept_failures(void)
 	if (!ev)
 		return;
 	r = ev->id;
-	fake_rcm_fail_next(RCM_CMD_INIT_QP_ATTR, ENODEV);
+	seam_fail_next(RCM_CMD_INIT_QP_ATTR, ENODEV);
 	errno = 0;
 	T_CHECK(rdma_accept(r, NULL) == -1 && errno == ENODEV);
 	T_CHECK(r->qp->state == IBV_QPS_ERR);
@@ -166,12 +136,12 @@ static void accept_failures(void)
 		return;
 	r = ev->id;
 	f = fake_qp(r->qp);
-	fake_rcm_fail_next(RCM_CMD_ACCEPT, ENOMEM);
+	seam_fail_next(RCM_CMD_ACCEPT, ENOMEM);
 	errno = 0;
 	T_CHECK(rdma_accept(r, NULL) == -1 && errno == ENOMEM);
 	T_CHECK(f->nmods == 5 && f->mods[3].attr.qp_state == IBV_QPS_RTS &&
 		f->mods[4].attr.qp_state == IBV_QPS_ERR);
-	T_CHECK(f->mods[4].seq > FAKE_SEQ(RCM_CMD_ACCEPT));
+	T_CHECK(f->mods[4].seq > SEAM_SEQ(RCM_CMD_ACCEPT));
 	drop(ev);
 
 	T_CHECK(rdma_destroy_id(l) == 0);
@@ -179,14 +149,5 @@ static void accept_failures(void)
 	T_CHECK(fake_live_qps == 0);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_accept);
-	fake_rcm_init();
-
-	t_in_child("accept failures", accept_failures);
-	return t_exit();
-}
+CM_MAIN(rdma_accept,
+	{ "accept failures", accept_failures })

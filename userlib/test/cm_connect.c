@@ -14,18 +14,15 @@
  *   reply of another vendor (which a librdmacm peer never sends) is
  *   CONNECT_ERROR, status -1, errno EINVAL.
  *
- * The module is faked (fake_rcm.c), and so is libibverbs (fake_verbs.c).
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs is faked (fake_verbs.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct rdma_event_channel *ch;
 static struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -41,50 +38,38 @@ static const struct rcm_conn_param response = {
 
 static void setup(void)
 {
-	unsigned int i;
-
 	dst.sin_port = htons(7471);
 	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
-	fake_connect_response = response;
-	for (i = 0; i < sizeof(fake_peer_data); i++)
-		fake_peer_data[i] = (uint8_t)(i + 1);
+	script_response = response;
 
-	memset(fake_qp_attr, 0, sizeof(fake_qp_attr));
-	fake_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	memset(script_qp_attr, 0, sizeof(script_qp_attr));
+	script_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-	fake_qp_attr[0].port_num = 1;
-	fake_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+	script_qp_attr[0].port_num = 1;
+	script_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 					  IBV_ACCESS_REMOTE_READ;
-	fake_qp_attr[1].qp_attr_mask = IBV_QP_STATE | IBV_QP_AV |
+	script_qp_attr[1].qp_attr_mask = IBV_QP_STATE | IBV_QP_AV |
 				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				       IBV_QP_RQ_PSN |
 				       IBV_QP_MAX_DEST_RD_ATOMIC |
 				       IBV_QP_MIN_RNR_TIMER;
-	fake_qp_attr[1].path_mtu = IBV_MTU_1024;
-	fake_qp_attr[1].dest_qp_num = 0xabcdef;
-	fake_qp_attr[1].rq_psn = 0x111111;
-	fake_qp_attr[1].max_dest_rd_atomic = 4;
-	fake_qp_attr[1].min_rnr_timer = 12;
-	fake_qp_attr[1].ah_attr.is_global = 1;
-	fake_qp_attr[1].ah_attr.hop_limit = 64;
-	fake_qp_attr[1].ah_attr.port_num = 1;
-	fake_qp_attr[1].ah_attr.dgid[15] = 0x20;
-	fake_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
+	script_qp_attr[1].path_mtu = IBV_MTU_1024;
+	script_qp_attr[1].dest_qp_num = 0xabcdef;
+	script_qp_attr[1].rq_psn = 0x111111;
+	script_qp_attr[1].max_dest_rd_atomic = 4;
+	script_qp_attr[1].min_rnr_timer = 12;
+	script_qp_attr[1].ah_attr.is_global = 1;
+	script_qp_attr[1].ah_attr.hop_limit = 64;
+	script_qp_attr[1].ah_attr.port_num = 1;
+	script_qp_attr[1].ah_attr.dgid[15] = 0x20;
+	script_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
 				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
-	fake_qp_attr[2].timeout = 14;
-	fake_qp_attr[2].retry_cnt = 6;
-	fake_qp_attr[2].rnr_retry = 3;
-	fake_qp_attr[2].sq_psn = 0x222222;
-	fake_qp_attr[2].max_rd_atomic = 5;
-}
-
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	script_qp_attr[2].timeout = 14;
+	script_qp_attr[2].retry_cnt = 6;
+	script_qp_attr[2].rnr_retry = 3;
+	script_qp_attr[2].sq_psn = 0x222222;
+	script_qp_attr[2].max_rd_atomic = 5;
 }
 
 static struct rdma_cm_event *get_event(void)
@@ -93,17 +78,6 @@ static struct rdma_cm_event *get_event(void)
 
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
 	return ev;
-}
-
-static void expect_eagain(void)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(ch, &ev) == -1 && errno == EAGAIN);
-	T_CHECK(ev == NULL);
-	if (ev)
-		rdma_ack_cm_event(ev);
 }
 
 /* The next event must be type; acks it. */
@@ -128,7 +102,7 @@ static struct rdma_cm_id *routed_id(bool qp, uint32_t *handle)
 	T_CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0);
 	if (!id)
 		return NULL;
-	*handle = fake_last_create.out_id;
+	*handle = SEAM_LAST_HANDLE();
 	T_CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				  2000) == 0);
 	expect(RDMA_CM_EVENT_ADDR_RESOLVED);
@@ -151,7 +125,7 @@ static bool open_channel(void)
 	ch = rdma_create_event_channel();
 	T_CHECK(ch != NULL);
 	if (ch)
-		set_nonblock(ch->fd);	/* a lost event fails */
+		cm_set_nonblock(ch->fd);	/* a lost event fails */
 	return ch != NULL;
 }
 
@@ -162,7 +136,7 @@ static void close_channel(struct rdma_cm_id *id)
 			rdma_destroy_qp(id);
 		T_CHECK(rdma_destroy_id(id) == 0);
 	}
-	expect_eagain();
+	cm_expect_none(ch);
 	rdma_destroy_event_channel(ch);
 	T_CHECK(fake_live_qps == 0 && fake_live_cqs == 0);
 }
@@ -184,7 +158,7 @@ static void connect_error_case(int step)
 	f = fake_qp(id->qp);
 	switch (step) {
 	case 0:
-		fake_rcm_fail_next(RCM_CMD_INIT_QP_ATTR, ENODEV);
+		seam_fail_next(RCM_CMD_INIT_QP_ATTR, ENODEV);
 		want = ENODEV;
 		break;
 	case 1:
@@ -200,12 +174,12 @@ static void connect_error_case(int step)
 		want = ETIMEDOUT;
 		break;
 	case 3:
-		fake_rcm_fail_next(RCM_CMD_ESTABLISH, EIO);
+		seam_fail_next(RCM_CMD_ESTABLISH, EIO);
 		want = EIO;
 		break;
 	}
-	establishes = FAKE_CALLS(RCM_CMD_ESTABLISH);
-	rejects = FAKE_CALLS(RCM_CMD_REJECT);
+	establishes = SEAM_CALLS(RCM_CMD_ESTABLISH);
+	rejects = SEAM_CALLS(RCM_CMD_REJECT);
 	T_CHECK(rdma_connect(id, NULL) == 0);
 	ev = get_event();
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_ERROR);
@@ -213,18 +187,17 @@ static void connect_error_case(int step)
 	T_CHECK(errno == want);
 	if (ev)
 		rdma_ack_cm_event(ev);
-	T_CHECK(FAKE_CALLS(RCM_CMD_ESTABLISH) ==
+	T_CHECK(SEAM_CALLS(RCM_CMD_ESTABLISH) ==
 		establishes + (step == 3 ? 1 : 0));
-	T_CHECK(FAKE_CALLS(RCM_CMD_REJECT) == rejects);
-	T_CHECK(!fake_rcm_rejected(ch->fd, h));
+	T_CHECK(SEAM_CALLS(RCM_CMD_REJECT) == rejects);
 	T_CHECK(id->qp->state == IBV_QPS_ERR);
 	T_CHECK(f->nmods >= 2 &&
 		f->mods[f->nmods - 1].attr.qp_state == IBV_QPS_ERR);
 
 	/* The id's later REJECTED and DISCONNECTED are dropped. */
-	T_CHECK(fake_rcm_push(ch->fd, h, RCM_EVENT_REJECTED, 28, NULL, 0));
-	T_CHECK(fake_rcm_push(ch->fd, h, RCM_EVENT_DISCONNECTED, 0, NULL, 0));
-	T_CHECK(fake_rcm_push(ch->fd, h, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0));
+	T_CHECK(script_push(ch->fd, h, RCM_EVENT_REJECTED, 28));
+	T_CHECK(script_push(ch->fd, h, RCM_EVENT_DISCONNECTED, 0));
+	T_CHECK(script_push(ch->fd, h, RCM_EVENT_TIMEWAIT_EXIT, 0));
 	expect(RDMA_CM_EVENT_TIMEWAIT_EXIT);
 	close_channel(id);	/* and destroy does not wait for them */
 }
@@ -261,11 +234,11 @@ static void ece_on_the_wire(void)
 	if (!id)
 		return;
 	T_CHECK(rdma_set_local_ece(id, &mine) == 0);
-	fake_peer_ece_vendor_id = 0x654321;
-	fake_peer_ece_attr_mod = 0x77;
+	script_peer_ece_vendor_id = 0x654321;
+	script_peer_ece_attr_mod = 0x77;
 	T_CHECK(rdma_connect(id, &p) == 0);
-	T_CHECK(fake_last_connect.ece_vendor_id == 0x123456 &&
-		fake_last_connect.ece_attr_mod == 0x56);
+	T_CHECK(SEAM_LAST(rcm_connect, RCM_CMD_CONNECT)->ece_vendor_id == 0x123456 &&
+		SEAM_LAST(rcm_connect, RCM_CMD_CONNECT)->ece_attr_mod == 0x56);
 	ev = get_event();
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_RESPONSE);
 	if (ev)
@@ -290,8 +263,8 @@ static void ece_on_the_wire(void)
 		T_CHECK(rdma_create_qp(id, NULL, &attr) == 0);
 	}
 	T_CHECK(rdma_connect(id, NULL) == 0);
-	T_CHECK(fake_last_connect.ece_vendor_id == 0 &&
-		fake_last_connect.ece_attr_mod == 0);
+	T_CHECK(SEAM_LAST(rcm_connect, RCM_CMD_CONNECT)->ece_vendor_id == 0 &&
+		SEAM_LAST(rcm_connect, RCM_CMD_CONNECT)->ece_attr_mod == 0);
 	/* The REP names a vendor this side does not have. */
 	errno = 0;
 	ev = get_event();
@@ -302,20 +275,11 @@ static void ece_on_the_wire(void)
 		rdma_ack_cm_event(ev);
 	rdma_destroy_qp(id);
 	T_CHECK(rdma_destroy_id(id) == 0);
-	fake_peer_ece_vendor_id = 0;
-	fake_peer_ece_attr_mod = 0;
+	script_peer_ece_vendor_id = 0;
+	script_peer_ece_attr_mod = 0;
 	close_channel(NULL);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_connect);
-	fake_rcm_init();
-
-	t_in_child("CONNECT_ERROR and REJECT", connect_errors);
-	t_in_child("ECE on the wire", ece_on_the_wire);
-	return t_exit();
-}
+CM_MAIN(rdma_connect,
+	{ "CONNECT_ERROR and REJECT", connect_errors },
+	{ "ECE on the wire", ece_on_the_wire })

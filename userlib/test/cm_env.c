@@ -22,7 +22,7 @@
  * effect there to see (a request id's, rdma_create_ep()'s), the
  * parsing, an older kernel and the single read.
  *
- * The module is faked (fake_rcm.c).
+ * The module's replies are scripted over the syscall seam (seam.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,16 +30,48 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
-#define SET_OPTION_CALLS()	FAKE_CALLS(RCM_CMD_SET_OPTION)
+#define SET_OPTION_CALLS()	SEAM_CALLS(RCM_CMD_SET_OPTION)
 #define RESOLVE		RCM_OPTION_ID_RESOLVE_TIMEOUT
 #define CONNECT		RCM_OPTION_ID_CONNECT_TIMEOUT
 
+/* The RCM_IOCTL_SET_OPTION calls, as the kernel got them. */
+static struct {
+	int			fd;
+	struct rcm_set_option	c;
+} options[64];
+static int noptions;
+static bool timeout_options = true;	/* false: an older kernel's */
+
+static int set_option(int fd, void *arg)
+{
+	const struct rcm_set_option *c = arg;
+
+	if (!timeout_options)
+		return ENOPROTOOPT;
+	if (noptions < (int)ARRAY_SIZE(options)) {
+		options[noptions].fd = fd;
+		options[noptions++].c = *c;
+	}
+	return 0;
+}
+
+/* The last value id h of fd's channel got for optname; 0 if none. */
+static uint64_t option(int fd, uint32_t h, uint32_t optname)
+{
+	int i;
+
+	for (i = noptions - 1; i >= 0; i--)
+		if (options[i].fd == fd && options[i].c.id == h &&
+		    options[i].c.optname == optname)
+			return options[i].c.value;
+	return 0;
+}
+
 static void set_env(const char *resolve, const char *connect)
 {
+	seam_reply[SEAM_CMD(RCM_CMD_SET_OPTION)] = set_option;
 	if (resolve)
 		setenv("RCM_RESOLVE_TIMEOUT_MS", resolve, 1);
 	else
@@ -61,12 +93,12 @@ static uint32_t new_id(struct rdma_event_channel *ch, enum rdma_port_space ps,
 		return 0;
 	if (out)
 		*out = id;
-	return fake_last_create.out_id;
+	return SEAM_LAST_HANDLE();
 }
 
 static void both(void)
 {
-	struct sockaddr_storage peer = { .ss_family = AF_INET };
+	const struct rcm_set_option *last;
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	const struct rcm_conn_param conn = { .qp_num = 7 };
 	struct rdma_cm_event *ev = NULL;
@@ -85,44 +117,40 @@ static void both(void)
 	h = new_id(ch, RDMA_PS_TCP, NULL);
 	T_CHECK(errno == EXDEV);
 	T_CHECK(SET_OPTION_CALLS() == 2);
-	T_CHECK(fake_rcm_option(fd, h, RESOLVE) == 300);
-	T_CHECK(fake_rcm_option(fd, h, CONNECT) == 2500);
+	T_CHECK(option(fd, h, RESOLVE) == 300);
+	T_CHECK(option(fd, h, CONNECT) == 2500);
 	h = new_id(ch, RDMA_PS_UDP, NULL);
-	T_CHECK(fake_rcm_option(fd, h, RESOLVE) == 300);
-	T_CHECK(fake_rcm_option(fd, h, CONNECT) == 2500);
-	T_CHECK(fake_last_set_option.size == sizeof(fake_last_set_option) &&
-		fake_last_set_option.flags == 0 &&
-		fake_last_set_option.level == RCM_OPTION_ID &&
-		fake_last_set_option.reserved == 0 &&
-		fake_last_set_option.id == h);
+	T_CHECK(option(fd, h, RESOLVE) == 300);
+	T_CHECK(option(fd, h, CONNECT) == 2500);
+	last = SEAM_LAST(rcm_set_option, RCM_CMD_SET_OPTION);
+	T_CHECK(last->size == sizeof(*last) &&
+		last->flags == 0 &&
+		last->level == RCM_OPTION_ID &&
+		last->reserved == 0 &&
+		last->id == h);
 
 	/* Synchronous: the id's private channel. */
 	T_CHECK(rdma_create_id(NULL, &sync, NULL, RDMA_PS_TCP) == 0);
 	if (sync) {
-		h = fake_last_create.out_id;
-		T_CHECK(fake_rcm_option(sync->channel->fd, h, RESOLVE) == 300);
-		T_CHECK(fake_rcm_option(sync->channel->fd, h, CONNECT) == 2500);
+		h = SEAM_LAST_HANDLE();
+		T_CHECK(option(sync->channel->fd, h, RESOLVE) == 300);
+		T_CHECK(option(sync->channel->fd, h, CONNECT) == 2500);
 	}
 
 	/* A connection request's id. */
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
 	a.sin_port = htons(18515);
 	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
-	inet_pton(AF_INET, "192.0.2.30",
-		  &((struct sockaddr_in *)&peer)->sin_addr);
 	hl = new_id(ch, RDMA_PS_TCP, &l);
 	if (!l)
 		return;
 	T_CHECK(rdma_bind_addr(l, (struct sockaddr *)&a) == 0);
 	T_CHECK(rdma_listen(l, 4) == 0);
-	hr = fake_rcm_push_request(fd, hl, &conn, &peer, "r", 2);
+	hr = script_request(fd, hl, &conn, "r", 2);
 	T_CHECK(hr != 0);
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST);
-	T_CHECK(fake_rcm_option(fd, hr, RESOLVE) == 300);
-	T_CHECK(fake_rcm_option(fd, hr, CONNECT) == 2500);
+	T_CHECK(option(fd, hr, RESOLVE) == 300);
+	T_CHECK(option(fd, hr, CONNECT) == 2500);
 	if (ev)
 		rdma_ack_cm_event(ev);
 }
@@ -144,12 +172,13 @@ static void endpoint(void)
 	ai.ai_src_len = sizeof(a);
 	T_CHECK(rdma_create_ep(&id, &ai, NULL, NULL) == 0);
 	if (id)
-		T_CHECK(fake_rcm_option(id->channel->fd, fake_last_create.out_id,
-					RESOLVE) == 450);
+		T_CHECK(option(id->channel->fd, SEAM_LAST_HANDLE(),
+			       RESOLVE) == 450);
 }
 
 static void connect_only(void)
 {
+	const struct rcm_set_option *last;
 	struct rdma_event_channel *ch;
 	uint32_t h;
 
@@ -159,10 +188,10 @@ static void connect_only(void)
 		return;
 	h = new_id(ch, RDMA_PS_TCP, NULL);
 	T_CHECK(SET_OPTION_CALLS() == 1);
-	T_CHECK(fake_last_set_option.optname == CONNECT &&
-		fake_last_set_option.value == 1);
-	T_CHECK(fake_rcm_option(ch->fd, h, RESOLVE) == 0);
-	T_CHECK(fake_rcm_option(ch->fd, h, CONNECT) == 1);
+	last = SEAM_LAST(rcm_set_option, RCM_CMD_SET_OPTION);
+	T_CHECK(last->optname == CONNECT && last->value == 1);
+	T_CHECK(option(ch->fd, h, RESOLVE) == 0);
+	T_CHECK(option(ch->fd, h, CONNECT) == 1);
 }
 
 static const char *const bad_values[] = {
@@ -186,6 +215,14 @@ static void bad_value(void)
 	T_CHECK(SET_OPTION_CALLS() == 0);
 }
 
+/* Each value in a child of its own: the library reads them once. */
+static void bad_values_ignored(void)
+{
+	for (bad_index = 0; bad_index < (int)ARRAY_SIZE(bad_values);
+	     bad_index++)
+		t_in_child(bad_values[bad_index], bad_value);
+}
+
 static void old_kernel(void)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -193,7 +230,7 @@ static void old_kernel(void)
 	struct rdma_cm_id *id = NULL;
 
 	set_env("600000", "600000");
-	fake_timeout_options = false;
+	timeout_options = false;
 	ch = rdma_create_event_channel();
 	if (!ch)
 		return;
@@ -203,10 +240,10 @@ static void old_kernel(void)
 	T_CHECK(SET_OPTION_CALLS() == 2);
 	if (!id)
 		return;
-	fake_num_devices = 1;
 	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
 	T_CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0);
-	T_CHECK(fake_last_resolve.timeout_ms == 2000);
+	T_CHECK(SEAM_LAST(rcm_resolve_addr,
+			  RCM_CMD_RESOLVE_ADDR)->timeout_ms == 2000);
 }
 
 static void read_once(void)
@@ -220,28 +257,14 @@ static void read_once(void)
 		return;
 	set_env("800", "900");
 	h = new_id(ch, RDMA_PS_TCP, NULL);
-	T_CHECK(fake_rcm_option(ch->fd, h, RESOLVE) == 700);
-	T_CHECK(fake_rcm_option(ch->fd, h, CONNECT) == 0);
+	T_CHECK(option(ch->fd, h, RESOLVE) == 700);
+	T_CHECK(option(ch->fd, h, CONNECT) == 0);
 }
 
-int main(int argc, char *argv[])
-{
-	unsigned int i;
-
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_id);
-	fake_rcm_init();
-
-	t_in_child("both: every new id", both);
-	t_in_child("rdma_create_ep's id", endpoint);
-	t_in_child("one of them", connect_only);
-	for (i = 0; i < ARRAY_SIZE(bad_values); i++) {
-		bad_index = i;
-		t_in_child("a value that is no timeout", bad_value);
-	}
-	t_in_child("older kernel", old_kernel);
-	t_in_child("read once", read_once);
-	return t_exit();
-}
+CM_MAIN(rdma_create_id,
+	{ "both: every new id", both },
+	{ "rdma_create_ep's id", endpoint },
+	{ "one of them", connect_only },
+	{ "values that are no timeout", bad_values_ignored },
+	{ "older kernel", old_kernel },
+	{ "read once", read_once })

@@ -9,45 +9,33 @@
  *   ucma_process_addr_resolved());
  * - destroy while another thread has read a record of the id and not
  *   handed it out yet: waits for that thread, which drops the record
- *   and goes on with the next one (the fake stops the reader at that
+ *   and goes on with the next one (the seam stops the reader at that
  *   instant);
  * - an event acked after the application destroyed its channel (the id
  *   left alive), as librdmacm 44 allows: no access to the freed channel
  *   (valgrind.sh).
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c). Waits are bounded: a hang fails the check.
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c). Waits are bounded: a
+ * hang fails the check.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define REC_SIZE	sizeof(struct rcm_event)
 
 static struct rdma_event_channel *ch;
-
-static uint32_t handle_of_last(void)
-{
-	return fake_last_create.out_id;
-}
 
 static struct rdma_cm_id *new_id(enum rdma_port_space ps, uint32_t *handle)
 {
 	struct rdma_cm_id *id = NULL;
 
 	T_CHECK(rdma_create_id(ch, &id, NULL, ps) == 0);
-	*handle = handle_of_last();
+	*handle = SEAM_LAST_HANDLE();
 	return id;
 }
 
@@ -58,26 +46,6 @@ static bool open_channel(void)
 	return ch != NULL;
 }
 
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-static void expect_eagain(void)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(ch, &ev) == -1);
-	T_CHECK(errno == EAGAIN);
-	T_CHECK(ev == NULL);
-	if (ev)			/* an event left behind: not a hang */
-		rdma_ack_cm_event(ev);
-}
-
-#define LOOP_IDS	3
-#define LOOP_EVENTS	10	/* per id: 30 in all, more than 16 */
-
 static void addr_resolved_unknown_device(void)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -85,8 +53,7 @@ static void addr_resolved_unknown_device(void)
 	struct rdma_cm_id *a;
 	uint32_t ha;
 
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(3);	/* no such device */
+	script_info.node_guid = FAKE_GUID(3);	/* no such device */
 	if (!open_channel())
 		return;
 	a = new_id(RDMA_PS_TCP, &ha);
@@ -102,54 +69,6 @@ static void addr_resolved_unknown_device(void)
 	rdma_destroy_event_channel(ch);
 }
 
-struct destroyer {
-	struct rdma_cm_id *id;
-	pthread_t thread;
-	int ret;
-	int done;		/* __atomic: read while the thread runs */
-};
-
-static void *destroy_thread(void *arg)
-{
-	struct destroyer *d = arg;
-
-	d->ret = rdma_destroy_id(d->id);
-	__atomic_store_n(&d->done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
-static void start_destroy(struct destroyer *d, struct rdma_cm_id *id)
-{
-	d->id = id;
-	d->done = 0;
-	d->ret = -2;
-	T_CHECK(pthread_create(&d->thread, NULL, destroy_thread, d) == 0);
-}
-
-/* Join within ms milliseconds; false (and the thread left) on timeout. */
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
-}
-
-static void *get_thread(void *arg)
-{
-	struct rdma_cm_event **ev = arg;
-
-	if (rdma_get_cm_event(ch, ev))
-		*ev = NULL;
-	return NULL;
-}
-
 /*
  * Another thread read a's record and has not looked at it yet when a is
  * destroyed: the kernel counts it as reported, so the destroy waits for
@@ -159,34 +78,35 @@ static void destroy_with_record_in_flight(void)
 {
 	struct rdma_cm_event *ev = NULL;
 	struct rdma_cm_id *a, *b;
-	struct destroyer d;
-	pthread_t getter;
+	struct cm_destroyer d;
+	struct cm_getter g;
 	uint32_t ha, hb;
 
 	if (!open_channel())
 		return;
 	a = new_id(RDMA_PS_TCP, &ha);
 	b = new_id(RDMA_PS_TCP, &hb);
-	fake_rcm_push(ch->fd, ha, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
-	fake_rcm_push(ch->fd, hb, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
+	script_push(ch->fd, ha, RCM_EVENT_ESTABLISHED, 0);
+	script_push(ch->fd, hb, RCM_EVENT_ESTABLISHED, 0);
 
-	fake_rcm_hold_next_read();
-	T_CHECK(pthread_create(&getter, NULL, get_thread, &ev) == 0);
-	T_CHECK(fake_rcm_wait_held(2000));
-	T_CHECK(fake_rcm_queued(ch->fd) == 1);
+	script_hold_next_read();
+	cm_start_get(&g, ch);
+	T_CHECK(script_wait_held(2000));
+	T_CHECK(seam_queued(ch->fd) == 1);
 
-	start_destroy(&d, a);
-	T_CHECK(!join_within(d.thread, 300));	/* waits for the reader */
-	T_CHECK(fake_last_destroy.out_events_reported == 1);
-	fake_rcm_release_read();
-	T_CHECK(join_within(d.thread, 2000));
+	cm_start_destroy(&d, a);
+	T_CHECK(!cm_join_within(d.thread, 300));	/* waits for the reader */
+	T_CHECK(SEAM_LAST(rcm_destroy_id,
+			  RCM_CMD_DESTROY_ID)->out_events_reported == 1);
+	script_release_read();
+	T_CHECK(cm_join_within(d.thread, 2000));
 	T_CHECK(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST) && d.ret == 0);
-	T_CHECK(join_within(getter, 2000));
+	T_CHECK(cm_join_within(g.thread, 2000));
+	ev = g.ev;
 	T_CHECK(ev && ev->id == b && ev->event == RDMA_CM_EVENT_ESTABLISHED);
 	if (ev)
 		rdma_ack_cm_event(ev);
-	set_nonblock(ch->fd);
-	expect_eagain();
+	cm_expect_none(ch);
 	T_CHECK(rdma_destroy_id(b) == 0);
 	rdma_destroy_event_channel(ch);
 }
@@ -208,26 +128,16 @@ static void ack_after_channel_destroyed(void)
 	if (!open_channel())
 		return;
 	orphan = new_id(RDMA_PS_TCP, &h);
-	T_CHECK(fake_rcm_push(ch->fd, h, RCM_EVENT_ESTABLISHED, 0, NULL, 0));
+	T_CHECK(script_push(ch->fd, h, RCM_EVENT_ESTABLISHED, 0));
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0 && ev && ev->id == orphan);
 	rdma_destroy_event_channel(ch);
 	if (ev)
 		T_CHECK(rdma_ack_cm_event(ev) == 0);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_get_cm_event);
-	fake_rcm_init();
-
-	t_in_child("ADDR_RESOLVED on an unknown device",
-		   addr_resolved_unknown_device);
-	t_in_child("destroy while another thread holds a record",
-		   destroy_with_record_in_flight);
-	t_in_child("an event acked after its channel was destroyed",
-		   ack_after_channel_destroyed);
-	return t_exit();
-}
+CM_MAIN(rdma_get_cm_event,
+	{ "ADDR_RESOLVED on an unknown device", addr_resolved_unknown_device },
+	{ "destroy while another thread holds a record",
+	  destroy_with_record_in_flight },
+	{ "an event acked after its channel was destroyed",
+	  ack_after_channel_destroyed })

@@ -9,18 +9,15 @@
  * - devices sharing a node GUID are told apart by the device index the
  *   kernel reports with it (bind's view, or a query).
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c).
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in sin4(const char *ip, uint16_t port)
 {
@@ -40,7 +37,7 @@ static void destroy_failure(void)
 		T_CHECK(!"setup");
 		return;
 	}
-	fake_rcm_fail_next(RCM_CMD_DESTROY_ID, EFAULT);
+	seam_fail_next(RCM_CMD_DESTROY_ID, EFAULT);
 	errno = 0;
 	T_CHECK(rdma_destroy_id(id) == -1);
 	T_CHECK(errno == EFAULT);
@@ -62,40 +59,30 @@ static void same_guid(void)
 
 	fake_num_devices = 2;
 	fake_same_guid = true;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
 	if (!ch || rdma_create_id(ch, &a, NULL, RDMA_PS_TCP) ||
 	    rdma_create_id(ch, &b, NULL, RDMA_PS_TCP)) {
 		T_CHECK(!"setup");
 		return;
 	}
-	fake_attach_index = 1;
+	script_info.flags = RCM_ID_INFO_IBDEV_INDEX;
+	script_info.ibdev_index = 1;
 	T_CHECK(rdma_bind_addr(a, (struct sockaddr *)&spec) == 0);
 	T_CHECK(a->verbs && a->verbs->device == &fake_devices[1]);
 	/* Through a query too (an ADDR_RESOLVED without the view). */
-	fake_send_info = false;
-	fake_attach_index = 0;
+	script_no_view = true;
+	script_info.ibdev_index = 0;
 	T_CHECK(rdma_resolve_addr(b, NULL, (struct sockaddr *)&dst, 500) == 0);
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED);
 	if (ev)
 		rdma_ack_cm_event(ev);
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == 1);
+	T_CHECK(SEAM_CALLS(RCM_CMD_QUERY_ID) == 1);
 	T_CHECK(b->verbs && b->verbs->device == &fake_devices[0]);
 	T_CHECK(rdma_destroy_id(a) == 0);
 	T_CHECK(rdma_destroy_id(b) == 0);
 	rdma_destroy_event_channel(ch);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_id);
-	fake_rcm_init();
-
-	t_in_child("destroy failure", destroy_failure);
-	t_in_child("devices sharing a node GUID: by index", same_guid);
-	return t_exit();
-}
+CM_MAIN(rdma_create_id,
+	{ "destroy failure", destroy_failure },
+	{ "devices sharing a node GUID: by index", same_guid })

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * cm_id_table: a channel's id tables hold thousands of ids (the module
- * holds more than the fake's usual FAKE_RCM_MAX_IDS per file, which
- * this test raises).
+ * cm_id_table: a channel's id tables hold thousands of ids.
  *
  * - 5000 ids on one channel, made one by one: events for the first, a
  *   middle and the last one made reach their ids while the tables grow,
@@ -21,30 +19,25 @@
  *   new request's events reach the new id (the table keeps the newest id
  *   of a handle first when it grows).
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c). The channels are non-blocking: an event the library
- * drops as naming no id fails the check instead of hanging.
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c). The channels are
+ * non-blocking: an event the library drops as naming no id fails the
+ * check instead of hanging.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 #define N_IDS		5000
 #define N_REQS		5000
-/* Events queued at a time: the fake's file holds 64. */
+/* Events queued at a time. */
 #define BATCH		32
-/* Make the fake's files hold all of them, with room to spare. */
-#define MAX_IDS		(N_IDS + N_REQS + 1000)
 
 /* An id of the test, and its handle in the file of the channel it is on. */
 struct tid {
@@ -54,7 +47,6 @@ struct tid {
 
 static struct tid ids[N_IDS];
 static struct tid reqs[N_REQS];
-static struct sockaddr_storage peer;
 static const struct rcm_conn_param conn = {
 	.qp_num = 0x123456,
 	.responder_resources = 1,
@@ -63,11 +55,24 @@ static const struct rcm_conn_param conn = {
 	.rnr_retry_count = 7,
 };
 
-static void setup(void)
+/* The context of the last join: its group's events carry it. */
+static uint64_t join_context;
+
+static bool push_group(int fd, uint32_t handle, uint32_t event,
+		       int32_t status)
 {
-	fake_rcm_one_device(&peer);
-	fake_join_mode = FAKE_JOIN_OK;
-	fake_rcm_max_ids = MAX_IDS;
+	struct rcm_event ev = seam_event(fd, handle, event, status);
+
+	ev.context = join_context;
+	return seam_push(fd, &ev);
+}
+
+static int join(int fd, void *arg)
+{
+	const struct rcm_join_mcast *c = arg;
+
+	join_context = c->context;
+	return push_group(fd, c->id, RCM_EVENT_MULTICAST_JOIN, 0) ? 0 : ENOMEM;
 }
 
 static struct rdma_event_channel *channel(void)
@@ -86,7 +91,7 @@ static bool make_id(struct rdma_event_channel *c, struct tid *t,
 {
 	t->id = NULL;
 	T_CHECK(rdma_create_id(c, &t->id, t, ps) == 0);
-	t->handle = fake_last_create.out_id;
+	t->handle = SEAM_LAST_HANDLE();
 	return t->id != NULL;
 }
 
@@ -121,9 +126,8 @@ static void deliver(struct rdma_event_channel *c, struct tid **t, int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		T_CHECK(fake_rcm_push(c->fd, t[i]->handle,
-				      RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-				      NULL, 0));
+		T_CHECK(script_push(c->fd, t[i]->handle,
+				      RCM_EVENT_UNREACHABLE, -ETIMEDOUT));
 	for (i = 0; i < n; i++) {
 		ev = next_event(c);
 		if (!ev)
@@ -181,15 +185,8 @@ static void expect_none(struct rdma_event_channel *c)
 /* A TCP id on c listening on 192.0.2.10:20600. */
 static bool make_listener(struct rdma_event_channel *c, struct tid *l)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-
-	a.sin_port = htons(20600);
-	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
-	if (!make_id(c, l, RDMA_PS_TCP))
-		return false;
-	T_CHECK(rdma_bind_addr(l->id, (struct sockaddr *)&a) == 0);
-	T_CHECK(rdma_listen(l->id, 1024) == 0);
-	return true;
+	l->id = cm_listener(c, l, 20600, &l->handle);
+	return l->id != NULL;
 }
 
 /*
@@ -204,9 +201,8 @@ static void requests(struct rdma_event_channel *c, struct tid *l)
 	for (i = 0; i < N_REQS; i += n) {
 		n = N_REQS - i < BATCH ? N_REQS - i : BATCH;
 		for (j = i; j < i + n; j++) {
-			reqs[j].handle = fake_rcm_push_request(c->fd, l->handle,
-							       &conn, &peer,
-							       NULL, 0);
+			reqs[j].handle = script_request(c->fd, l->handle, &conn,
+							NULL, 0);
 			T_CHECK(reqs[j].handle != 0);
 		}
 		for (j = i; j < i + n; j++) {
@@ -237,6 +233,7 @@ static void mcast(struct rdma_event_channel *c, struct tid *u)
 
 	inet_pton(AF_INET, "192.0.2.10", &a.sin_addr);
 	inet_pton(AF_INET, "239.1.2.3", &group.sin_addr);
+	seam_reply[SEAM_CMD(RCM_CMD_JOIN_MCAST)] = join;
 	if (!make_id(c, u, RDMA_PS_UDP))
 		return;
 	T_CHECK(rdma_bind_addr(u->id, (struct sockaddr *)&a) == 0);
@@ -249,8 +246,8 @@ static void mcast(struct rdma_event_channel *c, struct tid *u)
 	T_CHECK(ev->id == u->id && ev->param.ud.private_data == &ctx);
 	rdma_ack_cm_event(ev);
 
-	T_CHECK(fake_rcm_push_group(c->fd, u->handle, &group,
-				    RCM_EVENT_MULTICAST_ERROR, -ENETRESET));
+	T_CHECK(push_group(c->fd, u->handle, RCM_EVENT_MULTICAST_ERROR,
+			   -ENETRESET));
 	ev = next_event(c);
 	if (!ev)
 		return;
@@ -281,7 +278,7 @@ static bool take(struct tid *t, struct tid *arr, int n, int i)
 	return true;
 }
 
-/* Move t to channel to: its handle is the one the fake gave it there. */
+/* Move t to channel to: its handle is the one the seam gave it there. */
 static bool migrate(struct tid *t, struct rdma_event_channel *to)
 {
 	T_CHECK(rdma_migrate_id(t->id, to) == 0);
@@ -289,7 +286,7 @@ static bool migrate(struct tid *t, struct rdma_event_channel *to)
 		t_failures++;
 		return false;
 	}
-	t->handle = fake_last_migrate.out_id;
+	t->handle = SEAM_LAST(rcm_migrate_id, RCM_CMD_MIGRATE_ID)->out_id;
 	return true;
 }
 
@@ -314,7 +311,6 @@ static void many_ids(void)
 	struct timespec start;
 	int i;
 
-	setup();
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	c = channel();
 	c2 = channel();
@@ -402,10 +398,38 @@ static void many_ids(void)
 		N_IDS, N_REQS, seconds_since(&start));
 }
 
-static void *destroy_thread(void *t)
+/* The RCM_IOCTL_DESTROY_ID calls that succeeded. */
+static int destroyed;
+static pthread_mutex_t destroyed_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t destroyed_cond = PTHREAD_COND_INITIALIZER;
+
+static int count_destroy(int fd, void *arg)
 {
-	destroy(t);
-	return NULL;
+	(void)fd;
+	(void)arg;
+	pthread_mutex_lock(&destroyed_lock);
+	destroyed++;
+	pthread_cond_broadcast(&destroyed_cond);
+	pthread_mutex_unlock(&destroyed_lock);
+	return 0;
+}
+
+/* Wait up to 5 s for n successful RCM_IOCTL_DESTROY_IDs in all. */
+static bool wait_destroyed(int n)
+{
+	struct timespec ts;
+	bool ok;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&destroyed_lock);
+	while (destroyed < n)
+		if (pthread_cond_timedwait(&destroyed_cond, &destroyed_lock,
+					   &ts))
+			break;
+	ok = destroyed >= n;
+	pthread_mutex_unlock(&destroyed_lock);
+	return ok;
 }
 
 /* The first CONNECT_REQUEST on c: its request id into r, acked. */
@@ -414,8 +438,7 @@ static bool request(struct rdma_event_channel *c, struct tid *l,
 {
 	struct rdma_cm_event *ev;
 
-	r->handle = fake_rcm_push_request(c->fd, l->handle, &conn, &peer,
-					  NULL, 0);
+	r->handle = script_request(c->fd, l->handle, &conn, NULL, 0);
 	ev = next_event(c);
 	if (!ev)
 		return false;
@@ -438,22 +461,22 @@ static void handle_reused(void)
 	struct tid listener, old, fresh = { 0 }, *t;
 	struct rdma_event_channel *c;
 	struct rdma_cm_event *held;
-	pthread_t th;
+	struct cm_destroyer d;
 	unsigned int i;
 
-	setup();
 	c = channel();
 	if (!c || !make_listener(c, &listener) || !request(c, &listener, &old))
 		return;
-	T_CHECK(fake_rcm_push(c->fd, old.handle, RCM_EVENT_UNREACHABLE,
-			      -ETIMEDOUT, NULL, 0));
+	T_CHECK(script_push(c->fd, old.handle, RCM_EVENT_UNREACHABLE,
+			      -ETIMEDOUT));
 	held = next_event(c);
 	if (!held)
 		return;
-	T_CHECK(pthread_create(&th, NULL, destroy_thread, &old) == 0);
-	for (i = 0; i < 5000 && fake_rcm_id_live(c->fd, old.handle); i++)
-		usleep(1000);
-	T_CHECK(!fake_rcm_id_live(c->fd, old.handle));
+	seam_reply[SEAM_CMD(RCM_CMD_DESTROY_ID)] = count_destroy;
+	cm_start_destroy(&d, old.id);
+	/* The kernel's id goes; the library's waits for held's ack. */
+	T_CHECK(wait_destroyed(1));
+	T_CHECK(!seam_live(c->fd, old.handle));
 	/* The lowest free handle: the old request's. */
 	if (!request(c, &listener, &fresh))
 		goto out;
@@ -465,7 +488,7 @@ static void handle_reused(void)
 	deliver(c, &t, 1);
 out:
 	rdma_ack_cm_event(held);
-	pthread_join(th, NULL);
+	T_CHECK(cm_join_within(d.thread, 2000) && d.ret == 0);
 	/* A dropped event would keep fresh's destroy waiting for its ack. */
 	if (t_failures)
 		return;
@@ -478,15 +501,6 @@ out:
 	rdma_destroy_event_channel(c);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_id);
-	fake_rcm_init();
-
-	t_in_child("thousands of ids on one channel", many_ids);
-	t_in_child("a handle given again while the table grows", handle_reused);
-	return t_exit();
-}
+CM_MAIN(rdma_create_id,
+	{ "thousands of ids on one channel", many_ids },
+	{ "a handle given again while the table grows", handle_reused })

@@ -12,52 +12,127 @@
  * - leave: detaches what was attached, passes the join's address, gives
  *   EADDRNOTAVAIL for a group not joined (the port does not count), and
  *   waits until every event of the group the kernel reported is acked;
- *   one another thread read and had not handed out yet (the fake holds
+ *   one another thread read and had not handed out yet (the seam holds
  *   that reader) is dropped;
  * - rdma_destroy_id() with groups joined frees them (valgrind).
  *
- * The module is faked (fake_rcm.c), and so is libibverbs (fake_verbs.c).
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs is faked (fake_verbs.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in group = { .sin_family = AF_INET };
 static struct sockaddr_in group2 = { .sin_family = AF_INET };
 static const uint8_t mgid[16] = { [10] = 0xff, [11] = 0xff,
 				  [12] = 239, [13] = 1, [14] = 2, [15] = 3 };
 
+/* What JOIN_MCAST queues: MULTICAST_JOIN with mcast_ud, else ERROR. */
+static int join_status;
+static struct rcm_ud_param mcast_ud;
+
+/* The groups joined: the join's context, and its events read. */
+static struct {
+	struct sockaddr_in	addr;
+	uint64_t		context;
+	uint32_t		reported;
+} groups[4];
+
+static int group_of(const struct __kernel_sockaddr_storage *addr)
+{
+	const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(groups); i++)
+		if (groups[i].addr.sin_addr.s_addr == a->sin_addr.s_addr)
+			return i;
+	return -1;
+}
+
+/* Queue event of group addr of id handle. */
+static bool push_group(int fd, uint32_t handle, const void *addr,
+		       uint32_t event, int32_t status)
+{
+	int g = group_of(addr);
+	struct rcm_event ev = seam_event(fd, handle, event, status);
+
+	if (g < 0)
+		return false;
+	ev.context = groups[g].context;
+	if (event == RCM_EVENT_MULTICAST_JOIN)
+		ev.ud = mcast_ud;
+	return seam_push(fd, &ev);
+}
+
+static int join(int fd, void *arg)
+{
+	const struct rcm_join_mcast *c = arg;
+	int g = group_of(&c->addr);
+
+	if (g < 0)
+		g = group_of(&(struct __kernel_sockaddr_storage){ 0 });
+	if (g < 0)
+		return ENOMEM;
+	memcpy(&groups[g].addr, &c->addr, sizeof(groups[g].addr));
+	groups[g].context = c->context;
+	groups[g].reported = 0;
+	return push_group(fd, c->id, &c->addr, join_status ?
+			  RCM_EVENT_MULTICAST_ERROR : RCM_EVENT_MULTICAST_JOIN,
+			  join_status) ? 0 : ENOMEM;
+}
+
+static int leave(int fd, void *arg)
+{
+	struct rcm_leave_mcast *c = arg;
+	int g = group_of(&c->addr);
+
+	if (g < 0)
+		return ENOENT;
+	seam_discard(fd, c->id, groups[g].context);
+	c->out_events_reported = groups[g].reported;
+	memset(&groups[g], 0, sizeof(groups[g]));
+	return 0;
+}
+
+static void count_read(int fd, const struct rcm_event *ev)
+{
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(groups); i++)
+		if (groups[i].context && groups[i].context == ev->context &&
+		    (ev->event == RCM_EVENT_MULTICAST_JOIN ||
+		     ev->event == RCM_EVENT_MULTICAST_ERROR))
+			groups[i].reported++;
+	script_read_hook(fd, ev);
+}
+
 static void setup(void)
 {
-	struct rcm_ah_attr *ah = &fake_mcast_ud.ah_attr;
+	struct rcm_ah_attr *ah = &mcast_ud.ah_attr;
 
 	group.sin_port = htons(5000);
 	inet_pton(AF_INET, "239.1.2.3", &group.sin_addr);
 	inet_pton(AF_INET, "239.1.2.4", &group2.sin_addr);
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
+	seam_reply[SEAM_CMD(RCM_CMD_JOIN_MCAST)] = join;
+	seam_reply[SEAM_CMD(RCM_CMD_LEAVE_MCAST)] = leave;
+	seam_on_read = count_read;
 
-	memset(fake_qp_attr, 0, sizeof(fake_qp_attr));
-	fake_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	memset(script_qp_attr, 0, sizeof(script_qp_attr));
+	script_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				       IBV_QP_PORT | IBV_QP_QKEY;
-	fake_qp_attr[0].port_num = 1;
-	fake_qp_attr[0].qkey = RCM_UDP_QKEY;
+	script_qp_attr[0].port_num = 1;
+	script_qp_attr[0].qkey = RCM_UDP_QKEY;
 
-	memset(&fake_mcast_ud, 0, sizeof(fake_mcast_ud));
-	fake_mcast_ud.qp_num = RCM_MCAST_QPN;
-	fake_mcast_ud.qkey = RCM_UDP_QKEY;
+	memset(&mcast_ud, 0, sizeof(mcast_ud));
+	mcast_ud.qp_num = RCM_MCAST_QPN;
+	mcast_ud.qkey = RCM_UDP_QKEY;
 	memcpy(ah->dgid, mgid, sizeof(mgid));
 	ah->flow_label = 0x12345;
 	ah->sgid_index = 3;
@@ -69,7 +144,7 @@ static void setup(void)
 	ah->static_rate = 2;
 	ah->is_global = 1;
 	ah->port_num = 1;
-	fake_join_mode = FAKE_JOIN_OK;
+	join_status = 0;
 }
 
 /* A UD id on c (NULL: synchronous), bound to 192.0.2.10 (attached). */
@@ -112,18 +187,6 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *c)
 	return ev;
 }
 
-static void expect_eagain(struct rdma_event_channel *c)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(c, &ev) == -1 && errno == EAGAIN);
-	if (ev)
-		rdma_ack_cm_event(ev);
-	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
-}
-
 static void join_errors(void)
 {
 	struct rdma_event_channel *c;
@@ -140,8 +203,7 @@ static void join_errors(void)
 	f = fake_qp(id->qp);
 
 	/* The kernel's MULTICAST_ERROR: its status, the context. */
-	fake_join_mode = FAKE_JOIN_ERROR;
-	fake_join_status = -ENETUNREACH;
+	join_status = -ENETUNREACH;
 	T_CHECK(rdma_join_multicast(id, (struct sockaddr *)&group, &ctx) == 0);
 	ev = next_event(c);
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_MULTICAST_ERROR &&
@@ -153,7 +215,7 @@ static void join_errors(void)
 	T_CHECK(rdma_leave_multicast(id, (struct sockaddr *)&group) == 0);
 
 	/* The attach fails: MULTICAST_ERROR, status -1, its errno. */
-	fake_join_mode = FAKE_JOIN_OK;
+	join_status = 0;
 	fake_attach_errno = ENOMEM;
 	T_CHECK(rdma_join_multicast(id, (struct sockaddr *)&group, &ctx) == 0);
 	errno = 0;
@@ -196,34 +258,6 @@ static void *leave_thread(void *arg)
 	return NULL;
 }
 
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
-}
-
-struct getter {
-	struct rdma_event_channel *c;
-	struct rdma_cm_event *ev;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	if (rdma_get_cm_event(g->c, &g->ev))
-		g->ev = NULL;
-	return NULL;
-}
-
 /*
  * The group has two events the kernel reported: one handed out and not
  * acked (the leave waits for it), and one another thread has read and
@@ -236,9 +270,9 @@ static void leave_accounting(void)
 	struct rdma_event_channel *c;
 	struct rdma_cm_event *ev;
 	struct leaver l = { .ret = -2 };
-	struct getter g = { 0 };
+	struct cm_getter g;
 	struct rdma_cm_id *id;
-	pthread_t thread, reader;
+	pthread_t thread;
 	uint32_t h;
 	int fd;
 
@@ -248,59 +282,50 @@ static void leave_accounting(void)
 	if (!c || !id || !id->qp)
 		return;
 	fd = c->fd;
-	h = fake_last_create.out_id;
+	h = SEAM_LAST_HANDLE();
 
 	T_CHECK(rdma_join_multicast(id, (struct sockaddr *)&group, NULL) == 0);
-	T_CHECK(fake_rcm_push_group(fd, h, &group, RCM_EVENT_MULTICAST_ERROR,
+	T_CHECK(push_group(fd, h, &group, RCM_EVENT_MULTICAST_ERROR,
 				    -ENETRESET));
 	T_CHECK(rdma_join_multicast(id, (struct sockaddr *)&group2,
 				    &l) == 0);
-	T_CHECK(fake_rcm_push_group(fd, h, &group, RCM_EVENT_MULTICAST_ERROR,
+	T_CHECK(push_group(fd, h, &group, RCM_EVENT_MULTICAST_ERROR,
 				    -ENETRESET));
 	/* JOIN, ERROR, JOIN of group2, ERROR: one read() each. */
 	ev = next_event(c);
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_MULTICAST_JOIN &&
 		ev->param.ud.private_data == NULL);
-	T_CHECK(fake_rcm_queued(fd) == 3);
+	T_CHECK(seam_queued(fd) == 3);
 
 	/* Another thread reads the ERROR and is held before looking at it. */
-	g.c = c;
-	fake_rcm_hold_next_read();
-	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
-	T_CHECK(fake_rcm_wait_held(2000));
+	script_hold_next_read();
+	cm_start_get(&g, c);
+	T_CHECK(script_wait_held(2000));
 
 	l.id = id;
 	T_CHECK(pthread_create(&thread, NULL, leave_thread, &l) == 0);
-	T_CHECK(!join_within(thread, 200));
-	T_CHECK(fake_last_leave.out_events_reported == 2);
-	T_CHECK(fake_rcm_queued(fd) == 1);
+	T_CHECK(!cm_join_within(thread, 200));
+	T_CHECK(SEAM_LAST(rcm_leave_mcast,
+			  RCM_CMD_LEAVE_MCAST)->out_events_reported == 2);
+	T_CHECK(seam_queued(fd) == 1);
 
 	/* The held ERROR is dropped; the reader gets group2's JOIN. */
-	fake_rcm_release_read();
-	T_CHECK(join_within(reader, 2000));
+	script_release_read();
+	T_CHECK(cm_join_within(g.thread, 2000));
 	T_CHECK(g.ev && g.ev->event == RDMA_CM_EVENT_MULTICAST_JOIN &&
 		g.ev->param.ud.private_data == &l);
 	if (g.ev)
 		rdma_ack_cm_event(g.ev);
-	T_CHECK(!join_within(thread, 200));	/* ev is not acked yet */
+	T_CHECK(!cm_join_within(thread, 200));	/* ev is not acked yet */
 	rdma_ack_cm_event(ev);
-	T_CHECK(join_within(thread, 2000));
+	T_CHECK(cm_join_within(thread, 2000));
 	T_CHECK(l.ret == 0);
 
-	expect_eagain(c);
+	cm_expect_none(c);
 	destroy(id);
 	rdma_destroy_event_channel(c);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_join_multicast);
-	fake_rcm_init();
-
-	t_in_child("join errors", join_errors);
-	t_in_child("leave waits for the group's events", leave_accounting);
-	return t_exit();
-}
+CM_MAIN(rdma_join_multicast,
+	{ "join errors", join_errors },
+	{ "leave waits for the group's events", leave_accounting })

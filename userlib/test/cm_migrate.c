@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * cm_migrate: what rdma_migrate_id() does where only a fake module can
- * stage the moment or the failure (the rest runs against rcm.ko in a
+ * cm_migrate: what rdma_migrate_id() does where only the seam can stage
+ * the moment or the failure (the rest runs against rcm.ko in a
  * guest: guest/cm_migrate.c, and cm_connect's case 4).
  *
  * - a record of the id that another thread read from the old file and
@@ -9,35 +9,21 @@
  *   (as in librdmacm), and the call waits for that thread and the ack;
  * - errors: NULL id and another synchronous id's private channel
  *   (EINVAL, no ioctl), the id's own channel (a no-op without an
- *   ioctl), kernel errors (injected ENOENT, ENOMEM) that leave the id
- *   where it was (a private channel opened for it is closed again), and
- *   EMFILE of a destination the fake fills.
+ *   ioctl), kernel errors (injected ENOENT, ENOMEM, EMFILE) that leave
+ *   the id where it was (a private channel opened for it is closed
+ *   again).
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c). Waits are bounded: a hang fails the check.
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c). Waits are bounded: a
+ * hang fails the check.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
-
-static struct sockaddr_storage peer;
-static struct sockaddr_in dst = { .sin_family = AF_INET };
-static void setup(void)
-{
-	fake_rcm_one_device(&peer);
-	dst.sin_port = htons(7471);
-	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
-}
+#include "cm_helpers.h"
 
 static struct rdma_event_channel *channel(void)
 {
@@ -47,11 +33,6 @@ static struct rdma_event_channel *channel(void)
 	return c;
 }
 
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
 static struct rdma_cm_id *new_id(struct rdma_event_channel *c,
 				 uint32_t *handle)
 {
@@ -59,20 +40,8 @@ static struct rdma_cm_id *new_id(struct rdma_event_channel *c,
 
 	T_CHECK(rdma_create_id(c, &id, NULL, RDMA_PS_TCP) == 0);
 	if (handle)
-		*handle = fake_last_create.out_id;
+		*handle = SEAM_LAST_HANDLE();
 	return id;
-}
-
-static void expect_eagain(struct rdma_event_channel *c)
-{
-	struct rdma_cm_event *ev = NULL;
-
-	errno = 0;
-	T_CHECK(rdma_get_cm_event(c, &ev) == -1);
-	T_CHECK(errno == EAGAIN);
-	T_CHECK(ev == NULL);
-	if (ev)
-		rdma_ack_cm_event(ev);
 }
 
 /* The next event of c must be type for id (any if NULL); acked unless kept. */
@@ -95,21 +64,6 @@ static struct rdma_cm_event *expect(struct rdma_event_channel *c,
 		return ev;
 	rdma_ack_cm_event(ev);
 	return NULL;
-}
-
-/* Join within ms milliseconds; false (and the thread left) on timeout. */
-static bool join_within(pthread_t thread, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return pthread_timedjoin_np(thread, NULL, &ts) == 0;
 }
 
 struct migrator {
@@ -139,32 +93,12 @@ static void start_migrate(struct migrator *m, struct rdma_cm_id *id,
 	T_CHECK(pthread_create(&m->thread, NULL, migrate_thread, m) == 0);
 }
 
-/*
- * A reader that read() a record of a and has not looked at it yet: the
- * call waits for it; the reader hands the event out on the old channel,
- * as librdmacm's would, and the call waits for its ack too.
- */
-struct getter {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_event *ev;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	if (rdma_get_cm_event(g->ch, &g->ev))
-		g->ev = NULL;
-	return NULL;
-}
-
 static void in_flight_record(void)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
-	struct getter g = { 0 };
+	struct cm_getter g;
 	struct rdma_cm_id *a, *b;
 	struct migrator m;
-	pthread_t reader;
 	uint32_t ha, hb;
 
 	a_ch = channel();
@@ -173,40 +107,39 @@ static void in_flight_record(void)
 		return;
 	a = new_id(a_ch, &ha);
 	b = new_id(a_ch, &hb);
-	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-		      NULL, 0);
-	fake_rcm_push(a_ch->fd, hb, RCM_EVENT_ESTABLISHED, 0, NULL, 0);
-	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
+	script_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT);
+	script_push(a_ch->fd, hb, RCM_EVENT_ESTABLISHED, 0);
+	script_push(a_ch->fd, ha, RCM_EVENT_TIMEWAIT_EXIT, 0);
 
-	fake_rcm_hold_next_read();
-	g.ch = a_ch;
-	T_CHECK(pthread_create(&reader, NULL, get_thread, &g) == 0);
-	T_CHECK(fake_rcm_wait_held(2000));
-	T_CHECK(fake_rcm_queued(a_ch->fd) == 2);	/* one read */
+	script_hold_next_read();
+	cm_start_get(&g, a_ch);
+	T_CHECK(script_wait_held(2000));
+	T_CHECK(seam_queued(a_ch->fd) == 2);	/* one read */
 
 	start_migrate(&m, a, b_ch);
-	T_CHECK(!join_within(m.thread, 300));	/* waits for the reader */
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 1);
-	T_CHECK(fake_last_migrate.out_events_reported == 1);
-	T_CHECK(fake_rcm_queued(b_ch->fd) == 1);	/* TIMEWAIT_EXIT */
+	T_CHECK(!cm_join_within(m.thread, 300));	/* waits for the reader */
+	T_CHECK(SEAM_CALLS(RCM_CMD_MIGRATE_ID) == 1);
+	T_CHECK(SEAM_LAST(rcm_migrate_id,
+			  RCM_CMD_MIGRATE_ID)->out_events_reported == 1);
+	T_CHECK(seam_queued(b_ch->fd) == 1);	/* TIMEWAIT_EXIT */
 
-	fake_rcm_release_read();
-	T_CHECK(join_within(reader, 2000));
+	script_release_read();
+	T_CHECK(cm_join_within(g.thread, 2000));
 	T_CHECK(g.ev && g.ev->id == a &&
 		g.ev->event == RDMA_CM_EVENT_UNREACHABLE);
-	T_CHECK(!join_within(m.thread, 300));	/* and for its ack */
+	T_CHECK(!cm_join_within(m.thread, 300));	/* and for its ack */
 	T_CHECK(a->channel == b_ch);
 	if (g.ev)
 		rdma_ack_cm_event(g.ev);
-	T_CHECK(join_within(m.thread, 2000));
+	T_CHECK(cm_join_within(m.thread, 2000));
 	T_CHECK(m.ret == 0);
 
-	set_nonblock(a_ch->fd);
-	set_nonblock(b_ch->fd);
+	cm_set_nonblock(a_ch->fd);
+	cm_set_nonblock(b_ch->fd);
 	expect(a_ch, RDMA_CM_EVENT_ESTABLISHED, b, false);
 	expect(b_ch, RDMA_CM_EVENT_TIMEWAIT_EXIT, a, false);
-	expect_eagain(b_ch);
-	expect_eagain(a_ch);
+	cm_expect_none(b_ch);
+	cm_expect_none(a_ch);
 	T_CHECK(rdma_destroy_id(a) == 0);
 	T_CHECK(rdma_destroy_id(b) == 0);
 	rdma_destroy_event_channel(a_ch);
@@ -216,8 +149,8 @@ static void in_flight_record(void)
 static void errors(void)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
-	struct rdma_cm_id *a, *s, *full[FAKE_RCM_MAX_IDS];
-	int fd_before, i, n;
+	struct rdma_cm_id *a, *s;
+	int fd_before;
 	uint32_t ha;
 
 	a_ch = channel();
@@ -237,55 +170,37 @@ static void errors(void)
 	errno = 0;	/* another id's private channel */
 	T_CHECK(rdma_migrate_id(a, s->channel) == -1 && errno == EINVAL);
 	T_CHECK(a->channel == a_ch);
-	T_CHECK(FAKE_CALLS(RCM_CMD_MIGRATE_ID) == 0);
+	T_CHECK(SEAM_CALLS(RCM_CMD_MIGRATE_ID) == 0);
 	T_CHECK(rdma_destroy_id(s) == 0);
 
-	fake_rcm_fail_next(RCM_CMD_MIGRATE_ID, ENOENT);
+	seam_fail_next(RCM_CMD_MIGRATE_ID, ENOENT);
 	errno = 0;
 	T_CHECK(rdma_migrate_id(a, b_ch) == -1 && errno == ENOENT);
 	T_CHECK(a->channel == a_ch);
 
 	fd_before = t_lowest_free_fd();
-	fake_rcm_fail_next(RCM_CMD_MIGRATE_ID, ENOMEM);
+	seam_fail_next(RCM_CMD_MIGRATE_ID, ENOMEM);
 	errno = 0;
 	T_CHECK(rdma_migrate_id(a, NULL) == -1 && errno == ENOMEM);
 	T_CHECK(a->channel == a_ch);
 	T_CHECK(t_lowest_free_fd() == fd_before);
 
 	/* Still on a_ch under its old handle. */
-	fake_rcm_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT,
-		      NULL, 0);
+	script_push(a_ch->fd, ha, RCM_EVENT_UNREACHABLE, -ETIMEDOUT);
 	expect(a_ch, RDMA_CM_EVENT_UNREACHABLE, a, false);
 
 	/* A full destination: the kernel's EMFILE. */
-	for (n = 0; n < FAKE_RCM_MAX_IDS; n++) {
-		full[n] = NULL;
-		if (rdma_create_id(b_ch, &full[n], NULL, RDMA_PS_TCP))
-			break;
-	}
-	T_CHECK(n == FAKE_RCM_MAX_IDS);
+	seam_fail_next(RCM_CMD_MIGRATE_ID, EMFILE);
 	errno = 0;
 	T_CHECK(rdma_migrate_id(a, b_ch) == -1 && errno == EMFILE);
 	T_CHECK(a->channel == a_ch);
-	for (i = 0; i < n; i++)
-		rdma_destroy_id(full[i]);
 
 	T_CHECK(rdma_destroy_id(a) == 0);
-	T_CHECK(fake_last_destroy.id == ha);
+	T_CHECK(SEAM_LAST(rcm_destroy_id, RCM_CMD_DESTROY_ID)->id == ha);
 	rdma_destroy_event_channel(a_ch);
 	rdma_destroy_event_channel(b_ch);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_migrate_id);
-	fake_rcm_init();
-	setup();
-
-	t_in_child("a record a reader holds is waited for", in_flight_record);
-	t_in_child("errors", errors);
-	return t_exit();
-}
+CM_MAIN(rdma_migrate_id,
+	{ "a record a reader holds is waited for", in_flight_record },
+	{ "errors", errors })

@@ -10,18 +10,16 @@
  * - failures (QP creation, an injected INIT_QP_ATTR failure,
  *   ibv_modify_qp) leave nothing behind.
  *
- * The module is faked (fake_rcm.c), and so is libibverbs (fake_verbs.c).
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs is faked (fake_verbs.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in dst = { .sin_family = AF_INET };
 
@@ -30,15 +28,13 @@ static void setup(void)
 	dst.sin_port = htons(7471);
 	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
 	fake_num_devices = 2;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
 
-	memset(fake_qp_attr, 0, sizeof(fake_qp_attr));
-	fake_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	memset(script_qp_attr, 0, sizeof(script_qp_attr));
+	script_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-	fake_qp_attr[0].pkey_index = 3;
-	fake_qp_attr[0].port_num = 1;
-	fake_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+	script_qp_attr[0].pkey_index = 3;
+	script_qp_attr[0].port_num = 1;
+	script_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 					  IBV_ACCESS_REMOTE_READ;
 }
 
@@ -72,7 +68,7 @@ static struct ibv_qp_init_attr rc_attr(int send_wr, int recv_wr)
 static bool nothing_live(void)
 {
 	return !fake_live_qps && !fake_live_cqs && !fake_live_channels &&
-	       !fake_live_srqs && !fake_live_xrcds;
+	       !fake_live_srqs;
 }
 
 static void pds(void)
@@ -142,7 +138,7 @@ static void create_failures(void)
 	T_CHECK(!attr.send_cq && !attr.recv_cq);
 	T_CHECK(nothing_live());
 
-	fake_rcm_fail_next(RCM_CMD_INIT_QP_ATTR, ENODEV);
+	seam_fail_next(RCM_CMD_INIT_QP_ATTR, ENODEV);
 	attr = rc_attr(4, 4);
 	errno = 0;
 	T_CHECK(rdma_create_qp(id, NULL, &attr) == -1 && errno == ENODEV);
@@ -162,15 +158,6 @@ static void create_failures(void)
 	T_CHECK(rdma_destroy_id(id) == 0);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_create_qp);
-	fake_rcm_init();
-
-	t_in_child("PDs", pds);
-	t_in_child("failures leave nothing", create_failures);
-	return t_exit();
-}
+CM_MAIN(rdma_create_qp,
+	{ "PDs", pds },
+	{ "failures leave nothing", create_failures })

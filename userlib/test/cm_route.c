@@ -21,21 +21,15 @@
  *   from the refresh (status -1) errno EPERM, as librdmacm's
  *   ucma_complete(); a failing RCM_IOCTL_RESOLVE_ROUTE reads nothing.
  *
- * The module is faked (fake_rcm.c), and so are libibverbs' devices
- * (fake_verbs.c).
+ * The module's replies are scripted over the syscall seam (seam.h), and
+ * libibverbs' devices are faked (fake_verbs.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "fake_rcm.h"
-#include "fake_verbs.h"
-#include "helpers.h"
+#include "cm_helpers.h"
 
 static struct sockaddr_in dst = { .sin_family = AF_INET };
 
@@ -47,29 +41,46 @@ static const uint8_t sgid[16] = {
 	[10] = 0xff, [11] = 0xff, [12] = 192, [13] = 0, [14] = 2, [15] = 10,
 };
 
+/* What RESOLVE_ROUTE queues: ROUTE_RESOLVED, or ROUTE_ERROR if set. */
+static int route_status;
+
+static int resolve_route(int fd, void *arg)
+{
+	const struct rcm_resolve_route *c = arg;
+
+	if (!route_status)
+		return script_resolve_route(fd, arg);
+	return script_push(fd, c->id, RCM_EVENT_ROUTE_ERROR, route_status) ?
+	       0 : ENOMEM;
+}
+
 static void setup(void)
 {
+	struct rcm_path *path = &script_info.path;
+
 	dst.sin_port = htons(7471);
 	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
-	fake_num_devices = 1;
-	fake_attach_guid = FAKE_GUID(0);
-	fake_attach_port = 1;
-	memcpy(fake_attach_sgid, sgid, sizeof(sgid));
+	memcpy(script_info.sgid, sgid, sizeof(sgid));
+	/* A kernel that sends no view: the library queries. */
+	script_no_view = true;
+	seam_reply[SEAM_CMD(RCM_CMD_RESOLVE_ROUTE)] = resolve_route;
 
+	/* ADDR_RESOLVED gives the destination as a GID. */
+	memcpy(script_info.dst, &dst, sizeof(dst));
 	/* Every value distinct, so that a swapped field shows. */
-	memcpy(fake_route_path.dgid, dgid, sizeof(dgid));
-	memcpy(fake_route_path.sgid, sgid, sizeof(sgid));
-	memcpy(fake_route_path.dmac, "\x52\x54\x00\x13\x37\x01", 6);
-	fake_route_path.hop_limit = 64;
-	fake_route_path.traffic_class = 0x68;
-	fake_route_path.flow_label = 0xabcde;
-	fake_route_path.pkey = 0x8001;
-	fake_route_path.sl = 5;
-	fake_route_path.mtu = 3;		/* IB_MTU_1024 */
-	fake_route_path.rate = 7;		/* IB_RATE_40_GBPS */
-	fake_route_path.packet_life_time = 18;
-	fake_route_path.rec_type = 2;		/* RoCE v2 */
-	fake_route_num_paths = 1;
+	memcpy(path->dgid, dgid, sizeof(dgid));
+	memcpy(path->sgid, sgid, sizeof(sgid));
+	memcpy(path->dmac, "\x52\x54\x00\x13\x37\x01", 6);
+	path->hop_limit = 64;
+	path->traffic_class = 0x68;
+	path->flow_label = 0xabcde;
+	path->pkey = 0x8001;
+	path->sl = 5;
+	path->mtu = 3;		/* IB_MTU_1024 */
+	path->rate = 7;		/* IB_RATE_40_GBPS */
+	path->packet_life_time = 18;
+	path->rec_type = 2;		/* RoCE v2 */
+	script_info.num_paths = 1;
 }
 
 /*
@@ -169,18 +180,10 @@ static void expect_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	rdma_ack_cm_event(ev);
 }
 
-/*
- * With the kernel's info in the events, no query follows them; without
- * it (fake_send_info false), ADDR_RESOLVED and ROUTE_RESOLVED each cost
- * one.
- */
-static int queries(int without_info)
+/* Without the id's view, ADDR_RESOLVED and ROUTE_RESOLVED cost a query. */
+static void async_route_queried(void)
 {
-	return fake_send_info ? 0 : without_info;
-}
-
-static void async_route(void)
-{
+	const struct rcm_resolve_route *rr;
 	struct rdma_event_channel *ch;
 	struct rdma_ib_addr *ib;
 	struct rdma_cm_id *id;
@@ -192,32 +195,29 @@ static void async_route(void)
 	id = ch ? resolved_id(ch) : NULL;
 	if (!id)
 		return;
-	handle = fake_last_create.out_id;
+	handle = SEAM_LAST_HANDLE();
 	ib = &id->route.addr.addr.ibaddr;
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == queries(1));
+	T_CHECK(SEAM_CALLS(RCM_CMD_QUERY_ID) == 1);
 	T_CHECK(id->route.num_paths == 0 && id->route.path_rec == NULL);
 	/* ADDR_RESOLVED gave the destination as a GID, as in-tree. */
 	T_CHECK(gid_is(&ib->dgid, dgid));
 
 	T_CHECK(rdma_resolve_route(id, 1234) == 0);
-	T_CHECK(FAKE_CALLS(RCM_CMD_RESOLVE_ROUTE) == 1);
-	T_CHECK(fake_last_resolve_route.size ==
-		sizeof(struct rcm_resolve_route));
-	T_CHECK(fake_last_resolve_route.flags == 0);
-	T_CHECK(fake_last_resolve_route.id == handle);
-	T_CHECK(fake_last_resolve_route.timeout_ms == 1234);
+	T_CHECK(SEAM_CALLS(RCM_CMD_RESOLVE_ROUTE) == 1);
+	rr = SEAM_LAST(rcm_resolve_route, RCM_CMD_RESOLVE_ROUTE);
+	T_CHECK(rr->size == sizeof(struct rcm_resolve_route));
+	T_CHECK(rr->flags == 0 && rr->id == handle);
+	T_CHECK(rr->timeout_ms == 1234);
 	/* Asynchronous: nothing read, nothing refreshed yet. */
-	T_CHECK(fake_rcm_queued(ch->fd) == 1);
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == queries(1));
+	T_CHECK(seam_queued(ch->fd) == 1);
+	T_CHECK(SEAM_CALLS(RCM_CMD_QUERY_ID) == 1);
 	T_CHECK(id->route.path_rec == NULL);
 
 	expect_event(ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
-	T_CHECK(FAKE_CALLS(RCM_CMD_QUERY_ID) == queries(2));
-	if (!fake_send_info) {
-		T_CHECK(fake_last_query_id.size ==
-			sizeof(struct rcm_query_id));
-		T_CHECK(fake_last_query_id.id == handle);
-	}
+	T_CHECK(SEAM_CALLS(RCM_CMD_QUERY_ID) == 2);
+	T_CHECK(SEAM_LAST(rcm_query_id, RCM_CMD_QUERY_ID)->size ==
+		sizeof(struct rcm_query_id));
+	T_CHECK(SEAM_LAST(rcm_query_id, RCM_CMD_QUERY_ID)->id == handle);
 	T_CHECK(id->route.num_paths == 1);
 	T_CHECK(id->route.path_rec != NULL);
 	if (id->route.path_rec)
@@ -228,18 +228,13 @@ static void async_route(void)
 	T_CHECK(id->verbs && id->verbs->device == &fake_devices[0]);
 	T_CHECK(id->port_num == 1);
 
-	/* Routed once: the kernel refuses a second route. */
+	/* The kernel refuses a second route: the path stays. */
+	seam_fail_next(RCM_CMD_RESOLVE_ROUTE, EINVAL);
 	errno = 0;
 	T_CHECK(rdma_resolve_route(id, 1000) == -1 && errno == EINVAL);
 	T_CHECK(id->route.num_paths == 1 && id->route.path_rec != NULL);
 	T_CHECK(rdma_destroy_id(id) == 0);
 	rdma_destroy_event_channel(ch);
-}
-
-static void async_route_queried(void)
-{
-	fake_send_info = false;
-	async_route();
 }
 
 static void refresh_failure(void)
@@ -248,13 +243,12 @@ static void refresh_failure(void)
 	struct rdma_cm_id *id;
 
 	setup();
-	/* A kernel that sends no info: the library queries, which fails. */
-	fake_send_info = false;
+	/* The library queries, which fails. */
 	id = ch ? resolved_id(ch) : NULL;
 	if (!id)
 		return;
 	T_CHECK(rdma_resolve_route(id, 1000) == 0);
-	fake_rcm_fail_next(RCM_CMD_QUERY_ID, ENOENT);
+	seam_fail_next(RCM_CMD_QUERY_ID, ENOENT);
 	errno = 0;
 	expect_event(ch, id, RDMA_CM_EVENT_ROUTE_ERROR, -1);
 	T_CHECK(errno == ENOENT);
@@ -263,7 +257,7 @@ static void refresh_failure(void)
 	T_CHECK(rdma_destroy_id(id) == 0);
 
 	/* A kernel that reports more paths than the struct holds. */
-	fake_route_num_paths = 2;
+	script_info.num_paths = 2;
 	id = resolved_id(ch);
 	if (!id)
 		return;
@@ -274,34 +268,6 @@ static void refresh_failure(void)
 	T_CHECK(id->route.num_paths == 0 && id->route.path_rec == NULL);
 	T_CHECK(rdma_destroy_id(id) == 0);
 	rdma_destroy_event_channel(ch);
-}
-
-/* Destroy in a thread, so that a hang fails instead of timing out. */
-static void *destroy_thread(void *arg)
-{
-	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
-static void join_promptly(pthread_t t, void **ret)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 2;
-	T_CHECK(pthread_timedjoin_np(t, ret, &ts) == 0);
-}
-
-static void destroy_promptly(struct rdma_cm_id *id)
-{
-	void *ret = (void *)-2;
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, destroy_thread, id)) {
-		T_CHECK(!"pthread_create");
-		return;
-	}
-	join_promptly(t, &ret);
-	T_CHECK(ret == NULL);
 }
 
 static struct rdma_cm_id *sync_resolved_id(void)
@@ -327,9 +293,8 @@ static void sync_error(void)
 	id = sync_resolved_id();
 	if (!id)
 		return;
-	fake_route_mode = FAKE_ROUTE_ERROR;
 	for (i = 0; i < ARRAY_SIZE(status); i++) {
-		fake_route_status = status[i];
+		route_status = status[i];
 		errno = 0;
 		T_CHECK(rdma_resolve_route(id, 1000) == -1);
 		T_CHECK(errno == -status[i]);
@@ -344,9 +309,8 @@ static void sync_error(void)
 	 * A ROUTE_ERROR made by the library from a failing refresh (a
 	 * kernel that sends no info, so the library queries).
 	 */
-	fake_route_mode = FAKE_ROUTE_OK;
-	fake_send_info = false;
-	fake_rcm_fail_next(RCM_CMD_QUERY_ID, ENOENT);
+	route_status = 0;
+	seam_fail_next(RCM_CMD_QUERY_ID, ENOENT);
 	errno = 0;
 	T_CHECK(rdma_resolve_route(id, 1000) == -1);
 	T_CHECK(errno == EPERM);
@@ -354,27 +318,21 @@ static void sync_error(void)
 		id->event->status == -1);
 	T_CHECK(id->route.path_rec == NULL);
 
-	/* The ioctl itself failing: no wait, the held event stays. */
-	fake_rcm_fail_next(RCM_CMD_RESOLVE_ROUTE, EOPNOTSUPP);
-	i = fake_read_calls;
+	/*
+	 * The ioctl itself failing: no wait (a record queued for it stays
+	 * unread), the held event stays.
+	 */
+	seam_fail_next(RCM_CMD_RESOLVE_ROUTE, EOPNOTSUPP);
+	T_CHECK(script_push(id->channel->fd, SEAM_LAST_HANDLE(),
+			    RCM_EVENT_ADDR_CHANGE, 0));
 	errno = 0;
 	T_CHECK(rdma_resolve_route(id, 1000) == -1 && errno == EOPNOTSUPP);
-	T_CHECK((unsigned int)fake_read_calls == i);
+	T_CHECK(seam_queued(id->channel->fd) == 1);
 	T_CHECK(id->event && id->event->event == RDMA_CM_EVENT_ROUTE_ERROR);
-	destroy_promptly(id);
+	cm_destroy_promptly(id);
 }
 
-int main(int argc, char *argv[])
-{
-	(void)argv;
-	if (argc > 1)
-		return T_EXIT_SKIP;
-	t_require_our_lib((const void *)rdma_resolve_route);
-	fake_rcm_init();
-
-	t_in_child("ROUTE_RESOLVED without info: queried",
-		   async_route_queried);
-	t_in_child("refresh failure becomes ROUTE_ERROR", refresh_failure);
-	t_in_child("sync: ROUTE_ERROR becomes errno", sync_error);
-	return t_exit();
-}
+CM_MAIN(rdma_resolve_route,
+	{ "ROUTE_RESOLVED without info: queried", async_route_queried },
+	{ "refresh failure becomes ROUTE_ERROR", refresh_failure },
+	{ "sync: ROUTE_ERROR becomes errno", sync_error })

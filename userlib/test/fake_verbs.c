@@ -11,7 +11,6 @@
 #include "fake_verbs.h"
 
 int fake_num_devices;
-enum ibv_transport_type fake_transport = IBV_TRANSPORT_IB;
 int fake_open_fail_index = -1;
 bool fake_same_guid;
 struct ibv_device fake_devices[FAKE_MAX_DEVICES];
@@ -27,12 +26,8 @@ int fake_live_channels;
 int fake_live_cqs;
 int fake_live_qps;
 int fake_live_srqs;
-int fake_live_xrcds;
-bool fake_xrc;
-struct ibv_srq_init_attr_ex fake_last_srq_init;
 int fake_create_qp_errno;
-int fake_destroy_srq_errno;
-uint32_t fake_next_qp_num = 0x100;
+static uint32_t next_qp_num = 0x100;
 
 static enum ibv_qp_state fail_modify_state;
 static int fail_modify_errno;
@@ -42,30 +37,14 @@ static struct ibv_qp *fake_create_qp_ex_op(struct ibv_context *context,
 static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
 					     struct ibv_srq_init_attr_ex *attr);
 
-/* XRC domains: only with fake_xrc, else the device has none (rxe). */
+/* XRC domains: the device has none (rxe). */
 static struct ibv_xrcd *fake_open_xrcd_op(struct ibv_context *context,
 					  struct ibv_xrcd_init_attr *attr)
 {
-	struct ibv_xrcd *xrcd;
-
+	(void)context;
 	(void)attr;
-	if (!fake_xrc) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	xrcd = calloc(1, sizeof(*xrcd));
-	if (!xrcd)
-		return NULL;
-	xrcd->context = context;
-	fake_live_xrcds++;
-	return xrcd;
-}
-
-static int fake_close_xrcd_op(struct ibv_xrcd *xrcd)
-{
-	fake_live_xrcds--;
-	free(xrcd);
-	return 0;
+	errno = EOPNOTSUPP;
+	return NULL;
 }
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
@@ -81,7 +60,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 		struct ibv_device *dev = &fake_devices[i];
 
 		snprintf(dev->name, sizeof(dev->name), "fake%d", i);
-		dev->transport_type = fake_transport;
+		dev->transport_type = IBV_TRANSPORT_IB;
 		list[i] = dev;
 	}
 	if (num_devices)
@@ -122,7 +101,6 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	vctx->create_qp_ex = fake_create_qp_ex_op;
 	vctx->create_srq_ex = fake_create_srq_ex_op;
 	vctx->open_xrcd = fake_open_xrcd_op;
-	vctx->close_xrcd = fake_close_xrcd_op;
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	vctx->context.device = device;
 	return &vctx->context;
@@ -224,7 +202,7 @@ static struct ibv_qp *fake_qp_new(struct ibv_context *context,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	attr->cap.max_inline_data = FAKE_INLINE_DATA;
+	attr->cap.max_inline_data = 64;
 	f->init = *attr;
 	f->qp.context = context;
 	f->qp.qp_context = attr->qp_context;
@@ -232,7 +210,7 @@ static struct ibv_qp *fake_qp_new(struct ibv_context *context,
 	f->qp.send_cq = attr->send_cq;
 	f->qp.recv_cq = attr->recv_cq;
 	f->qp.srq = attr->srq;
-	f->qp.qp_num = fake_next_qp_num++;
+	f->qp.qp_num = next_qp_num++;
 	f->qp.state = IBV_QPS_RESET;
 	f->qp.qp_type = attr->qp_type;
 	fake_live_qps++;
@@ -320,43 +298,29 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 static struct ibv_srq *fake_create_srq_ex_op(struct ibv_context *context,
 					     struct ibv_srq_init_attr_ex *attr)
 {
-	fake_last_srq_init = *attr;
 	return fake_srq_new(context, attr->pd, attr->srq_context);
 }
 
 int ibv_destroy_srq(struct ibv_srq *srq)
 {
-	if (fake_destroy_srq_errno) {
-		int err = fake_destroy_srq_errno;
-
-		fake_destroy_srq_errno = 0;
-		return err;
-	}
 	fake_live_srqs--;
 	free(srq);
 	return 0;
 }
 
-/* ECE: a provider without it (as rxe) unless fake_ece.vendor_id is set. */
-struct ibv_ece fake_ece;
-struct ibv_ece fake_last_set_ece;
-int fake_set_ece_calls;
-
+/* ECE: a provider without it (as rxe). */
 int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp;
-	if (!fake_ece.vendor_id)
-		return EOPNOTSUPP;
-	*ece = fake_ece;
-	return 0;
+	(void)ece;
+	return EOPNOTSUPP;
 }
 
 int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp;
-	fake_set_ece_calls++;
-	fake_last_set_ece = *ece;
-	return fake_ece.vendor_id ? 0 : EOPNOTSUPP;
+	(void)ece;
+	return EOPNOTSUPP;
 }
 
 int fake_attach_errno;

@@ -16,11 +16,11 @@
  * the inline ibv_create_qp_ex() and ibv_create_srq_ex() reach the fake's
  * create_qp_ex and create_srq_ex for masks beyond the PD. A QP records
  * every ibv_modify_qp() (attributes, mask, and fake_seq, a counter that
- * fake_rcm.c shares, so that tests can check the order of QP changes
+ * seam.c shares, so that tests can check the order of QP changes
  * and module commands) and keeps the state it was moved to, and the
  * multicast groups ibv_attach_mcast() attached it to (ibv_detach_mcast()
- * of a group not attached fails with EINVAL). XRC domains open only with
- * fake_xrc.
+ * of a group not attached fails with EINVAL). Like rxe, the devices have
+ * no XRC domains and no ECE (EOPNOTSUPP).
  */
 #ifndef RCM_TEST_FAKE_VERBS_H
 #define RCM_TEST_FAKE_VERBS_H
@@ -35,8 +35,6 @@
 #define FAKE_GUID(i)	htobe64(0x0002c90300a0b000ULL + (i))
 
 extern int fake_num_devices;		/* what the next listing reports */
-/* The transport of every listed device (IBV_TRANSPORT_IB by default). */
-extern enum ibv_transport_type fake_transport;
 extern int fake_open_fail_index;	/* device whose open fails, or -1 */
 /* Every device reports FAKE_GUID(0), as devices sharing a node GUID. */
 extern bool fake_same_guid;
@@ -47,7 +45,7 @@ extern int fake_open_calls;
 extern int fake_close_calls;
 extern int fake_query_calls;
 
-/* Incremented by every ibv_modify_qp() and every fake module command. */
+/* Incremented by every ibv_modify_qp() and every command of the seam. */
 extern int fake_seq;
 
 /* Objects alive now, and what the next creation does. */
@@ -56,20 +54,7 @@ extern int fake_live_channels;
 extern int fake_live_cqs;
 extern int fake_live_qps;
 extern int fake_live_srqs;
-extern int fake_live_xrcds;
-/*
- * ibv_query_ece() gives fake_ece, or EOPNOTSUPP while its vendor_id is 0
- * (a provider without ECE); ibv_set_ece() counts and records its calls.
- */
-extern struct ibv_ece fake_ece;
-extern struct ibv_ece fake_last_set_ece;
-extern int fake_set_ece_calls;
-/* Devices open XRC domains (default false: as rxe, EOPNOTSUPP). */
-extern bool fake_xrc;
-/* What the last ibv_create_srq_ex() got. */
-extern struct ibv_srq_init_attr_ex fake_last_srq_init;
 extern int fake_create_qp_errno;	/* one-shot failure of the next QP */
-extern int fake_destroy_srq_errno;	/* one-shot failure (EBUSY, say) */
 
 #define FAKE_MAX_MODS	8
 
@@ -111,10 +96,5 @@ extern int fake_attach_errno;
 
 /* Fail the next ibv_modify_qp() into state with err (0: none). */
 void fake_fail_modify(enum ibv_qp_state state, int err);
-
-/* The QP number the next QP gets (then counts up). */
-extern uint32_t fake_next_qp_num;
-/* max_inline_data every created QP reports back in its capabilities. */
-#define FAKE_INLINE_DATA	64
 
 #endif /* RCM_TEST_FAKE_VERBS_H */

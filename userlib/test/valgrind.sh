@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 #
-# valgrind: the test programs that drive the library through the fake
-# module run clean under memcheck: no invalid access, no use of
+# valgrind: the test programs that drive the library through the syscall
+# seam run clean under memcheck: no invalid access, no use of
 # uninitialised memory, and nothing definitely lost at exit (in each
 # forked test case too; an id destroyed without freeing what it owns,
 # such as route.path_rec, is definitely lost). Libraries that keep

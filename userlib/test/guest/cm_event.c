@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rdma/rdma_cma.h>
 
@@ -56,21 +55,6 @@ static bool readable(struct rdma_event_channel *ch, int ms)
 static void *destroy_thread(void *arg)
 {
 	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
-/* Join @t within @ms into *@ret; false if it has not ended by then. */
-static bool join_within(pthread_t t, int ms, void **ret)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	return pthread_timedjoin_np(t, ret, &ts) == 0;
 }
 
 TEST(empty_channel)
@@ -105,7 +89,7 @@ TEST(destroy_discards_unread)
 		TH_LOG("no event for a within 10 s");
 	b = guest_resolving(_metadata, ch, rxe, PORT);
 	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
-	ASSERT_TRUE(join_within(t, 10000, &ret))
+	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("rdma_destroy_id() with an unread event waits");
 	ASSERT_EQ(NULL, ret);
 
@@ -139,10 +123,10 @@ TEST(destroy_waits_for_ack)
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	ASSERT_EQ(a, ev->id);
 	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
-	EXPECT_FALSE(join_within(t, 300, &ret))
+	EXPECT_FALSE(guest_join_within(t, 300, &ret))
 		TH_LOG("rdma_destroy_id() returned with an event unacked");
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(join_within(t, 10000, &ret))
+	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("rdma_destroy_id() still waits after the ack");
 	ASSERT_EQ(NULL, ret);
 	rdma_destroy_event_channel(ch);
@@ -175,13 +159,13 @@ TEST(destroy_during_blocking_get)
 	ASSERT_EQ(0, rdma_create_id(g.ch, &idle, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, pthread_create(&t, NULL, get_thread, &g));
 	/* The getter blocks: nothing is pending. */
-	EXPECT_FALSE(join_within(t, 300, &ret));
+	EXPECT_FALSE(guest_join_within(t, 300, &ret));
 	ASSERT_EQ(0, pthread_create(&d, NULL, destroy_thread, idle));
-	ASSERT_TRUE(join_within(d, 10000, &ret))
+	ASSERT_TRUE(guest_join_within(d, 10000, &ret))
 		TH_LOG("rdma_destroy_id() waits for the blocked reader");
 	ASSERT_EQ(NULL, ret);
 	b = guest_resolving(_metadata, g.ch, rxe, PORT);
-	ASSERT_TRUE(join_within(t, 10000, &ret))
+	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the blocked reader got nothing within 10 s");
 	ASSERT_EQ(0, g.ret);
 	EXPECT_EQ(b, g.ev->id);

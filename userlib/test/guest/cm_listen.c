@@ -18,13 +18,16 @@
  *    rdma_reject(id, "nope", 5), and the client sees REJECTED with
  *    reason 28 and "nope" (exit 0); destroy both ids;
  * 2. sync: the same with a NULL channel and rdma_get_request(), the
- *    event in id->event; reject with "sync-no".
+ *    event in id->event, and the request id on a private channel of its
+ *    own, which does not share the listener's O_NONBLOCK; reject with
+ *    "sync-no".
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set, or no /dev/infiniband/rdma_cm for the in-tree client).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -199,6 +202,9 @@ static bool do_sync_reject(const char *ip)
 	l = listener(NULL, ip, &ctx);
 	if (!l)
 		return false;
+	/* A request id's own channel does not take it over. */
+	ok &= CHECK(fcntl(l->channel->fd, F_SETFL,
+			  fcntl(l->channel->fd, F_GETFL) | O_NONBLOCK) == 0);
 	pid = start_client(ip, "hello-sync", "reject:28:sync-no");
 	if (!CHECK(pid > 0)) {
 		ok = false;
@@ -212,6 +218,7 @@ static bool do_sync_reject(const char *ip)
 		goto out;
 	}
 	ok &= CHECK(id->event != NULL);
+	ok &= CHECK(!(fcntl(id->channel->fd, F_GETFL) & O_NONBLOCK));
 	if (id->event) {
 		ok &= CHECK(id->event->id == id);
 		ok &= check_request(id->event, l, "hello-sync", &ctx,

@@ -69,16 +69,6 @@ static struct rdma_cm_id *bound(struct __test_metadata *_metadata,
 	return id;
 }
 
-static int qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr a;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
-		return -1;
-	return a.qp_state;
-}
-
 TEST(qp_checks)
 {
 	struct ibv_qp_init_attr attr;
@@ -91,7 +81,7 @@ TEST(qp_checks)
 	ASSERT_EQ(0, rdma_create_qp(id, NULL, &attr))
 		TH_LOG("rdma_create_qp: %s", strerror(errno));
 	EXPECT_EQ(id->pd, id->qp->pd);
-	EXPECT_EQ(IBV_QPS_INIT, qp_state(id->qp));
+	EXPECT_EQ(IBV_QPS_INIT, guest_qp_state(id->qp));
 	EXPECT_GE(attr.cap.max_send_wr, 3);
 	EXPECT_GE(attr.cap.max_recv_wr, 3);
 	EXPECT_NE(NULL, id->send_cq);
@@ -169,7 +159,7 @@ TEST(create_qp_ex)
 		TH_LOG("rdma_create_qp_ex: %s", strerror(errno));
 	EXPECT_EQ(id->pd, ex.pd);
 	EXPECT_EQ(id->pd, id->qp->pd);
-	EXPECT_EQ(IBV_QPS_INIT, qp_state(id->qp));
+	EXPECT_EQ(IBV_QPS_INIT, guest_qp_state(id->qp));
 	rdma_destroy_qp(id);
 	ASSERT_EQ(0, rdma_destroy_id(id));
 }

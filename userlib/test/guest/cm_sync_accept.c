@@ -73,16 +73,6 @@ static struct rdma_cm_id *client(struct rdma_event_channel *ch,
 	return c;
 }
 
-static int qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr a;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
-		return -1;
-	return a.qp_state;
-}
-
 static void gone(struct rdma_cm_id *id)
 {
 	if (id->qp)
@@ -143,7 +133,7 @@ TEST(refused_before_rtu)
 	ASSERT_NE(NULL, r->event);
 	EXPECT_EQ(RDMA_CM_EVENT_REJECTED, r->event->event);
 	EXPECT_EQ(28, r->event->status);
-	EXPECT_EQ(IBV_QPS_ERR, qp_state(r->qp));
+	EXPECT_EQ(IBV_QPS_ERR, guest_qp_state(r->qp));
 	gone(r);
 	gone(rf.c);
 	gone(l);

@@ -193,6 +193,16 @@ bool guest_join_within(pthread_t t, int ms, void **ret)
 	return pthread_timedjoin_np(t, ret, &ts) == 0;
 }
 
+int guest_qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		return -1;
+	return a.qp_state;
+}
+
 bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
 		      unsigned int wr)
 {

@@ -157,4 +157,7 @@ void guest_pair_teardown(struct guest_pair *p);
 /* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
 bool guest_join_within(pthread_t t, int ms, void **ret);
 
+/* The state of @qp (ibv_query_qp()), -1 if the query fails. */
+int guest_qp_state(struct ibv_qp *qp);
+
 #endif /* _RCM_GUEST_H */
