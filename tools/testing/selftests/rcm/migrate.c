@@ -115,19 +115,17 @@ TEST(listener_requests_go_to_the_new_file)
 	const char *ip = getenv("RCM_ADDR_RXE");
 	int a = rcm_open_dev(), b = rcm_open_dev(), c = rcm_open_dev();
 	struct rcm_migrate_id m;
+	unsigned short port = 0;
 	struct rcm_event ev;
 	unsigned int lid, c1, c2;
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
-	lid = rcm_listener(a, ip, 20501, 0x1157, 0);
-	c1 = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 1);
-	c2 = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 2);
+	lid = rcm_listener(a, ip, &port, 0x1157, 0);
+	c1 = lid ? rcm_routed_id(c, ip, port, 1) : 0;
+	c2 = c1 ? rcm_routed_id(c, ip, port, 2) : 0;
 	ASSERT_TRUE(lid && c1 && c2)
 		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_TRUE(rcm_routed(c, c1, ip, 20501) == 0 &&
-		    rcm_routed(c, c2, ip, 20501) == 0)
-		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_connect(c, c1, 0x11, "first"))
 		TH_LOG("connect: %s", strerror(errno));
 	/*
@@ -259,6 +257,11 @@ TEST(route_event_follows_a_racing_migration)
 			TH_LOG("mmap");
 		rd.fd = mv.dst;
 		rd.len = len;
+		/*
+		 * Not waits: head starts of 200 us aim the three at one
+		 * window (the read running, the migration behind it); no
+		 * outcome is assumed, the rounds that met count as hits.
+		 */
 		ASSERT_TRUE(!pthread_create(&tr, NULL, read_thread, &rd))
 			TH_LOG("thread");
 		usleep(200);
