@@ -881,7 +881,7 @@ static int find_waiting(const struct rdma_cm_id *id)
 		if (s >= 0 || now_ms() > until)
 			return s;
 		pthread_mutex_unlock(&reg);
-		/* A look every 2 ms, up to UNKNOWN_WAIT_MS: not a wait. */
+		/* The registry looked at every 2 ms, for UNKNOWN_WAIT_MS. */
 		usleep(2000);
 	}
 }
