@@ -110,6 +110,20 @@ TEST(events_follow_the_id)
 	close(b);
 }
 
+/*
+ * The next event on @fd within @ms, into *@ev: 0 when it is a request
+ * for listener @lid (context 0x1157) carrying the string @data.
+ */
+static int request_in(int fd, unsigned int lid, const char *data, int ms,
+		      struct rcm_event *ev)
+{
+	if (rcm_wait_event(fd, ms, ev))
+		return -1;
+	return ev->event == RCM_EVENT_CONNECT_REQUEST && ev->listen_id == lid &&
+	       ev->context == 0x1157 && !strcmp((char *)ev->private_data, data) ?
+	       0 : -1;
+}
+
 TEST(listener_requests_go_to_the_new_file)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -139,10 +153,7 @@ TEST(listener_requests_go_to_the_new_file)
 		TH_LOG("migrate: %s", strerror(errno));
 	ASSERT_TRUE(quiet(a, 0))
 		TH_LOG("the request stayed in the old file");
-	ASSERT_TRUE(rcm_wait_event(b, 1000, &ev) == 0 &&
-		    ev.event == RCM_EVENT_CONNECT_REQUEST &&
-		    ev.listen_id == m.out_id && ev.context == 0x1157 &&
-		    !strcmp((char *)ev.private_data, "first"))
+	ASSERT_EQ(0, request_in(b, m.out_id, "first", 1000, &ev))
 		TH_LOG("first request in the new file: event %u listen_id %u",
 		       ev.event, ev.listen_id);
 	ASSERT_TRUE(ev.id != m.out_id &&
@@ -152,10 +163,7 @@ TEST(listener_requests_go_to_the_new_file)
 		TH_LOG("the peer's answer");
 	ASSERT_EQ(0, rcm_connect(c, c2, 0x12, "second"))
 		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_TRUE(rcm_wait_event(b, 30000, &ev) == 0 &&
-		    ev.event == RCM_EVENT_CONNECT_REQUEST &&
-		    ev.listen_id == m.out_id && ev.context == 0x1157 &&
-		    !strcmp((char *)ev.private_data, "second"))
+	ASSERT_EQ(0, request_in(b, m.out_id, "second", 30000, &ev))
 		TH_LOG("second request in the new file: event %u listen_id %u",
 		       ev.event, ev.listen_id);
 	close(a);

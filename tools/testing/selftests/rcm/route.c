@@ -137,9 +137,8 @@ TEST(iwarp_route_needs_no_path)
 		SKIP(return, "no soft-iWARP device");
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	ASSERT_TRUE(id && rcm_resolved(fd, id, ip) == 0)
-		TH_LOG("address: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_route_query(fd, id, &q))
+	ASSERT_TRUE(id && rcm_resolved(fd, id, ip) == 0 &&
+		    rcm_route_query(fd, id, &q) == 0)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, q.out_num_paths)
 		TH_LOG("iWARP id reports %u paths", q.out_num_paths);
