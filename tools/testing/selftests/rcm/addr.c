@@ -41,43 +41,53 @@ static uint16_t port_of(const struct __kernel_sockaddr_storage *kss)
 			SKIP(return, "%s not set (no such device here)", name);	\
 	} while (0)
 
-TEST(bind_wildcard_takes_an_ephemeral_port)
+/*
+ * A new id of a new file (returned) bound to @ip:@port, *@q its query:
+ * the set-up of the bind cases.
+ */
+static int bound(struct __test_metadata *_metadata, const char *ip,
+		 unsigned short port, struct rcm_query_id *q)
 {
-	struct rcm_query_id q;
 	int fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, id, "0.0.0.0", 0))
-		TH_LOG("bind: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_query(fd, id, &q))
+	ASSERT_EQ(0, rcm_bind(fd, id, ip, port))
+		TH_LOG("bind %s: %s", ip, strerror(errno));
+	ASSERT_EQ(0, rcm_query(fd, id, q))
 		TH_LOG("query: %s", strerror(errno));
+	return fd;
+}
+
+TEST(bind_wildcard_takes_an_ephemeral_port)
+{
+	struct rcm_query_id q;
+	int fd = bound(_metadata, "0.0.0.0", 0, &q);
+
 	ASSERT_EQ(AF_INET, q.out_src.ss_family)
 		TH_LOG("family %u", q.out_src.ss_family);
 	ASSERT_LE(1024, port_of(&q.out_src))
 		TH_LOG("ephemeral port %u", port_of(&q.out_src));
 	ASSERT_TRUE(q.out_port_num == 0 && q.out_node_guid == 0)
 		TH_LOG("a wildcard bind attached to a device");
-	ASSERT_ERRNO(rcm_bind(fd, id, "0.0.0.0", 0), EINVAL);
+	ASSERT_ERRNO(rcm_bind(fd, q.id, "0.0.0.0", 0), EINVAL);
 	close(fd);
 }
 
 TEST(bind_to_rxe_address_attaches_the_device)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
+	unsigned short port = rcm_free_port(ip, RCM_PS_TCP);
 	struct rcm_query_id q;
 	struct in6_addr want;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	int fd;
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, id, ip, 7471))
-		TH_LOG("bind %s: %s", ip, strerror(errno));
-	ASSERT_EQ(0, rcm_query(fd, id, &q))
-		TH_LOG("query: %s", strerror(errno));
-	ASSERT_EQ(7471, port_of(&q.out_src))
+	ASSERT_NE(0, port)
+		TH_LOG("no free port: %s", strerror(errno));
+	/* A port asked for by number is the one the id gets. */
+	fd = bound(_metadata, ip, port, &q);
+	ASSERT_EQ(port, port_of(&q.out_src))
 		TH_LOG("port %u", port_of(&q.out_src));
 	ASSERT_EQ(1, q.out_port_num)
 		TH_LOG("port_num %u", q.out_port_num);
@@ -107,14 +117,14 @@ TEST(bind_to_loopback_is_a_wildcard)
 	int s = rcm_open_dev(), c = rcm_open_dev();
 
 	lid = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 1);
-	ASSERT_TRUE(lid && rcm_bind(s, lid, "127.0.0.1", 20611) == 0)
+	ASSERT_TRUE(lid && rcm_bind(s, lid, "127.0.0.1", 0) == 0)
 		TH_LOG("bind 127.0.0.1: %s", strerror(errno));
 	ASSERT_TRUE(rcm_query(s, lid, &q) == 0 && q.out_port_num == 0 &&
 		    !q.out_node_guid)
 		TH_LOG("bound to a device (port %u)", q.out_port_num);
 	ASSERT_EQ(0, rcm_listen(s, lid, 4))
 		TH_LOG("listen: %s", strerror(errno));
-	cid = rcm_routed_id(c, ip, 20611, 2);
+	cid = rcm_routed_id(c, ip, port_of(&q.out_src), 2);
 	ASSERT_TRUE(cid && rcm_connect(c, cid, 0x42, NULL) == 0)
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_TRUE(rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev) == 0 &&
@@ -159,15 +169,8 @@ TEST(bind_to_rxe_ipv6_address)
 {
 	NEED_ENV(ip, "RCM_ADDR6_RXE");
 	struct rcm_query_id q;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	int fd = bound(_metadata, ip, 0, &q);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, id, ip, 0))
-		TH_LOG("bind %s: %s", ip, strerror(errno));
-	ASSERT_EQ(0, rcm_query(fd, id, &q))
-		TH_LOG("query: %s", strerror(errno));
 	ASSERT_EQ(AF_INET6, q.out_src.ss_family)
 		TH_LOG("family %u", q.out_src.ss_family);
 	ASSERT_EQ(1, q.out_port_num)
@@ -182,15 +185,8 @@ TEST(bind_to_siw_address_attaches_the_iwarp_device)
 {
 	NEED_ENV(ip, "RCM_ADDR_SIW");
 	struct rcm_query_id q;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	int fd = bound(_metadata, ip, 0, &q);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, id, ip, 0))
-		TH_LOG("bind %s: %s", ip, strerror(errno));
-	ASSERT_EQ(0, rcm_query(fd, id, &q))
-		TH_LOG("query: %s", strerror(errno));
 	ASSERT_TRUE(q.out_port_num == 1 && q.out_node_guid != 0)
 		TH_LOG("not attached (port %u)", q.out_port_num);
 	close(fd);
@@ -239,21 +235,23 @@ TEST(port_conflicts_follow_the_in_tree_rules)
 	unsigned int y = rcm_create(b, RCM_PS_TCP, RCM_QPT_RC, 2);
 	unsigned int z = rcm_create(b, RCM_PS_TCP, RCM_QPT_RC, 3);
 	unsigned int u = rcm_create(b, RCM_PS_UDP, RCM_QPT_UD, 4);
+	unsigned short port;
 
 	ASSERT_TRUE(x && y && z && u)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(a, x, ip, 18515))
+	ASSERT_EQ(0, rcm_bind(a, x, ip, 0))
 		TH_LOG("bind: %s", strerror(errno));
+	port = rcm_local_port(a, x);
 	/* The port space is shared by every file of the namespace. */
-	ASSERT_ERRNO(rcm_bind(b, y, ip, 18515), EADDRINUSE);
-	ASSERT_ERRNO(rcm_bind(b, y, "0.0.0.0", 18515), EADDRNOTAVAIL);
+	ASSERT_ERRNO(rcm_bind(b, y, ip, port), EADDRINUSE);
+	ASSERT_ERRNO(rcm_bind(b, y, "0.0.0.0", port), EADDRNOTAVAIL);
 	/* Another port space is another table. */
-	ASSERT_EQ(0, rcm_bind(b, u, ip, 18515))
+	ASSERT_EQ(0, rcm_bind(b, u, ip, port))
 		TH_LOG("UDP bind: %s", strerror(errno));
 	/* Destroying the owner frees the port. */
 	ASSERT_EQ(0, rcm_destroy(a, x))
 		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(b, z, ip, 18515))
+	ASSERT_EQ(0, rcm_bind(b, z, ip, port))
 		TH_LOG("rebind: %s", strerror(errno));
 	close(a);
 	close(b);
@@ -282,8 +280,10 @@ TEST(ephemeral_ports_are_distinct)
 	close(fd);
 }
 
+/* 999 and 998: the ports under net.ipv4.ip_unprivileged_port_start. */
 TEST(privileged_ports_need_cap_net_bind_service)
 {
+	unsigned short port = rcm_free_port("0.0.0.0", RCM_PS_TCP);
 	pid_t pid;
 	int st, fd = rcm_open_dev();
 	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
@@ -307,7 +307,7 @@ TEST(privileged_ports_need_cap_net_bind_service)
 			_exit(3);
 		if (rcm_bind(fd, id, "0.0.0.0", 998) != -1 || errno != EACCES)
 			_exit(4);
-		if (rcm_bind(fd, id, "0.0.0.0", 20998))
+		if (!port || rcm_bind(fd, id, "0.0.0.0", port))
 			_exit(5);
 		_exit(0);
 	}
@@ -498,9 +498,8 @@ TEST(one_read_returns_several_events)
 			TH_LOG("resolve #%d: %s", i, strerror(errno));
 	}
 	/* Wait for all five queued (fdinfo), then take them in one call. */
-	for (i = 0; i < 300 && rcm_events_queued(fd) < 5; i++)
-		usleep(100000);
-	ASSERT_EQ(5, rcm_events_queued(fd))
+	ASSERT_TRUE(RCM_WAIT_FOR(rcm_events_queued(fd) >= 5, 30000) &&
+		    rcm_events_queued(fd) == 5)
 		TH_LOG("events queued after 30 s");
 	n = read(fd, ev, sizeof(ev));
 	ASSERT_EQ(n, 5 * (ssize_t)sizeof(ev[0]))
@@ -611,6 +610,7 @@ FIXTURE_SETUP(narrow_range)
 		TH_LOG("read the port range");
 	fclose(f);
 	self->saved[strcspn(self->saved, "\n")] = '\0';
+	/* The range is the subject: two ports, named. */
 	ASSERT_EQ(0, set_range("40000 40001"))
 		TH_LOG("narrow the port range: %s", strerror(errno));
 }

@@ -89,22 +89,6 @@ static int changes_of(const struct tally *t, unsigned int id)
 	return 0;
 }
 
-/* The port of bound id @id of @fd, or 0. */
-static unsigned short port_of(int fd, unsigned int id)
-{
-	struct rcm_query_id q;
-
-	if (rcm_query(fd, id, &q))
-		return 0;
-	return ntohs(((struct sockaddr_in *)&q.out_src)->sin_port);
-}
-
-static int establish(int fd, unsigned int id)
-{
-	struct rcm_establish e = { .size = sizeof(e), .id = id };
-
-	return ioctl(fd, RCM_IOCTL_ESTABLISH, &e);
-}
 
 FIXTURE(bond) {
 	const char *rxe_ip, *rxe_dev;
@@ -144,17 +128,16 @@ TEST_F(bond, failover_reaches_attached_ids_once)
 	unsigned int bound, resolved, routed, idle, any, lid, cid, rid;
 	static const int want[] = { 1, 0, 1 };	/* slave 1, 0, 1 */
 	struct tally ta, ts, tc;
+	unsigned short port = 0;
 	struct rcm_event ev;
-	unsigned short port;
 	int a, s, c, round;
 
 	a = rcm_open_dev();
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	/* Both ends of an established connection, and the listener. */
-	lid = rcm_listener(s, BOND_IP, 0, 0x11, 0);
-	port = port_of(s, lid);
-	ASSERT_TRUE(lid && port)
+	lid = rcm_listener(s, BOND_IP, &port, 0x11, 0);
+	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc1);
 	ASSERT_TRUE(cid && rcm_routed(c, cid, BOND_IP, port) == 0)
@@ -168,7 +151,7 @@ TEST_F(bond, failover_reaches_attached_ids_once)
 		TH_LOG("accept: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev))
 		TH_LOG("no response");
-	ASSERT_EQ(0, establish(c, cid))
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
 		TH_LOG("establish: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("not established");
@@ -224,7 +207,7 @@ TEST_F(bond, failover_reaches_attached_ids_once)
 			       round);
 	}
 	/* The connection is still there to be closed as usual. */
-	ASSERT_TRUE(establish(c, cid) == -1 && errno == EINVAL)
+	ASSERT_TRUE(rcm_simple(c, RCM_IOCTL_ESTABLISH, cid) == -1 && errno == EINVAL)
 		TH_LOG("established twice");
 	close(c);
 	close(s);
@@ -241,7 +224,7 @@ TEST_F(bond, nothing_else_reports)
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 	ASSERT_TRUE(id && rcm_resolved(fd, id, self->rxe_ip) == 0)
 		TH_LOG("resolve: %s", strerror(errno));
-	lid = rcm_listener(fd, self->rxe_ip, 0, 2, 0);
+	lid = rcm_listener(fd, self->rxe_ip, NULL, 2, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	/* A failover of the bond, with no id attached through it. */
@@ -285,6 +268,7 @@ TEST_F(bond, destroy_races_with_failovers)
 		for (i = 0; i < 20; i++) {
 			if (rcm_bond_failover(i % 2 ? 0 : 1))
 				_exit(1);
+			/* Pacing the load, not a wait: 20 failovers in 0.4 s. */
 			usleep(20000);
 		}
 		_exit(rcm_bond_failover(0) ? 1 : 0);
@@ -299,9 +283,10 @@ TEST_F(bond, destroy_races_with_failovers)
 			ids[i] = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, i);
 		rcm_bind(fd, ids[0], BOND_IP, 0);
 		rcm_resolve(fd, ids[1], NULL, BOND_IP, 2000);
-		rcm_listener(fd, BOND_IP, 0, 7, 0);
+		rcm_listener(fd, BOND_IP, NULL, 7, 0);
 		if (silent)
 			rcm_resolve(fd, ids[2], NULL, silent, 2000);
+		/* Not a wait: 0-4 ms more for a failover to land in. */
 		usleep(loops % 5 * 1000);
 		if (loops % 2)
 			for (i = 0; i < 4; i++)
@@ -340,8 +325,8 @@ TEST_F(bond, refused_requests_race_with_failovers)
 	long old = rcm_read_long(IDS_PARAM);
 	unsigned int lid, cid;
 	struct timespec t0;
+	unsigned short port = 0;
 	struct rcm_event ev;
-	unsigned short port;
 	pid_t pid;
 
 	ASSERT_LT(0, old)
@@ -351,9 +336,8 @@ TEST_F(bond, refused_requests_race_with_failovers)
 	 * work collects the attached ids of every device of the namespace.
 	 */
 	s = rcm_open_dev();
-	lid = rcm_listener(s, self->rxe_ip, 0, 0x5, 0);
-	port = port_of(s, lid);
-	ASSERT_TRUE(lid && port)
+	lid = rcm_listener(s, self->rxe_ip, &port, 0x5, 0);
+	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	/* Failovers back to back until killed. */
 	pid = fork();

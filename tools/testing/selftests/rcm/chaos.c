@@ -22,7 +22,8 @@
  * the address, connect after the route, accept or reject a request,
  * establish, disconnect, destroy after DEVICE_REMOVAL...), so
  * connections between the processes really happen: listeners and
- * destinations share ports PORT_BASE.. PORT_BASE + NPORTS - 1. One
+ * destinations share ports port_base.. port_base + NPORTS - 1 (the
+ * first a free port bind chose before the workers start). One
  * channel is read an eighth as often as the others, so that listeners
  * with unread requests get destroyed and their handles and addresses
  * reused (issue 12, 1.9, is the kind of bug this is for).
@@ -93,7 +94,6 @@
 #define NSPARE		8	/* slots for request ids no NIDS slot took */
 #define NSLOTS		(NIDS + NSPARE)
 #define NCHANS		4
-#define PORT_BASE	22000
 #define NPORTS		4
 #define NGROUPS		4	/* 239.1.9.0 .. 239.1.9.3 */
 #define MAX_REPORTS	30
@@ -331,9 +331,12 @@ static void addr_of(struct sockaddr_storage *ss, const char *ip, int port)
 	rcm_sockaddr(ss, ip, port);
 }
 
+/* The workers' ports: port_base and the NPORTS - 1 after it. */
+static unsigned short port_base;
+
 static int pick_port(uint32_t p)
 {
-	return PORT_BASE + (p >> 8) % NPORTS;
+	return port_base + (p >> 8) % NPORTS;
 }
 
 static const char *group_ip(uint32_t g)
@@ -788,7 +791,10 @@ static void op_create_channel(int c)
 		count(OP_CREATE_CHANNEL, chans[c].ch ? 0 : -1);
 	}
 	pthread_rwlock_unlock(&chans[c].use);
-	/* No device (a removal): back off a little, as an application would. */
+	/*
+	 * No device (a removal): back off a little, as an application
+	 * would; pacing the load, not a wait.
+	 */
 	if (!chans[c].ch)
 		usleep(20000);
 }
@@ -875,6 +881,7 @@ static int find_waiting(const struct rdma_cm_id *id)
 		if (s >= 0 || now_ms() > until)
 			return s;
 		pthread_mutex_unlock(&reg);
+		/* The registry looked at every 2 ms, for UNKNOWN_WAIT_MS. */
 		usleep(2000);
 	}
 }
@@ -891,6 +898,7 @@ static int take_slot(struct wt *w, struct rdma_cm_id *id, int c)
 	for (i = 0;; i++) {
 		s = i < NIDS ? (int)((below(&w->react_rng, NIDS) + i) % NIDS) :
 			NIDS + i % NSPARE;
+		/* Each round of the slots 1 ms apart, the bound below. */
 		if (i >= NIDS && !(i % NSLOTS))
 			usleep(1000);
 		if (i == NIDS + 5000 * NSLOTS)	/* about 5 s */
@@ -1227,6 +1235,7 @@ static void *kicker(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&kicker_stop)) {
+		/* The kicker's period, not a wait. */
 		usleep(50000);
 		for (t = 0; t < nthreads; t++) {
 			pthread_mutex_lock(&wts[t].kick_lock);
@@ -1440,6 +1449,7 @@ static void dump_stacks(pid_t pid)
 		if (de->d_name[0] == '.')
 			continue;
 		syscall(SYS_tgkill, pid, atoi(de->d_name), SIGUSR2);
+		/* Not a wait: keeps the threads' stack dumps apart. */
 		usleep(200000);
 	}
 	if (dir)
@@ -1612,6 +1622,10 @@ TEST(every_event_names_a_live_id_of_its_channel)
 	netdev_rxe = getenv("RCM_NETDEV_RXE");
 	if (!addr_rxe)
 		SKIP(return, "no Soft-RoCE device");
+	/* rcm's port spaces are the in-tree CM's numbers. */
+	port_base = rcm_free_port("0.0.0.0", RDMA_PS_TCP);
+	ASSERT_NE(0, port_base)
+		TH_LOG("no free port: %s", strerror(errno));
 	nprocs = rcm_env_ul("RCM_CHAOS_PROCS", 4);
 	nthreads = rcm_env_ul("RCM_CHAOS_THREADS", 3);
 	if (nprocs < 1 || nprocs > MAX_PROCS || nthreads < 1 ||
@@ -1653,6 +1667,7 @@ TEST(every_event_names_a_live_id_of_its_channel)
 	next_removal = run.removals ?
 		start + run.secs * 1000LL / (run.removals + 1) : end;
 	while (now_ms() < end) {
+		/* The supervisor's tick (reaping, kills, removals). */
 		usleep(20000);
 		reap();
 		watchdog();
@@ -1680,6 +1695,7 @@ TEST(every_event_names_a_live_id_of_its_channel)
 	atomic_store(&sh->stop, 1);
 	end = now_ms();
 	while (running() || run.remover > 0) {
+		/* The supervisor's tick, bounded by run.hang_s below. */
 		usleep(20000);
 		reap();
 		watchdog();

@@ -47,10 +47,13 @@ TEST(connect_errors)
 	struct rcm_notify n = { .size = sizeof(n) };
 	struct rcm_init_qp_attr a;
 	unsigned int id, ud;
+	unsigned short port;
 	int fd;
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
+	/* Nobody listens there: the connect below is never answered. */
+	port = rcm_free_port(ip, RCM_PS_TCP);
 	fd = rcm_open_dev();
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
 	ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
@@ -71,9 +74,9 @@ TEST(connect_errors)
 	n.event = RCM_NOTIFY_COMM_EST;
 	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_NOTIFY, &n), EINVAL);
 
-	ASSERT_EQ(0, rcm_routed(fd, id, ip, 20150))
+	ASSERT_EQ(0, rcm_routed(fd, id, ip, port))
 		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_routed(fd, ud, ip, 20150))
+	ASSERT_EQ(0, rcm_routed(fd, ud, ip, port))
 		TH_LOG("route UD: %s", strerror(errno));
 	/* A UD id's connect is a SIDR REQ (sidr.c): its limit is 180. */
 	c.id = ud;
@@ -202,14 +205,14 @@ TEST_F(transport, connect_accept_send_disconnect)
 {
 	static const char hello[] = "hello";
 	static const char welcome[] = "welcome";
-	unsigned short port = variant->port + 1;
 	struct rcm_init_qp_attr ca, sa;
 	unsigned int lid, cid, rid, sqpn, len;
 	struct rcm_query_id q;
+	unsigned short port;
 	struct rcm_event ev;
 	int s, c;
 
-	cid = listener_and_client(_metadata, self, port, &s, &c, &lid);
+	cid = listener_and_client(_metadata, self, &port, &s, &c, &lid);
 	ASSERT_EQ(0, rcm_post_recv(&self->ce))
 		TH_LOG("client receive: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, hello))
@@ -222,16 +225,7 @@ TEST_F(transport, connect_accept_send_disconnect)
 	ASSERT_TRUE(ev.listen_id == lid && ev.context == 0x11)
 		TH_LOG("request listen_id %u context %#llx", ev.listen_id,
 		       (unsigned long long)ev.context);
-	/* The peer's bytes, with no CMA header: padded on RoCE. */
-	len = arrives(variant, sizeof(hello), RCM_CONNECT_PRIVATE_DATA_MAX);
-	ASSERT_TRUE(ev.private_data_len == len &&
-		    !memcmp(ev.private_data, hello, sizeof(hello)))
-		TH_LOG("request data '%.56s' len %u, want %u", ev.private_data,
-		       ev.private_data_len, len);
-	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
-		    ev.conn.responder_resources >= 1)
-		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
-		       ev.conn.responder_resources);
+	request_as_sent(_metadata, variant, &ev, hello, sizeof(hello));
 	if (variant->rtu) {
 		/* The REQ's: MPA carries no QP number nor retry counts. */
 		ASSERT_TRUE(ev.conn.qp_num == self->cqpn &&
@@ -370,14 +364,13 @@ TEST_F(transport, connect_accept_send_disconnect)
  */
 TEST_F(transport, disconnect_while_connecting)
 {
-	unsigned short port = variant->port + 12;
 	unsigned int cid, rid;
 	struct rcm_event ev;
 	int s, c;
 
 	if (!variant->iwarp)
 		SKIP(return, "an IB CM connect has no reply to wait for here");
-	cid = listener_and_client(_metadata, self, port, &s, &c, NULL);
+	cid = listener_and_client(_metadata, self, NULL, &s, &c, NULL);
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, NULL))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
@@ -410,7 +403,7 @@ TEST_F(transport, nobody_listens_is_rejected)
 	int fd;
 
 	fd = rcm_open_dev();
-	id = client_id(_metadata, self, fd, variant->port + 9);
+	id = client_id(_metadata, self, fd, rcm_free_port(self->ip, RCM_PS_TCP));
 	if (variant->iwarp) {
 		/*
 		 * As in-tree (cma_connect_iw()): the TCP connect's refusal is
@@ -449,16 +442,11 @@ TEST_F(transport, nobody_listens_is_rejected)
 TEST_F(transport, reject_carries_private_data)
 {
 	char big[RCM_IWARP_PRIVATE_DATA_MAX + 1];
-	unsigned int lid, cid, rid, len;
+	unsigned int cid, rid, len;
 	struct rcm_event ev;
 	int s, c;
 
-	s = rcm_open_dev();
-	c = rcm_open_dev();
-	lid = rcm_listener(s, self->ip, variant->port, 0x11, 0);
-	ASSERT_NE(0, lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = client_id(_metadata, self, c, variant->port);
+	cid = listener_and_client(_metadata, self, NULL, &s, &c, NULL);
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "let me in"))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
@@ -490,18 +478,20 @@ TEST_F(transport, reject_carries_private_data)
 }
 
 /*
- * A listener of @s on @ip:@port, a connect from @c accepted: *@cid is the
+ * A listener of @s on @ip, a connect from @c accepted: *@cid is the
  * active id, its CONNECT_RESPONSE read and no RTU sent; *@rid the
  * request id. 0, or -1 with errno.
  */
-static int answered_connect(int s, int c, const char *ip, unsigned short port,
-			    unsigned int *cid, unsigned int *rid)
+static int answered_connect(int s, int c, const char *ip, unsigned int *cid,
+			    unsigned int *rid)
 {
+	unsigned short port = 0;
 	struct rcm_event ev;
 
+	if (!rcm_listener(s, ip, &port, 0x11, 0))
+		return -1;
 	*cid = rcm_routed_id(c, ip, port, 5);
-	if (!rcm_listener(s, ip, port, 0x11, 0) || !*cid ||
-	    rcm_connect(c, *cid, 0x55, NULL) ||
+	if (!*cid || rcm_connect(c, *cid, 0x55, NULL) ||
 	    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		return -1;
 	*rid = ev.id;
@@ -522,7 +512,7 @@ TEST(active_side_rejects_the_response)
 		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	ASSERT_EQ(0, answered_connect(s, c, ip, 20103, &cid, &rid))
+	ASSERT_EQ(0, answered_connect(s, c, ip, &cid, &rid))
 		TH_LOG("set-up: %s", strerror(errno));
 	/* Say the QP could not be readied: the client gives up. */
 	ASSERT_EQ(0, rcm_reject(c, cid, "qp broke"))
@@ -540,20 +530,6 @@ TEST(active_side_rejects_the_response)
 }
 
 /*
- * ib_cm's count of rxe0 port 1: @dir "tx_msgs" (counted when a send
- * completes: a REP's retries only once it is answered) or
- * "rx_duplicates" (counted as each repeat comes), message @msg.
- */
-static long cm_count(const char *dir, const char *msg)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/rxe0/ports/1/cm_%s/%s", dir, msg);
-	return rcm_read_long(path);
-}
-
-/*
  * Issue 29 item 15: an active side that answers the REP late (the
  * application reads CONNECT_RESPONSE and readies its QP slowly) holds
  * the passive side with an MRA, as in-tree (the MRA goes when the REP
@@ -562,11 +538,11 @@ static long cm_count(const char *dir, const char *msg)
 TEST(late_rtu_is_covered_by_an_mra)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
-	long mra0 = cm_count("tx_msgs", "mra");
-	long rep0 = cm_count("rx_duplicates", "rep");
+	long mra0 = rcm_cm_count("tx_msgs", "mra");
+	long rep0 = rcm_cm_count("rx_duplicates", "rep");
 	unsigned int cid, rid;
 	struct rcm_event ev;
-	int s, c, ms;
+	int s, c;
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
@@ -574,16 +550,14 @@ TEST(late_rtu_is_covered_by_an_mra)
 		SKIP(return, "no ib_cm counters in sysfs");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	ASSERT_EQ(0, answered_connect(s, c, ip, 20104, &cid, &rid))
+	ASSERT_EQ(0, answered_connect(s, c, ip, &cid, &rid))
 		TH_LOG("set-up: %s", strerror(errno));
 	/* No RTU yet: the passive side repeats its REP after ~4 s. */
-	for (ms = 0; ms < 30000 && cm_count("rx_duplicates", "rep") == rep0;
-	     ms += 200)
-		usleep(200000);
-	ASSERT_LT(rep0, cm_count("rx_duplicates", "rep"))
+	ASSERT_TRUE(RCM_WAIT_FOR(rcm_cm_count("rx_duplicates", "rep") > rep0,
+				 30000))
 		TH_LOG("the REP was never repeated");
-	usleep(500000);
-	ASSERT_LT(mra0, cm_count("tx_msgs", "mra"))
+	/* Counted once the MRA's send completes. */
+	ASSERT_TRUE(RCM_WAIT_FOR(rcm_cm_count("tx_msgs", "mra") > mra0, 30000))
 		TH_LOG("the repeated REP got no MRA");
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
 		TH_LOG("establish: %s", strerror(errno));
@@ -597,6 +571,7 @@ TEST(two_clients_at_once)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, cid[2], got = 0;
+	unsigned short port = 0;
 	struct rcm_event ev;
 	int s, c, i;
 
@@ -604,9 +579,9 @@ TEST(two_clients_at_once)
 		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20104, 0x11, 0);
-	cid[0] = rcm_routed_id(c, ip, 20104, 100);
-	cid[1] = rcm_routed_id(c, ip, 20104, 101);
+	lid = rcm_listener(s, ip, &port, 0x11, 0);
+	cid[0] = rcm_routed_id(c, ip, port, 100);
+	cid[1] = rcm_routed_id(c, ip, port, 101);
 	ASSERT_TRUE(lid && cid[0] && cid[1])
 		TH_LOG("set-up: %s", strerror(errno));
 	ASSERT_TRUE(rcm_connect(c, cid[0], 0x70, "first") == 0 &&
@@ -656,8 +631,8 @@ TEST(two_clients_at_once)
  */
 TEST_F(transport, close_with_live_connections)
 {
-	unsigned short port = variant->port + 6;
 	struct rcm_end ce[2] = {}, se[2] = {};
+	unsigned short port = 0;
 	struct rcm_event ev;
 	int s, c, i;
 
@@ -670,7 +645,7 @@ TEST_F(transport, close_with_live_connections)
 	}
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	ASSERT_NE(0, rcm_listener(s, self->ip, port, 0x11, 0))
+	ASSERT_NE(0, rcm_listener(s, self->ip, &port, 0x11, 0))
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_establish_n(s, c, self->ip, port, ce, se, 2))
 		TH_LOG("connections: %s", strerror(errno));
@@ -689,22 +664,23 @@ TEST_F(transport, close_with_live_connections)
 TEST(client_killed_mid_connect)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port = 0;
 	struct rcm_event ev;
 	unsigned int lid;
-	int s, st, hold[2];
+	int s, hold[2];
 	pid_t pid;
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20105, 0x11, 0);
+	lid = rcm_listener(s, ip, &port, 0x11, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_EQ(0, pipe(hold));
 	pid = fork();
 	if (pid == 0) {
 		int c = rcm_open_dev();
-		unsigned int cid = rcm_routed_id(c, ip, 20105, 7);
+		unsigned int cid = rcm_routed_id(c, ip, port, 7);
 		char b;
 
 		if (!cid || rcm_connect(c, cid, 0x77, "bye"))
@@ -725,10 +701,9 @@ TEST(client_killed_mid_connect)
 	 */
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
-	kill(pid, SIGKILL);
-	close(hold[1]);
-	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st))
+	ASSERT_EQ(0, rcm_kill(pid))
 		TH_LOG("client did not die by SIGKILL");
+	close(hold[1]);
 	/* The dead client's ib_cm id answered for it: the request goes. */
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
 		TH_LOG("no REJECTED");
@@ -741,15 +716,15 @@ TEST(client_killed_mid_connect)
  */
 TEST_F(transport, killed_client_with_a_connection)
 {
-	unsigned short port = variant->port + 7;
-	int s, st, up[2], hold[2];
+	int s, up[2], hold[2];
+	unsigned short port = 0;
 	struct rcm_event ev;
 	unsigned int lid;
 	pid_t pid;
 	char b;
 
 	s = rcm_open_dev();
-	lid = rcm_listener(s, self->ip, port, 0x11, 0);
+	lid = rcm_listener(s, self->ip, &port, 0x11, 0);
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_TRUE(pipe(up) == 0 && pipe(hold) == 0);
@@ -785,10 +760,9 @@ TEST_F(transport, killed_client_with_a_connection)
 	/* The kill waits for the client's side too (RoCE: its RTU sent). */
 	ASSERT_EQ(1, read(up[0], &b, 1))
 		TH_LOG("the client did not connect");
-	kill(pid, SIGKILL);
-	close(hold[1]);
-	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st))
+	ASSERT_EQ(0, rcm_kill(pid))
 		TH_LOG("client did not die by SIGKILL");
+	close(hold[1]);
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
 		TH_LOG("no DISCONNECTED");
 	close(s);
@@ -803,13 +777,12 @@ TEST_F(transport, killed_client_with_a_connection)
  */
 TEST_F(transport, destroy_mid_connect)
 {
-	unsigned short port = variant->port + 8;
 	unsigned int cid, rid;
 	struct timespec t0;
 	struct rcm_event ev;
 	int s, c;
 
-	cid = listener_and_client(_metadata, self, port, &s, &c, NULL);
+	cid = listener_and_client(_metadata, self, NULL, &s, &c, NULL);
 	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "going"))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
@@ -845,8 +818,8 @@ TEST_F(transport, destroy_mid_connect)
 TEST_F(transport, ipv6_connection)
 {
 	const char *ip = getenv(variant->addr6);
-	unsigned short port = variant->port + 11;
 	unsigned int lid, cid, rid;
+	unsigned short port = 0;
 	struct rcm_query_id q;
 	struct rcm_event ev;
 	int s, c;
@@ -855,7 +828,7 @@ TEST_F(transport, ipv6_connection)
 		SKIP(return, "no %s", variant->addr6);
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, port, 0x66, 0);
+	lid = rcm_listener(s, ip, &port, 0x66, 0);
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
 	cid = client_id_to(_metadata, self, c, ip, port);
@@ -894,7 +867,7 @@ TEST_F(transport, ipv6_connection)
  */
 TEST_F(transport, rcm_client_to_intree_listener)
 {
-	unsigned short port = variant->port + 2;
+	unsigned short port;
 	struct rcm_event ev;
 	unsigned int cid, len;
 	pid_t pid;
@@ -902,7 +875,7 @@ TEST_F(transport, rcm_client_to_intree_listener)
 
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	pid = rcm_intree_server(self->ip, port, "from-rcm",
+	pid = rcm_intree_server(self->ip, &port, "from-rcm",
 				"accept:from-intree", variant->intree_qp);
 	ASSERT_LT(0, pid)
 		TH_LOG("in-tree server did not start");
@@ -937,7 +910,7 @@ TEST_F(transport, rcm_client_to_intree_listener)
 
 TEST_F(transport, intree_listener_rejects_rcm_client)
 {
-	unsigned short port = variant->port + 3;
+	unsigned short port;
 	struct rcm_event ev;
 	unsigned int cid, len;
 	pid_t pid;
@@ -945,7 +918,7 @@ TEST_F(transport, intree_listener_rejects_rcm_client)
 
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	pid = rcm_intree_server(self->ip, port, "knock", "reject:no-thanks",
+	pid = rcm_intree_server(self->ip, &port, "knock", "reject:no-thanks",
 				variant->intree_qp);
 	ASSERT_LT(0, pid)
 		TH_LOG("in-tree server did not start");
@@ -1017,6 +990,7 @@ TEST(events_carry_the_qp_attributes)
 		.size = sizeof(r), .timeout_ms = 2000,
 	};
 	unsigned int lid, cid, rid;
+	unsigned short port = 0;
 	struct rcm_event ev;
 	int s, c;
 
@@ -1025,12 +999,12 @@ TEST(events_carry_the_qp_attributes)
 	/* rcm_open_dev() asks for sizeof(struct rcm_event). */
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20108, 0x11, 0);
+	lid = rcm_listener(s, ip, &port, 0x11, 0);
 	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 0xc1);
 	ASSERT_TRUE(lid && cid)
 		TH_LOG("listen: %s", strerror(errno));
 	r.id = cid;
-	rcm_sockaddr(&r.dst, ip, 20108);
+	rcm_sockaddr(&r.dst, ip, port);
 	ASSERT_EQ(0, ioctl(c, RCM_IOCTL_RESOLVE_ADDR, &r))
 		TH_LOG("resolve: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ADDR_RESOLVED, &ev))
@@ -1085,35 +1059,6 @@ TEST(events_carry_the_qp_attributes)
 	close(s);
 }
 
-/*
- * One record of @size bytes into a buffer of a whole struct rcm_event
- * (plus one byte) filled with 0xa5: waits up to 10 s; 0 when read()
- * returned @size bytes, of @type, and left the rest of the buffer alone.
- */
-static int sized_record(int fd, unsigned int size, unsigned int type,
-			struct rcm_event *ev)
-{
-	unsigned char buf[sizeof(struct rcm_event) + 1];
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-	size_t i;
-
-	memset(buf, 0xa5, sizeof(buf));
-	if (poll(&p, 1, 10000) != 1)
-		return -1;
-	n = read(fd, buf, sizeof(buf));
-	if (n != (ssize_t)size) {
-		printf("# read %zd, want %u\n", n, size);
-		return -1;
-	}
-	for (i = size; i < sizeof(buf); i++)
-		if (buf[i] != 0xa5)
-			return -1;
-	memset(ev, 0, sizeof(*ev));
-	memcpy(ev, buf, size);
-	return ev->event == type ? 0 : -1;
-}
-
 /* RCM_IOCTL_QUERY setting the record size of a file opened here. */
 static int open_sized(unsigned int size)
 {
@@ -1127,21 +1072,22 @@ static int open_sized(unsigned int size)
 }
 
 /*
- * A listener (*@lid) on @port in a file of @srec-byte records (*@s),
- * and an id (*@cid, context @ctx) in a file of @crec-byte records (*@c)
- * whose address resolution towards it has started: 0, or -1 with errno.
+ * A listener (*@lid) in a file of @srec-byte records (*@s), and an id
+ * (*@cid, context @ctx) in a file of @crec-byte records (*@c) whose
+ * address resolution towards it has started: 0, or -1 with errno.
  */
-static int sized_pair(const char *ip, unsigned short port, unsigned int srec,
-		      unsigned int crec, __u64 ctx, int *s, int *c,
-		      unsigned int *lid, unsigned int *cid)
+static int sized_pair(const char *ip, unsigned int srec, unsigned int crec,
+		      __u64 ctx, int *s, int *c, unsigned int *lid,
+		      unsigned int *cid)
 {
 	struct rcm_resolve_addr r = { .size = sizeof(r), .timeout_ms = 2000 };
+	unsigned short port = 0;
 
 	*s = open_sized(srec);
 	*c = open_sized(crec);
 	if (*s < 0 || *c < 0)
 		return -1;
-	*lid = rcm_listener(*s, ip, port, 0x11, 0);
+	*lid = rcm_listener(*s, ip, &port, 0x11, 0);
 	if (!*lid)
 		return -1;
 	*cid = rcm_create(*c, RCM_PS_TCP, RCM_QPT_RC, ctx);
@@ -1176,10 +1122,9 @@ TEST(short_records_carry_what_fits)
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
-	ASSERT_EQ(0, sized_pair(ip, 20109, SREC, CREC, 0xc2, &s, &c, &lid,
-				&cid))
+	ASSERT_EQ(0, sized_pair(ip, SREC, CREC, 0xc2, &s, &c, &lid, &cid))
 		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, sized_record(c, CREC, RCM_EVENT_ADDR_RESOLVED, &ev))
+	ASSERT_EQ(0, rcm_expect_record(c, CREC, RCM_EVENT_ADDR_RESOLVED, &ev))
 		TH_LOG("ADDR_RESOLVED record");
 	ASSERT_TRUE(!ev.qp_attr_valid && !ev.id_info_len)
 		TH_LOG("sets %#x, view %u", ev.qp_attr_valid, ev.id_info_len);
@@ -1201,7 +1146,7 @@ TEST(short_records_carry_what_fits)
 	ASSERT_EQ(0, rcm_connect(c, cid, 0x111, "ping"))
 		TH_LOG("connect: %s", strerror(errno));
 	/* Sets, but no view, in a record that ends inside it. */
-	ASSERT_EQ(0, sized_record(s, SREC, RCM_EVENT_CONNECT_REQUEST, &ev))
+	ASSERT_EQ(0, rcm_expect_record(s, SREC, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("%u-byte CONNECT_REQUEST", SREC);
 	ASSERT_EQ(0, carried_sets_match(s, ev.id, &ev, RCM_QP_STATES_ALL))
 		TH_LOG("its sets");
@@ -1220,7 +1165,7 @@ TEST(short_records_carry_what_fits)
 		TH_LOG("CONNECT_RESPONSE's sets");
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
 		TH_LOG("establish: %s", strerror(errno));
-	ASSERT_EQ(0, sized_record(s, SREC, RCM_EVENT_ESTABLISHED, &ev))
+	ASSERT_EQ(0, rcm_expect_record(s, SREC, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("ESTABLISHED record");
 	close(c);
 	close(s);
@@ -1244,12 +1189,9 @@ TEST(connect_request_carries_the_request_id_info)
 	c = rcm_open_dev();
 	ASSERT_TRUE(s >= 0 && c >= 0)
 		TH_LOG("open/query: %s", strerror(errno));
-	lid = rcm_listener(s, ip, 20110, 0x11, 0);
-	cid = rcm_routed_id(c, ip, 20110, 0xc3);
-	ASSERT_TRUE(lid && cid)
+	cid = rcm_connecting(s, c, ip, 0xc3, 0x444, "ping", &lid);
+	ASSERT_TRUE(cid)
 		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, cid, 0x444, "ping"))
-		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	ASSERT_EQ(0, carried_info_matches(s, &ev))
@@ -1261,7 +1203,8 @@ TEST(connect_request_carries_the_request_id_info)
 		    ev.id_info.num_paths == 1 &&
 		    (ev.id_info.flags & RCM_ID_INFO_IBDEV_INDEX) &&
 		    ((struct sockaddr_in *)ev.id_info.src)->sin_port ==
-		    htons(20110) && ev.id_info.dst[0] | ev.id_info.dst[1])
+		    htons(rcm_local_port(s, lid)) &&
+		    ev.id_info.dst[0] | ev.id_info.dst[1])
 		TH_LOG("port %u paths %u", ev.id_info.port_num,
 		       ev.id_info.num_paths);
 	ASSERT_TRUE(!strcmp((char *)ev.private_data, "ping") &&

@@ -52,6 +52,28 @@ FIXTURE_TEARDOWN(removal)
 	rcm_restore_rxe();
 }
 
+/* Delete rxe0: the command must return within REMOVAL_BOUND_S. */
+static void remove_rxe0(struct __test_metadata *_metadata)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, rcm_sh("rdma link delete rxe0"))
+		TH_LOG("rdma link delete failed");
+	ASSERT_GT(REMOVAL_BOUND_S * 1000, rcm_ms_since(&t0))
+		TH_LOG("removal took %ld ms", rcm_ms_since(&t0));
+}
+
+/* Add rxe0 on @netdev again and wait for it to carry @ip's GID. */
+static void readd_rxe0(struct __test_metadata *_metadata,
+		       const char *netdev, const char *ip)
+{
+	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))
+		TH_LOG("rdma link add failed");
+	ASSERT_EQ(0, rcm_wait_gid(ip))
+		TH_LOG("no GID after re-adding rxe0");
+}
+
 TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -61,7 +83,6 @@ TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 	struct rcm_event ev;
 	struct rcm_query_id q = { .size = sizeof(q) };
 	struct rcm_destroy_id d = { .size = sizeof(d) };
-	struct timespec t0, t1;
 	int n_removal = 0, fd;
 
 	rcm_restore_rxe();
@@ -92,12 +113,7 @@ TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 	ASSERT_EQ(0, rcm_bind(fd, loose, "0.0.0.0", 0))
 		TH_LOG("wildcard bind");
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, rcm_sh("rdma link delete rxe0"))
-		TH_LOG("rdma link delete failed");
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ASSERT_GT(REMOVAL_BOUND_S, t1.tv_sec - t0.tv_sec)
-		TH_LOG("removal took %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	remove_rxe0(_metadata);
 
 	while (rcm_wait_event(fd, 1000, &ev) == 0) {
 		ASSERT_EQ(RCM_EVENT_DEVICE_REMOVAL, ev.event)
@@ -126,10 +142,7 @@ TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 	close(fd);
 
 	/* The device comes back and works. */
-	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))
-		TH_LOG("rdma link add failed");
-	ASSERT_EQ(0, rcm_wait_gid(ip))
-		TH_LOG("no GID after re-adding rxe0");
+	readd_rxe0(_metadata, netdev, ip);
 	fd = rcm_open_dev();
 	ASSERT_EQ(num_devices(fd), before)
 		TH_LOG("device count %u after re-adding", num_devices(fd));
@@ -142,13 +155,10 @@ TEST_F(removal, removal_reports_to_attached_ids_and_never_waits)
 /* Reap @pid within @secs seconds, killing it if it is still there. */
 static void reap(pid_t pid, int secs)
 {
-	int i, st;
+	int st;
 
-	for (i = 0; i < secs * 10; i++) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return;
-		usleep(100000);
-	}
+	if (RCM_WAIT_FOR(waitpid(pid, &st, WNOHANG) == pid, secs * 1000))
+		return;
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 }
@@ -157,7 +167,7 @@ TEST_F(removal, request_ids_let_the_device_go)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
-	struct timespec t0, t1;
+	unsigned short port = 0;
 	struct rcm_event ev;
 	unsigned int lid, rid;
 	int fd, removals = 0;
@@ -170,10 +180,10 @@ TEST_F(removal, request_ids_let_the_device_go)
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20300, 1, 0);
+	lid = rcm_listener(fd, ip, &port, 1, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	pid = rcm_intree_client(ip, 20300, "r", "reject:-1:-", false);
+	pid = rcm_intree_client(ip, port, "r", "reject:-1:-", false);
 	ASSERT_LE(0, pid)
 		TH_LOG("fork");
 	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
@@ -182,12 +192,7 @@ TEST_F(removal, request_ids_let_the_device_go)
 	rid = ev.id;
 
 	/* The request's ib_cm id must not hold the device. */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, rcm_sh("rdma link delete rxe0"))
-		TH_LOG("rdma link delete failed");
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ASSERT_GT(REMOVAL_BOUND_S, t1.tv_sec - t0.tv_sec)
-		TH_LOG("removal took %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	remove_rxe0(_metadata);
 	while (rcm_wait_event(fd, 1000, &ev) == 0) {
 		printf("# event %u status %d on id %u (listener %u, request %u)\n",
 		       ev.event, ev.status, ev.id, lid, rid);
@@ -203,10 +208,7 @@ TEST_F(removal, request_ids_let_the_device_go)
 	close(fd);
 	reap(pid, 20);
 
-	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))
-		TH_LOG("rdma link add failed");
-	ASSERT_EQ(0, rcm_wait_gid(ip))
-		TH_LOG("no GID after re-adding rxe0");
+	readd_rxe0(_metadata, netdev, ip);
 }
 
 TEST_F(removal, connections_let_the_device_go)
@@ -214,7 +216,7 @@ TEST_F(removal, connections_let_the_device_go)
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
 	unsigned int lid, cid, rid, pending, seen = 0;
-	struct timespec t0, t1;
+	unsigned short port = 0;
 	struct rcm_event ev;
 	int fd;
 
@@ -224,14 +226,11 @@ TEST_F(removal, connections_let_the_device_go)
 		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
 	/* An established connection (both ends), and a connect in flight. */
-	lid = rcm_listener(fd, ip, 20301, 1, 0);
-	cid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	pending = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
+	lid = rcm_listener(fd, ip, &port, 1, 0);
+	cid = lid ? rcm_routed_id(fd, ip, port, 2) : 0;
+	pending = cid ? rcm_routed_id(fd, ip, port, 3) : 0;
 	ASSERT_TRUE(lid && cid && pending)
-		TH_LOG("create: %s", strerror(errno));
-	ASSERT_TRUE(rcm_routed(fd, cid, ip, 20301) == 0 &&
-		    rcm_routed(fd, pending, ip, 20301) == 0)
-		TH_LOG("route: %s", strerror(errno));
+		TH_LOG("set-up: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_connect(fd, cid, 0x10, NULL))
 		TH_LOG("connect: %s", strerror(errno));
 	ASSERT_TRUE(rcm_wait_event(fd, 30000, &ev) == 0 &&
@@ -259,12 +258,7 @@ TEST_F(removal, connections_let_the_device_go)
 		    ev.event == RCM_EVENT_CONNECT_REQUEST)
 		TH_LOG("no second request");
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, rcm_sh("rdma link delete rxe0"))
-		TH_LOG("rdma link delete failed");
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ASSERT_GT(REMOVAL_BOUND_S, t1.tv_sec - t0.tv_sec)
-		TH_LOG("removal took %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	remove_rxe0(_metadata);
 	while (rcm_wait_event(fd, 1000, &ev) == 0) {
 		printf("# event %u status %d on id %u\n", ev.event, ev.status,
 		       ev.id);
@@ -280,10 +274,7 @@ TEST_F(removal, connections_let_the_device_go)
 	ASSERT_ERRNO(rcm_connect(fd, pending, 0x30, NULL), ENXIO);
 	close(fd);
 
-	ASSERT_EQ(0, rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev))
-		TH_LOG("rdma link add failed");
-	ASSERT_EQ(0, rcm_wait_gid(ip))
-		TH_LOG("no GID after re-adding rxe0");
+	readd_rxe0(_metadata, netdev, ip);
 }
 
 RCM_TEST_MAIN

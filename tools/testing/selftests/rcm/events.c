@@ -234,19 +234,10 @@ TEST_F(rxe, smaller_record_reader_gets_whole_events)
 		ASSERT_EQ(0, rcm_resolve(fd, ids[i], NULL, ip, 2000))
 			TH_LOG("resolve: %s", strerror(errno));
 	}
-	/* Wait for all three, then read them with one call. */
-	for (i = 0; i < 100; i++) {
-		struct rcm_query_id q;
-
-		for (n = 0; n < NIDS; n++)
-			if (rcm_query(fd, ids[n], &q) || !q.out_port_num)
-				break;
-		if (n == NIDS)
-			break;
-		usleep(100000);
-	}
-	ASSERT_EQ(NIDS, n)
-		TH_LOG("not all resolved in 10 s");
+	/* Wait for all three queued, then read them with one call. */
+	ASSERT_TRUE(RCM_WAIT_FOR(rcm_events_queued(fd) == NIDS, 30000))
+		TH_LOG("%ld of %d resolved in 30 s", rcm_events_queued(fd),
+		       NIDS);
 	p.fd = fd;
 	ASSERT_EQ(1, poll(&p, 1, 10000))
 		TH_LOG("not readable");
@@ -363,8 +354,8 @@ TEST_F(rxe, one_record_per_read_leaves_the_rest_readable)
 	enum { REC = RCM_EVENT_SIZE_MIN };
 	unsigned char buf[2 * REC];
 	struct pollfd p = { .events = POLLIN };
+	struct rcm_event ev = {};
 	unsigned int a, b;
-	struct rcm_event ev;
 	int fd = self->fd;
 
 	ASSERT_EQ(REC, set_record_size(fd, REC))
@@ -380,26 +371,18 @@ TEST_F(rxe, one_record_per_read_leaves_the_rest_readable)
 		TH_LOG("first event");
 	ASSERT_EQ(0, rcm_resolve(fd, b, NULL, ip, 2000))
 		TH_LOG("resolve");
-	/* The second is queued once b is attached. */
-	for (int i = 0; i < 100; i++) {
-		struct rcm_query_id q;
-
-		if (!rcm_query(fd, b, &q) && q.out_port_num)
-			break;
-		usleep(100000);
-	}
-	ASSERT_EQ(REC, read(fd, buf, REC))
-		TH_LOG("first read");
-	memcpy(&ev, buf, REC);
-	ASSERT_TRUE(ev.id == a && ev.context == 1)
-		TH_LOG("first: id %u", ev.id);
+	/* Both queued, the first unread. */
+	ASSERT_TRUE(RCM_WAIT_FOR(rcm_events_queued(fd) == 2, 30000))
+		TH_LOG("%ld queued", rcm_events_queued(fd));
+	/* A buffer of exactly one record, then of almost two: one each. */
+	ASSERT_TRUE(read(fd, buf, REC) == REC &&
+		    (memcpy(&ev, buf, REC), ev.id == a && ev.context == 1))
+		TH_LOG("first read: id %u", ev.id);
 	ASSERT_EQ(1, poll(&p, 1, 0))
 		TH_LOG("not readable with an event left");
-	ASSERT_EQ(REC, read(fd, buf, REC + REC - 1))
-		TH_LOG("second read");
-	memcpy(&ev, buf, REC);
-	ASSERT_TRUE(ev.id == b && ev.context == 2)
-		TH_LOG("second: id %u", ev.id);
+	ASSERT_TRUE(read(fd, buf, REC + REC - 1) == REC &&
+		    (memcpy(&ev, buf, REC), ev.id == b && ev.context == 2))
+		TH_LOG("second read: id %u", ev.id);
 	ASSERT_EQ(0, poll(&p, 1, 0))
 		TH_LOG("readable with no event left");
 }

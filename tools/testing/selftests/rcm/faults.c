@@ -31,7 +31,6 @@
 #include "fuzz_common.h"
 
 #define MAX_ROUNDS 80
-#define PORT 21500
 
 static int ffd = -1;	/* the running case's own fail-nth */
 static bool knobs;	/* fault injection is there and set up */
@@ -40,6 +39,7 @@ static const char *ip;
 struct ctx {
 	int s, c, d;			/* server, client, spare file */
 	unsigned int lid, cid, rid, id;	/* listener, client, request, other */
+	unsigned short port;		/* the listener's, bind's choice */
 	struct rcm_event ev;
 };
 
@@ -56,13 +56,6 @@ struct step {
 static char why[256];
 
 #define BAD(...) (snprintf(why, sizeof(why), __VA_ARGS__), -1)
-
-static int readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1;
-}
 
 /* Whether the step's call had a failure injected, and its errno. */
 static bool fired_now;
@@ -81,14 +74,15 @@ static bool retried(int ret)
 
 static int server(struct ctx *x)
 {
-	x->lid = rcm_listener(x->s, ip, PORT, 0x5, 0);
+	x->port = 0;
+	x->lid = rcm_listener(x->s, ip, &x->port, 0x5, 0);
 	return x->lid ? 0 : BAD("listener: %s", strerror(errno));
 }
 
 static int client_routed(struct ctx *x)
 {
 	x->cid = rcm_create(x->c, RCM_PS_TCP, RCM_QPT_RC, 0xc);
-	if (!x->cid || rcm_routed(x->c, x->cid, ip, PORT))
+	if (!x->cid || rcm_routed(x->c, x->cid, ip, x->port))
 		return BAD("client route: %s", strerror(errno));
 	return 0;
 }
@@ -227,7 +221,7 @@ static int after_resolve(struct ctx *x, int ret)
 		return BAD("event %u after RESOLVE_ADDR", ev.event);
 	if (ev.event == RCM_EVENT_ADDR_ERROR && ev.status >= 0)
 		return BAD("ADDR_ERROR status %d", ev.status);
-	if (readable(x->c, 200))
+	if (rcm_readable(x->c, 200))
 		return BAD("a second completion of one RESOLVE_ADDR");
 	return 0;
 }
@@ -248,14 +242,14 @@ static int call_route(struct ctx *x)
 static int after_route(struct ctx *x, int ret)
 {
 	if (ret) {
-		if (readable(x->c, 0) && call_err != EFAULT)
+		if (rcm_readable(x->c, 0) && call_err != EFAULT)
 			return BAD("an event after a failed RESOLVE_ROUTE");
-		if (!readable(x->c, 0) && rcm_route(x->c, x->id, 0))
+		if (!rcm_readable(x->c, 0) && rcm_route(x->c, x->id, 0))
 			return BAD("route again after the failure: %s",
 				   strerror(errno));
 	}
 	/* Queued before the call returns. */
-	if (!readable(x->c, 0))
+	if (!rcm_readable(x->c, 0))
 		return BAD("no ROUTE_RESOLVED queued when RESOLVE_ROUTE returned");
 	return expect(x->c, RCM_EVENT_ROUTE_RESOLVED, x->id);
 }
@@ -264,8 +258,10 @@ static int prep_bound(struct ctx *x)
 {
 	if (prep_id(x))
 		return -1;
-	return rcm_bind(x->c, x->id, ip, PORT) ?
-		BAD("bind: %s", strerror(errno)) : 0;
+	if (rcm_bind(x->c, x->id, ip, 0))
+		return BAD("bind: %s", strerror(errno));
+	x->port = rcm_local_port(x->c, x->id);
+	return x->port ? 0 : BAD("bound port: %s", strerror(errno));
 }
 
 static int call_listen(struct ctx *x)
@@ -282,7 +278,7 @@ static int after_listen(struct ctx *x, int ret)
 			   strerror(errno));
 	/* The listener takes requests. */
 	cid = rcm_create(x->s, RCM_PS_TCP, RCM_QPT_RC, 0xc);
-	if (!cid || rcm_routed(x->s, cid, ip, PORT) ||
+	if (!cid || rcm_routed(x->s, cid, ip, x->port) ||
 	    rcm_connect(x->s, cid, 0x300, NULL))
 		return BAD("client: %s", strerror(errno));
 	if (rcm_wait_event(x->c, 10000, &x->ev))
@@ -308,7 +304,7 @@ static const char *iw_ip;	/* the siw address of the walk: IPv4 or IPv6 */
 
 static int prep_bound_iwarp(struct ctx *x)
 {
-	iw_port = iw_port ? iw_port + 1 : PORT + 100;
+	iw_port = iw_port ? iw_port + 1 : rcm_free_port(iw_ip, RCM_PS_TCP);
 	if (prep_id(x))
 		return -1;
 	return rcm_bind(x->c, x->id, iw_ip, iw_port) ?
@@ -343,7 +339,7 @@ static int after_connect(struct ctx *x, int ret)
 	if (rcm_wait_event(x->s, 10000, &x->ev) ||
 	    x->ev.event != RCM_EVENT_CONNECT_REQUEST)
 		return BAD("no CONNECT_REQUEST after CONNECT");
-	if (readable(x->s, 200))
+	if (rcm_readable(x->s, 200))
 		return BAD("a second request for one connect");
 	return 0;
 }
@@ -419,7 +415,7 @@ static int prep_event(struct ctx *x)
 {
 	if (prep_id(x) || rcm_resolve(x->c, x->id, NULL, ip, 2000))
 		return BAD("resolve: %s", strerror(errno));
-	return readable(x->c, 10000) ? 0 : BAD("no event to read");
+	return rcm_readable(x->c, 10000) ? 0 : BAD("no event to read");
 }
 
 static int call_read(struct ctx *x)
@@ -434,13 +430,13 @@ static int after_read(struct ctx *x, int ret)
 		if (errno != EFAULT)
 			return BAD("read: errno %d (%s)", errno,
 				   strerror(errno));
-		if (!readable(x->c, 0) || call_read(x))
+		if (!rcm_readable(x->c, 0) || call_read(x))
 			return BAD("the event was lost by a failed read");
 	}
 	if (x->ev.id != x->id || (x->ev.event != RCM_EVENT_ADDR_RESOLVED &&
 				  x->ev.event != RCM_EVENT_ADDR_ERROR))
 		return BAD("read event %u for %u", x->ev.event, x->ev.id);
-	return readable(x->c, 0) ? BAD("an event twice") : 0;
+	return rcm_readable(x->c, 0) ? BAD("an event twice") : 0;
 }
 
 static int prep_migrate(struct ctx *x)
@@ -466,21 +462,21 @@ static int after_migrate(struct ctx *x, int ret)
 {
 	struct rcm_event ev;
 
-	if (ret && readable(x->d, 0) && call_err == EFAULT) {
+	if (ret && rcm_readable(x->d, 0) && call_err == EFAULT) {
 		/* It moved, but the new handle did not reach us. */
-		if (readable(x->c, 0))
+		if (rcm_readable(x->c, 0))
 			return BAD("the event is in both files");
 		return 0;
 	}
 	if (ret) {
 		/* Nothing moved: the id and its event are still here. */
-		if (readable(x->d, 0))
+		if (rcm_readable(x->d, 0))
 			return BAD("an event moved by a failed MIGRATE_ID");
 		if (call_migrate(x))
 			return BAD("migrate again after the failure: %s",
 				   strerror(errno));
 	}
-	if (readable(x->c, 0))
+	if (rcm_readable(x->c, 0))
 		return BAD("an event stayed behind");
 	if (rcm_wait_event(x->d, 1000, &ev) || ev.id != mig.out_id)
 		return BAD("the event did not follow the id (handle %u)",
@@ -508,8 +504,8 @@ static int call_join(struct ctx *x)
 
 static int after_join(struct ctx *x, int ret)
 {
-	if (ret && !(call_err == EFAULT && readable(x->c, 1000))) {
-		if (readable(x->c, 300))
+	if (ret && !(call_err == EFAULT && rcm_readable(x->c, 1000))) {
+		if (rcm_readable(x->c, 300))
 			return BAD("an event after a failed JOIN_MCAST");
 		if (call_join(x))
 			return BAD("join again after the failure: %s",
@@ -528,24 +524,42 @@ static int call_destroy_conn(struct ctx *x)
 	return rcm_destroy(x->s, x->rid);
 }
 
-static int after_destroy(struct ctx *x, int ret)
+/*
+ * After a DESTROY_ID of @id on the server's file: destroyed again if
+ * the call failed (ENOENT if only its copy-out did), then gone. 0, or
+ * -1 with the why set.
+ */
+static int destroyed(struct ctx *x, int ret, unsigned int id)
 {
-	if (ret && rcm_destroy(x->s, x->rid) &&
+	if (ret && rcm_destroy(x->s, id) &&
 	    !(call_err == EFAULT && errno == ENOENT))
 		return BAD("destroy again after the failure: %s",
 			   strerror(errno));
-	if (rcm_destroy(x->s, x->rid) != -1 || errno != ENOENT)
-		return BAD("the handle still names something");
-	/*
-	 * The peer hears of it through a DREQ, unless the fault hit the
-	 * DREQ itself (no promise then: IB CM has no keepalive).
-	 */
+	return 0;
+}
+
+/*
+ * Unless the fault hit the message that tells the client (no promise
+ * then: IB CM has no keepalive), the client hears @type within 30 s.
+ */
+static int client_hears(struct ctx *x, unsigned int type, const char *what)
+{
 	if (fired_now)
 		return 0;
-	if (rcm_wait_event(x->c, 30000, &x->ev) ||
-	    x->ev.event != RCM_EVENT_DISCONNECTED)
-		return BAD("the client got no DISCONNECTED");
+	if (rcm_wait_event(x->c, 30000, &x->ev) || x->ev.event != type)
+		return BAD("%s", what);
 	return 0;
+}
+
+static int after_destroy(struct ctx *x, int ret)
+{
+	if (destroyed(x, ret, x->rid))
+		return -1;
+	if (rcm_destroy(x->s, x->rid) != -1 || errno != ENOENT)
+		return BAD("the handle still names something");
+	/* The peer hears of it through a DREQ. */
+	return client_hears(x, RCM_EVENT_DISCONNECTED,
+			    "the client got no DISCONNECTED");
 }
 
 static int call_destroy_listener(struct ctx *x)
@@ -555,20 +569,14 @@ static int call_destroy_listener(struct ctx *x)
 
 static int after_destroy_listener(struct ctx *x, int ret)
 {
-	if (ret && rcm_destroy(x->s, x->lid) &&
-	    !(call_err == EFAULT && errno == ENOENT))
-		return BAD("destroy again after the failure: %s",
-			   strerror(errno));
+	if (destroyed(x, ret, x->lid))
+		return -1;
 	/* Its unread request is gone with it: nothing left to read. */
-	if (readable(x->s, 200))
+	if (rcm_readable(x->s, 200))
 		return BAD("an event outlived the listener");
-	/* The client is refused, unless the fault hit the REJ itself. */
-	if (fired_now)
-		return 0;
-	if (rcm_wait_event(x->c, 30000, &x->ev) ||
-	    x->ev.event != RCM_EVENT_REJECTED)
-		return BAD("the client was not refused");
-	return 0;
+	/* The client is refused, through a REJ. */
+	return client_hears(x, RCM_EVENT_REJECTED,
+			    "the client was not refused");
 }
 
 static int prep_unread_request(struct ctx *x)
@@ -577,7 +585,7 @@ static int prep_unread_request(struct ctx *x)
 		return -1;
 	if (rcm_connect(x->c, x->cid, 0x100, NULL))
 		return BAD("connect: %s", strerror(errno));
-	return readable(x->s, 10000) ? 0 : BAD("no request");
+	return rcm_readable(x->s, 10000) ? 0 : BAD("no request");
 }
 
 static int call_close(struct ctx *x)

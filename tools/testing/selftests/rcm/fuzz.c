@@ -53,8 +53,7 @@
 #define NFILES 3
 #define HMAX 65536	/* RCM_MAX_IDS: handles run from 1 to this */
 #define RING 64
-#define PORT_BASE 21000
-#define NPORTS 8
+#define NPORTS 8	/* shared by the workers from port_base on */
 #define MAX_REPORTS 40
 
 enum hint {	/* what the fuzzer believes an id is doing */
@@ -115,6 +114,7 @@ static struct shared *sh;
 static struct ffile files[NFILES];
 static const char *addr_rxe, *addr6_rxe, *addr_siw, *addr_silent,
 	*addr_nordma, *netdev_rxe;
+static unsigned short port_base;	/* the first of the NPORTS shared ports */
 static unsigned long ops_per_thread;
 static double deadline;
 static int fault_pct;
@@ -463,7 +463,7 @@ static void fill_addr(struct fz *z, struct __kernel_sockaddr_storage *ss,
 		"127.0.0.1", "0.0.0.0", "::", "::1", "255.255.255.255",
 		"239.1.2.3", "fe80::1", "198.18.254.1",
 	};
-	unsigned short port = PORT_BASE + below(z, NPORTS);
+	unsigned short port = port_base + below(z, NPORTS);
 	const char *ip = addr_rxe;
 
 	switch (below(z, 12)) {
@@ -510,7 +510,7 @@ static void fill_addr_valid(struct fz *z, struct __kernel_sockaddr_storage *ss,
 			    bool dst)
 {
 	const char *ip = addr6_rxe && chance(z, 15) ? addr6_rxe : addr_rxe;
-	unsigned short port = PORT_BASE + below(z, NPORTS);
+	unsigned short port = port_base + below(z, NPORTS);
 
 	if (!dst && chance(z, 20))
 		port = 0;
@@ -1424,28 +1424,12 @@ static bool rxe_present(void)
 	return !access("/sys/class/infiniband/rxe0", F_OK);
 }
 
-static int wait_gid(void)
-{
-	unsigned char a[4];
-	int i;
-
-	if (!addr_rxe || inet_pton(AF_INET, addr_rxe, a) != 1)
-		return 0;
-	for (i = 0; i < 300; i++) {
-		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/rxe0/ports/1/gids/[0-9]",
-			    a[0], a[1], a[2], a[3]))
-			return 0;
-		usleep(100000);
-	}
-	return -1;
-}
-
 static int restore_rxe(void)
 {
 	if (!rxe_present() &&
 	    rcm_sh("rdma link add rxe0 type rxe netdev %s", netdev_rxe))
 		return -1;
-	return wait_gid();
+	return addr_rxe ? rcm_wait_gid(addr_rxe) : 0;
 }
 
 /* Delete and re-add rxe0 at seeded intervals until told to stop. */
@@ -1453,6 +1437,7 @@ static void link_churn(uint64_t seed)
 {
 	struct fz z = { .rng = seed, .seed = seed, .worker = -1 };
 
+	/* The churn's seeded pacing (the subject), not waits. */
 	while (!atomic_load(&sh->stop)) {
 		usleep(1000 * (1000 + below(&z, 3000)));
 		if (atomic_load(&sh->stop))
@@ -1465,13 +1450,6 @@ static void link_churn(uint64_t seed)
 	_exit(restore_rxe() ? 1 : 0);
 }
 
-static unsigned long env_ul(const char *name, unsigned long def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
 static const char *const evnames[] = {
 	"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
 	"CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",
@@ -1482,12 +1460,12 @@ static const char *const evnames[] = {
 
 int main(void)
 {
-	unsigned long ops = env_ul("RCM_FUZZ_OPS", 20000);
-	int nworkers = env_ul("RCM_FUZZ_WORKERS", 3);
-	int nthreads = env_ul("RCM_FUZZ_THREADS", 3);
-	unsigned long secs = env_ul("RCM_FUZZ_SECONDS", 150);
-	uint64_t base = env_ul("RCM_FUZZ_SEED", 0);
-	bool churn = env_ul("RCM_FUZZ_LINK", 1);
+	unsigned long ops = rcm_env_ul("RCM_FUZZ_OPS", 20000);
+	int nworkers = rcm_env_ul("RCM_FUZZ_WORKERS", 3);
+	int nthreads = rcm_env_ul("RCM_FUZZ_THREADS", 3);
+	unsigned long secs = rcm_env_ul("RCM_FUZZ_SECONDS", 150);
+	uint64_t base = rcm_env_ul("RCM_FUZZ_SEED", 0);
+	bool churn = rcm_env_ul("RCM_FUZZ_LINK", 1);
 	int i, t, st, bad_exit = 0, ffd, probe;
 	pid_t link = -1, *pids;
 	double start;
@@ -1516,7 +1494,9 @@ int main(void)
 	netdev_rxe = getenv("RCM_NETDEV_RXE");
 	if (!netdev_rxe || !addr_rxe || geteuid())
 		churn = false;
-	fault_pct = env_ul("RCM_FUZZ_FAULT_PCT", 10);
+	/* A free port bind chose, before the workers start. */
+	port_base = rcm_free_port("0.0.0.0", RCM_PS_TCP);
+	fault_pct = rcm_env_ul("RCM_FUZZ_FAULT_PCT", 10);
 	ffd = rcm_fault_open();
 	if (ffd < 0 || rcm_fault_setup())
 		fault_pct = 0;

@@ -51,32 +51,14 @@
 
 #include "rcm_harness.h"
 
-static int set_option(int fd, unsigned int id, unsigned int opt,
-		      unsigned long long value)
-{
-	struct rcm_set_option o = {
-		.size = sizeof(o), .id = id, .level = RCM_OPTION_ID,
-		.optname = opt, .value = value,
-	};
-
-	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
-}
-
 /* Wait up to @ms for @fd to have an event, without reading it. */
-static int readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1;
-}
-
 /* Read every queued event; count those of @type. */
 static int drain(int fd, unsigned int type)
 {
 	struct rcm_event ev;
 	int n = 0;
 
-	while (readable(fd, 0) && read(fd, &ev, sizeof(ev)) == sizeof(ev)) {
+	while (rcm_readable(fd, 0) && read(fd, &ev, sizeof(ev)) == sizeof(ev)) {
 		printf("# drained event %u status %d on id %u\n", ev.event,
 		       ev.status, ev.id);
 		if (ev.event == type)
@@ -95,6 +77,7 @@ TEST(reuseaddr_listeners_stay_exclusive)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int a, b, c, d, e;
+	unsigned short port;
 	int fd;
 
 	if (!ip)
@@ -107,29 +90,32 @@ TEST(reuseaddr_listeners_stay_exclusive)
 	e = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 5);
 	ASSERT_TRUE(a && b && c && d && e)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_TRUE(!set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1) &&
-		    !set_option(fd, b, RCM_OPTION_ID_REUSEADDR, 1) &&
-		    !set_option(fd, e, RCM_OPTION_ID_REUSEADDR, 1))
+	ASSERT_TRUE(!rcm_set_option(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) &&
+		    !rcm_set_option(fd, b, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) &&
+		    !rcm_set_option(fd, e, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1))
 		TH_LOG("REUSEADDR: %s", strerror(errno));
 	/* Both bound first: neither may listen while the other is there. */
-	ASSERT_TRUE(!rcm_bind(fd, a, ip, 20500) && !rcm_bind(fd, b, ip, 20500))
+	port = rcm_free_port(ip, RCM_PS_TCP);
+	ASSERT_TRUE(port && !rcm_bind(fd, a, ip, port) &&
+		    !rcm_bind(fd, b, ip, port))
 		TH_LOG("two REUSEADDR binds of one port: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_listen(fd, b, 0), EADDRINUSE);
 	ASSERT_EQ(0, rcm_destroy(fd, b))
 		TH_LOG("destroy: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_listen(fd, a, 0))
 		TH_LOG("listen alone: %s", strerror(errno));
-	ASSERT_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 1), EINVAL);
-	ASSERT_ERRNO(set_option(fd, a, RCM_OPTION_ID_REUSEADDR, 0), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 0), EINVAL);
 	/* The listener no longer shares: a later REUSEADDR bind is refused. */
-	ASSERT_ERRNO(rcm_bind(fd, e, ip, 20500), EADDRINUSE);
+	ASSERT_ERRNO(rcm_bind(fd, e, ip, port), EADDRINUSE);
 
 	/* Wildcards: the in-tree errno is EADDRNOTAVAIL. */
-	ASSERT_TRUE(!set_option(fd, c, RCM_OPTION_ID_REUSEADDR, 1) &&
-		    !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1))
+	ASSERT_TRUE(!rcm_set_option(fd, c, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) &&
+		    !rcm_set_option(fd, d, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1))
 		TH_LOG("REUSEADDR: %s", strerror(errno));
-	ASSERT_TRUE(!rcm_bind(fd, c, "0.0.0.0", 20501) &&
-		    !rcm_bind(fd, d, "0.0.0.0", 20501))
+	port = rcm_free_port("0.0.0.0", RCM_PS_TCP);
+	ASSERT_TRUE(port && !rcm_bind(fd, c, "0.0.0.0", port) &&
+		    !rcm_bind(fd, d, "0.0.0.0", port))
 		TH_LOG("wildcard binds: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_listen(fd, c, 0), EADDRNOTAVAIL);
 	ASSERT_EQ(0, rcm_destroy(fd, d))
@@ -137,9 +123,9 @@ TEST(reuseaddr_listeners_stay_exclusive)
 	ASSERT_EQ(0, rcm_listen(fd, c, 0))
 		TH_LOG("wildcard listen: %s", strerror(errno));
 	d = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
-	ASSERT_TRUE(d && !set_option(fd, d, RCM_OPTION_ID_REUSEADDR, 1))
+	ASSERT_TRUE(d && !rcm_set_option(fd, d, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1))
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_ERRNO(rcm_bind(fd, d, "0.0.0.0", 20501), EADDRNOTAVAIL);
+	ASSERT_ERRNO(rcm_bind(fd, d, "0.0.0.0", port), EADDRNOTAVAIL);
 	close(fd);
 }
 
@@ -159,15 +145,10 @@ TEST(destroyed_listener_refuses_unread_requests)
 		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20502, 0x1157, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = rcm_routed_id(c, ip, 20502, 0xc);
+	cid = rcm_connecting(s, c, ip, 0xc, 0x10, "knock", &lid);
 	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, cid, 0x10, "knock"))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_TRUE(readable(s, 30000))
+		TH_LOG("set-up: %s", strerror(errno));
+	ASSERT_TRUE(rcm_readable(s, 30000))
 		TH_LOG("no request within 30 s");
 	/* Churn handles so the listener's can be handed out again. */
 	for (i = 0; i < 4; i++)
@@ -179,7 +160,7 @@ TEST(destroyed_listener_refuses_unread_requests)
 	fresh = rcm_create(s, RCM_PS_TCP, RCM_QPT_RC, 0xf4e5);
 	ASSERT_TRUE(fresh)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_TRUE(!readable(s, 0) || (read(s, &ev, sizeof(ev)) == sizeof(ev) &&
+	ASSERT_TRUE(!rcm_readable(s, 0) || (read(s, &ev, sizeof(ev)) == sizeof(ev) &&
 		    (printf("# event %u id %u listen_id %u\n",
 		    ev.event, ev.id, ev.listen_id), 0)))
 		TH_LOG("an event outlived its listener");
@@ -203,6 +184,7 @@ TEST(backlog_bounds_abandoned_requests)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, a, b;
+	unsigned short port = 0;
 	struct rcm_event ev;
 	int s, c, n;
 
@@ -210,18 +192,18 @@ TEST(backlog_bounds_abandoned_requests)
 		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20503, 0xb1, 1);
+	lid = rcm_listener(s, ip, &port, 0xb1, 1);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	a = rcm_routed_id(c, ip, 20503, 0xa);
-	b = rcm_routed_id(c, ip, 20503, 0xb);
+	a = rcm_routed_id(c, ip, port, 0xa);
+	b = rcm_routed_id(c, ip, port, 0xb);
 	ASSERT_TRUE(a && b)
 		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, set_option(c, b, RCM_OPTION_ID_CONNECT_TIMEOUT, 3000))
+	ASSERT_EQ(0, rcm_set_option(c, b, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT, 3000))
 		TH_LOG("connect timeout: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_connect(c, a, 0x10, "first"))
 		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_TRUE(readable(s, 30000))
+	ASSERT_TRUE(rcm_readable(s, 30000))
 		TH_LOG("no request within 30 s");
 	/* The peer abandons its request (a REJ): the slot stays taken. */
 	ASSERT_EQ(0, rcm_destroy(c, a))
@@ -334,22 +316,25 @@ static void *migrate_thread(void *arg)
 }
 
 /* Take @h off the migrated list once the migrating thread listed it. */
+static bool take_off(struct migrate_race *r, unsigned int h)
+{
+	bool found = false;
+	int i;
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < r->nmigrated && !found; i++) {
+		if (r->migrated[i] == h) {
+			r->migrated[i] = r->migrated[--r->nmigrated];
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	return found;
+}
+
 static void forget(struct migrate_race *r, unsigned int h)
 {
-	int i, tries;
-
-	for (tries = 0; tries < 10000; tries++) {
-		pthread_mutex_lock(&r->lock);
-		for (i = 0; i < r->nmigrated; i++) {
-			if (r->migrated[i] == h) {
-				r->migrated[i] = r->migrated[--r->nmigrated];
-				pthread_mutex_unlock(&r->lock);
-				return;
-			}
-		}
-		pthread_mutex_unlock(&r->lock);
-		usleep(100);
-	}
+	RCM_WAIT_FOR(take_off(r, h), 1000);
 }
 
 static void *create_thread(void *arg)
@@ -436,16 +421,17 @@ TEST(migration_reservation_survives_destroy)
  */
 static int removal_ids(int fd, const char *ip, unsigned int *ids)
 {
+	unsigned short port = 0;
 	struct rcm_event ev;
 	int i, n = 0;
 
-	ids[n] = rcm_listener(fd, ip, 20504, 0x1, 0);
+	ids[n] = rcm_listener(fd, ip, &port, 0x1, 0);
 	if (!ids[n++]) {
 		printf("# listen: %s\n", strerror(errno));
 		return 0;
 	}
 	for (i = 0; i < REMOVAL_CLIENTS; i++) {
-		ids[n + i] = rcm_routed_id(fd, ip, 20504, 0x100 + i);
+		ids[n + i] = rcm_routed_id(fd, ip, port, 0x100 + i);
 		if (!ids[n + i]) {
 			printf("# route: %s\n", strerror(errno));
 			return n;
@@ -489,6 +475,7 @@ static pid_t removal_start(int *go, bool fifo, unsigned int delay_us)
 		_exit(2);
 	if (fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
 		_exit(3);
+	/* Not a wait: the delay places the removal in the race (swept). */
 	if (delay_us)
 		usleep(delay_us);
 	_exit(rcm_sh("rdma link delete rxe0") ? 1 : 0);
@@ -536,7 +523,7 @@ TEST(destroy_races_device_removal)
 		 * The first DEVICE_REMOVAL says the removal walks the ids
 		 * now: the destroyers start right behind it.
 		 */
-		readable(fd, 60000);
+		rcm_readable(fd, 60000);
 		/*
 		 * One thread destroys oldest first, behind the removal,
 		 * the other newest first, towards it; odd rounds leave the
@@ -617,6 +604,7 @@ static void *spin_after(void *arg)
 	struct timespec t0, t;
 
 	setpriority(PRIO_PROCESS, 0, -20);
+	/* Not a wait: when the spin starts is the case's parameter. */
 	usleep(s->delay_us);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do
@@ -718,6 +706,7 @@ TEST(listener_leaves_devices_of_other_namespaces_alone)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	int ready[2], quit[2], st;
+	unsigned short port = 0;
 	pid_t child, server;
 	char c;
 
@@ -742,23 +731,25 @@ TEST(listener_leaves_devices_of_other_namespaces_alone)
 			_exit(2);
 		fd = rcm_open_dev();
 		id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-		if (!id || rcm_bind(fd, id, "0.0.0.0", 20510) ||
+		if (!id || rcm_bind(fd, id, "0.0.0.0", 0) ||
 		    rcm_listen(fd, id, 0))
 			_exit(3);
-		if (write(ready[1], "r", 1) != 1 || read(quit[0], &c, 1) < 0)
+		port = rcm_local_port(fd, id);
+		if (write(ready[1], &port, sizeof(port)) != sizeof(port) ||
+		    read(quit[0], &c, 1) < 0)
 			_exit(4);
 		_exit(0);
 	}
 	close(ready[1]);
 	close(quit[0]);
-	if (read(ready[0], &c, 1) != 1) {
+	if (read(ready[0], &port, sizeof(port)) != sizeof(port) || !port) {
 		waitpid(child, &st, 0);
 		rcm_sh("rdma system set netns shared");
 		ASSERT_TRUE(0)
 			TH_LOG("listener in a new namespace failed (status %#x)", st);
 	}
 	/* The in-tree CM of this namespace can listen on the port. */
-	server = rcm_intree_server(ip, 20510, "x", "reject:-", false);
+	server = rcm_intree_server(ip, &port, "x", "reject:-", false);
 	if (server > 0) {
 		kill(server, SIGKILL);
 		rcm_exit_status(server);
@@ -767,7 +758,7 @@ TEST(listener_leaves_devices_of_other_namespaces_alone)
 	waitpid(child, &st, 0);
 	rcm_sh("rdma system set netns shared");
 	ASSERT_LT(0, server)
-		TH_LOG("the in-tree listen on port 20510 failed");
+		TH_LOG("the in-tree listen on port %hu failed", port);
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("child status %#x", st);
 }
@@ -788,14 +779,9 @@ TEST(ipv6_requests_pass_the_netdev_check)
 		SKIP(return, "no IPv6 address on the Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20511, 0x6, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	cid = rcm_routed_id(c, ip, 20511, 0xc6);
+	cid = rcm_connecting(s, c, ip, 0xc6, 0x16, "six", &lid);
 	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, cid, 0x16, "six"))
-		TH_LOG("connect: %s", strerror(errno));
+		TH_LOG("set-up: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	ASSERT_EQ(0, rcm_accept(s, ev.id, 0x26, 0x6a, NULL))
@@ -985,6 +971,7 @@ TEST(requests_are_charged_to_the_listeners_cgroup)
 	const long n = 800;
 	long m0, m1, i;
 	int ready[2], done[2], fd;
+	unsigned short port = 0;
 	unsigned int id;
 	pid_t pid;
 	char c;
@@ -998,37 +985,32 @@ TEST(requests_are_charged_to_the_listeners_cgroup)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct timespec t0;
-
 		if (write_str(CGROUP_TEST "/cgroup.procs", "0"))
 			_exit(1);
 		fd = rcm_open_dev();
-		if (fd < 0 || !rcm_listener(fd, ip, 20611, 1, 1024) ||
-		    write(ready[1], "r", 1) != 1)
+		if (fd < 0 || !rcm_listener(fd, ip, &port, 1, 1024) ||
+		    write(ready[1], &port, sizeof(port)) != sizeof(port))
 			_exit(1);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		while (rcm_events_queued(fd) < n && rcm_ms_since(&t0) < 60000)
-			usleep(100000);
-		c = rcm_events_queued(fd) >= n ? 'd' : 'x';
+		c = RCM_WAIT_FOR(rcm_events_queued(fd) >= n, 60000) ? 'd' : 'x';
 		if (write(done[1], &c, 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);
 	}
-	ASSERT_TRUE(read(ready[0], &c, 1) == 1 && c == 'r')
+	ASSERT_TRUE(read(ready[0], &port, sizeof(port)) == sizeof(port) &&
+		    port)
 		TH_LOG("the listener did not start");
 	m0 = rcm_read_long(CGROUP_TEST "/memory.current");
 	fd = rcm_open_dev();
 	for (i = 0; i < n; i++) {
-		id = rcm_routed_id(fd, ip, 20611, i);
+		id = rcm_routed_id(fd, ip, port, i);
 		ASSERT_TRUE(id && !rcm_connect(fd, id, 0x100 + i, NULL))
 			TH_LOG("connect %ld: %s", i, strerror(errno));
 	}
 	ASSERT_TRUE(read(done[0], &c, 1) == 1 && c == 'd')
 		TH_LOG("the listener did not see %ld requests", n);
 	m1 = rcm_read_long(CGROUP_TEST "/memory.current");
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	rcm_kill(pid);
 	close(fd);
 	rmdir(CGROUP_TEST);
 	printf("# %ld unread requests: the listener's cgroup grew by %ld bytes\n",

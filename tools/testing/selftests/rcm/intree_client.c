@@ -56,12 +56,11 @@ int main(int argc, char **argv)
 		return 2;
 	if (rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000))
 		return 2;
-	ev = intree_next_event(ch, "intree_client", stdout);
-	rdma_ack_cm_event(ev);
-	if (rdma_resolve_route(id, 2000))
+	if (intree_expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED, "intree_client",
+			  stdout) || rdma_resolve_route(id, 2000) ||
+	    intree_expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, "intree_client",
+			  stdout))
 		return 2;
-	ev = intree_next_event(ch, "intree_client", stdout);
-	rdma_ack_cm_event(ev);
 	if (qp && intree_create_qp(id, "intree_client"))
 		return 2;
 	param.private_data = argv[3];
@@ -96,16 +95,10 @@ int main(int argc, char **argv)
 			perror("rdma_disconnect");
 			return 1;
 		}
-		ev = intree_next_event(ch, "intree_client", stdout);
-		if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
+		if (intree_expect(ch, RDMA_CM_EVENT_DISCONNECTED,
+				  "intree_client", stdout))
 			return 1;
-		rdma_ack_cm_event(ev);
-		if (qp)
-			rdma_destroy_qp(id);
-		rdma_destroy_id(id);
-		rdma_destroy_event_channel(ch);
-		rdma_freeaddrinfo(res);
-		return 0;
+		return intree_done(ch, id, NULL, qp, res);
 	}
 	if (ev->event != RDMA_CM_EVENT_REJECTED ||
 	    (reason >= 0 && ev->status != reason)) {
@@ -119,10 +112,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rdma_ack_cm_event(ev);
-	if (qp)
-		rdma_destroy_qp(id);
-	rdma_destroy_id(id);
-	rdma_destroy_event_channel(ch);
-	rdma_freeaddrinfo(res);
-	return 0;
+	return intree_done(ch, id, NULL, qp, res);
 }

@@ -2,6 +2,7 @@
 /*
  * intree_common: the shared part of intree_client and intree_server.
  */
+#include <arpa/inet.h>
 #include <stdlib.h>
 
 #include "intree_common.h"
@@ -18,6 +19,48 @@ struct rdma_cm_event *intree_next_event(struct rdma_event_channel *ch,
 	fprintf(log, "%s: %s status %d\n", who, rdma_event_str(ev->event),
 		ev->status);
 	return ev;
+}
+
+int intree_expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type,
+		  const char *who, FILE *log)
+{
+	struct rdma_cm_event *ev = intree_next_event(ch, who, log);
+
+	if (ev->event != type)
+		return -1;
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+int intree_done(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+		struct rdma_cm_id *lid, int qp, struct rdma_addrinfo *res)
+{
+	if (qp)
+		rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+	if (lid)
+		rdma_destroy_id(lid);
+	rdma_destroy_event_channel(ch);
+	rdma_freeaddrinfo(res);
+	return 0;
+}
+
+int intree_listen(struct rdma_event_channel *ch, const char *addr,
+		  const char *port, enum rdma_port_space ps,
+		  struct rdma_cm_id **lid, struct rdma_addrinfo **res)
+{
+	struct rdma_addrinfo hints = {
+		.ai_flags = RAI_PASSIVE, .ai_port_space = ps,
+	};
+
+	if (rdma_getaddrinfo(addr, port, &hints, res))
+		return -1;
+	if (rdma_create_id(ch, lid, NULL, ps) ||
+	    rdma_bind_addr(*lid, (*res)->ai_src_addr) || rdma_listen(*lid, 4))
+		return -1;
+	printf("listening %u\n", ntohs(rdma_get_src_port(*lid)));
+	fflush(stdout);
+	return 0;
 }
 
 int intree_create_qp(struct rdma_cm_id *id, const char *who)

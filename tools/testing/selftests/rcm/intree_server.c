@@ -5,7 +5,8 @@
  * to prove that an rcm client reaches an in-tree listener.
  *
  * Usage: intree_server ADDRESS PORT EXPECT-DATA REPLY [qp]
- *   Listens on ADDRESS:PORT and prints "listening". The one connection
+ *   Listens on ADDRESS:PORT (0: a port its bind chooses) and prints
+ *   "listening PORT". The one connection
  *   request must carry private data beginning with EXPECT-DATA. REPLY is
  *   "accept:DATA" - accept it (no QP: QP number 0x4321) with that private
  *   data, wait for ESTABLISHED, disconnect and wait for DISCONNECTED - or
@@ -26,9 +27,7 @@
 
 int main(int argc, char **argv)
 {
-	struct rdma_addrinfo hints = {
-		.ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP,
-	}, *res;
+	struct rdma_addrinfo *res;
 	struct rdma_conn_param param = {
 		.responder_resources = 1, .initiator_depth = 1,
 		.rnr_retry_count = 7, .qp_num = 0x4321,
@@ -50,14 +49,9 @@ int main(int argc, char **argv)
 	}
 	accept = !strncmp(argv[4], "accept:", 7);
 	alarm(60);
-	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &res))
-		return 2;
 	ch = rdma_create_event_channel();
-	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(lid, res->ai_src_addr) || rdma_listen(lid, 4))
+	if (!ch || intree_listen(ch, argv[1], argv[2], RDMA_PS_TCP, &lid, &res))
 		return 2;
-	printf("listening\n");
-	fflush(stdout);
 
 	ev = intree_next_event(ch, "intree_server", stderr);
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST ||
@@ -73,11 +67,7 @@ int main(int argc, char **argv)
 	if (!accept) {
 		if (rdma_reject(id, data, strlen(data) + 1))
 			return 1;
-		rdma_destroy_id(id);
-		rdma_destroy_id(lid);
-		rdma_destroy_event_channel(ch);
-		rdma_freeaddrinfo(res);
-		return 0;
+		return intree_done(ch, id, lid, 0, res);
 	}
 	if (qp && intree_create_qp(id, "intree_server"))
 		return 2;
@@ -85,21 +75,10 @@ int main(int argc, char **argv)
 		perror("rdma_accept");
 		return 1;
 	}
-	ev = intree_next_event(ch, "intree_server", stderr);
-	if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
+	if (intree_expect(ch, RDMA_CM_EVENT_ESTABLISHED, "intree_server",
+			  stderr) || rdma_disconnect(id) ||
+	    intree_expect(ch, RDMA_CM_EVENT_DISCONNECTED, "intree_server",
+			  stderr))
 		return 1;
-	rdma_ack_cm_event(ev);
-	if (rdma_disconnect(id))
-		return 1;
-	ev = intree_next_event(ch, "intree_server", stderr);
-	if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
-		return 1;
-	rdma_ack_cm_event(ev);
-	if (qp)
-		rdma_destroy_qp(id);
-	rdma_destroy_id(id);
-	rdma_destroy_id(lid);
-	rdma_destroy_event_channel(ch);
-	rdma_freeaddrinfo(res);
-	return 0;
+	return intree_done(ch, id, lid, qp, res);
 }

@@ -7,7 +7,8 @@
  *
  * Usage:
  *   intree_udp server ADDRESS PORT EXPECT-DATA accept:DATA|reject:DATA
- *     Listens on ADDRESS:PORT, prints "listening"; the one SIDR request
+ *     Listens on ADDRESS:PORT (0: a port its bind chooses), prints
+ *     "listening PORT"; the one SIDR request
  *     must carry private data beginning with EXPECT-DATA; accepts it
  *     (QP number 0x4321) or rejects it with DATA.
  *   intree_udp client ADDRESS PORT DATA QPN|reject EXPECT-DATA
@@ -26,25 +27,12 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)
-{
-	struct rdma_cm_event *ev;
-
-	if (rdma_get_cm_event(ch, &ev)) {
-		perror("rdma_get_cm_event");
-		exit(2);
-	}
-	fprintf(stderr, "intree_udp: %s status %d\n",
-		rdma_event_str(ev->event), ev->status);
-	return ev;
-}
+#include "intree_common.h"
 
 static int server(struct rdma_event_channel *ch, char **argv)
 {
-	struct rdma_addrinfo hints = {
-		.ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_UDP,
-	}, *res;
 	struct rdma_conn_param param = { .qp_num = 0x4321 };
+	struct rdma_addrinfo *res;
 	const char *data = strchr(argv[4], ':');
 	struct rdma_cm_id *lid, *id;
 	struct rdma_cm_event *ev;
@@ -53,13 +41,9 @@ static int server(struct rdma_event_channel *ch, char **argv)
 	if (!data)
 		return 2;
 	data++;
-	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &res) ||
-	    rdma_create_id(ch, &lid, NULL, RDMA_PS_UDP) ||
-	    rdma_bind_addr(lid, res->ai_src_addr) || rdma_listen(lid, 4))
+	if (intree_listen(ch, argv[1], argv[2], RDMA_PS_UDP, &lid, &res))
 		return 2;
-	printf("listening\n");
-	fflush(stdout);
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_udp", stderr);
 	pd = ev->param.ud.private_data;
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST || !pd ||
 	    ev->param.ud.private_data_len != 180 ||
@@ -105,13 +89,13 @@ static int client(struct rdma_event_channel *ch, char **argv)
 	    rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) ||
 	    rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000))
 		return 2;
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_udp", stderr);
 	if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED)
 		return 2;
 	rdma_ack_cm_event(ev);
 	if (rdma_resolve_route(id, 2000))
 		return 2;
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_udp", stderr);
 	if (ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED)
 		return 2;
 	rdma_ack_cm_event(ev);
@@ -119,7 +103,7 @@ static int client(struct rdma_event_channel *ch, char **argv)
 		perror("rdma_connect");
 		return 1;
 	}
-	ev = next_event(ch);
+	ev = intree_next_event(ch, "intree_udp", stderr);
 	pd = ev->param.ud.private_data;
 	if (reject)
 		ok = ev->event == RDMA_CM_EVENT_UNREACHABLE &&

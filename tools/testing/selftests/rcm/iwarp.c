@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <infiniband/verbs.h>
@@ -58,7 +59,8 @@ TEST(iwarp_commands_before_a_connection)
 
 	NEED_SIW(ip);
 	fd = rcm_open_dev();
-	id = rcm_routed_id(fd, ip, 20500, 1);
+	/* Towards a port nobody listens on: no connect reaches the wire. */
+	id = rcm_routed_id(fd, ip, rcm_free_port(ip, RCM_PS_TCP), 1);
 	ASSERT_TRUE(id)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
@@ -98,6 +100,7 @@ TEST(iwarp_commands_before_a_connection)
 TEST(iwarp_qp_of_another_process_is_refused)
 {
 	const char *ip = siw_ip();
+	unsigned short port = 0;
 	unsigned int lid;
 	struct rcm_end e;
 	int fd, st;
@@ -105,7 +108,7 @@ TEST(iwarp_qp_of_another_process_is_refused)
 
 	NEED_SIW(ip);
 	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20516, 1, 0);
+	lid = rcm_listener(fd, ip, &port, 1, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC))
@@ -115,7 +118,7 @@ TEST(iwarp_qp_of_another_process_is_refused)
 		TH_LOG("fork");
 	if (pid == 0) {
 		int c = rcm_open_dev();
-		unsigned int id = rcm_routed_id(c, ip, 20516, 2);
+		unsigned int id = rcm_routed_id(c, ip, port, 2);
 
 		if (!id)
 			_exit(2);
@@ -138,21 +141,6 @@ TEST(iwarp_qp_of_another_process_is_refused)
  */
 #define SIW_PRIVATE_DATA_MAX	251
 
-/*
- * A record of @size bytes (a reader's that asked for less than struct
- * rcm_event), into a zeroed @ev: 0 when it is a @type.
- */
-static int expect_short_record(int fd, unsigned int type, size_t size,
-			       struct rcm_event *ev)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	memset(ev, 0, sizeof(*ev));
-	if (poll(&p, 1, 30000) != 1 || read(fd, ev, size) != (ssize_t)size)
-		return -1;
-	return ev->event == type ? 0 : -1;
-}
-
 TEST(iwarp_private_data_limits)
 {
 	const char *ip = siw_ip();
@@ -160,6 +148,7 @@ TEST(iwarp_private_data_limits)
 	enum { REC = RCM_EVENT_SIZE_MIN + 200 };
 	struct rcm_query q = { .size = sizeof(q), .event_size = REC };
 	unsigned int lid, cid, rid, i;
+	unsigned short port = 0;
 	const unsigned int head = REC - RCM_EVENT_SIZE_MIN;
 	const unsigned int len = SIW_PRIVATE_DATA_MAX;
 	struct rcm_event ev;
@@ -174,8 +163,8 @@ TEST(iwarp_private_data_limits)
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20503, 0x11, 0);
-	cid = rcm_routed_id(c, ip, 20503, 6);
+	lid = rcm_listener(s, ip, &port, 0x11, 0);
+	cid = rcm_routed_id(c, ip, port, 6);
 	ASSERT_TRUE(lid && cid)
 		TH_LOG("set-up: %s", strerror(errno));
 	/* The client reads records shorter than its private data. */
@@ -206,7 +195,7 @@ TEST(iwarp_private_data_limits)
 	ASSERT_EQ(0, rcm_accept_data(s, rid, se.qp->qp_num, 0, big + 1, len))
 		TH_LOG("accept: %s", strerror(errno));
 	/* The short record: the data's first bytes, the whole length. */
-	ASSERT_EQ(0, expect_short_record(c, RCM_EVENT_ESTABLISHED, REC, &ev))
+	ASSERT_EQ(0, rcm_expect_record(c, REC, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("not established");
 	ASSERT_TRUE(ev.private_data_len == len &&
 		    !memcmp(ev.private_data, big + 1, head) &&
@@ -264,7 +253,8 @@ static int connect_to_silence(const char *nb, int ready)
 	int fd;
 
 	fd = rcm_open_dev();
-	id = rcm_routed_id(fd, nb, 20514, 1);
+	/* Any port: the neighbour answers none. */
+	id = rcm_routed_id(fd, nb, rcm_free_port(siw_ip(), RCM_PS_TCP), 1);
 	if (!id || rcm_end_open(&e, IBV_TRANSPORT_IWARP, IBV_QPT_RC) || rcm_end_init(&e, fd, id))
 		return 2;
 	if (write(ready, "r", 1) != 1)
@@ -319,7 +309,8 @@ TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	ASSERT_TRUE(id && rcm_bind(fd, id, RCM_BOND_IP, 0) == 0)
 		TH_LOG("bind: %s", strerror(errno));
-	usleep(300000);		/* the child is inside its connect now */
+	ASSERT_EQ(0, rcm_wait_in_syscall(pid, SYS_ioctl, 30000))
+		TH_LOG("the child never blocked in its connect");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, rcm_bond_failover(1))
 		TH_LOG("cannot fail the bond over");
@@ -338,6 +329,7 @@ TEST(iwarp_slow_tcp_connect_leaves_the_id_unlocked)
 }
 
 struct slow_connect {
+	pid_t tid;	/* the thread's, once it is about to connect */
 	int fd;
 	unsigned int id;
 	unsigned int qpn;
@@ -349,6 +341,7 @@ static void *slow_connect_thread(void *arg)
 {
 	struct slow_connect *sc = arg;
 
+	__atomic_store_n(&sc->tid, gettid(), __ATOMIC_RELEASE);
 	sc->ret = rcm_connect_data(sc->fd, sc->id, sc->qpn, "hush", 5);
 	sc->err = errno;
 	return NULL;
@@ -375,7 +368,7 @@ TEST(iwarp_destroy_during_slow_tcp_connect)
 	ASSERT_EQ(0, silence_on(ip, dev, nb, sizeof(nb)))
 		TH_LOG("cannot make %s a silent neighbour: %s", nb, strerror(errno));
 	sc.fd = rcm_open_dev();
-	sc.id = rcm_routed_id(sc.fd, nb, 20515, 1);
+	sc.id = rcm_routed_id(sc.fd, nb, rcm_free_port(ip, RCM_PS_TCP), 1);
 	ASSERT_TRUE(sc.id &&
 		    rcm_end_open(&e, IBV_TRANSPORT_IWARP,
 				 IBV_QPT_RC) == 0 && rcm_end_init(&e, sc.fd,
@@ -384,7 +377,10 @@ TEST(iwarp_destroy_during_slow_tcp_connect)
 	sc.qpn = e.qp->qp_num;
 	ASSERT_EQ(0, pthread_create(&t, NULL, slow_connect_thread, &sc))
 		TH_LOG("thread");
-	usleep(300000);		/* the thread is inside its connect now */
+	ASSERT_TRUE(RCM_WAIT_FOR(__atomic_load_n(&sc.tid, __ATOMIC_ACQUIRE),
+				 30000) &&
+		    rcm_wait_in_syscall(sc.tid, SYS_ioctl, 30000) == 0)
+		TH_LOG("the thread never blocked in its connect");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, rcm_destroy(sc.fd, sc.id))
 		TH_LOG("destroy: %s", strerror(errno));
@@ -411,6 +407,8 @@ TEST(iwarp_peer_private_data_arrives_whole)
 	const char *ip = siw_ip();
 	char data[251], rej[200], want[16 + sizeof(rej)];
 	struct rcm_event ev;
+	unsigned short port = 0;
+	char portstr[8];
 	unsigned int lid;
 	int s, lib;
 	pid_t pid;
@@ -426,9 +424,10 @@ TEST(iwarp_peer_private_data_arrives_whole)
 	snprintf(want, sizeof(want), "reject:-1:%.*s", (int)sizeof(rej) - 1,
 		 rej);
 	s = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20511, 0x55, 0);
+	lid = rcm_listener(s, ip, &port, 0x55, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
+	snprintf(portstr, sizeof(portstr), "%hu", port);
 	for (lib = 0; lib < 2; lib++) {
 		if (!lib && !rcm_have_intree_cm()) {
 			printf("# in-tree rdma_ucm not loaded: rcm's library only\n");
@@ -440,7 +439,7 @@ TEST(iwarp_peer_private_data_arrives_whole)
 		if (pid == 0) {
 			if (lib)
 				setenv("LD_LIBRARY_PATH", "/usr/lib/rcm", 1);
-			execl("./intree_client", "intree_client", ip, "20511",
+			execl("./intree_client", "intree_client", ip, portstr,
 			      data, want, "qp", (char *)NULL);
 			_exit(3);
 		}
@@ -459,27 +458,12 @@ TEST(iwarp_peer_private_data_arrives_whole)
 	close(s);
 }
 
-/* Route @id to @ip:@port, retrying for 10 s while a device comes up. */
-static unsigned int routed_retry(int fd, const char *ip, unsigned short port,
-				 unsigned long long ctx)
-{
-	unsigned int id;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		id = rcm_routed_id(fd, ip, port, ctx);
-		if (id)
-			return id;
-		usleep(100000);
-	}
-	return 0;
-}
-
 TEST(iwarp_device_removal_with_a_connection)
 {
 	const char *ip = siw_ip();
 	const char *netdev = getenv("RCM_NETDEV_SIW");
-	unsigned int lid, wid, cid, seen = 0;
+	unsigned int lid, wid, cid = 0, seen = 0;
+	unsigned short port = 0, wport = 0;
 	struct timespec t0;
 	struct rcm_event ev;
 	struct rcm_end ce, se;
@@ -495,11 +479,11 @@ TEST(iwarp_device_removal_with_a_connection)
 	fd = rcm_open_dev();
 	w = rcm_open_dev();
 	/* A listener on the device, and a wildcard one in another file. */
-	lid = rcm_listener(fd, ip, 20512, 1, 0);
-	wid = rcm_listener(w, "0.0.0.0", 20513, 2, 0);
+	lid = rcm_listener(fd, ip, &port, 1, 0);
+	wid = rcm_listener(w, "0.0.0.0", &wport, 2, 0);
 	ASSERT_TRUE(lid && wid)
 		TH_LOG("listen: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_establish_n(fd, fd, ip, 20512, &ce, &se, 1))
+	ASSERT_EQ(0, rcm_establish_n(fd, fd, ip, port, &ce, &se, 1))
 		TH_LOG("connection: %s", strerror(errno));
 
 	/*
@@ -547,8 +531,9 @@ TEST(iwarp_device_removal_with_a_connection)
 	ASSERT_EQ(0, rcm_sh("rdma link add siw0 type siw netdev %s", netdev))
 		TH_LOG("rdma link add failed");
 	fd = rcm_open_dev();
-	cid = routed_retry(fd, ip, 20513, 3);
-	ASSERT_TRUE(cid)
+	/* Routes fail until the device is up again. */
+	ASSERT_TRUE(RCM_WAIT_FOR((cid = rcm_routed_id(fd, ip, wport, 3)),
+				 10000))
 		TH_LOG("route after re-adding siw0: %s", strerror(errno));
 	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
 		    rcm_end_init(&ce, fd, cid) == 0)

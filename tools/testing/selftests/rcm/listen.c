@@ -53,25 +53,48 @@ TEST(listen_errors)
 	close(fd);
 }
 
-TEST(intree_client_is_rejected_with_private_data)
-{
-	const char *ip = getenv("RCM_ADDR_RXE");
-	struct rcm_query_id q = { .size = sizeof(q) };
-	struct rcm_event ev;
-	unsigned int lid;
+/*
+ * An rcm listener (context 0x1157) on RCM_ADDR_RXE at a port bind chose,
+ * for the in-tree stack's client (./intree_client) to call.
+ */
+FIXTURE(intree_peer) {
+	const char *ip;
 	int fd;
+	unsigned short port;
+	unsigned int lid;
+};
+
+FIXTURE_SETUP(intree_peer)
+{
+	self->fd = -1;
+	self->port = 0;
+	self->ip = getenv("RCM_ADDR_RXE");
+	if (!self->ip)
+		SKIP_SETUP("no Soft-RoCE device");
+	if (!rcm_have_intree_cm())
+		SKIP_SETUP("in-tree rdma_ucm not loaded");
+	self->fd = rcm_open_dev();
+	self->lid = rcm_listener(self->fd, self->ip, &self->port, 0x1157, 0);
+	ASSERT_TRUE(self->lid)
+		TH_LOG("listen: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(intree_peer)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(intree_peer, intree_client_is_rejected_with_private_data)
+{
+	const char *ip = self->ip;
+	struct rcm_query_id q = { .size = sizeof(q) };
+	unsigned int lid = self->lid;
+	int fd = self->fd;
+	struct rcm_event ev;
 	pid_t pid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	if (!rcm_have_intree_cm())
-		SKIP(return, "in-tree rdma_ucm not loaded");
-	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20001, 0x1157, 4);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-
-	pid = rcm_intree_client(ip, 20001, "hello rcm", "reject:28:go-away",
+	pid = rcm_intree_client(ip, self->port, "hello rcm", "reject:28:go-away",
 				false);
 	ASSERT_LT(0, pid)
 		TH_LOG("fork");
@@ -102,7 +125,8 @@ TEST(intree_client_is_rejected_with_private_data)
 		TH_LOG("query: %s", strerror(errno));
 	ASSERT_TRUE(((struct sockaddr_in *)&q.out_src)->sin_addr.s_addr ==
 		    inet_addr(ip) &&
-		    ntohs(((struct sockaddr_in *)&q.out_src)->sin_port) == 20001)
+		    ntohs(((struct sockaddr_in *)&q.out_src)->sin_port) ==
+		    self->port)
 		TH_LOG("local address of the request");
 	ASSERT_TRUE(((struct sockaddr_in *)&q.out_dst)->sin_addr.s_addr ==
 		    inet_addr(ip))
@@ -117,78 +141,53 @@ TEST(intree_client_is_rejected_with_private_data)
 		TH_LOG("the in-tree client did not see the reject");
 	ASSERT_EQ(0, rcm_destroy(fd, ev.id))
 		TH_LOG("destroy request id");
-	close(fd);
 }
 
-TEST(destroying_a_request_rejects_it)
+/* The same of a wildcard listener's request. */
+TEST_F(intree_peer, destroying_a_request_rejects_it)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port = 0;
 	struct rcm_event ev;
-	unsigned int lid;
-	int fd;
+	int fd = self->fd;
 	pid_t pid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	if (!rcm_have_intree_cm())
-		SKIP(return, "in-tree rdma_ucm not loaded");
-	fd = rcm_open_dev();
-	lid = rcm_listener(fd, "0.0.0.0", 20002, 7, 0);
-	ASSERT_TRUE(lid)
+	ASSERT_TRUE(rcm_listener(fd, "0.0.0.0", &port, 7, 0))
 		TH_LOG("listen: %s", strerror(errno));
-	pid = rcm_intree_client(ip, 20002, "x", "reject:28:-", false);
+	pid = rcm_intree_client(self->ip, port, "x", "reject:28:-", false);
 	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	ASSERT_EQ(0, rcm_destroy(fd, ev.id))
 		TH_LOG("destroy: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("the in-tree client was not rejected");
-	close(fd);
 }
 
-TEST(closing_with_unanswered_requests)
+TEST_F(intree_peer, closing_with_unanswered_requests)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_event ev;
-	unsigned int lid;
-	int fd;
 	pid_t pid;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	if (!rcm_have_intree_cm())
-		SKIP(return, "in-tree rdma_ucm not loaded");
-	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20003, 8, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	pid = rcm_intree_client(ip, 20003, "y", "reject:28:-", false);
-	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_CONNECT_REQUEST, &ev))
+	pid = rcm_intree_client(self->ip, self->port, "y", "reject:28:-",
+				false);
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_CONNECT_REQUEST,
+				      &ev))
 		TH_LOG("no request");
-	close(fd);	/* destroys listener and request: the peer is rejected */
+	/* Destroys listener and request: the peer is rejected. */
+	close(self->fd);
+	self->fd = -1;
 	ASSERT_EQ(0, rcm_exit_status(pid))
 		TH_LOG("the in-tree client was not rejected");
 }
 
-TEST(many_requests_while_the_listener_goes_away)
+TEST_F(intree_peer, many_requests_while_the_listener_goes_away)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	int i, fd = self->fd, seen = 0, failed = 0;
 	struct rcm_event ev;
 	pid_t pids[8];
-	unsigned int lid;
-	int i, fd, seen = 0, failed = 0;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	if (!rcm_have_intree_cm())
-		SKIP(return, "in-tree rdma_ucm not loaded");
-	fd = rcm_open_dev();
-	lid = rcm_listener(fd, ip, 20004, 9, 0);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
 	for (i = 0; i < 8; i++)
-		pids[i] = rcm_intree_client(ip, 20004, "z", "reject:-1:-",
-					    false);
+		pids[i] = rcm_intree_client(self->ip, self->port, "z",
+					    "reject:-1:-", false);
 	/*
 	 * Answer some requests each way, then close the file with the
 	 * listener, the unanswered requests and REQs still arriving.
@@ -202,6 +201,7 @@ TEST(many_requests_while_the_listener_goes_away)
 			rcm_destroy(fd, ev.id);
 	}
 	close(fd);
+	self->fd = -1;
 	for (i = 0; i < 8; i++)
 		if (rcm_exit_status(pids[i]) != 0)
 			failed++;
@@ -229,10 +229,10 @@ static int expect_event(int fd, unsigned int id, unsigned int type,
  */
 TEST_F(transport, intree_client_is_accepted_and_disconnects)
 {
-	unsigned short port = variant->port + 4;
+	unsigned short port = 0;
 	struct rcm_accept big = { .size = sizeof(big) };
 	char pdata[RCM_IWARP_PRIVATE_DATA_MAX + 1] = "";
-	unsigned int lid, rid, sqpn, len;
+	unsigned int lid, rid, sqpn;
 	struct rcm_event ev;
 	int fd;
 	pid_t pid;
@@ -240,7 +240,7 @@ TEST_F(transport, intree_client_is_accepted_and_disconnects)
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
 	fd = rcm_open_dev();
-	lid = rcm_listener(fd, self->ip, port, 0x11, 0);
+	lid = rcm_listener(fd, self->ip, &port, 0x11, 0);
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
 	pid = rcm_intree_client(self->ip, port, "from-intree",
@@ -250,17 +250,11 @@ TEST_F(transport, intree_client_is_accepted_and_disconnects)
 	ASSERT_EQ(0, rcm_expect_event(fd, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	rid = ev.id;
-	/* librdmacm sends its string with the NUL: 12 bytes. */
-	len = arrives(variant, 12, RCM_CONNECT_PRIVATE_DATA_MAX);
-	ASSERT_TRUE(ev.private_data_len == len &&
-		    !strcmp((char *)ev.private_data, "from-intree"))
-		TH_LOG("request data '%.56s' len %u, want %u", ev.private_data,
-		       ev.private_data_len, len);
-	/* The in-tree client asked for 2 reads served, 1 issued. */
-	ASSERT_TRUE(ev.conn.initiator_depth >= 1 &&
-		    ev.conn.responder_resources >= 1)
-		TH_LOG("request depths %u/%u", ev.conn.initiator_depth,
-		       ev.conn.responder_resources);
+	/*
+	 * librdmacm sends its string with the NUL, 12 bytes; the in-tree
+	 * client asked for 2 reads served, 1 issued.
+	 */
+	request_as_sent(_metadata, variant, &ev, "from-intree", 12);
 	ASSERT_EQ(0, rcm_end_init(&self->se, fd, rid))
 		TH_LOG("QP: %s", strerror(errno));
 	sqpn = self->se.qp->qp_num;
@@ -328,14 +322,14 @@ TEST_F(transport, intree_client_is_accepted_and_disconnects)
  */
 TEST_F(transport, a_second_listen_keeps_the_first)
 {
-	unsigned short port = variant->port + 5;
+	unsigned short port = 0;
 	unsigned int lid, cid;
 	struct rcm_event ev;
 	int s, c;
 
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, self->ip, port, 0x2, 0);
+	lid = rcm_listener(s, self->ip, &port, 0x2, 0);
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_listen(s, lid, 0), EINVAL);
@@ -362,7 +356,7 @@ TEST_F(transport, a_second_listen_keeps_the_first)
  */
 TEST_F(transport, wildcard_listener_reaches_the_device)
 {
-	unsigned short port = variant->port + 10;
+	unsigned short port = 0;
 	char addr[INET_ADDRSTRLEN] = "";
 	unsigned int lid, cid;
 	struct rcm_query_id q;
@@ -371,7 +365,7 @@ TEST_F(transport, wildcard_listener_reaches_the_device)
 
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, "0.0.0.0", port, 0x22, 0);
+	lid = rcm_listener(s, "0.0.0.0", &port, 0x22, 0);
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
 	cid = client_id(_metadata, self, c, port);
@@ -408,7 +402,6 @@ TEST(listener_of_another_netns_leaves_the_port_free)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned short port = 0;
-	struct rcm_query_id q;
 	pid_t child, srv;
 	unsigned int id;
 	int p[2], fd;
@@ -424,10 +417,9 @@ TEST(listener_of_another_netns_leaves_the_port_free)
 		if (unshare(CLONE_NEWNET))
 			_exit(1);
 		fd = rcm_open_dev();
-		id = rcm_listener(fd, "0.0.0.0", 0, 1, 0);
-		if (!id || rcm_query(fd, id, &q))
+		id = rcm_listener(fd, "0.0.0.0", &port, 1, 0);
+		if (!id)
 			_exit(2);
-		port = ntohs(((struct sockaddr_in *)&q.out_src)->sin_port);
 		if (write(p[1], &port, sizeof(port)) != sizeof(port))
 			_exit(3);
 		pause();
@@ -435,13 +427,11 @@ TEST(listener_of_another_netns_leaves_the_port_free)
 	}
 	ASSERT_EQ(sizeof(port), read(p[0], &port, sizeof(port)))
 		TH_LOG("the listener in the new namespace failed");
-	srv = rcm_intree_server(ip, port, "x", "reject:-", false);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	srv = rcm_intree_server(ip, &port, "x", "reject:-", false);
+	rcm_kill(child);
 	ASSERT_LT(0, srv)
 		TH_LOG("the in-tree CM cannot listen on %s port %u", ip, port);
-	kill(srv, SIGKILL);
-	waitpid(srv, NULL, 0);
+	rcm_kill(srv);
 	close(p[0]);
 	close(p[1]);
 }

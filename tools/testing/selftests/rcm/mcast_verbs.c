@@ -48,20 +48,10 @@ static int ud_open(struct rcm_end *e, unsigned int qkey)
 /* One completion within @ms; 0 with *wc filled, -1 otherwise. */
 static int poll_one(struct rcm_end *e, struct ibv_wc *wc, int ms)
 {
-	struct timespec t0, t;
+	int n = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		int n = ibv_poll_cq(e->cq, 1, wc);
-
-		if (n)
-			return n == 1 ? 0 : -1;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			return -1;
-		usleep(1000);
-	}
+	RCM_WAIT_FOR((n = ibv_poll_cq(e->cq, 1, wc)) != 0, ms);
+	return n == 1 ? 0 : -1;
 }
 
 /*

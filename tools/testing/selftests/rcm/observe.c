@@ -95,32 +95,11 @@ static int id_has(const char *info, unsigned int handle, const char *want)
 	return 1;
 }
 
-/*
- * An established connection from @c to a listener of @s on @ip:@port,
- * without QPs: *@cid the active id, *@rid the passive one.
- */
-static int establish(int s, int c, const char *ip, unsigned short port,
-		     unsigned int *cid, unsigned int *rid)
-{
-	struct rcm_event ev;
-
-	*cid = rcm_routed_id(c, ip, port, 7);
-	if (!*cid || rcm_connect(c, *cid, 0x1234, NULL) ||
-	    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		return -1;
-	*rid = ev.id;
-	if (rcm_accept(s, *rid, 0x5678, 8, NULL) ||
-	    rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) ||
-	    rcm_simple(c, RCM_IOCTL_ESTABLISH, *cid) ||
-	    rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
-		return -1;
-	return 0;
-}
-
 TEST(fdinfo_lists_every_id)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int idle, bound, lid, cid, rid, pend;
+	unsigned short port = 0, bport;
 	char info[8192], want[160];
 	int s, c;
 
@@ -130,17 +109,20 @@ TEST(fdinfo_lists_every_id)
 	c = rcm_open_dev();
 	idle = rcm_create(c, RCM_PS_UDP, RCM_QPT_UD, 1);
 	bound = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 2);
-	ASSERT_TRUE(idle && bound && rcm_bind(c, bound, ip, 20601) == 0)
+	ASSERT_TRUE(idle && bound && rcm_bind(c, bound, ip, 0) == 0)
 		TH_LOG("set-up: %s", strerror(errno));
-	lid = rcm_listener(s, ip, 20602, 3, 5);
+	bport = rcm_local_port(c, bound);
+	lid = rcm_listener(s, ip, &port, 3, 5);
 	ASSERT_TRUE(lid)
 		TH_LOG("listener: %s", strerror(errno));
-	ASSERT_EQ(0, establish(s, c, ip, 20602, &cid, &rid))
+	ASSERT_EQ(0, rcm_establish(s, c, ip, port, &cid, &rid))
 		TH_LOG("connection: %s", strerror(errno));
 	pend = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 4);
 	ASSERT_TRUE(pend && rcm_resolve(c, pend, NULL, ip, 2000) == 0)
 		TH_LOG("resolve: %s", strerror(errno));
-	usleep(300000);		/* ADDR_RESOLVED queued, left unread */
+	/* ADDR_RESOLVED queued, left unread. */
+	ASSERT_TRUE(RCM_WAIT_FOR(rcm_events_queued(c) == 1, 30000))
+		TH_LOG("%ld events queued", rcm_events_queued(c));
 
 	ASSERT_EQ(0, fdinfo(c, info, sizeof(info)))
 		TH_LOG("fdinfo: %s", strerror(errno));
@@ -152,12 +134,13 @@ TEST(fdinfo_lists_every_id)
 		    "ps=udp qp=ud state=IDLE role=- src=- dst=- dev=- port=- events=0"))
 		TH_LOG("idle id");
 	snprintf(want, sizeof(want),
-		 "ps=tcp qp=rc state=ADDR_BOUND src=%s:20601 dev=rxe0 port=1",
-		 ip);
+		 "ps=tcp qp=rc state=ADDR_BOUND src=%s:%hu dev=rxe0 port=1",
+		 ip, bport);
 	ASSERT_TRUE(id_has(info, bound, want))
 		TH_LOG("bound id");
 	snprintf(want, sizeof(want),
-		 "state=CONNECT role=active dst=%s:20602 dev=rxe0 events=0", ip);
+		 "state=CONNECT role=active dst=%s:%hu dev=rxe0 events=0", ip,
+		 port);
 	ASSERT_TRUE(id_has(info, cid, want))
 		TH_LOG("active id");
 	ASSERT_TRUE(id_has(info, pend, "state=ADDR_RESOLVED events=1"))
@@ -165,11 +148,12 @@ TEST(fdinfo_lists_every_id)
 
 	ASSERT_EQ(0, fdinfo(s, info, sizeof(info)))
 		TH_LOG("fdinfo: %s", strerror(errno));
-	snprintf(want, sizeof(want), "state=LISTEN role=listener src=%s:20602 backlog=5",
-		 ip);
+	snprintf(want, sizeof(want),
+		 "state=LISTEN role=listener src=%s:%hu backlog=5", ip, port);
 	ASSERT_TRUE(id_has(info, lid, want))
 		TH_LOG("listener");
-	snprintf(want, sizeof(want), "state=CONNECT role=passive src=%s:20602", ip);
+	snprintf(want, sizeof(want), "state=CONNECT role=passive src=%s:%hu",
+		 ip, port);
 	ASSERT_TRUE(id_has(info, rid, want))
 		TH_LOG("passive id");
 	close(c);
@@ -194,7 +178,8 @@ TEST(fdinfo_of_thousands_of_ids_and_events)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const size_t len = 4 << 20;
-	long queued = 0, ms = 0, waited;
+	long queued = 0, ms = 0;
+	struct timespec t0;
 	unsigned int i, id;
 	char *info;
 	int fd;
@@ -210,17 +195,21 @@ TEST(fdinfo_of_thousands_of_ids_and_events)
 			TH_LOG("id %u: %s", i, strerror(errno));
 	}
 	/* Every read of the listing is bounded, also while events arrive. */
-	for (waited = 0; queued < 12000 && waited < 60000; waited += ms + 100) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
 		queued = fdinfo_queued(fd, info, len, &ms);
 		ASSERT_LE(0, queued)
 			TH_LOG("fdinfo: %s", strerror(errno));
 		ASSERT_GT(8000, ms)
 			TH_LOG("listing %ld events of 12000 ids took %ld ms",
 			       queued, ms);
-		usleep(100000);
+		if (queued >= 12000 || rcm_ms_since(&t0) > 60000)
+			break;
+		rcm_pause();
 	}
 	ASSERT_EQ(12000, queued)
-		TH_LOG("resolutions still unanswered after %ld ms", waited);
+		TH_LOG("resolutions still unanswered after %ld ms",
+		       rcm_ms_since(&t0));
 	ASSERT_TRUE(id_has(info, id, "state=ADDR_RESOLVED events=1"));
 	printf("# 12000 ids with an event each listed in %ld ms\n", ms);
 	close(fd);
@@ -249,7 +238,7 @@ TEST(rcm_stat_lists_another_process)
 	if (!pid) {
 		int fd = rcm_open_dev();
 		unsigned int a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-		unsigned int b = rcm_listener(fd, ip, 20603, 2, 4);
+		unsigned int b = rcm_listener(fd, ip, NULL, 2, 4);
 
 		if (write(p[1], a && b ? "y" : "n", 1) != 1)
 			_exit(1);
@@ -267,8 +256,7 @@ TEST(rcm_stat_lists_another_process)
 		lines++;
 	}
 	st = pclose(f);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	rcm_kill(pid);
 	printf("# %s", out);
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("rcm-stat status %d", st);
@@ -308,6 +296,7 @@ TEST(tracepoints_fire)
 	};
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, cid, rid;
+	unsigned short port = 0;
 	static char trace[1 << 18];
 	char needle[64];
 	size_t i, n = 0;
@@ -325,8 +314,8 @@ TEST(tracepoints_fire)
 		TH_LOG("cannot enable");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20604, 3, 4);
-	ASSERT_TRUE(lid && establish(s, c, ip, 20604, &cid, &rid) == 0)
+	lid = rcm_listener(s, ip, &port, 3, 4);
+	ASSERT_TRUE(lid && rcm_establish(s, c, ip, port, &cid, &rid) == 0)
 		TH_LOG("connection: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
 		TH_LOG("disconnect: %s", strerror(errno));

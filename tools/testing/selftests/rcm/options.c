@@ -16,28 +16,11 @@
 
 #include "rcm_harness.h"
 
-static int set_opt(int fd, unsigned int id, uint32_t level, uint32_t name,
-		   uint64_t value)
-{
-	struct rcm_set_option o = {
-		.size = sizeof(o), .id = id, .level = level,
-		.optname = name, .value = value,
-	};
-
-	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
-}
-
 /* Resolve address and route to @ip; fill @q with the result. */
 static int routed(int fd, unsigned int id, const char *ip,
 		  struct rcm_query_id *q)
 {
-	struct rcm_event ev;
-
-	if (rcm_resolved(fd, id, ip) || rcm_route(fd, id, 2000) ||
-	    rcm_wait_event(fd, 10000, &ev) ||
-	    ev.event != RCM_EVENT_ROUTE_RESOLVED)
-		return -1;
-	return rcm_query(fd, id, q);
+	return rcm_resolved(fd, id, ip) || rcm_route_query(fd, id, q) ? -1 : 0;
 }
 
 TEST(unknown_options_are_enoprotoopt)
@@ -48,10 +31,10 @@ TEST(unknown_options_are_enoprotoopt)
 
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_ERRNO(set_opt(fd, id, 1, 1, 0), ENOPROTOOPT);	/* IB_PATH */
-	ASSERT_ERRNO(set_opt(fd, id, 7, 0, 0), ENOPROTOOPT);
-	ASSERT_ERRNO(set_opt(fd, id, RCM_OPTION_ID, 4, 0), ENOPROTOOPT);
-	ASSERT_ERRNO(set_opt(fd, id + 99, RCM_OPTION_ID, 0, 0), ENOENT);
+	ASSERT_ERRNO(rcm_set_option(fd, id, 1, 1, 0), ENOPROTOOPT);	/* IB_PATH */
+	ASSERT_ERRNO(rcm_set_option(fd, id, 7, 0, 0), ENOPROTOOPT);
+	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_ID, 4, 0), ENOPROTOOPT);
+	ASSERT_ERRNO(rcm_set_option(fd, id + 99, RCM_OPTION_ID, 0, 0), ENOENT);
 	o.id = id;
 	o.reserved = 1;
 	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_SET_OPTION, &o), EINVAL);
@@ -66,15 +49,15 @@ TEST(values_out_of_range_are_einval)
 
 	ASSERT_TRUE(rc && ud)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 256), EINVAL);
-	ASSERT_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 2),
+	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 256), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 2),
 		     EINVAL);
-	ASSERT_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 2),
+	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 2),
 		     EINVAL);
-	ASSERT_ERRNO(set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 32),
+	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 32),
 		     EINVAL);
 	/* An RC and XRC-initiator notion, as rdma_set_ack_timeout(). */
-	ASSERT_ERRNO(set_opt(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 14),
+	ASSERT_ERRNO(rcm_set_option(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT, 14),
 		     EINVAL);
 	{
 		unsigned int uc = rcm_create(fd, RCM_PS_IB, RCM_QPT_UC, 3);
@@ -82,16 +65,16 @@ TEST(values_out_of_range_are_einval)
 
 		ASSERT_TRUE(uc && xrc)
 			TH_LOG("create UC/XRC: %s", strerror(errno));
-		ASSERT_ERRNO(set_opt(fd, uc, RCM_OPTION_ID,
-			     RCM_OPTION_ID_ACK_TIMEOUT, 14), EINVAL);
-		ASSERT_EQ(0, set_opt(fd, xrc, RCM_OPTION_ID,
-				     RCM_OPTION_ID_ACK_TIMEOUT, 14))
+		ASSERT_ERRNO(rcm_set_option(fd, uc, RCM_OPTION_ID,
+					    RCM_OPTION_ID_ACK_TIMEOUT, 14), EINVAL);
+		ASSERT_EQ(0, rcm_set_option(fd, xrc, RCM_OPTION_ID,
+					    RCM_OPTION_ID_ACK_TIMEOUT, 14))
 			TH_LOG("XRC_SEND ack timeout: %s", strerror(errno));
 	}
-	ASSERT_EQ(0, set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT,
-			     31))
+	ASSERT_EQ(0, rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT,
+				    31))
 		TH_LOG("ack timeout 31: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 255))
+	ASSERT_EQ(0, rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 255))
 		TH_LOG("tos 255: %s", strerror(errno));
 	close(fd);
 }
@@ -108,18 +91,18 @@ TEST(reuseaddr_lets_two_ids_share_a_port)
 		SKIP(return, "no Soft-RoCE device");
 	ASSERT_TRUE(a && b && c)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_TRUE(set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0 &&
-		    set_opt(fd, b, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0)
+	ASSERT_TRUE(rcm_set_option(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0 &&
+		    rcm_set_option(fd, b, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) == 0)
 		TH_LOG("set: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, a, ip, 19000))
+	ASSERT_EQ(0, rcm_bind(fd, a, ip, 0))
 		TH_LOG("bind a: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, b, ip, 19000))
+	ASSERT_EQ(0, rcm_bind(fd, b, ip, rcm_local_port(fd, a)))
 		TH_LOG("bind b: %s", strerror(errno));
-	ASSERT_ERRNO(rcm_bind(fd, c, ip, 19000), EADDRINUSE);
+	ASSERT_ERRNO(rcm_bind(fd, c, ip, rcm_local_port(fd, a)), EADDRINUSE);
 	/* Once bound, it cannot be turned off; on is still fine. */
-	ASSERT_ERRNO(set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 0),
+	ASSERT_ERRNO(rcm_set_option(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 0),
 		     EINVAL);
-	ASSERT_EQ(0, set_opt(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1))
+	ASSERT_EQ(0, rcm_set_option(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1))
 		TH_LOG("set again: %s", strerror(errno));
 	close(fd);
 }
@@ -135,16 +118,17 @@ TEST(afonly_separates_ipv4_and_ipv6)
 	ASSERT_TRUE(v6 && v4 && v6b && v4b)
 		TH_LOG("create: %s", strerror(errno));
 	/* Dual-stack wildcards collide (net.ipv6.bindv6only is 0 here). */
-	ASSERT_EQ(0, rcm_bind(fd, v6, "::", 19100))
+	ASSERT_EQ(0, rcm_bind(fd, v6, "::", 0))
 		TH_LOG("bind v6: %s", strerror(errno));
-	ASSERT_ERRNO(rcm_bind(fd, v4, "0.0.0.0", 19100), EADDRNOTAVAIL);
+	ASSERT_ERRNO(rcm_bind(fd, v4, "0.0.0.0", rcm_local_port(fd, v6)),
+		     EADDRNOTAVAIL);
 	/* AFONLY on both sides: they share. */
-	ASSERT_TRUE(set_opt(fd, v6b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0 &&
-		    set_opt(fd, v4b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0)
+	ASSERT_TRUE(rcm_set_option(fd, v6b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0 &&
+		    rcm_set_option(fd, v4b, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1) == 0)
 		TH_LOG("set: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, v6b, "::", 19101))
+	ASSERT_EQ(0, rcm_bind(fd, v6b, "::", 0))
 		TH_LOG("bind v6b: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, v4b, "0.0.0.0", 19101))
+	ASSERT_EQ(0, rcm_bind(fd, v4b, "0.0.0.0", rcm_local_port(fd, v6b)))
 		TH_LOG("bind v4b: %s", strerror(errno));
 	close(fd);
 }
@@ -160,7 +144,7 @@ TEST(afonly_is_fixed_once_resolved)
 		SKIP(return, "no Soft-RoCE device");
 	ASSERT_TRUE(id && routed(fd, id, ip, &q) == 0)
 		TH_LOG("route: %s", strerror(errno));
-	ASSERT_ERRNO(set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1),
+	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1),
 		     EINVAL);
 	close(fd);
 }
@@ -176,10 +160,10 @@ TEST(tos_and_ack_timeout_shape_the_path)
 		SKIP(return, "no Soft-RoCE device");
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 0x68))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 0x68))
 		TH_LOG("tos: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT,
-			     14))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT,
+				    14))
 		TH_LOG("ack timeout: %s", strerror(errno));
 	ASSERT_EQ(0, routed(fd, id, ip, &q))
 		TH_LOG("route: %s", strerror(errno));
@@ -201,28 +185,28 @@ TEST(resolve_timeout_range)
 
 	ASSERT_TRUE(id && ud)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_ERRNO(set_opt(fd, id, RCM_OPTION_ID,
-		     RCM_OPTION_ID_RESOLVE_TIMEOUT,
+	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT,
 		     RCM_MAX_TIMEOUT_MS + 1), EINVAL);
 	/* The value is 64 bits wide: no truncation to a valid one. */
-	ASSERT_ERRNO(set_opt(fd, id, RCM_OPTION_ID,
-		     RCM_OPTION_ID_RESOLVE_TIMEOUT, (1ULL << 32) + 300),
+	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, (1ULL << 32) + 300),
 		     EINVAL);
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
-			     RCM_OPTION_ID_RESOLVE_TIMEOUT, RCM_MAX_TIMEOUT_MS))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, RCM_MAX_TIMEOUT_MS))
 		TH_LOG("max: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
-			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 1))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, 1))
 		TH_LOG("1: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
-			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
 		TH_LOG("0: %s", strerror(errno));
 	/* Any QP type. */
-	ASSERT_EQ(0, set_opt(fd, ud, RCM_OPTION_ID,
-			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 500))
+	ASSERT_EQ(0, rcm_set_option(fd, ud, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, 500))
 		TH_LOG("UD: %s", strerror(errno));
-	ASSERT_ERRNO(set_opt(fd, id + ud + 99, RCM_OPTION_ID,
-		     RCM_OPTION_ID_RESOLVE_TIMEOUT, 500), ENOENT);
+	ASSERT_ERRNO(rcm_set_option(fd, id + ud + 99, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, 500), ENOENT);
 	close(fd);
 }
 
@@ -254,8 +238,8 @@ TEST(resolve_timeout_replaces_the_commands)
 		SKIP(return, "RCM_ADDR_SILENT not set");
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
-			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
 		TH_LOG("set: %s", strerror(errno));
 	/* 60 s in the command; the option's 300 ms win. */
 	ms = silent_resolution(fd, id, ip, 60000, &ev);
@@ -268,8 +252,8 @@ TEST(resolve_timeout_replaces_the_commands)
 	ASSERT_TRUE(ms >= 250 && ms <= 2000)
 		TH_LOG("ADDR_ERROR after %ld ms, want ~300", ms);
 	/* Back to 0: the command's timeout counts again. */
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
-			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, 0))
 		TH_LOG("reset: %s", strerror(errno));
 	ms = silent_resolution(fd, id, ip, 1200, &ev);
 	ASSERT_TRUE(ms >= 0 && ev.event == RCM_EVENT_ADDR_ERROR &&
@@ -287,8 +271,8 @@ TEST(resolve_timeout_replaces_the_commands)
 	id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, id, RCM_OPTION_ID,
-			     RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
+	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_RESOLVE_TIMEOUT, 300))
 		TH_LOG("set: %s", strerror(errno));
 	ASSERT_TRUE(routed(fd, id, rxe, &q) == 0 && q.out_num_paths == 1)
 		TH_LOG("route with the option: %s", strerror(errno));

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -79,7 +80,7 @@ int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
 
 	if (src)
 		rcm_sockaddr(&r.src, src, 0);
-	rcm_sockaddr(&r.dst, dst, 7471);
+	rcm_sockaddr(&r.dst, dst, 0);
 	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
 }
 
@@ -97,22 +98,27 @@ static int rcm_expect(int fd, unsigned int type)
 	return 0;
 }
 
-int rcm_resolved(int fd, unsigned int id, const char *dst)
-{
-	if (rcm_resolve(fd, id, NULL, dst, 2000))
-		return -1;
-	return rcm_expect(fd, RCM_EVENT_ADDR_RESOLVED);
-}
-
-int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port)
+int rcm_resolved_to(int fd, unsigned int id, const char *dst,
+		    unsigned short port)
 {
 	struct rcm_resolve_addr r = {
 		.size = sizeof(r), .id = id, .timeout_ms = 2000,
 	};
 
 	rcm_sockaddr(&r.dst, dst, port);
-	if (ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r) ||
-	    rcm_expect(fd, RCM_EVENT_ADDR_RESOLVED) || rcm_route(fd, id, 0))
+	if (ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r))
+		return -1;
+	return rcm_expect(fd, RCM_EVENT_ADDR_RESOLVED);
+}
+
+int rcm_resolved(int fd, unsigned int id, const char *dst)
+{
+	return rcm_resolved_to(fd, id, dst, 0);
+}
+
+int rcm_routed(int fd, unsigned int id, const char *dst, unsigned short port)
+{
+	if (rcm_resolved_to(fd, id, dst, port) || rcm_route(fd, id, 0))
 		return -1;
 	return rcm_expect(fd, RCM_EVENT_ROUTE_RESOLVED);
 }
@@ -130,17 +136,12 @@ unsigned int rcm_routed_id(int fd, const char *ip, unsigned short port,
 int rcm_wait_gid_on(const char *dev, const char *ip)
 {
 	unsigned char b[4];
-	int i;
 
 	if (inet_pton(AF_INET, ip, b) != 1)
 		return -1;
-	for (i = 0; i < 300; i++) {
-		if (!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' /sys/class/infiniband/%s/ports/1/gids/[0-9]*",
-			    b[0], b[1], b[2], b[3], dev))
-			return 0;
-		usleep(100000);
-	}
-	return -1;
+	return RCM_WAIT_FOR(!rcm_sh("grep -qs 'ffff:%02x%02x:%02x%02x' "
+				    "/sys/class/infiniband/%s/ports/1/gids/[0-9]*",
+				    b[0], b[1], b[2], b[3], dev), 30000) ? 0 : -1;
 }
 
 int rcm_wait_gid(const char *ip)
@@ -223,6 +224,13 @@ int rcm_route(int fd, unsigned int id, unsigned int timeout_ms)
 	return ioctl(fd, RCM_IOCTL_RESOLVE_ROUTE, &r);
 }
 
+int rcm_route_query(int fd, unsigned int id, struct rcm_query_id *q)
+{
+	if (rcm_route(fd, id, 2000) || rcm_expect(fd, RCM_EVENT_ROUTE_RESOLVED))
+		return -1;
+	return rcm_query(fd, id, q);
+}
+
 int rcm_listen(int fd, unsigned int id, unsigned int backlog)
 {
 	struct rcm_listen l = { .size = sizeof(l), .id = id,
@@ -231,14 +239,32 @@ int rcm_listen(int fd, unsigned int id, unsigned int backlog)
 	return ioctl(fd, RCM_IOCTL_LISTEN, &l);
 }
 
-unsigned int rcm_listener(int fd, const char *ip, unsigned short port,
+unsigned int rcm_listener(int fd, const char *ip, unsigned short *port,
 			  unsigned long long ctx, unsigned int backlog)
 {
 	unsigned int lid = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
 
-	if (!lid || rcm_bind(fd, lid, ip, port) || rcm_listen(fd, lid, backlog))
+	if (!lid || rcm_bind(fd, lid, ip, port ? *port : 0) ||
+	    rcm_listen(fd, lid, backlog))
 		return 0;
-	return lid;
+	if (port)
+		*port = rcm_local_port(fd, lid);
+	return !port || *port ? lid : 0;
+}
+
+unsigned short rcm_free_port(const char *ip, unsigned short ps)
+{
+	int fd = rcm_open_dev();
+	unsigned short port = 0;
+	unsigned int id;
+
+	if (fd < 0)
+		return 0;
+	id = rcm_create(fd, ps, ps == RCM_PS_TCP ? RCM_QPT_RC : RCM_QPT_UD, 0);
+	if (id && !rcm_bind(fd, id, ip, 0))
+		port = rcm_local_port(fd, id);
+	close(fd);
+	return port;
 }
 
 int rcm_connect_data(int fd, unsigned int id, unsigned int qpn,
@@ -300,6 +326,51 @@ int rcm_reject(int fd, unsigned int id, const char *data)
 	return rcm_reject_data(fd, id, data, str_len(data));
 }
 
+unsigned int rcm_connecting(int s, int c, const char *ip,
+			    unsigned long long ctx, unsigned int qpn,
+			    const char *data, unsigned int *lid)
+{
+	unsigned short port = 0;
+	unsigned int cid;
+
+	*lid = rcm_listener(s, ip, &port, 0x11, 0);
+	if (!*lid)
+		return 0;
+	cid = rcm_routed_id(c, ip, port, ctx);
+	if (!cid || rcm_connect(c, cid, qpn, data))
+		return 0;
+	return cid;
+}
+
+int rcm_establish(int s, int c, const char *ip, unsigned short port,
+		  unsigned int *cid, unsigned int *rid)
+{
+	struct rcm_event ev;
+
+	*cid = rcm_routed_id(c, ip, port, 7);
+	if (!*cid || rcm_connect(c, *cid, 0x1234, NULL) ||
+	    rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
+		return -1;
+	*rid = ev.id;
+	if (rcm_accept(s, *rid, 0x5678, 8, NULL) ||
+	    rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev) ||
+	    rcm_simple(c, RCM_IOCTL_ESTABLISH, *cid) ||
+	    rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
+		return -1;
+	return 0;
+}
+
+int rcm_set_option(int fd, unsigned int id, unsigned int level,
+		   unsigned int name, unsigned long long value)
+{
+	struct rcm_set_option o = {
+		.size = sizeof(o), .id = id, .level = level,
+		.optname = name, .value = value,
+	};
+
+	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
+}
+
 int rcm_simple(int fd, unsigned long cmd, unsigned int id)
 {
 	/* ESTABLISH and DISCONNECT share their shape. */
@@ -336,6 +407,47 @@ int rcm_wait_event(int fd, int ms, struct rcm_event *ev)
 	return read(fd, ev, sizeof(*ev)) == sizeof(*ev) ? 0 : -1;
 }
 
+bool rcm_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+int rcm_drain(int fd, unsigned int type)
+{
+	struct rcm_event ev;
+	int n = 0;
+
+	while (rcm_readable(fd, 0) && read(fd, &ev, sizeof(ev)) == sizeof(ev))
+		if (ev.event == type)
+			n++;
+	return n;
+}
+
+int rcm_expect_record(int fd, unsigned int size, unsigned int type,
+		      struct rcm_event *ev)
+{
+	unsigned char buf[sizeof(struct rcm_event) + 1];
+	ssize_t n;
+	size_t i;
+
+	memset(buf, 0xa5, sizeof(buf));
+	if (!rcm_readable(fd, 30000))
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	if (n != (ssize_t)size) {
+		printf("# read %zd, want %u\n", n, size);
+		return -1;
+	}
+	for (i = size; i < sizeof(buf); i++)
+		if (buf[i] != 0xa5)
+			return -1;
+	memset(ev, 0, sizeof(*ev));
+	memcpy(ev, buf, size);
+	return ev->event == type ? 0 : -1;
+}
+
 int rcm_expect_event(int fd, unsigned int type, struct rcm_event *ev)
 {
 	if (rcm_wait_event(fd, 30000, ev))
@@ -348,7 +460,7 @@ int rcm_expect_event(int fd, unsigned int type, struct rcm_event *ev)
 	return 0;
 }
 
-pid_t rcm_spawn_listening(char *const argv[])
+pid_t rcm_spawn_listening(char *const argv[], unsigned short *port)
 {
 	char line[64] = "";
 	int p[2];
@@ -382,17 +494,23 @@ pid_t rcm_spawn_listening(char *const argv[])
 		waitpid(pid, NULL, 0);
 		return -1;
 	}
+	if (port && sscanf(line, "listening %hu", port) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
 	return pid;
 }
 
-pid_t rcm_intree_server(const char *ip, unsigned short port,
+pid_t rcm_intree_server(const char *ip, unsigned short *port,
 			const char *expect, const char *reply, bool qp)
 {
 	char p[8];
 
-	snprintf(p, sizeof(p), "%hu", port);
+	snprintf(p, sizeof(p), "%hu", *port);
 	return rcm_spawn_listening((char *[]){ "./intree_server", (char *)ip,
-		p, (char *)expect, (char *)reply, qp ? "qp" : NULL, NULL });
+		p, (char *)expect, (char *)reply, qp ? "qp" : NULL, NULL },
+		port);
 }
 
 pid_t rcm_intree_client(const char *ip, unsigned short port,
@@ -418,6 +536,16 @@ int rcm_exit_status(pid_t pid)
 	if (waitpid(pid, &st, 0) != pid)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+int rcm_kill(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? 0 : -1;
 }
 
 /* The MAC address of netdev @dev into @mac (18 bytes): 0 or -1. */
@@ -476,6 +604,15 @@ long rcm_read_long(const char *path)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+long rcm_cm_count(const char *dir, const char *msg)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/rxe0/ports/1/cm_%s/%s", dir, msg);
+	return rcm_read_long(path);
 }
 
 int rcm_write_long(const char *path, long value)
@@ -539,16 +676,10 @@ long rcm_slab_objects(const char *name)
 
 int rcm_slabs_back_to(long ids0, long evs0, long *ids, long *evs)
 {
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		*ids = rcm_slab_objects("rcm_id");
-		*evs = rcm_slab_objects("rcm_uevent");
-		if (*ids <= ids0 && *evs <= evs0)
-			return 0;
-		usleep(100000);	/* slab frees of other CPUs settle */
-	}
-	return -1;
+	/* Slab frees of other CPUs (RCU, workqueues) settle. */
+	return RCM_WAIT_FOR((*ids = rcm_slab_objects("rcm_id"),
+			     *evs = rcm_slab_objects("rcm_uevent"),
+			     *ids <= ids0 && *evs <= evs0), 30000) ? 0 : -1;
 }
 
 int rcm_qp_attrs(int fd, unsigned int id, unsigned int states,
@@ -568,6 +699,45 @@ long rcm_ms_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (t.tv_sec - t0->tv_sec) * 1000 +
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+void rcm_pause(void)
+{
+	/* Between two looks at a state: the wait is RCM_WAIT_FOR()'s bound. */
+	usleep(10000);
+}
+
+/* Whether thread @tid sleeps inside system call @nr now. */
+static bool in_syscall(pid_t tid, long nr)
+{
+	char path[64], st[256];
+	long got = -2;
+	char *s;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &got) != 1)
+		got = -2;
+	fclose(f);
+	if (got != nr)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	s = fgets(st, sizeof(st), f);
+	fclose(f);
+	/* The state follows the name, which may hold ')' itself. */
+	s = s ? strrchr(st, ')') : NULL;
+	return s && (s[2] == 'S' || s[2] == 'D');
+}
+
+int rcm_wait_in_syscall(pid_t tid, long nr, int ms)
+{
+	return RCM_WAIT_FOR(in_syscall(tid, nr), ms) ? 0 : -1;
 }
 
 bool rcm_have_intree_cm(void)

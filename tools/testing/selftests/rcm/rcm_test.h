@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -38,6 +39,18 @@ int rcm_destroy(int fd, unsigned int id);
 void rcm_sockaddr(void *kss, const char *ip, unsigned short port);
 /* Wait up to @ms for one event; 0 with *ev filled, -1 on timeout/error. */
 int rcm_wait_event(int fd, int ms, struct rcm_event *ev);
+/* Whether an event is there to read on @fd within @ms (none is read). */
+bool rcm_readable(int fd, int ms);
+/* Read every event queued on @fd now; the number of them of @type. */
+int rcm_drain(int fd, unsigned int type);
+/*
+ * One record of a file whose records are @size bytes, into a buffer of
+ * a whole struct rcm_event and one byte more, within 30 s: 0 when
+ * read() returned @size bytes, of @type, and left the rest alone; @ev
+ * then holds them, zero beyond. -1 otherwise.
+ */
+int rcm_expect_record(int fd, unsigned int size, unsigned int type,
+		      struct rcm_event *ev);
 /*
  * The next event on @fd within 30 s, which must be of @type: 0, or -1
  * (with a TAP diagnostic when another event came).
@@ -46,13 +59,17 @@ int rcm_expect_event(int fd, unsigned int type, struct rcm_event *ev);
 /* Bind @id to @ip:@port; the ioctl's result. */
 int rcm_bind(int fd, unsigned int id, const char *ip, unsigned short port);
 /*
- * Start resolving @dst (port 7471) from @src (NULL: none); the ioctl's
+ * Start resolving @dst (port 0: no connect follows) from @src (NULL:
+ * none); the ioctl's
  * result. rcm_resolved() also waits up to 10 s for ADDR_RESOLVED: 0 when
  * it came, -1 (errno EIO if another event came) otherwise.
  */
 int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
 		unsigned int timeout_ms);
 int rcm_resolved(int fd, unsigned int id, const char *dst);
+/* The same towards @dst:@port. */
+int rcm_resolved_to(int fd, unsigned int id, const char *dst,
+		    unsigned short port);
 /*
  * Resolve @dst:@port and its route, each within 10 s (the events read):
  * 0, or -1 with errno set (EIO: another event came).
@@ -91,12 +108,29 @@ int rcm_bond_failover(int n);
  */
 void rcm_restore_rxe(void);
 /* RCM_IOCTL_RESOLVE_ROUTE; the ioctl's result. */
+struct rcm_query_id;
 int rcm_route(int fd, unsigned int id, unsigned int timeout_ms);
+/*
+ * Resolve the route of @id (its address resolved), its ROUTE_RESOLVED
+ * within 10 s, then RCM_IOCTL_QUERY_ID into @q: 0, or -1 (errno EIO:
+ * another event came).
+ */
+int rcm_route_query(int fd, unsigned int id, struct rcm_query_id *q);
 /* RCM_IOCTL_LISTEN; the ioctl's result. */
 int rcm_listen(int fd, unsigned int id, unsigned int backlog);
-/* An RC id listening on @ip:@port with @ctx; its handle, or 0. */
-unsigned int rcm_listener(int fd, const char *ip, unsigned short port,
+/*
+ * An RC id listening on @ip with @ctx; its handle, or 0. It binds to
+ * *@port, 0 for one bind chooses, and leaves the port it got there
+ * (@port NULL: any port, not told).
+ */
+unsigned int rcm_listener(int fd, const char *ip, unsigned short *port,
 			  unsigned long long ctx, unsigned int backlog);
+/*
+ * A port of @ip no rcm id of port space @ps holds: one bind chose for
+ * an id that is gone again (a destination nobody listens on); 0 on
+ * error.
+ */
+unsigned short rcm_free_port(const char *ip, unsigned short ps);
 /*
  * RCM_IOCTL_CONNECT and RCM_IOCTL_ACCEPT with QP number @qpn, one RDMA
  * read each way, 7 retries and @len bytes of @data as private data, and
@@ -113,6 +147,26 @@ int rcm_connect(int fd, unsigned int id, unsigned int qpn, const char *data);
 int rcm_accept(int fd, unsigned int id, unsigned int qpn,
 	       unsigned long long ctx, const char *data);
 int rcm_reject(int fd, unsigned int id, const char *data);
+/*
+ * A listener of file @s on @ip (context 0x11; a port bind chose; its
+ * handle in *@lid) and a client id of file @c (context @ctx) routed to
+ * it and connecting with QP number @qpn and string @data: the client's
+ * id, or 0 with errno set. Nothing of the request is read.
+ */
+unsigned int rcm_connecting(int s, int c, const char *ip,
+			    unsigned long long ctx, unsigned int qpn,
+			    const char *data, unsigned int *lid);
+/*
+ * A connection without QPs (ib_cm never looks at them: RoCE only) from
+ * file @c to a listener of file @s on @ip:@port, the events of both
+ * sides read up to ESTABLISHED: *@cid the active id, *@rid the passive
+ * one. 0, or -1 with errno.
+ */
+int rcm_establish(int s, int c, const char *ip, unsigned short port,
+		  unsigned int *cid, unsigned int *rid);
+/* RCM_IOCTL_SET_OPTION of @name at @level on @id; the ioctl's result. */
+int rcm_set_option(int fd, unsigned int id, unsigned int level,
+		   unsigned int name, unsigned long long value);
 /* RCM_IOCTL_ESTABLISH or RCM_IOCTL_DISCONNECT (@cmd) on @id. */
 int rcm_simple(int fd, unsigned long cmd, unsigned int id);
 /*
@@ -125,7 +179,6 @@ struct rcm_init_qp_attr;
 int rcm_qp_attrs(int fd, unsigned int id, unsigned int states,
 		 struct rcm_init_qp_attr *a);
 /* RCM_IOCTL_QUERY_ID into a zeroed @q; the ioctl's result. */
-struct rcm_query_id;
 int rcm_query(int fd, unsigned int id, struct rcm_query_id *q);
 /* The local port of bound id @id (its own, or the one bind chose), or 0. */
 unsigned short rcm_local_port(int fd, unsigned int id);
@@ -133,13 +186,15 @@ unsigned short rcm_local_port(int fd, unsigned int id);
 /*
  * Start the helper program at path @argv[0] with @argv (NULL-terminated;
  * @argv[0] is also its name, as execv() passes it), its standard output
- * on a pipe, and return once it printed a line starting with
- * "listening": its pid, or -1 (the helper reaped) if it never did.
+ * on a pipe, and return once it printed a line "listening PORT": its
+ * pid, the port in *@port (if not NULL), or -1 (the helper reaped) if
+ * it never did.
  */
-pid_t rcm_spawn_listening(char *const argv[]);
+pid_t rcm_spawn_listening(char *const argv[], unsigned short *port);
 /*
  * The peers on the in-tree stack (rdma-core's librdmacm over rdma_ucm):
- * ./intree_server listening on @ip:@port for a request carrying
+ * ./intree_server listening on @ip and port *@port (0: one its bind
+ * chooses, left in *@port) for a request carrying
  * @expect, answered with @reply ("accept:DATA", "reject:DATA"), started
  * as rcm_spawn_listening() does; ./intree_client connecting to it with
  * @data, which must see @expect ("accept:DATA", "reject:REASON:DATA"),
@@ -147,17 +202,42 @@ pid_t rcm_spawn_listening(char *const argv[]);
  * which iWARP needs (without one it names a made-up QP number). Their
  * exit status says whether all went as asked (rcm_exit_status()).
  */
-pid_t rcm_intree_server(const char *ip, unsigned short port,
+pid_t rcm_intree_server(const char *ip, unsigned short *port,
 			const char *expect, const char *reply, bool qp);
 pid_t rcm_intree_client(const char *ip, unsigned short port,
 			const char *data, const char *expect, bool qp);
 /* Reap @pid: its exit status, 128 if a signal ended it, -1 on error. */
 int rcm_exit_status(pid_t pid);
+/* Kill @pid with SIGKILL and reap it: 0 when SIGKILL ended it, or -1. */
+int rcm_kill(pid_t pid);
 /* The MAC address of netdev @dev into @mac (18 bytes): 0 or -1. */
 int rcm_netdev_mac(const char *dev, char *mac);
 /* Milliseconds since @t0 (CLOCK_MONOTONIC). */
 struct timespec;
 long rcm_ms_since(const struct timespec *t0);
+/*
+ * The waits on a state no event announces (a count in sysfs or fdinfo,
+ * a child's exit, a completion queue): evaluate @cond until it holds,
+ * at most @ms milliseconds; whether it held. rcm_pause() between two
+ * looks is the one sleep these waits have, and no wait ends by it.
+ */
+void rcm_pause(void);
+#define RCM_WAIT_FOR(cond, ms)						\
+	({								\
+		struct timespec __t0;					\
+		bool __ok;						\
+									\
+		clock_gettime(CLOCK_MONOTONIC, &__t0);			\
+		while (!(__ok = (cond)) && rcm_ms_since(&__t0) < (ms))	\
+			rcm_pause();					\
+		__ok;							\
+	})
+/*
+ * Wait up to @ms for thread @tid (a process's pid, or a thread's id)
+ * to be asleep inside system call @nr (/proc/TID/syscall, and state S
+ * or D in its stat): 0, or -1.
+ */
+int rcm_wait_in_syscall(pid_t tid, long nr, int ms);
 /* Whether the in-tree user-space CM (rdma_ucm) is there to be a peer. */
 bool rcm_have_intree_cm(void);
 /*
@@ -186,6 +266,14 @@ long rcm_slab_objects(const char *name);
  * does. -1 on error.
  */
 long rcm_events_queued(int fd);
+/*
+ * ib_cm's count of rxe0 port 1: @dir "tx_msgs" (counted when a send
+ * completes: a REP's retries only once it is answered), "rx_msgs" (as
+ * each arrives, whichever ib_cm id of the port it is for) or
+ * "rx_duplicates" (as each repeat comes), message @msg ("req", "rej",
+ * "mra", ...); -1 where sysfs has no such count.
+ */
+long rcm_cm_count(const char *dir, const char *msg);
 /* The number in file @path (a module parameter, a sysctl), or -1. */
 long rcm_read_long(const char *path);
 /* Write @value to file @path: 0, or -1. */

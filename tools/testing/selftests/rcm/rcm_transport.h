@@ -64,7 +64,6 @@ FIXTURE_VARIANT(transport) {
 	unsigned int paths;	/* of a request id */
 	/* The in-tree peers need a QP of their own: iw_cm hands it over. */
 	bool intree_qp;
-	unsigned short port;	/* the first of the 20 ports its cases use */
 };
 
 FIXTURE_VARIANT_ADD(transport, rxe) {
@@ -83,7 +82,6 @@ FIXTURE_VARIANT_ADD(transport, rxe) {
 	/* ib_cm takes COMM_EST and PATH_MIG only. */
 	.notify_other = EINVAL,
 	.paths = 1,
-	.port = 20170,
 };
 
 FIXTURE_VARIANT_ADD(transport, siw) {
@@ -101,7 +99,6 @@ FIXTURE_VARIANT_ADD(transport, siw) {
 	.notify_other = 0,
 	.paths = 0,
 	.intree_qp = true,
-	.port = 20570,
 };
 
 FIXTURE_SETUP(transport)
@@ -145,25 +142,29 @@ static inline unsigned int client_id(struct __test_metadata *_metadata,
 }
 
 /*
- * A case's two files: *@s listening on the case's address and @port
- * (its listener's handle in *@lid, if not NULL), *@c with a client id
- * routed there, its QP in INIT; returns the client id.
+ * A case's two files: *@s listening on the case's address at a port
+ * bind chose (left in *@port, if not NULL; its listener's handle in
+ * *@lid, if not NULL), *@c with a client id routed there, its QP in
+ * INIT; returns the client id.
  */
 static inline unsigned int listener_and_client(struct __test_metadata *_metadata,
 					       FIXTURE_DATA(transport) *self,
-					       unsigned short port, int *s,
+					       unsigned short *port, int *s,
 					       int *c, unsigned int *lid)
 {
+	unsigned short p = 0;
 	unsigned int l;
 
 	*s = rcm_open_dev();
 	*c = rcm_open_dev();
-	l = rcm_listener(*s, self->ip, port, 0x11, 0);
+	l = rcm_listener(*s, self->ip, &p, 0x11, 0);
 	ASSERT_NE(0, l)
 		TH_LOG("listen: %s", strerror(errno));
 	if (lid)
 		*lid = l;
-	return client_id(_metadata, self, *c, port);
+	if (port)
+		*port = p;
+	return client_id(_metadata, self, *c, p);
 }
 
 /* How many bytes of private data @len bytes in a message of @area make. */
@@ -172,6 +173,29 @@ arrives(const FIXTURE_VARIANT(transport) *variant, unsigned int len,
 	unsigned int area)
 {
 	return variant->padded ? area : len;
+}
+
+/*
+ * A CONNECT_REQUEST @ev as the peer sent it: @len bytes of @data first
+ * (padded to the REQ's area on RoCE, no CMA header), and at least one
+ * RDMA read each way.
+ */
+static inline void request_as_sent(struct __test_metadata *_metadata,
+				   const FIXTURE_VARIANT(transport) *variant,
+				   const struct rcm_event *ev,
+				   const void *data, unsigned int len)
+{
+	unsigned int want = arrives(variant, len,
+				    RCM_CONNECT_PRIVATE_DATA_MAX);
+
+	ASSERT_TRUE(ev->private_data_len == want &&
+		    !memcmp(ev->private_data, data, len))
+		TH_LOG("request data '%.56s' len %u, want %u", ev->private_data,
+		       ev->private_data_len, want);
+	ASSERT_TRUE(ev->conn.initiator_depth >= 1 &&
+		    ev->conn.responder_resources >= 1)
+		TH_LOG("request depths %u/%u", ev->conn.initiator_depth,
+		       ev->conn.responder_resources);
 }
 
 /* The event that tells the active side its connect was accepted. */

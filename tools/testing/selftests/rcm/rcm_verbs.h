@@ -77,7 +77,10 @@ int rcm_establish_n(int s, int c, const char *ip, unsigned short port,
 /* Post one receive of the buffer, or one SEND of string @msg. */
 int rcm_post_recv(struct rcm_end *e);
 int rcm_post_send(struct rcm_end *e, const char *msg);
-/* Wait up to 5 s for a good completion of @opcode: 0, or -1. */
+/*
+ * Wait for a good completion of @opcode, each completion (of other work
+ * too) within 10 s: 0, or -1.
+ */
 int rcm_wait_wc(struct rcm_end *e, enum ibv_wc_opcode opcode);
 
 #endif /* RCM_VERBS_H */

@@ -53,17 +53,6 @@
 
 static char dead_ip[INET_ADDRSTRLEN];
 
-static int set_opt(int fd, unsigned int id, unsigned int name,
-		   unsigned long long value)
-{
-	struct rcm_set_option o = {
-		.size = sizeof(o), .id = id, .level = RCM_OPTION_ID,
-		.optname = name, .value = value,
-	};
-
-	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
-}
-
 static int ud_connect(int fd, unsigned int id, const void *data,
 		      unsigned int len)
 {
@@ -86,15 +75,19 @@ static int ud_accept(int fd, unsigned int id, unsigned int qpn,
 	return ioctl(fd, RCM_IOCTL_ACCEPT, &a);
 }
 
-/* A UDP id listening on @ip:@port; its handle, or 0. */
-static unsigned int ud_listener(int fd, const char *ip, unsigned short port,
+/*
+ * A UDP id listening on @ip at a port bind chose, left in *@port; its
+ * handle, or 0.
+ */
+static unsigned int ud_listener(int fd, const char *ip, unsigned short *port,
 				unsigned long long ctx)
 {
 	unsigned int lid = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, ctx);
 
-	if (!lid || rcm_bind(fd, lid, ip, port) || rcm_listen(fd, lid, 0))
+	if (!lid || rcm_bind(fd, lid, ip, 0) || rcm_listen(fd, lid, 0))
 		return 0;
-	return lid;
+	*port = rcm_local_port(fd, lid);
+	return *port ? lid : 0;
 }
 
 /* A UDP id routed to @ip:@port; its handle, or 0. */
@@ -166,12 +159,9 @@ FIXTURE_SETUP(pair)
 		SKIP_SETUP("no Soft-RoCE device");
 	self->s = rcm_open_dev();
 	self->c = rcm_open_dev();
-	self->lid = ud_listener(self->s, self->ip, 0, LISTEN_CTX);
+	self->lid = ud_listener(self->s, self->ip, &self->port, LISTEN_CTX);
 	ASSERT_TRUE(self->lid)
 		TH_LOG("listen: %s", strerror(errno));
-	self->port = rcm_local_port(self->s, self->lid);
-	ASSERT_TRUE(self->port)
-		TH_LOG("the listener's port: %s", strerror(errno));
 }
 
 FIXTURE_TEARDOWN(pair)
@@ -187,6 +177,26 @@ static unsigned int pair_client(FIXTURE_DATA(pair) *self,
 				unsigned long long ctx)
 {
 	return ud_routed(self->c, self->ip, self->port, ctx);
+}
+
+/*
+ * A request of the pair's client (context @ctx, @len bytes of @data),
+ * read on the listener's side into *@ev; the client's id.
+ */
+static unsigned int pair_request(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(pair) *self,
+				 unsigned long long ctx, const void *data,
+				 unsigned int len, struct rcm_event *ev)
+{
+	unsigned int cid = pair_client(self, ctx);
+
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, ud_connect(self->c, cid, data, len))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->s, RCM_EVENT_CONNECT_REQUEST, ev))
+		TH_LOG("no request");
+	return cid;
 }
 
 TEST_F(pair, sidr_resolve_with_private_data)
@@ -271,18 +281,12 @@ TEST_F(pair, sidr_qkey_option_reaches_the_peer)
 {
 	int s = self->s, c = self->c;
 	struct rcm_event ev;
-	unsigned int cid, rid;
+	unsigned int rid;
 
 	/* The listener's Q_Key is its requests'; a request may change it. */
-	ASSERT_EQ(0, set_opt(s, self->lid, RCM_OPTION_ID_QKEY, 0x1111))
+	ASSERT_EQ(0, rcm_set_option(s, self->lid, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 0x1111))
 		TH_LOG("qkey: %s", strerror(errno));
-	cid = pair_client(self, 1);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, ud_connect(c, cid, "a", 2))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
+	pair_request(_metadata, self, 1, "a", 2, &ev);
 	ASSERT_EQ(0, ud_accept(s, ev.id, 7, NULL, 0))
 		TH_LOG("accept: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
@@ -290,21 +294,16 @@ TEST_F(pair, sidr_qkey_option_reaches_the_peer)
 	ASSERT_TRUE(ev.ud.qkey == 0x1111 && ev.ud.qp_num == 7)
 		TH_LOG("inherited qkey %#x qpn %u", ev.ud.qkey, ev.ud.qp_num);
 
-	cid = pair_client(self, 2);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, ud_connect(c, cid, "b", 2))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
+	pair_request(_metadata, self, 2, "b", 2, &ev);
 	rid = ev.id;
-	ASSERT_EQ(0, set_opt(s, rid, RCM_OPTION_ID_QKEY, 0x7fffffff))
+	ASSERT_EQ(0, rcm_set_option(s, rid, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 0x7fffffff))
 		TH_LOG("qkey on request: %s", strerror(errno));
 	ASSERT_EQ(0, ud_accept(s, rid, 8, NULL, 0))
 		TH_LOG("accept: %s", strerror(errno));
 	/* Too late once answered. */
-	ASSERT_ERRNO(set_opt(s, rid, RCM_OPTION_ID_QKEY, 5), EINVAL);
-	ASSERT_ERRNO(set_opt(s, rid, RCM_OPTION_ID_CONNECT_TIMEOUT, 5), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(s, rid, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 5), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(s, rid, RCM_OPTION_ID,
+				    RCM_OPTION_ID_CONNECT_TIMEOUT, 5), EINVAL);
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("no ESTABLISHED");
 	ASSERT_TRUE(ev.ud.qkey == 0x7fffffff && ev.ud.qp_num == 8)
@@ -318,13 +317,7 @@ TEST_F(pair, sidr_reject_with_private_data)
 	struct rcm_event ev;
 	unsigned int cid;
 
-	cid = pair_client(self, 0xc3);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, ud_connect(c, cid, NULL, 0))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
+	cid = pair_request(_metadata, self, 0xc3, NULL, 0, &ev);
 	pattern(no, sizeof(no), 42);
 	ASSERT_ERRNO(rcm_reject_data(s, ev.id, no, sizeof(no) + 1), EINVAL);
 	ASSERT_ERRNO(ud_accept(s, ev.id, 1, no, sizeof(no) + 1), EINVAL);
@@ -346,15 +339,8 @@ TEST_F(pair, sidr_request_destroyed_unanswered_is_rejected)
 {
 	int s = self->s, c = self->c;
 	struct rcm_event ev;
-	unsigned int cid;
 
-	cid = pair_client(self, 0xc4);
-	ASSERT_TRUE(cid)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, ud_connect(c, cid, NULL, 0))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
+	pair_request(_metadata, self, 0xc4, NULL, 0, &ev);
 	ASSERT_EQ(0, rcm_destroy(s, ev.id))
 		TH_LOG("destroy: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_UNREACHABLE, &ev))
@@ -375,7 +361,7 @@ TEST(sidr_nobody_listens)
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
 	c = rcm_open_dev();
-	cid = ud_routed(c, ip, 20299, 0xc9);
+	cid = ud_routed(c, ip, rcm_free_port(ip, RCM_PS_UDP), 0xc9);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -401,7 +387,8 @@ TEST(sidr_private_data_limits)
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
 	c = rcm_open_dev();
-	cid = ud_routed(c, ip, 20205, 1);
+	/* Nobody serves the port: only the failed calls matter here. */
+	cid = ud_routed(c, ip, rcm_free_port(ip, RCM_PS_UDP), 1);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	pattern(big, sizeof(big), 3);
@@ -415,13 +402,16 @@ TEST(sidr_private_data_limits)
 	close(c);
 }
 
-/* Route a new id of @ps/@qpt to the dead neighbour; its handle or 0. */
-static unsigned int dead_routed(int fd, unsigned short ps, unsigned char qpt,
-				unsigned short port)
+/*
+ * Route a new id of @ps/@qpt to the dead neighbour (any port: nothing
+ * answers there); its handle or 0.
+ */
+static unsigned int dead_routed(int fd, unsigned short ps, unsigned char qpt)
 {
 	unsigned int id = rcm_create(fd, ps, qpt, 0xdead);
+	unsigned short port = rcm_free_port(getenv("RCM_ADDR_RXE"), ps);
 
-	if (!id || rcm_routed(fd, id, dead_ip, port))
+	if (!id || !port || rcm_routed(fd, id, dead_ip, port))
 		return 0;
 	return id;
 }
@@ -459,20 +449,21 @@ static void timeout_case(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, dead_neighbour(netdev))
 		TH_LOG("ip neigh replace failed");
 	c = rcm_open_dev();
-	id = dead_routed(c, ps, qpt, 20206);
+	id = dead_routed(c, ps, qpt);
 	if (!id) {
 		dead_neighbour_gone(netdev);
 		ASSERT_TRUE(0)
 			TH_LOG("route to %s: %s", dead_ip, strerror(errno));
 	}
-	ASSERT_ERRNO(set_opt(c, id, RCM_OPTION_ID_CONNECT_TIMEOUT,
-		     RCM_MAX_TIMEOUT_MS + 1), EINVAL);
-	ASSERT_EQ(0, set_opt(c, id, RCM_OPTION_ID_CONNECT_TIMEOUT, bound_ms))
+	ASSERT_ERRNO(rcm_set_option(c, id, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT,
+				    RCM_MAX_TIMEOUT_MS + 1), EINVAL);
+	ASSERT_EQ(0, rcm_set_option(c, id, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT, bound_ms))
 		TH_LOG("set timeout: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, rcm_connect(c, id, 0x99, "t"))
 		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_ERRNO(set_opt(c, id, RCM_OPTION_ID_CONNECT_TIMEOUT, 1), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(c, id, RCM_OPTION_ID,
+				    RCM_OPTION_ID_CONNECT_TIMEOUT, 1), EINVAL);
 	if (rcm_wait_event(c, (int)(max_s * 1000) + 5000, &ev)) {
 		dead_neighbour_gone(netdev);
 		ASSERT_TRUE(0)
@@ -520,7 +511,7 @@ TEST(sidr_destroy_and_kill_mid_request)
 	ASSERT_EQ(0, dead_neighbour(netdev))
 		TH_LOG("ip neigh replace failed");
 	c = rcm_open_dev();
-	id = dead_routed(c, RCM_PS_UDP, RCM_QPT_UD, 20207);
+	id = dead_routed(c, RCM_PS_UDP, RCM_QPT_UD);
 	ASSERT_TRUE(id)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, ud_connect(c, id, "z", 2))
@@ -537,8 +528,7 @@ TEST(sidr_destroy_and_kill_mid_request)
 	pid = fork();
 	if (pid == 0) {
 		int k = rcm_open_dev();
-		unsigned int kid = dead_routed(k, RCM_PS_UDP, RCM_QPT_UD,
-					       20207);
+		unsigned int kid = dead_routed(k, RCM_PS_UDP, RCM_QPT_UD);
 
 		if (!kid || ud_connect(k, kid, "y", 2))
 			_exit(1);
@@ -567,7 +557,7 @@ TEST(ud_init_qp_attr)
 		TH_LOG("create: %s", strerror(errno));
 	/* Not attached yet. */
 	ASSERT_ERRNO(rcm_qp_attrs(fd, ud, 1 << RCM_QPS_INIT, &a), EINVAL);
-	ASSERT_EQ(0, rcm_routed(fd, ud, ip, 20208))
+	ASSERT_EQ(0, rcm_routed(fd, ud, ip, rcm_free_port(ip, RCM_PS_UDP)))
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_qp_attrs(fd, ud, RCM_QP_STATES_ALL, &a))
 		TH_LOG("attrs: %s", strerror(errno));
@@ -589,7 +579,7 @@ TEST(ud_init_qp_attr)
 		    a.out_attr[2].sq_psn == 0)
 		TH_LOG("RTS mask %#x state %u psn %u", a.out_attr[2].qp_attr_mask,
 		       a.out_attr[2].qp_state, a.out_attr[2].sq_psn);
-	ASSERT_EQ(0, set_opt(fd, ud, RCM_OPTION_ID_QKEY, 0x42))
+	ASSERT_EQ(0, rcm_set_option(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 0x42))
 		TH_LOG("qkey: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_qp_attrs(fd, ud, 1 << RCM_QPS_INIT, &a))
 		TH_LOG("INIT: %s", strerror(errno));
@@ -609,20 +599,20 @@ TEST(ud_option_errors)
 	ASSERT_TRUE(rc && ud && ibud && ipoib)
 		TH_LOG("create: %s", strerror(errno));
 	/* The Q_Key is a UD notion; bit 31 is IB's controlled Q_Keys. */
-	ASSERT_ERRNO(set_opt(fd, rc, RCM_OPTION_ID_QKEY, 5), EINVAL);
-	ASSERT_ERRNO(set_opt(fd, ud, RCM_OPTION_ID_QKEY, 0x80000000), EINVAL);
-	ASSERT_ERRNO(set_opt(fd, ud, RCM_OPTION_ID_QKEY, 0x100000000ULL),
+	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 5), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 0x80000000), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 0x100000000ULL),
 		     EINVAL);
-	ASSERT_EQ(0, set_opt(fd, ud, RCM_OPTION_ID_QKEY, 0x7fffffff))
+	ASSERT_EQ(0, rcm_set_option(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 0x7fffffff))
 		TH_LOG("qkey: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, ibud, RCM_OPTION_ID_QKEY, 0))
+	ASSERT_EQ(0, rcm_set_option(fd, ibud, RCM_OPTION_ID, RCM_OPTION_ID_QKEY, 0))
 		TH_LOG("qkey 0: %s", strerror(errno));
-	ASSERT_TRUE(set_opt(fd, rc, RCM_OPTION_ID_CONNECT_TIMEOUT, 0) == 0 &&
-		    set_opt(fd, ud, RCM_OPTION_ID_CONNECT_TIMEOUT,
-		    RCM_MAX_TIMEOUT_MS) == 0)
+	ASSERT_TRUE(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT, 0) == 0 &&
+		    rcm_set_option(fd, ud, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT,
+				   RCM_MAX_TIMEOUT_MS) == 0)
 		TH_LOG("connect timeout: %s", strerror(errno));
-	ASSERT_ERRNO(set_opt(fd, rc, RCM_OPTION_ID_CONNECT_TIMEOUT,
-		     RCM_MAX_TIMEOUT_MS + 1), EINVAL);
+	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT,
+				    RCM_MAX_TIMEOUT_MS + 1), EINVAL);
 	/* No IPoIB port space service on RoCE. */
 	ASSERT_ERRNO(rcm_listen(fd, ipoib, 0), EOPNOTSUPP);
 	close(fd);
@@ -632,6 +622,7 @@ TEST(ud_on_iwarp_is_eopnotsupp)
 {
 	const char *sip = getenv("RCM_ADDR_SIW");
 	unsigned int ud, lud, rc;
+	unsigned short port;
 	int fd;
 
 	if (!sip)
@@ -642,34 +633,39 @@ TEST(ud_on_iwarp_is_eopnotsupp)
 	rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
 	ASSERT_TRUE(ud && lud && rc)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_bind(fd, lud, sip, 20209))
+	ASSERT_EQ(0, rcm_bind(fd, lud, sip, 0))
 		TH_LOG("bind: %s", strerror(errno));
+	port = rcm_local_port(fd, lud);
 	ASSERT_ERRNO(rcm_listen(fd, lud, 0), EOPNOTSUPP);
-	ASSERT_EQ(0, rcm_routed(fd, ud, sip, 20209))
+	ASSERT_EQ(0, rcm_routed(fd, ud, sip, port))
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_ERRNO(ud_connect(fd, ud, NULL, 0), EOPNOTSUPP);
 	/* MPA runs on the driver's timers: no CONNECT_TIMEOUT there. */
-	ASSERT_EQ(0, rcm_routed(fd, rc, sip, 20209))
+	ASSERT_EQ(0, rcm_routed(fd, rc, sip, port))
 		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, set_opt(fd, rc, RCM_OPTION_ID_CONNECT_TIMEOUT, 1000))
+	ASSERT_EQ(0, rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT, 1000))
 		TH_LOG("set: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_connect(fd, rc, 1, NULL), EINVAL);
 	close(fd);
 }
 
-/* Start ./intree_udp server on @ip:@port; returns once it listens. */
-static pid_t intree_udp_server(const char *ip, const char *port,
+/*
+ * Start ./intree_udp server on @ip and a port its bind chose, left in
+ * *@port; returns once it listens.
+ */
+static pid_t intree_udp_server(const char *ip, unsigned short *port,
 			       const char *expect_data, const char *reply)
 {
 	return rcm_spawn_listening((char *[]){ "./intree_udp",
-		"server", (char *)ip, (char *)port, (char *)expect_data,
-		(char *)reply, NULL });
+		"server", (char *)ip, "0", (char *)expect_data,
+		(char *)reply, NULL }, port);
 }
 
 TEST(sidr_rcm_client_to_intree_listener)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned char gid[16];
+	unsigned short port;
 	struct rcm_event ev;
 	unsigned int cid;
 	pid_t pid;
@@ -679,11 +675,11 @@ TEST(sidr_rcm_client_to_intree_listener)
 		SKIP(return, "no Soft-RoCE device");
 	if (!rcm_have_intree_cm())
 		SKIP(return, "no in-tree rdma_ucm");
-	pid = intree_udp_server(ip, "20210", "hello", "accept:world");
+	pid = intree_udp_server(ip, &port, "hello", "accept:world");
 	ASSERT_LT(0, pid)
 		TH_LOG("intree_udp server did not start");
 	c = rcm_open_dev();
-	cid = ud_routed(c, ip, 20210, 0xc10);
+	cid = ud_routed(c, ip, port, 0xc10);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, ud_connect(c, cid, "hello", 6))
@@ -702,10 +698,10 @@ TEST(sidr_rcm_client_to_intree_listener)
 	ASSERT_EQ(0, st)
 		TH_LOG("intree_udp server exited %d", st);
 
-	pid = intree_udp_server(ip, "20211", "again", "reject:nope");
+	pid = intree_udp_server(ip, &port, "again", "reject:nope");
 	ASSERT_LT(0, pid)
 		TH_LOG("intree_udp server did not start");
-	cid = ud_routed(c, ip, 20211, 0xc11);
+	cid = ud_routed(c, ip, port, 0xc11);
 	ASSERT_TRUE(cid)
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, ud_connect(c, cid, "again", 6))
@@ -723,10 +719,10 @@ TEST(sidr_rcm_client_to_intree_listener)
 }
 
 /* ./intree_udp client against an rcm UD listener answering with @reply. */
-static void intree_client_case(struct __test_metadata *_metadata,
-			       unsigned short port, int accept)
+static void intree_client_case(struct __test_metadata *_metadata, int accept)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port;
 	char portstr[8];
 	struct rcm_event ev;
 	unsigned int lid;
@@ -738,7 +734,7 @@ static void intree_client_case(struct __test_metadata *_metadata,
 	if (!rcm_have_intree_cm())
 		SKIP(return, "no in-tree rdma_ucm");
 	s = rcm_open_dev();
-	lid = ud_listener(s, ip, port, 0x5e);
+	lid = ud_listener(s, ip, &port, 0x5e);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	snprintf(portstr, sizeof(portstr), "%u", port);
@@ -772,12 +768,12 @@ static void intree_client_case(struct __test_metadata *_metadata,
 
 TEST(sidr_intree_client_to_rcm_listener)
 {
-	intree_client_case(_metadata, 20212, 1);
+	intree_client_case(_metadata, 1);
 }
 
 TEST(sidr_intree_client_rejected_by_rcm_listener)
 {
-	intree_client_case(_metadata, 20213, 0);
+	intree_client_case(_metadata, 0);
 }
 
 RCM_TEST_MAIN

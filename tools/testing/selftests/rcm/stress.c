@@ -93,12 +93,33 @@ static int cycle(int s, int c, const char *ip, unsigned short port,
 	return rcm_destroy(c, cid) || rcm_destroy(s, rid) ? -1 : 0;
 }
 
+/*
+ * rcm's live ids and event records are back at @ids0 and @evs0 (taken
+ * before; -1: the counts are not there) after the @what.
+ */
+static void slabs_back(struct __test_metadata *_metadata, const char *what,
+		       long ids0, long evs0)
+{
+	long ids, evs;
+
+	if (ids0 < 0 || evs0 < 0) {
+		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
+		return;
+	}
+	ASSERT_EQ(0, rcm_slabs_back_to(ids0, evs0, &ids, &evs))
+		TH_LOG("after the %s: %ld ids (%ld before), %ld events (%ld before)",
+		       what, ids, ids0, evs, evs0);
+	printf("# after the %s: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
+	       what, ids, ids0, evs, evs0);
+}
+
 TEST(connect_disconnect_cycles)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned long n = rcm_env_ul("RCM_STRESS_CYCLES", 150), i;
-	long ids0, evs0, ids, evs;
+	long ids0, evs0;
 	struct timespec t0, t1;
+	unsigned short port = 0;
 	unsigned int lid;
 	int s, c;
 
@@ -108,12 +129,12 @@ TEST(connect_disconnect_cycles)
 	evs0 = rcm_slab_objects("rcm_uevent");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, 20600, 0x1, 0);
+	lid = rcm_listener(s, ip, &port, 0x1, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++) {
-		ASSERT_EQ(0, cycle(s, c, ip, 20600, i & 1))
+		ASSERT_EQ(0, cycle(s, c, ip, port, i & 1))
 			TH_LOG("cycle %lu of %lu failed: %s", i, n, strerror(errno));
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -121,22 +142,14 @@ TEST(connect_disconnect_cycles)
 	close(s);
 	printf("# %lu connect/disconnect cycles in %ld s\n", n,
 	       (long)(t1.tv_sec - t0.tv_sec));
-	if (ids0 < 0 || evs0 < 0) {
-		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
-		return;
-	}
-	ASSERT_EQ(0, rcm_slabs_back_to(ids0, evs0, &ids, &evs))
-		TH_LOG("after the cycles: %ld ids (%ld before), %ld events (%ld before)",
-		       ids, ids0, evs, evs0);
-	printf("# after the cycles: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
-	       ids, ids0, evs, evs0);
+	slabs_back(_metadata, "cycles", ids0, evs0);
 }
 
 /* Serve connections on @port until killed: accept and disconnect. */
 static void server(const char *ip, unsigned short port)
 {
 	int s = rcm_open_dev();
-	unsigned int lid = rcm_listener(s, ip, port, 1, 0);
+	unsigned int lid = rcm_listener(s, ip, &port, 1, 0);
 	struct rcm_event ev;
 
 	if (!lid)
@@ -182,9 +195,9 @@ TEST(kill_at_random_points)
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned long rounds = rcm_env_ul("RCM_STRESS_KILLS", 40), r;
 	unsigned int seed = rcm_env_ul("RCM_STRESS_SEED", time(NULL));
-	long ids0, evs0, ids, evs;
+	long ids0, evs0;
+	unsigned short port;
 	pid_t srv, cli;
-	char port[16];
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
@@ -192,7 +205,10 @@ TEST(kill_at_random_points)
 	srandom(seed);
 	ids0 = rcm_slab_objects("rcm_id");
 	evs0 = rcm_slab_objects("rcm_uevent");
-	snprintf(port, sizeof(port), "%d", 20601);
+	/* Each server the rounds start again listens there. */
+	port = rcm_free_port(ip, RCM_PS_TCP);
+	ASSERT_NE(0, port)
+		TH_LOG("no free port: %s", strerror(errno));
 	srv = -1;
 	for (r = 0; r < rounds; r++) {
 		if (srv <= 0) {
@@ -200,14 +216,17 @@ TEST(kill_at_random_points)
 			ASSERT_LE(0, srv)
 				TH_LOG("fork");
 			if (srv == 0)
-				server(ip, 20601);
+				server(ip, port);
 		}
 		cli = fork();
 		ASSERT_LE(0, cli)
 			TH_LOG("fork");
 		if (cli == 0)
-			client(ip, 20601);
-		/* Up to 300 ms: anywhere from route to disconnect. */
+			client(ip, port);
+		/*
+		 * Not waits: a kill at a random moment, up to 300 ms in,
+		 * anywhere from route to disconnect (the test's subject).
+		 */
 		usleep(random() % 300000);
 		if (random() % 3 == 0) {
 			kill(srv, SIGKILL);
@@ -223,15 +242,7 @@ TEST(kill_at_random_points)
 		waitpid(srv, NULL, 0);
 	}
 	printf("# %lu rounds of kill -9\n", rounds);
-	if (ids0 < 0 || evs0 < 0) {
-		printf("# no rcm caches in /proc/slabinfo: counts not checked\n");
-		return;
-	}
-	ASSERT_EQ(0, rcm_slabs_back_to(ids0, evs0, &ids, &evs))
-		TH_LOG("after the kills: %ld ids (%ld before), %ld events (%ld before)",
-		       ids, ids0, evs, evs0);
-	printf("# after the kills: rcm_id %ld (baseline %ld), rcm_uevent %ld (baseline %ld)\n",
-	       ids, ids0, evs, evs0);
+	slabs_back(_metadata, "kills", ids0, evs0);
 }
 
 /* rmmod is refused while a file is open; the guest unloads rcm at the end. */
