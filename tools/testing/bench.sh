@@ -98,6 +98,7 @@ install -m 755 "$top/tools/testing/bench/guest-churn.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-churn-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
+install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 {
 	echo "bench: RCM_BENCH_WINDOW=$window RCM_BENCH_ACCEPT_ROUNDS=$accept_rounds ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
 	echo "attrib: RCM_BENCH_WINDOW=$window RCM_ATTR_KMEM_COUNT=$attr_kmem_count ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"

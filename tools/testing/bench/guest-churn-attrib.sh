@@ -65,6 +65,9 @@ echo 0 >/proc/sys/kernel/kptr_restrict
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 # Deep enough for a wake-up in a softirq under rxe under an interrupt.
 echo 48 >/proc/sys/kernel/perf_event_max_stack
+# shellcheck source=order.sh
+. "$(dirname "$0")/order.sh"
+
 # Module symbols with their modules; static objects of the kernel and
 # the modules (a lock's name, when its address is one).
 grep '\[' /proc/kallsyms >/tmp/modsyms
@@ -324,13 +327,9 @@ for shape in $shapes; do
 	procs=${shape%x*} threads=${shape#*x}
 	r=1
 	while [ $r -le "$rounds" ]; do
-		if [ $((r % 2)) = 1 ]; then
-			set -- intree rcm
-		else
-			set -- rcm intree
-		fi
-		cattr_run "$1" "$procs" "$threads" $r
-		cattr_run "$2" "$procs" "$threads" $r
+		for stack in $(order $r); do
+			cattr_run "$stack" "$procs" "$threads" $r
+		done
 		r=$((r + 1))
 	done
 done
