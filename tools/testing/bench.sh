@@ -110,13 +110,16 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 	--lib-dir "$top/userlib/src" \
 	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf
 
+# The host's load: other work on it slows the guest's CPUs, and the
+# figures of a run are only comparable among themselves.
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
 status=0
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests "$parts" --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
 {
-	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs"
+	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs, load average (1/5/15 min) $load0 at the boot, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	case ,$parts, in
 	*,bench,*|*,attrib,*)
 		"$top/tools/testing/bench/report.py" "$out/guest.log" ||
