@@ -18,7 +18,7 @@ STACKS = ('intree', 'rcm')
 runs = defaultdict(dict)    # (stack, shape) -> {round: (cps, conns, samples, lost)}
 calls = defaultdict(lambda: defaultdict(list))  # (stack, shape) -> name -> [(count, p50, p99, max)]
 on = defaultdict(float)     # (stack, shape, role, call) -> us
-off = defaultdict(lambda: [0, 0.0, 0.0, 0.0, 0.0])  # (stack, shape, role, call, state, reason, site, sc) -> count, off, sleep, runq, max
+off = defaultdict(lambda: [0, 0.0, 0.0, 0.0, 0.0, 0.0])  # (stack, shape, role, call, state, reason, site, sc) -> count, off, sleep, runq, max, first life
 wake = defaultdict(lambda: [0, 0.0])  # (stack, shape, role, call, reason, waker) -> count, sleep
 locks = defaultdict(lambda: [0, 0.0, 0.0])  # (stack, shape, role, type, caller, lock) -> count, wait, max
 rows = []
@@ -42,25 +42,26 @@ for line in open(sys.argv[1], errors='replace'):
         calls[k][v[0]].append((int(v[1]), float(v[2]), float(v[3]), int(v[4])))
     elif kind == 'on' and len(v) == 4:
         on[k + (v[0], v[1])] += float(v[2])
-        rows.append((kind, stack, variant, shape, rnd, v[0], v[1], '', '', '', '', '', '', '', v[3], '', '', '', '', v[2]))
-    elif kind == 'off' and len(v) == 11:
+        rows.append((kind, stack, variant, shape, rnd, v[0], v[1], '', '', '', '', '', '', '', v[3], '', '', '', '', v[2], ''))
+    elif kind == 'off' and len(v) in (11, 12):
         a = off[k + tuple(v[:6])]
         n, t, s, q, m = int(v[6]), float(v[7]), float(v[8]), float(v[9]), float(v[10])
-        a[0] += n; a[1] += t; a[2] += s; a[3] += q; a[4] = max(a[4], m)
-        rows.append((kind, stack, variant, shape, rnd) + tuple(v[:6]) + ('', '', '') + tuple(v[6:]) + ('',))
+        fl = float(v[11]) if len(v) > 11 else 0.0
+        a[0] += n; a[1] += t; a[2] += s; a[3] += q; a[4] = max(a[4], m); a[5] += fl
+        rows.append((kind, stack, variant, shape, rnd) + tuple(v[:6]) + ('', '', '') + tuple(v[6:11]) + ('', fl))
     elif kind == 'wake' and len(v) == 6:
         a = wake[k + tuple(v[:4])]
         a[0] += int(v[4]); a[1] += float(v[5])
-        rows.append((kind, stack, variant, shape, rnd, v[0], v[1], '', v[2], '', '', v[3], '', '', v[4], '', v[5], '', '', ''))
+        rows.append((kind, stack, variant, shape, rnd, v[0], v[1], '', v[2], '', '', v[3], '', '', v[4], '', v[5], '', '', '', ''))
     elif kind == 'lock' and len(v) == 7:
         a = locks[k + tuple(v[:4])]
         a[0] += int(v[4]); a[1] += float(v[5]); a[2] = max(a[2], float(v[6]))
-        rows.append((kind, stack, variant, shape, rnd, v[0], '', '', '', v[2], '', '', v[1], v[3], v[4], v[5], '', '', v[6], ''))
+        rows.append((kind, stack, variant, shape, rnd, v[0], '', '', '', v[2], '', '', v[1], v[3], v[4], v[5], '', '', v[6], '', ''))
 
 if len(sys.argv) > 2:
     with open(sys.argv[2], 'w') as out:
         out.write('kind,stack,variant,shape,round,role,call,state,reason,site,syscall,waker,lock_type,lock,'
-                  'count,off_or_wait_us,sleep_us,runq_us,max_us,on_us\n')
+                  'count,off_or_wait_us,sleep_us,runq_us,max_us,on_us,first_life_us\n')
         for r in rows:
             out.write(','.join(str(x) for x in r) + '\n')
 
@@ -119,13 +120,17 @@ for shape in shapes:
                 cols.append(f'{ms(b[1], s, shape):8.1f} {ms(b[2], s, shape):7.1f} {b[0] / nruns(s, shape):7.0f} {b[3] / 1000:6.1f}')
             print(f'  {k[0]:12} {k[1][:44]:44} {k[2][:8]:8} | {cols[0]} | {cols[1]}')
 
-    print('\nPer call: us per call (count per run from the bench) on a CPU, waiting for one, and'
-          ' asleep, with the two largest sleep reasons (reason@site us/call)')
+    print('\nPer call: us per call (count per run from the bench; the server\'s untimed steps by the'
+          ' client\'s count of the call, one per connection) on a CPU, waiting for one, and asleep;'
+          ' the share of the off-CPU time in the first life of a client thread; the two largest'
+          ' sleep reasons (reason@site us/call)')
     for role in ('client', 'server'):
         names = sorted({c for (s, sh, r, c) in on if sh == shape and r == role and c != '-'})
         for name in names:
             for s in STACKS:
-                n = sum(x[0] for x in calls.get((s, shape), {}).get(name, [])) or 0
+                # A thread's name keeps 13 characters of the call's.
+                full = [c for c in calls.get((s, shape), {}) if c.startswith(name)]
+                n = sum(x[0] for x in calls[(s, shape)][full[0]]) if len(full) == 1 else 0
                 if not n:
                     # The server's untimed steps: its switches count.
                     n = sum(a[0] for (s2, sh, r, c, *_), a in off.items()
@@ -133,14 +138,17 @@ for shape in shapes:
                 o = on.get((s, shape, role, name), 0)
                 q = sum(a[3] for (s2, sh, r, c, *_), a in off.items() if (s2, sh, r, c) == (s, shape, role, name))
                 why = defaultdict(float)
+                first = 0.0
                 for (s2, sh, r, c, _st, reason, site, _sc), a in off.items():
                     if (s2, sh, r, c) == (s, shape, role, name):
                         why[f'{reason}@{site}'] += a[2]
+                        first += a[5]
                 sl = sum(why.values())
                 top = sorted(why.items(), key=lambda x: -x[1])[:2]
                 tops = '  '.join(f'{w[:48]} {v / n:.0f}' for w, v in top)
                 print(f'  {role[0]}:{name:21} {s:6} n/run {n / nruns(s, shape):7.0f}  on {o / n:7.0f}'
-                      f'  runq {q / n:7.0f}  asleep {sl / n:7.0f}  {tops}')
+                      f'  runq {q / n:7.0f}  asleep {sl / n:7.0f}'
+                      f'{f"  first-life {100 * first / (q + sl):3.0f}%" if role == "client" and q + sl else ""}  {tops}')
 
     print('\nWho woke the client and server threads (top 12 by either stack; asleep ms and'
           ' count per run); softirq/irq: in interrupt context, CLASS:OUTER>INNER the RDMA modules'

@@ -37,7 +37,9 @@
 #   have no frame pointers), SYSCALL the system call it was in ("-":
 #   none):
 #     bench-cattr-off STACK VARIANT SHAPE ROUND ROLE CALL STATE REASON
-#       SITE SYSCALL COUNT OFF_US SLEEP_US RUNQ_US MAX_US
+#       SITE SYSCALL COUNT OFF_US SLEEP_US RUNQ_US MAX_US FIRST_US
+#   (FIRST_US: the part in a client thread's first life, which sets up
+#   the process's device state on either library)
 #     bench-cattr-on STACK VARIANT SHAPE ROUND ROLE CALL ON_US SWITCHES
 #   and what woke them: the waker's class (a bench thread's name, the
 #   kernel thread's name without its number, or softirq/irq when the
@@ -210,7 +212,12 @@ function flush(   pc, pp, ps, np, d, k, w, sl, a, p, f, i) {
 				on[k] += t - inat[pp]; sw[k]++
 				delete inat[pp]
 			}
+			# The first life of a client thread ends in its first
+			# destroy_event_channel.
+			if (pc ~ /^c:destroy_event/)
+				done1[pp] = 1
 			outat[pp] = t
+			outfirst[pp] = pc ~ /^c:/ && !(pp in done1)
 			outkey[pp] = role(pc) " " call(pc) " " substr(ps, 1, 1) " " blocked(ps ~ /^R/)
 			delete wk[pp]
 		}
@@ -219,6 +226,7 @@ function flush(   pc, pp, ps, np, d, k, w, sl, a, p, f, i) {
 			sl = (np in wk) ? wk[np] - outat[np] : (outkey[np] ~ / R preempt / ? 0 : d)
 			k = outkey[np]
 			off[k] += d; cnt[k]++; slp[k] += sl
+			if (outfirst[np]) fst[k] += d
 			if (d > mx[k]) mx[k] = d
 			if (np in wk) {
 				split(k, a, " ")
@@ -287,7 +295,7 @@ END {
 	for (k in on)
 		printf "on %s %.0f %d\n", k, on[k], sw[k]
 	for (k in off)
-		printf "off %s %d %.0f %.0f %.0f %.0f\n", k, cnt[k], off[k], slp[k], off[k] - slp[k], mx[k]
+		printf "off %s %d %.0f %.0f %.0f %.0f %.0f\n", k, cnt[k], off[k], slp[k], off[k] - slp[k], mx[k], fst[k]
 	for (k in wn)
 		printf "wake %s %d %.0f\n", k, wn[k], ws[k]
 	for (k in lt)
