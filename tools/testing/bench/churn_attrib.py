@@ -23,6 +23,7 @@ wake = defaultdict(lambda: [0, 0.0])  # (stack, shape, role, call, reason, waker
 locks = defaultdict(lambda: [0, 0.0, 0.0])  # (stack, shape, role, type, caller, lock) -> count, wait, max
 rows = []
 errors = []
+have_first = False      # the off lines carry FIRST_US
 
 for line in open(sys.argv[1], errors='replace'):
     if 'bench-' not in line:
@@ -47,6 +48,7 @@ for line in open(sys.argv[1], errors='replace'):
         a = off[k + tuple(v[:6])]
         n, t, s, q, m = int(v[6]), float(v[7]), float(v[8]), float(v[9]), float(v[10])
         fl = float(v[11]) if len(v) > 11 else 0.0
+        have_first |= len(v) > 11
         a[0] += n; a[1] += t; a[2] += s; a[3] += q; a[4] = max(a[4], m); a[5] += fl
         rows.append((kind, stack, variant, shape, rnd) + tuple(v[:6]) + ('', '', '') + tuple(v[6:11]) + ('', fl))
     elif kind == 'wake' and len(v) == 6:
@@ -148,7 +150,7 @@ for shape in shapes:
                 tops = '  '.join(f'{w[:48]} {v / n:.0f}' for w, v in top)
                 print(f'  {role[0]}:{name:21} {s:6} n/run {n / nruns(s, shape):7.0f}  on {o / n:7.0f}'
                       f'  runq {q / n:7.0f}  asleep {sl / n:7.0f}'
-                      f'{f"  first-life {100 * first / (q + sl):3.0f}%" if role == "client" and q + sl else ""}  {tops}')
+                      f'{f"  first-life {100 * first / (q + sl):3.0f}%" if have_first and role == "client" and q + sl else ""}  {tops}')
 
     print('\nWho woke the client and server threads (top 12 by either stack; asleep ms and'
           ' count per run); softirq/irq: in interrupt context, CLASS:OUTER>INNER the RDMA modules'
