@@ -77,6 +77,9 @@ awk '$2 ~ /^[bBdD]$/ { print $1, $3 }' /proc/kallsyms >/tmp/datasyms
 
 # shellcheck disable=SC2016 # an awk program, not shell
 aggregate='
+BEGIN {
+	nlife = split("create_event_ create_id resolve_addr resolve_route create_qp reg_msgs connect message disconnect destroy_qp destroy_id destroy_event", life, " ")
+}
 FNR == 1 { file++ }
 file == 1 { modof[$3] = $4; next }	# ADDR TYPE SYM [MODULE]
 file == 2 { lockname[$1] = $2; next }	# ADDR SYM
@@ -87,6 +90,12 @@ function role(c) {
 	sub(/[\/:-].*/, "", c)
 	sub(/[0-9]+$/, "", c)
 	return c == "swapper" ? "idle" : c
+}
+function rank(c,   i) {	# of a client call in a life
+	for (i = 1; i <= nlife; i++)
+		if (substr(c, 3) == life[i])
+			return i
+	return 0
 }
 function call(c) {
 	return c ~ /^[cs]:/ ? substr(c, 3) : "-"
@@ -212,10 +221,12 @@ function flush(   pc, pp, ps, np, d, k, w, sl, a, p, f, i) {
 				on[k] += t - inat[pp]; sw[k]++
 				delete inat[pp]
 			}
-			# The first life of a client thread ends in its first
-			# destroy_event_channel.
-			if (pc ~ /^c:destroy_event/)
+			# The first life of a client thread has ended when it
+			# blocks in a call that comes before the call it last
+			# blocked in (it seldom blocks in the destroys).
+			if ((pp in last) && rank(pc) < last[pp])
 				done1[pp] = 1
+			last[pp] = rank(pc)
 			outat[pp] = t
 			outfirst[pp] = pc ~ /^c:/ && !(pp in done1)
 			outkey[pp] = role(pc) " " call(pc) " " substr(ps, 1, 1) " " blocked(ps ~ /^R/)
