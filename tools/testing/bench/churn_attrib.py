@@ -124,8 +124,8 @@ for shape in shapes:
 
     print('\nPer call: us per call (count per run from the bench; the server\'s untimed steps by the'
           ' client\'s count of the call, one per connection) on a CPU, waiting for one, and asleep;'
-          ' the share of the off-CPU time in the first life of a client thread; the two largest'
-          ' sleep reasons (reason@site us/call)')
+          + (' the share of the off-CPU time in the first life of a client thread;' if have_first else '')
+          + ' the two largest sleep reasons (reason@site us/call)')
     for role in ('client', 'server'):
         names = sorted({c for (s, sh, r, c) in on if sh == shape and r == role and c != '-'})
         for name in names:
