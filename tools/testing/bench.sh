@@ -35,6 +35,14 @@
 # RCM_BENCH_CHURN_VARIANTS (clean,faults,kill,remove), RCM_BENCH_CHURN_ROUNDS
 # (2) rounds alternating the stacks: calls and connections per second
 # and each call's p50, p99 and max, rcm over in-tree with the A/A.
+# Then, when RCM_BENCH_PARTS names churnattr (not by default), where the
+# concurrency bench's time goes (guest-churn-attrib.sh, churn_attrib.py):
+# bench_churn RCM_BENCH_CATTR_VARIANT (clean) at RCM_BENCH_CATTR_SHAPES
+# (4x3,8x4) for RCM_BENCH_CATTR_SECONDS (12) under perf record of the
+# lock contention and scheduler tracepoints, RCM_BENCH_CATTR_ROUNDS (2)
+# rounds alternating the stacks: contended kernel locks, the bench
+# threads' off-CPU time by where they blocked and per call, and their
+# wakers (table in the report, rows in build/bench/churn-attrib.csv).
 # RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
@@ -67,6 +75,10 @@ churn_rounds=${RCM_BENCH_CHURN_ROUNDS:-2}
 churn_seconds=${RCM_BENCH_CHURN_SECONDS:-20}
 churn_shapes=${RCM_BENCH_CHURN_SHAPES:-4x3,8x4}
 churn_variants=${RCM_BENCH_CHURN_VARIANTS:-clean,faults,kill,remove}
+cattr_rounds=${RCM_BENCH_CATTR_ROUNDS:-2}
+cattr_seconds=${RCM_BENCH_CATTR_SECONDS:-12}
+cattr_shapes=${RCM_BENCH_CATTR_SHAPES:-4x3,8x4}
+cattr_variant=${RCM_BENCH_CATTR_VARIANT:-clean}
 parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
 mkdir -p "$out"
 
@@ -84,24 +96,30 @@ done
 install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-churn.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
+install -m 755 "$top/tools/testing/bench/guest-churn-attrib.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
+install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 {
 	echo "bench: RCM_BENCH_WINDOW=$window RCM_BENCH_ACCEPT_ROUNDS=$accept_rounds ./guest-bench.sh $rounds $counts $scale_counts $scale_rounds $cmtime_runs"
 	echo "attrib: RCM_BENCH_WINDOW=$window RCM_ATTR_KMEM_COUNT=$attr_kmem_count ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 	echo "churn: ./guest-churn.sh $churn_rounds $churn_seconds $churn_shapes $churn_variants"
+	echo "churnattr: ./guest-churn-attrib.sh $cattr_rounds $cattr_seconds $cattr_shapes $cattr_variant"
 } >"$out/tests/list"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
 	--lib-dir "$top/userlib/src" \
 	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf
 
+# The host's load: other work on it slows the guest's CPUs, and the
+# figures of a run are only comparable among themselves.
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
 status=0
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests "$parts" --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
 {
-	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs"
+	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs, load average (1/5/15 min) $load0 at the boot, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	case ,$parts, in
 	*,bench,*|*,attrib,*)
 		"$top/tools/testing/bench/report.py" "$out/guest.log" ||
@@ -111,6 +129,11 @@ status=0
 	*,churn,*)
 		"$top/tools/testing/bench/churn.py" "$out/guest.log" \
 			"$out/churn.csv" || status=1 ;;
+	esac
+	case ,$parts, in
+	*,churnattr,*)
+		"$top/tools/testing/bench/churn_attrib.py" "$out/guest.log" \
+			"$out/churn-attrib.csv" || status=1 ;;
 	esac
 } | tee "$out/report.txt"
 grep -v '^PASS' "$out/results.txt" || true

@@ -54,6 +54,14 @@
  *     churn-detail SIDE NAME CODE COUNT  (a failed message: its work
  *       completion status, 30 no completion in 30 s, 31 a call failed;
  *       a failed disconnect: the event type that came, 30 none)
+ *   With RCM_CHURN_MARK=1 in the environment, every thread names itself
+ *   (prctl(PR_SET_NAME), so its comm in the scheduler's and perf's
+ *   records) after its role and the call it is in: "c:" a client's, "s:"
+ *   the server's, then the call's name cut to 13 characters
+ *   ("c:resolve_addr", "s:accept"); the untimed steps between calls
+ *   count to the call before them. guest-churn-attrib.sh splits its
+ *   off-CPU time so. It costs a system call per call: not for the timed
+ *   runs.
  *   Each call's time includes the wait for its event or completion
  *   (resolve, connect, message, disconnect); "errors" counts lives that
  *   failed where they should not have, and a call that waited longer
@@ -71,6 +79,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <rdma/rdma_verbs.h>
@@ -130,6 +139,7 @@ struct removal {
 static struct ctl {
 	struct removal rm[NREMOVE];
 	unsigned int nrm;		/* removals begun */
+	unsigned int nprocs;		/* client processes: slots[nprocs] is the server's */
 	uint64_t start_us;
 	uint64_t conns_at[MAXSECS];	/* connections made in each second */
 } *ctl;
@@ -139,6 +149,23 @@ static struct slot *mine;
 static enum { CLEAN, FAULTS, KILL, CM, REMOVE } variant;
 static struct sockaddr_in dst, silent_addr;
 static double deadline_us;
+static bool marking;		/* RCM_CHURN_MARK=1 */
+
+/*
+ * The calling thread is in call @c now (RCM_CHURN_MARK): its name says
+ * so. Returns now_us(), the call's start.
+ */
+static double start(enum call c)
+{
+	char name[16];
+
+	if (marking) {
+		snprintf(name, sizeof(name), "%c:%s",
+			 mine == &slots[ctl->nprocs] ? 's' : 'c', call_name[c]);
+		prctl(PR_SET_NAME, name);
+	}
+	return now_us();
+}
 
 static void add(uint64_t *p, uint64_t v)
 {
@@ -319,7 +346,7 @@ static void life(unsigned int seed)
 	char buf[2 * MSG_SIZE] = "";
 	enum call step = C_CHANNEL;
 	bool ok = false, qp = false;
-	double t, t0 = now_us();
+	double t, t0 = start(C_CHANNEL);
 	struct removal *r;
 
 	t = t0;
@@ -328,7 +355,7 @@ static void life(unsigned int seed)
 	if (!ch)
 		goto out;
 	step = C_CREATE_ID;
-	t = now_us();
+	t = start(C_CREATE_ID);
 	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
 		id = NULL;
 		goto out;
@@ -337,7 +364,7 @@ static void life(unsigned int seed)
 	fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
 
 	step = C_RESOLVE_ADDR;
-	t = now_us();
+	t = start(C_RESOLVE_ADDR);
 	if (kind == 1) {
 		/* An absent peer: ADDR_ERROR is the right answer. */
 		if (!rdma_resolve_addr(id, NULL, (struct sockaddr *)&silent_addr,
@@ -354,20 +381,20 @@ static void life(unsigned int seed)
 		goto out;
 	record(C_RESOLVE_ADDR, t);
 	step = C_RESOLVE_ROUTE;
-	t = now_us();
+	t = start(C_RESOLVE_ROUTE);
 	if (rdma_resolve_route(id, 2000) ||
 	    wait_event(ch, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED)
 		goto out;
 	record(C_RESOLVE_ROUTE, t);
 	qp_attr(&attr);
 	step = C_CREATE_QP;
-	t = now_us();
+	t = start(C_CREATE_QP);
 	if (rdma_create_qp(id, NULL, &attr))
 		goto out;
 	record(C_CREATE_QP, t);
 	qp = true;
 	step = C_REG_MR;
-	t = now_us();
+	t = start(C_REG_MR);
 	mr = rdma_reg_msgs(id, buf, sizeof(buf));
 	if (!mr)
 		goto out;
@@ -380,7 +407,7 @@ static void life(unsigned int seed)
 		param.private_data_len = 2;
 	}
 	step = C_CONNECT;
-	t = now_us();
+	t = start(C_CONNECT);
 	if (rdma_connect(id, &param))
 		goto out;
 	if (kind == 2) {
@@ -410,7 +437,7 @@ static void life(unsigned int seed)
 	}
 	record(C_CONNECT, t);
 	step = C_MESSAGE;
-	t = now_us();
+	t = start(C_MESSAGE);
 	type = variant == CM ? 0 : exchange(id, mr, buf, true);
 	if (type) {
 		add(&mine->detail[C_MESSAGE][type], 1);
@@ -425,7 +452,7 @@ static void life(unsigned int seed)
 	 * send to time out.
 	 */
 	step = C_DISCONNECT;
-	t = now_us();
+	t = start(C_DISCONNECT);
 	type = wait_event(ch, NULL);
 	if (type != RDMA_CM_EVENT_DISCONNECTED) {
 		add(&mine->detail[C_DISCONNECT][type < 0 ? D_TIMEOUT :
@@ -441,17 +468,17 @@ out:
 	if (mr)
 		rdma_dereg_mr(mr);
 	if (qp) {
-		t = now_us();
+		t = start(C_DESTROY_QP);
 		rdma_destroy_qp(id);
 		record(C_DESTROY_QP, t);
 	}
 	if (id) {
-		t = now_us();
+		t = start(C_DESTROY_ID);
 		rdma_destroy_id(id);
 		record(C_DESTROY_ID, t);
 	}
 	if (ch) {
-		t = now_us();
+		t = start(C_DESTROY_CHANNEL);
 		rdma_destroy_event_channel(ch);
 		record(C_DESTROY_CHANNEL, t);
 	}
@@ -507,21 +534,23 @@ static void *serve_one(void *arg)
 		 id->event->param.conn.private_data_len &&
 		 ((const char *)id->event->param.conn.private_data)[0] == 'R';
 	if (refuse) {
-		t = now_us();
+		t = start(C_REJECT);
 		rdma_reject(id, NULL, 0);
 		record(C_REJECT, t);
 		goto out;
 	}
 	qp_attr(&attr);
 	step = C_CREATE_QP;
+	start(C_CREATE_QP);
 	if (rdma_create_qp(id, NULL, &attr))
 		goto out;
 	step = C_REG_MR;
+	start(C_REG_MR);
 	mr = rdma_reg_msgs(id, buf, sizeof(buf));
 	if (!mr || rdma_post_recv(id, NULL, buf, MSG_SIZE, mr))
 		goto out;
 	step = C_ACCEPT;
-	t = now_us();
+	t = start(C_ACCEPT);
 	/*
 	 * A synchronous accept returns 0 for any event of status 0, a
 	 * DEVICE_REMOVAL's too (as librdmacm's does): only ESTABLISHED is
@@ -534,6 +563,7 @@ static void *serve_one(void *arg)
 				 * device went away */
 	record(C_ACCEPT, t);
 	step = C_MESSAGE;
+	start(C_MESSAGE);
 	st = variant == CM ? 0 : exchange(id, mr, buf, false);
 	if (st) {
 		add(&mine->detail[C_MESSAGE][st], 1);
@@ -545,6 +575,7 @@ static void *serve_one(void *arg)
 	 * DREP, or ib_cm's DREQ timeout when the client is gone).
 	 */
 	step = C_DISCONNECT;
+	start(C_DISCONNECT);
 	if (rdma_disconnect(id))
 		goto out;
 	step = NCALL;
@@ -559,8 +590,11 @@ out:
 	}
 	if (mr)
 		rdma_dereg_mr(mr);
-	if (id->qp)
+	if (id->qp) {
+		start(C_DESTROY_QP);
 		rdma_destroy_qp(id);
+	}
+	start(C_DESTROY_ID);
 	rdma_destroy_id(id);
 	if (step < NCALL)
 		forget_devices();
@@ -630,7 +664,7 @@ static void server(int ready)
 	pthread_attr_init(&pa);
 	pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
 	for (;;) {
-		t0 = now_us();
+		t0 = start(C_GET_REQUEST);
 		if (rdma_get_request(listen, &id)) {
 			if (variant != REMOVE)
 				continue;
@@ -912,6 +946,7 @@ int main(int argc, char *argv[])
 	    inet_pton(AF_INET, argc > 7 ? argv[7] : "198.18.0.254",
 		      &silent_addr.sin_addr) != 1)
 		return 2;
+	marking = getenv("RCM_CHURN_MARK") && atoi(getenv("RCM_CHURN_MARK"));
 	slots = mmap(NULL, (procs + 1) * sizeof(*slots),
 		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (slots == MAP_FAILED)
@@ -920,6 +955,7 @@ int main(int argc, char *argv[])
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ctl == MAP_FAILED)
 		die("mmap");
+	ctl->nprocs = procs;
 
 	if (pipe(pipefd))
 		die("pipe");

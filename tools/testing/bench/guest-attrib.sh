@@ -68,6 +68,8 @@ grep '\[' /proc/kallsyms >/tmp/modsyms
 # serve(), shared with the selftests that run programs on both stacks
 # shellcheck source=../selftests/rcm/stacks.sh
 . "$(dirname "$0")/stacks.sh"
+# shellcheck source=order.sh
+. "$(dirname "$0")/order.sh"
 
 # Busybox's date has no nanoseconds: /proc/uptime's 10 ms will do for
 # runs of seconds.
@@ -431,11 +433,8 @@ for count in $counts; do
 	r=1
 	while [ $r -le "$rounds" ]; do
 		# Alternate which stack goes first, as the timed rounds do.
-		if [ $((r % 2)) = 1 ]; then
-			set -- intree rcm
-		else
-			set -- rcm intree
-		fi
+		# shellcheck disable=SC2046 # two words, split on purpose
+		set -- $(order $r)
 		perf_run "$1" "$count" $r
 		perf_run "$2" "$count" $r
 		wire_run "$1" "$count" $r
@@ -447,11 +446,8 @@ done
 for count in $scale_counts; do
 	r=1
 	while [ $r -le "$scale_rounds" ]; do
-		if [ $((r % 2)) = 1 ]; then
-			set -- intree rcm
-		else
-			set -- rcm intree
-		fi
+		# shellcheck disable=SC2046 # two words, split on purpose
+		set -- $(order $r)
 		scale_perf_run "$1" "$count" $r
 		scale_perf_run "$2" "$count" $r
 		if [ "$scale_wire" = 1 ]; then

@@ -7,8 +7,8 @@
 # server process, see bench_churn.c) for SECONDS, for each shape of
 # SHAPES ("4x3,8x4") and each variant of VARIANTS
 # ("clean,faults,kill,remove"),
-# ROUNDS rounds alternating the stacks (odd rounds in-tree first), so
-# that the in-tree rounds against each other give the A/A. Prints:
+# ROUNDS rounds alternating the stacks (order.sh), so that the in-tree
+# rounds against each other give the A/A. Prints:
 #   bench-churn STACK VARIANT PROCS THREADS ROUND CALLS_PER_S CONNS_PER_S
 #     ERRORS KILLS STALE CRASHES
 #   bench-churn-call STACK VARIANT PROCS THREADS ROUND NAME COUNT P50_US
@@ -29,6 +29,8 @@ port=23000
 
 # shellcheck source=../selftests/rcm/stacks.sh
 . "$(dirname "$0")/stacks.sh"
+# shellcheck source=order.sh
+. "$(dirname "$0")/order.sh"
 
 churn_run() {	# STACK VARIANT PROCS THREADS ROUND
 	port=$((port + 1))
@@ -60,13 +62,9 @@ for shape in $shapes; do
 	for variant in $variants; do
 		r=1
 		while [ $r -le "$rounds" ]; do
-			if [ $((r % 2)) = 1 ]; then
-				churn_run intree "$variant" "$procs" "$threads" $r
-				churn_run rcm "$variant" "$procs" "$threads" $r
-			else
-				churn_run rcm "$variant" "$procs" "$threads" $r
-				churn_run intree "$variant" "$procs" "$threads" $r
-			fi
+			for stack in $(order $r); do
+				churn_run "$stack" "$variant" "$procs" "$threads" $r
+			done
 			r=$((r + 1))
 		done
 	done
