@@ -46,8 +46,9 @@
  *                         group whose MGID the SA assigns, then the leaves
  *
  * A read gives "name value" lines: the fabric's and the SA's counters
- * since the last reset, then "last: " and the last command's result line
- * (which the kernel log also gets).
+ * since the last reset, the SA's settings and its multicast group count,
+ * then "last: " and the last command's result line (which the kernel log
+ * also gets).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -254,6 +255,8 @@ static struct ibfab {
 	struct list_head queue;
 	struct list_head sa_pending;
 	bool closing;
+	bool sa_armed;			/* sa_work's timer, due at sa_next */
+	unsigned long sa_next;
 	struct delayed_work sa_work;
 	struct mutex lock;		/* delivery, QP tables, SA state */
 	struct ibfab_counters cnt;
@@ -488,6 +491,22 @@ static int ibfab_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		ah->hop_limit = grh->hop_limit;
 		ah->tclass = grh->traffic_class;
 	}
+	return 0;
+}
+
+/* ib_sa checks its SM AH's DLID through this. */
+static int ibfab_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	struct ibfab_ah *ah = to_ah(ibah);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(attr, ah->dlid);
+	rdma_ah_set_sl(attr, ah->sl);
+	rdma_ah_set_port_num(attr, 1);
+	if (ah->grh)
+		rdma_ah_set_grh(attr, &ah->dgid, ah->flow_label, 0,
+				ah->hop_limit, ah->tclass);
 	return 0;
 }
 
@@ -1048,6 +1067,17 @@ static void ibfab_work(struct work_struct *work)
 
 /* --- the SA (under fab.lock) ------------------------------------------ */
 
+/* Under fab.qlock: have sa_work run at due, unless it runs before. */
+static void ibfab_sa_arm(unsigned long due)
+{
+	if (fab.closing || (fab.sa_armed && !time_before(due, fab.sa_next)))
+		return;
+	fab.sa_armed = true;
+	fab.sa_next = due;
+	mod_delayed_work(system_wq, &fab.sa_work,
+			 time_after(due, jiffies) ? due - jiffies : 0);
+}
+
 /* Release the due SA answers to the wire; re-arm for the next. */
 static void ibfab_sa_work(struct work_struct *work)
 {
@@ -1056,6 +1086,7 @@ static void ibfab_sa_work(struct work_struct *work)
 	bool more = false;
 
 	spin_lock_irq(&fab.qlock);
+	fab.sa_armed = false;
 	list_for_each_entry_safe(pkt, tmp, &fab.sa_pending, list) {
 		if (time_after_eq(jiffies, pkt->due)) {
 			list_move_tail(&pkt->list, &fab.queue);
@@ -1064,8 +1095,8 @@ static void ibfab_sa_work(struct work_struct *work)
 			more = true;
 		}
 	}
-	if (more && !fab.closing)
-		mod_delayed_work(system_wq, &fab.sa_work, next - jiffies);
+	if (more)
+		ibfab_sa_arm(next);
 	spin_unlock_irq(&fab.qlock);
 	queue_work(fab.wq, &fab.work);
 }
@@ -1353,9 +1384,7 @@ static void ibfab_sa_recv(struct ibfab_pkt *q)
 	pkt->due = jiffies + msecs_to_jiffies(fab.sa_delay_ms);
 	spin_lock_irq(&fab.qlock);
 	list_add_tail(&pkt->list, &fab.sa_pending);
-	if (!fab.closing)
-		mod_delayed_work(system_wq, &fab.sa_work,
-				 msecs_to_jiffies(fab.sa_delay_ms));
+	ibfab_sa_arm(pkt->due);
 	spin_unlock_irq(&fab.qlock);
 }
 
@@ -1822,8 +1851,8 @@ static ssize_t ibfab_ctl_write(struct file *file, const char __user *ubuf,
 static ssize_t ibfab_ctl_read(struct file *file, char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
+	unsigned int delay, drop, stn, groups = 0, i;
 	struct ibfab_counters c;
-	unsigned int delay, drop, stn;
 	char *buf;
 	ssize_t ret;
 	int len;
@@ -1836,6 +1865,8 @@ static ssize_t ibfab_ctl_read(struct file *file, char __user *ubuf,
 	delay = fab.sa_delay_ms;
 	drop = fab.sa_drop;
 	stn = fab.sa_status_n;
+	for (i = 0; i < IBFAB_MC_GROUPS; i++)
+		groups += fab.groups[i].used;
 	mutex_unlock(&fab.lock);
 	len = scnprintf(buf, PAGE_SIZE,
 			"sent %llu\ndelivered %llu\ndrop_no_lid %llu\n"
@@ -1843,12 +1874,12 @@ static ssize_t ibfab_ctl_read(struct file *file, char __user *ubuf,
 			"drop_smp %llu\ncq_overflow %llu\nsa_queries %llu\n"
 			"sa_answered %llu\nsa_dropped %llu\nsa_status %llu\n"
 			"sa_unsupported %llu\nsa_delay_ms %u\nsa_drop_left %u\n"
-			"sa_status_left %u\n",
+			"sa_status_left %u\nsa_groups %u\n",
 			c.sent, c.delivered, c.drop_no_lid, c.drop_no_qp,
 			c.drop_qkey, c.drop_no_recv, c.drop_smp,
 			c.cq_overflow, c.sa_queries, c.sa_answered,
 			c.sa_dropped, c.sa_status, c.sa_unsupported, delay,
-			drop, stn);
+			drop, stn, groups);
 	mutex_lock(&fab.cmd_lock);
 	len += scnprintf(buf + len, PAGE_SIZE - len, "last: %s\n", fab.last);
 	mutex_unlock(&fab.cmd_lock);
@@ -1889,6 +1920,7 @@ static const struct ib_device_ops ibfab_ops = {
 	.post_send = ibfab_post_send,
 	.query_device = ibfab_query_device,
 	.query_gid = ibfab_query_gid,
+	.query_ah = ibfab_query_ah,
 	.query_pkey = ibfab_query_pkey,
 	.query_port = ibfab_query_port,
 	.query_qp = ibfab_query_qp,
