@@ -4,9 +4,11 @@
 # ibfabric.sh: the test InfiniBand fabric rcm_ibfab.ko in a guest, as
 # ib_core, ib_mad, ib_sa and ib_cm see it. Loads it (RCM_IBFAB_KO, else
 # /lib/rcm/rcm_ibfab.ko), checks the two ports' attributes, runs SA path
-# queries against the fabric's SA with its faults (status, drops, delays),
-# an ib_cm connection and disconnection both ways and an SA multicast
-# join and leave of both ports, then unloads it. TAP, one line per case.
+# queries against the fabric's SA with its faults (status, drops, delays)
+# and set answers, an ib_cm connection and disconnection both ways and an
+# SA multicast join and leave of both ports, then unloads it. TAP, one
+# line per case.
+
 # The path cases pass their checks as text for eval.
 # shellcheck disable=SC2016
 ko=${RCM_IBFAB_KO:-/lib/rcm/rcm_ibfab.ko}
@@ -15,7 +17,7 @@ ib=/sys/class/infiniband
 n=0
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..16"
 
 pass() {
 	n=$((n + 1))
@@ -142,9 +144,15 @@ pathq_case sa_delay "0 1 10000" "status 0 " '[ "$q" = 1 ] && [ "$a" = 1 ]'
 cmd "sa reset"
 cmd "sa delay 1500"
 pathq_case sa_late "0 1 1000" "status -110$" '[ "$q" -ge 2 ]'
+
+# 11: PathRecords with the fields the SA is told: SL 3, MTU 2048,
+# 40 Gb/s, packet lifetime 16; sa reset restores the defaults.
+cmd "sa reset"
+cmd "sa path sl 3 mtu 4 rate 7 life 16"
+pathq_case sa_path_fields "0 1" "status 0 slid 1 dlid 2 sl 3 mtu 4 rate 7 packet_life 16 " '[ "$q" = 1 ]'
 cmd "sa reset"
 
-# 11, 12: ib_cm REQ, REP, RTU, DREQ, DREP between the two ports.
+# 12, 13: ib_cm REQ, REP, RTU, DREQ, DREP between the two ports.
 dmesg -c >/dev/null
 cmd "cmtest 0 1"
 expect cm_0_1 "ibfab0->ibfab1: connected and disconnected (slid 1 dlid 2)"
@@ -152,7 +160,7 @@ dmesg | grep 'rcm_ibfab: cmtest' | sed 's/^/# /'
 cmd "cmtest 1 0"
 expect cm_1_0 "ibfab1->ibfab0: connected and disconnected (slid 2 dlid 1)"
 
-# 13: both ports join one SA-assigned group: its MLID and the creating
+# 14: both ports join one SA-assigned group: its MLID and the creating
 # join's Q_Key in both answers.
 cmd "mcjoin 0 1"
 l=$(last)
@@ -166,7 +174,7 @@ else
 fi
 echo "# last: $l"
 
-# 14: the leaves ib_sa sends once the joins are freed empty the group:
+# 15: the leaves ib_sa sends once the joins are freed empty the group:
 # a wait on the SA's group count, bounded far above the leave's time.
 i=0
 while [ "$(counter sa_groups)" != 0 ] && [ $i -lt 300 ]; do
@@ -180,7 +188,7 @@ else
 fi
 sed 's/^/# ctl: /' "$ctl"
 
-# 15: unload; the devices go with it.
+# 16: unload; the devices go with it.
 if rmmod rcm_ibfab && [ ! -e $ib/ibfab0 ] && [ ! -e $ib/ibfab1 ]; then
 	pass unload
 else

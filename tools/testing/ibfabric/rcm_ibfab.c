@@ -34,6 +34,9 @@
  *   sa delay MS           answer every SA query MS milliseconds late
  *   sa drop N             drop the next N SA queries
  *   sa status CODE [N]    answer the next N (1) queries with MAD status CODE
+ *   sa path KEY N...      PathRecords from now on with sl, mtu (enum
+ *                         ib_mtu), rate (enum ib_rate) or life (packet
+ *                         lifetime) N instead of 0, 5, 16, 14
  *   sa reset              undo the above and zero the counters
  *   pathq SRC DST [MS]    ib_sa_path_rec_get() on ibfabSRC for ibfabDST's
  *                         GID, MS (default 2000) ms timeout; fails with
@@ -102,9 +105,9 @@
 #define IBFAB_SA_SLACK_MS	60000
 
 /*
- * Kernel differences, found in the headers by Kbuild: 6.10 passes
- * create_cq a uverbs_attr_bundle instead of udata, 6.3 made the path
- * record callback's count unsigned.
+ * Kernel differences, found in the headers by Kbuild (6.1 has neither,
+ * 6.12 both): create_cq given a uverbs_attr_bundle instead of udata, and
+ * the path record callback's count unsigned.
  */
 #ifdef IBFAB_CQ_ATTRS
 #define IBFAB_CQ_UARG struct uverbs_attr_bundle *attrs
@@ -264,6 +267,10 @@ static struct ibfab {
 	unsigned int sa_drop;
 	unsigned int sa_status_n;
 	u16 sa_status;
+	u8 path_sl;
+	u8 path_mtu;
+	u8 path_rate;
+	u8 path_life;
 	struct ibfab_mc_group groups[IBFAB_MC_GROUPS];
 	u16 next_mlid;
 	u32 next_mgid;
@@ -654,25 +661,25 @@ static void ibfab_queue(struct ibfab_pkt *pkt)
 	queue_work(fab.wq, &fab.work);
 }
 
-/* Ask the worker to flush qp's posted receives (ERR state). */
-static int ibfab_queue_rq_flush(struct ibfab_qp *qp, gfp_t gfp)
+/* A request to the worker to flush qp's posted receives (ERR state). */
+static struct ibfab_pkt *ibfab_rq_flush_pkt(struct ibfab_qp *qp, gfp_t gfp)
 {
 	struct ibfab_pkt *pkt = kzalloc(sizeof(*pkt), gfp);
 
 	if (!pkt)
-		return -ENOMEM;
+		return NULL;
 	pkt->kind = IBFAB_PKT_RQ_FLUSH;
 	pkt->src = to_dev(qp->ibqp.device);
 	pkt->src_qpn = qp->ibqp.qp_num;
 	pkt->src_serial = qp->serial;
-	ibfab_queue(pkt);
-	return 0;
+	return pkt;
 }
 
 static int ibfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			   int mask, struct ib_udata *udata)
 {
 	struct ibfab_qp *qp = to_qp(ibqp);
+	struct ibfab_pkt *flush = NULL;
 	enum ib_qp_state cur, next;
 	bool to_err;
 
@@ -682,11 +689,17 @@ static int ibfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
 		return -EINVAL;
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_ERR) {
+		flush = ibfab_rq_flush_pkt(qp, GFP_KERNEL);
+		if (!flush)
+			return -ENOMEM;
+	}
 	spin_lock_irq(&qp->lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
 		spin_unlock_irq(&qp->lock);
+		kfree(flush);
 		return -EINVAL;
 	}
 	if (mask & IB_QP_QKEY)
@@ -702,7 +715,11 @@ static int ibfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->rq_count = 0;
 	}
 	spin_unlock_irq(&qp->lock);
-	return to_err ? ibfab_queue_rq_flush(qp, GFP_KERNEL) : 0;
+	if (to_err)
+		ibfab_queue(flush);
+	else
+		kfree(flush);
+	return 0;
 }
 
 static int ibfab_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -844,13 +861,20 @@ static int ibfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad)
 {
 	struct ibfab_qp *qp = to_qp(ibqp);
+	struct ibfab_pkt *flush = NULL;
 	struct ibfab_rwqe *wqe;
 	unsigned long flags;
-	bool flush;
 	int ret = 0;
 
+	/* In ERR, what is posted is flushed at once (by the worker). */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		flush = ibfab_rq_flush_pkt(qp, GFP_ATOMIC);
+		if (!flush) {
+			*bad = wr;
+			return -ENOMEM;
+		}
+	}
 	spin_lock_irqsave(&qp->lock, flags);
-	flush = qp->state == IB_QPS_ERR;
 	for (; wr; wr = wr->next) {
 		if (qp->state == IB_QPS_RESET) {
 			ret = -EINVAL;
@@ -870,10 +894,8 @@ static int ibfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (ret)
 		*bad = wr;
-	if (flush && ibfab_queue_rq_flush(qp, GFP_ATOMIC) && !ret) {
-		*bad = NULL;
-		ret = -ENOMEM;
-	}
+	if (flush)
+		ibfab_queue(flush);
 	return ret;
 }
 
@@ -1251,7 +1273,7 @@ static u16 ibfab_sa_path(ib_sa_comp_mask mask, const u8 *req, u8 *resp,
 	if ((mask & IB_SA_PATH_REC_PKEY) &&
 	    (get_unaligned_be16(req + 50) & 0x7fff) != (IBFAB_PKEY & 0x7fff))
 		return IB_SA_STATUS_NO_RECORDS;
-	if ((mask & IB_SA_PATH_REC_SL) && (req[53] & 0xf))
+	if ((mask & IB_SA_PATH_REC_SL) && (req[53] & 0xf) != fab.path_sl)
 		return IB_SA_STATUS_NO_RECORDS;
 
 	memset(resp, 0, 64);
@@ -1265,9 +1287,10 @@ static u16 ibfab_sa_path(ib_sa_comp_mask mask, const u8 *req, u8 *resp,
 		resp[48] = req[48];
 	resp[49] = 0x80 | 1;		/* reversible, one path */
 	put_unaligned_be16(IBFAB_PKEY, resp + 50);
-	resp[54] = IB_SA_EQ << 6 | IB_MTU_4096;
-	resp[55] = IB_SA_EQ << 6 | IB_RATE_100_GBPS;
-	resp[56] = IB_SA_EQ << 6 | IBFAB_PACKET_LIFE;
+	resp[53] = fab.path_sl;
+	resp[54] = IB_SA_EQ << 6 | fab.path_mtu;
+	resp[55] = IB_SA_EQ << 6 | fab.path_rate;
+	resp[56] = IB_SA_EQ << 6 | fab.path_life;
 	return 0;
 }
 
@@ -1767,6 +1790,46 @@ static int ibfab_cmd_mcjoin(const unsigned int *idx, unsigned int n)
 
 /* --- debugfs ---------------------------------------------------------- */
 
+static void ibfab_path_defaults(void)
+{
+	fab.path_sl = 0;
+	fab.path_mtu = IB_MTU_4096;
+	fab.path_rate = IB_RATE_100_GBPS;
+	fab.path_life = IBFAB_PACKET_LIFE;
+}
+
+/* "sl N mtu N rate N life N", any of them: the PathRecords' fields. */
+static int ibfab_cmd_sa_path(char *args)
+{
+	u8 sl = fab.path_sl, mtu = fab.path_mtu, rate = fab.path_rate;
+	u8 life = fab.path_life;
+	char *key, *val;
+	unsigned int v;
+
+	while ((key = strsep(&args, " "))) {
+		val = strsep(&args, " ");
+		if (!val || kstrtouint(val, 0, &v))
+			return -EINVAL;
+		if (!strcmp(key, "sl") && v <= 15)
+			sl = v;
+		else if (!strcmp(key, "mtu") && v >= IB_MTU_256 &&
+			 v <= IB_MTU_4096)
+			mtu = v;
+		else if (!strcmp(key, "rate") && v >= IB_RATE_2_5_GBPS &&
+			 v <= IB_RATE_600_GBPS)
+			rate = v;
+		else if (!strcmp(key, "life") && v <= 63)
+			life = v;
+		else
+			return -EINVAL;
+	}
+	fab.path_sl = sl;
+	fab.path_mtu = mtu;
+	fab.path_rate = rate;
+	fab.path_life = life;
+	return 0;
+}
+
 static int ibfab_cmd_sa(char *args)
 {
 	char *what = strsep(&args, " ");
@@ -1779,12 +1842,21 @@ static int ibfab_cmd_sa(char *args)
 		fab.sa_delay_ms = 0;
 		fab.sa_drop = 0;
 		fab.sa_status_n = 0;
+		ibfab_path_defaults();
 		memset(&fab.cnt, 0, sizeof(fab.cnt));
 		mutex_unlock(&fab.lock);
 		return 0;
 	}
 	if (!args)
 		return -EINVAL;
+	if (!strcmp(what, "path")) {
+		int ret;
+
+		mutex_lock(&fab.lock);
+		ret = ibfab_cmd_sa_path(args);
+		mutex_unlock(&fab.lock);
+		return ret;
+	}
 	if (!strcmp(what, "status")) {
 		if (sscanf(args, "%i %u", &v, &n) < 1 || v > U16_MAX)
 			return -EINVAL;
@@ -1995,6 +2067,7 @@ static int __init ibfab_init(void)
 	mutex_init(&fab.lock);
 	mutex_init(&fab.cmd_lock);
 	fab.next_mlid = IBFAB_MLID_BASE;
+	ibfab_path_defaults();
 	fab.next_mgid = 1;
 	fab.wq = alloc_ordered_workqueue("rcm_ibfab", 0);
 	if (!fab.wq)
