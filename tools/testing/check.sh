@@ -91,8 +91,14 @@ d612_kdir=/lib/modules/$d612_rel/build
 
 say "selftests"
 jobs=-j$(nproc)
-step build.selftests make $jobs -C "$top/tools/testing/selftests/rcm" \
-	OUTPUT="$out/selftests"
+# kselftest's installed tree, as the guests run it: run_kselftest.sh,
+# kselftest-list.txt (what kselftest's runner runs), rcm/ with the
+# programs, their settings and "list" (what it does not run: name:
+# command).
+rm -rf "$out/selftests"
+step build.selftests make $jobs -C "$top/tools/testing/selftests" TARGETS=rcm \
+	O="$out" KSFT_INSTALL_PATH="$out/selftests" install
+st=$out/selftests/rcm
 # Guest programs of the userlib run on the library built here, which the
 # initramfs carries in /usr/lib/rcm. Those whose source says "In-tree
 # control: yes" also run as NAME_intree on the distribution's librdmacm
@@ -103,14 +109,14 @@ if step build.userlib-guest-tests make $jobs -C "$top/userlib" guest-tests; then
 	for t in "$top"/userlib/test/guest/out/*; do
 		n=$(basename "$t")
 		src=$top/userlib/test/guest/$n.c
-		cp "$t" "$out/selftests/"
+		cp "$t" "$st/"
 		grep -q '^ \* In-tree control: yes' "$src" &&
-			echo "${n}_intree: ./$n" >>"$out/selftests/list"
+			echo "${n}_intree: ./$n" >>"$st/list"
 		if grep -q '^ \* In-tree compare: yes' "$src"; then
 			echo "$n: ./$n save /tmp/$n.intree && LD_LIBRARY_PATH=/usr/lib/rcm ./$n check /tmp/$n.intree" \
-				>>"$out/selftests/list"
+				>>"$st/list"
 		else
-			echo "$n: LD_LIBRARY_PATH=/usr/lib/rcm ./$n" >>"$out/selftests/list"
+			echo "$n: LD_LIBRARY_PATH=/usr/lib/rcm ./$n" >>"$st/list"
 		fi
 	done
 fi
@@ -131,7 +137,9 @@ app_programs="--bin /usr/bin/ib_send_bw --bin /usr/bin/ib_read_lat
 if [ -d /usr/share/doc/rdma-core/tests ]; then
 	app_programs="$app_programs --tree /usr/share/doc/rdma-core/tests"
 fi
-all_tests=$(sed 's/:.*//' "$out/selftests/list" | grep -v '^pair_')
+# Every guest test: kselftest's (rcm:NAME or rcm:NAME.sh), then the list's.
+all_tests=$({ sed -n 's/^rcm:\(.*\)/\1/p' "$out/selftests/kselftest-list.txt" |
+	sed 's/\.sh$//'; sed 's/:.*//' "$st/list"; } | grep -v '^pair_')
 # Each guest program's bound, the selftest directory's "settings".
 ksft_timeout=$(sed -n 's/^timeout=//p' "$top/tools/testing/selftests/rcm/settings")
 # The KASAN test kernel runs rping and cmtime in a lighter round
@@ -162,7 +170,7 @@ guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,
 # in budget.
 d612_tests=${RCM_TESTS:-$(echo "$all_tests" |
 	grep -vx 'rping_quick\|apps\|rping\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
-pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$out/selftests/list" | paste -sd,)}
+pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}
 

@@ -3,8 +3,10 @@
 #
 # /init of the rcm test guest (busybox). Parameters arrive as environment
 # variables from the kernel command line:
-#   rcm_tests=a,b,c     tests to run, in order (names in /tests/list)
-#   rcm_timeout=SECS    per-test bound (default 120)
+#   rcm_tests=a,b,c     tests to run, in order (see "tests" below)
+#   rcm_timeout=SECS    per-test bound (default 120; kselftest's runner
+#                       bounds its programs by their "settings", and
+#                       this, a minute later, the runner)
 #   rcm_case=NAME       run only that case of each C test program
 #                       (RCM_TEST_ONLY in the tests, rcm_harness.h)
 #   rcm_rdma=rxe|siw|rxe,siw   soft RDMA devices to create (default rxe)
@@ -33,6 +35,11 @@ export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# What udev would add: kselftest's runner writes to /dev/stdout.
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
 mount -t tmpfs tmpfs /tmp
 mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm	# POSIX semaphores
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -172,8 +179,33 @@ scan_log rcm-load || result FAIL kernel-log.rcm-load
 busy_ticks() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
 }
+# /tests is kselftest's installed tree (make -C tools/testing/selftests
+# install: run_kselftest.sh, kselftest-list.txt, rcm/): a test in
+# kselftest-list.txt, rcm:NAME or rcm:NAME.sh, is run by kselftest's
+# runner, run_kselftest.sh -t rcm:NAME, which prints its TAP; what is
+# not there, by its "name: command" line in rcm/list, in rcm/. Or /tests
+# is a flat directory: NAME by its line in /tests/list, else ./NAME or
+# ./NAME.sh, in /tests.
+if [ -x /tests/run_kselftest.sh ]; then
+	tdir=/tests/rcm
+else
+	tdir=/tests
+fi
 for t in $(echo "$rcm_tests" | tr , ' '); do
-	cmd=$(sed -n "s/^$t: //p" /tests/list)
+	cmd=$(sed -n "s/^$t: //p" "$tdir/list" 2>/dev/null)
+	runner=
+	bound=$timeout_s
+	for n in "$t" "$t.sh"; do
+		[ -z "$cmd" ] || break
+		if [ "$tdir" = /tests/rcm ]; then
+			grep -qx "rcm:$n" /tests/kselftest-list.txt || continue
+			cmd="../run_kselftest.sh -t rcm:$n"
+			runner=1
+			bound=$((timeout_s + 60))
+		elif [ -x "$tdir/$n" ]; then
+			cmd=./$n
+		fi
+	done
 	if [ -z "$cmd" ]; then
 		result FAIL "$t" "unknown test"
 		continue
@@ -184,15 +216,16 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	# In a session of its own, so that the test's every process goes
 	# when it ends or times out (timeout kills only the shell).
 	# Its output goes through a FIFO to an awk that keeps it in
-	# /tmp/out and notes the uptime at each TAP result, for the
-	# "rcm-case:" lines: where a long program spends its time.
+	# /tmp/out and notes the uptime at each TAP result of a case (under
+	# "# " from the runner), for the "rcm-case:" lines: where a long
+	# program spends its time.
 	rm -f /tmp/test.pgid /tmp/out.fifo
 	mkfifo /tmp/out.fifo
 	: >/tmp/out
 	: >/tmp/stamps
-	awk -v t0="$start" '
+	awk -v t0="$start" -v runner="$runner" '
 		{ print > "/tmp/out" }
-		/^(not )?ok [0-9]+ / {
+		(runner ? /^# (not )?ok [0-9]+ / : /^(not )?ok [0-9]+ /) {
 			getline up < "/proc/uptime"
 			close("/proc/uptime")
 			split(up, u, " ")
@@ -200,7 +233,7 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 			t0 = u[1]
 		}' </tmp/out.fifo &
 	stamper=$!
-	( cd /tests && timeout -s KILL "$timeout_s" \
+	( cd "$tdir" && timeout -s KILL "$bound" \
 		setsid sh -c "echo \$\$ >/tmp/test.pgid; $cmd" ) >/tmp/out.fifo 2>&1
 	rc=$?
 	[ -s /tmp/test.pgid ] && kill -KILL -- "-$(cat /tmp/test.pgid)" 2>/dev/null
@@ -220,15 +253,28 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 	# (where every TAP emitter here and kselftest_harness.h put why),
 	# not the harness's own lines about it. The 6.1 harness names a
 	# skipped case only in its "RUN" line, and cases that belong to no
-	# fixture "global.NAME": they are NAME here.
-	awk -v t="$t" '
+	# fixture "global.NAME": they are NAME here. Under the runner, the
+	# program's TAP is the runner's lines that start "# ", and the
+	# runner's "ok 1 selftests: rcm: NAME" line (SKIP, TIMEOUT, exit=N)
+	# the program's verdict.
+	awk -v t="$t" -v runner="$runner" '
+		runner && /^(not )?ok [0-9]+ selftests: / {
+			v = "0"
+			if ($0 ~ /^not ok/) v = "1"
+			if ($0 ~ /# SKIP/) v = "4"
+			if (match($0, /# exit=[0-9]+/))
+				v = substr($0, RSTART + 7, RLENGTH - 7)
+			if ($0 ~ /# TIMEOUT/) v = "timeout"
+			next
+		}
+		runner && !sub(/^# /, "") { next }
 		/^#  RUN / { run = $3; next }
 		/^# +(OK|FAIL|SKIP) / || /: Test failed at step #/ ||
 		    /: Test terminated by assertion$/ { next }
 		/^# / { why = substr($0, 3) }
 		/^(not )?ok [0-9]+ / {
 			line = $0; st = "PASS"
-			if (line ~ /^not ok/) st = "FAIL"
+			if (line ~ /^not ok/) { st = "FAIL"; nfail++ }
 			if (line ~ /# *SKIP/) st = "SKIP"
 			sub(/^(not )?ok [0-9]+ (- )?/, "", line)
 			sub(/ *#.*$/, "", line)
@@ -242,13 +288,27 @@ for t in $(echo "$rcm_tests" | tr , ' '); do
 			why = ""
 			n++
 		}
-		END { print n + 0 > "/tmp/ncases" }' /tmp/out
-	ncases=$(cat /tmp/ncases)
+		END {
+			print n + 0, nfail + 0 > "/tmp/ncases"
+			if (runner) print v > "/tmp/verdict"
+		}' /tmp/out
+	read -r ncases nfail </tmp/ncases
+	# The runner's verdict stands for the program's exit status (the
+	# runner's own is 0); a runner without one did not finish.
+	if [ -n "$runner" ] && [ "$rc" != 137 ]; then
+		v=$(cat /tmp/verdict)
+		case $v in
+		"") v="$rc, no verdict from kselftest's runner" ;;
+		timeout) v=137
+			bound=$(sed -n 's/^timeout=//p' /tests/rcm/settings) ;;
+		esac
+		rc=$v
+	fi
 	case $rc in
 	0) [ "$ncases" = 0 ] && result PASS "$t" ;;
 	4|77) [ "$ncases" = 0 ] && result SKIP "$t" ;;
-	137) result FAIL "$t" "timed out after ${timeout_s}s" ;;
-	*) grep -q '^not ok' /tmp/out || result FAIL "$t" "exit $rc" ;;
+	137) result FAIL "$t" "timed out after ${bound}s" ;;
+	*) [ "$nfail" = 0 ] && result FAIL "$t" "exit $rc" ;;
 	esac
 	echo "rcm-time: $t $start $end $(( ($(busy_ticks) - busy0) / 100 ))"
 	scan_log "$t"

@@ -11,8 +11,11 @@
 #
 #   --modroot DIR   root that holds lib/modules/REL (/ for the distro
 #                   kernel, the cached kernel's mods/ for the test kernel)
-#   --tests DIR     directory of guest tests: executables plus "list",
-#                   one "name: command" line per test
+#   --tests DIR     directory of guest tests, copied to /tests: kselftest's
+#                   installed tree (run_kselftest.sh, kselftest/,
+#                   kselftest-list.txt, rcm/ with its "list"), or a flat
+#                   directory of executables and "list", one "name:
+#                   command" line per test
 #   --bin FILE      extra host program to copy, with the libraries it needs
 #   --lib-dir DIR   directory of shared objects to copy to /usr/lib/rcm
 #   --extra-ko FILE a test-only module for the tests to load (into
@@ -31,7 +34,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out= release= modroot= rcm_ko= tests=
 init=$here/guest-init.sh
-bins=(/usr/sbin/ip /usr/bin/rdma)
+# timeout: coreutils', whose --foreground kselftest's runner uses.
+bins=(/usr/sbin/ip /usr/bin/rdma /usr/bin/timeout)
 libdirs=()
 extra_kos=()
 extra_mods=()
@@ -153,9 +157,23 @@ done
 
 if [ -n "$tests" ]; then
 	cp -a "$tests"/. "$stage/tests/"
-	for t in "$stage"/tests/*; do
-		if [ -f "$t" ] && [ -x "$t" ]; then copy_libs_of "$t"; fi
+	find "$stage/tests" -type f -perm -u+x | while read -r t; do
+		copy_libs_of "$t"
 	done
+	# kselftest's runner puts each program's output under "# " with
+	# kselftest/prefix.pl when there is a perl, else with sed, which
+	# holds it back until the program ends: perl, and the modules and
+	# shared objects that prefix.pl loads.
+	prefix=$stage/tests/kselftest/prefix.pl
+	if [ -f "$prefix" ]; then
+		copy_with_libs /usr/bin/perl /usr/bin/perl
+		perl -e 'do $ARGV[0];
+			END { print "$_\n" for values %INC, @DynaLoader::dl_shared_objects }' \
+			"$prefix" </dev/null | grep -vxF "$prefix" |
+		while read -r f; do
+			copy_with_libs "$f" "$f"
+		done
+	fi
 fi
 
 (cd "$stage" && find . | cpio -o -H newc --quiet) >"$out.tmp"
