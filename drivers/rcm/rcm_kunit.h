@@ -16,11 +16,8 @@
  * @_init: run before each case (and each parameter of a case), or NULL
  * @_exit: run after each, or NULL
  * @...: the suite's KUNIT_CASE()s and KUNIT_CASE_PARAM()s, in the order
- *	they run
- *
- * A KUNIT_CASE_PARAM() goes after the suite's plain cases: its results
- * are a nested KTAP subtest, and the guest's parser takes a subtest's
- * name for the suite's until the next suite starts.
+ *	they run; a KUNIT_CASE_PARAM()'s rows are results of their own
+ *	(kunit.SUITE.CASE.ROW in the guest's report)
  */
 #define RCM_KUNIT_SUITE_FIXTURE(_name, _init, _exit, ...)		\
 	static struct kunit_case _name##_cases[] = { __VA_ARGS__, {} };	\

@@ -24,7 +24,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tools/testing/vm
-hostile=$top/tools/testing/hostile
+buildtm=$top/tools/testing/build-test-module.sh
 out=$top/build
 results=$out/results.txt
 only=${RCM_ONLY:-}
@@ -120,6 +120,9 @@ if step build.userlib-guest-tests make $jobs -C "$top/userlib" guest-tests; then
 		fi
 	done
 fi
+# The InfiniBand test fabric's check (the test kernel only, below).
+cp "$top/tools/testing/ibfabric/ibfabric.sh" "$st/"
+echo "ibfabric: ./ibfabric.sh" >>"$st/list"
 # Debian's librdmacm programs that the rping and udaddy tests run on rcm
 # and in-tree.
 librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime --bin /usr/bin/udaddy
@@ -155,13 +158,15 @@ test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' 
 # stress, churn, fuzz, faults), SIDR, multicast, hostile_peer and the
 # userlib's programs; the first, after KUnit, the rest. Their tests wait as much as they compute, so
 # two guests finish well before one would.
-test_b_re='iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
+test_b_re='ibfabric\|iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
 test_tests_b=
 if [ -z "${RCM_TESTS:-}" ]; then
 	test_tests_b=$(echo "$test_tests" | tr , '\n' | grep -x "$test_b_re" | paste -sd,)
 	test_tests=$(echo "$test_tests" | tr , '\n' | grep -vx "$test_b_re" | paste -sd,)
 fi
-guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,)}
+# The InfiniBand test fabric runs on the test kernel only: it proves
+# ib_core's and ib_cm's code paths, which KASAN watches there.
+guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping_quick\|ibfabric' | paste -sd,)}
 # The 6.12 guest runs what talks to the kernel - every selftest and
 # userlib program, in-tree controls included - but not the application
 # stacks, Debian's rping and udaddy, chaos, stress and churn: those
@@ -169,7 +174,7 @@ guest_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx rping_quick | paste -sd,
 # the pair runs rping across 6.1 and 6.12, and the warm make check stays
 # in budget.
 d612_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -vx 'rping_quick\|apps\|rping\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
+	grep -vx 'rping_quick\|ibfabric\|apps\|rping\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}
@@ -187,11 +192,16 @@ if want test; then
 			report FAIL selftests.config "the test kernel lacks $missing"
 		fi
 		rel=$(cat "$kernel/release")
-		# The test-only peer of hostile_peer; without it that test skips.
+		# The test-only peer of hostile_peer and the InfiniBand
+		# test fabric of ibfabric; without them those tests skip.
 		hostile_ko=()
-		if step build.hostile-test-kernel "$hostile/build.sh" \
+		if step build.hostile-test-kernel "$buildtm" "$top/tools/testing/hostile" \
 			"$kernel/build" "$out/hostile-test"; then
 			hostile_ko=(--extra-ko "$out/hostile-test/rcm_hostile.ko")
+		fi
+		if step build.ibfabric-test-kernel "$buildtm" "$top/tools/testing/ibfabric" \
+			"$kernel/build" "$out/ibfab-test"; then
+			hostile_ko+=(--extra-ko "$out/ibfab-test/rcm_ibfab.ko")
 		fi
 		if step build.rcm-test-kernel "$vm/build-module.sh" "$kernel/build" "$out/test" &&
 		   step build.initramfs-test-kernel \
@@ -284,8 +294,8 @@ distro_lane() {
 	say "guest: distro kernel $rel (selftests; rxe), in the background"
 	rm -f "$out/distro$sfx.cpio" "$out/results-$label.txt"
 	# The test-only peer of hostile_peer; without it that test skips.
-	if step "build.hostile-distro$sfx" "$hostile/build.sh" "$kdir" \
-		"$out/hostile-distro$sfx"; then
+	if step "build.hostile-distro$sfx" "$buildtm" "$top/tools/testing/hostile" \
+		"$kdir" "$out/hostile-distro$sfx"; then
 		hostile_ko=(--extra-ko "$out/hostile-distro$sfx/rcm_hostile.ko")
 	fi
 	if step "build.initramfs-distro$sfx" \

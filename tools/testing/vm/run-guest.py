@@ -103,27 +103,47 @@ class Results:
 
 
 def parse_ktap(lines, res):
-    """Report each KUnit case of the KTAP that rcm.ko printed at load."""
-    suite = None
+    """Report each KUnit case of the KTAP that rcm.ko printed at load.
+
+    KTAP nests by indentation, four spaces a level: a suite's cases at
+    level 1, a parameterised case's rows at level 2, under its own
+    "# Subtest:" line, followed by the case's summary at level 1. Each
+    row is a result, kunit.SUITE.CASE.ROW, and the summary is not
+    counted again; a case or suite that failed before any row or case
+    is a result of its own.
+    """
+    stack = []          # [level, name, results under it], outermost first
     ncases = 0
-    cases_in_suite = 0
     for line in lines:
         m = KTAP_SUBTEST.match(line)
-        if m and m.group(1):
-            suite = m.group(2)
-            cases_in_suite = 0
+        if m:
+            level = len(m.group(1)) // 4
+            stack = [e for e in stack if e[0] < level]
+            stack.append([level, m.group(2), 0])
             continue
         m = KTAP_CASE.match(line)
         if not m:
             continue
         indent, verdict, name, _, skip = m.groups()
-        if indent and suite:
-            status = 'SKIP' if skip else ('PASS' if verdict == 'ok' else 'FAIL')
-            res.add(status, f'kunit.{suite}.{name}')
-            ncases += 1
-            cases_in_suite += 1
-        elif not indent and verdict == 'not ok' and cases_in_suite == 0:
-            res.add('FAIL', f'kunit.{name}', 'suite failed before its cases')
+        level = len(indent) // 4
+        closed = [e for e in stack if e[0] > level]
+        stack = [e for e in stack if e[0] <= level]
+        if any(e[1] == name and e[2] for e in closed):
+            continue    # a parameterised case's summary: its rows counted
+        if level == 0:
+            if verdict == 'not ok' and not any(e[1] == name and e[2]
+                                               for e in closed):
+                res.add('FAIL', f'kunit.{name}',
+                        'suite failed before its cases')
+            continue
+        if not stack:
+            continue
+        status = 'SKIP' if skip else ('PASS' if verdict == 'ok' else 'FAIL')
+        path = '.'.join(e[1] for e in stack)
+        res.add(status, f'kunit.{path}.{name}')
+        for e in stack:
+            e[2] += 1
+        ncases += 1
     if ncases == 0:
         res.add('FAIL', 'kunit', 'no KTAP case in the kernel log')
 
