@@ -71,8 +71,10 @@ int rcm_bind(int fd, unsigned int id, const char *ip, unsigned short port)
 	return ioctl(fd, RCM_IOCTL_BIND_ADDR, &b);
 }
 
-int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
-		unsigned int timeout_ms)
+/* RCM_IOCTL_RESOLVE_ADDR from @src (NULL: none) to @dst:@port. */
+static int resolve_to(int fd, unsigned int id, const char *src,
+		      const char *dst, unsigned short port,
+		      unsigned int timeout_ms)
 {
 	struct rcm_resolve_addr r = {
 		.size = sizeof(r), .id = id, .timeout_ms = timeout_ms,
@@ -80,8 +82,14 @@ int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
 
 	if (src)
 		rcm_sockaddr(&r.src, src, 0);
-	rcm_sockaddr(&r.dst, dst, 0);
+	rcm_sockaddr(&r.dst, dst, port);
 	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
+}
+
+int rcm_resolve(int fd, unsigned int id, const char *src, const char *dst,
+		unsigned int timeout_ms)
+{
+	return resolve_to(fd, id, src, dst, 0, timeout_ms);
 }
 
 /* Wait up to 10 s for one event of type @type: 0, or -1 (errno EIO). */
@@ -101,12 +109,7 @@ static int rcm_expect(int fd, unsigned int type)
 int rcm_resolved_to(int fd, unsigned int id, const char *dst,
 		    unsigned short port)
 {
-	struct rcm_resolve_addr r = {
-		.size = sizeof(r), .id = id, .timeout_ms = 2000,
-	};
-
-	rcm_sockaddr(&r.dst, dst, port);
-	if (ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r))
+	if (resolve_to(fd, id, NULL, dst, port, 2000))
 		return -1;
 	return rcm_expect(fd, RCM_EVENT_ADDR_RESOLVED);
 }
