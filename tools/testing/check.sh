@@ -30,6 +30,13 @@ results=$out/results.txt
 only=${RCM_ONLY:-}
 start=$(date +%s)
 mkdir -p "$out"
+# One make check at a time in a tree: a second would empty the first's
+# results and rebuild the files its guests read.
+exec 8>"$out/.check.lock"
+if ! flock -n 8; then
+	echo "rcm: another make check is running in $top; wait for it" >&2
+	exit 2
+fi
 : >"$results"
 # Guests take turns, as many at once as the host has cores (run-guest.py
 # says why); each waits for a slot in the order it asked.
@@ -40,10 +47,10 @@ export RCM_GUEST_SLOTS=${RCM_GUEST_SLOTS:-$(nproc):$out/guest-slots}
 # the start.
 step_no=0
 case "$only" in
-host) steps=5 ;;
+host) steps=6 ;;
 distro) steps=12 ;;
 test) steps=5 ;;
-*) steps=16 ;;
+*) steps=17 ;;
 esac
 say_at() {	# K WHAT
 	local k=$1
@@ -355,6 +362,18 @@ if want host || want distro; then
 fi
 
 if want host; then
+	say "concurrent runs: kernel-script.sh's cache, a second make check"
+	"$top/tools/testing/kernel-script-test.sh" | tee -a "$results"
+	# This run holds the tree's lock: a second one must stop at once,
+	# before it touches build/.
+	if timeout 60 env RCM_ONLY=host "$0" >"$out/second-check.log" 2>&1; then
+		report FAIL host.second-check-refused "a second make check ran"
+	elif [ $? = 2 ] && grep -q 'another make check is running' "$out/second-check.log" &&
+	     [ -s "$results" ]; then
+		report PASS host.second-check-refused
+	else
+		report FAIL host.second-check-refused "see $out/second-check.log"
+	fi
 	say "userlib host tests"
 	if [ -n "$userlib_built" ]; then
 		make -s -C "$top/userlib" check >"$out/userlib-check.log" 2>&1

@@ -15,7 +15,13 @@
 # kernel built earlier: the script, and for checkpatch.pl the data files
 # it reads beside itself (spelling.txt, const_structs.checkpatch), are
 # taken from the source tarball once, into
-# $RCM_CACHE/NAME-<source version>/. checkpatch.sh and kernel-doc.sh
+# $RCM_CACHE/NAME-<source version>-<hash of the file list>/, which is
+# never changed once there: a checkout whose list differs takes its own,
+# and builds running at once (two checkouts, make -j) each take the
+# files into a directory of their own and rename it into place, the
+# first to finish winning, so none sees another's half-written or
+# removed files. RCM_KERNEL_TARBALL names another tarball (for
+# kernel-script-test.sh). checkpatch.sh and kernel-doc.sh
 # are this with the name filled in (and CHECKPATCH=path or
 # KERNEL_DOC=path to use another copy).
 set -euo pipefail
@@ -23,7 +29,7 @@ set -euo pipefail
 name=$1
 shift
 cache=${RCM_CACHE:-/var/cache/rcm}
-tarball=/usr/src/linux-source-6.1.tar.xz
+tarball=${RCM_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
 	echo "rcm: linux-source-6.1 is not installed;" \
 		"tools/testing/install-deps.sh installs it" >&2
@@ -40,15 +46,20 @@ sphinx) from=Documentation/sphinx
 	files="kerneldoc.py kernellog.py" ;;
 *) echo "rcm: kernel-script.sh: unknown script $name" >&2; exit 2 ;;
 esac
-dir=$cache/${name%.pl}-$srcver
-# .done names the files taken: a list that grew takes them again.
-if [ "$(cat "$dir/.done" 2>/dev/null)" != "$(echo $files)" ]; then
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	tar -C "$dir" --strip-components=$(($(echo "$from" | tr -cd / | wc -c) + 2)) \
+list=$(echo $files)
+dir=$cache/${name%.pl}-$srcver-$(echo "$list" | md5sum | cut -c1-8)
+if [ ! -d "$dir" ]; then
+	mkdir -p "$cache"
+	tmp=$(mktemp -d "$dir.tmp.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT	# a failed tar's
+	tar -C "$tmp" --strip-components=$(($(echo "$from" | tr -cd / | wc -c) + 2)) \
 		-xf "$tarball" \
 		$(for f in $files; do echo "linux-source-6.1/$from/$f"; done)
-	echo $files >"$dir/.done"
+	echo "$list" >"$tmp/.files"
+	# Another run's rename may have come first: then this copy goes.
+	mv -T "$tmp" "$dir" 2>/dev/null || [ -d "$dir" ]
+	rm -rf "$tmp"
+	trap - EXIT
 fi
 # The selftest headers and the Sphinx extensions are not run: their
 # directory is what is asked for.
