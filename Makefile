@@ -39,6 +39,9 @@ MODPROBEDIR ?= /etc/modprobe.d
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.h)) \
 		  include/uapi/rdma/rcm_user.h
+# The test-only modules, never installed, held to the same style.
+TEST_MODULE_SOURCES := $(wildcard tools/testing/hostile/*.c \
+			 tools/testing/vm/harness-selftest/*.c)
 
 all: modules userlib selftests
 
@@ -102,7 +105,10 @@ style:
 	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types \
 		--ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE \
 		-f $(filter %_trace.h,$(KERNEL_SOURCES))
-	tools/testing/kernel-doc.sh -Werror -none $(KERNEL_SOURCES)
+	tools/testing/checkpatch.sh --no-tree --strict --quiet --show-types \
+		-f $(TEST_MODULE_SOURCES)
+	tools/testing/kernel-doc.sh -Werror -none $(KERNEL_SOURCES) \
+		$(TEST_MODULE_SOURCES)
 	# Commit messages in the kernel's form, since the rule held.
 	tools/testing/commit-msg.sh --since 789cc6e
 
