@@ -173,6 +173,8 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 	}
 	ret = rcm_ib_connect(id, cmd, &param, udata, &cm_id);
 out:
+	if (!ret && !rcm_id_is_ud(id))
+		id->qp_num = cmd->qp_num;
 	if (!ret && rcm_id_is_ud(id))
 		trace_cm_send_sidr_req(id);
 	else if (!ret)
@@ -241,6 +243,7 @@ answered:
 		goto out;
 	/* From now on the id's events carry the caller's context. */
 	id->context = cmd->context;
+	id->qp_num = cmd->qp_num;
 	id->accepted = true;
 	rcm_request_answered(id);
 	if (rcm_id_is_ud(id))

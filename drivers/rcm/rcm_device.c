@@ -418,6 +418,7 @@ static int rcm_add_one(struct ib_device *ibdev)
 	list_add_tail(&rdev->list, &rcm_devices);
 	mutex_unlock(&rcm_devices_lock);
 	rcm_listen_device_added(rdev);
+	trace_cm_add_one(ibdev);
 	dev_dbg(&ibdev->dev, "rcm: managing %u port(s)\n", num_ports);
 	return 0;
 }
@@ -425,9 +426,9 @@ static int rcm_add_one(struct ib_device *ibdev)
 static void rcm_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct rcm_device *rdev = client_data;
-
 	struct rcm_id *id;
 
+	trace_cm_remove_one(ibdev);
 	mutex_lock(&rcm_devices_lock);
 	list_del(&rdev->list);
 	mutex_unlock(&rcm_devices_lock);

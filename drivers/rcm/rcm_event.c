@@ -157,7 +157,7 @@ void rcm_event_queue(struct rcm_file *file, struct rcm_uevent *uevent)
 		uevent->ev.context = uevent->mc->context;
 	else if (uevent->ev.event != RCM_EVENT_CONNECT_REQUEST)
 		uevent->ev.context = id->context;
-	trace_cm_event_queued(&uevent->ev);
+	trace_cm_event_queued(uevent);
 
 	spin_lock(&file->event_lock);
 	list_add_tail(&uevent->list, &file->events);
@@ -561,7 +561,7 @@ static ssize_t rcm_read_events(struct rcm_file *file, char __user *buf,
 				done = -EFAULT;
 			break;
 		}
-		trace_cm_event_read(&uevent->ev);
+		trace_cm_event_read(uevent);
 		spin_lock(&file->event_lock);
 		rcm_event_unlink(file, uevent, NULL);
 		uevent->id->events_reported++;

@@ -20,7 +20,11 @@
  *   rcm-event-size:	264
  *   rcm-id:	handle=1 ps=tcp qp=rc state=CONNECT role=active
  *		src=198.18.1.1:41000 dst=198.18.1.1:7471 dev=rxe0 port=1
- *		events=1
+ *		events=1 id=17 qpn=18
+ *
+ * handle is the id's within its file; id its number in the module (the
+ * cm.id of the tracepoints, unique among live ids); qpn the QP number
+ * its connect or accept announced, 0 before.
  */
 #include <linux/seq_file.h>
 
@@ -110,7 +114,8 @@ static void rcm_fdinfo_id(struct seq_file *m, struct rcm_id *id)
 		seq_puts(m, " dev=- port=-");
 	if (id->state == RCM_STATE_LISTEN)
 		seq_printf(m, " backlog=%u", rcm_listen_backlog(id));
-	seq_printf(m, " events=%u\n", rcm_event_pending(id));
+	seq_printf(m, " events=%u id=%u qpn=%u\n", rcm_event_pending(id),
+		   id->num, id->qp_num);
 	mutex_unlock(&id->lock);
 }
 

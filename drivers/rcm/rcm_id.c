@@ -156,6 +156,8 @@ void rcm_id_put(struct rcm_id *id)
 
 /* Ids come from their own cache: a kmalloc would round each up to 1 KiB. */
 static struct kmem_cache *rcm_id_cache;
+/* The last id number given (struct rcm_id's @num). */
+static atomic_t rcm_id_count = ATOMIC_INIT(0);
 
 int rcm_id_init(void)
 {
@@ -197,6 +199,7 @@ struct rcm_id *rcm_id_alloc(struct rcm_file *file, u64 context, u16 ps,
 		return NULL;
 	}
 	id->memcg = memcg;
+	id->num = atomic_inc_return(&rcm_id_count);
 	id->file = file;
 	id->context = context;
 	id->ps = ps;

@@ -292,6 +292,12 @@ struct rcm_binding {
  * @rdev: the device the id is attached to (reference held), or NULL;
  *        set and cleared under @lock and @rdev->ids_lock
  * @port_num: port of @rdev
+ * @num: the id's number, from one counter of the module, set at
+ *       creation and never changed (a migration keeps it): what the
+ *       tracepoints, fdinfo and rcm-stat name the id by, as the in-tree
+ *       CM's traces and `rdma res show cm_id` name its ids by their
+ *       restrack ID. A handle names an id only within its file. Wraps
+ *       after 2^32 ids, as restrack's IDs do.
  * @dev_node: entry in @rdev->ids
  * @change_node: entry in the list of ids an address change concerns,
  *               used only by rcm_netdev.c's work (one at a time)
@@ -310,6 +316,8 @@ struct rcm_binding {
  * @resolve_timeout_ms: option RESOLVE_TIMEOUT: when non-zero, replaces
  *                      the timeout_ms of the address and route
  *                      resolutions issued afterwards. Under @lock
+ * @qp_num: the QP number a connect or an accept announced (0 before),
+ *          for the listing; under @lock
  * @path: the RoCE path once the route is resolved, or a request id's:
  *        the REQ's primary path, as in-tree; freed at destroy. Under
  *        @lock.
@@ -383,6 +391,7 @@ struct rcm_id {
 	u8 qp_type;
 	bool resolve_used;
 	u32 port_num;
+	u32 num;
 	struct mem_cgroup *memcg;
 	struct net *net;
 	struct rcm_binding bind;
@@ -400,6 +409,7 @@ struct rcm_id {
 	bool ack_timeout_set;
 	u8 ack_timeout;
 	u32 resolve_timeout_ms;
+	u32 qp_num;
 	struct sa_path_rec *path;
 	struct list_head listens;
 	struct list_head listener_node;

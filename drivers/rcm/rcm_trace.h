@@ -10,10 +10,13 @@
  * event record queued for a file (cm_event_queued) and read from it
  * (cm_event_read).
  *
- * Every event of an id carries its handle (per file: the process and
- * file are in the trace's own columns), port space, state, addresses
- * and TOS. Fired under the id's lock, except cm_event_read (the file's
- * read mutex).
+ * Every event of an id carries its number (cm.id, as in-tree's events
+ * carry the restrack ID: unique in the module, the ID column of
+ * rcm-stat and the id= of the file's fdinfo, whichever process or
+ * kernel worker fires it) and its handle (per file), then port space,
+ * state, addresses and TOS. Fired under the id's lock, except
+ * cm_event_read (the file's read mutex) and the device events
+ * (cm_add_one, cm_remove_one: the device list's).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rcm
@@ -64,6 +67,7 @@ DECLARE_EVENT_CLASS(rcm_id_class,
 	TP_ARGS(id),
 
 	TP_STRUCT__entry(
+		__field(u32, num)
 		__field(u32, handle)
 		__field(u16, ps)
 		__field(u8, state)
@@ -73,6 +77,7 @@ DECLARE_EVENT_CLASS(rcm_id_class,
 	),
 
 	TP_fast_assign(
+		__entry->num = id->num;
 		__entry->handle = id->handle;
 		__entry->ps = id->ps;
 		__entry->state = id->state;
@@ -83,8 +88,9 @@ DECLARE_EVENT_CLASS(rcm_id_class,
 		       sizeof(struct sockaddr_in6));
 	),
 
-	TP_printk("id=%u ps=%#x state=%s src=%pISpc dst=%pISpc tos=%u",
-		  __entry->handle, __entry->ps, rcm_show_state(__entry->state),
+	TP_printk("cm.id=%u handle=%u ps=%#x state=%s src=%pISpc dst=%pISpc tos=%u",
+		  __entry->num, __entry->handle, __entry->ps,
+		  rcm_show_state(__entry->state),
 		  __entry->srcaddr, __entry->dstaddr, __entry->tos)
 );
 
@@ -112,6 +118,7 @@ TRACE_EVENT(cm_id_attach,
 	TP_ARGS(id, device),
 
 	TP_STRUCT__entry(
+		__field(u32, num)
 		__field(u32, handle)
 		__field(u32, port)
 		__array(u8, srcaddr, sizeof(struct sockaddr_in6))
@@ -119,6 +126,7 @@ TRACE_EVENT(cm_id_attach,
 	),
 
 	TP_fast_assign(
+		__entry->num = id->num;
 		__entry->handle = id->handle;
 		__entry->port = id->port_num;
 		memcpy(__entry->srcaddr, &id->bind.addr,
@@ -126,9 +134,9 @@ TRACE_EVENT(cm_id_attach,
 		rcm_assign_str(devname, dev_name(&device->dev));
 	),
 
-	TP_printk("id=%u src=%pISpc device=%s port=%u",
-		  __entry->handle, __entry->srcaddr, __get_str(devname),
-		  __entry->port)
+	TP_printk("cm.id=%u handle=%u src=%pISpc device=%s port=%u",
+		  __entry->num, __entry->handle, __entry->srcaddr,
+		  __get_str(devname), __entry->port)
 );
 
 TRACE_EVENT(cm_req_handler,
@@ -137,6 +145,7 @@ TRACE_EVENT(cm_req_handler,
 	TP_ARGS(listener, result),
 
 	TP_STRUCT__entry(
+		__field(u32, num)
 		__field(u32, handle)
 		__field(u16, ps)
 		__field(int, result)
@@ -144,6 +153,7 @@ TRACE_EVENT(cm_req_handler,
 	),
 
 	TP_fast_assign(
+		__entry->num = listener->num;
 		__entry->handle = listener->handle;
 		__entry->ps = listener->ps;
 		__entry->result = result;
@@ -151,39 +161,69 @@ TRACE_EVENT(cm_req_handler,
 		       sizeof(struct sockaddr_in6));
 	),
 
-	TP_printk("listener=%u ps=%#x src=%pISpc result=%d",
-		  __entry->handle, __entry->ps, __entry->srcaddr,
+	TP_printk("cm.id=%u handle=%u ps=%#x src=%pISpc result=%d",
+		  __entry->num, __entry->handle, __entry->ps, __entry->srcaddr,
 		  __entry->result)
 );
 
 DECLARE_EVENT_CLASS(rcm_event_class,
-	TP_PROTO(const struct rcm_event_head *ev),
+	TP_PROTO(const struct rcm_uevent *uevent),
 
-	TP_ARGS(ev),
+	TP_ARGS(uevent),
 
 	TP_STRUCT__entry(
+		__field(u32, num)
 		__field(u32, handle)
 		__field(u32, event)
 		__field(int, status)
 	),
 
 	TP_fast_assign(
-		__entry->handle = ev->id;
-		__entry->event = ev->event;
-		__entry->status = ev->status;
+		__entry->num = uevent->id->num;
+		__entry->handle = uevent->ev.id;
+		__entry->event = uevent->ev.event;
+		__entry->status = uevent->ev.status;
 	),
 
-	TP_printk("id=%u event=%s status=%d", __entry->handle,
-		  rcm_show_event(__entry->event), __entry->status)
+	TP_printk("cm.id=%u handle=%u event=%s status=%d", __entry->num,
+		  __entry->handle, rcm_show_event(__entry->event),
+		  __entry->status)
 );
 
 DEFINE_EVENT(rcm_event_class, cm_event_queued,
-	     TP_PROTO(const struct rcm_event_head *ev),
-	     TP_ARGS(ev));
+	     TP_PROTO(const struct rcm_uevent *uevent),
+	     TP_ARGS(uevent));
 
 DEFINE_EVENT(rcm_event_class, cm_event_read,
-	     TP_PROTO(const struct rcm_event_head *ev),
-	     TP_ARGS(ev));
+	     TP_PROTO(const struct rcm_uevent *uevent),
+	     TP_ARGS(uevent));
+
+DECLARE_EVENT_CLASS(rcm_device_class,
+	TP_PROTO(const struct ib_device *device),
+
+	TP_ARGS(device),
+
+	TP_STRUCT__entry(
+		__string(devname, dev_name(&device->dev))
+		__field(u32, ports)
+	),
+
+	TP_fast_assign(
+		rcm_assign_str(devname, dev_name(&device->dev));
+		__entry->ports = rdma_end_port(device);
+	),
+
+	TP_printk("device=%s ports=%u", __get_str(devname), __entry->ports)
+);
+
+/* The names of ib_client's callbacks, which the in-tree CM traces too. */
+DEFINE_EVENT(rcm_device_class, cm_add_one,
+	     TP_PROTO(const struct ib_device *device),
+	     TP_ARGS(device));
+
+DEFINE_EVENT(rcm_device_class, cm_remove_one,
+	     TP_PROTO(const struct ib_device *device),
+	     TP_ARGS(device));
 
 #endif /* _RCM_TRACE_H */
 
