@@ -114,20 +114,20 @@ cmtime_run() {
 	(serve "$stack" "$@" cmtime -b "$ip" -p $port -c "$count" \
 		>/tmp/srv.log 2>&1) &
 	spid=$!
-	sleep 1
+	listening $spid $port
 	tries=0
 	w1=$(uptime_ms)
 	cpu0=$(cpu_ticks)
 	# Again only when the client failed within seconds with the server
-	# alive (not yet listening): after a longer run, or against a dead
-	# server, a second client would time the failures.
+	# alive (and listening, waited for again): after a longer run, or
+	# against a dead server, a second client would time the failures.
 	until cmtime_client "$stack" "$count"; do
 		st=$?
 		tries=$((tries + 1))
 		[ $tries -ge 3 ] && break
 		[ "$server" = alive ] &&
 			[ $(($(uptime_ms) - w1)) -lt $((10000 * tries)) ] || break
-		sleep 1
+		listening $spid $port
 	done
 	st=${st:-0}
 	cpu1=$(cpu_ticks)
@@ -204,7 +204,7 @@ for stack in intree rcm; do
 	(serve "$stack" strace -f -c -o /tmp/strace.srv cmtime -b "$ip" \
 		-p $port -c 100 >/dev/null 2>&1) &
 	spid=$!
-	sleep 2
+	listening $spid $port
 	(serve "$stack" strace -f -c -o /tmp/strace.cli timeout 600 \
 		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
 	# strace blocks SIGINT and SIGTERM while it runs a program with -o:
@@ -235,7 +235,7 @@ for stack in intree rcm; do
 	(serve "$stack" $trace -o /tmp/cmdev.srv cmtime -b "$ip" \
 		-p $port -c 100 >/dev/null 2>&1) &
 	spid=$!
-	sleep 2
+	listening $spid $port
 	(serve "$stack" $trace -o /tmp/cmdev.cli timeout 600 \
 		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
 	pkill -x cmtime 2>/dev/null || killall cmtime 2>/dev/null
