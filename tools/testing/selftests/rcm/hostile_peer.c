@@ -609,12 +609,92 @@ static int establish(int s, unsigned int rid, unsigned int slot)
 	       expect_on(s, RCM_EVENT_ESTABLISHED, rid, 0) ? -1 : 0;
 }
 
+/*
+ * A step of rej_and_dreq_at_every_state that differs from others only in
+ * data: the peer's REQ in slot @slot is read and taken as far as @to;
+ * the peer then sends @peer (a hostile_peer command on the slot; NULL:
+ * nothing, it stays silent) and the request id hears @event with
+ * @status. After that, per @then, rcm's accept is refused, or rcm
+ * answers the DREQ (DREP; the peer, if it is still there, waits for it)
+ * and the id's time wait ends.
+ */
+struct peer_step {
+	const char *what;
+	unsigned int slot;
+	enum { READ, ACCEPTED, ESTABLISHED } to;
+	const char *peer;
+	unsigned int event;
+	int status;
+	enum { NOTHING, ACCEPT_REFUSED, DREP, DREP_SEEN } then;
+};
+
+static const struct peer_step peer_steps[] = {
+	{ "read request, the peer destroys its id", 2, READ, "destroy",
+	  RCM_EVENT_REJECTED, REJ_TIMEOUT, ACCEPT_REFUSED },
+	{ "REJ instead of the RTU", 3, ACCEPTED, "rej",
+	  RCM_EVENT_REJECTED, REJ_CONSUMER, NOTHING },
+	{ "the peer destroys its id instead of the RTU (ib_cm: REJ)", 4,
+	  ACCEPTED, "destroy", RCM_EVENT_REJECTED, REJ_CONSUMER, NOTHING },
+	{ "no RTU ever: rcm's REP times out", 5, ACCEPTED, NULL,
+	  RCM_EVENT_UNREACHABLE, -ETIMEDOUT, NOTHING },
+	{ "established, the peer's DREQ", 7, ESTABLISHED, "dreq",
+	  RCM_EVENT_DISCONNECTED, 0, DREP_SEEN },
+	{ "established, the peer destroys its id (ib_cm: DREQ)", 10,
+	  ESTABLISHED, "destroy", RCM_EVENT_DISCONNECTED, 0, DREP },
+};
+
+/* Step @slot of peer_steps[]. */
+static void peer_step(struct __test_metadata *_metadata, int s,
+		      unsigned int slot)
+{
+	const struct peer_step *st = NULL;
+	unsigned int i, rid;
+
+	for (i = 0; i < ARRAY_SIZE(peer_steps); i++)
+		if (peer_steps[i].slot == slot)
+			st = &peer_steps[i];
+	ASSERT_NE(NULL, st);
+	rid = request_of(s, slot);
+	ASSERT_TRUE(rid)
+		TH_LOG("%s: no request", st->what);
+	if (st->to == ACCEPTED) {
+		ASSERT_EQ(0, accept_rep(s, rid, slot))
+			TH_LOG("%s: accept: %s", st->what, strerror(errno));
+	}
+	if (st->to == ESTABLISHED) {
+		ASSERT_EQ(0, establish(s, rid, slot))
+			TH_LOG("%s: establish: %s", st->what, strerror(errno));
+	}
+	if (st->peer) {
+		ASSERT_EQ(0, hp("%s %u 1", st->peer, slot))
+			TH_LOG("%s: %s: %s", st->what, st->peer,
+			       strerror(errno));
+	}
+	ASSERT_EQ(0, expect_on(s, st->event, rid, st->status))
+		TH_LOG("%s: not event %u status %d", st->what, st->event,
+		       st->status);
+	if (st->then == ACCEPT_REFUSED) {
+		ASSERT_ERRNO(rcm_accept(s, rid, 0x5000 + slot, 0x78, NULL),
+			     EINVAL);
+	}
+	if (st->then != DREP && st->then != DREP_SEEN)
+		return;
+	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("%s: DREP: %s", st->what, strerror(errno));
+	if (st->then == DREP_SEEN) {
+		ASSERT_EQ(0, hp("wait %u 1 drep 30000", slot))
+			TH_LOG("%s: no DREP for the DREQ", st->what);
+	}
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
+		TH_LOG("%s: no timewait", st->what);
+}
+
 TEST(rej_and_dreq_at_every_state)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_reject rej = { .size = sizeof(rej) };
 	struct slab_mark base, after;
-	unsigned int lid, rid;
+	unsigned int lid, rid, slot;
 	struct rcm_event ev;
 	int s;
 
@@ -647,40 +727,9 @@ TEST(rej_and_dreq_at_every_state)
 		TH_LOG("abandoned request: no REJECTED");
 	ASSERT_ERRNO(rcm_accept(s, rid, 0x5001, 0x78, NULL), EINVAL);
 
-	/* 2. The same once the request was read. */
-	rid = request_of(s, 2);
-	ASSERT_TRUE(rid)
-		TH_LOG("no request");
-	ASSERT_EQ(0, hp("destroy 2 1"))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT))
-		TH_LOG("read request: no REJECTED");
-	ASSERT_ERRNO(rcm_accept(s, rid, 0x5002, 0x78, NULL), EINVAL);
-
-	/* 3. REJ instead of the RTU. */
-	rid = request_of(s, 3);
-	ASSERT_TRUE(rid && accept_rep(s, rid, 3) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, hp("rej 3 1"))
-		TH_LOG("rej: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER))
-		TH_LOG("accepted request: no REJECTED");
-
-	/* 4. The peer destroys its id instead of the RTU (ib_cm: REJ). */
-	rid = request_of(s, 4);
-	ASSERT_TRUE(rid && accept_rep(s, rid, 4) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, hp("destroy 4 1"))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER))
-		TH_LOG("destroyed peer: no REJECTED");
-
-	/* 5. No RTU ever: rcm's REP times out. */
-	rid = request_of(s, 5);
-	ASSERT_TRUE(rid && accept_rep(s, rid, 5) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_UNREACHABLE, rid, -ETIMEDOUT))
-		TH_LOG("no RTU: not UNREACHABLE");
+	/* 2.-5. The same once the request was read; then as peer_steps[]. */
+	for (slot = 2; slot <= 5; slot++)
+		peer_step(_metadata, s, slot);
 
 	/* 6. RTU and DREQ at once, before rcm read ESTABLISHED. */
 	rid = request_of(s, 6);
@@ -698,18 +747,7 @@ TEST(rej_and_dreq_at_every_state)
 		TH_LOG("no timewait");
 
 	/* 7. Established, the peer's DREQ. */
-	rid = request_of(s, 7);
-	ASSERT_TRUE(rid && establish(s, rid, 7) == 0)
-		TH_LOG("establish: %s", strerror(errno));
-	ASSERT_EQ(0, hp("dreq 7 1"))
-		TH_LOG("dreq: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0))
-		TH_LOG("DREQ: not DISCONNECTED");
-	ASSERT_TRUE(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
-		    hp("wait 7 1 drep 30000") == 0)
-		TH_LOG("no DREP for the DREQ");
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
-		TH_LOG("no timewait");
+	peer_step(_metadata, s, 7);
 
 	/* 8. Established, rcm's DREQ that the peer never answers. */
 	rid = request_of(s, 8);
@@ -745,17 +783,7 @@ TEST(rej_and_dreq_at_every_state)
 		TH_LOG("no timewait");
 
 	/* 10. Established, the peer destroys its id (ib_cm: DREQ). */
-	rid = request_of(s, 10);
-	ASSERT_TRUE(rid && establish(s, rid, 10) == 0)
-		TH_LOG("establish: %s", strerror(errno));
-	ASSERT_EQ(0, hp("destroy 10 1"))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0))
-		TH_LOG("destroyed peer: not DISCONNECTED");
-	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
-		TH_LOG("DREP: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
-		TH_LOG("no timewait");
+	peer_step(_metadata, s, 10);
 
 	/* 11. rcm rejects; ib_cm then refuses the peer's RTU and DREQ. */
 	rid = request_of(s, 11);
