@@ -131,6 +131,26 @@ static void slab_mark(struct slab_mark *m)
 	m->ev = rcm_slab_objects("rcm_uevent");
 }
 
+/* slab_mark() of a case's start: the counts must be there to compare. */
+static void slab_base(struct __test_metadata *_metadata, struct slab_mark *m)
+{
+	slab_mark(m);
+	ASSERT_TRUE(m->id >= 0 && m->ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+}
+
+/* rcm's caches hold as many ids and events as at @base, no more. */
+static void slab_unchanged(struct __test_metadata *_metadata,
+			   const struct slab_mark *base)
+{
+	struct slab_mark now;
+
+	slab_mark(&now);
+	ASSERT_TRUE(now.id == base->id && now.ev == base->ev)
+		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects",
+		       base->id, now.id, base->ev, now.ev);
+}
+
 /*
  * Raise @peak to what the caches hold now beyond @base. Taken while
  * requests arrive, a sample can count the free objects of a slab that
@@ -250,7 +270,7 @@ TEST(malformed_headers_are_refused)
 		{ "uc", 4 },		/* a UC REQ on an RC listener */
 	};
 	const char *ip = getenv("RCM_ADDR_RXE");
-	struct slab_mark base, after;
+	struct slab_mark base;
 	unsigned short port = 0;
 	unsigned int i, lid;
 	int s;
@@ -260,18 +280,13 @@ TEST(malformed_headers_are_refused)
 	lid = rcm_listener(s, "0.0.0.0", &port, 0x70, 16);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	slab_base(_metadata, &base);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		ASSERT_EQ(0, refused(s, cases[i].kind, 0, cases[i].n, port,
 				     "tcp"))
 			TH_LOG("%s headers were not all refused", cases[i].kind);
 	}
-	slab_mark(&after);
-	ASSERT_TRUE(after.id == base.id && after.ev == base.ev)
-		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
-		       after.id, base.ev, after.ev);
+	slab_unchanged(_metadata, &base);
 	/* The instrument reaches the listener: a valid header gets in. */
 	ASSERT_EQ(0, hp("req 0 1 valid tcp:%hu", port))
 		TH_LOG("valid: %s", strerror(errno));
@@ -294,7 +309,7 @@ TEST(spoofed_addresses_are_refused)
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int i, lid, spec;
 	unsigned short port = 0, sport = 0;
-	struct slab_mark base, after;
+	struct slab_mark base;
 	struct rcm_event ev;
 	char want[64];
 	int s, t;
@@ -307,19 +322,14 @@ TEST(spoofed_addresses_are_refused)
 	spec = rcm_listener(t, ip, &sport, 0x72, 16);
 	ASSERT_TRUE(lid && spec)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	slab_base(_metadata, &base);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
 		ASSERT_EQ(0, refused(s, kinds[i], 0, 4, port, "tcp"))
 			TH_LOG("%s was not refused by the wildcard listener", kinds[i]);
 		ASSERT_EQ(0, refused(t, kinds[i], 0, 4, sport, "tcp"))
 			TH_LOG("%s was not refused by the %s listener", kinds[i], ip);
 	}
-	slab_mark(&after);
-	ASSERT_TRUE(after.id == base.id && after.ev == base.ev)
-		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
-		       after.id, base.ev, after.ev);
+	slab_unchanged(_metadata, &base);
 	/* The control: the peer's real address is taken, its data intact. */
 	ASSERT_EQ(0, hp("req 7 1 valid tcp:%hu", port))
 		TH_LOG("valid: %s", strerror(errno));
@@ -359,9 +369,7 @@ TEST(req_flood_holds_at_most_backlog)
 	cid = other ? routed(c, ip, oport) : 0;
 	ASSERT_TRUE(lid && other && cid)
 		TH_LOG("set-up: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 	ASSERT_EQ(0, hp("req 0 %u valid tcp:%hu", flood, port))
 		TH_LOG("flood: %s", strerror(errno));
 	slab_peak(&base, &peak);
@@ -431,9 +439,7 @@ TEST(abandon_loops_hold_at_most_backlog)
 	lid = rcm_listener(s, ip, &port, 0x76, backlog);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 	ASSERT_EQ(0, hp("abandon 0 %u valid tcp:%hu destroy", loops, port))
 		TH_LOG("abandon (destroy): %s", strerror(errno));
 	slab_peak(&base, &peak);
@@ -510,9 +516,7 @@ TEST(sidr_flood_holds_at_most_backlog)
 		    rcm_listen(s, lid, backlog) == 0)
 		TH_LOG("listen: %s", strerror(errno));
 	port = rcm_local_port(s, lid);
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 	/*
 	 * Each SIDR REQ waits 4.3 s per try (2^20 * 4.096 us), not the
 	 * default 1.07 s: a loaded KASAN guest took longer than six of
@@ -704,9 +708,7 @@ TEST(rej_and_dreq_at_every_state)
 	lid = rcm_listener(s, ip, &rej_port, 0x79, 16);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 
 	/*
 	 * 1. The peer gives up (destroys its id) before the request is
