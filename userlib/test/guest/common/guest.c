@@ -179,6 +179,37 @@ struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
 	return id;
 }
 
+void guest_private_data(struct rdma_conn_param *cp, uint8_t *data,
+			uint8_t len, uint8_t fill)
+{
+	memset(data, fill, len);
+	cp->private_data = data;
+	cp->private_data_len = len;
+}
+
+bool guest_accept_after_refusal(struct rdma_cm_id *id,
+				struct rdma_conn_param *cp, uint8_t max,
+				struct rdma_event_channel *chc,
+				struct rdma_cm_id *client,
+				enum rdma_cm_event_type refusal, int status)
+{
+	struct rdma_cm_event *ev;
+	bool ok;
+
+	if (guest_on_rcm()) {
+		cp->private_data_len = max;
+		return CHECK(rdma_accept(id, cp) == 0) &&
+		       guest_expect_event(chc, RDMA_CM_EVENT_ESTABLISHED,
+					  client);
+	}
+	ev = guest_next_event(chc, refusal, client);
+	if (!ev)
+		return false;
+	ok = CHECK(ev->status == status);
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
 bool guest_join_within(pthread_t t, int ms, void **ret)
 {
 	struct timespec ts;

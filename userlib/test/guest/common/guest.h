@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,24 @@ struct rdma_cm_event *guest_pair_request(struct guest_pair *p,
 
 /* Destroys what guest_pair_setup() and the case made, QPs first. */
 void guest_pair_teardown(struct guest_pair *p);
+
+/* @len bytes of @fill in @data, and they are @cp's private data. */
+void guest_private_data(struct rdma_conn_param *cp, uint8_t *data,
+			uint8_t len, uint8_t fill);
+
+/*
+ * After request id @id's accept with one byte of private data over the
+ * limit @max was refused (EINVAL): on rcm, which refuses before the
+ * kernel, the request still waits, and @cp with @max bytes establishes
+ * @client (on @chc); on the in-tree stack, rdma_ucm's accept also ended
+ * the request, and @client hears @refusal with @status. True if so, or
+ * false after a diagnostic.
+ */
+bool guest_accept_after_refusal(struct rdma_cm_id *id,
+				struct rdma_conn_param *cp, uint8_t max,
+				struct rdma_event_channel *chc,
+				struct rdma_cm_id *client,
+				enum rdma_cm_event_type refusal, int status);
 
 /* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
 bool guest_join_within(pthread_t t, int ms, void **ret);
