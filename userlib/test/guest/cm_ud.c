@@ -280,10 +280,8 @@ TEST(sync_ud_accept)
 	ASSERT_NE(NULL, chc);
 	l = guest_listener(NULL, rxe, ACCEPT_PORT, RDMA_PS_UDP, NULL);
 	ASSERT_NE(NULL, l);
-	c = guest_routed(chc, rxe, ACCEPT_PORT, RDMA_PS_UDP);
+	c = guest_connecting(chc, rxe, ACCEPT_PORT, RDMA_PS_UDP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_UD, 4));
-	ASSERT_EQ(0, rdma_connect(c, &cp));
 	ASSERT_EQ(0, rdma_get_request(l, &r))
 		TH_LOG("rdma_get_request: %s", strerror(errno));
 	ASSERT_NE(NULL, r->event);

@@ -234,6 +234,21 @@ int guest_qp_state(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
+struct rdma_cm_id *guest_connecting(struct rdma_event_channel *ch,
+				    const char *ip, int port,
+				    enum rdma_port_space ps,
+				    struct rdma_conn_param *cp)
+{
+	enum ibv_qp_type type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
+	struct rdma_cm_id *id = guest_routed(ch, ip, port, ps);
+
+	if (id && guest_create_qp(id, type, 4) &&
+	    CHECK(rdma_connect(id, cp) == 0))
+		return id;
+	guest_destroy_id(id);
+	return NULL;
+}
+
 bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
 		      unsigned int wr)
 {

@@ -126,6 +126,16 @@ struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
 				enum rdma_port_space ps);
 
 /*
+ * A client of @ps on @ch routed to @ip:@port, with a QP of 4 work
+ * requests (UD for RDMA_PS_UDP, else RC), whose rdma_connect() with @cp
+ * returned 0: the id, or NULL after a diagnostic.
+ */
+struct rdma_cm_id *guest_connecting(struct rdma_event_channel *ch,
+				    const char *ip, int port,
+				    enum rdma_port_space ps,
+				    struct rdma_conn_param *cp);
+
+/*
  * Both ends of one connection in one process, each on its own
  * non-blocking channel: @chs holds the listener and, once the request
  * is taken, @server; @chc the client.
