@@ -58,6 +58,8 @@ port=21000
 # serve(), shared with the selftests that run programs on both stacks
 # shellcheck source=../selftests/rcm/stacks.sh
 . "$(dirname "$0")/stacks.sh"
+# shellcheck source=order.sh
+. "$(dirname "$0")/order.sh"
 
 # User and system (with irq and softirq) ticks of /proc/stat's cpu line:
 # every task in the guest, so both sides and the kernel's work for them.
@@ -155,20 +157,23 @@ cmtime_run() {
 	done
 }
 
-for count in $counts; do
-	r=1
-	while [ $r -le "$rounds" ]; do
-		# Alternate which stack goes first, so neither always runs on
-		# a warmer (or more fragmented) kernel.
-		if [ $((r % 2)) = 1 ]; then
-			cmtime_run intree "$count" $r
-			cmtime_run rcm "$count" $r
-		else
-			cmtime_run rcm "$count" $r
-			cmtime_run intree "$count" $r
-		fi
-		r=$((r + 1))
+# ROUNDS FUNCTION [ARGS...]: FUNCTION STACK ARGS... ROUND for each round
+# 1 to ROUNDS and both stacks, the one going first alternating
+# (order.sh), so neither always runs on a warmer (or more fragmented)
+# kernel.
+each_round() {
+	bench_rounds=$1 bench_fn=$2 bench_round=1
+	shift 2
+	while [ $bench_round -le "$bench_rounds" ]; do
+		for bench_stack in $(order $bench_round); do
+			"$bench_fn" "$bench_stack" "$@" $bench_round
+		done
+		bench_round=$((bench_round + 1))
 	done
+}
+
+for count in $counts; do
+	each_round "$rounds" cmtime_run "$count"
 	phase "cmtime-$count"
 done
 
@@ -185,17 +190,7 @@ accept_run() {
 	fi
 }
 
-r=1
-while [ $r -le "$accept_rounds" ]; do
-	if [ $((r % 2)) = 1 ]; then
-		accept_run intree $r
-		accept_run rcm $r
-	else
-		accept_run rcm $r
-		accept_run intree $r
-	fi
-	r=$((r + 1))
-done
+each_round "$accept_rounds" accept_run
 phase accept
 
 # System calls: both programs under strace -f -c, 100 connections.
@@ -278,17 +273,7 @@ scale_run() {
 }
 
 for count in $scale_counts; do
-	r=1
-	while [ $r -le "$scale_rounds" ]; do
-		if [ $((r % 2)) = 1 ]; then
-			scale_run intree "$count" $r
-			scale_run rcm "$count" $r
-		else
-			scale_run rcm "$count" $r
-			scale_run intree "$count" $r
-		fi
-		r=$((r + 1))
-	done
+	each_round "$scale_rounds" scale_run "$count"
 	phase "scale-$count"
 done
 
