@@ -120,8 +120,7 @@ static const struct param_case retry_15 = {
  */
 static const struct param_case depths_4_2 = {
 	.port = DEPTH_PORT,
-	.req = { .responder_resources = 1, .initiator_depth = 1,
-		 .retry_count = 7, .rnr_retry_count = 7 },
+	.req = GUEST_CONN_PARAM,
 	.rep = { .responder_resources = 4, .initiator_depth = 2,
 		 .rnr_retry_count = 7 },
 	.req_resources = 1, .req_depth = 1,

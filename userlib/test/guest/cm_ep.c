@@ -174,10 +174,7 @@ TEST(active_failures)
 
 TEST(passive_endpoint)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct ibv_qp_init_attr attr, bad;
 	struct rdma_cm_id *l = NULL, *c, *r = NULL;
 	struct rdma_event_channel *cch;

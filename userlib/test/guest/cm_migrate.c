@@ -232,10 +232,7 @@ TEST(from_sync)
 
 TEST(sync_request_to_channel)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct rdma_event_channel *a_ch, *cch;
 	struct rdma_cm_id *l, *c, *r = NULL;
 	int fd;
@@ -274,10 +271,7 @@ TEST(sync_request_to_channel)
 
 TEST(listener_takes_requests)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct rdma_event_channel *a_ch, *b_ch, *cch;
 	struct rdma_cm_event *ev, *rej;
 	struct rdma_cm_id *l, *c;

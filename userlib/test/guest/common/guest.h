@@ -57,6 +57,17 @@
 	}
 
 /*
+ * The connection parameters most cases connect with: depths of 1, which
+ * any device gives, and the retry counts' 3-bit maximum, 7. For
+ * struct rdma_conn_param cp = GUEST_CONN_PARAM;
+ */
+#define GUEST_CONN_PARAM						\
+	{								\
+		.responder_resources = 1, .initiator_depth = 1,		\
+		.retry_count = 7, .rnr_retry_count = 7,			\
+	}
+
+/*
  * Bail out and exit 1 (KSFT_FAIL) if the program runs beyond @seconds:
  * for the programs whose results are phases of one run (the harness's
  * programs have a timeout per case).
