@@ -18,17 +18,7 @@
 
 #include "cm_helpers.h"
 
-#define LISTEN_PORT	20100
-
 static struct rdma_event_channel *ch;
-static const struct rcm_conn_param conn = {
-	.qp_num = 0x123456,
-	.responder_resources = 3,
-	.initiator_depth = 2,
-	.flow_control = 1,
-	.retry_count = 6,
-	.rnr_retry_count = 7,
-};
 
 static void setup(void)
 {
@@ -41,7 +31,7 @@ static void setup(void)
 				       IBV_QP_RQ_PSN |
 				       IBV_QP_MAX_DEST_RD_ATOMIC |
 				       IBV_QP_MIN_RNR_TIMER;
-	script_qp_attr[1].dest_qp_num = conn.qp_num;
+	script_qp_attr[1].dest_qp_num = cm_request_conn.qp_num;
 	script_qp_attr[1].rq_psn = 0x333;
 	script_qp_attr[1].max_dest_rd_atomic = 99;
 	script_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
@@ -68,7 +58,7 @@ static struct rdma_cm_event *request(uint32_t hl, uint32_t *hr, bool qp)
 {
 	struct rdma_cm_event *ev = NULL;
 
-	*hr = script_request(ch->fd, hl, &conn, "req", 4);
+	*hr = script_request(ch->fd, hl, &cm_request_conn, "req", 4);
 	T_CHECK(*hr != 0);
 	T_CHECK(rdma_get_cm_event(ch, &ev) == 0);
 	T_CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST);
@@ -100,7 +90,7 @@ static void accept_failures(void)
 	if (!ch)
 		return;
 	cm_set_nonblock(ch->fd);
-	l = cm_listener(ch, NULL, LISTEN_PORT, &hl);
+	l = cm_listener(ch, NULL, CM_LISTEN_PORT, &hl);
 	if (!l)
 		return;
 

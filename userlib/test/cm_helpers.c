@@ -10,6 +10,16 @@
 
 #include "cm_helpers.h"
 
+const struct rcm_conn_param cm_request_conn = {
+	.qp_num = 0x123456,
+	.responder_resources = 3,
+	.initiator_depth = 2,
+	.flow_control = 1,
+	.retry_count = 6,
+	.rnr_retry_count = 7,
+	.srq = 1,
+};
+
 int cm_main(int argc, const void *symbol, const struct cm_case *cases,
 	    unsigned int n)
 {

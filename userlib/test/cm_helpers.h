@@ -68,6 +68,15 @@ struct cm_getter {
 void cm_start_get(struct cm_getter *g, struct rdma_event_channel *c);
 
 /*
+ * The port the cases' listeners take: the scripted module has no port
+ * space, so any number serves, the same in every program.
+ */
+#define CM_LISTEN_PORT	20100
+
+/* The connection parameters of the requests the scripted module makes. */
+extern const struct rcm_conn_param cm_request_conn;
+
+/*
  * A TCP id with context ctx on c (NULL: synchronous), listening on
  * 192.0.2.10:port; its handle in *handle.
  */

@@ -28,18 +28,7 @@
 
 #include "cm_helpers.h"
 
-#define LISTEN_PORT	20100
-
 static struct rdma_event_channel *ch;
-static const struct rcm_conn_param conn = {
-	.qp_num = 0x123456,
-	.responder_resources = 3,
-	.initiator_depth = 2,
-	.flow_control = 1,
-	.retry_count = 6,
-	.rnr_retry_count = 7,
-	.srq = 1,
-};
 
 static void listener_destroy(void)
 {
@@ -56,7 +45,7 @@ static void listener_destroy(void)
 	if (!other)
 		return;
 	ho = SEAM_LAST_HANDLE();
-	l = cm_listener(ch, NULL, LISTEN_PORT, &hl);
+	l = cm_listener(ch, NULL, CM_LISTEN_PORT, &hl);
 	if (!l)
 		return;
 
@@ -65,7 +54,7 @@ static void listener_destroy(void)
 	 * goes: the request id is destroyed, its REJECTED skipped, and that
 	 * thread gets the next event.
 	 */
-	hr = script_request(ch->fd, hl, &conn, NULL, 0);
+	hr = script_request(ch->fd, hl, &cm_request_conn, NULL, 0);
 	T_CHECK(script_push(ch->fd, hr, RCM_EVENT_REJECTED, 8));
 	T_CHECK(script_push(ch->fd, ho, RCM_EVENT_ESTABLISHED, 0));
 	script_hold_next_read();
@@ -86,12 +75,12 @@ static void listener_destroy(void)
 	cm_expect_none(ch);
 
 	/* A request the library cannot query is rejected and skipped. */
-	l = cm_listener(ch, NULL, LISTEN_PORT, &hl);
+	l = cm_listener(ch, NULL, CM_LISTEN_PORT, &hl);
 	if (!l)
 		return;
 	script_no_view = true;
 	seam_fail_next(RCM_CMD_QUERY_ID, EIO);
-	hr = script_request(ch->fd, hl, &conn, NULL, 0);
+	hr = script_request(ch->fd, hl, &cm_request_conn, NULL, 0);
 	cm_expect_none(ch);
 	T_CHECK(hr && !seam_live(ch->fd, hr));
 
@@ -114,14 +103,14 @@ static void get_request(void)
 	T_CHECK(ch != NULL);
 	if (!ch)
 		return;
-	async = cm_listener(ch, NULL, LISTEN_PORT, &ha);
+	async = cm_listener(ch, NULL, CM_LISTEN_PORT, &ha);
 	errno = 0;
 	T_CHECK(rdma_get_request(async, &r1) == -1 && errno == EINVAL);
 	T_CHECK(r1 == NULL);
 	T_CHECK(rdma_destroy_id(async) == 0);
 	rdma_destroy_event_channel(ch);
 
-	l = cm_listener(NULL, &ctx, LISTEN_PORT, &hl);
+	l = cm_listener(NULL, &ctx, CM_LISTEN_PORT, &hl);
 	if (!l)
 		return;
 	ch = l->channel;
@@ -137,7 +126,7 @@ static void get_request(void)
 	 * listener's fd (that it does not share the listener's O_NONBLOCK
 	 * runs in a guest: guest/cm_listen.c).
 	 */
-	T_CHECK(script_request(fd, hl, &conn, "one", 4) != 0);
+	T_CHECK(script_request(fd, hl, &cm_request_conn, "one", 4) != 0);
 	T_CHECK(rdma_get_request(l, &r1) == 0);
 	T_CHECK(r1 && r1 != l && r1->channel != ch && r1->context == &ctx);
 	if (!r1)
@@ -155,7 +144,7 @@ static void get_request(void)
 
 	/* r1's own event is r1's channel's; the next request comes out. */
 	T_CHECK(script_push(r1->channel->fd, h1, RCM_EVENT_REJECTED, 8));
-	T_CHECK(script_request(fd, hl, &conn, "two", 4) != 0);
+	T_CHECK(script_request(fd, hl, &cm_request_conn, "two", 4) != 0);
 	T_CHECK(rdma_get_request(l, &r2) == 0);
 	T_CHECK(r2 && r2 != r1 && r2->event &&
 		r2->event->listen_id == l &&

@@ -283,13 +283,13 @@ perf_sample() {
 }
 
 # STACK COUNT: cmtime's server of COUNT connections on $port in the
-# background, given a second to listen; server_stop ends it (cmtime's
-# server does not exit by itself).
+# background, once it listens; server_stop ends it (cmtime's server does
+# not exit by itself).
 server_start() {
 	(serve "$1" /tmp/srv_cmtime -b "$ip" -p $port -c "$2" \
 		>/tmp/asrv.log 2>&1) &
 	spid=$!
-	sleep 1
+	listening $spid $port
 }
 
 server_stop() {

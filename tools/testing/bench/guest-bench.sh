@@ -58,6 +58,8 @@ port=21000
 # serve(), shared with the selftests that run programs on both stacks
 # shellcheck source=../selftests/rcm/stacks.sh
 . "$(dirname "$0")/stacks.sh"
+# shellcheck source=order.sh
+. "$(dirname "$0")/order.sh"
 
 # User and system (with irq and softirq) ticks of /proc/stat's cpu line:
 # every task in the guest, so both sides and the kernel's work for them.
@@ -114,20 +116,20 @@ cmtime_run() {
 	(serve "$stack" "$@" cmtime -b "$ip" -p $port -c "$count" \
 		>/tmp/srv.log 2>&1) &
 	spid=$!
-	sleep 1
+	listening $spid $port
 	tries=0
 	w1=$(uptime_ms)
 	cpu0=$(cpu_ticks)
 	# Again only when the client failed within seconds with the server
-	# alive (not yet listening): after a longer run, or against a dead
-	# server, a second client would time the failures.
+	# alive (and listening, waited for again): after a longer run, or
+	# against a dead server, a second client would time the failures.
 	until cmtime_client "$stack" "$count"; do
 		st=$?
 		tries=$((tries + 1))
 		[ $tries -ge 3 ] && break
 		[ "$server" = alive ] &&
 			[ $(($(uptime_ms) - w1)) -lt $((10000 * tries)) ] || break
-		sleep 1
+		listening $spid $port
 	done
 	st=${st:-0}
 	cpu1=$(cpu_ticks)
@@ -155,20 +157,23 @@ cmtime_run() {
 	done
 }
 
-for count in $counts; do
-	r=1
-	while [ $r -le "$rounds" ]; do
-		# Alternate which stack goes first, so neither always runs on
-		# a warmer (or more fragmented) kernel.
-		if [ $((r % 2)) = 1 ]; then
-			cmtime_run intree "$count" $r
-			cmtime_run rcm "$count" $r
-		else
-			cmtime_run rcm "$count" $r
-			cmtime_run intree "$count" $r
-		fi
-		r=$((r + 1))
+# ROUNDS FUNCTION [ARGS...]: FUNCTION STACK ARGS... ROUND for each round
+# 1 to ROUNDS and both stacks, the one going first alternating
+# (order.sh), so neither always runs on a warmer (or more fragmented)
+# kernel.
+each_round() {
+	bench_rounds=$1 bench_fn=$2 bench_round=1
+	shift 2
+	while [ $bench_round -le "$bench_rounds" ]; do
+		for bench_stack in $(order $bench_round); do
+			"$bench_fn" "$bench_stack" "$@" $bench_round
+		done
+		bench_round=$((bench_round + 1))
 	done
+}
+
+for count in $counts; do
+	each_round "$rounds" cmtime_run "$count"
 	phase "cmtime-$count"
 done
 
@@ -185,17 +190,7 @@ accept_run() {
 	fi
 }
 
-r=1
-while [ $r -le "$accept_rounds" ]; do
-	if [ $((r % 2)) = 1 ]; then
-		accept_run intree $r
-		accept_run rcm $r
-	else
-		accept_run rcm $r
-		accept_run intree $r
-	fi
-	r=$((r + 1))
-done
+each_round "$accept_rounds" accept_run
 phase accept
 
 # System calls: both programs under strace -f -c, 100 connections.
@@ -204,7 +199,7 @@ for stack in intree rcm; do
 	(serve "$stack" strace -f -c -o /tmp/strace.srv cmtime -b "$ip" \
 		-p $port -c 100 >/dev/null 2>&1) &
 	spid=$!
-	sleep 2
+	listening $spid $port
 	(serve "$stack" strace -f -c -o /tmp/strace.cli timeout 600 \
 		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
 	# strace blocks SIGINT and SIGTERM while it runs a program with -o:
@@ -235,7 +230,7 @@ for stack in intree rcm; do
 	(serve "$stack" $trace -o /tmp/cmdev.srv cmtime -b "$ip" \
 		-p $port -c 100 >/dev/null 2>&1) &
 	spid=$!
-	sleep 2
+	listening $spid $port
 	(serve "$stack" $trace -o /tmp/cmdev.cli timeout 600 \
 		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
 	pkill -x cmtime 2>/dev/null || killall cmtime 2>/dev/null
@@ -278,17 +273,7 @@ scale_run() {
 }
 
 for count in $scale_counts; do
-	r=1
-	while [ $r -le "$scale_rounds" ]; do
-		if [ $((r % 2)) = 1 ]; then
-			scale_run intree "$count" $r
-			scale_run rcm "$count" $r
-		else
-			scale_run rcm "$count" $r
-			scale_run intree "$count" $r
-		fi
-		r=$((r + 1))
-	done
+	each_round "$scale_rounds" scale_run "$count"
 	phase "scale-$count"
 done
 

@@ -64,18 +64,35 @@
 #define QP_ATTR_PORT	20875
 
 /*
- * The client of @p connects with depths 2 and 4; the request is taken,
- * with a QP of 4 work requests for it unless @wr is 0.
+ * A pair @p on @ip:@port (QPs of 4 work requests) whose client connects
+ * with depths 2 and 4: the request's event (to be acked), the request
+ * taken with a QP of 4 work requests for it unless @wr is 0.
  */
-static struct rdma_cm_event *connect_request(struct guest_pair *p,
+static struct rdma_cm_event *connect_request(struct __test_metadata *_metadata,
+					     struct guest_pair *p,
+					     const char *ip, int port,
 					     unsigned int wr)
 {
 	struct rdma_conn_param cp = {
 		.responder_resources = 2, .initiator_depth = 4,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
+	struct rdma_cm_event *ev;
 
-	return guest_pair_request(p, &cp, wr);
+	ASSERT_TRUE(guest_pair_setup(p, ip, port, 4));
+	ev = guest_pair_request(p, &cp, wr);
+	ASSERT_NE(NULL, ev);
+	return ev;
+}
+
+/* @p's server accepts the request of @ev with @cp, and @ev is acked. */
+static void accept_request(struct __test_metadata *_metadata,
+			   struct guest_pair *p, struct rdma_cm_event *ev,
+			   struct rdma_conn_param *cp)
+{
+	ASSERT_EQ(0, rdma_accept(p->server, cp))
+		TH_LOG("rdma_accept: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 }
 
 /* @id's QP state, and its two depths. */
@@ -94,42 +111,42 @@ static int qp_state(struct rdma_cm_id *id, int *dest_rd, int *rd)
 	return a.qp_state;
 }
 
+/*
+ * @p's server QP is ready to send, with the depths the request asked for
+ * (2 and 4: from the server's side, max_dest_rd_atomic 4, max_rd_atomic
+ * 2).
+ */
+static void server_qp_ready(struct __test_metadata *_metadata,
+			    struct guest_pair *p)
+{
+	int dest_rd = -1, rd = -1;
+
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(p->server, &dest_rd, &rd));
+	EXPECT_EQ(4, dest_rd);
+	EXPECT_EQ(2, rd);
+}
+
 TEST(accept_too_much_private_data)
 {
 	struct rdma_conn_param cp = { 0 };
-	struct rdma_cm_event *ev, *rej;
+	struct rdma_cm_event *ev;
 	struct guest_pair p;
 	uint8_t data[197];
 
 	GUEST_RXE_OR_SKIP(rxe);
-	memset(data, 0xc3, sizeof(data));
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, BIG_PORT, 4));
-	ev = connect_request(&p, 4);
-	ASSERT_NE(NULL, ev);
-	cp.private_data = data;
-	cp.private_data_len = 197;
+	ev = connect_request(_metadata, &p, rxe, BIG_PORT, 4);
+	guest_private_data(&cp, data, 197, 0xc3);
 	ASSERT_ERRNO(rdma_accept(p.server, &cp), EINVAL);
 	/*
 	 * librdmacm readies the QP before the kernel refuses the reply,
-	 * then moves it to ERR; rcm refuses first (rdma_accept(3) NOTES).
+	 * then moves it to ERR, and rdma_ucm's rdma_accept() also rejects
+	 * the request (REJ 28); rcm refuses first (rdma_accept(3) NOTES).
 	 */
-	if (guest_on_rcm()) {
-		EXPECT_EQ(IBV_QPS_INIT, qp_state(p.server, NULL, NULL));
-		cp.private_data_len = 196;
-		ASSERT_EQ(0, rdma_accept(p.server, &cp))
-			TH_LOG("rdma_accept after the refusal: %s",
-			       strerror(errno));
-		ASSERT_TRUE(guest_expect_event(p.chc,
-					       RDMA_CM_EVENT_ESTABLISHED,
-					       p.client));
-	} else {
-		/* rdma_ucm's rdma_accept() also rejects the request. */
-		EXPECT_EQ(IBV_QPS_ERR, qp_state(p.server, NULL, NULL));
-		rej = guest_next_event(p.chc, RDMA_CM_EVENT_REJECTED, p.client);
-		ASSERT_NE(NULL, rej);
-		EXPECT_EQ(28, rej->status);
-		ASSERT_EQ(0, rdma_ack_cm_event(rej));
-	}
+	EXPECT_EQ(guest_on_rcm() ? IBV_QPS_INIT : IBV_QPS_ERR,
+		  qp_state(p.server, NULL, NULL));
+	ASSERT_TRUE(guest_accept_after_refusal(p.server, &cp, 196, p.chc,
+					       p.client,
+					       RDMA_CM_EVENT_REJECTED, 28));
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	guest_pair_teardown(&p);
 }
@@ -138,25 +155,16 @@ TEST(accept_with_qp)
 {
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev, *est;
-	int dest_rd = -1, rd = -1;
 	struct guest_pair p;
 	uint8_t data[196];
 
 	GUEST_RXE_OR_SKIP(rxe);
-	memset(data, 0xc3, sizeof(data));
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, QP_PORT, 4));
-	ev = connect_request(&p, 4);
-	ASSERT_NE(NULL, ev);
-	cp.private_data = data;
-	cp.private_data_len = 196;
+	ev = connect_request(_metadata, &p, rxe, QP_PORT, 4);
+	guest_private_data(&cp, data, 196, 0xc3);
 	cp.responder_resources = RDMA_MAX_RESP_RES;
 	cp.initiator_depth = RDMA_MAX_INIT_DEPTH;
-	ASSERT_EQ(0, rdma_accept(p.server, &cp))
-		TH_LOG("rdma_accept: %s", strerror(errno));
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	EXPECT_EQ(IBV_QPS_RTS, qp_state(p.server, &dest_rd, &rd));
-	EXPECT_EQ(4, dest_rd);
-	EXPECT_EQ(2, rd);
+	accept_request(_metadata, &p, ev, &cp);
+	server_qp_ready(_metadata, &p);
 
 	est = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
 	ASSERT_NE(NULL, est);
@@ -173,19 +181,12 @@ TEST(accept_with_qp)
 TEST(accept_null_param)
 {
 	struct rdma_cm_event *ev, *est;
-	int dest_rd = -1, rd = -1;
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, NULL_PORT, 4));
-	ev = connect_request(&p, 4);
-	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, rdma_accept(p.server, NULL))
-		TH_LOG("rdma_accept: %s", strerror(errno));
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	EXPECT_EQ(IBV_QPS_RTS, qp_state(p.server, &dest_rd, &rd));
-	EXPECT_EQ(4, dest_rd);
-	EXPECT_EQ(2, rd);
+	ev = connect_request(_metadata, &p, rxe, NULL_PORT, 4);
+	accept_request(_metadata, &p, ev, NULL);
+	server_qp_ready(_metadata, &p);
 	est = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
 	ASSERT_NE(NULL, est);
 	EXPECT_EQ(2, est->param.conn.responder_resources);
@@ -210,16 +211,12 @@ TEST(accept_errors)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, ERR_PORT, 4));
-	ev = connect_request(&p, 0);
-	ASSERT_NE(NULL, ev);
+	ev = connect_request(_metadata, &p, rxe, ERR_PORT, 0);
 	/* librdmacm reads the QP number from the NULL conn_param. */
 	if (guest_on_rcm())
 		ASSERT_ERRNO(rdma_accept(p.server, NULL), EINVAL);
 	ASSERT_ERRNO(rdma_accept(p.listener, &cp), EINVAL);
-	ASSERT_EQ(0, rdma_accept(p.server, &cp))
-		TH_LOG("rdma_accept: %s", strerror(errno));
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	accept_request(_metadata, &p, ev, &cp);
 	ASSERT_TRUE(guest_expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED,
 				       p.client));
 	ASSERT_TRUE(guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED,
@@ -241,16 +238,12 @@ TEST(init_qp_attr_after_accept)
 	int mask;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, QP_ATTR_PORT, 4));
-	ev = connect_request(&p, 0);
-	ASSERT_NE(NULL, ev);
+	ev = connect_request(_metadata, &p, rxe, QP_ATTR_PORT, 0);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	ASSERT_EQ(0, rdma_init_qp_attr(p.server, &a, &mask))
 		TH_LOG("INIT: %s", strerror(errno));
-	ASSERT_EQ(0, rdma_accept(p.server, &cp))
-		TH_LOG("rdma_accept: %s", strerror(errno));
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	accept_request(_metadata, &p, ev, &cp);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	ASSERT_EQ(0, rdma_init_qp_attr(p.server, &a, &mask))
@@ -272,12 +265,8 @@ TEST(notify_comm_est)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, NOTIFY_PORT, 4));
-	ev = connect_request(&p, 4);
-	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, rdma_accept(p.server, NULL))
-		TH_LOG("rdma_accept: %s", strerror(errno));
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ev = connect_request(_metadata, &p, rxe, NOTIFY_PORT, 4);
+	accept_request(_metadata, &p, ev, NULL);
 	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_QP_FATAL), EINVAL);
 	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_LID_CHANGE), EINVAL);
 	/* Not established yet: ib_cm has nothing to migrate. */

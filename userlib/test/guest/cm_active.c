@@ -56,17 +56,6 @@
 #define ECE_PORT	20863
 #define NOBODY_PORT	20864
 
-/* The request the listener of @p gets next: the event, or NULL. */
-static struct rdma_cm_event *request(struct guest_pair *p)
-{
-	struct rdma_cm_event *ev;
-
-	ev = guest_next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
-	if (ev)
-		p->server = ev->id;
-	return ev;
-}
-
 static bool all_zero(const void *buf, size_t len)
 {
 	const uint8_t *b = buf;
@@ -86,9 +75,7 @@ TEST(connect_defaults)
 	GUEST_RXE_OR_SKIP(rxe);
 	ASSERT_TRUE(guest_pair_setup(&p, rxe, DEFAULTS_PORT, 4));
 	ASSERT_EQ(0, ibv_query_device(p.client->verbs, &dev));
-	ASSERT_EQ(0, rdma_connect(p.client, NULL))
-		TH_LOG("rdma_connect: %s", strerror(errno));
-	ev = request(&p);
+	ev = guest_pair_request(&p, NULL, 0);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(dev.max_qp_rd_atom, ev->param.conn.initiator_depth);
 	EXPECT_EQ(dev.max_qp_init_rd_atom,
@@ -125,9 +112,7 @@ TEST(connect_depth_limits)
 	cp.initiator_depth = RDMA_MAX_INIT_DEPTH;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
-	ASSERT_EQ(0, rdma_connect(p.client, &cp))
-		TH_LOG("rdma_connect: %s", strerror(errno));
-	ev = request(&p);
+	ev = guest_pair_request(&p, &cp, 0);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(dev.max_qp_rd_atom, ev->param.conn.initiator_depth);
 	EXPECT_EQ(dev.max_qp_init_rd_atom,
@@ -138,10 +123,7 @@ TEST(connect_depth_limits)
 
 TEST(private_data_limits)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct rdma_cm_event *ev;
 	struct guest_pair p;
 	uint8_t big[57];
@@ -153,9 +135,7 @@ TEST(private_data_limits)
 	cp.private_data_len = 57;
 	ASSERT_ERRNO(rdma_connect(p.client, &cp), EINVAL);
 	cp.private_data_len = 56;
-	ASSERT_EQ(0, rdma_connect(p.client, &cp))
-		TH_LOG("rdma_connect: %s", strerror(errno));
-	ev = request(&p);
+	ev = guest_pair_request(&p, &cp, 0);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(56, ev->param.conn.private_data_len);
 	EXPECT_EQ(0, memcmp(ev->param.conn.private_data, big, 56));
@@ -165,9 +145,7 @@ TEST(private_data_limits)
 	ASSERT_TRUE(guest_pair_setup(&p, rxe, PDATA_PORT, 4));
 	cp.private_data = NULL;
 	cp.private_data_len = 40;
-	ASSERT_EQ(0, rdma_connect(p.client, &cp))
-		TH_LOG("rdma_connect: %s", strerror(errno));
-	ev = request(&p);
+	ev = guest_pair_request(&p, &cp, 0);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(56, ev->param.conn.private_data_len);
 	EXPECT_TRUE(all_zero(ev->param.conn.private_data, 56));
@@ -211,10 +189,7 @@ TEST(establish_and_ece_checks)
 
 TEST(sync_connect_refused)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct rdma_cm_id *id = NULL;
 	struct sockaddr_in dst;
 

@@ -54,90 +54,122 @@
 #define REJECT_PORT	20613
 #define ECE_PORT	20614
 
-static bool retry_counts_above_7(const char *ip)
+/*
+ * @p's client (set up on @port, RC QPs) connects with @req and its
+ * server accepts with @rep; the request's parameters as the server saw
+ * them in *@at_req, the REP's as the client's ESTABLISHED shows them in
+ * *@at_est. True when both ends got established; @p is left up for the
+ * case's own checks (guest_pair_teardown() in any case).
+ */
+static bool connect_seen(struct guest_pair *p, const char *ip, int port,
+			 struct rdma_conn_param *req,
+			 struct rdma_conn_param *rep,
+			 struct rdma_conn_param *at_req,
+			 struct rdma_conn_param *at_est)
 {
-	struct rdma_conn_param cp;
 	struct rdma_cm_event *ev;
-	struct guest_pair p;
-	bool ok = false;
+	bool ok;
 
-	if (!guest_pair_setup(&p, ip, RETRY_PORT, 1))
-		goto out;
-	memset(&cp, 0, sizeof(cp));
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
-	cp.retry_count = 15;
-	cp.rnr_retry_count = 15;
-	ev = guest_pair_request(&p, &cp, 1);
+	if (!guest_pair_setup(p, ip, port, 1))
+		return false;
+	ev = guest_pair_request(p, req, 1);
 	if (!ev)
-		goto out;
-	ok = CHECK(ev->param.conn.retry_count == 7);
-	ok &= CHECK(ev->param.conn.rnr_retry_count == 7);
+		return false;
+	*at_req = ev->param.conn;
 	rdma_ack_cm_event(ev);
+	ok = CHECK(rdma_accept(p->server, rep) == 0);
+	ev = guest_next_event(p->chc, RDMA_CM_EVENT_ESTABLISHED, p->client);
+	if (!ev)
+		return false;
+	*at_est = ev->param.conn;
+	rdma_ack_cm_event(ev);
+	return ok & guest_expect_event(p->chs, RDMA_CM_EVENT_ESTABLISHED,
+				       p->server);
+}
 
-	memset(&cp, 0, sizeof(cp));
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
-	cp.retry_count = 15;
-	cp.rnr_retry_count = 15;
-	ok &= CHECK(rdma_accept(p.server, &cp) == 0);
-	ev = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
-	ok &= ev != NULL;
-	if (ev) {
-		ok &= CHECK(ev->param.conn.rnr_retry_count == 7);
-		rdma_ack_cm_event(ev);
+/*
+ * The cases of connection parameters, which differ only in data: the
+ * client connects with @req, the server accepts with @rep; what the
+ * request, the server's QP and the client's ESTABLISHED must show (-1:
+ * not checked).
+ */
+struct param_case {
+	int port;
+	struct rdma_conn_param req, rep;
+	int req_resources, req_depth, req_retry, req_rnr_retry;
+	int qp_dest_rd_atomic, qp_rd_atomic;
+	int est_resources, est_depth, est_rnr_retry;
+};
+
+/* 1. retry counts 15, lowered to the 3-bit fields' 7 both ways. */
+static const struct param_case retry_15 = {
+	.port = RETRY_PORT,
+	.req = { .responder_resources = 1, .initiator_depth = 1,
+		 .retry_count = 15, .rnr_retry_count = 15 },
+	.rep = { .responder_resources = 1, .initiator_depth = 1,
+		 .retry_count = 15, .rnr_retry_count = 15 },
+	.req_resources = -1, .req_depth = -1,
+	.req_retry = 7, .req_rnr_retry = 7,
+	.qp_dest_rd_atomic = -1, .qp_rd_atomic = -1,
+	.est_resources = -1, .est_depth = -1, .est_rnr_retry = 7,
+};
+
+/*
+ * 2. Depths above the request's, used as given; the client sees the
+ * REP's values swapped.
+ */
+static const struct param_case depths_4_2 = {
+	.port = DEPTH_PORT,
+	.req = GUEST_CONN_PARAM,
+	.rep = { .responder_resources = 4, .initiator_depth = 2,
+		 .rnr_retry_count = 7 },
+	.req_resources = 1, .req_depth = 1,
+	.req_retry = -1, .req_rnr_retry = -1,
+	.qp_dest_rd_atomic = 4, .qp_rd_atomic = 2,
+	.est_resources = 2, .est_depth = 4, .est_rnr_retry = -1,
+};
+
+/* @got is @want, or @want is -1 (not checked); says so when not. */
+#define SEEN(got, want)	((want) < 0 || CHECK((got) == (want)))
+
+static bool params_seen(const char *ip, const struct param_case *c)
+{
+	struct rdma_conn_param req = c->req, rep = c->rep, at_req, at_est;
+	struct ibv_qp_attr attr = { 0 };
+	struct ibv_qp_init_attr init;
+	struct guest_pair p;
+	bool ok;
+
+	ok = connect_seen(&p, ip, c->port, &req, &rep, &at_req, &at_est);
+	if (ok) {
+		ok &= CHECK(ibv_query_qp(p.server->qp, &attr,
+					 IBV_QP_MAX_DEST_RD_ATOMIC |
+					 IBV_QP_MAX_QP_RD_ATOMIC, &init) == 0);
+		ok &= SEEN(at_req.responder_resources, c->req_resources);
+		ok &= SEEN(at_req.initiator_depth, c->req_depth);
+		ok &= SEEN(at_req.retry_count, c->req_retry);
+		ok &= SEEN(at_req.rnr_retry_count, c->req_rnr_retry);
+		ok &= SEEN(attr.max_dest_rd_atomic, c->qp_dest_rd_atomic);
+		ok &= SEEN(attr.max_rd_atomic, c->qp_rd_atomic);
+		ok &= SEEN(at_est.responder_resources, c->est_resources);
+		ok &= SEEN(at_est.initiator_depth, c->est_depth);
+		ok &= SEEN(at_est.rnr_retry_count, c->est_rnr_retry);
 	}
-	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED, p.server);
-out:
 	guest_pair_teardown(&p);
 	return ok;
 }
 
-static bool accept_depths_as_given(const char *ip)
+/*
+ * @p's client connects with the library's defaults and its server takes
+ * the request (acked, with an RC QP): true if so.
+ */
+static bool request_taken(struct guest_pair *p)
 {
-	struct ibv_qp_init_attr init;
-	struct rdma_conn_param cp;
-	struct rdma_cm_event *ev;
-	struct ibv_qp_attr attr;
-	struct guest_pair p;
-	bool ok = false;
+	struct rdma_cm_event *ev = guest_pair_request(p, NULL, 1);
 
-	if (!guest_pair_setup(&p, ip, DEPTH_PORT, 1))
-		goto out;
-	memset(&cp, 0, sizeof(cp));
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
-	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
-	ev = guest_pair_request(&p, &cp, 1);
-	if (!ev)
-		goto out;
-	ok = CHECK(ev->param.conn.responder_resources == 1);
-	ok &= CHECK(ev->param.conn.initiator_depth == 1);
-	rdma_ack_cm_event(ev);
-
-	memset(&cp, 0, sizeof(cp));
-	cp.responder_resources = 4;
-	cp.initiator_depth = 2;
-	cp.rnr_retry_count = 7;
-	ok &= CHECK(rdma_accept(p.server, &cp) == 0);
-	ok &= CHECK(ibv_query_qp(p.server->qp, &attr,
-				 IBV_QP_MAX_DEST_RD_ATOMIC |
-				 IBV_QP_MAX_QP_RD_ATOMIC, &init) == 0);
-	ok &= CHECK(attr.max_dest_rd_atomic == 4);
-	ok &= CHECK(attr.max_rd_atomic == 2);
-	ev = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
-	ok &= ev != NULL;
-	if (ev) {
-		/* The REP's values, seen from the client: swapped. */
-		ok &= CHECK(ev->param.conn.responder_resources == 2);
-		ok &= CHECK(ev->param.conn.initiator_depth == 4);
+	if (ev)
 		rdma_ack_cm_event(ev);
-	}
-	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED, p.server);
-out:
-	guest_pair_teardown(&p);
-	return ok;
+	return ev != NULL;
 }
 
 static bool disconnect_returns_0(const char *ip)
@@ -155,16 +187,10 @@ static bool disconnect_returns_0(const char *ip)
 	 */
 	errno = 0;
 	ok = CHECK(rdma_disconnect(p.client) == -1 && errno == EINVAL);
-	if (!guest_create_qp(p.client, IBV_QPT_RC, 1)) {
+	if (!guest_create_qp(p.client, IBV_QPT_RC, 1) || !request_taken(&p)) {
 		ok = false;
 		goto out;
 	}
-	ev = guest_pair_request(&p, NULL, 1);
-	if (!ev) {
-		ok = false;
-		goto out;
-	}
-	rdma_ack_cm_event(ev);
 	ok &= CHECK(rdma_accept(p.server, NULL) == 0);
 	ok &= guest_expect_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
 	ok &= guest_expect_event(p.chs, RDMA_CM_EVENT_ESTABLISHED, p.server);
@@ -179,16 +205,10 @@ static bool disconnect_returns_0(const char *ip)
 	ok &= CHECK(rdma_disconnect(p.server) == 0);
 
 	/* After REJECTED. */
-	if (!guest_pair_setup(&r, ip, REJECT_PORT, 1)) {
+	if (!guest_pair_setup(&r, ip, REJECT_PORT, 1) || !request_taken(&r)) {
 		ok = false;
 		goto out;
 	}
-	ev = guest_pair_request(&r, NULL, 1);
-	if (!ev) {
-		ok = false;
-		goto out;
-	}
-	rdma_ack_cm_event(ev);
 	ok &= CHECK(rdma_reject(r.server, NULL, 0) == 0);
 	ev = guest_next_event(r.chc, RDMA_CM_EVENT_REJECTED, r.client);
 	ok &= ev != NULL;
@@ -251,8 +271,9 @@ out:
 	return ok;
 }
 
-GUEST_RXE_TEST(retry_counts_15_taken_as_7, retry_counts_above_7(rxe))
-GUEST_RXE_TEST(accept_explicit_depths_as_given, accept_depths_as_given(rxe))
+GUEST_RXE_TEST(retry_counts_15_taken_as_7, params_seen(rxe, &retry_15))
+GUEST_RXE_TEST(accept_explicit_depths_as_given,
+	       params_seen(rxe, &depths_4_2))
 GUEST_RXE_TEST(disconnect_0_again_after_drep_and_rejected,
 	       disconnect_returns_0(rxe))
 GUEST_RXE_TEST(ece_in_req_and_rep, ece_on_the_wire(rxe))

@@ -111,7 +111,11 @@ static void side_release(struct side *s)
 		rdma_destroy_qp(s->id);
 }
 
-/* One completion of cq within 5 s. */
+/*
+ * One completion of cq within 5 s. The CQ is polled, as verbs programs
+ * do, a millisecond apart: the pause paces the poll of an event, and no
+ * wait ends by it but at the 5 s bound.
+ */
 static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	struct timespec pause = { .tv_nsec = 1000000 };
@@ -191,6 +195,55 @@ static bool resolve(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	return true;
 }
 
+/*
+ * A connection case's ends: a guest_pair (listener and client) and each
+ * side's buffers; client.id is the pair's client, server.id its server
+ * once the request is taken.
+ */
+struct conn {
+	struct guest_pair p;
+	struct side client, server;
+};
+
+/*
+ * @c's pair on @ip:@port, the client's QP with completion channels:
+ * true, or false after a diagnostic; conn_release() in either case.
+ */
+static bool conn_setup(struct conn *c, const char *ip, int port)
+{
+	memset(c, 0, sizeof(*c));
+	if (!guest_pair_setup(&c->p, ip, port, 4))
+		return false;
+	c->client.id = c->p.client;
+	return CHECK(c->p.client->send_cq_channel &&
+		     c->p.client->recv_cq_channel);
+}
+
+/*
+ * Destroys what conn_setup() and the case made, QPs and buffers first:
+ * false if an id's destroy failed. TIMEWAIT_EXIT may still come: the
+ * kernel drops it with the id.
+ */
+static bool conn_release(struct conn *c)
+{
+	struct rdma_cm_id **ids[] = {
+		&c->p.client, &c->p.server, &c->p.listener,
+	};
+	bool ok = true;
+	unsigned int i;
+
+	side_release(&c->client);
+	side_release(&c->server);
+	c->p.server = c->server.id;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (*ids[i])
+			ok &= CHECK(rdma_destroy_id(*ids[i]) == 0);
+		*ids[i] = NULL;
+	}
+	guest_pair_teardown(&c->p);
+	return ok;
+}
+
 static bool async_connect(const char *ip)
 {
 	struct rdma_conn_param cp = {
@@ -208,88 +261,68 @@ static bool async_connect(const char *ip)
 		.initiator_depth = 1,
 		.rnr_retry_count = 7,
 	};
-	struct rdma_event_channel *chs = NULL, *chc = NULL;
-	struct side client = { 0 }, server = { 0 };
-	struct rdma_cm_id *l = NULL;
 	struct rdma_cm_event *ev;
 	bool ok = false;
+	struct conn c;
 
-	chs = guest_channel();
-	chc = guest_channel();
-	if (!chs || !chc)
-		goto out;
-	l = guest_listener(chs, ip, CONN_PORT, RDMA_PS_TCP, NULL);
-	if (!l)
-		goto out;
-	if (!CHECK(rdma_create_id(chc, &client.id, &client, RDMA_PS_TCP) == 0))
-		goto out;
-	if (!resolve(chc, client.id, ip, CONN_PORT) || !create_qp(client.id) ||
-	    !side_setup(&client, "ping-from-client"))
-		goto out;
-	if (!CHECK(rdma_connect(client.id, &cp) == 0))
+	if (!conn_setup(&c, ip, CONN_PORT) ||
+	    !side_setup(&c.client, "ping-from-client") ||
+	    !CHECK(rdma_connect(c.client.id, &cp) == 0))
 		goto out;
 
-	ev = guest_next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	ev = guest_next_event(c.p.chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	if (!ev)
 		goto out;
-	server.id = ev->id;
-	if (!CHECK(ev->listen_id == l) ||
+	c.server.id = ev->id;
+	if (!CHECK(ev->listen_id == c.p.listener) ||
 	    !pdata_is(ev->param.conn.private_data,
 		      ev->param.conn.private_data_len, "hello-server", 56) ||
-	    !create_qp(server.id) || !side_setup(&server, "pong-from-server")) {
+	    !create_qp(c.server.id) ||
+	    !side_setup(&c.server, "pong-from-server")) {
 		rdma_ack_cm_event(ev);
 		goto out;
 	}
 	/* ev is acked after the accept, as librdmacm asks. */
-	ok = CHECK(rdma_accept(server.id, &ap) == 0);
+	ok = CHECK(rdma_accept(c.server.id, &ap) == 0);
 	rdma_ack_cm_event(ev);
 	if (!ok)
 		goto out;
 	ok = false;
 
-	ev = guest_next_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id);
+	ev = guest_next_event(c.p.chc, RDMA_CM_EVENT_ESTABLISHED, c.client.id);
 	if (!ev)
 		goto out;
 	ok = CHECK(ev->status == 0) &&
 	     pdata_is(ev->param.conn.private_data,
 		      ev->param.conn.private_data_len, "hello-client", 196) &&
-	     CHECK(ev->param.conn.qp_num == server.id->qp->qp_num);
+	     CHECK(ev->param.conn.qp_num == c.server.id->qp->qp_num);
 	rdma_ack_cm_event(ev);
-	ok = ok && CHECK(qp_state(client.id) == IBV_QPS_RTS);
-	ok = ok && guest_expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
-	ok = ok && CHECK(qp_state(server.id) == IBV_QPS_RTS);
+	ok = ok && CHECK(qp_state(c.client.id) == IBV_QPS_RTS);
+	ok = ok && guest_expect_event(c.p.chs, RDMA_CM_EVENT_ESTABLISHED,
+				      c.server.id);
+	ok = ok && CHECK(qp_state(c.server.id) == IBV_QPS_RTS);
 	if (!ok)
 		goto out;
 
-	ok = exchange(&client, &server);
-	ok &= exchange(&server, &client);
+	ok = exchange(&c.client, &c.server);
+	ok &= exchange(&c.server, &c.client);
 
 	/*
 	 * The client's DREQ gives the server DISCONNECTED; the server's
 	 * rdma_disconnect() moves its QP to ERR and answers with the DREP,
 	 * which gives the client DISCONNECTED.
 	 */
-	ok &= CHECK(rdma_disconnect(client.id) == 0);
-	ok &= CHECK(qp_state(client.id) == IBV_QPS_ERR);
-	ok &= guest_expect_event(chs, RDMA_CM_EVENT_DISCONNECTED, server.id);
-	ok &= CHECK(qp_state(server.id) == IBV_QPS_RTS);
-	ok &= CHECK(rdma_disconnect(server.id) == 0);
-	ok &= CHECK(qp_state(server.id) == IBV_QPS_ERR);
-	ok &= guest_expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
+	ok &= CHECK(rdma_disconnect(c.client.id) == 0);
+	ok &= CHECK(qp_state(c.client.id) == IBV_QPS_ERR);
+	ok &= guest_expect_event(c.p.chs, RDMA_CM_EVENT_DISCONNECTED,
+				 c.server.id);
+	ok &= CHECK(qp_state(c.server.id) == IBV_QPS_RTS);
+	ok &= CHECK(rdma_disconnect(c.server.id) == 0);
+	ok &= CHECK(qp_state(c.server.id) == IBV_QPS_ERR);
+	ok &= guest_expect_event(c.p.chc, RDMA_CM_EVENT_DISCONNECTED,
+				 c.client.id);
 out:
-	side_release(&client);
-	side_release(&server);
-	/* TIMEWAIT_EXIT may still come: the kernel drops it with the id. */
-	if (client.id)
-		ok &= CHECK(rdma_destroy_id(client.id) == 0);
-	if (server.id)
-		ok &= CHECK(rdma_destroy_id(server.id) == 0);
-	if (l)
-		ok &= CHECK(rdma_destroy_id(l) == 0);
-	if (chc)
-		rdma_destroy_event_channel(chc);
-	if (chs)
-		rdma_destroy_event_channel(chs);
+	ok &= conn_release(&c);
 	return ok;
 }
 
@@ -426,66 +459,49 @@ join:
  */
 static bool migrate_connected(const char *ip)
 {
-	struct rdma_event_channel *chs, *chc, *chm;
-	struct side client = { 0 }, server = { 0 };
-	struct rdma_cm_id *l = NULL;
+	struct rdma_event_channel *chm = NULL;
 	struct rdma_cm_event *ev = NULL;
 	bool ok = false;
+	struct conn c;
 
-	chs = guest_channel();
-	chc = guest_channel();
+	if (!conn_setup(&c, ip, MIGRATE_PORT))
+		goto out;
 	chm = guest_channel();
-	if (!chs || !chc || !chm)
-		goto out;
-	l = guest_listener(chs, ip, MIGRATE_PORT, RDMA_PS_TCP, NULL);
-	if (!l)
-		goto out;
-	if (!CHECK(rdma_create_id(chc, &client.id, &client, RDMA_PS_TCP) == 0))
-		goto out;
-	if (!resolve(chc, client.id, ip, MIGRATE_PORT) ||
-	    !create_qp(client.id) || !CHECK(rdma_connect(client.id, NULL) == 0))
+	if (!chm || !CHECK(rdma_connect(c.client.id, NULL) == 0))
 		goto out;
 
-	ev = guest_next_event(chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	ev = guest_next_event(c.p.chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	if (!ev)
 		goto out;
-	server.id = ev->id;
-	ok = CHECK(ev->listen_id == l) && create_qp(server.id) &&
-	     CHECK(rdma_accept(server.id, NULL) == 0);
+	c.server.id = ev->id;
+	ok = CHECK(ev->listen_id == c.p.listener) && create_qp(c.server.id) &&
+	     CHECK(rdma_accept(c.server.id, NULL) == 0);
 	rdma_ack_cm_event(ev);
-	ok = ok && guest_expect_event(chc, RDMA_CM_EVENT_ESTABLISHED, client.id) &&
-	     guest_expect_event(chs, RDMA_CM_EVENT_ESTABLISHED, server.id);
+	ok = ok && guest_expect_event(c.p.chc, RDMA_CM_EVENT_ESTABLISHED,
+				      c.client.id) &&
+	     guest_expect_event(c.p.chs, RDMA_CM_EVENT_ESTABLISHED,
+				c.server.id);
 	if (!ok)
 		goto out;
 
-	ok = CHECK(rdma_migrate_id(server.id, chm) == 0) &&
-	     CHECK(server.id->channel == chm);
-	ok = ok && CHECK(rdma_disconnect(client.id) == 0) &&
-	     guest_expect_event(chm, RDMA_CM_EVENT_DISCONNECTED, server.id);
+	ok = CHECK(rdma_migrate_id(c.server.id, chm) == 0) &&
+	     CHECK(c.server.id->channel == chm);
+	ok = ok && CHECK(rdma_disconnect(c.client.id) == 0) &&
+	     guest_expect_event(chm, RDMA_CM_EVENT_DISCONNECTED, c.server.id);
 	if (ok) {
 		ev = NULL;
-		ok = CHECK(rdma_get_cm_event(chs, &ev) == -1 &&
+		ok = CHECK(rdma_get_cm_event(c.p.chs, &ev) == -1 &&
 			   errno == EAGAIN);
 		if (ev)
 			rdma_ack_cm_event(ev);
 	}
-	ok = ok && CHECK(rdma_disconnect(server.id) == 0) &&
-	     guest_expect_event(chc, RDMA_CM_EVENT_DISCONNECTED, client.id);
+	ok = ok && CHECK(rdma_disconnect(c.server.id) == 0) &&
+	     guest_expect_event(c.p.chc, RDMA_CM_EVENT_DISCONNECTED,
+				c.client.id);
 out:
-	side_release(&client);
-	side_release(&server);
-	if (client.id)
-		ok &= CHECK(rdma_destroy_id(client.id) == 0);
-	if (server.id)
-		ok &= CHECK(rdma_destroy_id(server.id) == 0);
-	if (l)
-		ok &= CHECK(rdma_destroy_id(l) == 0);
+	ok &= conn_release(&c);
 	if (chm)
 		rdma_destroy_event_channel(chm);
-	if (chc)
-		rdma_destroy_event_channel(chc);
-	if (chs)
-		rdma_destroy_event_channel(chs);
 	return ok;
 }
 

@@ -174,10 +174,7 @@ TEST(active_failures)
 
 TEST(passive_endpoint)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct ibv_qp_init_attr attr, bad;
 	struct rdma_cm_id *l = NULL, *c, *r = NULL;
 	struct rdma_event_channel *cch;
@@ -207,10 +204,8 @@ TEST(passive_endpoint)
 	ASSERT_EQ(0, rdma_create_ep(&l, &ai, NULL, &bad))
 		TH_LOG("passive rdma_create_ep: %s", strerror(errno));
 	ASSERT_EQ(0, rdma_listen(l, 4));
-	c = guest_routed(cch, rxe, PASSIVE_PORT, RDMA_PS_TCP);
+	c = guest_connecting(cch, rxe, PASSIVE_PORT, RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_RC, 4));
-	ASSERT_EQ(0, rdma_connect(c, &cp));
 	ASSERT_ERRNO(rdma_get_request(l, &r), EINVAL);
 	if (guest_on_rcm()) {
 		ev = guest_next_event(cch, RDMA_CM_EVENT_REJECTED, c);
@@ -250,10 +245,8 @@ TEST(passive_endpoint)
 		  ((struct sockaddr_in *)rdma_get_local_addr(l))->sin_addr.s_addr);
 	EXPECT_EQ(htons(PASSIVE_PORT), rdma_get_src_port(l));
 	ASSERT_EQ(0, rdma_listen(l, 4));
-	c = guest_routed(cch, rxe, PASSIVE_PORT, RDMA_PS_TCP);
+	c = guest_connecting(cch, rxe, PASSIVE_PORT, RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_RC, 4));
-	ASSERT_EQ(0, rdma_connect(c, &cp));
 	ASSERT_EQ(0, rdma_get_request(l, &r))
 		TH_LOG("rdma_get_request: %s", strerror(errno));
 	ASSERT_NE(NULL, r->qp);

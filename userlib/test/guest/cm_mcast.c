@@ -68,6 +68,27 @@ static struct rdma_cm_id *ud_id(struct __test_metadata *_metadata,
 	return id;
 }
 
+/* A new channel in *@ch and a UD id of it, as ud_id(). */
+static struct rdma_cm_id *ud_id_on(struct __test_metadata *_metadata,
+				   struct rdma_event_channel **ch,
+				   const char *ip, enum rdma_port_space ps,
+				   bool qp)
+{
+	*ch = guest_channel();
+	ASSERT_NE(NULL, *ch);
+	return ud_id(_metadata, *ch, ip, ps, qp);
+}
+
+/* @attr for rdma_join_multicast_ex() of @g with @mask and @flags. */
+static void join_attr(struct rdma_cm_join_mc_attr_ex *attr,
+		      struct sockaddr_in *g, uint32_t mask, uint32_t flags)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->addr = (struct sockaddr *)g;
+	attr->comp_mask = mask;
+	attr->join_flags = flags;
+}
+
 static struct sockaddr_in group(int n)
 {
 	struct sockaddr_in g;
@@ -86,14 +107,10 @@ TEST(join_ex_checks)
 	struct rdma_cm_id *id;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ch = guest_channel();
-	ASSERT_NE(NULL, ch);
-	id = ud_id(_metadata, ch, rxe, RDMA_PS_UDP, true);
-	memset(&attr, 0, sizeof(attr));
-	attr.addr = (struct sockaddr *)&g;
-	attr.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS |
-			 RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS |
-			 RDMA_CM_JOIN_MC_ATTR_RESERVED;
+	id = ud_id_on(_metadata, &ch, rxe, RDMA_PS_UDP, true);
+	join_attr(&attr, &g, RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+		  RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS |
+		  RDMA_CM_JOIN_MC_ATTR_RESERVED, 0);
 	ASSERT_ERRNO(rdma_join_multicast_ex(id, &attr, NULL), ENOTSUP);
 	attr.comp_mask = RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
 	ASSERT_ERRNO(rdma_join_multicast_ex(id, &attr, NULL), EINVAL);
@@ -125,14 +142,10 @@ TEST(send_only_join)
 	struct rdma_cm_id *id;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ch = guest_channel();
-	ASSERT_NE(NULL, ch);
-	id = ud_id(_metadata, ch, rxe, RDMA_PS_UDP, true);
-	memset(&attr, 0, sizeof(attr));
-	attr.addr = (struct sockaddr *)&g;
-	attr.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS |
-			 RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
-	attr.join_flags = RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER;
+	id = ud_id_on(_metadata, &ch, rxe, RDMA_PS_UDP, true);
+	join_attr(&attr, &g, RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+		  RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS,
+		  RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER);
 	ASSERT_EQ(0, rdma_join_multicast_ex(id, &attr, &attr))
 		TH_LOG("send-only join: %s", strerror(errno));
 	ev = guest_next_event(ch, RDMA_CM_EVENT_MULTICAST_JOIN, id);
@@ -155,9 +168,7 @@ TEST(rc_id_refused)
 	struct rdma_cm_id *id;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ch = guest_channel();
-	ASSERT_NE(NULL, ch);
-	id = ud_id(_metadata, ch, rxe, RDMA_PS_TCP, false);
+	id = ud_id_on(_metadata, &ch, rxe, RDMA_PS_TCP, false);
 	ASSERT_ERRNO(rdma_join_multicast(id, (struct sockaddr *)&g, NULL),
 		     EINVAL);
 	EXPECT_TRUE(guest_quiet(ch));
@@ -189,9 +200,7 @@ TEST(leave_waits_for_ack)
 	int ctx;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ch = guest_channel();
-	ASSERT_NE(NULL, ch);
-	l.id = ud_id(_metadata, ch, rxe, RDMA_PS_UDP, true);
+	l.id = ud_id_on(_metadata, &ch, rxe, RDMA_PS_UDP, true);
 	ASSERT_EQ(0, rdma_join_multicast(l.id, (struct sockaddr *)&l.g, &ctx))
 		TH_LOG("join: %s", strerror(errno));
 	ev = guest_next_event(ch, RDMA_CM_EVENT_MULTICAST_JOIN, l.id);
@@ -246,9 +255,7 @@ TEST(leave_not_joined)
 	struct rdma_cm_id *id;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ch = guest_channel();
-	ASSERT_NE(NULL, ch);
-	id = ud_id(_metadata, ch, rxe, RDMA_PS_UDP, true);
+	id = ud_id_on(_metadata, &ch, rxe, RDMA_PS_UDP, true);
 	ASSERT_ERRNO(rdma_leave_multicast(id, (struct sockaddr *)&g),
 		     EADDRNOTAVAIL);
 	guest_destroy_id(id);

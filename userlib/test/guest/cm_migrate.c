@@ -232,10 +232,7 @@ TEST(from_sync)
 
 TEST(sync_request_to_channel)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct rdma_event_channel *a_ch, *cch;
 	struct rdma_cm_id *l, *c, *r = NULL;
 	int fd;
@@ -246,10 +243,8 @@ TEST(sync_request_to_channel)
 	ASSERT_TRUE(a_ch && cch);
 	l = guest_listener(NULL, rxe, SYNC_PORT, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, l);
-	c = guest_routed(cch, rxe, SYNC_PORT, RDMA_PS_TCP);
+	c = guest_connecting(cch, rxe, SYNC_PORT, RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_RC, 4));
-	ASSERT_EQ(0, rdma_connect(c, &cp));
 	fd = lowest_free_fd();
 	ASSERT_EQ(0, rdma_get_request(l, &r))
 		TH_LOG("rdma_get_request: %s", strerror(errno));
@@ -276,10 +271,7 @@ TEST(sync_request_to_channel)
 
 TEST(listener_takes_requests)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param cp = GUEST_CONN_PARAM;
 	struct rdma_event_channel *a_ch, *b_ch, *cch;
 	struct rdma_cm_event *ev, *rej;
 	struct rdma_cm_id *l, *c;
@@ -291,10 +283,8 @@ TEST(listener_takes_requests)
 	ASSERT_TRUE(a_ch && b_ch && cch);
 	l = guest_listener(a_ch, rxe, REQ_PORT, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, l);
-	c = guest_routed(cch, rxe, REQ_PORT, RDMA_PS_TCP);
+	c = guest_connecting(cch, rxe, REQ_PORT, RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_RC, 4));
-	ASSERT_EQ(0, rdma_connect(c, &cp));
 	ASSERT_TRUE(readable(a_ch));
 	ASSERT_EQ(0, rdma_migrate_id(l, b_ch))
 		TH_LOG("rdma_migrate_id of a listener: %s", strerror(errno));

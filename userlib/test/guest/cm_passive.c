@@ -58,8 +58,29 @@
 #define GONE_PORT	20853
 #define ACK_PORT	20854
 
-/* @c connects, with a QP, to the listener its route leads to. */
-static bool connect_client(struct rdma_cm_id *c, const char *data)
+/*
+ * A TCP listener on @ip:@port, on a new channel *@ch, and a new channel
+ * *@cch for its clients.
+ */
+static struct rdma_cm_id *listener_of(struct __test_metadata *_metadata,
+				      struct rdma_event_channel **ch,
+				      struct rdma_event_channel **cch,
+				      const char *ip, int port)
+{
+	struct rdma_cm_id *l;
+
+	*ch = guest_channel();
+	*cch = guest_channel();
+	ASSERT_TRUE(*ch && *cch);
+	l = guest_listener(*ch, ip, port, RDMA_PS_TCP, NULL);
+	ASSERT_NE(NULL, l);
+	return l;
+}
+
+/* A client on @ch connecting, with a QP and @data, to @ip:@port. */
+static struct rdma_cm_id *client_of(struct rdma_event_channel *ch,
+				    const char *ip, int port,
+				    const char *data)
 {
 	struct rdma_conn_param p = {
 		.private_data = data,
@@ -68,8 +89,7 @@ static bool connect_client(struct rdma_cm_id *c, const char *data)
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
 
-	return guest_create_qp(c, IBV_QPT_RC, 4) &&
-	       CHECK(rdma_connect(c, &p) == 0);
+	return guest_connecting(ch, ip, port, RDMA_PS_TCP, &p);
 }
 
 static void *destroy_thread(void *arg)
@@ -160,15 +180,10 @@ TEST(reject_variants)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(big, 0xab, sizeof(big));
-	ch = guest_channel();
-	cch = guest_channel();
-	ASSERT_TRUE(ch && cch);
-	l = guest_listener(ch, rxe, REJECT_PORT, RDMA_PS_TCP, NULL);
-	ASSERT_NE(NULL, l);
+	l = listener_of(_metadata, &ch, &cch, rxe, REJECT_PORT);
 
-	c1 = guest_routed(cch, rxe, REJECT_PORT, RDMA_PS_TCP);
+	c1 = client_of(cch, rxe, REJECT_PORT, "one");
 	ASSERT_NE(NULL, c1);
-	ASSERT_TRUE(connect_client(c1, "one"));
 	ev = guest_next_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	ASSERT_NE(NULL, ev);
 	r = ev->id;
@@ -185,9 +200,8 @@ TEST(reject_variants)
 	ASSERT_EQ(0, rdma_destroy_id(r));
 	ASSERT_EQ(0, rdma_destroy_id(c1));
 
-	c2 = guest_routed(cch, rxe, REJECT_PORT, RDMA_PS_TCP);
+	c2 = client_of(cch, rxe, REJECT_PORT, "two");
 	ASSERT_NE(NULL, c2);
-	ASSERT_TRUE(connect_client(c2, "two"));
 	ev = guest_next_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	ASSERT_NE(NULL, ev);
 	r = ev->id;
@@ -212,15 +226,10 @@ TEST(unread_request_of_destroyed_listener)
 	struct pollfd p = { .events = POLLIN };
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ch = guest_channel();
-	cch = guest_channel();
-	ASSERT_TRUE(ch && cch);
+	l = listener_of(_metadata, &ch, &cch, rxe, GONE_PORT);
 	p.fd = ch->fd;
-	l = guest_listener(ch, rxe, GONE_PORT, RDMA_PS_TCP, NULL);
-	ASSERT_NE(NULL, l);
-	c = guest_routed(cch, rxe, GONE_PORT, RDMA_PS_TCP);
+	c = client_of(cch, rxe, GONE_PORT, "gone");
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(connect_client(c, "gone"));
 	/* The request is queued, and stays unread. */
 	ASSERT_EQ(1, poll(&p, 1, 10000))
 		TH_LOG("no request within 10 s");
@@ -244,14 +253,9 @@ TEST(listener_waits_for_request_ack)
 	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ch = guest_channel();
-	cch = guest_channel();
-	ASSERT_TRUE(ch && cch);
-	l = guest_listener(ch, rxe, ACK_PORT, RDMA_PS_TCP, NULL);
-	ASSERT_NE(NULL, l);
-	c = guest_routed(cch, rxe, ACK_PORT, RDMA_PS_TCP);
+	l = listener_of(_metadata, &ch, &cch, rxe, ACK_PORT);
+	c = client_of(cch, rxe, ACK_PORT, "ack");
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(connect_client(c, "ack"));
 	ev = guest_next_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	ASSERT_NE(NULL, ev);
 	/* The request id: destroyed with its event unacked, at once. */

@@ -73,13 +73,36 @@ static int destroy_within(struct rdma_cm_id *id)
 	return (int)(intptr_t)ret;
 }
 
-static struct rdma_cm_id *sync_id(struct __test_metadata *_metadata)
+/* A synchronous TCP id, and @dst: @ip, port PORT, for it to resolve. */
+static struct rdma_cm_id *sync_id(struct __test_metadata *_metadata,
+				  const char *ip, struct sockaddr_in *dst)
 {
 	struct rdma_cm_id *id = NULL;
 
+	ASSERT_TRUE(guest_parse_ipv4(ip, PORT, dst));
 	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP))
 		TH_LOG("rdma_create_id: %s", strerror(errno));
 	return id;
+}
+
+/* rdma_resolve_addr() of @id to @dst, bounded by @ms, fails with @err. */
+static void resolve_fails(struct __test_metadata *_metadata,
+			  struct rdma_cm_id *id, struct sockaddr_in *dst,
+			  int ms, int err)
+{
+	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, ms),
+		     err);
+}
+
+/* The event a synchronous call left in @id: @type with @status, of @id. */
+static void held_event_is(struct __test_metadata *_metadata,
+			  struct rdma_cm_id *id,
+			  enum rdma_cm_event_type type, int status)
+{
+	ASSERT_NE(NULL, id->event);
+	EXPECT_EQ(type, id->event->event);
+	EXPECT_EQ(status, id->event->status);
+	EXPECT_EQ(id, id->event->id);
 }
 
 TEST(held_event_destroy)
@@ -88,15 +111,11 @@ TEST(held_event_destroy)
 	struct rdma_cm_id *id;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, PORT, &dst));
-	id = sync_id(_metadata);
+	id = sync_id(_metadata, rxe, &dst);
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				       2000))
 		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
-	ASSERT_NE(NULL, id->event);
-	EXPECT_EQ(RDMA_CM_EVENT_ADDR_RESOLVED, id->event->event);
-	EXPECT_EQ(0, id->event->status);
-	EXPECT_EQ(id, id->event->id);
+	held_event_is(_metadata, id, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
 	EXPECT_NE(NULL, id->verbs);
 	EXPECT_EQ(1, id->port_num);
 	EXPECT_NE(0, rdma_get_src_port(id));
@@ -110,14 +129,9 @@ TEST(addr_error_held)
 	struct rdma_cm_id *id;
 
 	GUEST_SILENT_OR_SKIP(silent);
-	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &dst));
-	id = sync_id(_metadata);
-	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				       300), ETIMEDOUT);
-	ASSERT_NE(NULL, id->event);
-	EXPECT_EQ(RDMA_CM_EVENT_ADDR_ERROR, id->event->event);
-	EXPECT_EQ(-ETIMEDOUT, id->event->status);
-	EXPECT_EQ(id, id->event->id);
+	id = sync_id(_metadata, silent, &dst);
+	resolve_fails(_metadata, id, &dst, 300, ETIMEDOUT);
+	held_event_is(_metadata, id, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT);
 	ASSERT_EQ(0, destroy_within(id));
 }
 
@@ -129,10 +143,8 @@ TEST(next_call_acks)
 	GUEST_RXE_OR_SKIP(rxe);
 	GUEST_SILENT_OR_SKIP(silent);
 	ASSERT_TRUE(guest_parse_ipv4(rxe, PORT, &dst));
-	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &quiet));
-	id = sync_id(_metadata);
-	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&quiet,
-				       300), ETIMEDOUT);
+	id = sync_id(_metadata, silent, &quiet);
+	resolve_fails(_metadata, id, &quiet, 300, ETIMEDOUT);
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				       2000))
 		TH_LOG("second rdma_resolve_addr: %s", strerror(errno));
@@ -149,10 +161,8 @@ TEST(failed_call_does_not_wait)
 	struct rdma_cm_id *id;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(NO_ROUTE, PORT, &dst));
-	id = sync_id(_metadata);
-	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				       60000), ENETUNREACH);
+	id = sync_id(_metadata, NO_ROUTE, &dst);
+	resolve_fails(_metadata, id, &dst, 60000, ENETUNREACH);
 	EXPECT_EQ(NULL, id->event);
 	ASSERT_EQ(0, destroy_within(id));
 }
@@ -164,14 +174,12 @@ TEST(nonblocking_private_channel)
 	int fd, fl;
 
 	GUEST_SILENT_OR_SKIP(silent);
-	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &dst));
-	id = sync_id(_metadata);
+	id = sync_id(_metadata, silent, &dst);
 	ASSERT_NE(NULL, id->channel);
 	fd = id->channel->fd;
 	fl = fcntl(fd, F_GETFL);
 	ASSERT_EQ(0, fcntl(fd, F_SETFL, fl | O_NONBLOCK));
-	ASSERT_ERRNO(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				       5000), EAGAIN);
+	resolve_fails(_metadata, id, &dst, 5000, EAGAIN);
 	EXPECT_EQ(NULL, id->event);
 	ASSERT_EQ(0, destroy_within(id));
 }

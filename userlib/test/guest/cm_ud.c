@@ -89,6 +89,24 @@ static void ud_pair_teardown(struct ud_pair *p)
 		rdma_destroy_event_channel(p->chc);
 }
 
+/*
+ * A UD pair @p on @ip:@port whose client connects with @cp: the
+ * request's event on the listener's channel (to be acked).
+ */
+static struct rdma_cm_event *sidr_request(struct __test_metadata *_metadata,
+					  struct ud_pair *p, const char *ip,
+					  int port, struct rdma_conn_param *cp)
+{
+	struct rdma_cm_event *ev;
+
+	ASSERT_TRUE(ud_pair_setup(p, ip, port));
+	ASSERT_EQ(0, rdma_connect(p->client, cp))
+		TH_LOG("rdma_connect: %s", strerror(errno));
+	ev = guest_next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
+	ASSERT_NE(NULL, ev);
+	return ev;
+}
+
 TEST(sidr_private_data)
 {
 	struct rdma_conn_param cp = { 0 };
@@ -136,39 +154,25 @@ TEST(sidr_private_data)
 TEST(sidr_accept_too_much)
 {
 	struct rdma_conn_param cp = { 0 };
-	struct rdma_cm_event *ev, *un;
+	struct rdma_cm_event *ev;
 	struct ud_pair p;
 	uint8_t data[137];
 
 	GUEST_RXE_OR_SKIP(rxe);
-	memset(data, 0x31, sizeof(data));
-	ASSERT_TRUE(ud_pair_setup(&p, rxe, BIG_PORT));
-	ASSERT_EQ(0, rdma_connect(p.client, &cp))
-		TH_LOG("rdma_connect: %s", strerror(errno));
-	ev = guest_next_event(p.chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
-	ASSERT_NE(NULL, ev);
+	ev = sidr_request(_metadata, &p, rxe, BIG_PORT, &cp);
 	ASSERT_TRUE(guest_create_qp(ev->id, IBV_QPT_UD, 4));
-	cp.private_data = data;
-	cp.private_data_len = 137;
+	guest_private_data(&cp, data, 137, 0x31);
 	ASSERT_ERRNO(rdma_accept(ev->id, &cp), EINVAL);
-	if (guest_on_rcm()) {
-		/* Refused before the kernel: the request still waits. */
+	/*
+	 * Refused before the kernel on rcm: the request still waits.
+	 * rdma_ucm's rdma_accept() rejects what it cannot accept (SIDR
+	 * status 2).
+	 */
+	if (guest_on_rcm())
 		EXPECT_TRUE(guest_quiet(p.chc));
-		cp.private_data_len = 136;
-		ASSERT_EQ(0, rdma_accept(ev->id, &cp))
-			TH_LOG("rdma_accept after the refusal: %s",
-			       strerror(errno));
-		ASSERT_TRUE(guest_expect_event(p.chc,
-					       RDMA_CM_EVENT_ESTABLISHED,
-					       p.client));
-	} else {
-		/* rdma_ucm's rdma_accept() rejects what it cannot accept. */
-		un = guest_next_event(p.chc, RDMA_CM_EVENT_UNREACHABLE,
-				      p.client);
-		ASSERT_NE(NULL, un);
-		EXPECT_EQ(2, un->status);
-		ASSERT_EQ(0, rdma_ack_cm_event(un));
-	}
+	ASSERT_TRUE(guest_accept_after_refusal(ev->id, &cp, 136, p.chc,
+					       p.client,
+					       RDMA_CM_EVENT_UNREACHABLE, 2));
 	guest_destroy_id(ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	ud_pair_teardown(&p);
@@ -183,11 +187,7 @@ TEST(sidr_reject)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(data, 0x21, sizeof(data));
-	ASSERT_TRUE(ud_pair_setup(&p, rxe, REJECT_PORT));
-	ASSERT_EQ(0, rdma_connect(p.client, &cp))
-		TH_LOG("rdma_connect: %s", strerror(errno));
-	ev = guest_next_event(p.chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
-	ASSERT_NE(NULL, ev);
+	ev = sidr_request(_metadata, &p, rxe, REJECT_PORT, &cp);
 	ASSERT_ERRNO(rdma_reject(ev->id, data, 137), EINVAL);
 	ASSERT_EQ(0, rdma_reject(ev->id, data, 136))
 		TH_LOG("rdma_reject: %s", strerror(errno));
@@ -280,10 +280,8 @@ TEST(sync_ud_accept)
 	ASSERT_NE(NULL, chc);
 	l = guest_listener(NULL, rxe, ACCEPT_PORT, RDMA_PS_UDP, NULL);
 	ASSERT_NE(NULL, l);
-	c = guest_routed(chc, rxe, ACCEPT_PORT, RDMA_PS_UDP);
+	c = guest_connecting(chc, rxe, ACCEPT_PORT, RDMA_PS_UDP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_UD, 4));
-	ASSERT_EQ(0, rdma_connect(c, &cp));
 	ASSERT_EQ(0, rdma_get_request(l, &r))
 		TH_LOG("rdma_get_request: %s", strerror(errno));
 	ASSERT_NE(NULL, r->event);

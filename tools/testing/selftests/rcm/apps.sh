@@ -47,7 +47,6 @@ budget=${RCM_APPS_BUDGET:-360}
 loop_conns=${RCM_APPS_LOOP_CONNS:-64}
 loop_rounds=${RCM_APPS_LOOP_ROUNDS:-3}
 iters=100
-port=20700
 start=$(date +%s)
 ncase=0
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,7 +72,7 @@ pair_wait() {
 	wait $spid 2>/dev/null
 	src=$?
 	[ "$crc" = 0 ] && [ "$src" = 0 ] ||
-		why="server exit $src, client exit $crc (retries $tries)"
+		why="server exit $src, client exit $crc"
 }
 
 # PID: that process (its main thread) sleeps in a read() (rcm) or write()
@@ -108,7 +107,7 @@ tcp_listening() {
 perftest() {
 	slib=$1 clib=$2 prog=$3 size=$4
 	shift 4
-	port=$((port + 1))
+	next_port
 	server="taskset 1 $prog -R -F -n $iters -s $size -p $port $*"
 	client="$server $ip"
 	ready='cm_waiting $spid'
@@ -134,7 +133,7 @@ localhost_is() {
 # fi_pingpong's ends first meet on a TCP socket at PORT (-B, -P): the
 # client starts once the server listens there, not before and retried.
 fi_pingpong() {
-	port=$((port + 1))
+	next_port
 	pp="env FI_LOG_LEVEL=warn FI_LOG_PROV=verbs fi_pingpong -p verbs -e msg"
 	server="$pp -I 10 -S 64 -c -B $port"
 	client="$pp -I 10 -S 64 -c -P $port $ip"
@@ -167,12 +166,13 @@ cm_device() {
 # 1024 bytes; its server never ends by itself, so it must be alive, on
 # the expected CM device, when the client is done.
 ucx_io_demo() {
-	port=$((port + 1))
+	next_port
 	ucx="UCX_SOCKADDR_TLS_PRIORITY=rdmacm UCX_TLS=rc_verbs,ud_verbs"
 	ucx="$ucx UCX_NET_DEVICES=$dev:1"
 	server="env $ucx io_demo -p $port -q"
 	client="env $ucx io_demo -p $port -q -i 10 -d 64:1024 $ip"
-	ready=
+	# shellcheck disable=SC2016 # await() evals it
+	ready='listening $spid $port'
 	pair "$1" "$2"
 	want=rdma_cm
 	[ "$1" = rcm ] && want=rcm
@@ -180,7 +180,7 @@ ucx_io_demo() {
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
 	if [ "$crc" != 0 ]; then
-		why="client exit $crc (retries $tries)"
+		why="client exit $crc"
 	elif ! grep -q "Client exit with status 'OK'" "$c"; then
 		why="the client did not end OK"
 	elif [ "$got" != "$want" ]; then
@@ -191,7 +191,7 @@ ucx_io_demo() {
 # SLIB CLIB: cm_poll_loop's server (-s) and clients (-c); the clients
 # start once the server listens.
 cm_poll_loop() {
-	port=$((port + 1))
+	next_port
 	loop="./cm_poll_loop -n $loop_conns -r $loop_rounds -p $port -t $t"
 	server="$loop -s"
 	client="$loop -c"

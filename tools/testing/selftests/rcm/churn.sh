@@ -19,7 +19,6 @@
 ip=${RCM_ADDR_RXE:-}
 silent=${RCM_ADDR_SILENT:-198.18.0.254}
 secs=${RCM_CHURN_SECONDS:-8}
-port=24000
 
 # shellcheck source=stacks.sh
 . "$(dirname "$0")/stacks.sh"
@@ -27,7 +26,7 @@ begin churn 2
 
 # NAME LIB
 churn_case() {
-	port=$((port + 1))
+	next_port
 	if ! on "$2" timeout $((secs + 120)) ./bench_churn cm 2 2 "$secs" \
 		"$ip" $port "$silent" >"$tmp/$1" 2>&1; then
 		result fail "$1" "bench_churn failed"

@@ -358,6 +358,25 @@ TEST_F(transport, connect_accept_send_disconnect)
 }
 
 /*
+ * listener_and_client(), and the client connects with @data: the
+ * client id; its CONNECT_REQUEST, taken from *@s, in *@ev.
+ */
+static unsigned int requesting_client(struct __test_metadata *_metadata,
+				      FIXTURE_DATA(transport) *self, int *s,
+				      int *c, const char *data,
+				      struct rcm_event *ev)
+{
+	unsigned int cid = listener_and_client(_metadata, self, NULL, s, c,
+					       NULL);
+
+	ASSERT_EQ(0, rcm_connect(*c, cid, self->cqpn, data))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(*s, RCM_EVENT_CONNECT_REQUEST, ev))
+		TH_LOG("no request");
+	return cid;
+}
+
+/*
  * As in-tree (iw_cm_disconnect() waits for the MPA reply): a disconnect
  * while an iWARP connect waits for its reply returns 0 and takes effect
  * once the reply came: ESTABLISHED, then DISCONNECTED, on both sides.
@@ -370,11 +389,7 @@ TEST_F(transport, disconnect_while_connecting)
 
 	if (!variant->iwarp)
 		SKIP(return, "an IB CM connect has no reply to wait for here");
-	cid = listener_and_client(_metadata, self, NULL, &s, &c, NULL);
-	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, NULL))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
+	cid = requesting_client(_metadata, self, &s, &c, NULL, &ev);
 	rid = ev.id;
 	/* Not accepted yet: the client's connect waits for its reply. */
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
@@ -446,11 +461,7 @@ TEST_F(transport, reject_carries_private_data)
 	struct rcm_event ev;
 	int s, c;
 
-	cid = listener_and_client(_metadata, self, NULL, &s, &c, NULL);
-	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "let me in"))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
+	cid = requesting_client(_metadata, self, &s, &c, "let me in", &ev);
 	rid = ev.id;
 	/* More than the transport carries: a REJ's area, or MPA's 255. */
 	memset(big, 'r', sizeof(big));
@@ -661,13 +672,60 @@ TEST_F(transport, close_with_live_connections)
 		rcm_end_close(&ce[i]);
 }
 
+/*
+ * A client in a child process, connecting to the listener on @ip:@port:
+ * with @qp, a QP of its own on @verbs (rcm takes no other process's)
+ * until it sees the connection up; without, mid-connect with a made-up
+ * QP number. There it writes a byte to the pipe *@up reads and stays
+ * until killed, as the parent holds open the pipe *@hold it waits on
+ * (closed after rcm_kill()). Its pid.
+ */
+static pid_t client_held(struct __test_metadata *_metadata, const char *ip,
+			 unsigned short port, bool qp,
+			 enum ibv_transport_type verbs, int *up, int *hold)
+{
+	int u[2], h[2];
+	pid_t pid;
+
+	ASSERT_TRUE(pipe(u) == 0 && pipe(h) == 0);
+	pid = fork();
+	if (pid == 0) {
+		int c = rcm_open_dev();
+		unsigned int cid = rcm_routed_id(c, ip, port, qp ? 9 : 7);
+		struct rcm_event ev;
+		struct rcm_end ce;
+		char b;
+
+		close(h[1]);
+		if (!cid)
+			_exit(1);
+		if (qp && (rcm_end_open(&ce, verbs, IBV_QPT_RC) ||
+			   rcm_end_init(&ce, c, cid) ||
+			   rcm_connect(c, cid, ce.qp->qp_num, "bye") ||
+			   rcm_end_connected(&ce, c, cid, &ev)))
+			_exit(1);
+		if (!qp && rcm_connect(c, cid, 0x77, "bye"))
+			_exit(1);
+		if (write(u[1], "u", 1) != 1 || read(h[0], &b, 1) <= 0)
+			_exit(2);
+		_exit(3);
+	}
+	ASSERT_LT(0, pid)
+		TH_LOG("fork");
+	close(h[0]);
+	close(u[1]);
+	*up = u[0];
+	*hold = h[1];
+	return pid;
+}
+
 TEST(client_killed_mid_connect)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned short port = 0;
 	struct rcm_event ev;
 	unsigned int lid;
-	int s, hold[2];
+	int s, up, hold;
 	pid_t pid;
 
 	if (!ip)
@@ -676,24 +734,8 @@ TEST(client_killed_mid_connect)
 	lid = rcm_listener(s, ip, &port, 0x11, 0);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	ASSERT_EQ(0, pipe(hold));
-	pid = fork();
-	if (pid == 0) {
-		int c = rcm_open_dev();
-		unsigned int cid = rcm_routed_id(c, ip, port, 7);
-		char b;
-
-		if (!cid || rcm_connect(c, cid, 0x77, "bye"))
-			_exit(1);
-		/* Mid-connect until killed: the parent holds the pipe open. */
-		close(hold[1]);
-		if (read(hold[0], &b, 1) <= 0)
-			_exit(2);
-		_exit(3);
-	}
-	ASSERT_LT(0, pid)
-		TH_LOG("fork");
-	close(hold[0]);
+	pid = client_held(_metadata, ip, port, false, IBV_TRANSPORT_IB, &up,
+			  &hold);
 	/*
 	 * The kill waits for the request: ib_cm may handle the REQ and the
 	 * REJ the dying client's id sends on two CPUs at once, and a REJ
@@ -703,7 +745,8 @@ TEST(client_killed_mid_connect)
 		TH_LOG("no request");
 	ASSERT_EQ(0, rcm_kill(pid))
 		TH_LOG("client did not die by SIGKILL");
-	close(hold[1]);
+	close(hold);
+	close(up);
 	/* The dead client's ib_cm id answered for it: the request goes. */
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
 		TH_LOG("no REJECTED");
@@ -716,10 +759,10 @@ TEST(client_killed_mid_connect)
  */
 TEST_F(transport, killed_client_with_a_connection)
 {
-	int s, up[2], hold[2];
 	unsigned short port = 0;
 	struct rcm_event ev;
 	unsigned int lid;
+	int s, up, hold;
 	pid_t pid;
 	char b;
 
@@ -727,30 +770,8 @@ TEST_F(transport, killed_client_with_a_connection)
 	lid = rcm_listener(s, self->ip, &port, 0x11, 0);
 	ASSERT_NE(0, lid)
 		TH_LOG("listen: %s", strerror(errno));
-	ASSERT_TRUE(pipe(up) == 0 && pipe(hold) == 0);
-	pid = fork();
-	if (pid == 0) {
-		int c = rcm_open_dev();
-		unsigned int cid = rcm_routed_id(c, self->ip, port, 9);
-		struct rcm_end ce;
-
-		/* A QP of its own: rcm takes no other process's. */
-		close(hold[1]);
-		if (!cid ||
-		    rcm_end_open(&ce, variant->verbs, IBV_QPT_RC) ||
-		    rcm_end_init(&ce, c, cid) ||
-		    rcm_connect(c, cid, ce.qp->qp_num, "bye") ||
-		    rcm_end_connected(&ce, c, cid, &ev))
-			_exit(1);
-		/* Up until killed: the parent holds the pipe open. */
-		if (write(up[1], "u", 1) != 1 || read(hold[0], &b, 1) <= 0)
-			_exit(2);
-		_exit(3);
-	}
-	ASSERT_LT(0, pid)
-		TH_LOG("fork");
-	close(hold[0]);
-	close(up[1]);
+	pid = client_held(_metadata, self->ip, port, true, variant->verbs, &up,
+			  &hold);
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
 	ASSERT_EQ(0, rcm_end_accept(&self->se, s, ev.id, 0, NULL))
@@ -758,11 +779,12 @@ TEST_F(transport, killed_client_with_a_connection)
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev))
 		TH_LOG("not established");
 	/* The kill waits for the client's side too (RoCE: its RTU sent). */
-	ASSERT_EQ(1, read(up[0], &b, 1))
+	ASSERT_EQ(1, read(up, &b, 1))
 		TH_LOG("the client did not connect");
 	ASSERT_EQ(0, rcm_kill(pid))
 		TH_LOG("client did not die by SIGKILL");
-	close(hold[1]);
+	close(hold);
+	close(up);
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
 		TH_LOG("no DISCONNECTED");
 	close(s);
@@ -782,11 +804,7 @@ TEST_F(transport, destroy_mid_connect)
 	struct rcm_event ev;
 	int s, c;
 
-	cid = listener_and_client(_metadata, self, NULL, &s, &c, NULL);
-	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "going"))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
-		TH_LOG("no request");
+	cid = requesting_client(_metadata, self, &s, &c, "going", &ev);
 	rid = ev.id;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, rcm_destroy(c, cid))

@@ -131,6 +131,26 @@ static void slab_mark(struct slab_mark *m)
 	m->ev = rcm_slab_objects("rcm_uevent");
 }
 
+/* slab_mark() of a case's start: the counts must be there to compare. */
+static void slab_base(struct __test_metadata *_metadata, struct slab_mark *m)
+{
+	slab_mark(m);
+	ASSERT_TRUE(m->id >= 0 && m->ev >= 0)
+		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+}
+
+/* rcm's caches hold as many ids and events as at @base, no more. */
+static void slab_unchanged(struct __test_metadata *_metadata,
+			   const struct slab_mark *base)
+{
+	struct slab_mark now;
+
+	slab_mark(&now);
+	ASSERT_TRUE(now.id == base->id && now.ev == base->ev)
+		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects",
+		       base->id, now.id, base->ev, now.ev);
+}
+
 /*
  * Raise @peak to what the caches hold now beyond @base. Taken while
  * requests arrive, a sample can count the free objects of a slab that
@@ -250,7 +270,7 @@ TEST(malformed_headers_are_refused)
 		{ "uc", 4 },		/* a UC REQ on an RC listener */
 	};
 	const char *ip = getenv("RCM_ADDR_RXE");
-	struct slab_mark base, after;
+	struct slab_mark base;
 	unsigned short port = 0;
 	unsigned int i, lid;
 	int s;
@@ -260,18 +280,13 @@ TEST(malformed_headers_are_refused)
 	lid = rcm_listener(s, "0.0.0.0", &port, 0x70, 16);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	slab_base(_metadata, &base);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		ASSERT_EQ(0, refused(s, cases[i].kind, 0, cases[i].n, port,
 				     "tcp"))
 			TH_LOG("%s headers were not all refused", cases[i].kind);
 	}
-	slab_mark(&after);
-	ASSERT_TRUE(after.id == base.id && after.ev == base.ev)
-		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
-		       after.id, base.ev, after.ev);
+	slab_unchanged(_metadata, &base);
 	/* The instrument reaches the listener: a valid header gets in. */
 	ASSERT_EQ(0, hp("req 0 1 valid tcp:%hu", port))
 		TH_LOG("valid: %s", strerror(errno));
@@ -294,7 +309,7 @@ TEST(spoofed_addresses_are_refused)
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int i, lid, spec;
 	unsigned short port = 0, sport = 0;
-	struct slab_mark base, after;
+	struct slab_mark base;
 	struct rcm_event ev;
 	char want[64];
 	int s, t;
@@ -307,19 +322,14 @@ TEST(spoofed_addresses_are_refused)
 	spec = rcm_listener(t, ip, &sport, 0x72, 16);
 	ASSERT_TRUE(lid && spec)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	slab_base(_metadata, &base);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
 		ASSERT_EQ(0, refused(s, kinds[i], 0, 4, port, "tcp"))
 			TH_LOG("%s was not refused by the wildcard listener", kinds[i]);
 		ASSERT_EQ(0, refused(t, kinds[i], 0, 4, sport, "tcp"))
 			TH_LOG("%s was not refused by the %s listener", kinds[i], ip);
 	}
-	slab_mark(&after);
-	ASSERT_TRUE(after.id == base.id && after.ev == base.ev)
-		TH_LOG("rcm_id %ld -> %ld, rcm_uevent %ld -> %ld objects", base.id,
-		       after.id, base.ev, after.ev);
+	slab_unchanged(_metadata, &base);
 	/* The control: the peer's real address is taken, its data intact. */
 	ASSERT_EQ(0, hp("req 7 1 valid tcp:%hu", port))
 		TH_LOG("valid: %s", strerror(errno));
@@ -359,9 +369,7 @@ TEST(req_flood_holds_at_most_backlog)
 	cid = other ? routed(c, ip, oport) : 0;
 	ASSERT_TRUE(lid && other && cid)
 		TH_LOG("set-up: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 	ASSERT_EQ(0, hp("req 0 %u valid tcp:%hu", flood, port))
 		TH_LOG("flood: %s", strerror(errno));
 	slab_peak(&base, &peak);
@@ -431,9 +439,7 @@ TEST(abandon_loops_hold_at_most_backlog)
 	lid = rcm_listener(s, ip, &port, 0x76, backlog);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 	ASSERT_EQ(0, hp("abandon 0 %u valid tcp:%hu destroy", loops, port))
 		TH_LOG("abandon (destroy): %s", strerror(errno));
 	slab_peak(&base, &peak);
@@ -510,9 +516,7 @@ TEST(sidr_flood_holds_at_most_backlog)
 		    rcm_listen(s, lid, backlog) == 0)
 		TH_LOG("listen: %s", strerror(errno));
 	port = rcm_local_port(s, lid);
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 	/*
 	 * Each SIDR REQ waits 4.3 s per try (2^20 * 4.096 us), not the
 	 * default 1.07 s: a loaded KASAN guest took longer than six of
@@ -609,12 +613,92 @@ static int establish(int s, unsigned int rid, unsigned int slot)
 	       expect_on(s, RCM_EVENT_ESTABLISHED, rid, 0) ? -1 : 0;
 }
 
+/*
+ * A step of rej_and_dreq_at_every_state that differs from others only in
+ * data: the peer's REQ in slot @slot is read and taken as far as @to;
+ * the peer then sends @peer (a hostile_peer command on the slot; NULL:
+ * nothing, it stays silent) and the request id hears @event with
+ * @status. After that, per @then, rcm's accept is refused, or rcm
+ * answers the DREQ (DREP; the peer, if it is still there, waits for it)
+ * and the id's time wait ends.
+ */
+struct peer_step {
+	const char *what;
+	unsigned int slot;
+	enum { READ, ACCEPTED, ESTABLISHED } to;
+	const char *peer;
+	unsigned int event;
+	int status;
+	enum { NOTHING, ACCEPT_REFUSED, DREP, DREP_SEEN } then;
+};
+
+static const struct peer_step peer_steps[] = {
+	{ "read request, the peer destroys its id", 2, READ, "destroy",
+	  RCM_EVENT_REJECTED, REJ_TIMEOUT, ACCEPT_REFUSED },
+	{ "REJ instead of the RTU", 3, ACCEPTED, "rej",
+	  RCM_EVENT_REJECTED, REJ_CONSUMER, NOTHING },
+	{ "the peer destroys its id instead of the RTU (ib_cm: REJ)", 4,
+	  ACCEPTED, "destroy", RCM_EVENT_REJECTED, REJ_CONSUMER, NOTHING },
+	{ "no RTU ever: rcm's REP times out", 5, ACCEPTED, NULL,
+	  RCM_EVENT_UNREACHABLE, -ETIMEDOUT, NOTHING },
+	{ "established, the peer's DREQ", 7, ESTABLISHED, "dreq",
+	  RCM_EVENT_DISCONNECTED, 0, DREP_SEEN },
+	{ "established, the peer destroys its id (ib_cm: DREQ)", 10,
+	  ESTABLISHED, "destroy", RCM_EVENT_DISCONNECTED, 0, DREP },
+};
+
+/* Step @slot of peer_steps[]. */
+static void peer_step(struct __test_metadata *_metadata, int s,
+		      unsigned int slot)
+{
+	const struct peer_step *st = NULL;
+	unsigned int i, rid;
+
+	for (i = 0; i < ARRAY_SIZE(peer_steps); i++)
+		if (peer_steps[i].slot == slot)
+			st = &peer_steps[i];
+	ASSERT_NE(NULL, st);
+	rid = request_of(s, slot);
+	ASSERT_TRUE(rid)
+		TH_LOG("%s: no request", st->what);
+	if (st->to == ACCEPTED) {
+		ASSERT_EQ(0, accept_rep(s, rid, slot))
+			TH_LOG("%s: accept: %s", st->what, strerror(errno));
+	}
+	if (st->to == ESTABLISHED) {
+		ASSERT_EQ(0, establish(s, rid, slot))
+			TH_LOG("%s: establish: %s", st->what, strerror(errno));
+	}
+	if (st->peer) {
+		ASSERT_EQ(0, hp("%s %u 1", st->peer, slot))
+			TH_LOG("%s: %s: %s", st->what, st->peer,
+			       strerror(errno));
+	}
+	ASSERT_EQ(0, expect_on(s, st->event, rid, st->status))
+		TH_LOG("%s: not event %u status %d", st->what, st->event,
+		       st->status);
+	if (st->then == ACCEPT_REFUSED) {
+		ASSERT_ERRNO(rcm_accept(s, rid, 0x5000 + slot, 0x78, NULL),
+			     EINVAL);
+	}
+	if (st->then != DREP && st->then != DREP_SEEN)
+		return;
+	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
+		TH_LOG("%s: DREP: %s", st->what, strerror(errno));
+	if (st->then == DREP_SEEN) {
+		ASSERT_EQ(0, hp("wait %u 1 drep 30000", slot))
+			TH_LOG("%s: no DREP for the DREQ", st->what);
+	}
+	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
+		TH_LOG("%s: no timewait", st->what);
+}
+
 TEST(rej_and_dreq_at_every_state)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	struct rcm_reject rej = { .size = sizeof(rej) };
 	struct slab_mark base, after;
-	unsigned int lid, rid;
+	unsigned int lid, rid, slot;
 	struct rcm_event ev;
 	int s;
 
@@ -624,9 +708,7 @@ TEST(rej_and_dreq_at_every_state)
 	lid = rcm_listener(s, ip, &rej_port, 0x79, 16);
 	ASSERT_TRUE(lid)
 		TH_LOG("listen: %s", strerror(errno));
-	slab_mark(&base);
-	ASSERT_TRUE(base.id >= 0 && base.ev >= 0)
-		TH_LOG("no slab statistics of rcm_id and rcm_uevent");
+	slab_base(_metadata, &base);
 
 	/*
 	 * 1. The peer gives up (destroys its id) before the request is
@@ -647,40 +729,9 @@ TEST(rej_and_dreq_at_every_state)
 		TH_LOG("abandoned request: no REJECTED");
 	ASSERT_ERRNO(rcm_accept(s, rid, 0x5001, 0x78, NULL), EINVAL);
 
-	/* 2. The same once the request was read. */
-	rid = request_of(s, 2);
-	ASSERT_TRUE(rid)
-		TH_LOG("no request");
-	ASSERT_EQ(0, hp("destroy 2 1"))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_TIMEOUT))
-		TH_LOG("read request: no REJECTED");
-	ASSERT_ERRNO(rcm_accept(s, rid, 0x5002, 0x78, NULL), EINVAL);
-
-	/* 3. REJ instead of the RTU. */
-	rid = request_of(s, 3);
-	ASSERT_TRUE(rid && accept_rep(s, rid, 3) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, hp("rej 3 1"))
-		TH_LOG("rej: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER))
-		TH_LOG("accepted request: no REJECTED");
-
-	/* 4. The peer destroys its id instead of the RTU (ib_cm: REJ). */
-	rid = request_of(s, 4);
-	ASSERT_TRUE(rid && accept_rep(s, rid, 4) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, hp("destroy 4 1"))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_REJECTED, rid, REJ_CONSUMER))
-		TH_LOG("destroyed peer: no REJECTED");
-
-	/* 5. No RTU ever: rcm's REP times out. */
-	rid = request_of(s, 5);
-	ASSERT_TRUE(rid && accept_rep(s, rid, 5) == 0)
-		TH_LOG("accept: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_UNREACHABLE, rid, -ETIMEDOUT))
-		TH_LOG("no RTU: not UNREACHABLE");
+	/* 2.-5. The same once the request was read; then as peer_steps[]. */
+	for (slot = 2; slot <= 5; slot++)
+		peer_step(_metadata, s, slot);
 
 	/* 6. RTU and DREQ at once, before rcm read ESTABLISHED. */
 	rid = request_of(s, 6);
@@ -698,18 +749,7 @@ TEST(rej_and_dreq_at_every_state)
 		TH_LOG("no timewait");
 
 	/* 7. Established, the peer's DREQ. */
-	rid = request_of(s, 7);
-	ASSERT_TRUE(rid && establish(s, rid, 7) == 0)
-		TH_LOG("establish: %s", strerror(errno));
-	ASSERT_EQ(0, hp("dreq 7 1"))
-		TH_LOG("dreq: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0))
-		TH_LOG("DREQ: not DISCONNECTED");
-	ASSERT_TRUE(do_id(s, RCM_IOCTL_DISCONNECT, rid) == 0 &&
-		    hp("wait 7 1 drep 30000") == 0)
-		TH_LOG("no DREP for the DREQ");
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
-		TH_LOG("no timewait");
+	peer_step(_metadata, s, 7);
 
 	/* 8. Established, rcm's DREQ that the peer never answers. */
 	rid = request_of(s, 8);
@@ -745,17 +785,7 @@ TEST(rej_and_dreq_at_every_state)
 		TH_LOG("no timewait");
 
 	/* 10. Established, the peer destroys its id (ib_cm: DREQ). */
-	rid = request_of(s, 10);
-	ASSERT_TRUE(rid && establish(s, rid, 10) == 0)
-		TH_LOG("establish: %s", strerror(errno));
-	ASSERT_EQ(0, hp("destroy 10 1"))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_DISCONNECTED, rid, 0))
-		TH_LOG("destroyed peer: not DISCONNECTED");
-	ASSERT_EQ(0, do_id(s, RCM_IOCTL_DISCONNECT, rid))
-		TH_LOG("DREP: %s", strerror(errno));
-	ASSERT_EQ(0, expect_on(s, RCM_EVENT_TIMEWAIT_EXIT, rid, 0))
-		TH_LOG("no timewait");
+	peer_step(_metadata, s, 10);
 
 	/* 11. rcm rejects; ib_cm then refuses the peer's RTU and DREQ. */
 	rid = request_of(s, 11);

@@ -121,6 +121,23 @@ static unsigned int ud_bound(int fd, const char *ip, unsigned long long ctx)
 	return id;
 }
 
+/*
+ * A UD id of @fd (context 1) bound to @ip, that joined @group with
+ * @flags and context @ctx: its handle.
+ */
+static unsigned int ud_joined(struct __test_metadata *_metadata, int fd,
+			      const char *ip, const char *group,
+			      unsigned int flags, unsigned long long ctx)
+{
+	unsigned int id = ud_bound(fd, ip, 1);
+
+	ASSERT_TRUE(id)
+		TH_LOG("UD id: %s", strerror(errno));
+	ASSERT_EQ(0, join(fd, id, group, flags, ctx))
+		TH_LOG("join: %s", strerror(errno));
+	return id;
+}
+
 /* No event within @ms. */
 static int quiet(int fd, int ms)
 {
@@ -271,12 +288,8 @@ TEST(send_only_join_leaves_igmp_alone)
 	if (!ip || !netdev)
 		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
-	id = ud_bound(fd, ip, 1);
-	ASSERT_TRUE(id)
-		TH_LOG("UD id: %s", strerror(errno));
-	ASSERT_EQ(0, join(fd, id, "239.1.2.4", RCM_MC_JOIN_SENDONLY_FULLMEMBER,
-			  0x5e))
-		TH_LOG("join: %s", strerror(errno));
+	id = ud_joined(_metadata, fd, ip, "239.1.2.4",
+		       RCM_MC_JOIN_SENDONLY_FULLMEMBER, 0x5e);
 	ASSERT_TRUE(rcm_wait_event(fd, 0, &ev) == 0 &&
 		    ev.event == RCM_EVENT_MULTICAST_JOIN && ev.context == 0x5e &&
 		    ev.ud.ah_attr.dgid[15] == 4)
@@ -378,11 +391,7 @@ TEST(group_joined_twice_is_left_twice)
 	if (!ip || !netdev)
 		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
-	ud = ud_bound(fd, ip, 1);
-	ASSERT_TRUE(ud)
-		TH_LOG("set-up: %s", strerror(errno));
-	ASSERT_EQ(0, join(fd, ud, "239.1.2.9", 0, 1))
-		TH_LOG("join: %s", strerror(errno));
+	ud = ud_joined(_metadata, fd, ip, "239.1.2.9", 0, 1);
 	ASSERT_EQ(0, join(fd, ud, "239.1.2.9", 0, 2))
 		TH_LOG("second join: %s", strerror(errno));
 	ASSERT_EQ(0, join(fd, ud, "239.1.2.9", RCM_MC_JOIN_SENDONLY_FULLMEMBER,
@@ -424,11 +433,7 @@ TEST(leave_discards_unread_events)
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device in this guest");
 	fd = rcm_open_dev();
-	id = ud_bound(fd, ip, 1);
-	ASSERT_TRUE(id)
-		TH_LOG("UD id: %s", strerror(errno));
-	ASSERT_EQ(0, join(fd, id, "239.1.2.6", 0, 6))
-		TH_LOG("join: %s", strerror(errno));
+	id = ud_joined(_metadata, fd, ip, "239.1.2.6", 0, 6);
 	ASSERT_EQ(0, join(fd, id, "239.1.2.7", 0, 7))
 		TH_LOG("join 2: %s", strerror(errno));
 	/* The first group's event is left unread. */
@@ -463,11 +468,7 @@ TEST(events_follow_a_migrated_id)
 		SKIP(return, "no Soft-RoCE device in this guest");
 	a = rcm_open_dev();
 	b = rcm_open_dev();
-	id = ud_bound(a, ip, 1);
-	ASSERT_TRUE(id)
-		TH_LOG("UD id: %s", strerror(errno));
-	ASSERT_EQ(0, join(a, id, "239.1.2.8", 0, 8))
-		TH_LOG("join: %s", strerror(errno));
+	id = ud_joined(_metadata, a, ip, "239.1.2.8", 0, 8);
 	m.id = id;
 	m.fd = b;
 	ASSERT_EQ(0, ioctl(a, RCM_IOCTL_MIGRATE_ID, &m))
@@ -666,11 +667,7 @@ TEST(device_removal_drops_igmp)
 	if (!ip || !netdev || getenv("RCM_PEER_ADDR"))
 		SKIP(return, "no Soft-RoCE device of its own in this guest");
 	fd = rcm_open_dev();
-	id = ud_bound(fd, ip, 1);
-	ASSERT_TRUE(id)
-		TH_LOG("UD id: %s", strerror(errno));
-	ASSERT_EQ(0, join(fd, id, "239.1.2.12", 0, 12))
-		TH_LOG("join: %s", strerror(errno));
+	id = ud_joined(_metadata, fd, ip, "239.1.2.12", 0, 12);
 	ASSERT_TRUE(igmp_is(netdev, "239.1.2.12", 1))
 		TH_LOG("IP group not joined");
 	if (rcm_sh("rdma link delete rxe0")) {

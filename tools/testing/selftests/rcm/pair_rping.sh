@@ -15,15 +15,14 @@
 
 me=${RCM_ADDR_RXE:-${RCM_ADDR_SIW:-}}
 peer=${RCM_PEER_ADDR:-}
-n=0
-failed=0
-tmp=${TMPDIR:-/tmp}/pair-rping.$$
-mkdir -p "$tmp"
+# shellcheck source=stacks.sh
+. "$(dirname "$0")/stacks.sh"
+begin pair-rping 4
 
-echo "TAP version 13"
-echo "1..4"
 if [ -z "$me" ] || [ -z "$peer" ]; then
-	for i in 1 2 3 4; do echo "ok $i phase$i # SKIP not one of a pair"; done
+	results skip "not one of a pair" rcm_server_intree_client \
+		intree_server_rcm_client rcm_server_rcm_client \
+		rcm_server_intree_client_reversed
 	exit 4
 fi
 echo "# RDMA devices: $(ls /sys/class/infiniband 2>/dev/null | paste -sd' ')"
@@ -32,27 +31,19 @@ case $me in
 *) role=b ;;
 esac
 
-on() {	# LIB PROGRAM ARGS...
-	lib=$1
-	shift
-	if [ "$lib" = rcm ]; then
-		LD_LIBRARY_PATH=/usr/lib/rcm "$@"
-	else
-		"$@"
-	fi
-}
-
-# PHASE NAME SERVING-ROLE SERVER-LIB CLIENT-LIB PORT
+# NAME SERVING-ROLE SERVER-LIB CLIENT-LIB
 phase() {
-	n=$((n + 1))
-	name=$2 server=$3 slib=$4 clib=$5 port=$6
+	name=$1 server=$2 slib=$3 clib=$4
+	next_port
 	if [ "$role" = "$server" ]; then
 		on "$slib" timeout 120 rping -s -a "$me" -p "$port" -C 10 -v -V \
 			>"$tmp/out" 2>&1
 		rc=$?
 		got=$(grep -c '^server ping data: ' "$tmp/out")
 	else
-		# The server comes up at some point; until then, REJECTED.
+		# The server is in the other guest, where this one cannot see
+		# it listen: until it does, rping is REJECTED at once, so the
+		# client tries again, once a second for up to a minute.
 		tries=0
 		until on "$clib" timeout 60 rping -c -a "$peer" -p "$port" \
 			-C 10 -v -V >"$tmp/out" 2>&1; do
@@ -65,20 +56,16 @@ phase() {
 		got=$(grep -c '^ping data: ' "$tmp/out")
 	fi
 	if [ "$rc" = 0 ] && [ "$got" = 10 ]; then
-		echo "ok $n $name"
+		result ok "$name"
 	else
 		tail -n 5 "$tmp/out" | sed 's/^/#   /'
-		echo "# exit $rc, $got/10 pings"
-		echo "not ok $n $name"
-		failed=$((failed + 1))
+		result fail "$name" "exit $rc, $got/10 pings"
 	fi
 }
 
-phase 1 rcm_server_intree_client a rcm intree 20601
-phase 2 intree_server_rcm_client a intree rcm 20602
-phase 3 rcm_server_rcm_client a rcm rcm 20603
-phase 4 rcm_server_intree_client_reversed b rcm intree 20604
+phase rcm_server_intree_client a rcm intree
+phase intree_server_rcm_client a intree rcm
+phase rcm_server_rcm_client a rcm rcm
+phase rcm_server_intree_client_reversed b rcm intree
 
-rm -rf "$tmp"
-echo "# Totals: pass:$((n - failed)) fail:$failed skip:0"
-[ $failed = 0 ]
+finish

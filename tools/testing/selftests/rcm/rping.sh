@@ -22,36 +22,32 @@ conns=${RCM_CMTIME_CONNS:-100}
 # shellcheck source=stacks.sh
 . "$(dirname "$0")/stacks.sh"
 begin rping 10
+# Each program's bound (pair()), which only a hang reaches; the client
+# starts once the server listens.
+t=120
+# shellcheck disable=SC2016 # await() evals it
+ready='listening $spid $port'
+ncase=0
 
-# NAME SERVER-LIB CLIENT-LIB PORT [CLIENT FLAGS...]
+# NAME SERVER-LIB CLIENT-LIB [CLIENT FLAGS...]
 rping_case() {
-	name=$1 slib=$2 clib=$3 port=$4
-	shift 4
-	(serve "$slib" timeout 120 rping -s -a "$ip" -p "$port" -C "$pings" -v -V \
-		>"$tmp/s$port" 2>&1) &
-	spid=$!
-	# The server listens at some point after it starts: a client that
-	# comes too early is rejected, so it tries again.
-	tries=0
-	until on "$clib" timeout 60 rping -c -a "$ip" -p "$port" -C "$pings" -v -V \
-		"$@" >"$tmp/c$port" 2>&1; do
-		tries=$((tries + 1))
-		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
-			break
-		fi
-		sleep 1
-	done
+	name=$1 slib=$2 clib=$3
+	shift 3
+	next_port
+	server="rping -s -a $ip -p $port -C $pings -v -V"
+	client="rping -c -a $ip -p $port -C $pings -v -V $*"
+	pair "$slib" "$clib"
 	wait $spid
 	src=$?
-	got=$(grep -c '^ping data: ' "$tmp/c$port")
-	sgot=$(grep -c '^server ping data: ' "$tmp/s$port")
-	if [ $tries -lt 5 ] && [ $src = 0 ] && [ "$got" = "$pings" ] &&
+	got=$(grep -c '^ping data: ' "$c")
+	sgot=$(grep -c '^server ping data: ' "$s")
+	if [ $crc = 0 ] && [ $src = 0 ] && [ "$got" = "$pings" ] &&
 	   [ "$sgot" = "$pings" ]; then
 		result ok "$name"
 	else
-		result fail "$name" "server exit $src, $sgot/$pings server and $got/$pings client pings; client tries $tries"
-		echo "# server:"; diag "$tmp/s$port"
-		echo "# client:"; diag "$tmp/c$port"
+		result fail "$name" "server exit $src, $sgot/$pings server and $got/$pings client pings; client exit $crc"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
 	fi
 }
 
@@ -61,47 +57,42 @@ now_cs() {
 	echo "${up%.*}${up#*.}" | sed 's/^0*//; s/^$/0/'
 }
 
-# rping -c towards the silent neighbour, on rcm, with "$@" as extra
+# rping -c towards the silent neighbour (which answers nothing: any
+# port), on rcm, with "$@" as extra
 # environment; prints the centiseconds it took and leaves its output in
 # $tmp/silent.
 silent_rping() {
 	t0=$(now_cs)
 	env "$@" LD_LIBRARY_PATH=/usr/lib/rcm timeout 30 rping -c -a "$silent" \
-		-p 20209 -C 1 >"$tmp/silent" 2>&1
+		-p "$port" -C 1 >"$tmp/silent" 2>&1
 	echo $(( $(now_cs) - t0 ))
 }
 
-# NAME SERVER-LIB CLIENT-LIB PORT
+# NAME SERVER-LIB CLIENT-LIB
 # The client makes and tears down the connections and prints its step
 # table; rdma-core 44's cmtime server serves until it is killed, so it
 # must still be alive (and quiet about errors) when the client is done.
 cmtime_case() {
-	name=$1 slib=$2 clib=$3 port=$4
-	(serve "$slib" cmtime -b "$ip" -p "$port" -c "$conns" \
-		>"$tmp/s$port" 2>&1) &
-	spid=$!
-	tries=0
-	until on "$clib" timeout 300 cmtime -s "$ip" -p "$port" -c "$conns" \
-		>"$tmp/c$port" 2>&1; do
-		tries=$((tries + 1))
-		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
-			break
-		fi
-		sleep 1
-	done
+	name=$1
+	next_port
+	server="cmtime -b $ip -p $port -c $conns"
+	client="cmtime -s $ip -p $port -c $conns"
+	t=300
+	pair "$2" "$3"
+	t=120
 	alive=0
 	kill -0 $spid 2>/dev/null && alive=1
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
-	if [ $tries -lt 5 ] && [ $alive = 1 ] &&
-	   grep -q '^connect *:' "$tmp/c$port" &&
-	   ! grep -qi 'error\|fail' "$tmp/s$port"; then
+	if [ $crc = 0 ] && [ $alive = 1 ] &&
+	   grep -q '^connect *:' "$c" &&
+	   ! grep -qi 'error\|fail' "$s"; then
 		result ok "$name"
-		grep '^[a-z ]*:' "$tmp/c$port" | sed 's/^/#   /'
+		grep '^[a-z ]*:' "$c" | sed 's/^/#   /'
 	else
-		result fail "$name" "server alive $alive, client tries $tries"
-		echo "# server:"; diag "$tmp/s$port"
-		echo "# client:"; diag "$tmp/c$port"
+		result fail "$name" "server alive $alive, client exit $crc"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
 	fi
 }
 
@@ -117,9 +108,9 @@ fi
 
 # rcm alone: the in-tree user-space CM is not there to be used.
 if ucm_unload; then
-	rping_case rcm_rcm_without_rdma_ucm rcm rcm 20201
-	rping_case rcm_rcm_self_modified_qp rcm rcm 20202 -q
-	cmtime_case cmtime_rcm_rcm rcm rcm 20203
+	rping_case rcm_rcm_without_rdma_ucm rcm rcm
+	rping_case rcm_rcm_self_modified_qp rcm rcm -q
+	cmtime_case cmtime_rcm_rcm rcm rcm
 	ucm_unused rdma_ucm_unused
 else
 	results fail "rdma_ucm cannot be unloaded" rcm_rcm_without_rdma_ucm \
@@ -128,10 +119,10 @@ fi
 ucm_reload rdma_ucm_reloaded
 
 # rcm against the in-tree stack, both ways.
-rping_case rcm_server_intree_client rcm intree 20204
-rping_case intree_server_rcm_client intree rcm 20205
-cmtime_case cmtime_rcm_server_intree_client rcm intree 20206
-cmtime_case cmtime_intree_server_rcm_client intree rcm 20207
+rping_case rcm_server_intree_client rcm intree
+rping_case intree_server_rcm_client intree rcm
+cmtime_case cmtime_rcm_server_intree_client rcm intree
+cmtime_case cmtime_intree_server_rcm_client intree rcm
 
 # An unmodified program tuned by the environment (userlib/README.md).
 silent=${RCM_ADDR_SILENT:-}

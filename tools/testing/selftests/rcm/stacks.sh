@@ -2,7 +2,9 @@
 #
 # stacks.sh: what the shell tests that run unmodified librdmacm programs
 # on rcm and on the in-tree stack share (rping.sh, rping_iwarp.sh,
-# udaddy.sh, apps.sh). Sourced, not run; a script then calls begin first.
+# udaddy.sh, apps.sh, churn.sh, pair_rping.sh; the bench's guest
+# scripts too): TAP, the two stacks, servers' ports and the wait for a
+# server to listen. Sourced, not run; a script then calls begin first.
 
 # NAME PLAN: print the TAP header for PLAN cases and make $tmp, the
 # script's scratch directory (finish removes it).
@@ -71,11 +73,13 @@ left() {
 	[ $t -ge 5 ]
 }
 
-# PID COMMAND: wait until COMMAND (eval'd) succeeds, process PID ends, or
-# $t seconds pass; every tenth of a second.
+# PID COMMAND [SECONDS]: wait until COMMAND (eval'd) succeeds, process
+# PID ends, or SECONDS (default $t) pass. A shell cannot block on another
+# process's state, so this polls, every tenth of a second: the one sleep
+# of these waits, and none of them ends by it.
 await() {
 	w=0
-	until eval "$2" || [ $w -ge $((t * 10)) ] ||
+	until eval "$2" || [ $w -ge $((${3:-$t} * 10)) ] ||
 	      ! kill -0 "$1" 2>/dev/null; do
 		sleep 0.1
 		w=$((w + 1))
@@ -90,38 +94,45 @@ cm_listening() {
 	grep -qs "state=LISTEN .*src=[^ ]*:$1 " /proc/[0-9]*/fdinfo/*
 }
 
+# PID PORT: wait until a CM id listens on PORT (a server's start-up,
+# seen rather than slept through), or process PID (the server) ends, or
+# 120 s pass, a bound only a hang reaches; true when it listens.
+listening() {
+	await "$1" "cm_listening $2" 120
+	cm_listening "$2"
+}
+
+# Set $port to the next port of a server. rping, cmtime, perftest,
+# fi_pingpong and io_demo take the server's port on the command line and
+# print none, so a script picks it: counting up from $port (the script's
+# base, RCM_PORT_BASE or 20200), below the ephemeral range that the C
+# selftests' bind(0) draws from. Nothing else listens there: the guest
+# runs one test program at a time, and rcm's port space is apart from
+# the in-tree CM's. Deterministic, so that both guests of a pair agree.
+next_port() {
+	port=$((${port:-${RCM_PORT_BASE:-20200}} + 1))
+}
+
 # SERVER-LIB CLIENT-LIB: one client-server case of the command lines
 # $server and $client (each exec'd by sh -c: env sets variables),
 # each under timeout $t (see left), the server on SERVER-LIB in the
-# background and the client on CLIENT-LIB. If $ready is set, the client
-# starts once that command succeeds (it may use $s and $spid), or the
-# server ends, or $t passes.
-# A client that fails (exits, not killed by a signal: a crash is never
-# retried) while the server still runs is tried again, up to 5 times a
-# second apart: one that came before the server listened was refused.
-# A server whose client never succeeded is stopped. Leaves the
-# outputs in $tmp/s$ncase and $tmp/c$ncase (names in $s and $c), the
-# server's pid in $spid (gone when $crc is not 0), the client's exit
-# status in $crc and the client's retries in $tries.
+# background and the client on CLIENT-LIB. The client starts once
+# $ready succeeds (a command that may use $s and $spid: the server is
+# ready for it, e.g. listening $spid $port), or the server ends, or $t
+# passes: it never comes before the server listens, so it runs once.
+# Leaves the outputs in $tmp/s$ncase and $tmp/c$ncase (names in $s and
+# $c), the server's pid in $spid (stopped when the client failed) and
+# the client's exit status in $crc.
 pair() {
 	ncase=$((ncase + 1))
 	s=$tmp/s$ncase c=$tmp/c$ncase
 	(serve "$1" timeout "$t" sh -c "exec $server" >"$s" 2>&1) &
 	spid=$!
-	[ -n "${ready:-}" ] && await $spid "$ready"
-	tries=0
-	while :; do
-		on "$2" timeout "$t" sh -c "exec $client" >"$c" 2>&1
-		crc=$?
-		[ "$crc" = 0 ] && break
-		tries=$((tries + 1))
-		if [ $tries -ge 5 ] || [ "$crc" -gt 128 ] ||
-		   ! kill -0 $spid 2>/dev/null; then
-			kill $spid 2>/dev/null
-			break
-		fi
-		sleep 1
-	done
+	# shellcheck disable=SC2154 # set by the caller
+	await $spid "$ready"
+	on "$2" timeout "$t" sh -c "exec $client" >"$c" 2>&1
+	crc=$?
+	[ "$crc" = 0 ] || kill $spid 2>/dev/null
 }
 
 # Unload the in-tree user-space CM (or find it absent): true when

@@ -34,43 +34,33 @@ ncase=0
 begin udaddy 10
 
 # NAME SERVER-LIB CLIENT-LIB
-# udaddy's port is fixed (7174): the cases run one after the other. The
-# server answers the client's SIDR REQ, receives its datagrams and
-# replies to each; the client resolves, sends and receives the replies.
+# udaddy's port is fixed (7174; it takes none, -p is its port space):
+# the cases run one after the other, the client once the server listens
+# there. The server answers the client's SIDR REQ, receives its
+# datagrams and replies to each; the client resolves, sends and
+# receives the replies.
 udaddy_case() {
-	name=$1 slib=$2 clib=$3
-	ncase=$((ncase + 1))
-	s=$tmp/s$ncase c=$tmp/c$ncase
+	name=$1
 	if ! left; then
 		result fail "$name" "out of time (RCM_UDADDY_BUDGET $budget s)"
 		return
 	fi
-	(serve "$slib" timeout "$t" udaddy -b "$ip" -C "$msgs" \
-		>"$s" 2>&1) &
-	spid=$!
-	# A client that comes before the server listens gets UNREACHABLE
-	# (SIDR status: no such service) and tries again.
-	tries=0
-	until on "$clib" timeout "$t" udaddy -s "$ip" -C "$msgs" \
-		>"$c" 2>&1; do
-		tries=$((tries + 1))
-		if [ $tries -ge 5 ] || ! kill -0 $spid 2>/dev/null; then
-			break
-		fi
-		sleep 1
-	done
+	server="udaddy -b $ip -C $msgs"
+	client="udaddy -s $ip -C $msgs"
+	# shellcheck disable=SC2016 # await() evals it
+	ready='listening $spid 7174'
+	pair "$2" "$3"
 	wait $spid
 	src=$?
-	if [ $tries -lt 5 ] && [ $src = 0 ] &&
+	if [ $crc = 0 ] && [ $src = 0 ] &&
 	   grep -q 'data transfers complete' "$s" &&
 	   grep -q 'data transfers complete' "$c"; then
 		result ok "$name"
 	else
-		result fail "$name" "server exit $src, client tries $tries, timeout ${t}s"
+		result fail "$name" "server exit $src, client exit $crc, timeout ${t}s"
 		echo "# server:"; diag "$s"
 		echo "# client:"; diag "$c"
 	fi
-	kill $spid 2>/dev/null
 }
 
 # NAME RECEIVER-LIB SENDER-LIB GROUP
@@ -105,7 +95,9 @@ mckey_case() {
 			-C "$msgs" >>"$s" 2>&1; then
 			sok=$((sok + 1))
 		fi
-		sleep 1
+		# The receiver ends once it has them all; if it has not
+		# within a second, the datagrams (UD may lose them) go again.
+		await $rpid false 1
 	done
 	wait $rpid
 	rrc=$?

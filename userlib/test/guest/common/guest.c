@@ -179,6 +179,37 @@ struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
 	return id;
 }
 
+void guest_private_data(struct rdma_conn_param *cp, uint8_t *data,
+			uint8_t len, uint8_t fill)
+{
+	memset(data, fill, len);
+	cp->private_data = data;
+	cp->private_data_len = len;
+}
+
+bool guest_accept_after_refusal(struct rdma_cm_id *id,
+				struct rdma_conn_param *cp, uint8_t max,
+				struct rdma_event_channel *chc,
+				struct rdma_cm_id *client,
+				enum rdma_cm_event_type refusal, int status)
+{
+	struct rdma_cm_event *ev;
+	bool ok;
+
+	if (guest_on_rcm()) {
+		cp->private_data_len = max;
+		return CHECK(rdma_accept(id, cp) == 0) &&
+		       guest_expect_event(chc, RDMA_CM_EVENT_ESTABLISHED,
+					  client);
+	}
+	ev = guest_next_event(chc, refusal, client);
+	if (!ev)
+		return false;
+	ok = CHECK(ev->status == status);
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
 bool guest_join_within(pthread_t t, int ms, void **ret)
 {
 	struct timespec ts;
@@ -201,6 +232,21 @@ int guest_qp_state(struct ibv_qp *qp)
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
 		return -1;
 	return a.qp_state;
+}
+
+struct rdma_cm_id *guest_connecting(struct rdma_event_channel *ch,
+				    const char *ip, int port,
+				    enum rdma_port_space ps,
+				    struct rdma_conn_param *cp)
+{
+	enum ibv_qp_type type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
+	struct rdma_cm_id *id = guest_routed(ch, ip, port, ps);
+
+	if (id && guest_create_qp(id, type, 4) &&
+	    CHECK(rdma_connect(id, cp) == 0))
+		return id;
+	guest_destroy_id(id);
+	return NULL;
 }
 
 bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,17 @@
 	{								\
 		GUEST_RXE_OR_SKIP(rxe);					\
 		ASSERT_TRUE(passed);					\
+	}
+
+/*
+ * The connection parameters most cases connect with: depths of 1, which
+ * any device gives, and the retry counts' 3-bit maximum, 7. For
+ * struct rdma_conn_param cp = GUEST_CONN_PARAM;
+ */
+#define GUEST_CONN_PARAM						\
+	{								\
+		.responder_resources = 1, .initiator_depth = 1,		\
+		.retry_count = 7, .rnr_retry_count = 7,			\
 	}
 
 /*
@@ -125,6 +137,16 @@ struct rdma_cm_id *guest_routed(struct rdma_event_channel *ch,
 				enum rdma_port_space ps);
 
 /*
+ * A client of @ps on @ch routed to @ip:@port, with a QP of 4 work
+ * requests (UD for RDMA_PS_UDP, else RC), whose rdma_connect() with @cp
+ * returned 0: the id, or NULL after a diagnostic.
+ */
+struct rdma_cm_id *guest_connecting(struct rdma_event_channel *ch,
+				    const char *ip, int port,
+				    enum rdma_port_space ps,
+				    struct rdma_conn_param *cp);
+
+/*
  * Both ends of one connection in one process, each on its own
  * non-blocking channel: @chs holds the listener and, once the request
  * is taken, @server; @chc the client.
@@ -153,6 +175,24 @@ struct rdma_cm_event *guest_pair_request(struct guest_pair *p,
 
 /* Destroys what guest_pair_setup() and the case made, QPs first. */
 void guest_pair_teardown(struct guest_pair *p);
+
+/* @len bytes of @fill in @data, and they are @cp's private data. */
+void guest_private_data(struct rdma_conn_param *cp, uint8_t *data,
+			uint8_t len, uint8_t fill);
+
+/*
+ * After request id @id's accept with one byte of private data over the
+ * limit @max was refused (EINVAL): on rcm, which refuses before the
+ * kernel, the request still waits, and @cp with @max bytes establishes
+ * @client (on @chc); on the in-tree stack, rdma_ucm's accept also ended
+ * the request, and @client hears @refusal with @status. True if so, or
+ * false after a diagnostic.
+ */
+bool guest_accept_after_refusal(struct rdma_cm_id *id,
+				struct rdma_conn_param *cp, uint8_t max,
+				struct rdma_event_channel *chc,
+				struct rdma_cm_id *client,
+				enum rdma_cm_event_type refusal, int status);
 
 /* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
 bool guest_join_within(pthread_t t, int ms, void **ret);
