@@ -18,8 +18,8 @@
 #   make sparse          sparse over the module (C=2)
 #   make dkms-install    register, build and install through DKMS
 #   make dkms-source     the DKMS source tree alone, in DKMS_SRC
-#   make install         userlib, headers, man pages, rcm-run, udev and
-#                        modprobe snippets, opt-in (PREFIX, DESTDIR)
+#   make install         userlib, headers, man pages, rcm-run, the udev
+#                        rule, opt-in (PREFIX, DESTDIR)
 #   make uninstall       undo make install
 #   make install-systemwide  opt in: every program on rcm's library
 #   make deb             Debian packages rcm-dkms and rcm into build/deb
@@ -31,11 +31,10 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /lib/modules/*-amd64/build))))
 PREFIX ?= /usr/local
-# Where the udev rule and the modprobe snippet go: the administrator's
-# directories for make install, the distribution's for a package
-# (debian/rules sets /lib/udev/rules.d and /lib/modprobe.d).
+# Where the udev rule goes: the administrator's directory for make
+# install, the distribution's for a package (debian/rules sets
+# /lib/udev/rules.d).
 UDEVRULESDIR ?= /etc/udev/rules.d
-MODPROBEDIR ?= /etc/modprobe.d
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.h)) \
 		  include/uapi/rdma/rcm_user.h
@@ -124,13 +123,11 @@ install: userlib
 	install -D -m 0644 include/uapi/rdma/rcm_user.h \
 		$(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h
 	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules
-	install -D -m 0644 packaging/rcm-modprobe.conf $(DESTDIR)$(MODPROBEDIR)/rcm.conf
 
 uninstall:
 	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	rm -f $(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h \
-		$(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules \
-		$(DESTDIR)$(MODPROBEDIR)/rcm.conf
+		$(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules
 	-rmdir $(DESTDIR)$(PREFIX)/include/rcm/rdma \
 		$(DESTDIR)$(PREFIX)/include/rcm 2>/dev/null
 
