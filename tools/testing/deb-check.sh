@@ -3,9 +3,10 @@
 #
 # rcm's Debian packages end to end: build them, lint them, compare their
 # files with the distribution's RDMA packages, and meanwhile install them
-# in a distro-kernel guest the way a user does (deb-guest.sh: dpkg -i, DKMS
-# builds rcm.ko for the guest's kernel and the newest installed one,
-# modprobe rcm, the udev rule, rping through rcm-run, apt-get purge).
+# in a distro-kernel guest the way a user does (deb-guest.sh: dpkg -i,
+# then the package's autopkgtests, debian/tests: DKMS built rcm.ko for
+# the guest's kernel and the newest installed one, modprobe rcm, the udev
+# rule, rping through rcm-run, apt-get purge).
 #
 # deb-check.sh RELEASE VMLINUX OUTDIR
 #
@@ -89,6 +90,8 @@ start_guest() {
 	mkdir -p "$payload"
 	cp "$dkms_deb" "$lib_deb" "$top/tools/testing/deb-guest.sh" \
 		"$vm/splat-patterns" "$payload/"
+	# The package's autopkgtests, which deb-guest.sh runs.
+	mkdir -p "$payload/debian" && cp -a "$top/debian/tests" "$payload/debian/"
 	if ! "$vm/mkinitramfs.sh" --out "$out/deb-root.cpio" --release "$rel" \
 		--modroot / --init "$vm/root-init.sh" --tests "$payload" \
 		--module 9pnet_virtio --module 9p --module overlay \
