@@ -19,7 +19,8 @@
 #   make dkms-install    register, build and install through DKMS
 #   make dkms-source     the DKMS source tree alone, in DKMS_SRC
 #   make install         userlib, headers, man pages, rcm-run, the udev
-#                        rule, opt-in (PREFIX, DESTDIR)
+#                        rule, opt-in (PREFIX, DESTDIR); not the module:
+#                        make dkms-install or make modules_install
 #   make uninstall       undo make install
 #   make install-systemwide  opt in: every program on rcm's library
 #   make deb             Debian packages rcm-dkms and rcm into build/deb
@@ -41,7 +42,16 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.
 
 all: modules userlib selftests
 
+# Without a kernel build tree, say which package gives one rather than
+# let make fail on a missing directory.
+define need_kdir
+	@test -f "$(KDIR)/Makefile" || { \
+		echo "rcm: no kernel build tree$(if $(KDIR), in $(KDIR)): install the running kernel's headers (Debian: apt install linux-headers-$$(uname -r)) or set KDIR" >&2; \
+		exit 1; }
+endef
+
 modules:
+	$(need_kdir)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 modules_install: modules
@@ -111,6 +121,7 @@ htmldocs:
 	sphinx-build -q -W --keep-going -b html Documentation build/htmldocs
 
 sparse:
+	$(need_kdir)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules
 
 # rcm never shadows the distribution's RDMA stack: the library, its
@@ -123,6 +134,9 @@ install: userlib
 	install -D -m 0644 include/uapi/rdma/rcm_user.h \
 		$(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h
 	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules
+	$(if $(DESTDIR),,@echo "rcm: make install installs no kernel module:" \
+		"run 'make dkms-install' (every kernel, through DKMS) or" \
+		"'make modules_install' (KDIR's kernel), then 'modprobe rcm'")
 
 uninstall:
 	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)

@@ -115,7 +115,7 @@ start_guest() {
 	"$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
 		--root-9p "${share[@]}" --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
 		--append rcm_debdir=/run/rcm/tests --append mitigations=off \
-		--tests install,dkms,modprobe,udev,rcm-run,purge \
+		--tests install,dkms,modprobe,udev,rcm-run,man,purge \
 		--test-timeout 2400 --guest-timeout 3000 --log "$out/guest-deb.log" \
 		>"$out/deb-guest.txt" &
 	guest_pid=$!
