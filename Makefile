@@ -18,8 +18,9 @@
 #   make sparse          sparse over the module (C=2)
 #   make dkms-install    register, build and install through DKMS
 #   make dkms-source     the DKMS source tree alone, in DKMS_SRC
-#   make install         userlib, headers, man pages, rcm-run, udev and
-#                        modprobe snippets, opt-in (PREFIX, DESTDIR)
+#   make install         userlib, headers, man pages, rcm-run, the udev
+#                        rule, opt-in (PREFIX, DESTDIR); not the module:
+#                        make dkms-install or make modules_install
 #   make uninstall       undo make install
 #   make install-systemwide  opt in: every program on rcm's library
 #   make deb             Debian packages rcm-dkms and rcm into build/deb
@@ -31,11 +32,10 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /lib/modules/*-amd64/build))))
 PREFIX ?= /usr/local
-# Where the udev rule and the modprobe snippet go: the administrator's
-# directories for make install, the distribution's for a package
-# (debian/rules sets /lib/udev/rules.d and /lib/modprobe.d).
+# Where the udev rule goes: the administrator's directory for make
+# install, the distribution's for a package (debian/rules sets
+# /lib/udev/rules.d).
 UDEVRULESDIR ?= /etc/udev/rules.d
-MODPROBEDIR ?= /etc/modprobe.d
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.h)) \
 		  include/uapi/rdma/rcm_user.h
@@ -45,7 +45,16 @@ TEST_MODULE_SOURCES := $(wildcard tools/testing/hostile/*.c \
 
 all: modules userlib selftests
 
+# Without a kernel build tree, say which package gives one rather than
+# let make fail on a missing directory.
+define need_kdir
+	@test -f "$(KDIR)/Makefile" || { \
+		echo "rcm: no kernel build tree$(if $(KDIR), in $(KDIR)): install the running kernel's headers (Debian: apt install linux-headers-$$(uname -r)) or set KDIR" >&2; \
+		exit 1; }
+endef
+
 modules:
+	$(need_kdir)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 modules_install: modules
@@ -118,6 +127,7 @@ htmldocs:
 	sphinx-build -q -W --keep-going -b html Documentation build/htmldocs
 
 sparse:
+	$(need_kdir)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CHECK=sparse modules
 
 # rcm never shadows the distribution's RDMA stack: the library, its
@@ -130,13 +140,14 @@ install: userlib
 	install -D -m 0644 include/uapi/rdma/rcm_user.h \
 		$(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h
 	install -D -m 0644 packaging/90-rcm.rules $(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules
-	install -D -m 0644 packaging/rcm-modprobe.conf $(DESTDIR)$(MODPROBEDIR)/rcm.conf
+	$(if $(DESTDIR),,@echo "rcm: make install installs no kernel module:" \
+		"run 'make dkms-install' (every kernel, through DKMS) or" \
+		"'make modules_install' (KDIR's kernel), then 'modprobe rcm'")
 
 uninstall:
 	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	rm -f $(DESTDIR)$(PREFIX)/include/rcm/rdma/rcm_user.h \
-		$(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules \
-		$(DESTDIR)$(MODPROBEDIR)/rcm.conf
+		$(DESTDIR)$(UDEVRULESDIR)/90-rcm.rules
 	-rmdir $(DESTDIR)$(PREFIX)/include/rcm/rdma \
 		$(DESTDIR)$(PREFIX)/include/rcm 2>/dev/null
 

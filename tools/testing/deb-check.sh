@@ -3,9 +3,10 @@
 #
 # rcm's Debian packages end to end: build them, lint them, compare their
 # files with the distribution's RDMA packages, and meanwhile install them
-# in a distro-kernel guest the way a user does (deb-guest.sh: dpkg -i, DKMS
-# builds rcm.ko for the guest's kernel and the newest installed one,
-# modprobe rcm, the udev rule, rping through rcm-run, apt-get purge).
+# in a distro-kernel guest the way a user does (deb-guest.sh: dpkg -i,
+# then the package's autopkgtests, debian/tests: DKMS built rcm.ko for
+# the guest's kernel and the newest installed one, modprobe rcm, the udev
+# rule, rping through rcm-run, apt-get purge).
 #
 # deb-check.sh RELEASE VMLINUX OUTDIR
 #
@@ -16,7 +17,7 @@
 #
 # One line per result, "PASS|FAIL name[: why]":
 #   deb.build      dpkg-buildpackage -us -uc -b (packaging/build-deb.sh)
-#                  made rcm-dkms and rcm
+#                  made rcm-dkms and rcm, the library's host tests passed
 #   deb.version    both packages, the DKMS tree's directory and dkms.conf,
 #                  the library's file name and the maintainer scripts
 #                  (postinst: DKMS builds rcm/VERSION; prerm: removes it
@@ -29,7 +30,8 @@
 #                  directory the dynamic linker searches, no
 #                  modules-load.d file
 #   deb.*          the guest's results (deb-guest.sh lists them)
-# Exits 1 on any failure. Env: RCM_DEB_CHECK_BUILD=0 reuses OUTDIR/deb.
+# Exits 1 on any failure. Env: RCM_DEB_CHECK_BUILD=0 reuses OUTDIR/deb,
+# RCM_DEB_NOCHECK=1 builds without the host tests.
 set -uo pipefail
 
 [ $# = 3 ] || { echo "usage: $0 RELEASE VMLINUX OUTDIR" >&2; exit 2; }
@@ -54,12 +56,19 @@ report() {	# STATUS NAME [WHY]
 elapsed() { echo "$(( $(date +%s) - t0 ))s"; }
 
 # --- build --------------------------------------------------------------
-# The library's host tests are make check's own step: nocheck here.
+# Built the standard way, with the library's host tests (dh_auto_test,
+# under Debian's build flags: hardening=+all), as a distribution's
+# build farm builds it; RCM_DEB_NOCHECK=1 skips them (DEB_BUILD_OPTIONS
+# nocheck), for a caller that runs them itself.
+nocheck=
+[ "${RCM_DEB_NOCHECK:-0}" = 1 ] && nocheck=nocheck
 if [ "${RCM_DEB_CHECK_BUILD:-1}" = 0 ] && [ -f "$debs/rcm-dkms_${ver}_all.deb" ]; then
 	report PASS deb.build "reused $debs"
-elif DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" \
+elif DEB_BUILD_OPTIONS="$nocheck ${DEB_BUILD_OPTIONS:-}" \
 	"$top/packaging/build-deb.sh" "$debs" >"$out/deb-build.log" 2>&1; then
-	report PASS deb.build "$(elapsed)"
+	report PASS deb.build "$(elapsed)${nocheck:+, nocheck}$(sed -n \
+		's/^\([0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/, host tests: \1/p' \
+		"$out/deb-build.log" | tail -1)"
 else
 	report FAIL deb.build "see $out/deb-build.log"
 	tail -15 "$out/deb-build.log" | sed 's/^/    /'
@@ -89,6 +98,8 @@ start_guest() {
 	mkdir -p "$payload"
 	cp "$dkms_deb" "$lib_deb" "$top/tools/testing/deb-guest.sh" \
 		"$vm/splat-patterns" "$payload/"
+	# The package's autopkgtests, which deb-guest.sh runs.
+	mkdir -p "$payload/debian" && cp -a "$top/debian/tests" "$payload/debian/"
 	if ! "$vm/mkinitramfs.sh" --out "$out/deb-root.cpio" --release "$rel" \
 		--modroot / --init "$vm/root-init.sh" --tests "$payload" \
 		--module 9pnet_virtio --module 9p --module overlay \
@@ -112,7 +123,7 @@ start_guest() {
 	"$vm/run-guest.py" --label deb --kernel "$vmlinux" --initrd "$out/deb-root.cpio" \
 		--root-9p "${share[@]}" --append rcm_root_cmd=/run/rcm/tests/deb-guest.sh \
 		--append rcm_debdir=/run/rcm/tests --append mitigations=off \
-		--tests install,dkms,modprobe,udev,rcm-run,purge \
+		--tests install,dkms,modprobe,udev,rcm-run,man,purge \
 		--test-timeout 2400 --guest-timeout 3000 --log "$out/guest-deb.log" \
 		>"$out/deb-guest.txt" &
 	guest_pid=$!

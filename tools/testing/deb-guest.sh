@@ -11,11 +11,16 @@
 # passes /run/rcm/tests, the initramfs's /tests that root-init.sh copies).
 #
 # Tests, in order, as "rcm-result:" lines (vm/guest-init.sh describes
-# them); when install or dkms fails, the later ones fail unrun:
+# them). This script plays autopkgtest's runner: it installs the packages
+# (install) and runs the package's own autopkgtests, rcm's
+# debian/tests/* (which deb-check.sh brings along in DIR/debian/tests),
+# in the order debian/tests/control lists them; their "PASS|FAIL|SKIP
+# name" lines become results, and a test that exits non-zero without one
+# fails under its own name. When install fails, the others fail unrun.
 #   install   dpkg -i of both packages (dpkg refuses a file that another
 #             installed package owns: rdma-core, librdmacm1, ... are)
-#   dkms      DKMS built and installed rcm.ko for the running kernel, at
-#             the packages' version
+#   dkms, dkms.newest  DKMS built and installed rcm.ko for the running
+#             kernel and the newest one with headers (6.12 next to 6.1)
 #   modprobe  modprobe rcm loads it; /dev/infiniband/rcm appears, 0666
 #   udev      with udevd running, adding a Soft-RoCE device loads rcm
 #             (hotplug), and so does replaying the device's add event
@@ -23,17 +28,15 @@
 #   rcm-run   rping still resolves the distribution's librdmacm, under
 #             rcm-run rcm's; rping through rcm-run, both ends, with the
 #             in-tree rdma_ucm unloaded
-#   dkms.newest  the same for the newest kernel with headers (6.12 next
-#             to 6.1), which DKMS builds for too
 #   purge     apt-get purge of both: no module, DKMS tree, source or
-#             package file left
+#             package file left, and no file that was not there before
+#             install (the list of debian/tests/purge-files)
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 
 debdir=${rcm_debdir:-}
 rel=$(uname -r)
-addr=198.18.1.1
 log=/tmp/deb-guest
 mkdir -p "$log"
 up() { cut -d' ' -f1 /proc/uptime; }
@@ -67,10 +70,10 @@ begin() {
 end() {		# NAME
 	echo "rcm-time: $1 $t_start $(up)"
 }
-# Without the packages or the module, no later test can run.
+# Without the packages, no later test can run.
 blocked() {	# NAME
 	case $failed in
-	*install*|*dkms*)
+	*install*)
 		result FAIL "$1" "not run: failed before it:$failed"
 		return 0
 		;;
@@ -78,19 +81,6 @@ blocked() {	# NAME
 	return 1
 }
 loaded() { [ -d /sys/module/rcm ]; }
-# Wait up to $1 tenths of a second for "$2 ..." to succeed. Each bound
-# is one only a hang reaches: make check runs this guest beside
-# guests that may take the host's every core for a while.
-wait_for() {	# TENTHS COMMAND...
-	n=$1
-	shift
-	i=0
-	until "$@"; do
-		i=$((i + 1))
-		[ $i -le "$n" ] || return 1
-		sleep 0.1
-	done
-}
 
 echo "rcm-out: setup: $(up) deb-guest.sh starts"
 [ -n "$debdir" ] || { echo "rcm-fatal: no rcm_debdir"; exit 1; }
@@ -194,6 +184,11 @@ else
 	ccache_dir=
 fi
 
+# What the purge test compares with once the packages are gone.
+. "$debdir/debian/tests/purge-files"
+purge_files >"$log/purge-before"
+echo "rcm-out: setup: $(up) $(wc -l <"$log/purge-before") files before install"
+
 # --- install ----------------------------------------------------------------
 begin install
 echo "rcm-out: install: dpkg -i $(basename "$dkms_deb") $(basename "$lib_deb")"
@@ -219,198 +214,36 @@ if [ -n "$ccache_dir" ]; then
 fi
 end install
 
-# --- dkms -------------------------------------------------------------------
-begin dkms
-if ! blocked dkms; then
-	st=$(dkms status -m rcm -v "$ver" -k "$rel" 2>&1)
-	echo "rcm-out: dkms: $st"
-	echo "$st" | grep -q "^rcm/$ver, $rel, [^:]*: installed" ||
-		check_fail dkms "dkms status: $st"
-	path=$(modinfo -n rcm 2>&1)
-	[ "$path" = "/lib/modules/$rel/updates/dkms/rcm.ko" ] ||
-		check_fail dkms "modinfo -n rcm: $path"
-	mv=$(modinfo -F version rcm 2>&1)
-	[ "$mv" = "$ver" ] || check_fail dkms "module version '$mv', packages $ver"
-	vm=$(modinfo -F vermagic rcm 2>&1)
-	case $vm in
-	"$rel "*) ;;
-	*) check_fail dkms "vermagic '$vm', kernel $rel" ;;
-	esac
-	case $failed in *dkms*) ;; *) result PASS dkms ;; esac
-	# DKMS builds for the running kernel and for the newest one with
-	# headers: on a Debian 12 root with 6.1 and 6.12, both.
-	newest=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -1)
-	newest=${newest#/lib/modules/}
-	newest=${newest%/build}
-	if [ -n "$newest" ] && [ "$newest" != "$rel" ]; then
-		st=$(dkms status -m rcm -v "$ver" -k "$newest" 2>&1)
-		echo "rcm-out: dkms: $st"
-		echo "$st" | grep -q "^rcm/$ver, $newest, [^:]*: installed" ||
-			check_fail dkms.newest "dkms status: $st"
-		vm=$(modinfo -k "$newest" -F vermagic rcm 2>&1)
-		case $vm in
-		"$newest "*) ;;
-		*) check_fail dkms.newest "vermagic '$vm', kernel $newest" ;;
-		esac
-		case $failed in *dkms.newest*) ;; *) result PASS dkms.newest ;; esac
+# --- the package's autopkgtests --------------------------------------------
+# Each test under its name in debian/tests/control, in that file's
+# order, run from DIR as autopkgtest runs it from the source tree.
+run_test() {	# NAME
+	begin "$1"
+	if blocked "$1"; then
+		end "$1"
+		return
 	fi
-fi
-end dkms
-
-# --- modprobe ---------------------------------------------------------------
-begin modprobe
-if ! blocked modprobe; then
-	if modprobe rcm 2>"$log/modprobe"; then
-		[ "$(cat /sys/module/rcm/version 2>&1)" = "$ver" ] ||
-			check_fail modprobe "/sys/module/rcm/version is not $ver"
-		wait_for 600 test -c /dev/infiniband/rcm ||
-			check_fail modprobe "no /dev/infiniband/rcm"
-		mode=$(stat -c %a /dev/infiniband/rcm 2>&1)
-		[ "$mode" = 666 ] || check_fail modprobe "/dev/infiniband/rcm mode $mode"
-		modprobe -r rcm 2>>"$log/modprobe" ||
-			check_fail modprobe "modprobe -r rcm failed"
-	else
-		check_fail modprobe "modprobe rcm failed"
-		show modprobe "$log/modprobe"
+	(cd "$debdir" && RCM_PURGE_BEFORE=$log/purge-before \
+		"debian/tests/$1") >"$log/t-$1" 2>&1
+	rc=$?
+	grep -v -e '^PASS ' -e '^FAIL ' -e '^SKIP ' "$log/t-$1" | tail -n 60 |
+		sed "s/^/rcm-out: $1: /"
+	sed -n -e 's/^\(PASS\) \([^ :]*\)$/rcm-result: \1 \2/p' \
+		-e 's/^\(FAIL\|SKIP\) \([^ :]*\): /rcm-result: \1 \2 /p' "$log/t-$1"
+	if grep -q '^FAIL ' "$log/t-$1"; then
+		failed="$failed $1"
+	elif [ $rc != 0 ]; then
+		check_fail "$1" "debian/tests/$1 exited $rc"
+	elif ! grep -q -e '^PASS ' -e '^SKIP ' "$log/t-$1"; then
+		check_fail "$1" "debian/tests/$1 reported nothing"
 	fi
-	case $failed in *modprobe*) ;; *) result PASS modprobe ;; esac
-fi
-end modprobe
-
-# --- udev -------------------------------------------------------------------
-begin udev
-if ! blocked udev; then
-	if loaded || ls /sys/class/infiniband/* >/dev/null 2>&1; then
-		check_fail udev "rcm or an RDMA device is there before the test"
-	elif ! /lib/systemd/systemd-udevd --daemon >"$log/udevd" 2>&1; then
-		check_fail udev "systemd-udevd did not start"
-		show udev "$log/udevd"
-	else
-		# A Soft-RoCE device on a veth whose peer has no address.
-		ip link add rxenet0 type veth peer name rxepeer0 &&
-			ip link set rxepeer0 up && ip link set rxenet0 up &&
-			ip addr add "$addr/24" dev rxenet0 &&
-			rdma link add rxe0 type rxe netdev rxenet0 ||
-			check_fail udev "cannot add the Soft-RoCE device"
-		udevadm settle --timeout=60
-		if wait_for 300 loaded; then
-			result PASS udev.hotplug
-		else
-			check_fail udev.hotplug "rdma link add did not load rcm"
-		fi
-		# At boot the device is there before udevd: systemd replays
-		# its add event (udevadm trigger).
-		modprobe -r rcm
-		loaded && check_fail udev.coldplug "modprobe -r rcm left it loaded"
-		udevadm trigger --verbose --action=add --subsystem-match=infiniband 2>&1 |
-			sed 's/^/rcm-out: udev: trigger: /'
-		udevadm settle --timeout=60
-		if wait_for 300 loaded; then
-			result PASS udev.coldplug
-		else
-			check_fail udev.coldplug "the replayed add event did not load rcm"
-			lsmod | sed 's/^/rcm-out: udev: /'
-		fi
-	fi
-fi
-end udev
-
-# --- rcm-run ----------------------------------------------------------------
-run_rping() {	# PORT: rcm server and client, 5 verified pings
-	rcm-run rping -s -a "$addr" -p "$1" -C 5 -v -V >"$log/rping-s" 2>&1 &
-	spid=$!
-	# The installed rcm-stat lists the server's listener (rcm-run execs).
-	if wait_for 600 sh -c "rcm-stat -q -p $spid | grep -q ' LISTEN '"; then
-		result PASS rcm-run.rcm-stat
-	else
-		check_fail rcm-run.rcm-stat "rcm-stat does not list rping's listener"
-		rcm-stat -p $spid | sed 's/^/rcm-out: rcm-stat: /'
-	fi
-	tries=0
-	until rcm-run timeout 60 rping -c -a "$addr" -p "$1" -C 5 -v -V \
-		>"$log/rping-c" 2>&1; do
-		tries=$((tries + 1))
-		[ $tries -lt 5 ] && kill -0 $spid 2>/dev/null || break
-		sleep 1
-	done
-	# The server ends after its 5 pings; a hung one is killed.
-	( sleep 60; kill $spid 2>/dev/null ) &
-	wpid=$!
-	wait $spid
-	src=$?
-	kill $wpid 2>/dev/null
-	[ $src = 0 ] &&
-		[ "$(grep -c '^ping data: ' "$log/rping-c")" = 5 ] &&
-		[ "$(grep -c '^server ping data: ' "$log/rping-s")" = 5 ]
+	end "$1"
 }
-
-begin rcm-run
-if ! blocked rcm-run; then
-	modprobe rcm	# rcm-run wants the device
-	sys=$(ldd /usr/bin/rping | awk '$1 == "librdmacm.so.1" { print $3 }')
-	ours=$(rcm-run ldd /usr/bin/rping 2>&1 |
-		awk '$1 == "librdmacm.so.1" { print $3 }')
-	echo "rcm-out: rcm-run: rping loads $sys; under rcm-run $ours"
-	case $sys in
-	*/rcm/*|"") check_fail rcm-run.library "rping resolves '$sys'" ;;
-	esac
-	case $ours in
-	/usr/lib/*/rcm/librdmacm.so.1) ;;
-	*) check_fail rcm-run.library "under rcm-run rping resolves '$ours'" ;;
-	esac
-	case $failed in *rcm-run.library*) ;; *) result PASS rcm-run.library ;; esac
-
-	# Only rcm can serve: the in-tree user-space CM is not there.
-	modprobe -r rdma_ucm 2>/dev/null
-	if [ -e /dev/infiniband/rdma_cm ] || grep -q '^rdma_ucm ' /proc/modules; then
-		check_fail rcm-run.rping "rdma_ucm cannot be unloaded"
-	elif ! wait_for 600 grep -qs ffff:c612:0101 \
-		/sys/class/infiniband/*/ports/1/gids/[0-9]; then
-		check_fail rcm-run.rping "no RoCE GID for $addr"
-	elif run_rping 20301; then
-		result PASS rcm-run.rping
-	else
-		check_fail rcm-run.rping "rping on rcm failed"
-		echo "rcm-out: rcm-run: server:"
-		show rcm-run "$log/rping-s" 15
-		echo "rcm-out: rcm-run: client:"
-		show rcm-run "$log/rping-c" 15
-	fi
-fi
-end rcm-run
-
-# --- purge ------------------------------------------------------------------
-# apt-get purge of both packages, as a user removes rcm: the module gone
-# from every kernel DKMS built it for, DKMS's tree and the source gone,
-# and no file of either package left behind.
-begin purge
-if ! blocked purge; then
-	modprobe -r rcm 2>/dev/null
-	# The packages' files and links, not their directories (nor /lib,
-	# a link to a directory on a merged /usr).
-	files=$(dpkg -L rcm rcm-dkms 2>/dev/null | while read -r f; do
-		[ -d "$f" ] && continue
-		if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi
-	done)
-	if ! { apt-get purge -y rcm rcm-dkms 2>&1; echo "apt exit $?"; } |
-		stamped >"$log/purge" || ! grep -q ' apt exit 0$' "$log/purge"; then
-		check_fail purge "apt-get purge failed"
-		show purge "$log/purge"
-	fi
-	for p in rcm rcm-dkms; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' &&
-			check_fail purge "$p is still installed"
-	done
-	left=$(for f in $files; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done)
-	[ -z "$left" ] || check_fail purge "files left: $(echo $left)"
-	kos=$(find /lib/modules -name 'rcm.ko*' 2>/dev/null)
-	[ -z "$kos" ] || check_fail purge "modules left: $(echo $kos)"
-	[ ! -e /var/lib/dkms/rcm ] || check_fail purge "/var/lib/dkms/rcm is left"
-	ls -d /usr/src/rcm-* >/dev/null 2>&1 && check_fail purge "/usr/src/rcm-* is left"
-	modinfo rcm >/dev/null 2>&1 && check_fail purge "modinfo still finds rcm"
-	case $failed in *purge*) ;; *) result PASS purge ;; esac
-fi
-end purge
+tests=$(sed -n 's/^Tests: *//p' "$debdir/debian/tests/control")
+[ -n "$tests" ] || echo "rcm-fatal: no tests in $debdir/debian/tests/control"
+for t in $tests; do
+	run_test "$t"
+done
 
 # The kernel's own reports (WARNING, BUG, ...) that the console's log
 # level hid: the host fails the run on them. The one list of them,

@@ -23,6 +23,9 @@ pkgs=(
 	# packaging: DKMS; make deb (dh_dkms is in dh-dkms on Debian 12, not
 	# in dkms) and its check, whose guest runs this machine's udevd
 	dkms dpkg-dev debhelper dh-dkms lintian udev
+	# ... and the Build-Depends of the packages' host tests (debian/control:
+	# a missing one fails dpkg-buildpackage)
+	groff-base man-db valgrind
 	# ... and the compiler cache of that guest's DKMS build
 	ccache
 	# make bench: system calls per connection

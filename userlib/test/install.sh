@@ -26,7 +26,7 @@ for f in $(cd "$tmp/stage" && find . ! -type d); do
 	./usr/local/lib/rcm/*|./usr/local/include/rcm/*|./usr/local/share/rcm/man/*|\
 	./usr/local/lib/pkgconfig/librcm.pc|./usr/local/bin/rcm-run|\
 	./usr/local/bin/rcm-stat|./usr/local/share/man/man1/rcm-run.1|\
-	./usr/local/share/man/man1/rcm-stat.1) ;;
+	./usr/local/share/man/man1/rcm-stat.1|./usr/local/share/man/man7/rcm.7) ;;
 	*) err "installed outside rcm's own directories: ${f#.}" ;;
 	esac
 done
@@ -37,6 +37,14 @@ case $libs in
 esac
 cflags=$(PKG_CONFIG_PATH=$s/lib/pkgconfig pkg-config --cflags librcm)
 [ "${cflags%% *}" = "-I/usr/local/include/rcm" ] || err "pkg-config --cflags: $cflags"
+# "man rcm" works: rcm(7) in a directory man searches by itself.
+[ -f "$s/share/man/man7/rcm.7" ] || err "no rcm.7 in share/man/man7"
+if command -v manpath >/dev/null 2>&1; then
+	case :$(manpath -g 2>/dev/null): in
+	*:/usr/local/share/man:*) ;;
+	*) err "man does not search /usr/local/share/man, where rcm.7 is" ;;
+	esac
+fi
 
 # A real install under a private PREFIX: rcm-run and uninstall.
 p=$tmp/prefix

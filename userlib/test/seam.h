@@ -2,9 +2,10 @@
 /*
  * rcm userlib tests: the syscall seam between the library and rcm.
  *
- * A test program that links seam.o defines ioctl() and read(); the
- * executable comes first in the symbol lookup order, so the library
- * under test calls these. Channels open /dev/null (RCM_DEVICE, set by
+ * A test program that links seam.o defines ioctl() and read(), and
+ * __read_chk(), which a library built with _FORTIFY_SOURCE calls for
+ * read(); the executable comes first in the symbol lookup order, so the
+ * library under test calls these. Channels open /dev/null (RCM_DEVICE, set by
  * script_cm()); the first RCM_IOCTL_QUERY on a file makes it a seam
  * file. Other files get the real system calls.
  *
