@@ -27,15 +27,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <rdma/rcm_user.h>
 
 #include "rcm_harness.h"
-
-#define TRACEFS "/sys/kernel/tracing"
 
 /* /proc/self/fdinfo/@fd into @buf (NUL-terminated): 0 or -1. */
 static int fdinfo(int fd, char *buf, size_t len)
@@ -271,20 +268,6 @@ TEST(rcm_stat_lists_another_process)
 	close(p[1]);
 }
 
-static int trace_write(const char *file, const char *val)
-{
-	char path[128];
-	int f, ok;
-
-	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	f = open(path, O_WRONLY | O_TRUNC);
-	if (f < 0)
-		return -1;
-	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
-	close(f);
-	return ok ? 0 : -1;
-}
-
 /* A line of @trace with @event and, after it, @needle. */
 static bool trace_line_has(const char *trace, const char *event,
 			   const char *needle)
@@ -315,19 +298,16 @@ TEST(tracepoints_fire)
 	unsigned short port = 0;
 	static char trace[1 << 18];
 	char needle[64];
-	size_t i, n = 0;
-	ssize_t r;
-	int s, c, f;
+	size_t i;
+	int s, c, ret;
 
 	if (!ip)
 		SKIP(return, "no RCM_ADDR_RXE");
-	if (access(TRACEFS "/events", F_OK))
-		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
-	if (access(TRACEFS "/events/rcm/enable", W_OK))
-		SKIP(return, "no rcm events in " TRACEFS);
-	ASSERT_TRUE(trace_write("trace", "") == 0 &&
-		    trace_write("events/rcm/enable", "1") == 0)
-		TH_LOG("cannot enable");
+	ret = rcm_trace_start();
+	if (ret && errno == ENOENT)
+		SKIP(return, "no rcm events in tracefs");
+	ASSERT_EQ(0, ret)
+		TH_LOG("cannot enable: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
 	lid = rcm_listener(s, ip, &port, 3, 4);
@@ -337,16 +317,7 @@ TEST(tracepoints_fire)
 		TH_LOG("disconnect: %s", strerror(errno));
 	close(c);
 	close(s);
-	trace_write("events/rcm/enable", "0");
-
-	f = open(TRACEFS "/trace", O_RDONLY);
-	ASSERT_LE(0, f)
-		TH_LOG("trace: %s", strerror(errno));
-	while (n < sizeof(trace) - 1 &&
-	       (r = read(f, trace + n, sizeof(trace) - 1 - n)) > 0)
-		n += r;
-	close(f);
-	trace[n] = '\0';
+	rcm_trace_stop(trace, sizeof(trace));
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		ASSERT_NE(NULL, strstr(trace, want[i]))
 			TH_LOG("no %s in the trace", want[i]);

@@ -12,16 +12,14 @@
  * and the listing's filters (-p, -s, -P) keep what they name.
  *
  * Needs RCM_ADDR_RXE from the guest, ./rcm-stat beside the program and
- * tracefs (mounted at /sys/kernel/tracing if it is not).
+ * the rcm events in tracefs (rcm_trace_start()).
  */
 #include <fcntl.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <rdma/rcm_user.h>
 
 #include "rcm_harness.h"
 
-#define TRACEFS "/sys/kernel/tracing"
 #define QPN 0x1234
 
 /* One id of the listing. */
@@ -29,20 +27,6 @@ struct listed {
 	unsigned int id, pid, handle, qpn, sport;
 	char state[32], role[16];
 };
-
-static int trace_write(const char *file, const char *val)
-{
-	char path[128];
-	int f, ok;
-
-	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	f = open(path, O_WRONLY | O_TRUNC);
-	if (f < 0)
-		return -1;
-	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
-	close(f);
-	return ok ? 0 : -1;
-}
 
 /* The output of @cmd in @buf (NUL-terminated); its wait status. */
 static int run(const char *cmd, char *buf, size_t size)
@@ -156,22 +140,19 @@ TEST(listing_matches_trace)
 	struct listed l[16];
 	unsigned short port;
 	pid_t pid[2];
-	int p[2], i, j, n, mine = 0, f, st;
+	int p[2], i, j, n, mine = 0, st;
 	char cmd[128], needle[96], c;
-	ssize_t r;
-	size_t len = 0;
+	int ret;
 
 	if (!ip)
 		SKIP(return, "no RCM_ADDR_RXE");
 	if (access("./rcm-stat", X_OK))
 		SKIP(return, "no ./rcm-stat beside the tests");
-	if (access(TRACEFS "/events", F_OK))
-		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
-	if (access(TRACEFS "/events/rcm/enable", W_OK))
-		SKIP(return, "no rcm events in " TRACEFS);
-	ASSERT_TRUE(trace_write("trace", "") == 0 &&
-		    trace_write("events/rcm/enable", "1") == 0)
-		TH_LOG("cannot enable the rcm events");
+	ret = rcm_trace_start();
+	if (ret && errno == ENOENT)
+		SKIP(return, "no rcm events in tracefs");
+	ASSERT_EQ(0, ret)
+		TH_LOG("cannot enable the rcm events: %s", strerror(errno));
 	ASSERT_EQ(0, pipe(p))
 		TH_LOG("pipe");
 	for (i = 0; i < 2; i++) {
@@ -184,14 +165,7 @@ TEST(listing_matches_trace)
 			TH_LOG("holder %d: set-up failed", i);
 	}
 	st = run("./rcm-stat -j", json, sizeof(json));
-	trace_write("events/rcm/enable", "0");
-	f = open(TRACEFS "/trace", O_RDONLY);
-	while (f >= 0 && len < sizeof(trace) - 1 &&
-	       (r = read(f, trace + len, sizeof(trace) - 1 - len)) > 0)
-		len += r;
-	trace[len] = '\0';
-	if (f >= 0)
-		close(f);
+	rcm_trace_stop(trace, sizeof(trace));
 	printf("# %s", json);
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("rcm-stat -j: status %d", st);

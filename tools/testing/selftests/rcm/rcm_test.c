@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -746,4 +747,52 @@ int rcm_wait_in_syscall(pid_t tid, long nr, int ms)
 bool rcm_have_intree_cm(void)
 {
 	return access("/dev/infiniband/rdma_cm", R_OK | W_OK) == 0;
+}
+
+#define RCM_TRACEFS "/sys/kernel/tracing"
+
+/* Write @val to tracefs file @file: 0, or -1 with errno. */
+static int rcm_trace_write(const char *file, const char *val)
+{
+	char path[128];
+	int f, ok;
+
+	snprintf(path, sizeof(path), RCM_TRACEFS "/%s", file);
+	f = open(path, O_WRONLY | O_TRUNC);
+	if (f < 0)
+		return -1;
+	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
+	close(f);
+	return ok ? 0 : -1;
+}
+
+int rcm_trace_start(void)
+{
+	if (access(RCM_TRACEFS "/events", F_OK))
+		mount("tracefs", RCM_TRACEFS, "tracefs", 0, NULL);
+	if (access(RCM_TRACEFS "/events/rcm/enable", W_OK)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (rcm_trace_write("trace", "") ||
+	    rcm_trace_write("events/rcm/enable", "1"))
+		return -1;
+	return 0;
+}
+
+size_t rcm_trace_stop(char *buf, size_t size)
+{
+	size_t n = 0;
+	ssize_t r;
+	int f;
+
+	rcm_trace_write("events/rcm/enable", "0");
+	f = open(RCM_TRACEFS "/trace", O_RDONLY);
+	while (f >= 0 && n < size - 1 &&
+	       (r = read(f, buf + n, size - 1 - n)) > 0)
+		n += r;
+	if (f >= 0)
+		close(f);
+	buf[n] = '\0';
+	return n;
 }

@@ -284,5 +284,16 @@ int rcm_write_long(const char *path, long value);
  * counts are left in *@ids and *@evs.
  */
 int rcm_slabs_back_to(long ids0, long evs0, long *ids, long *evs);
+/*
+ * Start tracing rcm's events: tracefs mounted at /sys/kernel/tracing if
+ * it is not, the trace emptied, events/rcm enabled. 0; -1 with errno
+ * ENOENT where the kernel has no rcm events, else the write's errno.
+ */
+int rcm_trace_start(void);
+/*
+ * Stop tracing rcm's events and read the trace into @buf of @size
+ * (NUL-terminated, cut at @size - 1): its length.
+ */
+size_t rcm_trace_stop(char *buf, size_t size);
 
 #endif /* RCM_TEST_H */
