@@ -151,6 +151,11 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 		goto out;
 	}
+	/* An AF_IB REQ (no CMA header, the SA's path) is not built yet. */
+	if (id->dst_addr.sa.sa_family == AF_IB) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
 	attrs = &id->rdev->ibdev->attrs;
 	ret = rcm_wire_connect_param(&user, attrs->max_qp_rd_atom,
 				     attrs->max_qp_init_rd_atom, &param);

@@ -116,6 +116,8 @@ int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
 int rcm_device_attach_dev(struct rcm_id *id, struct ib_device *ibdev);
 int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
 			void *arg);
+int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
+			 u16 pkey);
 
 /* rcm_file.c */
 
@@ -243,7 +245,9 @@ union rcm_sockaddr {
 
 /**
  * struct rcm_binding - what an id asks of its port space
- * @addr: local address and port (sockaddr_in or sockaddr_in6)
+ * @addr: local address and port (sockaddr_in or sockaddr_in6), or the
+ *        GID, P_Key and service ID (sockaddr_ib; the port is the low 16
+ *        bits of the service ID, its port space bits 31:16)
  * @reuseaddr: RCM option REUSEADDR
  * @afonly: IPv6 only / IPv4 only: does not share with the other family
  */
@@ -566,6 +570,9 @@ u32 rcm_id_destroy(struct rcm_id *id);
 int rcm_cmd_migrate_id(struct file *filp, void *arg);
 
 /* rcm_ps.c */
+/* The port-space bits of an AF_IB service ID (rdma_cm.h's RDMA_IB_IP_PS_MASK). */
+#define RCM_IB_IP_PS_MASK 0xFFFFFFFFFFFF0000ULL
+int rcm_ps_ib_select(u16 ps, struct sockaddr_ib *sib);
 bool rcm_addr_is_any(const struct sockaddr *sa);
 u16 rcm_addr_port(const struct sockaddr *sa);
 int rcm_ps_init(void);
