@@ -190,6 +190,7 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	id->removal_ev = NULL;
 	rcm_addr_release_device(id);
 	cancel = id->resolve_ev;
+	rcm_route_cancel(id);
 	stop = id->state != RCM_STATE_DESTROYING;
 	/* A connection's ib_cm or iw_cm id holds the device too: end it. */
 	cm_id = id->cm_id;
