@@ -261,9 +261,8 @@ int rcm_cmd_listen(struct file *filp, void *arg)
 		ret = rcm_id_state_errno(id);
 	if (ret)
 		goto out;
-	/* No IPoIB Q_Key on RoCE; AF_IB requests are not matched yet. */
-	if (id->ps == RCM_PS_IPOIB || id->bind.addr.sa.sa_family == AF_IB) {
-		ret = -EOPNOTSUPP;
+	if (id->ps == RCM_PS_IPOIB) {
+		ret = -EOPNOTSUPP;	/* no IPoIB Q_Key on RoCE */
 		goto out;
 	}
 	ret = rcm_ps_listen_exclusive(id);

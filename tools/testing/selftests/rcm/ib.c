@@ -160,6 +160,37 @@ static unsigned int ib_resolved(int fd, unsigned long long ctx)
 	return id;
 }
 
+/*
+ * A listener of @fd on ibfab1's GID in the TCP range, ephemeral port:
+ * its handle (0 on error); *@sid the service ID it took.
+ */
+static unsigned int ib_listener(int fd, uint64_t *sid)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x11);
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+
+	if (!id || ib_bind(fd, id, "ibfab1", 0, 0, &b) ||
+	    rcm_listen(fd, id, 8) || rcm_query(fd, id, &q))
+		return 0;
+	*sid = be64toh(((struct ib_sockaddr *)&q.out_src)->sib_sid);
+	return id;
+}
+
+/* An id of @fd routed from ibfab0 to service ID @sid on ibfab1, or 0. */
+static unsigned int ib_routed(int fd, uint64_t sid, unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+	struct rcm_event ev;
+
+	if (!id || ib_resolve(fd, id, "ibfab0", "ibfab1", sid) ||
+	    rcm_expect_event(fd, RCM_EVENT_ADDR_RESOLVED, &ev) ||
+	    rcm_route(fd, id, 5000) ||
+	    rcm_expect_event(fd, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		return 0;
+	return id;
+}
+
 FIXTURE(ib) {
 	int fd;
 };
@@ -448,6 +479,94 @@ TEST_F(ib, storm_with_drops)
 	ASSERT_EQ(20, fab_counter("sa_dropped"));
 	/* A retried query gets its answer: all resolve. */
 	ASSERT_EQ(STORM, ok);
+}
+
+/*
+ * rcm to rcm over the fabric, AF_IB: the REQ on the SA's path with the
+ * user's bytes alone (no CMA header), REP, RTU, DREQ, DREP. The QP
+ * numbers are the test's: no QP stands behind them.
+ */
+TEST_F(ib, connect_accept_disconnect)
+{
+	static const char hello[] = "hello over ib";
+	int s = self->fd, c = rcm_open_dev();
+	struct in6_addr g0, g1;
+	struct rcm_query_id q;
+	struct ib_sockaddr *a;
+	unsigned int lid, cid, rid;
+	struct rcm_event ev;
+	uint64_t sid = 0;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, dev_gid("ibfab1", &g1));
+	lid = ib_listener(s, &sid);
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
+	cid = ib_routed(c, sid, 7);
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x1234, hello))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev));
+	ASSERT_EQ(lid, ev.listen_id);
+	ASSERT_EQ(0x1234, ev.conn.qp_num);
+	/* At offset 0: no header before it, all 92 bytes the user's. */
+	ASSERT_EQ(0, memcmp(ev.private_data, hello, sizeof(hello)));
+	rid = ev.id;
+	ASSERT_EQ(1, ev.id_info.num_paths);
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g1, 16));
+	ASSERT_EQ(0, rcm_query(s, rid, &q));
+	a = (struct ib_sockaddr *)&q.out_src;
+	ASSERT_TRUE(a->sib_family == AF_IB && be64toh(a->sib_sid) == sid &&
+		    !memcmp(&a->sib_addr, &g1, 16))
+		TH_LOG("request id's source: family %u sid 0x%llx",
+		       a->sib_family, (unsigned long long)be64toh(a->sib_sid));
+	a = (struct ib_sockaddr *)&q.out_dst;
+	ASSERT_TRUE(a->sib_family == AF_IB && !memcmp(&a->sib_addr, &g0, 16));
+
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x5678, 8, "welcome"))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev));
+	ASSERT_EQ(0x5678, ev.conn.qp_num);
+	ASSERT_EQ(0, memcmp(ev.private_data, "welcome", 8));
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev));
+	ASSERT_EQ(rid, ev.id);
+
+	/* DREQ: the passive side hears it; its disconnect is the DREP. */
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev));
+	ASSERT_EQ(rid, ev.id);
+	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev));
+	ASSERT_EQ(cid, ev.id);
+	close(c);
+}
+
+/* A reject's private data reaches the active side, as does its reason. */
+TEST_F(ib, reject_with_private_data)
+{
+	int s = self->fd, c = rcm_open_dev();
+	unsigned int lid, cid;
+	struct rcm_event ev;
+	uint64_t sid = 0;
+
+	ASSERT_LE(0, c);
+	lid = ib_listener(s, &sid);
+	cid = ib_routed(c, sid, 9);
+	ASSERT_TRUE(lid && cid);
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x4321, NULL));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev));
+	ASSERT_EQ(0, rcm_reject(s, ev.id, "not today"))
+		TH_LOG("reject: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev));
+	ASSERT_EQ(cid, ev.id);
+	/* IB_CM_REJ_CONSUMER_DEFINED, as in-tree reports it. */
+	ASSERT_EQ(28, ev.status);
+	ASSERT_EQ(0, memcmp(ev.private_data, "not today", 10));
+	close(c);
 }
 
 /*
