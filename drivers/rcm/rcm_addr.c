@@ -361,16 +361,8 @@ static void rcm_addr_resolved(int status, struct sockaddr *src,
 		if (!id->rdev)
 			status = rcm_device_attach(id);
 	}
-	if (status) {
-		id->state = RCM_STATE_ADDR_BOUND;
-		ev->ev.event = RCM_EVENT_ADDR_ERROR;
-		ev->ev.status = status;
-	} else {
-		id->state = RCM_STATE_ADDR_RESOLVED;
-		rcm_id_info_event(id, ev);
-		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
-	}
-	rcm_event_queue(id->file, ev);
+	rcm_id_resolved(id, ev, status, RCM_EVENT_ADDR_ERROR,
+			RCM_STATE_ADDR_BOUND, RCM_STATE_ADDR_RESOLVED);
 out:
 	mutex_unlock(&id->lock);
 	rcm_id_put(id);
@@ -408,10 +400,7 @@ static int rcm_addr_resolve_ib(struct rcm_id *id,
 	memcpy(&dgid, &dib->sib_addr, sizeof(dgid));
 	rdma_addr_set_dgid(&id->dev_addr, &dgid);
 	rcm_ps_set_addrs(id, NULL, dst);
-	id->state = RCM_STATE_ADDR_RESOLVED;
-	rcm_id_info_event(id, ev);
-	rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
-	rcm_event_queue(id->file, ev);
+	rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ADDR_RESOLVED);
 	return 0;
 }
 
@@ -569,6 +558,35 @@ void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev)
 	kfree(ev->info);
 	ev->info = info;
 	ev->ev.id_info_len = sizeof(*info);
+}
+
+/**
+ * rcm_id_resolved() - report the end of an address or route resolution
+ * @id: the id; the caller holds its lock
+ * @ev: the resolution's event, of the success type, not queued; queued
+ *      here (in the id's file: a migration may have moved the id)
+ * @status: 0, or the errno the failure reports
+ * @err_type: the event type of a failure (ADDR_ERROR, ROUTE_ERROR)
+ * @back: the state a failure returns to
+ * @next: the state a success enters
+ *
+ * A success carries the id's view and the attributes of the QP's INIT
+ * transition, which a program creating its QP now needs.
+ */
+void rcm_id_resolved(struct rcm_id *id, struct rcm_uevent *ev, int status,
+		     u32 err_type, enum rcm_state back, enum rcm_state next)
+{
+	lockdep_assert_held(&id->lock);
+	if (status) {
+		id->state = back;
+		ev->ev.event = err_type;
+		ev->ev.status = status;
+	} else {
+		id->state = next;
+		rcm_id_info_event(id, ev);
+		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
+	}
+	rcm_event_queue(id->file, ev);
 }
 
 int rcm_cmd_query_id(struct file *filp, void *arg)

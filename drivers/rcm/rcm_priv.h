@@ -613,6 +613,8 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg);
 int rcm_cmd_resolve_addr(struct file *filp, void *arg);
 int rcm_cmd_query_id(struct file *filp, void *arg);
 void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev);
+void rcm_id_resolved(struct rcm_id *id, struct rcm_uevent *ev, int status,
+		     u32 err_type, enum rcm_state back, enum rcm_state next);
 
 /* rcm_route.c */
 int rcm_route_init(void);

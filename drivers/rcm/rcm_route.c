@@ -219,19 +219,14 @@ static void rcm_route_sa_done(int status, struct sa_path_rec *rec,
 		if (!path)
 			status = -ENOMEM;
 	}
-	if (status) {
-		/* As in-tree: back to ADDR_RESOLVED, ib_sa's status. */
-		id->state = RCM_STATE_ADDR_RESOLVED;
-		ev->ev.event = RCM_EVENT_ROUTE_ERROR;
-		ev->ev.status = status;
-	} else {
+	if (!status) {
 		id->path = path;
 		id->state = RCM_STATE_ROUTE_RESOLVED;
 		trace_cm_resolve_route(id);
-		rcm_id_info_event(id, ev);
-		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
 	}
-	rcm_event_queue(id->file, ev);
+	/* As in-tree: a failure goes back to ADDR_RESOLVED, ib_sa's status. */
+	rcm_id_resolved(id, ev, status, RCM_EVENT_ROUTE_ERROR,
+			RCM_STATE_ADDR_RESOLVED, RCM_STATE_ROUTE_RESOLVED);
 out:
 	mutex_unlock(&id->lock);
 	rcm_id_put(id);
@@ -342,14 +337,7 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	if (!ret && ev) {
 		id->state = RCM_STATE_ROUTE_RESOLVED;
 		trace_cm_resolve_route(id);
-		rcm_id_info_event(id, ev);
-		/* What the QP a program creates now needs. */
-		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
-		/*
-		 * The id's file, not the command's: a migration may have
-		 * moved the id between the lookup and the locks.
-		 */
-		rcm_event_queue(id->file, ev);
+		rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
 		ev = NULL;
 	}
 	mutex_unlock(&id->lock);
