@@ -20,6 +20,7 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/if_arp.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -57,6 +58,33 @@ int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
 	memset(out, 0, sizeof(*out));
 	memcpy(out, kss, len);
 	return 0;
+}
+
+/*
+ * An id's address from userspace (bind, resolve): AF_INET, AF_INET6 or
+ * AF_IB, checked as rcm_addr_from_user() checks the IP families.
+ */
+static int rcm_addr_from_user_id(const struct __kernel_sockaddr_storage *kss,
+				 struct sockaddr_storage *out)
+{
+	const size_t len = sizeof(struct sockaddr_ib);
+
+	if (kss->ss_family != AF_IB)
+		return rcm_addr_from_user(kss, out);
+	if (memchr_inv((const u8 *)kss + len, 0, sizeof(*kss) - len))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	memcpy(out, kss, len);
+	return 0;
+}
+
+/* What an AF_IB address gives the id's device address, as cma.c's. */
+static void rcm_addr_translate_ib(struct rcm_id *id,
+				  const struct sockaddr_ib *sib)
+{
+	id->dev_addr.dev_type = ARPHRD_INFINIBAND;
+	rdma_addr_set_sgid(&id->dev_addr, (union ib_gid *)&sib->sib_addr);
+	ib_addr_set_pkey(&id->dev_addr, ntohs(sib->sib_pkey));
 }
 
 /**
@@ -162,6 +190,7 @@ void rcm_addr_device_removed(struct rcm_id *id)
 	id->removal_ev = NULL;
 	rcm_addr_release_device(id);
 	cancel = id->resolve_ev;
+	rcm_route_cancel(id);
 	stop = id->state != RCM_STATE_DESTROYING;
 	/* A connection's ib_cm or iw_cm id holds the device too: end it. */
 	cm_id = id->cm_id;
@@ -224,7 +253,11 @@ static void rcm_id_info_fill(struct rcm_id *id, struct rcm_id_info *info)
  * @addr: the address (port 0: an ephemeral one)
  *
  * Takes the port, and attaches to a device when the address is a
- * specific one. Return: 0 or the errno RCM_IOCTL_BIND_ADDR documents.
+ * specific one. An AF_IB address (a GID, a P_Key and a service ID)
+ * attaches to the InfiniBand port that has the GID - a RoCE or iWARP
+ * port never does, as in-tree (-ENODEV) - and its service ID picks the
+ * port space (rcm_ps_ib_select(), -EPROTONOSUPPORT).
+ * Return: 0 or the errno RCM_IOCTL_BIND_ADDR documents.
  */
 int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
 {
@@ -244,13 +277,21 @@ int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr)
 		rcm_ps_set_sharing(id, id->bind.reuseaddr,
 				   READ_ONCE(id->net->ipv6.sysctl.bindv6only));
 
+	if (sa->sa_family == AF_IB)
+		rcm_addr_translate_ib(id, &id->bind.addr.ib);
 	if (!rcm_addr_is_any(sa)) {
-		ret = rdma_translate_ip(sa, &id->dev_addr);
+		ret = sa->sa_family == AF_IB ? 0 :
+		      rdma_translate_ip(sa, &id->dev_addr);
 		if (ret)
 			goto err;
 		ret = rcm_device_attach(id);
 		if (ret)
 			goto err;
+	}
+	if (sa->sa_family == AF_IB) {
+		ret = rcm_ps_ib_select(id->ps, &id->bind.addr.ib);
+		if (ret)
+			goto err_detach;
 	}
 	ret = rcm_ps_bind(id);
 	if (ret)
@@ -276,7 +317,7 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg)
 
 	if (cmd->reserved)
 		return -EINVAL;
-	ret = rcm_addr_from_user(&cmd->addr, &addr);
+	ret = rcm_addr_from_user_id(&cmd->addr, &addr);
 	if (ret)
 		return ret;
 	id = rcm_id_lock(file, cmd->id);
@@ -320,19 +361,47 @@ static void rcm_addr_resolved(int status, struct sockaddr *src,
 		if (!id->rdev)
 			status = rcm_device_attach(id);
 	}
-	if (status) {
-		id->state = RCM_STATE_ADDR_BOUND;
-		ev->ev.event = RCM_EVENT_ADDR_ERROR;
-		ev->ev.status = status;
-	} else {
-		id->state = RCM_STATE_ADDR_RESOLVED;
-		rcm_id_info_event(id, ev);
-		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
-	}
-	rcm_event_queue(id->file, ev);
+	rcm_id_resolved(id, ev, status, RCM_EVENT_ADDR_ERROR,
+			RCM_STATE_ADDR_BOUND, RCM_STATE_ADDR_RESOLVED);
 out:
 	mutex_unlock(&id->lock);
 	rcm_id_put(id);
+}
+
+/*
+ * Resolve an AF_IB destination; @id->lock held, state ADDR_BOUND, @ev its
+ * ADDR_RESOLVED. As cma.c:cma_resolve_ib_addr(): no ARP, the GID is the
+ * destination; an id not bound to a GID takes the port that has the
+ * destination's GID, else one of its subnet (rcm_device_attach_ib()),
+ * and that port's GID as its source. The event is queued at once.
+ */
+static int rcm_addr_resolve_ib(struct rcm_id *id,
+			       const struct sockaddr_storage *dst,
+			       struct rcm_uevent *ev)
+{
+	const struct sockaddr_ib *dib = (const struct sockaddr_ib *)dst;
+	struct sockaddr_ib src;
+	union ib_gid dgid;
+	int ret;
+
+	if (rcm_addr_is_any((const struct sockaddr *)dst))
+		return -EINVAL;
+	if (!id->rdev) {
+		ret = rcm_device_attach_ib(id, (const union ib_gid *)&dib->sib_addr,
+					   ntohs(dib->sib_pkey));
+		if (ret)
+			return ret;
+		src = id->bind.addr.ib;
+		memcpy(&src.sib_addr, &id->dev_addr.sgid_attr->gid,
+		       sizeof(src.sib_addr));
+		rcm_ps_set_addrs(id, (struct sockaddr *)&src, NULL);
+		rcm_addr_translate_ib(id, &src);
+	}
+	memcpy(&dgid, &dib->sib_addr, sizeof(dgid));
+	rdma_addr_set_dgid(&id->dev_addr, &dgid);
+	rcm_ps_set_addrs(id, NULL, dst);
+	rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ADDR_RESOLVED);
+	return 0;
 }
 
 /* Start a resolution; @id->lock held, state ADDR_BOUND. */
@@ -347,6 +416,14 @@ static int rcm_addr_resolve(struct rcm_id *id,
 	ev = rcm_event_alloc(id, RCM_EVENT_ADDR_RESOLVED, GFP_KERNEL);
 	if (!ev)
 		return -ENOMEM;
+	if (dst->ss_family == AF_IB) {
+		ret = rcm_addr_resolve_ib(id, dst, ev);
+		if (ret) {
+			rcm_event_free(ev);
+			rcm_ps_set_addrs(id, NULL, &rcm_no_addr);
+		}
+		return ret;
+	}
 	rcm_ps_set_addrs(id, NULL, dst);
 	id->resolve_ev = ev;
 	refcount_inc(&id->ref);		/* the resolution's */
@@ -386,11 +463,11 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 	ret = rcm_event_room(file);
 	if (ret)
 		return ret;
-	ret = rcm_addr_from_user(&cmd->dst, &dst);
+	ret = rcm_addr_from_user_id(&cmd->dst, &dst);
 	if (ret)
 		return ret;
 	if (cmd->src.ss_family) {
-		ret = rcm_addr_from_user(&cmd->src, &src);
+		ret = rcm_addr_from_user_id(&cmd->src, &src);
 		if (ret)
 			return ret;
 		if (src.ss_family != dst.ss_family)
@@ -401,6 +478,10 @@ int rcm_cmd_resolve_addr(struct file *filp, void *arg)
 		if (rcm_addr_v6_link_local((struct sockaddr *)&dst))
 			((struct sockaddr_in6 *)&src)->sin6_scope_id =
 				((struct sockaddr_in6 *)&dst)->sin6_scope_id;
+		/* As cma_bind_addr(): the destination's P_Key. */
+		if (dst.ss_family == AF_IB)
+			((struct sockaddr_ib *)&src)->sib_pkey =
+				((struct sockaddr_ib *)&dst)->sib_pkey;
 	}
 
 	id = rcm_id_get(file, cmd->id);
@@ -477,6 +558,35 @@ void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev)
 	kfree(ev->info);
 	ev->info = info;
 	ev->ev.id_info_len = sizeof(*info);
+}
+
+/**
+ * rcm_id_resolved() - report the end of an address or route resolution
+ * @id: the id; the caller holds its lock
+ * @ev: the resolution's event, of the success type, not queued; queued
+ *      here (in the id's file: a migration may have moved the id)
+ * @status: 0, or the errno the failure reports
+ * @err_type: the event type of a failure (ADDR_ERROR, ROUTE_ERROR)
+ * @back: the state a failure returns to
+ * @next: the state a success enters
+ *
+ * A success carries the id's view and the attributes of the QP's INIT
+ * transition, which a program creating its QP now needs.
+ */
+void rcm_id_resolved(struct rcm_id *id, struct rcm_uevent *ev, int status,
+		     u32 err_type, enum rcm_state back, enum rcm_state next)
+{
+	lockdep_assert_held(&id->lock);
+	if (status) {
+		id->state = back;
+		ev->ev.event = err_type;
+		ev->ev.status = status;
+	} else {
+		id->state = next;
+		rcm_id_info_event(id, ev);
+		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
+	}
+	rcm_event_queue(id->file, ev);
 }
 
 int rcm_cmd_query_id(struct file *filp, void *arg)

@@ -48,4 +48,15 @@
 #define RCM_ROCE_PACKET_LIFETIME 18
 #endif
 
+/*
+ * 6.3, "RDMA/core: Support multiple path records in ib_sa path
+ * queries": the count of records an SA path query's callback gets is
+ * unsigned.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define RCM_SA_NUM_PRS unsigned int
+#else
+#define RCM_SA_NUM_PRS int
+#endif
+
 #endif /* _RCM_COMPAT_H */

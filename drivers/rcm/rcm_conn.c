@@ -17,6 +17,8 @@
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
 
+#include <rdma/ib_cm.h>
+
 #include "rcm_priv.h"
 #include "rcm_trace.h"
 
@@ -53,6 +55,10 @@ int rcm_conn_pdata_max(struct rcm_id *id, enum rcm_wire_op op)
 	int max = rcm_wire_max_private_data(cm, op, rcm_id_is_ud(id) ?
 					    IB_QPT_UD : IB_QPT_RC);
 
+	/* An AF_IB REQ has no CMA header (cma_user_data_offset()): all 92. */
+	if (op == RCM_WIRE_OP_CONNECT && !rcm_id_is_ud(id) &&
+	    id->dst_addr.sa.sa_family == AF_IB)
+		max = IB_CM_REQ_PRIVATE_DATA_SIZE;
 	return max < 0 ? 0 : max;
 }
 

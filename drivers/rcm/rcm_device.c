@@ -299,6 +299,79 @@ int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
 	return ret;
 }
 
+struct rcm_attach_ib {
+	struct rcm_id *id;
+	const union ib_gid *dgid;
+	u16 pkey;
+	bool exact;
+};
+
+/*
+ * A GID table entry of an AF_IB port of @rdev with the P_Key that is the
+ * destination itself (@on->exact) or shares its subnet prefix.
+ */
+static const struct ib_gid_attr *rcm_find_ib(struct rcm_device *rdev,
+					     u32 *port, void *arg)
+{
+	struct rcm_attach_ib *on = arg;
+	struct ib_device *ibdev = rdev->ibdev;
+	const struct ib_gid_attr *attr;
+	u16 index;
+	u32 p;
+	int i;
+
+	if (!rdma_dev_access_netns(ibdev, on->id->net))
+		return ERR_PTR(-ENODEV);
+	rdma_for_each_port(ibdev, p) {
+		if (!rdma_cap_af_ib(ibdev, p) ||
+		    rdev->port_cm[p - 1] != RCM_PORT_CM_IB ||
+		    ib_find_cached_pkey(ibdev, p, on->pkey, &index))
+			continue;
+		for (i = 0; i < ibdev->port_data[p].immutable.gid_tbl_len; i++) {
+			attr = rdma_get_gid_attr(ibdev, p, i);
+			if (IS_ERR(attr))
+				continue;
+			if (on->exact ?
+			    !memcmp(&attr->gid, on->dgid, sizeof(*on->dgid)) :
+			    attr->gid.global.subnet_prefix ==
+			    on->dgid->global.subnet_prefix) {
+				*port = p;
+				return attr;
+			}
+			rdma_put_gid_attr(attr);
+		}
+	}
+	return ERR_PTR(-ENODEV);
+}
+
+/**
+ * rcm_device_attach_ib() - attach an AF_IB id to a port towards a GID
+ * @id: the id, not attached; the caller holds @id->lock
+ * @dgid: the destination GID
+ * @pkey: the P_Key the port must have
+ *
+ * As cma.c:cma_resolve_ib_dev(): among the ports with AF_IB, one whose
+ * GID table holds @dgid itself (the destination is local), else the
+ * first with a GID of @dgid's subnet prefix. That GID becomes the id's
+ * source GID.
+ *
+ * Return: 0, -ENODEV when no port qualifies, -ENOMEM.
+ */
+int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
+			 u16 pkey)
+{
+	struct rcm_attach_ib on = { .id = id, .dgid = dgid, .pkey = pkey,
+				    .exact = true };
+	int ret;
+
+	ret = rcm_device_attach_found(id, rcm_find_ib, &on);
+	if (ret == -ENODEV) {
+		on.exact = false;
+		ret = rcm_device_attach_found(id, rcm_find_ib, &on);
+	}
+	return ret;
+}
+
 /**
  * rcm_device_for_each() - call @fn for every managed device
  * @fn: called with rcm_devices_lock held; must not sleep on ids

@@ -188,19 +188,28 @@ static int rcm_ib_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 			      const void *udata, void *pdata,
 			      struct ib_cm_req_param *req)
 {
+	bool af_ib = id->dst_addr.sa.sa_family == AF_IB;
 	u8 timeout, retries;
 	int len;
 
 	/* ib_cm waits twice the packet lifetime more on each try. */
 	rcm_ib_cm_timers(id, 2 * (1U << max(id->path->packet_life_time - 8,
 					    0)), &timeout, &retries);
-	len = rcm_wire_req_pdata_build(pdata, IB_CM_REQ_PRIVATE_DATA_SIZE,
-				       (enum ib_qp_type)id->qp_type,
-				       (struct sockaddr *)&id->bind.addr,
-				       (struct sockaddr *)&id->dst_addr,
-				       udata, cmd->private_data_len);
-	if (len < 0)
-		return len;
+	if (af_ib) {
+		/* No CMA header: the user's bytes alone (checked to fit). */
+		memset(pdata, 0, IB_CM_REQ_PRIVATE_DATA_SIZE);
+		memcpy(pdata, udata, cmd->private_data_len);
+		len = cmd->private_data_len;
+	} else {
+		len = rcm_wire_req_pdata_build(pdata,
+					       IB_CM_REQ_PRIVATE_DATA_SIZE,
+					       (enum ib_qp_type)id->qp_type,
+					       (struct sockaddr *)&id->bind.addr,
+					       (struct sockaddr *)&id->dst_addr,
+					       udata, cmd->private_data_len);
+		if (len < 0)
+			return len;
+	}
 	memset(req, 0, sizeof(*req));
 	req->primary_path = id->path;
 	req->ppath_sgid_attr = id->dev_addr.sgid_attr;
@@ -225,6 +234,11 @@ static int rcm_ib_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 	req->rnr_retry_count = param->rnr_retry_count;
 	req->max_cm_retries = retries;
 	req->srq = cmd->srq;
+	/* rdma_get_service_id(): an AF_IB destination names its own. */
+	if (af_ib) {
+		req->service_id = id->dst_addr.ib.sib_sid;
+		return 0;
+	}
 	return rcm_wire_sid_compose(id->ps,
 				    rcm_addr_port((struct sockaddr *)&id->dst_addr),
 				    &req->service_id);
@@ -426,10 +440,15 @@ static void rcm_ib_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 	ev->ev.conn.srq = req->srq;
 	ev->ev.ece_vendor_id = req->ece.vendor_id;
 	ev->ev.ece_attr_mod = req->ece.attr_mod;
-	rcm_event_set_private_data(ev, (const u8 *)event->private_data +
-				   RCM_WIRE_HDR_SIZE,
-				   IB_CM_REQ_PRIVATE_DATA_SIZE -
-				   RCM_WIRE_HDR_SIZE);
+	/* An AF_IB REQ has no CMA header: its data is the user's. */
+	if (listener->bind.addr.sa.sa_family == AF_IB)
+		rcm_event_set_private_data(ev, event->private_data,
+					   IB_CM_REQ_PRIVATE_DATA_SIZE);
+	else
+		rcm_event_set_private_data(ev, (const u8 *)event->private_data +
+					   RCM_WIRE_HDR_SIZE,
+					   IB_CM_REQ_PRIVATE_DATA_SIZE -
+					   RCM_WIRE_HDR_SIZE);
 }
 
 /*
@@ -637,6 +656,35 @@ static int rcm_ib_charged_request(struct rcm_id *listener,
 	return ret;
 }
 
+/*
+ * A REQ without a CMA header is an AF_IB one (cma_ib_id_from_event():
+ * no IP version, no netdev): its addresses are the path's GIDs and
+ * P_Key, the listener's side with the service ID (cma_save_ib_info()).
+ * Such a request is for a listener of the initial namespace.
+ */
+static int rcm_ib_req_addrs_ib(const struct ib_cm_id *cm_id,
+			       const struct ib_cm_req_event_param *req,
+			       struct rcm_wire_req_addrs *addrs)
+{
+	const struct sa_path_rec *path = req->primary_path;
+	struct sockaddr_ib *l = &addrs->listen.ib, *p = &addrs->peer.ib;
+
+	if (!path)
+		return -EINVAL;
+	memset(addrs, 0, sizeof(*addrs));
+	l->sib_family = AF_IB;
+	l->sib_pkey = path->pkey;
+	l->sib_flowinfo = path->flow_label;
+	memcpy(&l->sib_addr, &path->sgid, sizeof(l->sib_addr));
+	l->sib_sid = cm_id->service_id;
+	l->sib_sid_mask = cpu_to_be64(~0ULL);
+	p->sib_family = AF_IB;
+	p->sib_pkey = path->pkey;
+	p->sib_flowinfo = path->flow_label;
+	memcpy(&p->sib_addr, &path->dgid, sizeof(p->sib_addr));
+	return 0;
+}
+
 /* ib_cm: a REQ (or SIDR REQ) arrived on one of rcm's listens. */
 static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
@@ -644,7 +692,7 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
 	const struct ib_cm_sidr_req_event_param *sidr =
 		&event->param.sidr_req_rcvd;
-	const struct ib_gid_attr *sgid_attr;
+	const struct ib_gid_attr *sgid_attr, *held = NULL;
 	struct rcm_wire_req_addrs addrs;
 	struct rcm_id *listener;
 	struct net *net;
@@ -671,24 +719,43 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (!sgid_attr)
-		return -EINVAL;
 	ret = rcm_wire_sid_parse(cm_id->service_id, &ps, &port);
 	if (ret)
 		return ret;
 	ret = rcm_wire_hdr_decode(event->private_data, len, port, &addrs);
-	if (ret)
-		return ret;
-
-	net = rcm_ib_req_net(sgid_attr, &addrs);
-	if (IS_ERR(net))
-		return PTR_ERR(net);
+	if (ret && event->event == IB_CM_REQ_RECEIVED &&
+	    rdma_cap_af_ib(cm_id->device, cm_port)) {
+		ret = rcm_ib_req_addrs_ib(cm_id, req, &addrs);
+		if (ret)
+			return ret;
+		/*
+		 * A REQ within the subnet has no GRH, so ib_cm names no GID
+		 * entry: the path's local GID is ours (cma_ib_acquire_dev()).
+		 */
+		held = rdma_find_gid_by_port(cm_id->device,
+					     &req->primary_path->sgid,
+					     IB_GID_TYPE_IB, cm_port, NULL);
+		if (IS_ERR(held))
+			return PTR_ERR(held);
+		sgid_attr = held;
+		net = get_net(&init_net);
+	} else {
+		if (ret)
+			return ret;
+		if (!sgid_attr)
+			return -EINVAL;
+		net = rcm_ib_req_net(sgid_attr, &addrs);
+		if (IS_ERR(net))
+			return PTR_ERR(net);
+	}
 	/* Takes a reference on the listener it finds. */
 	listener = rcm_ps_find_listener(ps, port, net, &addrs.listen.sa,
 					cm_id->device);
 	put_net(net);
-	if (!listener)
-		return -ECONNREFUSED;
+	if (!listener) {
+		ret = -ECONNREFUSED;
+		goto out;
+	}
 
 	mutex_lock(&listener->lock);
 	if (listener->state != RCM_STATE_LISTEN)
@@ -709,6 +776,9 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	trace_cm_req_handler(listener, ret);
 	mutex_unlock(&listener->lock);
 	rcm_id_put(listener);
+out:
+	if (held)
+		rdma_put_gid_attr(held);
 	return ret;
 }
 
@@ -725,9 +795,13 @@ struct ib_cm_id *rcm_ib_listen(struct rcm_id *id, struct rcm_device *rdev)
 {
 	struct ib_cm_id *cm_id;
 	__be64 sid;
-	int ret;
+	int ret = 0;
 
-	ret = rcm_wire_sid_compose(id->ps, id->port, &sid);
+	/* An AF_IB listener's service ID is its address's (bound: whole). */
+	if (id->bind.addr.sa.sa_family == AF_IB)
+		sid = id->bind.addr.ib.sib_sid;
+	else
+		ret = rcm_wire_sid_compose(id->ps, id->port, &sid);
 	if (ret)
 		return ERR_PTR(ret);
 	cm_id = ib_cm_insert_listen(rdev->ibdev, rcm_ib_req_handler, sid);

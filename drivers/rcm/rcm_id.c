@@ -349,6 +349,8 @@ u32 rcm_id_destroy(struct rcm_id *id)
 	trace_cm_id_destroy(id);
 	id->state = RCM_STATE_DESTROYING;
 	resolving = id->resolve_ev;
+	/* Its callback, which the reference of the query waits for, is harmless now. */
+	rcm_route_cancel(id);
 	/*
 	 * Taking the CM ids is the claim on destroying them: a device
 	 * removal that unlinked the id before this finds them gone.

@@ -50,9 +50,12 @@ static int __init rcm_init(void)
 	ret = rcm_ps_init();
 	if (ret)
 		goto err_caches;
-	ret = rcm_device_init();
+	ret = rcm_route_init();
 	if (ret)
 		goto err_ps;
+	ret = rcm_device_init();
+	if (ret)
+		goto err_route;
 	ret = rcm_netdev_init();
 	if (ret)
 		goto err_device;
@@ -65,6 +68,8 @@ err_netdev:
 	rcm_netdev_exit();
 err_device:
 	rcm_device_exit();
+err_route:
+	rcm_route_exit();
 err_ps:
 	rcm_ps_exit();
 err_caches:
@@ -78,6 +83,7 @@ static void __exit rcm_exit(void)
 	misc_deregister(&rcm_misc);
 	rcm_netdev_exit();
 	rcm_device_exit();
+	rcm_route_exit();
 	rcm_ps_exit();
 	rcm_event_exit();
 	rcm_id_exit();

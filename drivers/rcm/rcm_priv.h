@@ -116,6 +116,8 @@ int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
 int rcm_device_attach_dev(struct rcm_id *id, struct ib_device *ibdev);
 int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
 			void *arg);
+int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
+			 u16 pkey);
 
 /* rcm_file.c */
 
@@ -196,7 +198,10 @@ struct rcm_file {
  * @RCM_STATE_ADDR_BOUND: bound to a local address and port
  * @RCM_STATE_ADDR_QUERY: address resolution in flight
  * @RCM_STATE_ADDR_RESOLVED: destination resolved; attached to a device
- * @RCM_STATE_ROUTE_RESOLVED: path built (RoCE) or not needed (iWARP)
+ * @RCM_STATE_ROUTE_QUERY: path query to the subnet administrator in
+ *                         flight (InfiniBand)
+ * @RCM_STATE_ROUTE_RESOLVED: path built (RoCE), answered by the SA
+ *                            (InfiniBand) or not needed (iWARP)
  * @RCM_STATE_LISTEN: listening for connection requests
  * @RCM_STATE_CONNECT: a connection: a request id (passive side) waiting
  *                     for its answer, accepted or established; or an id
@@ -215,6 +220,7 @@ enum rcm_state {
 	RCM_STATE_ADDR_BOUND,
 	RCM_STATE_ADDR_QUERY,
 	RCM_STATE_ADDR_RESOLVED,
+	RCM_STATE_ROUTE_QUERY,
 	RCM_STATE_ROUTE_RESOLVED,
 	RCM_STATE_LISTEN,
 	RCM_STATE_CONNECT,
@@ -243,7 +249,9 @@ union rcm_sockaddr {
 
 /**
  * struct rcm_binding - what an id asks of its port space
- * @addr: local address and port (sockaddr_in or sockaddr_in6)
+ * @addr: local address and port (sockaddr_in or sockaddr_in6), or the
+ *        GID, P_Key and service ID (sockaddr_ib; the port is the low 16
+ *        bits of the service ID, its port space bits 31:16)
  * @reuseaddr: RCM option REUSEADDR
  * @afonly: IPv6 only / IPv4 only: does not share with the other family
  */
@@ -316,9 +324,16 @@ struct rcm_binding {
  * @resolve_timeout_ms: option RESOLVE_TIMEOUT: when non-zero, replaces
  *                      the timeout_ms of the address and route
  *                      resolutions issued afterwards. Under @lock
+ * @route_ev: the completion event of an SA path query in flight; the
+ *            query holds a reference on the id, which its callback
+ *            drops when it takes the event (rcm_route.c). Under @lock.
+ * @sa_query: the query in flight, for ib_sa_cancel_query(); valid while
+ *            @route_ev is set, under @lock
+ * @sa_query_id: its id, likewise
  * @qp_num: the QP number a connect or an accept announced (0 before),
  *          for the listing; under @lock
- * @path: the RoCE path once the route is resolved, or a request id's:
+ * @path: the RoCE path once the route is resolved, the SA's answer on
+ *        InfiniBand, or a request id's:
  *        the REQ's primary path, as in-tree; freed at destroy. Under
  *        @lock.
  * @listens: a listener's IB CM listens (struct rcm_listen_dev), under
@@ -409,7 +424,9 @@ struct rcm_id {
 	bool ack_timeout_set;
 	u8 ack_timeout;
 	u32 resolve_timeout_ms;
-	u32 qp_num;
+	int sa_query_id;
+	struct rcm_uevent *route_ev;
+	struct ib_sa_query *sa_query;
 	struct sa_path_rec *path;
 	struct list_head listens;
 	struct list_head listener_node;
@@ -428,6 +445,7 @@ struct rcm_id {
 	u32 seq_num;
 	u32 qkey;
 	u32 connect_timeout_ms;
+	u32 qp_num;
 	struct list_head mcasts;
 };
 
@@ -576,6 +594,9 @@ u32 rcm_id_destroy(struct rcm_id *id);
 int rcm_cmd_migrate_id(struct file *filp, void *arg);
 
 /* rcm_ps.c */
+/* The port-space bits of an AF_IB service ID (rdma_cm.h's RDMA_IB_IP_PS_MASK). */
+#define RCM_IB_IP_PS_MASK 0xFFFFFFFFFFFF0000ULL
+int rcm_ps_ib_select(u16 ps, struct sockaddr_ib *sib);
 bool rcm_addr_is_any(const struct sockaddr *sa);
 u16 rcm_addr_port(const struct sockaddr *sa);
 int rcm_ps_init(void);
@@ -602,9 +623,14 @@ int rcm_cmd_bind_addr(struct file *filp, void *arg);
 int rcm_cmd_resolve_addr(struct file *filp, void *arg);
 int rcm_cmd_query_id(struct file *filp, void *arg);
 void rcm_id_info_event(struct rcm_id *id, struct rcm_uevent *ev);
+void rcm_id_resolved(struct rcm_id *id, struct rcm_uevent *ev, int status,
+		     u32 err_type, enum rcm_state back, enum rcm_state next);
 
 /* rcm_route.c */
+int rcm_route_init(void);
+void rcm_route_exit(void);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
+void rcm_route_cancel(struct rcm_id *id);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
 struct net_device;
 u8 rcm_route_tos_to_sl(struct net_device *ndev, u8 tos);
@@ -777,6 +803,8 @@ bool rcm_ps_unique(const struct sockaddr *a_src, const struct sockaddr *a_dst,
 		   const struct sockaddr *b_src, const struct sockaddr *b_dst);
 bool rcm_ps_listen_match(const struct rcm_binding *bound,
 			 const struct sockaddr *dialled);
+ib_sa_comp_mask rcm_route_ib_mask(sa_family_t family, const struct sockaddr *src,
+				  u8 tos, struct sa_path_rec *rec);
 u32 rcm_route_flow_label(const struct sockaddr *src,
 			 const struct sockaddr *dst);
 bool rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs);

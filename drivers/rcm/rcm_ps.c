@@ -121,49 +121,82 @@ static unsigned long rcm_ps_key(u16 ps, u16 port)
 	return idx << 16 | port;
 }
 
+/* The GID of an AF_IB address. */
+static const struct in6_addr *rcm_addr_ib_gid(const struct sockaddr *sa)
+{
+	return (const struct in6_addr *)
+	       &((const struct sockaddr_ib *)sa)->sib_addr;
+}
+
 /**
  * rcm_addr_is_any() - does this address stand for every address?
- * @sa: an AF_INET or AF_INET6 address
+ * @sa: an AF_INET, AF_INET6 or AF_IB address
  *
  * The wildcard of its family, or - as in the in-tree CM's
  * cma_any_addr() - a loopback address: no RDMA device has one, so an id
  * bound to 127.0.0.1 or ::1 is bound to no device and listens on all,
  * which is what libfabric's verbs provider relies on when it listens on
- * "localhost".
+ * "localhost". An AF_IB address is any when its GID is zero or ::1.
  */
 bool rcm_addr_is_any(const struct sockaddr *sa)
 {
+	const struct in6_addr *a6;
+
 	if (sa->sa_family == AF_INET) {
 		__be32 a = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
 
 		return a == htonl(INADDR_ANY) || ipv4_is_loopback(a);
 	}
-	return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr) ||
-	       ipv6_addr_loopback(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	if (sa->sa_family == AF_IB)
+		a6 = rcm_addr_ib_gid(sa);
+	else
+		a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	return ipv6_addr_any(a6) || ipv6_addr_loopback(a6);
 }
 
 /**
- * rcm_addr_port() - the port of an AF_INET or AF_INET6 address
- * @sa: the address
+ * rcm_addr_port() - the port of an address
+ * @sa: an AF_INET or AF_INET6 address, or an AF_IB one: the low 16 bits
+ *      of its service ID, as cma.c:cma_port() takes it
  */
 u16 rcm_addr_port(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET)
 		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	if (sa->sa_family == AF_IB)
+		return (u16)be64_to_cpu(((const struct sockaddr_ib *)sa)->sib_sid);
 	return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
 }
 
+/*
+ * The port into an address; for AF_IB into the service ID, whose bits
+ * its mask selects, and the whole service ID is the id's from then on
+ * (mask all ones), as cma.c:cma_bind_port() does.
+ */
 static void rcm_addr_set_port(struct sockaddr *sa, u16 port)
 {
-	if (sa->sa_family == AF_INET)
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)sa;
+	u64 sid, mask;
+
+	switch (sa->sa_family) {
+	case AF_INET:
 		((struct sockaddr_in *)sa)->sin_port = htons(port);
-	else
+		break;
+	case AF_IB:
+		sid = be64_to_cpu(sib->sib_sid);
+		mask = be64_to_cpu(sib->sib_sid_mask);
+		sib->sib_sid = cpu_to_be64((sid & mask) | port);
+		sib->sib_sid_mask = cpu_to_be64(~0ULL);
+		break;
+	default:
 		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+		break;
+	}
 }
 
 /**
- * rcm_addr_equal() - same family and IP address (ports not compared)
- * @a: an AF_INET or AF_INET6 address
+ * rcm_addr_equal() - same family and address (ports not compared)
+ * @a: an AF_INET, AF_INET6 or AF_IB address
  * @b: another
  */
 static bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
@@ -173,8 +206,57 @@ static bool rcm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
 	if (a->sa_family == AF_INET)
 		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
 		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_IB)
+		return ipv6_addr_equal(rcm_addr_ib_gid(a), rcm_addr_ib_gid(b));
 	return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
 			       &((const struct sockaddr_in6 *)b)->sin6_addr);
+}
+
+/**
+ * rcm_ps_ib_select() - the port space of an AF_IB binding
+ * @ps: the id's port space
+ * @sib: the address to bind; its service ID and mask are rewritten
+ *
+ * As cma.c:cma_select_ib_ps(): the service ID, under its mask, must be
+ * in the IP CM range of a port space the id's allows (an RCM_PS_IB id
+ * takes the IB, TCP and UDP ranges, a TCP or UDP id its own; a zero
+ * mask takes the id's own). The service ID becomes that range's prefix
+ * with the port (its low 16 bits), and the mask covers the prefix.
+ *
+ * Return: 0, or -EPROTONOSUPPORT for a service ID outside those ranges.
+ */
+int rcm_ps_ib_select(u16 ps, struct sockaddr_ib *sib)
+{
+	static const u16 spaces[] = { RCM_PS_IB, RCM_PS_TCP, RCM_PS_UDP };
+	u64 mask = be64_to_cpu(sib->sib_sid_mask) & RCM_IB_IP_PS_MASK;
+	u64 sid = be64_to_cpu(sib->sib_sid) & mask;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
+		u64 prefix = (u64)spaces[i] << 16;
+
+		if ((ps == RCM_PS_IB || ps == spaces[i]) &&
+		    sid == (prefix & mask)) {
+			sib->sib_sid = cpu_to_be64(prefix | rcm_addr_port((struct sockaddr *)sib));
+			sib->sib_sid_mask = cpu_to_be64(RCM_IB_IP_PS_MASK |
+							be64_to_cpu(sib->sib_sid_mask));
+			return 0;
+		}
+	}
+	return -EPROTONOSUPPORT;
+}
+
+/*
+ * The port space an id's port is taken in: its own, or for an AF_IB
+ * binding the one its service ID names (rcm_ps_ib_select() put it there).
+ */
+static u16 rcm_ps_space(const struct rcm_id *id)
+{
+	const struct sockaddr_ib *sib = &id->bind.addr.ib;
+
+	if (sib->sib_family == AF_IB)
+		return (u16)(be64_to_cpu(sib->sib_sid) >> 16);
+	return id->ps;
 }
 
 /**
@@ -270,7 +352,7 @@ static int rcm_ps_check(struct rcm_ps_port *p, struct rcm_id *id)
 static int rcm_ps_take(struct rcm_ps_net *psn, struct rcm_id *id, u16 port,
 		       bool ephemeral)
 {
-	unsigned long key = rcm_ps_key(id->ps, port);
+	unsigned long key = rcm_ps_key(rcm_ps_space(id), port);
 	struct rcm_ps_port *p;
 	int ret;
 
@@ -389,7 +471,7 @@ int rcm_ps_listen_exclusive(struct rcm_id *id)
 		return 0;
 	mutex_lock(&psn->lock);
 	id->bind.reuseaddr = false;
-	p = xa_load(&psn->table, rcm_ps_key(id->ps, id->port));
+	p = xa_load(&psn->table, rcm_ps_key(rcm_ps_space(id), id->port));
 	if (p)
 		ret = rcm_ps_check(p, id);
 	if (ret)
@@ -517,7 +599,7 @@ void rcm_ps_release(struct rcm_id *id)
 	if (!id->port)
 		return;
 	psn = rcm_ps_net(id->net);
-	key = rcm_ps_key(id->ps, id->port);
+	key = rcm_ps_key(rcm_ps_space(id), id->port);
 	mutex_lock(&psn->lock);
 	hlist_del(&id->port_node);
 	p = xa_load(&psn->table, key);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite of rcm_ps.c: port sharing rules.
+ * KUnit suite of rcm_ps.c: port sharing rules, AF_IB service IDs.
  *
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
@@ -192,7 +192,55 @@ static void rcm_ps_dual_stack_listener_takes_ipv4(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rcm_listen_match(&l, &d));
 }
 
+/*
+ * rcm_ps_ib_select() of an id's port space and an AF_IB service ID and
+ * mask, as cma.c:cma_select_ib_ps(): the range it lands in (0: refused)
+ * and the mask it leaves.
+ */
+static const struct rcm_t_ib_ps_row {
+	const char *desc;
+	u16 ps;
+	u64 sid, mask;
+	u64 want_sid, want_mask;
+} rcm_t_ib_ps_rows[] = {
+	{ "tcp_zero_mask_takes_its_range", RCM_PS_TCP, 0x1234, 0,
+	  0x01061234, RCM_IB_IP_PS_MASK },
+	{ "ib_zero_mask_takes_ib_range", RCM_PS_IB, 0, 0,
+	  0x013f0000, RCM_IB_IP_PS_MASK },
+	{ "ib_may_take_udp_range", RCM_PS_IB, 0x01110007, ~0ULL,
+	  0x01110007, ~0ULL },
+	{ "tcp_refuses_ib_range", RCM_PS_TCP, 0x013f0000, RCM_IB_IP_PS_MASK,
+	  0, 0 },
+	{ "udp_refuses_tcp_range", RCM_PS_UDP, 0x01060000, RCM_IB_IP_PS_MASK,
+	  0, 0 },
+	{ "sid_outside_ip_ranges_refused", RCM_PS_IB, 0x1000000000000001ULL,
+	  ~0ULL, 0, 0 },
+};
+
+RCM_KUNIT_PARAMS(rcm_t_ib_ps, rcm_t_ib_ps_rows);
+
+static void rcm_ps_ib_select_is_in_trees(struct kunit *test)
+{
+	const struct rcm_t_ib_ps_row *row = test->param_value;
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_sid = cpu_to_be64(row->sid),
+		.sib_sid_mask = cpu_to_be64(row->mask),
+	};
+	int ret = rcm_ps_ib_select(row->ps, &sib);
+
+	if (!row->want_sid) {
+		KUNIT_EXPECT_EQ(test, ret, -EPROTONOSUPPORT);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib.sib_sid), row->want_sid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib.sib_sid_mask), row->want_mask);
+}
+
 RCM_KUNIT_SUITE(rcm_ps,
+		KUNIT_CASE_PARAM(rcm_ps_ib_select_is_in_trees,
+				 rcm_t_ib_ps_gen_params),
 		KUNIT_CASE(rcm_ps_listener_takes_its_address),
 		KUNIT_CASE(rcm_ps_wildcard_listener_takes_its_family),
 		KUNIT_CASE(rcm_ps_dual_stack_listener_takes_ipv4),

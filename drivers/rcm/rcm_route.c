@@ -6,8 +6,19 @@
  * as the in-tree CM does: GIDs from the IP addresses, next-hop MAC, MTU
  * of the netdev, traffic class from the TOS and a service level from the
  * netdev's priority map. iWARP needs no path: the TCP connection of the
- * MPA exchange finds its own way. Native InfiniBand needs a path query to
- * the subnet administrator, which rcm does not implement (EOPNOTSUPP).
+ * MPA exchange finds its own way. On InfiniBand the path is the subnet
+ * administrator's answer to a PathRecord query (ib_sa_path_rec_get()),
+ * asked as cma.c:cma_query_ib_route() asks it.
+ *
+ * An SA query in flight holds a reference on its id and owns the event
+ * it will deliver (id->route_ev); its callback, which ib_sa calls exactly
+ * once - with the answer, an error, -ETIMEDOUT, or -EINTR once cancelled
+ * - takes the event under the id's lock and drops the reference. Destroy
+ * and device removal cancel the query under the id's lock: while the
+ * event is there the callback has not finished, and ib_sa frees the
+ * query only after its callback returns, so the query cancelled is
+ * always still there. They never wait for the callback under the lock;
+ * destroy waits for the id's last reference, the query's among them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -111,6 +122,180 @@ static int rcm_route_roce(struct rcm_id *id)
 	return 0;
 }
 
+/* The one SA client of the module: ib_sa counts its queries in flight. */
+static struct ib_sa_client rcm_sa_client;
+
+/**
+ * rcm_route_init() - register rcm's SA client
+ *
+ * Return: 0.
+ */
+int rcm_route_init(void)
+{
+	ib_sa_register_client(&rcm_sa_client);
+	return 0;
+}
+
+/**
+ * rcm_route_exit() - unregister it
+ *
+ * Every id is gone by then, and each waited for its query's callback;
+ * ib_sa_unregister_client() waits for ib_sa to be done with the client.
+ */
+void rcm_route_exit(void)
+{
+	ib_sa_unregister_client(&rcm_sa_client);
+}
+
+/**
+ * rcm_route_ib_mask() - the PathRecord query of an id, as in-tree
+ * @family: the id's address family
+ * @src: its source address
+ * @tos: its type of service
+ * @rec: the query's record: its traffic class or QoS class is set here
+ *
+ * cma.c:cma_query_ib_route(): DGID, SGID, P_Key, one path, reversible,
+ * the service ID; an AF_INET id adds its TOS as the QoS class, an
+ * AF_INET6 or AF_IB one the traffic class of its source's flow info.
+ *
+ * Return: the component mask.
+ */
+VISIBLE_IF_KUNIT ib_sa_comp_mask
+rcm_route_ib_mask(sa_family_t family, const struct sockaddr *src, u8 tos,
+		  struct sa_path_rec *rec)
+{
+	ib_sa_comp_mask mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+			       IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH |
+			       IB_SA_PATH_REC_REVERSIBLE |
+			       IB_SA_PATH_REC_SERVICE_ID;
+	__be32 flowinfo;
+
+	switch (family) {
+	case AF_INET:
+		rec->qos_class = cpu_to_be16(tos);
+		return mask | IB_SA_PATH_REC_QOS_CLASS;
+	case AF_INET6:
+		flowinfo = ((const struct sockaddr_in6 *)src)->sin6_flowinfo;
+		break;
+	case AF_IB:
+		flowinfo = ((const struct sockaddr_ib *)src)->sib_flowinfo;
+		break;
+	default:
+		return mask;
+	}
+	rec->traffic_class = (u8)(be32_to_cpu(flowinfo) >> 20);
+	return mask | IB_SA_PATH_REC_TRAFFIC_CLASS;
+}
+
+/* ib_sa is done with the path query of @context (an id). */
+static void rcm_route_sa_done(int status, struct sa_path_rec *rec,
+			      RCM_SA_NUM_PRS num_prs, void *context)
+{
+	struct rcm_id *id = context;
+	struct sa_path_rec *path = NULL;
+	struct rcm_uevent *ev;
+	struct mem_cgroup *old;
+
+	mutex_lock(&id->lock);
+	ev = id->route_ev;
+	id->route_ev = NULL;
+	id->sa_query = NULL;
+	if (WARN_ON_ONCE(!ev)) {
+		/* ib_sa calls back once: nothing holds the id for this. */
+		mutex_unlock(&id->lock);
+		return;
+	}
+	if (id->state != RCM_STATE_ROUTE_QUERY) {
+		/* Destroy or device removal won; they report what counts. */
+		rcm_event_free(ev);
+		goto out;
+	}
+	if (!status && (!rec || num_prs < 1))
+		status = -ENODATA;
+	if (!status) {
+		old = rcm_charge_begin(id);
+		path = kmemdup(rec, sizeof(*rec), GFP_KERNEL_ACCOUNT);
+		rcm_charge_end(old);
+		if (!path)
+			status = -ENOMEM;
+	}
+	if (!status) {
+		id->path = path;
+		id->state = RCM_STATE_ROUTE_RESOLVED;
+		trace_cm_resolve_route(id);
+	}
+	/* As in-tree: a failure goes back to ADDR_RESOLVED, ib_sa's status. */
+	rcm_id_resolved(id, ev, status, RCM_EVENT_ROUTE_ERROR,
+			RCM_STATE_ADDR_RESOLVED, RCM_STATE_ROUTE_RESOLVED);
+out:
+	mutex_unlock(&id->lock);
+	rcm_id_put(id);
+}
+
+/*
+ * Ask the SA for @id's path; @id->lock held, state ADDR_RESOLVED on an
+ * InfiniBand port. @ev is the event the callback will deliver.
+ */
+static int rcm_route_ib(struct rcm_id *id, u32 timeout_ms,
+			struct rcm_uevent *ev)
+{
+	const struct sockaddr *dst = &id->dst_addr.sa;
+	struct rdma_dev_addr *da = &id->dev_addr;
+	struct sa_path_rec rec = {};
+	ib_sa_comp_mask mask;
+	int ret;
+
+	rec.rec_type = rdma_cap_opa_ah(id->rdev->ibdev, id->port_num) ?
+		       SA_PATH_REC_TYPE_OPA : SA_PATH_REC_TYPE_IB;
+	rdma_addr_get_sgid(da, &rec.sgid);
+	rdma_addr_get_dgid(da, &rec.dgid);
+	rec.pkey = cpu_to_be16(ib_addr_get_pkey(da));
+	rec.numb_path = 1;
+	rec.reversible = 1;
+	/* rdma_get_service_id(): an AF_IB destination names its own. */
+	if (dst->sa_family == AF_IB)
+		rec.service_id = id->dst_addr.ib.sib_sid;
+	else if (rcm_wire_sid_compose(id->ps, rcm_addr_port(dst),
+				      &rec.service_id))
+		return -EINVAL;
+	mask = rcm_route_ib_mask(id->bind.addr.sa.sa_family, &id->bind.addr.sa,
+				 id->tos, &rec);
+
+	id->route_ev = ev;
+	refcount_inc(&id->ref);		/* the query's */
+	id->state = RCM_STATE_ROUTE_QUERY;
+	/* Its callback takes our lock: it cannot finish before we store. */
+	ret = ib_sa_path_rec_get(&rcm_sa_client, id->rdev->ibdev, id->port_num,
+				 &rec, mask, timeout_ms, GFP_KERNEL,
+				 rcm_route_sa_done, id, &id->sa_query);
+	if (ret < 0) {
+		/* The callback will not run: undo. The caller holds a ref. */
+		id->route_ev = NULL;
+		id->sa_query = NULL;
+		refcount_dec(&id->ref);
+		id->state = RCM_STATE_ADDR_RESOLVED;
+		return ret;
+	}
+	id->sa_query_id = ret;
+	return 0;
+}
+
+/**
+ * rcm_route_cancel() - cancel an id's SA path query, if one is in flight
+ * @id: the id, which destroy or device removal has taken out of
+ *      ROUTE_QUERY; the caller holds its lock
+ *
+ * The callback still comes (-EINTR, or the answer that beat the cancel),
+ * frees the event and drops the query's reference; an answer the SA
+ * sends later finds no query and ib_mad drops it.
+ */
+void rcm_route_cancel(struct rcm_id *id)
+{
+	lockdep_assert_held(&id->lock);
+	if (id->route_ev && id->sa_query)
+		ib_sa_cancel_query(id->sa_query_id, id->sa_query);
+}
+
 int rcm_cmd_resolve_route(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;
@@ -121,8 +306,8 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 
 	/*
 	 * The timeout (or the id's RESOLVE_TIMEOUT option, which replaces
-	 * it) would bound a path query to the subnet administrator; RoCE
-	 * and iWARP routes are built here at once, so nothing waits on it.
+	 * it) bounds the path query to the subnet administrator on
+	 * InfiniBand; RoCE and iWARP routes are built here at once.
 	 */
 	if (cmd->timeout_ms > RCM_MAX_TIMEOUT_MS)
 		return -EINVAL;
@@ -139,23 +324,20 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	}
 	mutex_lock(&id->cmd_lock);
 	mutex_lock(&id->lock);
-	if (id->state != RCM_STATE_ADDR_RESOLVED)
+	if (id->state != RCM_STATE_ADDR_RESOLVED) {
 		ret = rcm_id_state_errno(id);
-	else if (rdma_protocol_ib(id->rdev->ibdev, id->port_num))
-		ret = -EOPNOTSUPP;
-	else if (rdma_protocol_roce(id->rdev->ibdev, id->port_num))
+	} else if (rdma_protocol_ib(id->rdev->ibdev, id->port_num)) {
+		ret = rcm_route_ib(id, id->resolve_timeout_ms ?: cmd->timeout_ms,
+				   ev);
+		if (!ret)
+			ev = NULL;	/* the query's now */
+	} else if (rdma_protocol_roce(id->rdev->ibdev, id->port_num)) {
 		ret = rcm_route_roce(id);
-	if (!ret) {
+	}
+	if (!ret && ev) {
 		id->state = RCM_STATE_ROUTE_RESOLVED;
 		trace_cm_resolve_route(id);
-		rcm_id_info_event(id, ev);
-		/* What the QP a program creates now needs. */
-		rcm_qp_event_attrs(ev, id, BIT(RCM_QPS_INIT));
-		/*
-		 * The id's file, not the command's: a migration may have
-		 * moved the id between the lookup and the locks.
-		 */
-		rcm_event_queue(id->file, ev);
+		rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
 		ev = NULL;
 	}
 	mutex_unlock(&id->lock);
@@ -181,7 +363,9 @@ void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out)
 	*num = 1;
 	memcpy(out->dgid, &path->dgid, sizeof(out->dgid));
 	memcpy(out->sgid, &path->sgid, sizeof(out->sgid));
-	memcpy(out->dmac, path->roce.dmac, sizeof(out->dmac));
+	if (path->rec_type != SA_PATH_REC_TYPE_IB &&
+	    path->rec_type != SA_PATH_REC_TYPE_OPA)
+		memcpy(out->dmac, path->roce.dmac, sizeof(out->dmac));
 	out->hop_limit = path->hop_limit;
 	out->traffic_class = path->traffic_class;
 	out->flow_label = be32_to_cpu(path->flow_label);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite of rcm_route.c: RoCE v2 flow label.
+ * KUnit suite of rcm_route.c: RoCE v2 flow label, the component mask and
+ * QoS of an InfiniBand path query.
  *
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
@@ -58,6 +59,56 @@ static void rcm_route_flow_label_is_the_label_or_a_hash(struct kunit *test)
 			row->want);
 }
 
+/* What every path query asks, whatever the family (cma_query_ib_route()). */
+#define RCM_T_IB_MASK	(IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |	\
+			 IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH | \
+			 IB_SA_PATH_REC_REVERSIBLE |			\
+			 IB_SA_PATH_REC_SERVICE_ID)
+
+/*
+ * rcm_route_ib_mask() of an id of each family: AF_INET asks its TOS as
+ * the QoS class, AF_INET6 and AF_IB the traffic class of the source's
+ * flow info (bits 27:20), nothing else differs.
+ */
+static const struct rcm_t_mask_row {
+	const char *desc;
+	sa_family_t family;
+	u8 tos;
+	u32 flowinfo;
+	ib_sa_comp_mask extra;
+	u16 qos_class;
+	u8 traffic_class;
+} rcm_t_mask_rows[] = {
+	{ "ipv4_asks_qos_class_of_tos", AF_INET, 0xb8, 0,
+	  IB_SA_PATH_REC_QOS_CLASS, 0xb8, 0 },
+	{ "ipv6_asks_traffic_class_of_flowinfo", AF_INET6, 0xb8, 0x0ab12345,
+	  IB_SA_PATH_REC_TRAFFIC_CLASS, 0, 0xab },
+	{ "af_ib_asks_traffic_class_of_flowinfo", AF_IB, 0, 0x04000001,
+	  IB_SA_PATH_REC_TRAFFIC_CLASS, 0, 0x40 },
+};
+
+RCM_KUNIT_PARAMS(rcm_t_mask, rcm_t_mask_rows);
+
+static void rcm_route_ib_mask_is_in_trees(struct kunit *test)
+{
+	const struct rcm_t_mask_row *row = test->param_value;
+	union rcm_sockaddr src = {};
+	struct sa_path_rec rec = {};
+
+	src.sa.sa_family = row->family;
+	if (row->family == AF_INET6)
+		src.in6.sin6_flowinfo = htonl(row->flowinfo);
+	else if (row->family == AF_IB)
+		src.ib.sib_flowinfo = htonl(row->flowinfo);
+	KUNIT_EXPECT_EQ(test,
+			rcm_route_ib_mask(row->family, &src.sa, row->tos, &rec),
+			RCM_T_IB_MASK | row->extra);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(rec.qos_class), row->qos_class);
+	KUNIT_EXPECT_EQ(test, rec.traffic_class, row->traffic_class);
+}
+
 RCM_KUNIT_SUITE(rcm_route,
 		KUNIT_CASE_PARAM(rcm_route_flow_label_is_the_label_or_a_hash,
-				 rcm_t_flow_gen_params));
+				 rcm_t_flow_gen_params),
+		KUNIT_CASE_PARAM(rcm_route_ib_mask_is_in_trees,
+				 rcm_t_mask_gen_params));

@@ -87,6 +87,7 @@ union rcm_wire_addr {
 	struct sockaddr sa;
 	struct sockaddr_in in;
 	struct sockaddr_in6 in6;
+	struct sockaddr_ib ib;
 };
 
 /**

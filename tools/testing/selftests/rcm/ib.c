@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib: native InfiniBand on the test fabric (tools/testing/ibfabric,
+ * rcm_ibfab.ko: ibfab0 and ibfab1, LIDs 1 and 2, a small SA). AF_IB
+ * addresses (bind to a GID, service IDs of the port spaces, resolution
+ * without ARP), and route resolution through the SA: the path as the SA
+ * answered it, its error status and timeout as ROUTE_ERROR, a destroy
+ * while the SA is slow, and a storm of queries with some dropped. The
+ * fabric is loaded here when it is not already there; without its .ko
+ * the program skips.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <rdma/rcm_user.h>
+
+#include "rcm_harness.h"
+
+#ifndef AF_IB
+#define AF_IB 27
+#endif
+
+#define IBFAB_KO "/lib/rcm/rcm_ibfab.ko"
+#define IBFAB_CTL "/sys/kernel/debug/rcm_ibfab/ctl"
+#define IB_SYS "/sys/class/infiniband/"
+/* Linux's struct sockaddr_ib (<rdma/ib.h>, not a uapi header). */
+struct ib_sockaddr {
+	unsigned short sib_family;
+	uint16_t sib_pkey;		/* network order */
+	uint32_t sib_flowinfo;		/* network order */
+	struct in6_addr sib_addr;
+	uint64_t sib_sid;		/* network order */
+	uint64_t sib_sid_mask;		/* network order */
+	uint64_t sib_scope_id;
+};
+
+/* The IP CM service ID range of a port space (RDMA_IB_IP_PS_*), its mask. */
+#define SID_PS(ps) ((uint64_t)(ps) << 16)
+#define PS_MASK 0xFFFFFFFFFFFF0000ULL
+
+/* Load the fabric if needed: 0, or 1 when it cannot be had (skip). */
+static int fabric_up(void)
+{
+	if (access(IB_SYS "ibfab0", F_OK) == 0)
+		return 0;
+	if (access(IBFAB_KO, F_OK))
+		return 1;
+	if (rcm_sh("insmod " IBFAB_KO))
+		return 1;
+	/* rcm's ib_client is called as the devices register: present. */
+	return access(IB_SYS "ibfab0", F_OK) ? 1 : 0;
+}
+
+/* One command to the fabric's control file: 0 or -1. */
+static int fab(const char *cmd)
+{
+	FILE *f = fopen(IBFAB_CTL, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(cmd, f) < 0 ? -1 : 0;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+/* A counter of the fabric's control file, or -1. */
+static long fab_counter(const char *name)
+{
+	char line[256];
+	size_t n = strlen(name);
+	long v = -1;
+	FILE *f = fopen(IBFAB_CTL, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			v = strtol(line + n + 1, NULL, 0);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* GID 0 of port 1 of an RDMA device, from sysfs: 0 or -1. */
+static int dev_gid(const char *dev, struct in6_addr *gid)
+{
+	char path[128], buf[64];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), IB_SYS "%s/ports/1/gids/0", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return inet_pton(AF_INET6, buf, gid) == 1 ? 0 : -1;
+}
+
+/* An AF_IB address: @dev's GID (NULL: zero), P_Key 0xffff, @sid/@mask. */
+static int ib_addr(void *kss, const char *dev, uint64_t sid, uint64_t mask)
+{
+	struct ib_sockaddr *sib = kss;
+
+	memset(kss, 0, sizeof(struct __kernel_sockaddr_storage));
+	sib->sib_family = AF_IB;
+	sib->sib_pkey = htons(0xffff);
+	sib->sib_sid = htobe64(sid);
+	sib->sib_sid_mask = htobe64(mask);
+	return dev ? dev_gid(dev, &sib->sib_addr) : 0;
+}
+
+static int ib_bind(int fd, unsigned int id, const char *dev, uint64_t sid,
+		   uint64_t mask, struct rcm_bind_addr *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->size = sizeof(*b);
+	b->id = id;
+	if (ib_addr(&b->addr, dev, sid, mask))
+		return -2;
+	return ioctl(fd, RCM_IOCTL_BIND_ADDR, b);
+}
+
+/* Resolve @id (bound to @src, NULL: not bound) to @dst's GID. */
+static int ib_resolve(int fd, unsigned int id, const char *src,
+		      const char *dst, uint64_t sid)
+{
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = 2000,
+	};
+
+	if ((src && ib_addr(&r.src, src, 0, 0)) ||
+	    ib_addr(&r.dst, dst, sid, ~0ULL))
+		return -2;
+	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
+}
+
+/* An id of @fd resolved from ibfab0 to ibfab1: its handle, or 0. */
+static unsigned int ib_resolved(int fd, unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+	struct rcm_event ev;
+
+	if (!id || ib_resolve(fd, id, "ibfab0", "ibfab1",
+			      SID_PS(RCM_PS_TCP) | 4791) ||
+	    rcm_expect_event(fd, RCM_EVENT_ADDR_RESOLVED, &ev))
+		return 0;
+	return id;
+}
+
+/*
+ * A listener of @fd on ibfab1's GID in the TCP range, ephemeral port:
+ * its handle (0 on error); *@sid the service ID it took.
+ */
+static unsigned int ib_listener(int fd, uint64_t *sid)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x11);
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+
+	if (!id || ib_bind(fd, id, "ibfab1", 0, 0, &b) ||
+	    rcm_listen(fd, id, 8) || rcm_query(fd, id, &q))
+		return 0;
+	*sid = be64toh(((struct ib_sockaddr *)&q.out_src)->sib_sid);
+	return id;
+}
+
+/* An id of @fd routed from ibfab0 to service ID @sid on ibfab1, or 0. */
+static unsigned int ib_routed(int fd, uint64_t sid, unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+	struct rcm_event ev;
+
+	if (!id || ib_resolve(fd, id, "ibfab0", "ibfab1", sid) ||
+	    rcm_expect_event(fd, RCM_EVENT_ADDR_RESOLVED, &ev) ||
+	    rcm_route(fd, id, 5000) ||
+	    rcm_expect_event(fd, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		return 0;
+	return id;
+}
+
+FIXTURE(ib) {
+	int fd;
+};
+
+FIXTURE_SETUP(ib)
+{
+	self->fd = -1;
+	if (fabric_up())
+		SKIP(return, "no test fabric (" IBFAB_KO ")");
+	ASSERT_EQ(0, fab("sa reset"))
+		TH_LOG("fabric control: %s", strerror(errno));
+	self->fd = rcm_open_dev();
+	ASSERT_LE(0, self->fd)
+		TH_LOG("open: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(ib)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	fab("sa reset");
+}
+
+/* Bound to ibfab0's GID: its port, the TCP service ID range, a port. */
+TEST_F(ib, bind_to_a_gid)
+{
+	unsigned int id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	struct ib_sockaddr *src;
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+	struct in6_addr gid;
+	uint64_t sid;
+
+	ASSERT_EQ(0, dev_gid("ibfab0", &gid));
+	ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab0", 0, 0, &b))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(1, b.out_info.port_num);
+	ASSERT_EQ(0, memcmp(b.out_info.sgid, &gid, 16));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	src = (struct ib_sockaddr *)&q.out_src;
+	sid = be64toh(src->sib_sid);
+	ASSERT_EQ(AF_IB, src->sib_family);
+	ASSERT_EQ(0, memcmp(&src->sib_addr, &gid, 16));
+	ASSERT_EQ(0xffff, ntohs(src->sib_pkey));
+	/* cma_bind_port(): the range's prefix and a port, mask all ones. */
+	ASSERT_TRUE((sid & ~0xffffULL) == SID_PS(RCM_PS_TCP) && (sid & 0xffff))
+		TH_LOG("service ID 0x%llx", (unsigned long long)sid);
+	ASSERT_EQ(~0ULL, be64toh(src->sib_sid_mask));
+
+	/* A TCP id cannot take the IB range; an IB id can take TCP's. */
+	id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 2);
+	ASSERT_ERRNO(ib_bind(self->fd, id, "ibfab0", SID_PS(RCM_PS_IB),
+			     ~0ULL, &b), EPROTONOSUPPORT);
+	id = rcm_create(self->fd, RCM_PS_IB, RCM_QPT_RC, 3);
+	ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab0", SID_PS(RCM_PS_TCP),
+			     PS_MASK, &b))
+		TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	sid = be64toh(((struct ib_sockaddr *)&q.out_src)->sib_sid);
+	ASSERT_EQ(SID_PS(RCM_PS_TCP), sid & ~0xffffULL);
+}
+
+/* A RoCE port's GID is no AF_IB address (cma_validate_port: ENODEV). */
+TEST_F(ib, roce_port_refuses_af_ib)
+{
+	const char *rxe = getenv("RCM_RXE_DEV") ?: "rxe0";
+	unsigned int id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	struct rcm_bind_addr b;
+	int ret;
+
+	if (access(IB_SYS "rxe0", F_OK) && !getenv("RCM_RXE_DEV"))
+		SKIP(return, "no Soft-RoCE device");
+	ret = ib_bind(self->fd, id, rxe, 0, 0, &b);
+	ASSERT_NE(-2, ret)
+		TH_LOG("no GID on %s", rxe);
+	ASSERT_ERRNO(ret, ENODEV);
+}
+
+/* Resolution: no ARP, the GID is the destination, queued at once. */
+TEST_F(ib, resolve_addr)
+{
+	unsigned int id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 7);
+	struct rcm_resolve_addr r = { .size = sizeof(r), .timeout_ms = 2000 };
+	struct in6_addr g0, g1;
+	struct ib_sockaddr *a;
+	struct rcm_query_id q;
+	struct rcm_event ev;
+
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, dev_gid("ibfab1", &g1));
+	ASSERT_EQ(0, ib_resolve(self->fd, id, "ibfab0", "ibfab1",
+				SID_PS(RCM_PS_TCP) | 4791))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ADDR_RESOLVED, &ev));
+	ASSERT_EQ(7, ev.context);
+	ASSERT_EQ(0, ev.status);
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g0, 16));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	a = (struct ib_sockaddr *)&q.out_dst;
+	ASSERT_EQ(AF_IB, a->sib_family);
+	ASSERT_EQ(0, memcmp(&a->sib_addr, &g1, 16));
+	ASSERT_EQ(SID_PS(RCM_PS_TCP) | 4791, be64toh(a->sib_sid));
+
+	/*
+	 * Unbound: cma_resolve_ib_dev() prefers the port that has the
+	 * destination GID itself over one of its subnet.
+	 */
+	id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 8);
+	ASSERT_EQ(0, ib_resolve(self->fd, id, NULL, "ibfab1",
+				SID_PS(RCM_PS_TCP) | 4791))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ADDR_RESOLVED, &ev));
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g1, 16));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	a = (struct ib_sockaddr *)&q.out_src;
+	ASSERT_EQ(AF_IB, a->sib_family);
+	ASSERT_EQ(0, memcmp(&a->sib_addr, &g1, 16));
+
+	/* A P_Key no port has: no port, as in-tree (ENODEV). */
+	r.id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 9);
+	ASSERT_EQ(0, ib_addr(&r.dst, "ibfab1", SID_PS(RCM_PS_TCP) | 1, ~0ULL));
+	((struct ib_sockaddr *)&r.dst)->sib_pkey = htons(0x8123);
+	ASSERT_ERRNO(ioctl(self->fd, RCM_IOCTL_RESOLVE_ADDR, &r), ENODEV);
+}
+
+/* The path is the SA's answer, in the event and in the query. */
+TEST_F(ib, route_from_the_sa)
+{
+	unsigned int id = ib_resolved(self->fd, 11);
+	struct in6_addr g0, g1;
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	long queries;
+
+	ASSERT_TRUE(id)
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, dev_gid("ibfab1", &g1));
+	/* Values of its own, so that none can be a default. */
+	ASSERT_EQ(0, fab("sa path sl 3 mtu 4 rate 7 life 16"));
+	queries = fab_counter("sa_queries");
+	ASSERT_EQ(0, rcm_route(self->fd, id, 5000))
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev));
+	ASSERT_EQ(0, ev.status);
+	ASSERT_EQ(11, ev.context);
+	ASSERT_EQ(queries + 1, fab_counter("sa_queries"));
+	ASSERT_EQ(1, ev.id_info.num_paths);
+	ASSERT_EQ(3, ev.id_info.path.sl);
+	ASSERT_EQ(4, ev.id_info.path.mtu);
+	ASSERT_EQ(7, ev.id_info.path.rate);
+	ASSERT_EQ(16, ev.id_info.path.packet_life_time);
+	ASSERT_EQ(0xffff, ev.id_info.path.pkey);
+	ASSERT_EQ(0, ev.id_info.path.rec_type);
+	ASSERT_EQ(0, memcmp(ev.id_info.path.sgid, &g0, 16));
+	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &g1, 16));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	ASSERT_EQ(1, q.out_num_paths);
+	ASSERT_EQ(0, memcmp(&q.out_path, &ev.id_info.path, sizeof(q.out_path)));
+	/* Resolved once: a second resolution is refused, as in-tree. */
+	ASSERT_ERRNO(rcm_route(self->fd, id, 5000), EINVAL);
+}
+
+/* A MAD status from the SA: ROUTE_ERROR, ib_sa's -EINVAL, and again. */
+TEST_F(ib, sa_error_status)
+{
+	unsigned int id = ib_resolved(self->fd, 12);
+	struct rcm_event ev;
+
+	ASSERT_TRUE(id);
+	ASSERT_EQ(0, fab("sa status 0x0300"));
+	ASSERT_EQ(0, rcm_route(self->fd, id, 5000));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_ERROR, &ev));
+	ASSERT_EQ(-EINVAL, ev.status);
+	ASSERT_EQ(12, ev.context);
+	/* Back to ADDR_RESOLVED: the next query is answered. */
+	ASSERT_EQ(0, rcm_route(self->fd, id, 5000))
+		TH_LOG("route again: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev));
+}
+
+/* An SA that never answers: -ETIMEDOUT within the route's timeout. */
+TEST_F(ib, sa_timeout)
+{
+	unsigned int id = ib_resolved(self->fd, 13);
+	struct timespec t0;
+	struct rcm_event ev;
+	long ms;
+
+	ASSERT_TRUE(id);
+	ASSERT_EQ(0, fab("sa drop 1000"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, rcm_route(self->fd, id, 1000));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_ERROR, &ev));
+	ms = rcm_ms_since(&t0);
+	ASSERT_EQ(-ETIMEDOUT, ev.status);
+	/* ib_sa's retries fit in the timeout; TCG gets slack, no more. */
+	ASSERT_TRUE(ms >= 500 && ms < 1000 + 5000)
+		TH_LOG("ROUTE_ERROR after %ld ms", ms);
+	ASSERT_LE(2, fab_counter("sa_dropped"));
+	ASSERT_EQ(0, fab_counter("sa_answered"));
+}
+
+/*
+ * Destroyed while the SA sits on the answer: the destroy cancels the
+ * query, nothing is reported, and the answer arriving after it is
+ * dropped by ib_mad (a splat would fail the run).
+ */
+TEST_F(ib, destroy_during_slow_sa)
+{
+	unsigned int id = ib_resolved(self->fd, 14);
+	unsigned int other = ib_resolved(self->fd, 15);
+	struct timespec t0;
+	struct rcm_event ev;
+	unsigned int x;
+	long ms;
+	int fd;
+
+	ASSERT_TRUE(id && other);
+	ASSERT_EQ(0, fab("sa delay 6000"));
+	ASSERT_EQ(0, rcm_route(self->fd, id, 30000));
+	ASSERT_EQ(0, rcm_route(self->fd, other, 30000));
+	/* Both queries are at the SA before the destroy. */
+	ASSERT_TRUE(RCM_WAIT_FOR(fab_counter("sa_answered") == 2, 30000));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, rcm_destroy(self->fd, id))
+		TH_LOG("destroy: %s", strerror(errno));
+	/*
+	 * Cancelled, not waited out: the query's callback (-EINTR) comes
+	 * at once, the answer only 6 s after it was asked for.
+	 */
+	ms = rcm_ms_since(&t0);
+	ASSERT_GT(3000, ms)
+		TH_LOG("destroy took %ld ms", ms);
+	/* The other id's late answer is the only event. */
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev));
+	ASSERT_EQ(15, ev.context);
+	ASSERT_FALSE(rcm_readable(self->fd, 500));
+	/* A file closed with a query in flight. */
+	fd = rcm_open_dev();
+	x = ib_resolved(fd, 16);
+	ASSERT_TRUE(x);
+	ASSERT_EQ(0, rcm_route(fd, x, 20000));
+	close(fd);
+}
+
+/*
+ * A storm: 200 ids query at once, the SA drops 20 of the queries; ib_sa
+ * retries them. Every id ends in exactly one event.
+ */
+#define STORM 200
+TEST_F(ib, storm_with_drops)
+{
+	static unsigned int ids[STORM];
+	static int seen[STORM];
+	struct rcm_event ev;
+	int i, got = 0, ok = 0;
+
+	for (i = 0; i < STORM; i++) {
+		ids[i] = ib_resolved(self->fd, i);
+		ASSERT_TRUE(ids[i])
+			TH_LOG("id %d: %s", i, strerror(errno));
+	}
+	ASSERT_EQ(0, fab("sa drop 20"));
+	for (i = 0; i < STORM; i++)
+		ASSERT_EQ(0, rcm_route(self->fd, ids[i], 30000))
+			TH_LOG("route %d: %s", i, strerror(errno));
+	while (got < STORM && rcm_wait_event(self->fd, 120000, &ev) == 0) {
+		ASSERT_TRUE(ev.context < STORM)
+			TH_LOG("context %llu", (unsigned long long)ev.context);
+		ASSERT_TRUE(ev.event == RCM_EVENT_ROUTE_RESOLVED ||
+			    ev.event == RCM_EVENT_ROUTE_ERROR)
+			TH_LOG("event %u", ev.event);
+		seen[ev.context]++;
+		ok += ev.event == RCM_EVENT_ROUTE_RESOLVED;
+		got++;
+	}
+	ASSERT_EQ(STORM, got);
+	for (i = 0; i < STORM && seen[i] == 1; i++)
+		;
+	ASSERT_EQ(STORM, i)
+		TH_LOG("id %d: %d events", i, seen[i % STORM]);
+	ASSERT_FALSE(rcm_readable(self->fd, 500));
+	TH_LOG("%d resolved, %d errors, %ld dropped", ok, STORM - ok,
+	       fab_counter("sa_dropped"));
+	ASSERT_EQ(20, fab_counter("sa_dropped"));
+	/* A retried query gets its answer: all resolve. */
+	ASSERT_EQ(STORM, ok);
+}
+
+/*
+ * rcm to rcm over the fabric, AF_IB: the REQ on the SA's path with the
+ * user's bytes alone (no CMA header), REP, RTU, DREQ, DREP. The QP
+ * numbers are the test's: no QP stands behind them.
+ */
+TEST_F(ib, connect_accept_disconnect)
+{
+	static const char hello[] = "hello over ib";
+	int s = self->fd, c = rcm_open_dev();
+	struct in6_addr g0, g1;
+	struct rcm_query_id q;
+	struct ib_sockaddr *a;
+	unsigned int lid, cid, rid;
+	struct rcm_event ev;
+	uint64_t sid = 0;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, dev_gid("ibfab1", &g1));
+	lid = ib_listener(s, &sid);
+	ASSERT_TRUE(lid)
+		TH_LOG("listen: %s", strerror(errno));
+	cid = ib_routed(c, sid, 7);
+	ASSERT_TRUE(cid)
+		TH_LOG("route: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x1234, hello))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev));
+	ASSERT_EQ(lid, ev.listen_id);
+	ASSERT_EQ(0x1234, ev.conn.qp_num);
+	/* At offset 0: no header before it, all 92 bytes the user's. */
+	ASSERT_EQ(0, memcmp(ev.private_data, hello, sizeof(hello)));
+	rid = ev.id;
+	ASSERT_EQ(1, ev.id_info.num_paths);
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g1, 16));
+	ASSERT_EQ(0, rcm_query(s, rid, &q));
+	a = (struct ib_sockaddr *)&q.out_src;
+	ASSERT_TRUE(a->sib_family == AF_IB && be64toh(a->sib_sid) == sid &&
+		    !memcmp(&a->sib_addr, &g1, 16))
+		TH_LOG("request id's source: family %u sid 0x%llx",
+		       a->sib_family, (unsigned long long)be64toh(a->sib_sid));
+	a = (struct ib_sockaddr *)&q.out_dst;
+	ASSERT_TRUE(a->sib_family == AF_IB && !memcmp(&a->sib_addr, &g0, 16));
+
+	ASSERT_EQ(0, rcm_accept(s, rid, 0x5678, 8, "welcome"))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev));
+	ASSERT_EQ(0x5678, ev.conn.qp_num);
+	ASSERT_EQ(0, memcmp(ev.private_data, "welcome", 8));
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_ESTABLISH, cid))
+		TH_LOG("establish: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_ESTABLISHED, &ev));
+	ASSERT_EQ(rid, ev.id);
+
+	/* DREQ: the passive side hears it; its disconnect is the DREP. */
+	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev));
+	ASSERT_EQ(rid, ev.id);
+	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev));
+	ASSERT_EQ(cid, ev.id);
+	close(c);
+}
+
+/* A reject's private data reaches the active side, as does its reason. */
+TEST_F(ib, reject_with_private_data)
+{
+	int s = self->fd, c = rcm_open_dev();
+	unsigned int lid, cid;
+	struct rcm_event ev;
+	uint64_t sid = 0;
+
+	ASSERT_LE(0, c);
+	lid = ib_listener(s, &sid);
+	cid = ib_routed(c, sid, 9);
+	ASSERT_TRUE(lid && cid);
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x4321, NULL));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev));
+	ASSERT_EQ(0, rcm_reject(s, ev.id, "not today"))
+		TH_LOG("reject: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev));
+	ASSERT_EQ(cid, ev.id);
+	/* IB_CM_REJ_CONSUMER_DEFINED, as in-tree reports it. */
+	ASSERT_EQ(28, ev.status);
+	ASSERT_EQ(0, memcmp(ev.private_data, "not today", 10));
+	close(c);
+}
+
+/*
+ * The fabric goes away with a query in flight: the removal cancels it,
+ * the id reports DEVICE_REMOVAL and nothing else. Last: the next
+ * program loads the fabric again.
+ */
+TEST_F(ib, device_removal_during_query)
+{
+	unsigned int id = ib_resolved(self->fd, 17);
+	struct rcm_event ev;
+
+	ASSERT_TRUE(id);
+	ASSERT_EQ(0, fab("sa delay 6000"));
+	ASSERT_EQ(0, rcm_route(self->fd, id, 30000));
+	ASSERT_TRUE(RCM_WAIT_FOR(fab_counter("sa_answered") == 1, 30000));
+	ASSERT_EQ(0, rcm_sh("rmmod rcm_ibfab"))
+		TH_LOG("rmmod rcm_ibfab failed");
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_DEVICE_REMOVAL, &ev));
+	ASSERT_EQ(17, ev.context);
+	ASSERT_FALSE(rcm_readable(self->fd, 500));
+	ASSERT_EQ(0, rcm_destroy(self->fd, id));
+}
+
+TEST_HARNESS_MAIN
