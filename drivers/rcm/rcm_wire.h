@@ -78,10 +78,11 @@ struct rcm_wire_hdr {
 };
 
 /**
- * union rcm_wire_addr - an AF_INET or AF_INET6 socket address
+ * union rcm_wire_addr - an AF_INET, AF_INET6 or AF_IB socket address
  * @sa: the family
  * @in: AF_INET
  * @in6: AF_INET6
+ * @ib: AF_IB (a request on InfiniBand without a CMA header)
  */
 union rcm_wire_addr {
 	struct sockaddr sa;

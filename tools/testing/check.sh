@@ -165,14 +165,18 @@ test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' 
 # stress, churn, fuzz, faults), SIDR, multicast, hostile_peer and the
 # userlib's programs; the first, after KUnit, the rest. Their tests wait as much as they compute, so
 # two guests finish well before one would.
-test_b_re='ibfabric\|iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
+test_b_re='ibfabric\|ib\|iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
 test_tests_b=
 if [ -z "${RCM_TESTS:-}" ]; then
-	test_tests_b=$(echo "$test_tests" | tr , '\n' | grep -x "$test_b_re" | paste -sd,)
+	# ibfabric first: ib's last case unloads the fabric.
+	test_tests_b=$(echo "$test_tests" | tr , '\n' | grep -x "$test_b_re" |
+		awk '$0 == "ibfabric" { print; next }
+			{ rest = rest $0 "\n" } END { printf "%s", rest }' | paste -sd,)
 	test_tests=$(echo "$test_tests" | tr , '\n' | grep -vx "$test_b_re" | paste -sd,)
 fi
 # The InfiniBand test fabric runs on the test kernel only: it proves
-# ib_core's and ib_cm's code paths, which KASAN watches there.
+# ib_core's and ib_cm's code paths, which KASAN watches there; so does
+# ib, rcm's AF_IB and SA routes on it.
 # Debian's 6.1 is the test kernel's own source (linux-source-6.1 of the
 # same version) without the debug options, so rcm's selftests and the
 # rcm half of the userlib's programs, which the test kernel runs under
@@ -189,7 +193,7 @@ guest_tests=${RCM_TESTS:-$(echo "$all_tests" |
 # kernel runs chaos, stress, udaddy and churn, 6.1 the stacks, rping,
 # udaddy and churn, the pair rping across 6.1 and 6.12).
 d612_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -vx 'rping_quick\|ibfabric\|apps\|rping\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
+	grep -vx 'rping_quick\|ibfabric\|ib\|apps\|rping\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}

@@ -213,7 +213,8 @@ struct rcm_path {
  *             attached
  * @sgid: the source GID the id uses, zero when not attached
  * @src: local address: a struct sockaddr_in or sockaddr_in6, family 0
- *       before the id is bound
+ *       before the id is bound and for an AF_IB id (a sockaddr_ib does
+ *       not fit: RCM_IOCTL_QUERY_ID's out_src has it)
  * @dst: remote address, the same way
  * @path: the path when @num_paths is 1
  * @flags: RCM_ID_INFO_IBDEV_INDEX when @ibdev_index is set (the id is
@@ -247,7 +248,9 @@ struct rcm_id_info {
  * @reserved: Must be 0
  * @addr: a struct sockaddr_in or sockaddr_in6 (the rest zero). Port 0
  *        takes a free ephemeral port. An IPv6 link-local address needs
- *        its scope id.
+ *        its scope id. Or a struct sockaddr_ib: its GID names an
+ *        InfiniBand port, its service ID and mask the port space and
+ *        port (as in-tree), its P_Key the partition.
  * @out_info: the id once bound: its address with the port taken, and the
  *            device it attached to, if any
  *
@@ -255,8 +258,10 @@ struct rcm_id_info {
  * own it. Errors: ENOENT, EINVAL (already bound, link-local without
  * scope, non-zero bytes after the sockaddr), EAFNOSUPPORT,
  * EADDRNOTAVAIL (not local, or no free port), ENODEV (no RDMA device
- * owns the address), EACCES (port below 1024 without
- * CAP_NET_BIND_SERVICE), EADDRINUSE.
+ * owns the address; an AF_IB GID of no InfiniBand port),
+ * EPROTONOSUPPORT (an AF_IB service ID of no port space the id may
+ * use), EACCES (port below 1024 without CAP_NET_BIND_SERVICE),
+ * EADDRINUSE.
  */
 struct rcm_bind_addr {
 	__u32 size;
@@ -280,7 +285,9 @@ struct rcm_bind_addr {
  * @timeout_ms: wait for the neighbour, 0..RCM_MAX_TIMEOUT_MS
  * @src: an unbound id is bound to it first (family 0: the wildcard of
  *       @dst's family, ephemeral port)
- * @dst: destination, AF_INET or AF_INET6
+ * @dst: destination, AF_INET, AF_INET6 or AF_IB (its GID is used as
+ *       given: no neighbour to resolve; the source port is the bound
+ *       one, else the port with that GID or on its subnet prefix)
  *
  * Completes with RCM_EVENT_ADDR_RESOLVED or RCM_EVENT_ADDR_ERROR.
  * Errors: those of RCM_IOCTL_BIND_ADDR, EINVAL (resolved or resolving,
@@ -307,7 +314,7 @@ struct rcm_resolve_addr {
  * @out_port_num: as struct rcm_id_info's @port_num
  * @out_node_guid: @node_guid
  * @out_sgid: @sgid
- * @out_src: @src, as a sockaddr_storage
+ * @out_src: @src, as a sockaddr_storage (an AF_IB id's sockaddr_ib)
  * @out_dst: @dst, the same way
  * @out_num_paths: @num_paths
  * @out_reserved: 0
@@ -340,13 +347,18 @@ struct rcm_query_id {
  * @size: sizeof(struct rcm_resolve_route)
  * @flags: Must be 0
  * @id: the id, whose address is resolved
- * @timeout_ms: bound on a path query, 0..RCM_MAX_TIMEOUT_MS (RoCE and
- *              iWARP routes are built at once)
+ * @timeout_ms: bound on the subnet administrator's path query on
+ *              InfiniBand, 0..RCM_MAX_TIMEOUT_MS (RoCE and iWARP routes
+ *              are built at once)
  *
- * Completes with RCM_EVENT_ROUTE_RESOLVED, queued before the call
- * returns. Errors: ENOENT, EINVAL (address not resolved, already routed,
- * timeout out of range), ENODEV (the netdev is gone), EOPNOTSUPP (an
- * InfiniBand port), ENOBUFS, ENOMEM.
+ * On RoCE and iWARP, completes with RCM_EVENT_ROUTE_RESOLVED, queued
+ * before the call returns. On InfiniBand, the SA's PathRecord answer
+ * comes later: RCM_EVENT_ROUTE_RESOLVED, or RCM_EVENT_ROUTE_ERROR with
+ * ib_sa's status (-EINVAL for an SA error status, -ETIMEDOUT) and the
+ * id back in its address-resolved state; a destroy or the device's
+ * removal cancels the query. Errors: ENOENT, EINVAL (address not
+ * resolved, already routed or routing, timeout out of range), ENODEV
+ * (the netdev is gone), ENOBUFS, ENOMEM.
  */
 struct rcm_resolve_route {
 	__u32 size;

@@ -55,8 +55,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-/* 6.12 moved the unaligned accessors from asm/ to linux/. */
-#if __has_include(<linux/unaligned.h>)
+/*
+ * 6.12 moved the unaligned accessors from asm/ to linux/ (the quotes:
+ * checkpatch reads <...> in an #if as comparisons).
+ */
+#if __has_include("linux/unaligned.h")
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
