@@ -17,8 +17,6 @@
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
 
-#include <rdma/ib_cm.h>
-
 #include "rcm_priv.h"
 #include "rcm_trace.h"
 
@@ -179,12 +177,12 @@ int rcm_cmd_connect(struct file *filp, void *arg)
 	}
 	ret = rcm_ib_connect(id, cmd, &param, udata, &cm_id);
 out:
-	if (!ret && !rcm_id_is_ud(id))
-		id->qp_num = cmd->qp_num;
-	if (!ret && rcm_id_is_ud(id))
+	if (!ret && rcm_id_is_ud(id)) {
 		trace_cm_send_sidr_req(id);
-	else if (!ret)
+	} else if (!ret) {
+		id->qp_num = cmd->qp_num;
 		trace_cm_send_req(id);
+	}
 	/*
 	 * Never sent: no handler can be running; destroyed without locks,
 	 * the device held until then (the id may be detached meanwhile).

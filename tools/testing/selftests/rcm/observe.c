@@ -268,22 +268,6 @@ TEST(rcm_stat_lists_another_process)
 	close(p[1]);
 }
 
-/* A line of @trace with @event and, after it, @needle. */
-static bool trace_line_has(const char *trace, const char *event,
-			   const char *needle)
-{
-	const char *at = trace, *nl, *hit;
-
-	while ((at = strstr(at, event))) {
-		nl = strchr(at, '\n');
-		hit = strstr(at, needle);
-		if (hit && (!nl || hit < nl))
-			return true;
-		at += strlen(event);
-	}
-	return false;
-}
-
 TEST(tracepoints_fire)
 {
 	static const char *const want[] = {
@@ -324,10 +308,10 @@ TEST(tracepoints_fire)
 	}
 	/* After the id's number (cm.id), which observe_ids checks. */
 	snprintf(needle, sizeof(needle), " handle=%u ps=0x106 ", cid);
-	ASSERT_TRUE(trace_line_has(trace, "cm_send_req: cm.id=", needle))
+	ASSERT_TRUE(rcm_trace_line(trace, "cm_send_req: cm.id=", needle))
 		TH_LOG("no cm_send_req line with \"%s\"", needle);
 	snprintf(needle, sizeof(needle), " handle=%u ps=0x106 ", lid);
-	ASSERT_TRUE(trace_line_has(trace, "cm_listen: cm.id=", needle))
+	ASSERT_TRUE(rcm_trace_line(trace, "cm_listen: cm.id=", needle))
 		TH_LOG("no cm_listen line with \"%s\"", needle);
 	ASSERT_NE(NULL, strstr(trace, "event=CONNECT_REQUEST status=0"))
 		TH_LOG("no CONNECT_REQUEST event in the trace");

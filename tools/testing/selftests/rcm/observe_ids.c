@@ -94,28 +94,6 @@ static int parse_listing(char *json, struct listed *l, int max)
 	return n;
 }
 
-/* A trace line of process @pid (any, 0) with @needle in it. */
-static bool traced(const char *trace, pid_t pid, const char *needle)
-{
-	const char *p = trace, *nl, *at;
-	char task[24];
-
-	snprintf(task, sizeof(task), "-%d ", pid);
-	while ((at = strstr(p, needle))) {
-		const char *bol = at;
-
-		while (bol > trace && bol[-1] != '\n')
-			bol--;
-		nl = strchr(at, '\n');
-		if (!pid || memmem(bol, at - bol, task, strlen(task)))
-			return true;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return false;
-}
-
 /* A child's ids, then a byte on @w, then a wait for its end. */
 static void holder(const char *ip, int w, bool connecting)
 {
@@ -141,7 +119,7 @@ TEST(listing_matches_trace)
 	unsigned short port;
 	pid_t pid[2];
 	int p[2], i, j, n, mine = 0, st;
-	char cmd[128], needle[96], c;
+	char cmd[128], needle[96], task[24], c;
 	int ret;
 
 	if (!ip)
@@ -178,8 +156,10 @@ TEST(listing_matches_trace)
 		snprintf(needle, sizeof(needle),
 			 "cm_id_create: cm.id=%u handle=%u ", l[i].id,
 			 l[i].handle);
-		EXPECT_TRUE(traced(trace, strcmp(l[i].role, "passive") ?
-				   l[i].pid : 0, needle))
+		/* The task column, "comm-PID", comes first. */
+		snprintf(task, sizeof(task), "-%u ", l[i].pid);
+		EXPECT_TRUE(rcm_trace_line(trace, strcmp(l[i].role, "passive") ?
+					   task : "", needle))
 			TH_LOG("no \"%s\" of process %u in the trace", needle,
 			       l[i].pid);
 		for (j = 0; j < i; j++)

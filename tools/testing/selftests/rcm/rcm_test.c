@@ -796,3 +796,19 @@ size_t rcm_trace_stop(char *buf, size_t size)
 	buf[n] = '\0';
 	return n;
 }
+
+bool rcm_trace_line(const char *trace, const char *first, const char *then)
+{
+	const char *line = trace, *eol, *at;
+
+	for (; *line; line = eol + 1) {
+		eol = strchrnul(line, '\n');
+		at = memmem(line, eol - line, first, strlen(first));
+		if (at && memmem(at + strlen(first), eol - at - strlen(first),
+				 then, strlen(then)))
+			return true;
+		if (!*eol)
+			break;
+	}
+	return false;
+}

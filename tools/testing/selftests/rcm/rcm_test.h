@@ -295,5 +295,10 @@ int rcm_trace_start(void);
  * (NUL-terminated, cut at @size - 1): its length.
  */
 size_t rcm_trace_stop(char *buf, size_t size);
+/*
+ * A line of @trace (from rcm_trace_stop()) with @first in it and, after
+ * it on the same line, @then ("" matches anywhere).
+ */
+bool rcm_trace_line(const char *trace, const char *first, const char *then);
 
 #endif /* RCM_TEST_H */
