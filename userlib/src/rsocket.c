@@ -196,6 +196,21 @@ RCM_EXPORT int rlisten(int socket, int backlog)
 	return 0;
 }
 
+/*
+ * Once connected, the CM channel is read only after poll(2) said it is
+ * readable, by whichever waiter comes first (rs_cm_event()): O_NONBLOCK,
+ * so that the others do not block on what the first one took.
+ */
+static int rs_cm_nonblock(struct rsock *rs)
+{
+	if (rs_set_fd_nonblock(rs->cm_id->channel->fd, true)) {
+		rs->state = RS_ERROR;
+		rs->err = errno;
+		return -1;
+	}
+	return 0;
+}
+
 /* Reject and forget a request that is not an rsocket's. */
 static void rs_refuse(struct rdma_cm_id *id)
 {
@@ -252,7 +267,7 @@ static struct rsock *rs_accept_one(struct rsock *l)
 			continue;
 		}
 		rs->state = RS_CONNECT_RDWR;
-		if (rs_insert(rs, id->channel->fd)) {
+		if (rs_cm_nonblock(rs) || rs_insert(rs, id->channel->fd)) {
 			rs_free(rs);
 			errno = ENOMEM;
 			return NULL;
@@ -321,7 +336,7 @@ static int rs_connected(struct rsock *rs)
 	memcpy(&cresp, ev->param.conn.private_data, sizeof(cresp));
 	rs_save_conn_data(rs, &cresp);
 	rs->state = RS_CONNECT_RDWR;
-	return 0;
+	return rs_cm_nonblock(rs);
 }
 
 /**
