@@ -391,24 +391,28 @@ static int rs_post(struct rsock *rs, struct ibv_send_wr *wr)
 	return errno ? -1 : 0;
 }
 
+/* iWARP: a message as an inline SEND of its 32 bits. */
+static int rs_post_send_msg(struct rsock *rs, uint64_t wr_id, uint32_t msg)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)&msg, .length = sizeof(msg) };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_INLINE,
+	};
+
+	return rs_post(rs, &wr);
+}
+
 /* A message without data: a zero-length write with immediate. */
 static int rs_post_msg(struct rsock *rs, uint32_t msg)
 {
-	struct ibv_send_wr wr = { .wr_id = msg };
-	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = msg, .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.imm_data = htobe32(msg),
+	};
 
-	if (!(rs->opts & RS_OPT_MSG_SEND)) {
-		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-		wr.imm_data = htobe32(msg);
-	} else {
-		sge.addr = (uintptr_t)&msg;
-		sge.length = sizeof(msg);
-		sge.lkey = 0;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_INLINE;
-	}
+	if (rs->opts & RS_OPT_MSG_SEND)
+		return rs_post_send_msg(rs, msg, msg);
 	return rs_post(rs, &wr);
 }
 
@@ -436,25 +440,15 @@ static int rs_post_write_msg(struct rsock *rs, struct ibv_sge *sgl, int nsge,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .send_flags = flags,
 		.imm_data = htobe32(msg),
 	};
-	struct ibv_sge sge;
 
 	wr.wr.rdma.remote_addr = addr;
 	wr.wr.rdma.rkey = rkey;
 	if (!(rs->opts & RS_OPT_MSG_SEND))
 		return rs_post(rs, &wr);
-
 	if (rs_post_write(rs, sgl, nsge, msg, flags, addr, rkey))
 		return -1;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = RS_MSG(RS_MSG_OP(msg), 0) | RS_WR_MSG_SEND;
-	sge.addr = (uintptr_t)&msg;
-	sge.length = sizeof(msg);
-	sge.lkey = 0;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_INLINE;
-	return rs_post(rs, &wr);
+	return rs_post_send_msg(rs, RS_MSG(RS_MSG_OP(msg), 0) | RS_WR_MSG_SEND,
+				msg);
 }
 
 bool rs_ctrl_avail(struct rsock *rs)

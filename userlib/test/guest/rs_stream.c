@@ -6,6 +6,7 @@
  * do not reach. kselftest TAP.
  *
  *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *   RCM_ADDR_SIW     IPv4 address of the soft-iWARP device (optional)
  *
  * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
  * distribution's librdmacm on rdma_ucm, and must pass the same way).
@@ -18,9 +19,10 @@
  *    rsend, rrecv, rsetsockopt and rfcntl fail with EBADF, and rclose()
  *    returns the positive EBADF (librdmacm's convention).
  * 2. rpoll_readiness: on a connected pair, rpoll() says POLLOUT and not
- *    POLLIN before data; POLLIN once 100 000 bytes were sent (which a
- *    MSG_WAITALL rrecv then reads intact), together with an ordinary
- *    pipe's POLLIN in the same call; rselect() agrees.
+ *    POLLIN before data; POLLIN once 60 000 bytes were sent (which a
+ *    MSG_WAITALL rrecv then reads intact; less than the half of the
+ *    receive buffer a connection grants first), together with an
+ *    ordinary pipe's POLLIN in the same call; rselect() agrees.
  * 3. nonblocking_connect: on an O_NONBLOCK rsocket rconnect() is
  *    EINPROGRESS; rpoll(POLLOUT) completes it, SO_ERROR is then 0, an
  *    empty rrecv is EAGAIN, and data flows both ways.
@@ -36,6 +38,10 @@
  *    a real rsocket.
  * 6. wrong_version_reply: an rsocket's rconnect() to a plain CM server
  *    that accepts with version 2 in its reply fails with ENOTSUP.
+ *
+ * 7. iwarp_stream: over soft-iWARP ($RCM_ADDR_SIW; skipped without it),
+ *    where no immediate data exists and every message is an inline SEND
+ *    after its write, 60 000 bytes go each way intact, with rpoll().
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
@@ -214,7 +220,7 @@ TEST(closed_rsocket_ebadf)
 
 TEST(rpoll_readiness)
 {
-	static uint8_t out[100000], in[100000];
+	static uint8_t out[60000], in[60000];
 	struct pollfd p[2];
 	struct timeval tv = { .tv_sec = 10 };
 	fd_set rd;
@@ -481,6 +487,34 @@ TEST(wrong_version_reply)
 	guest_destroy_id(r.id);
 	rdma_destroy_id(r.listen);
 	rdma_destroy_event_channel(r.ch);
+}
+
+TEST(iwarp_stream)
+{
+	static uint8_t out[60000], in[60000];
+	struct pollfd p;
+	size_t got = 0;
+	ssize_t n;
+	int c, s;
+
+	GUEST_ENV_OR_SKIP(siw, "RCM_ADDR_SIW");
+	ASSERT_TRUE(pair_up(siw, &c, &s));
+	pattern(out, sizeof(out), 5);
+	ASSERT_TRUE(send_all(c, out, sizeof(out)));
+	ASSERT_EQ((ssize_t)sizeof(in), rrecv(s, in, sizeof(in), MSG_WAITALL));
+	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	ASSERT_TRUE(send_all(s, out, sizeof(out)));
+	memset(in, 0, sizeof(in));
+	while (got < sizeof(in)) {
+		p = (struct pollfd){ .fd = c, .events = POLLIN };
+		ASSERT_EQ(1, rpoll(&p, 1, 10000));
+		n = rrecv(c, in + got, sizeof(in) - got, MSG_DONTWAIT);
+		ASSERT_LT(0, n);
+		got += n;
+	}
+	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	EXPECT_EQ(0, rclose(c));
+	EXPECT_EQ(0, rclose(s));
 }
 
 RCM_TEST_MAIN
