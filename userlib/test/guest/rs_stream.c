@@ -238,6 +238,10 @@ TEST(rpoll_readiness)
 
 	pattern(out, sizeof(out), 3);
 	ASSERT_TRUE(send_all(s, out, sizeof(out)));
+	/* The data arrives in its own time; then both are ready at once. */
+	p[0] = (struct pollfd){ .fd = c, .events = POLLIN };
+	ASSERT_EQ(1, rpoll(p, 1, 10000));
+	EXPECT_EQ(POLLIN, p[0].revents);
 	ASSERT_EQ(1, write(pfd[1], "x", 1));
 	p[0] = (struct pollfd){ .fd = c, .events = POLLIN };
 	p[1] = (struct pollfd){ .fd = pfd[0], .events = POLLIN };
