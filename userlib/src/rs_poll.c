@@ -57,8 +57,16 @@ static short rs_poll_rs(struct rsock *rs, short events, struct pollfd *wait)
 			revents |= POLLIN;
 		if ((events & POLLOUT) && rs_can_send(rs))
 			revents |= POLLOUT;
-		if (!(rs->state & RS_CONNECTED))
-			revents |= (rs->state & RS_DISCONNECTED) ? POLLHUP : POLLERR;
+		/*
+		 * Unlike librdmacm 44: to a reader (POLLIN), the peer's end is
+		 * POLLHUP only once what it sent before has been read, so
+		 * that a reader that stops at POLLHUP loses no data.
+		 */
+		if (rs->state & RS_ERROR)
+			revents |= POLLERR;
+		else if ((rs->state & RS_DISCONNECTED) &&
+			 !((events & POLLIN) && rs_have_rdata(rs)))
+			revents |= POLLHUP;
 		if (!revents && wait) {
 			/* Arm, and poll once more for what came meanwhile. */
 			rs_process(rs, false, rs_cq_is_armed);
