@@ -27,7 +27,9 @@
  *    EINPROGRESS; rpoll(POLLOUT) completes it, SO_ERROR is then 0, an
  *    empty rrecv is EAGAIN, and data flows both ways.
  * 4. peer_dies_mid_transfer: a child process connects, sends 65 536
- *    bytes and exits without closing: the survivor reads them all, then
+ *    bytes and exits without closing: the survivor reads what arrived
+ *    (a prefix of them, intact: writes still in flight when the child's
+ *    QP went may be lost, as librdmacm on Debian's 6.12 showed), then
  *    rrecv() returns 0 (the end of the stream), and rsend() fails with
  *    ECONNRESET once the room the peer granted last is used up (until
  *    then librdmacm posts writes without looking, and so does rcm),
@@ -355,8 +357,11 @@ TEST(peer_dies_mid_transfer)
 			break;
 		got += n;
 	}
-	EXPECT_EQ(sizeof(in), got);
-	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	/* What arrived is what was sent: the writes still in flight when
+	 * the child's QP went may be lost, as a TCP peer's reset loses.
+	 */
+	EXPECT_LT(0, got);
+	EXPECT_EQ(0, memcmp(in, out, got));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	/* The end of the stream; sends fail once the last grant is used. */
