@@ -19,7 +19,11 @@
  * - tracepoints_fire: with the rcm tracepoints enabled in tracefs, one
  *   connection's life - create, resolve, route, listen, request,
  *   accept, RTU, disconnect, destroy, events queued and read - leaves
- *   each of its events in the trace, naming the ids' handles.
+ *   each of its events in the trace, naming the ids' handles;
+ * - refused_requests_are_traced: a request no id takes (the second on a
+ *   listener of backlog 1 that reads none) leaves a cm_req_refused line
+ *   naming the listener, reason backlog-full, result -ENOMEM (for
+ *   which ib_cm drops the REQ without a REJ).
  *
  * Needs RCM_ADDR_RXE from the guest; the trace case tracefs (mounted
  * here if it is not).
@@ -315,6 +319,59 @@ TEST(tracepoints_fire)
 		TH_LOG("no cm_listen line with \"%s\"", needle);
 	ASSERT_NE(NULL, strstr(trace, "event=CONNECT_REQUEST status=0"))
 		TH_LOG("no CONNECT_REQUEST event in the trace");
+}
+
+/*
+ * A request no id takes is traced with its reason: here the second of
+ * two requests on a listener of backlog 1 that reads neither, which
+ * ib_cm drops for the peer to retry until its connect times out.
+ */
+TEST(refused_requests_are_traced)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned short port = 0;
+	static char trace[1 << 18];
+	unsigned int lid, a, b;
+	struct rcm_event ev;
+	char needle[64];
+	int s, c, ret;
+
+	if (!ip)
+		SKIP(return, "no RCM_ADDR_RXE");
+	ret = rcm_trace_start();
+	if (ret && errno == ENOENT)
+		SKIP(return, "no rcm events in tracefs");
+	ASSERT_EQ(0, ret)
+		TH_LOG("cannot enable: %s", strerror(errno));
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	lid = rcm_listener(s, ip, &port, 0xb1, 1);
+	a = rcm_routed_id(c, ip, port, 0xa);
+	b = rcm_routed_id(c, ip, port, 0xb);
+	ASSERT_TRUE(lid && a && b)
+		TH_LOG("listener and clients: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_set_option(c, b, RCM_OPTION_ID,
+				    RCM_OPTION_ID_CONNECT_TIMEOUT, 3000))
+		TH_LOG("connect timeout: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_connect(c, a, 0x10, "first"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_TRUE(rcm_readable(s, 30000))
+		TH_LOG("no request within 30 s");
+	ASSERT_EQ(0, rcm_connect(c, b, 0x11, "second"))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_wait_event(c, 40000, &ev))
+		TH_LOG("second client: no event");
+	ASSERT_TRUE(ev.event == RCM_EVENT_UNREACHABLE && ev.id == b)
+		TH_LOG("second client: event %u status %d, want UNREACHABLE",
+		       ev.event, ev.status);
+	close(c);
+	close(s);
+	rcm_trace_stop(trace, sizeof(trace));
+	snprintf(needle, sizeof(needle), " handle=%u device=", lid);
+	ASSERT_TRUE(rcm_trace_line(trace, "cm_req_refused: cm.id=", needle))
+		TH_LOG("no cm_req_refused line of listener %u", lid);
+	ASSERT_TRUE(rcm_trace_line(trace, needle, " reason=backlog-full result=-12"))
+		TH_LOG("the refusal is not traced as backlog-full, -ENOMEM");
 }
 
 int main(void)
