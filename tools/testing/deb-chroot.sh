@@ -9,8 +9,8 @@
 #
 # Made once by mmdebstrap (variant buildd) with apt-get build-dep of
 # debian/control, and kept in RCM_CACHE (default /var/cache/rcm) under
-# the checksum of debian/control's source paragraph: a change of the
-# Build-Depends makes a new one (and removes the old). About 6 minutes
+# the checksum of debian/control's Build-Depends: a change of them
+# makes a new one (and removes the old). About 6 minutes
 # and 620 MB the first time (the packages come from deb.debian.org),
 # nothing after.
 set -euo pipefail
@@ -18,7 +18,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${RCM_CACHE:-/var/cache/rcm}
 suite=bookworm
-sum=$(sed -n '/^Source:/,/^$/p' "$top/debian/control" | md5sum | cut -c1-12)
+# The Build-Depends field and its continuation lines.
+sum=$(awk '/^Build-Depends/ { on = 1; print; next } on && /^[ \t]/ { print; next }
+	{ on = 0 }' "$top/debian/control" | md5sum | cut -c1-12)
 dir=$cache/chroot-$suite-$sum
 
 command -v mmdebstrap >/dev/null || {
