@@ -272,7 +272,30 @@ TEST(rcm_stat_lists_another_process)
 	close(p[1]);
 }
 
-TEST(tracepoints_fire)
+/* The rcm tracepoints enabled, for the cases that read the trace. */
+FIXTURE(traced) {
+	const char *ip;
+};
+
+FIXTURE_SETUP(traced)
+{
+	int ret;
+
+	self->ip = getenv("RCM_ADDR_RXE");
+	if (!self->ip)
+		SKIP(return, "no RCM_ADDR_RXE");
+	ret = rcm_trace_start();
+	if (ret && errno == ENOENT)
+		SKIP(return, "no rcm events in tracefs");
+	ASSERT_EQ(0, ret)
+		TH_LOG("cannot enable: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(traced)
+{
+}
+
+TEST_F(traced, tracepoints_fire)
 {
 	static const char *const want[] = {
 		"cm_id_create:", "cm_id_attach:", "cm_resolve_addr:",
@@ -281,32 +304,24 @@ TEST(tracepoints_fire)
 		"cm_disconnect:", "cm_id_destroy:", "cm_event_queued:",
 		"cm_event_read:",
 	};
-	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, cid, rid;
 	unsigned short port = 0;
 	static char trace[1 << 18];
 	char needle[64];
 	size_t i;
-	int s, c, ret;
+	int s, c;
 
-	if (!ip)
-		SKIP(return, "no RCM_ADDR_RXE");
-	ret = rcm_trace_start();
-	if (ret && errno == ENOENT)
-		SKIP(return, "no rcm events in tracefs");
-	ASSERT_EQ(0, ret)
-		TH_LOG("cannot enable: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, &port, 3, 4);
-	ASSERT_TRUE(lid && rcm_establish(s, c, ip, port, &cid, &rid) == 0)
+	lid = rcm_listener(s, self->ip, &port, 3, 4);
+	ASSERT_TRUE(lid && rcm_establish(s, c, self->ip, port, &cid, &rid) == 0)
 		TH_LOG("connection: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
 		TH_LOG("disconnect: %s", strerror(errno));
 	close(c);
 	close(s);
 	rcm_trace_stop(trace, sizeof(trace));
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		ASSERT_NE(NULL, strstr(trace, want[i]))
 			TH_LOG("no %s in the trace", want[i]);
 	}
@@ -326,44 +341,19 @@ TEST(tracepoints_fire)
  * two requests on a listener of backlog 1 that reads neither, which
  * ib_cm drops for the peer to retry until its connect times out.
  */
-TEST(refused_requests_are_traced)
+TEST_F(traced, refused_requests_are_traced)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
-	unsigned short port = 0;
 	static char trace[1 << 18];
-	unsigned int lid, a, b;
 	struct rcm_event ev;
 	char needle[64];
-	int s, c, ret;
+	unsigned int lid;
+	int s, c;
 
-	if (!ip)
-		SKIP(return, "no RCM_ADDR_RXE");
-	ret = rcm_trace_start();
-	if (ret && errno == ENOENT)
-		SKIP(return, "no rcm events in tracefs");
-	ASSERT_EQ(0, ret)
-		TH_LOG("cannot enable: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, &port, 0xb1, 1);
-	a = rcm_routed_id(c, ip, port, 0xa);
-	b = rcm_routed_id(c, ip, port, 0xb);
-	ASSERT_TRUE(lid && a && b)
-		TH_LOG("listener and clients: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_set_option(c, b, RCM_OPTION_ID,
-				    RCM_OPTION_ID_CONNECT_TIMEOUT, 3000))
-		TH_LOG("connect timeout: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, a, 0x10, "first"))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_TRUE(rcm_readable(s, 30000))
-		TH_LOG("no request within 30 s");
-	ASSERT_EQ(0, rcm_connect(c, b, 0x11, "second"))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_wait_event(c, 40000, &ev))
-		TH_LOG("second client: no event");
-	ASSERT_TRUE(ev.event == RCM_EVENT_UNREACHABLE && ev.id == b)
-		TH_LOG("second client: event %u status %d, want UNREACHABLE",
-		       ev.event, ev.status);
+	ASSERT_EQ(0, rcm_dropped_at_full_backlog(s, c, self->ip, &lid, &ev))
+		TH_LOG("second request: %s, event %u status %d, want UNREACHABLE",
+		       strerror(errno), ev.event, ev.status);
 	close(c);
 	close(s);
 	rcm_trace_stop(trace, sizeof(trace));
