@@ -16,16 +16,18 @@
 
 #include "guest.h"
 
-/* A new TCP id on @ch (NULL: synchronous) resolving @ip:@port. */
+/*
+ * A new TCP id on @ch (NULL: synchronous) resolving @ip and a port
+ * nobody listens on (guest_free_addr()).
+ */
 static inline struct rdma_cm_id *
 guest_resolving(struct __test_metadata *_metadata,
-		struct rdma_event_channel *ch, const char *ip,
-		unsigned short port)
+		struct rdma_event_channel *ch, const char *ip)
 {
 	struct rdma_cm_id *id = NULL;
 	struct sockaddr_in dst;
 
-	ASSERT_TRUE(guest_parse_ipv4(ip, port, &dst));
+	ASSERT_TRUE(guest_free_addr(ip, RDMA_PS_TCP, &dst));
 	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				       2000))
