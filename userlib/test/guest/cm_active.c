@@ -58,6 +58,15 @@ static bool all_zero(const void *buf, size_t len)
 	return true;
 }
 
+/* A pair on @rxe (QPs of 4 work requests), and its device's attributes. */
+static void pair_and_device(struct __test_metadata *_metadata,
+			    struct guest_pair *p, const char *rxe,
+			    struct ibv_device_attr *dev)
+{
+	ASSERT_TRUE(guest_pair_setup(p, rxe, 4));
+	ASSERT_EQ(0, ibv_query_device(p->client->verbs, dev));
+}
+
 TEST(connect_defaults)
 {
 	struct ibv_device_attr dev;
@@ -65,8 +74,7 @@ TEST(connect_defaults)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, 4));
-	ASSERT_EQ(0, ibv_query_device(p.client->verbs, &dev));
+	pair_and_device(_metadata, &p, rxe, &dev);
 	ev = guest_pair_request(&p, NULL, 0);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(dev.max_qp_rd_atom, ev->param.conn.initiator_depth);
@@ -90,8 +98,7 @@ TEST(connect_depth_limits)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, 4));
-	ASSERT_EQ(0, ibv_query_device(p.client->verbs, &dev));
+	pair_and_device(_metadata, &p, rxe, &dev);
 	cp.responder_resources = dev.max_qp_rd_atom + 1;
 	cp.initiator_depth = 1;
 	ASSERT_ERRNO(rdma_connect(p.client, &cp), EINVAL);
