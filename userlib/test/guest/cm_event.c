@@ -111,7 +111,6 @@ TEST(destroy_waits_for_ack)
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *a;
 	void *ret = (void *)-2;
-	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	ch = rdma_create_event_channel();
@@ -120,12 +119,8 @@ TEST(destroy_waits_for_ack)
 	ASSERT_TRUE(readable(ch, 10000));
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	ASSERT_EQ(a, ev->id);
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
-	EXPECT_FALSE(guest_join_within(t, 300, &ret))
-		TH_LOG("rdma_destroy_id() returned with an event unacked");
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
-		TH_LOG("rdma_destroy_id() still waits after the ack");
+	guest_waits_for_ack(_metadata, destroy_thread, a, ev, "rdma_destroy_id()",
+			    &ret);
 	ASSERT_EQ(NULL, ret);
 	rdma_destroy_event_channel(ch);
 }

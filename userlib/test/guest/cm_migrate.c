@@ -146,7 +146,6 @@ TEST(waits_for_ack)
 	struct migration m = { .ret = -2 };
 	struct rdma_cm_event *ev;
 	void *ret;
-	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	a_ch = guest_channel();
@@ -156,12 +155,8 @@ TEST(waits_for_ack)
 	m.to = b_ch;
 	ev = guest_next_event(a_ch, RDMA_CM_EVENT_ADDR_RESOLVED, m.id);
 	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, pthread_create(&t, NULL, migrate_thread, &m));
-	EXPECT_FALSE(guest_join_within(t, 300, &ret))
-		TH_LOG("rdma_migrate_id() returned with an event unacked");
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
-		TH_LOG("rdma_migrate_id() still waits after the ack");
+	guest_waits_for_ack(_metadata, migrate_thread, &m, ev,
+			    "rdma_migrate_id()", &ret);
 	ASSERT_EQ(0, m.ret);
 	ASSERT_EQ(b_ch, m.id->channel);
 	ASSERT_EQ(0, rdma_destroy_id(m.id));

@@ -49,6 +49,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 /*
  * A TCP listener on @ip, on a new channel *@ch, and a new channel
@@ -256,12 +257,8 @@ TEST(listener_waits_for_request_ack)
 		TH_LOG("the request id's destroy waits for the ack");
 	ASSERT_EQ(NULL, ret);
 	/* The listener: waits for the ack. */
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, l));
-	EXPECT_FALSE(guest_join_within(t, 300, &ret))
-		TH_LOG("the listener's destroy returned with its request unacked");
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
-		TH_LOG("the listener's destroy still waits after the ack");
+	guest_waits_for_ack(_metadata, destroy_thread, l, ev,
+			    "the listener's destroy", &ret);
 	ASSERT_EQ(NULL, ret);
 	ASSERT_EQ(0, rdma_destroy_id(c));
 	rdma_destroy_event_channel(ch);

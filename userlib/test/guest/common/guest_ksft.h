@@ -60,4 +60,24 @@ static inline void guest_assert_event(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 }
 
+/*
+ * @fn(@arg) in a thread must wait while @ev is unacked (still running
+ * after 300 ms) and end within 10 s once this acks @ev; its return value
+ * in *@ret. @what names the call in the diagnostics.
+ */
+static inline void guest_waits_for_ack(struct __test_metadata *_metadata,
+				       void *(*fn)(void *), void *arg,
+				       struct rdma_cm_event *ev,
+				       const char *what, void **ret)
+{
+	pthread_t t;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, fn, arg));
+	EXPECT_FALSE(guest_join_within(t, 300, ret))
+		TH_LOG("%s returned with an event unacked", what);
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_TRUE(guest_join_within(t, 10000, ret))
+		TH_LOG("%s still waits after the ack", what);
+}
+
 #endif /* _RCM_GUEST_KSFT_H */
