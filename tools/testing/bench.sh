@@ -44,6 +44,9 @@
 # threads' off-CPU time by where they blocked and per call, and their
 # wakers (table in the report, rows in build/bench/churn-attrib.csv).
 # RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
+# While it runs, a progress line at least once a minute
+# (RCM_BENCH_PROGRESS seconds, 50): the elapsed time, the part and the
+# run within it.
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -80,7 +83,32 @@ cattr_seconds=${RCM_BENCH_CATTR_SECONDS:-12}
 cattr_shapes=${RCM_BENCH_CATTR_SHAPES:-4x3,8x4}
 cattr_variant=${RCM_BENCH_CATTR_VARIANT:-clean}
 parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
+progress_every=${RCM_BENCH_PROGRESS:-50}
 mkdir -p "$out"
+rm -f "$out/guest.log"
+t0=$(date +%s)
+echo building >"$out/stage"
+# Every progress_every seconds: what runs. In the guest, the part is the
+# test the guest began last ("rcm-begin:") and the run within it the
+# last "bench-progress" line the guest scripts wrote to the console
+# (order.sh's progress()): both reach the log at once.
+progress_lines() {
+	local what part last
+	while sleep "$progress_every"; do
+		what=$(cat "$out/stage" 2>/dev/null) || :
+		if [ "$what" = guest ] && [ -f "$out/guest.log" ]; then
+			part=$(sed -n 's/^rcm-begin: //p' "$out/guest.log" |
+				tr -d '\r' | tail -n 1) || :
+			last=$(sed -n 's/.*bench-progress //p' "$out/guest.log" |
+				tr -d '\r' | tail -n 1) || :
+			what="guest, part ${part:-(booting)}${last:+: $last}"
+		fi
+		echo "== bench +$(($(date +%s) - t0))s: $what"
+	done
+}
+progress_lines &
+progress_pid=$!
+trap 'kill $progress_pid 2>/dev/null' EXIT
 
 "$top/tools/testing/install-deps.sh"
 read -r rel vmlinux < <("$vm/distro-kernel.sh")
@@ -105,6 +133,7 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 	echo "churn: ./guest-churn.sh $churn_rounds $churn_seconds $churn_shapes $churn_variants"
 	echo "churnattr: ./guest-churn-attrib.sh $cattr_rounds $cattr_seconds $cattr_shapes $cattr_variant"
 } >"$out/tests/list"
+echo initramfs >"$out/stage"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
 	--lib-dir "$top/userlib/src" \
@@ -115,9 +144,11 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
 status=0
+echo guest >"$out/stage"
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests "$parts" --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
+echo report >"$out/stage"
 {
 	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs, load average (1/5/15 min) $load0 at the boot, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	case ,$parts, in

@@ -77,6 +77,7 @@ phase_start=$(uptime_ms)
 phase() {
 	now=$(uptime_ms)
 	echo "bench-phase $1 $(((now - phase_start) / 1000)).$(((now - phase_start) % 1000 / 100))"
+	progress "$1 done"
 	phase_start=$now
 }
 
@@ -166,6 +167,8 @@ each_round() {
 	shift 2
 	while [ $bench_round -le "$bench_rounds" ]; do
 		for bench_stack in $(order $bench_round); do
+			progress "$bench_fn $* $bench_stack round" \
+				"$bench_round/$bench_rounds"
 			"$bench_fn" "$bench_stack" "$@" $bench_round
 		done
 		bench_round=$((bench_round + 1))
@@ -290,6 +293,7 @@ while [ $i -lt "$cmtime_runs" ]; do
 		rr=$((rr + 1))
 		stack=rcm r=$rr
 	fi
+	progress "cmtime_run $big $stack run $((i + 1))/$cmtime_runs"
 	cmtime_run "$stack" "$big" $r
 	i=$((i + 1))
 done
