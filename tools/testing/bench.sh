@@ -46,7 +46,10 @@
 # RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
 # While it runs, a progress line at least once a minute
 # (RCM_BENCH_PROGRESS seconds, 50): the elapsed time, the part and the
-# run within it.
+# run within it. At the end, the run's data (bench.csv from report.py,
+# churn*.csv), its report and SVG plots of the data (plot.py) in
+# build/bench/runs/STAMP/; tools/testing/bench/record.sh adds a run to
+# the records (Documentation/benchmarks.rst).
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -148,24 +151,32 @@ echo guest >"$out/stage"
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests "$parts" --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
-echo report >"$out/stage"
+echo "report and plots" >"$out/stage"
+stamp=$(date -u +%Y-%m-%dT%H%MZ)
+run=$out/runs/$stamp
+mkdir -p "$run"
 {
 	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs, load average (1/5/15 min) $load0 at the boot, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	case ,$parts, in
 	*,bench,*|*,attrib,*)
-		"$top/tools/testing/bench/report.py" "$out/guest.log" ||
-			status=1 ;;
+		"$top/tools/testing/bench/report.py" "$out/guest.log" \
+			"$run/bench.csv" || status=1 ;;
 	esac
 	case ,$parts, in
 	*,churn,*)
 		"$top/tools/testing/bench/churn.py" "$out/guest.log" \
-			"$out/churn.csv" || status=1 ;;
+			"$run/churn.csv" || status=1 ;;
 	esac
 	case ,$parts, in
 	*,churnattr,*)
 		"$top/tools/testing/bench/churn_attrib.py" "$out/guest.log" \
-			"$out/churn-attrib.csv" || status=1 ;;
+			"$run/churn-attrib.csv" || status=1 ;;
 	esac
-} | tee "$out/report.txt"
+} | tee "$run/report.txt"
+# Not the bench's failure: the figures are in the report either way.
+"$top/tools/testing/bench/plot.py" "$run" || echo "== plot.py drew no plots"
+# The latest run's files where they always were, too.
+cp "$run"/*.csv "$run/report.txt" "$out/" 2>/dev/null || :
+echo "== this run's data, report and plots: $run (record.sh $run adds it to the records)"
 grep -v '^PASS' "$out/results.txt" || true
 exit $status
