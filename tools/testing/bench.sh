@@ -99,7 +99,9 @@ progress_lines() {
 	local what part last
 	while sleep "$progress_every"; do
 		what=$(cat "$out/stage" 2>/dev/null) || :
-		if [ "$what" = guest ] && [ -f "$out/guest.log" ]; then
+		if [ "$what" = guest ] && ! [ -f "$out/guest.log" ]; then
+			what="guest: waiting for a slot (RCM_GUEST_SLOTS)"
+		elif [ "$what" = guest ]; then
 			part=$(sed -n 's/^rcm-begin: //p' "$out/guest.log" |
 				tr -d '\r' | tail -n 1) || :
 			last=$(sed -n 's/.*bench-progress //p' "$out/guest.log" |

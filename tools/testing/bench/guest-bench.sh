@@ -167,7 +167,7 @@ each_round() {
 	shift 2
 	while [ $bench_round -le "$bench_rounds" ]; do
 		for bench_stack in $(order $bench_round); do
-			progress "$bench_fn $* $bench_stack round" \
+			progress "$bench_fn${*:+ $*} $bench_stack round" \
 				"$bench_round/$bench_rounds"
 			"$bench_fn" "$bench_stack" "$@" $bench_round
 		done
@@ -197,6 +197,7 @@ each_round "$accept_rounds" accept_run
 phase accept
 
 # System calls: both programs under strace -f -c, 100 connections.
+progress syscalls
 for stack in intree rcm; do
 	port=$((port + 1))
 	(serve "$stack" strace -f -c -o /tmp/strace.srv cmtime -b "$ip" \
@@ -225,6 +226,7 @@ phase syscalls
 # device (strace -y names a descriptor's file, in a poll's too), again
 # 100 connections. A call strace splits across threads counts once,
 # on its first line (the resumed line names no descriptor).
+progress cmcalls
 for stack in intree rcm; do
 	dev=/dev/infiniband/rcm
 	[ "$stack" = intree ] && dev=/dev/infiniband/rdma_cm
@@ -252,6 +254,7 @@ done
 phase cmcalls
 
 # Kernel memory per idle (created and bound) id.
+progress ids
 for stack in intree rcm; do
 	out=$( (serve "$stack" ./bench_ids 10000 "$ip") 2>&1)
 	echo "# $stack: $out"

@@ -100,7 +100,8 @@ class Svg:
         for i in range(round(top / step) + 1):
             v = step * i
             self.line(LEFT, y(v), LEFT + self.pw, y(v), '#ddd')
-            self.text(LEFT - 6, y(v) + 4, fmt(v), 'end')
+            self.text(LEFT - 6, y(v) + 4,
+                      f'{v:.0f}' if step == int(step) else fmt(v), 'end')
         self.line(LEFT, TOP, LEFT, TOP + self.ph, '#333')
         self.line(LEFT, TOP + self.ph, LEFT + self.pw, TOP + self.ph, '#333')
         return y
