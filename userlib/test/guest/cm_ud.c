@@ -51,47 +51,17 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-struct ud_pair {
-	struct rdma_event_channel *chs, *chc;
-	struct rdma_cm_id *listener, *client;
-};
-
-static bool ud_pair_setup(struct ud_pair *p, const char *ip)
-{
-	memset(p, 0, sizeof(*p));
-	p->chs = guest_channel();
-	p->chc = guest_channel();
-	if (!p->chs || !p->chc)
-		return false;
-	p->listener = guest_listener(p->chs, ip, RDMA_PS_UDP, NULL);
-	if (!p->listener)
-		return false;
-	p->client = guest_routed(p->chc, ip, guest_port(p->listener),
-				 RDMA_PS_UDP);
-	return p->client && guest_create_qp(p->client, IBV_QPT_UD, 4);
-}
-
-static void ud_pair_teardown(struct ud_pair *p)
-{
-	guest_destroy_id(p->client);
-	guest_destroy_id(p->listener);
-	if (p->chs)
-		rdma_destroy_event_channel(p->chs);
-	if (p->chc)
-		rdma_destroy_event_channel(p->chc);
-}
-
 /*
  * A UD pair @p on @ip whose client connects with @cp: the
  * request's event on the listener's channel (to be acked).
  */
 static struct rdma_cm_event *sidr_request(struct __test_metadata *_metadata,
-					  struct ud_pair *p, const char *ip,
+					  struct guest_pair *p, const char *ip,
 					  struct rdma_conn_param *cp)
 {
 	struct rdma_cm_event *ev;
 
-	ASSERT_TRUE(ud_pair_setup(p, ip));
+	ASSERT_TRUE(guest_pair_setup_ps(p, ip, RDMA_PS_UDP, 4));
 	ASSERT_EQ(0, rdma_connect(p->client, cp))
 		TH_LOG("rdma_connect: %s", strerror(errno));
 	ev = guest_next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
@@ -104,13 +74,13 @@ TEST(sidr_private_data)
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev, *est;
 	struct rdma_cm_id *r;
-	struct ud_pair p;
+	struct guest_pair p;
 	uint8_t out[181], back[137];
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(out, 0x18, sizeof(out));
 	memset(back, 0x13, sizeof(back));
-	ASSERT_TRUE(ud_pair_setup(&p, rxe));
+	ASSERT_TRUE(guest_pair_setup_ps(&p, rxe, RDMA_PS_UDP, 4));
 	cp.private_data = out;
 	cp.private_data_len = 181;
 	ASSERT_ERRNO(rdma_connect(p.client, &cp), EINVAL);
@@ -140,14 +110,14 @@ TEST(sidr_private_data)
 	ASSERT_EQ(0, rdma_ack_cm_event(est));
 	EXPECT_TRUE(guest_quiet(p.chs));
 	guest_destroy_id(r);
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 TEST(sidr_accept_too_much)
 {
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev;
-	struct ud_pair p;
+	struct guest_pair p;
 	uint8_t data[137];
 
 	GUEST_RXE_OR_SKIP(rxe);
@@ -167,14 +137,14 @@ TEST(sidr_accept_too_much)
 					       RDMA_CM_EVENT_UNREACHABLE, 2));
 	guest_destroy_id(ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 TEST(sidr_reject)
 {
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev, *un;
-	struct ud_pair p;
+	struct guest_pair p;
 	uint8_t data[137];
 
 	GUEST_RXE_OR_SKIP(rxe);
@@ -189,13 +159,13 @@ TEST(sidr_reject)
 	ASSERT_EQ(0, rdma_ack_cm_event(un));
 	guest_destroy_id(ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 /* Serves one SIDR request of @arg's listener, with a QP. */
 static void *sidr_server(void *arg)
 {
-	struct ud_pair *p = arg;
+	struct guest_pair *p = arg;
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *r;
@@ -217,7 +187,7 @@ TEST(sync_sidr_connect)
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_id *c = NULL, *r;
 	struct sockaddr_in dst;
-	struct ud_pair p;
+	struct guest_pair p;
 	void *ret = NULL;
 	pthread_t t;
 
@@ -258,7 +228,7 @@ TEST(sync_sidr_connect)
 	EXPECT_EQ(r->qp->qp_num, c->event->param.ud.qp_num);
 	guest_destroy_id(c);
 	guest_destroy_id(r);
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 TEST(sync_ud_accept)

@@ -303,21 +303,28 @@ struct rdma_cm_id *guest_connecting(struct rdma_event_channel *ch,
 	return NULL;
 }
 
-bool guest_pair_setup(struct guest_pair *p, const char *ip, unsigned int wr)
+bool guest_pair_setup_ps(struct guest_pair *p, const char *ip,
+			 enum rdma_port_space ps, unsigned int wr)
 {
+	enum ibv_qp_type type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
+
 	memset(p, 0, sizeof(*p));
 	p->chc = guest_channel();
 	p->chs = guest_channel();
 	if (!p->chc || !p->chs)
 		return false;
-	p->listener = guest_listener(p->chs, ip, RDMA_PS_TCP, NULL);
+	p->listener = guest_listener(p->chs, ip, ps, NULL);
 	if (!p->listener)
 		return false;
-	p->client = guest_routed(p->chc, ip, guest_port(p->listener),
-				 RDMA_PS_TCP);
+	p->client = guest_routed(p->chc, ip, guest_port(p->listener), ps);
 	if (!p->client)
 		return false;
-	return !wr || guest_create_qp(p->client, IBV_QPT_RC, wr);
+	return !wr || guest_create_qp(p->client, type, wr);
+}
+
+bool guest_pair_setup(struct guest_pair *p, const char *ip, unsigned int wr)
+{
+	return guest_pair_setup_ps(p, ip, RDMA_PS_TCP, wr);
 }
 
 struct rdma_cm_event *guest_pair_request(struct guest_pair *p,

@@ -178,11 +178,15 @@ struct guest_pair {
 };
 
 /*
- * A TCP listener on @ip (guest_listener()) and a client routed to it,
- * with an RC QP of @wr work requests (guest_create_qp()) unless @wr is
- * 0: true, or false after a diagnostic (guest_pair_teardown() cleans up
- * either way).
+ * A listener of @ps on @ip (guest_listener()) and a client routed to it,
+ * with a QP of @wr work requests (guest_create_qp(); UD for RDMA_PS_UDP,
+ * else RC) unless @wr is 0: true, or false after a diagnostic
+ * (guest_pair_teardown() cleans up either way).
  */
+bool guest_pair_setup_ps(struct guest_pair *p, const char *ip,
+			 enum rdma_port_space ps, unsigned int wr);
+
+/* guest_pair_setup_ps() of RDMA_PS_TCP. */
 bool guest_pair_setup(struct guest_pair *p, const char *ip, unsigned int wr);
 
 /*
