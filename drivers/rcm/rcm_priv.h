@@ -118,6 +118,7 @@ int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
 			void *arg);
 int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
 			 u16 pkey);
+int rcm_device_attach_ib_loopback(struct rcm_id *id);
 
 /* rcm_file.c */
 

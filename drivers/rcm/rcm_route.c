@@ -355,7 +355,7 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
  */
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out)
 {
-	const struct sa_path_rec *path = id->path;
+	struct sa_path_rec *path = id->path;
 
 	*num = 0;
 	if (!path)
@@ -364,8 +364,13 @@ void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out)
 	memcpy(out->dgid, &path->dgid, sizeof(out->dgid));
 	memcpy(out->sgid, &path->sgid, sizeof(out->sgid));
 	if (path->rec_type != SA_PATH_REC_TYPE_IB &&
-	    path->rec_type != SA_PATH_REC_TYPE_OPA)
+	    path->rec_type != SA_PATH_REC_TYPE_OPA) {
 		memcpy(out->dmac, path->roce.dmac, sizeof(out->dmac));
+	} else {
+		/* As ib_copy_path_rec_to_user(): the LIDs, 16 bits of them. */
+		out->dlid = (u16)be32_to_cpu(sa_path_get_dlid(path));
+		out->slid = (u16)be32_to_cpu(sa_path_get_slid(path));
+	}
 	out->hop_limit = path->hop_limit;
 	out->traffic_class = path->traffic_class;
 	out->flow_label = be32_to_cpu(path->flow_label);

@@ -187,6 +187,8 @@ struct rcm_destroy_id {
  * @packet_life_time: log2(4.096 us units) of the one-way packet lifetime
  * @rec_type: 0 InfiniBand, 1 RoCE v1, 2 RoCE v2
  * @reserved: 0
+ * @dlid: destination LID (InfiniBand; 0 on RoCE)
+ * @slid: source LID (InfiniBand; 0 on RoCE)
  */
 struct rcm_path {
 	__u8 dgid[16];
@@ -201,7 +203,9 @@ struct rcm_path {
 	__u8 rate;
 	__u8 packet_life_time;
 	__u8 rec_type;
-	__u8 reserved[5];
+	__u8 reserved;
+	__u16 dlid;
+	__u16 slid;
 };
 
 /**

@@ -5,12 +5,14 @@
  * addresses (bind to a GID, service IDs of the port spaces, resolution
  * without ARP), and route resolution through the SA: the path as the SA
  * answered it, its error status and timeout as ROUTE_ERROR, a destroy
- * while the SA is slow, and a storm of queries with some dropped. The
- * fabric is loaded here when it is not already there; without its .ko
- * the program skips.
+ * while the SA is slow, and a storm of queries with some dropped; a
+ * loopback destination; the P_Key index of a QP; fdinfo's AF_IB
+ * addresses. The fabric is loaded here when it is not already there;
+ * without its .ko the program skips.
  */
 #include <arpa/inet.h>
 #include <endian.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -345,6 +347,9 @@ TEST_F(ib, route_from_the_sa)
 	ASSERT_EQ(16, ev.id_info.path.packet_life_time);
 	ASSERT_EQ(0xffff, ev.id_info.path.pkey);
 	ASSERT_EQ(0, ev.id_info.path.rec_type);
+	/* The LIDs, as ucma reports them (ib_copy_path_rec_to_user()). */
+	ASSERT_EQ(2, ev.id_info.path.dlid);
+	ASSERT_EQ(1, ev.id_info.path.slid);
 	ASSERT_EQ(0, memcmp(ev.id_info.path.sgid, &g0, 16));
 	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &g1, 16));
 	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
@@ -516,6 +521,9 @@ TEST_F(ib, connect_accept_disconnect)
 	rid = ev.id;
 	ASSERT_EQ(1, ev.id_info.num_paths);
 	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g1, 16));
+	/* The REQ's path, seen from here (cm_format_paths_from_req()). */
+	ASSERT_EQ(1, ev.id_info.path.dlid);
+	ASSERT_EQ(2, ev.id_info.path.slid);
 	ASSERT_EQ(0, rcm_query(s, rid, &q));
 	a = (struct ib_sockaddr *)&q.out_src;
 	ASSERT_TRUE(a->sib_family == AF_IB && be64toh(a->sib_sid) == sid &&
@@ -567,6 +575,132 @@ TEST_F(ib, reject_with_private_data)
 	ASSERT_EQ(28, ev.status);
 	ASSERT_EQ(0, memcmp(ev.private_data, "not today", 10));
 	close(c);
+}
+
+/*
+ * A loopback destination, GID zero or ::1 (cma_resolve_loopback()): an
+ * id bound to no GID takes the first ACTIVE InfiniBand port (ibfab0;
+ * RoCE ports are no AF_IB ports), its GID, and ::1 as its source; the
+ * destination GID is the source's, and the SA's path goes from the port
+ * to itself. An id bound to ibfab1 resolves ::1 to ibfab1.
+ */
+TEST_F(ib, resolve_loopback)
+{
+	unsigned int id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 21);
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = 2000,
+	};
+	struct ib_sockaddr *a;
+	struct in6_addr g0, g1;
+	struct rcm_query_id q;
+	struct rcm_bind_addr b;
+	struct rcm_event ev;
+
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, dev_gid("ibfab1", &g1));
+	ASSERT_EQ(0, ib_addr(&r.dst, NULL, SID_PS(RCM_PS_TCP) | 4791, ~0ULL));
+	ASSERT_EQ(0, ioctl(self->fd, RCM_IOCTL_RESOLVE_ADDR, &r))
+		TH_LOG("resolve to GID zero: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ADDR_RESOLVED, &ev));
+	ASSERT_EQ(21, ev.context);
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g0, 16))
+		TH_LOG("attached to node GUID 0x%llx",
+		       (unsigned long long)be64toh(ev.id_info.node_guid));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	a = (struct ib_sockaddr *)&q.out_src;
+	ASSERT_EQ(AF_IB, a->sib_family);
+	ASSERT_EQ(0, memcmp(&a->sib_addr, &in6addr_loopback, 16));
+	ASSERT_EQ(0, rcm_route(self->fd, id, 5000));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		TH_LOG("route: status %d", ev.status);
+	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &g0, 16));
+	ASSERT_EQ(0, memcmp(ev.id_info.path.sgid, &g0, 16));
+	ASSERT_EQ(1, ev.id_info.path.dlid);
+	ASSERT_EQ(1, ev.id_info.path.slid);
+
+	id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 22);
+	ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab1", 0, 0, &b));
+	r.id = id;
+	((struct ib_sockaddr *)&r.dst)->sib_addr = in6addr_loopback;
+	ASSERT_EQ(0, ioctl(self->fd, RCM_IOCTL_RESOLVE_ADDR, &r))
+		TH_LOG("resolve to ::1: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ADDR_RESOLVED, &ev));
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g1, 16));
+	ASSERT_EQ(0, rcm_route(self->fd, id, 5000));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev));
+	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &g1, 16));
+	ASSERT_EQ(2, ev.id_info.path.dlid);
+}
+
+/* The INIT P_Key index of @id's QP (its INIT attributes), or -1. */
+static int init_pkey_index(int fd, unsigned int id)
+{
+	struct rcm_init_qp_attr a;
+
+	if (rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
+		return -1;
+	return a.out_attr[0].pkey_index;
+}
+
+/*
+ * The P_Key index of a QP is that of the id's P_Key on its port
+ * (cma_ib_init_qp_attr()): the fabric's table is {0xffff, 0x8001}.
+ */
+TEST_F(ib, qp_pkey_index)
+{
+	static const unsigned char qpt[] = { RCM_QPT_RC, RCM_QPT_UD };
+	unsigned int i, id;
+	struct rcm_bind_addr b;
+
+	for (i = 0; i < sizeof(qpt); i++) {
+		id = rcm_create(self->fd, qpt[i] == RCM_QPT_UD ? RCM_PS_UDP :
+				RCM_PS_TCP, qpt[i], i);
+		memset(&b, 0, sizeof(b));
+		b.size = sizeof(b);
+		b.id = id;
+		ASSERT_EQ(0, ib_addr(&b.addr, "ibfab0", 0, 0));
+		((struct ib_sockaddr *)&b.addr)->sib_pkey = htons(0x8001);
+		ASSERT_EQ(0, ioctl(self->fd, RCM_IOCTL_BIND_ADDR, &b))
+			TH_LOG("bind with P_Key 0x8001: %s", strerror(errno));
+		ASSERT_EQ(1, init_pkey_index(self->fd, id))
+			TH_LOG("QP type %u", qpt[i]);
+		id = rcm_create(self->fd, qpt[i] == RCM_QPT_UD ? RCM_PS_UDP :
+				RCM_PS_TCP, qpt[i], i);
+		ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab0", 0, 0, &b));
+		ASSERT_EQ(0, init_pkey_index(self->fd, id));
+	}
+}
+
+/*
+ * fdinfo shows an AF_IB address as its GID and service ID, as it shows
+ * an IPv6 address and port: "[GID]:0xSID".
+ */
+TEST_F(ib, fdinfo_shows_the_gid)
+{
+	unsigned int id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 23);
+	char path[64], want[128], gid[INET6_ADDRSTRLEN], buf[8192];
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+	struct in6_addr g0;
+	ssize_t n;
+	int f;
+
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab0", 0, 0, &b));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	ASSERT_NE(NULL, inet_ntop(AF_INET6, &g0, gid, sizeof(gid)));
+	snprintf(want, sizeof(want), " src=[%s]:0x%llx dst=- ", gid,
+		 (unsigned long long)be64toh(((struct ib_sockaddr *)
+					      &q.out_src)->sib_sid));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->fd);
+	f = open(path, O_RDONLY);
+	ASSERT_LE(0, f);
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	ASSERT_LT(0, n);
+	buf[n] = 0;
+	ASSERT_NE(NULL, strstr(buf, want))
+		TH_LOG("no \"%s\" in:\n%s", want, buf);
 }
 
 /*
