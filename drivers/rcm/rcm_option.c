@@ -4,9 +4,12 @@
  * rules on when each may change. rcm's own options: the connect timeout
  * and Q_Key apply until the id sends its request or its answer;
  * RESOLVE_TIMEOUT is only stored here, and the resolutions read it
- * (rcm_addr.c, rcm_route.c).
+ * (rcm_addr.c, rcm_route.c). RCM_OPTION_IB_PATH resolves the route with
+ * userspace's path (rcm_route.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <rdma/ib_user_sa.h>
 
 #include "rcm_priv.h"
 
@@ -89,6 +92,43 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 	}
 }
 
+/*
+ * RCM_OPTION_IB_PATH: the records are read before the id is locked, the
+ * route set under the lock, ROUTE_RESOLVED queued (ucma_set_ib_path()).
+ */
+static int rcm_option_ib_path(struct rcm_file *file,
+			      const struct rcm_set_option *cmd)
+{
+	struct ib_path_rec_data data;
+	struct rcm_uevent *ev;
+	struct rcm_id *id;
+	int ret;
+
+	ret = rcm_route_ib_path_from_user(cmd->value, cmd->optlen, &data);
+	if (ret)
+		return ret;
+	id = rcm_id_get(file, cmd->id);
+	if (!id)
+		return -ENOENT;
+	ev = rcm_event_alloc(id, RCM_EVENT_ROUTE_RESOLVED, GFP_KERNEL);
+	if (!ev) {
+		rcm_id_put(id);
+		return -ENOMEM;
+	}
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	if (id->state == RCM_STATE_DESTROYING ||
+	    id->state == RCM_STATE_DEVICE_REMOVAL)
+		ret = rcm_id_state_errno(id);
+	else
+		ret = rcm_route_set_ib_path(id, &data, &ev);
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_event_free(ev);
+	rcm_id_put(id);
+	return ret;
+}
+
 int rcm_cmd_set_option(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;
@@ -96,7 +136,10 @@ int rcm_cmd_set_option(struct file *filp, void *arg)
 	struct rcm_id *id;
 	int ret;
 
-	if (cmd->reserved)
+	if (cmd->level == RCM_OPTION_IB)
+		return cmd->optname == RCM_OPTION_IB_PATH ?
+		       rcm_option_ib_path(file, cmd) : -ENOPROTOOPT;
+	if (cmd->optlen)
 		return -EINVAL;
 	if (cmd->level != RCM_OPTION_ID)
 		return -ENOPROTOOPT;

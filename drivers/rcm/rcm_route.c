@@ -19,6 +19,11 @@
  * query only after its callback returns, so the query cancelled is
  * always still there. They never wait for the callback under the lock;
  * destroy waits for the id's last reference, the query's among them.
+ *
+ * Userspace may also give the path itself (RCM_OPTION_IB_PATH, what
+ * librdmacm does with the path records of ibacm or of rdma_getaddrinfo()),
+ * as the in-tree rdma_set_ib_path() takes it: the route is then resolved
+ * at once, on InfiniBand and on RoCE alike.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,7 +31,9 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <net/route.h>
+#include <linux/uaccess.h>
 #include <rdma/ib_sa.h>
+#include <rdma/ib_user_sa.h>
 
 #include <kunit/visibility.h>
 
@@ -294,6 +301,120 @@ void rcm_route_cancel(struct rcm_id *id)
 	lockdep_assert_held(&id->lock);
 	if (id->route_ev && id->sa_query)
 		ib_sa_cancel_query(id->sa_query_id, id->sa_query);
+}
+
+/* The flags of the one record a route takes (ucma_set_ib_path()'s). */
+#define RCM_IB_PATH_FLAGS (IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL)
+
+/**
+ * rcm_route_path_unpack() - the path of an RCM_OPTION_IB_PATH record
+ * @data: the record as userspace gave it (struct ib_path_rec_data,
+ *        librdmacm's struct ibv_path_data): flags, then a PathRecord in
+ *        the SA's wire layout (IBA 15.2.5.16)
+ * @opa: the id's port is an OPA one
+ * @path: set to the path when the record is taken
+ *
+ * As ucma.c:ucma_set_ib_path(): only a record whose flags are exactly
+ * GMP, primary and bidirectional is a route; its PathRecord is unpacked
+ * as an IB record (ib_sa_unpack_path()), converted for an OPA port.
+ *
+ * Return: true when @data is a route's record and @path was set.
+ */
+VISIBLE_IF_KUNIT bool rcm_route_path_unpack(const struct ib_path_rec_data *data,
+					    bool opa, struct sa_path_rec *path)
+{
+	struct sa_path_rec ib = { .rec_type = SA_PATH_REC_TYPE_IB };
+
+	if (data->flags != RCM_IB_PATH_FLAGS)
+		return false;
+	ib_sa_unpack_path((void *)data->path_rec, &ib);
+	if (opa)
+		sa_convert_path_ib_to_opa(path, &ib);
+	else
+		*path = ib;
+	return true;
+}
+
+/**
+ * rcm_route_ib_path_from_user() - find the route among userspace's records
+ * @uptr: user address of an array of struct ib_path_rec_data
+ * @len: its length in bytes
+ * @data: set to the first record with a route's flags
+ *
+ * Read before the id is locked, a record at a time: ucma takes up to
+ * KMALLOC_MAX_SIZE bytes of them, so does rcm, without holding them.
+ *
+ * Return: 0, -EINVAL (a length of no whole records, too long, or no
+ * route's record among them), -EFAULT.
+ */
+int rcm_route_ib_path_from_user(u64 uptr, u32 len, struct ib_path_rec_data *data)
+{
+	if (!len || len % sizeof(*data) || len > KMALLOC_MAX_SIZE)
+		return -EINVAL;
+	for (; len; len -= sizeof(*data), uptr += sizeof(*data)) {
+		if (copy_from_user(data, u64_to_user_ptr(uptr), sizeof(*data)))
+			return -EFAULT;
+		if (data->flags == RCM_IB_PATH_FLAGS)
+			return 0;
+		cond_resched();
+	}
+	return -EINVAL;
+}
+
+/**
+ * rcm_route_set_ib_path() - resolve an id's route with a given path
+ * @id: the id; the caller holds its @cmd_lock and @lock
+ * @data: the record rcm_route_ib_path_from_user() found
+ * @ev: the ROUTE_RESOLVED event to queue; queued (and set NULL) on success
+ *
+ * cma.c:rdma_set_ib_path(): an id whose address is resolved takes the
+ * path as its route, and ucma reports ROUTE_RESOLVED. On RoCE the path's
+ * link-layer part is the id's own (cma_iboe_set_path_rec_l2_fields()):
+ * the record type of its GID and the next hop's MAC; the rest is
+ * userspace's. iWARP has no path: refused there (in-tree stores one
+ * that nothing reads).
+ *
+ * Return: 0, -EINVAL (not ADDR_RESOLVED, iWARP), -ENODEV (the RoCE
+ * netdev is gone), -ENOMEM.
+ */
+int rcm_route_set_ib_path(struct rcm_id *id, const struct ib_path_rec_data *data,
+			  struct rcm_uevent **ev)
+{
+	struct rdma_dev_addr *da = &id->dev_addr;
+	struct net_device *ndev;
+	struct sa_path_rec *path;
+	struct mem_cgroup *old;
+
+	lockdep_assert_held(&id->lock);
+	if (id->state != RCM_STATE_ADDR_RESOLVED || !id->rdev ||
+	    rdma_protocol_iwarp(id->rdev->ibdev, id->port_num))
+		return -EINVAL;
+	old = rcm_charge_begin(id);
+	path = kzalloc(sizeof(*path), GFP_KERNEL_ACCOUNT);
+	rcm_charge_end(old);
+	if (!path)
+		return -ENOMEM;
+	rcm_route_path_unpack(data, rdma_cap_opa_ah(id->rdev->ibdev,
+						    id->port_num), path);
+	if (rdma_protocol_roce(id->rdev->ibdev, id->port_num)) {
+		ndev = dev_get_by_index(id->net, da->bound_dev_if);
+		if (!ndev) {
+			kfree(path);
+			return -ENODEV;
+		}
+		dev_put(ndev);
+		path->rec_type =
+			sa_conv_gid_to_pathrec_type(da->sgid_attr->gid_type);
+		path->roce.route_resolved = true;
+		sa_path_set_dmac(path, da->dst_dev_addr);
+	}
+	kfree(id->path);
+	id->path = path;
+	id->state = RCM_STATE_ROUTE_RESOLVED;
+	trace_cm_resolve_route(id);
+	rcm_id_resolved(id, *ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
+	*ev = NULL;
+	return 0;
 }
 
 int rcm_cmd_resolve_route(struct file *filp, void *arg)
