@@ -376,6 +376,20 @@ static const struct ib_gid_attr *rcm_find_ib(struct rcm_device *rdev,
 	return ERR_PTR(-ENODEV);
 }
 
+/* Attach @id as @on asks; when no port qualifies, as @then asks. */
+static int rcm_device_attach_ib_then(struct rcm_id *id,
+				     struct rcm_attach_ib *on,
+				     enum rcm_attach_ib_how then)
+{
+	int ret = rcm_device_attach_found(id, rcm_find_ib, on);
+
+	if (ret == -ENODEV) {
+		on->how = then;
+		ret = rcm_device_attach_found(id, rcm_find_ib, on);
+	}
+	return ret;
+}
+
 /**
  * rcm_device_attach_ib() - attach an AF_IB id to a port towards a GID
  * @id: the id, not attached; the caller holds @id->lock
@@ -394,14 +408,8 @@ int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
 {
 	struct rcm_attach_ib on = { .id = id, .dgid = dgid, .pkey = pkey,
 				    .how = RCM_ATTACH_IB_EXACT };
-	int ret;
 
-	ret = rcm_device_attach_found(id, rcm_find_ib, &on);
-	if (ret == -ENODEV) {
-		on.how = RCM_ATTACH_IB_SUBNET;
-		ret = rcm_device_attach_found(id, rcm_find_ib, &on);
-	}
-	return ret;
+	return rcm_device_attach_ib_then(id, &on, RCM_ATTACH_IB_SUBNET);
 }
 
 /**
@@ -418,14 +426,8 @@ int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
 int rcm_device_attach_ib_loopback(struct rcm_id *id)
 {
 	struct rcm_attach_ib on = { .id = id, .how = RCM_ATTACH_IB_ACTIVE };
-	int ret;
 
-	ret = rcm_device_attach_found(id, rcm_find_ib, &on);
-	if (ret == -ENODEV) {
-		on.how = RCM_ATTACH_IB_ANY;
-		ret = rcm_device_attach_found(id, rcm_find_ib, &on);
-	}
-	return ret;
+	return rcm_device_attach_ib_then(id, &on, RCM_ATTACH_IB_ANY);
 }
 
 /**

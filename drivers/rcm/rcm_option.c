@@ -93,40 +93,19 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 }
 
 /*
- * RCM_OPTION_IB_PATH: the records are read before the id is locked, the
- * route set under the lock, ROUTE_RESOLVED queued (ucma_set_ib_path()).
+ * RCM_OPTION_IB_PATH: the records are read before the id is locked, then
+ * the route is set and ROUTE_RESOLVED queued (ucma_set_ib_path()).
  */
 static int rcm_option_ib_path(struct rcm_file *file,
 			      const struct rcm_set_option *cmd)
 {
 	struct ib_path_rec_data data;
-	struct rcm_uevent *ev;
-	struct rcm_id *id;
 	int ret;
 
 	ret = rcm_route_ib_path_from_user(cmd->value, cmd->optlen, &data);
 	if (ret)
 		return ret;
-	id = rcm_id_get(file, cmd->id);
-	if (!id)
-		return -ENOENT;
-	ev = rcm_event_alloc(id, RCM_EVENT_ROUTE_RESOLVED, GFP_KERNEL);
-	if (!ev) {
-		rcm_id_put(id);
-		return -ENOMEM;
-	}
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
-	if (id->state == RCM_STATE_DESTROYING ||
-	    id->state == RCM_STATE_DEVICE_REMOVAL)
-		ret = rcm_id_state_errno(id);
-	else
-		ret = rcm_route_set_ib_path(id, &data, &ev);
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_event_free(ev);
-	rcm_id_put(id);
-	return ret;
+	return rcm_route_set_ib_path(file, cmd->id, &data);
 }
 
 int rcm_cmd_set_option(struct file *filp, void *arg)

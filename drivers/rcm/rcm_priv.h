@@ -637,9 +637,8 @@ void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
 struct ib_path_rec_data;
 int rcm_route_ib_path_from_user(u64 uptr, u32 len,
 				struct ib_path_rec_data *data);
-int rcm_route_set_ib_path(struct rcm_id *id,
-			  const struct ib_path_rec_data *data,
-			  struct rcm_uevent **ev);
+int rcm_route_set_ib_path(struct rcm_file *file, u32 handle,
+			  const struct ib_path_rec_data *data);
 struct net_device;
 u8 rcm_route_tos_to_sl(struct net_device *ndev, u8 tos);
 

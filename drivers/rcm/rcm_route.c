@@ -347,7 +347,8 @@ VISIBLE_IF_KUNIT bool rcm_route_path_unpack(const struct ib_path_rec_data *data,
  * Return: 0, -EINVAL (a length of no whole records, too long, or no
  * route's record among them), -EFAULT.
  */
-int rcm_route_ib_path_from_user(u64 uptr, u32 len, struct ib_path_rec_data *data)
+int rcm_route_ib_path_from_user(u64 uptr, u32 len,
+				struct ib_path_rec_data *data)
 {
 	if (!len || len % sizeof(*data) || len > KMALLOC_MAX_SIZE)
 		return -EINVAL;
@@ -361,31 +362,54 @@ int rcm_route_ib_path_from_user(u64 uptr, u32 len, struct ib_path_rec_data *data
 	return -EINVAL;
 }
 
-/**
- * rcm_route_set_ib_path() - resolve an id's route with a given path
- * @id: the id; the caller holds its @cmd_lock and @lock
- * @data: the record rcm_route_ib_path_from_user() found
- * @ev: the ROUTE_RESOLVED event to queue; queued (and set NULL) on success
- *
- * cma.c:rdma_set_ib_path(): an id whose address is resolved takes the
- * path as its route, and ucma reports ROUTE_RESOLVED. On RoCE the path's
- * link-layer part is the id's own (cma_iboe_set_path_rec_l2_fields()):
- * the record type of its GID and the next hop's MAC; the rest is
- * userspace's. iWARP has no path: refused there (in-tree stores one
- * that nothing reads).
- *
- * Return: 0, -EINVAL (not ADDR_RESOLVED, iWARP), -ENODEV (the RoCE
- * netdev is gone), -ENOMEM.
+/*
+ * Take an id of @file for a route command, with the ROUTE_RESOLVED event
+ * the command may queue in *@ev: the id with its command lock and lock
+ * held, or an ERR_PTR (-ENOENT, -ENOMEM).
  */
-int rcm_route_set_ib_path(struct rcm_id *id, const struct ib_path_rec_data *data,
-			  struct rcm_uevent **ev)
+static struct rcm_id *rcm_route_lock(struct rcm_file *file, u32 handle,
+				     struct rcm_uevent **ev)
+{
+	struct rcm_id *id = rcm_id_get(file, handle);
+
+	if (!id)
+		return ERR_PTR(-ENOENT);
+	*ev = rcm_event_alloc(id, RCM_EVENT_ROUTE_RESOLVED, GFP_KERNEL);
+	if (!*ev) {
+		rcm_id_put(id);
+		return ERR_PTR(-ENOMEM);
+	}
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	return id;
+}
+
+/* Undo rcm_route_lock(); @ev, unless the command queued it, is freed. */
+static void rcm_route_unlock(struct rcm_id *id, struct rcm_uevent *ev)
+{
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_event_free(ev);
+	rcm_id_put(id);
+}
+
+/* The route is resolved: the state, the trace and the event. */
+static void rcm_route_resolved(struct rcm_id *id, struct rcm_uevent *ev)
+{
+	id->state = RCM_STATE_ROUTE_RESOLVED;
+	trace_cm_resolve_route(id);
+	rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
+}
+
+/* Make @data the route of @id; see rcm_route_set_ib_path(). */
+static int rcm_route_take_ib_path(struct rcm_id *id,
+				  const struct ib_path_rec_data *data)
 {
 	struct rdma_dev_addr *da = &id->dev_addr;
 	struct net_device *ndev;
 	struct sa_path_rec *path;
 	struct mem_cgroup *old;
 
-	lockdep_assert_held(&id->lock);
 	if (id->state != RCM_STATE_ADDR_RESOLVED || !id->rdev ||
 	    rdma_protocol_iwarp(id->rdev->ibdev, id->port_num))
 		return -EINVAL;
@@ -410,11 +434,46 @@ int rcm_route_set_ib_path(struct rcm_id *id, const struct ib_path_rec_data *data
 	}
 	kfree(id->path);
 	id->path = path;
-	id->state = RCM_STATE_ROUTE_RESOLVED;
-	trace_cm_resolve_route(id);
-	rcm_id_resolved(id, *ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
-	*ev = NULL;
 	return 0;
+}
+
+/**
+ * rcm_route_set_ib_path() - resolve an id's route with a given path
+ * @file: the file of the id
+ * @handle: the id's handle
+ * @data: the record rcm_route_ib_path_from_user() found
+ *
+ * cma.c:rdma_set_ib_path(): an id whose address is resolved takes the
+ * path as its route, and ucma reports ROUTE_RESOLVED. On RoCE the path's
+ * link-layer part is the id's own (cma_iboe_set_path_rec_l2_fields()):
+ * the record type of its GID and the next hop's MAC; the rest is
+ * userspace's. iWARP has no path: refused there (in-tree stores one
+ * that nothing reads).
+ *
+ * Return: 0, -ENOENT, -EINVAL (not ADDR_RESOLVED, iWARP), -ENODEV (the
+ * RoCE netdev is gone), -ENXIO (the device was removed), -ENOMEM.
+ */
+int rcm_route_set_ib_path(struct rcm_file *file, u32 handle,
+			  const struct ib_path_rec_data *data)
+{
+	struct rcm_uevent *ev;
+	struct rcm_id *id;
+	int ret;
+
+	id = rcm_route_lock(file, handle, &ev);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	if (id->state == RCM_STATE_DESTROYING ||
+	    id->state == RCM_STATE_DEVICE_REMOVAL)
+		ret = rcm_id_state_errno(id);
+	else
+		ret = rcm_route_take_ib_path(id, data);
+	if (!ret) {
+		rcm_route_resolved(id, ev);
+		ev = NULL;
+	}
+	rcm_route_unlock(id, ev);
+	return ret;
 }
 
 int rcm_cmd_resolve_route(struct file *filp, void *arg)
@@ -435,16 +494,9 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	ret = rcm_event_room(file);
 	if (ret)
 		return ret;
-	id = rcm_id_get(file, cmd->id);
-	if (!id)
-		return -ENOENT;
-	ev = rcm_event_alloc(id, RCM_EVENT_ROUTE_RESOLVED, GFP_KERNEL);
-	if (!ev) {
-		rcm_id_put(id);
-		return -ENOMEM;
-	}
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
+	id = rcm_route_lock(file, cmd->id, &ev);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
 	if (id->state != RCM_STATE_ADDR_RESOLVED) {
 		ret = rcm_id_state_errno(id);
 	} else if (rdma_protocol_ib(id->rdev->ibdev, id->port_num)) {
@@ -456,15 +508,10 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 		ret = rcm_route_roce(id);
 	}
 	if (!ret && ev) {
-		id->state = RCM_STATE_ROUTE_RESOLVED;
-		trace_cm_resolve_route(id);
-		rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
+		rcm_route_resolved(id, ev);
 		ev = NULL;
 	}
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_event_free(ev);
-	rcm_id_put(id);
+	rcm_route_unlock(id, ev);
 	return ret;
 }
 
