@@ -18,9 +18,9 @@
  * 2. active_failures: to the silent neighbour the endpoint fails with
  *    ETIMEDOUT (rdma_create_ep()'s 2000 ms), and capabilities the
  *    provider refuses with its EINVAL; neither leaves an id (*id as it
- *    was) or a file descriptor. An ai_route (an ibacm path) is
- *    EOPNOTSUPP on rcm, which has no IB path option, and EINVAL on
- *    rdma_ucm (a path record of zeros); an ai_connect of 57 bytes is
+ *    was) or a file descriptor. An ai_route (an ibacm path) of a path
+ *    record of zeros (no route's flags) is EINVAL on both; an
+ *    ai_connect of 57 bytes is
  *    EINVAL at once on rcm (librdmacm 44 takes it and fails the
  *    connect).
  * 3. passive_endpoint: a passive endpoint is bound to ai_src_addr and
@@ -152,8 +152,7 @@ TEST(active_failures)
 
 	ai.ai_route = path;
 	ai.ai_route_len = sizeof(path);
-	ASSERT_ERRNO(rdma_create_ep(&id, &ai, NULL, NULL),
-		     guest_on_rcm() ? EOPNOTSUPP : EINVAL);
+	ASSERT_ERRNO(rdma_create_ep(&id, &ai, NULL, NULL), EINVAL);
 	EXPECT_EQ(fd, lowest_free_fd());
 	ai.ai_route = NULL;
 	ai.ai_route_len = 0;

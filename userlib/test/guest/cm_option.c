@@ -34,9 +34,8 @@
  *    transport's field has five bits); rdma_ucm takes them (the
  *    difference rdma_set_option(3) states).
  * 8. ib_path: RDMA_OPTION_IB_PATH with a NULL optval and optlen 72 is
- *    EFAULT on both; with a path record of zeros, 5 bytes or none, rcm
- *    says EOPNOTSUPP (IB_PATH is not done, README) where rdma_ucm says
- *    EINVAL.
+ *    EFAULT on both; with a path record of zeros (no route's flags), 5
+ *    bytes or none, EINVAL on both.
  * 9. sync_id: a synchronous id's options wait for nothing: TOS before
  *    resolving leaves id->event NULL, TOS after the synchronous
  *    rdma_resolve_addr() leaves its ADDR_RESOLVED in id->event.
@@ -275,8 +274,7 @@ TEST(ack_timeout_above_31)
 
 TEST(ib_path)
 {
-	/* IB_PATH is not done on rcm (README): rdma_ucm looks at it. */
-	int want = guest_on_rcm() ? EOPNOTSUPP : EINVAL;
+	int want = EINVAL;
 	uint8_t path[72 * 2] = { 0 };
 	struct rdma_cm_id *rc, *ud;
 
