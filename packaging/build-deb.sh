@@ -13,14 +13,19 @@
 #
 # build-deb.sh [OUTDIR]     extra dpkg-buildpackage options in
 #                           RCM_DEB_OPTIONS; DEB_BUILD_OPTIONS is honoured
-#                           (nocheck skips the library's host tests)
+#                           (nocheck skips the library's host tests);
+#                           RCM_DEB_CHROOT=DIR builds inside that chroot
+#                           (tools/testing/deb-chroot.sh makes one with
+#                           only the Build-Depends), as a build farm does
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/deb}
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 [ -n "$ver" ] || { echo "build-deb: no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
+chroot_dir=${RCM_DEB_CHROOT:-}
 for tool in dpkg-buildpackage dh dh_dkms; do
+	[ -n "$chroot_dir" ] && break
 	command -v "$tool" >/dev/null || {
 		echo "build-deb: $tool is missing (tools/testing/install-deps.sh installs it)" >&2
 		exit 1
@@ -43,9 +48,25 @@ fi
 
 # The packages carry DKMS's source tree, not a built module: no kernel
 # headers are needed here, and nothing is built for this machine's kernel.
-cd "$src"
-# shellcheck disable=SC2086 # options are words
-dpkg-buildpackage -us -uc -b ${RCM_DEB_OPTIONS:-}
+if [ -n "$chroot_dir" ]; then
+	# The chroot gets the tree in /build and a private /proc and /dev
+	# (unshare -m: they go with the build); the results come back.
+	rm -rf "$chroot_dir/build"
+	mkdir -p "$chroot_dir/build"
+	mv "$src" "$chroot_dir/build/"
+	# shellcheck disable=SC2016,SC2086 # the inner shell expands; options are words
+	unshare -m sh -c 'c=$1; shift
+		mount -t proc proc "$c/proc" && mount --rbind /dev "$c/dev" &&
+		exec chroot "$c" sh -c "cd /build/$(basename "$0") &&
+			dpkg-buildpackage -us -uc -b $*"' \
+		"$src" "$chroot_dir" ${RCM_DEB_OPTIONS:-}
+	find "$chroot_dir/build" -maxdepth 1 -type f -exec mv {} "$out/" \;
+	rm -rf "$chroot_dir/build"
+else
+	cd "$src"
+	# shellcheck disable=SC2086 # options are words
+	dpkg-buildpackage -us -uc -b ${RCM_DEB_OPTIONS:-}
+	rm -rf "$src"
+fi
 cd "$out"
-rm -rf "$src"
 ls "$out"/*_"$ver"_*.deb

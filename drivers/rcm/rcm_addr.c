@@ -369,6 +369,38 @@ out:
 }
 
 /*
+ * A loopback AF_IB destination (GID zero or ::1), as cma.c's
+ * cma_resolve_loopback(): an id bound to no GID takes a port of its own
+ * (rcm_device_attach_ib_loopback()), that port's first GID and first
+ * P_Key, and ::1 as its source address; the destination GID is the
+ * source's. @id->lock held.
+ */
+static int rcm_addr_resolve_ib_loopback(struct rcm_id *id, union ib_gid *dgid)
+{
+	struct rdma_dev_addr *da = &id->dev_addr;
+	struct sockaddr_ib src;
+	u16 pkey;
+	int ret;
+
+	if (!id->rdev) {
+		ret = rcm_device_attach_ib_loopback(id);
+		if (ret)
+			return ret;
+		if (ib_get_cached_pkey(id->rdev->ibdev, id->port_num, 0, &pkey))
+			pkey = 0xffff;
+		src = id->bind.addr.ib;
+		memcpy(&src.sib_addr, &in6addr_loopback, sizeof(src.sib_addr));
+		rcm_ps_set_addrs(id, (struct sockaddr *)&src, NULL);
+		da->dev_type = ARPHRD_INFINIBAND;
+		*dgid = da->sgid_attr->gid;
+		rdma_addr_set_sgid(da, dgid);
+		ib_addr_set_pkey(da, pkey);
+	}
+	rdma_addr_get_sgid(da, dgid);
+	return 0;
+}
+
+/*
  * Resolve an AF_IB destination; @id->lock held, state ADDR_BOUND, @ev its
  * ADDR_RESOLVED. As cma.c:cma_resolve_ib_addr(): no ARP, the GID is the
  * destination; an id not bound to a GID takes the port that has the
@@ -384,20 +416,24 @@ static int rcm_addr_resolve_ib(struct rcm_id *id,
 	union ib_gid dgid;
 	int ret;
 
-	if (rcm_addr_is_any((const struct sockaddr *)dst))
-		return -EINVAL;
-	if (!id->rdev) {
-		ret = rcm_device_attach_ib(id, (const union ib_gid *)&dib->sib_addr,
-					   ntohs(dib->sib_pkey));
+	if (rcm_addr_is_any((const struct sockaddr *)dst)) {
+		ret = rcm_addr_resolve_ib_loopback(id, &dgid);
 		if (ret)
 			return ret;
-		src = id->bind.addr.ib;
-		memcpy(&src.sib_addr, &id->dev_addr.sgid_attr->gid,
-		       sizeof(src.sib_addr));
-		rcm_ps_set_addrs(id, (struct sockaddr *)&src, NULL);
-		rcm_addr_translate_ib(id, &src);
+	} else {
+		if (!id->rdev) {
+			ret = rcm_device_attach_ib(id, (const union ib_gid *)&dib->sib_addr,
+						   ntohs(dib->sib_pkey));
+			if (ret)
+				return ret;
+			src = id->bind.addr.ib;
+			memcpy(&src.sib_addr, &id->dev_addr.sgid_attr->gid,
+			       sizeof(src.sib_addr));
+			rcm_ps_set_addrs(id, (struct sockaddr *)&src, NULL);
+			rcm_addr_translate_ib(id, &src);
+		}
+		memcpy(&dgid, &dib->sib_addr, sizeof(dgid));
 	}
-	memcpy(&dgid, &dib->sib_addr, sizeof(dgid));
 	rdma_addr_set_dgid(&id->dev_addr, &dgid);
 	rcm_ps_set_addrs(id, NULL, dst);
 	rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ADDR_RESOLVED);

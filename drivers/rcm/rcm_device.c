@@ -299,16 +299,37 @@ int rcm_device_attach_at(struct rcm_id *id, struct ib_device *ibdev,
 	return ret;
 }
 
+/* Which port an AF_IB id takes (struct rcm_attach_ib's @how). */
+enum rcm_attach_ib_how {
+	RCM_ATTACH_IB_EXACT,		/* the one with the destination GID */
+	RCM_ATTACH_IB_SUBNET,		/* one of its subnet prefix */
+	RCM_ATTACH_IB_ACTIVE,		/* loopback: an ACTIVE port, GID 0 */
+	RCM_ATTACH_IB_ANY,		/* loopback: any port, GID 0 */
+};
+
 struct rcm_attach_ib {
 	struct rcm_id *id;
 	const union ib_gid *dgid;
 	u16 pkey;
-	bool exact;
+	enum rcm_attach_ib_how how;
 };
+
+/* Loopback: GID 0 of @p, which must be ACTIVE unless any will do. */
+static const struct ib_gid_attr *rcm_find_ib_loopback(struct ib_device *ibdev,
+						      u32 p, bool active)
+{
+	enum ib_port_state state;
+
+	if (active && (ib_get_cached_port_state(ibdev, p, &state) ||
+		       state != IB_PORT_ACTIVE))
+		return ERR_PTR(-ENODEV);
+	return rdma_get_gid_attr(ibdev, p, 0);
+}
 
 /*
  * A GID table entry of an AF_IB port of @rdev with the P_Key that is the
- * destination itself (@on->exact) or shares its subnet prefix.
+ * destination itself or shares its subnet prefix; for a loopback
+ * destination the port's first GID, whatever its P_Keys.
  */
 static const struct ib_gid_attr *rcm_find_ib(struct rcm_device *rdev,
 					     u32 *port, void *arg)
@@ -324,14 +345,25 @@ static const struct ib_gid_attr *rcm_find_ib(struct rcm_device *rdev,
 		return ERR_PTR(-ENODEV);
 	rdma_for_each_port(ibdev, p) {
 		if (!rdma_cap_af_ib(ibdev, p) ||
-		    rdev->port_cm[p - 1] != RCM_PORT_CM_IB ||
-		    ib_find_cached_pkey(ibdev, p, on->pkey, &index))
+		    rdev->port_cm[p - 1] != RCM_PORT_CM_IB)
+			continue;
+		if (on->how >= RCM_ATTACH_IB_ACTIVE) {
+			if (!rdma_protocol_ib(ibdev, p))
+				continue;
+			attr = rcm_find_ib_loopback(ibdev, p, on->how ==
+						    RCM_ATTACH_IB_ACTIVE);
+			if (IS_ERR(attr))
+				continue;
+			*port = p;
+			return attr;
+		}
+		if (ib_find_cached_pkey(ibdev, p, on->pkey, &index))
 			continue;
 		for (i = 0; i < ibdev->port_data[p].immutable.gid_tbl_len; i++) {
 			attr = rdma_get_gid_attr(ibdev, p, i);
 			if (IS_ERR(attr))
 				continue;
-			if (on->exact ?
+			if (on->how == RCM_ATTACH_IB_EXACT ?
 			    !memcmp(&attr->gid, on->dgid, sizeof(*on->dgid)) :
 			    attr->gid.global.subnet_prefix ==
 			    on->dgid->global.subnet_prefix) {
@@ -342,6 +374,20 @@ static const struct ib_gid_attr *rcm_find_ib(struct rcm_device *rdev,
 		}
 	}
 	return ERR_PTR(-ENODEV);
+}
+
+/* Attach @id as @on asks; when no port qualifies, as @then asks. */
+static int rcm_device_attach_ib_then(struct rcm_id *id,
+				     struct rcm_attach_ib *on,
+				     enum rcm_attach_ib_how then)
+{
+	int ret = rcm_device_attach_found(id, rcm_find_ib, on);
+
+	if (ret == -ENODEV) {
+		on->how = then;
+		ret = rcm_device_attach_found(id, rcm_find_ib, on);
+	}
+	return ret;
 }
 
 /**
@@ -361,15 +407,27 @@ int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
 			 u16 pkey)
 {
 	struct rcm_attach_ib on = { .id = id, .dgid = dgid, .pkey = pkey,
-				    .exact = true };
-	int ret;
+				    .how = RCM_ATTACH_IB_EXACT };
 
-	ret = rcm_device_attach_found(id, rcm_find_ib, &on);
-	if (ret == -ENODEV) {
-		on.exact = false;
-		ret = rcm_device_attach_found(id, rcm_find_ib, &on);
-	}
-	return ret;
+	return rcm_device_attach_ib_then(id, &on, RCM_ATTACH_IB_SUBNET);
+}
+
+/**
+ * rcm_device_attach_ib_loopback() - attach an AF_IB id for a loopback
+ * @id: the id, not attached; the caller holds @id->lock
+ *
+ * As cma.c:cma_bind_loopback() for AF_IB: the first port with an ACTIVE
+ * state, else the first port at all, and its first GID. In-tree looks at
+ * every device with the IB CM, RoCE ones among them (whose GIDs an AF_IB
+ * bind refuses); rcm takes only InfiniBand ports, as its bind does.
+ *
+ * Return: 0, -ENODEV when there is no such port, -ENOMEM.
+ */
+int rcm_device_attach_ib_loopback(struct rcm_id *id)
+{
+	struct rcm_attach_ib on = { .id = id, .how = RCM_ATTACH_IB_ACTIVE };
+
+	return rcm_device_attach_ib_then(id, &on, RCM_ATTACH_IB_ANY);
 }
 
 /**

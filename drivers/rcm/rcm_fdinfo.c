@@ -88,11 +88,18 @@ static struct rcm_id *rcm_fdinfo_next(struct rcm_file *file,
 	return id;
 }
 
-/* " key=address:port", or " key=-" for no address. */
+/*
+ * " key=address:port", or " key=-" for no address. An AF_IB address,
+ * which %pIS does not know, is its GID and service ID the way an IPv6
+ * one is its address and port: " key=[fe80::200:fab0:0:1]:0x106ec7".
+ */
 static void rcm_fdinfo_addr(struct seq_file *m, const char *key,
 			    const union rcm_sockaddr *addr)
 {
-	if (addr->sa.sa_family)
+	if (addr->sa.sa_family == AF_IB)
+		seq_printf(m, " %s=[%pI6c]:0x%llx", key, &addr->ib.sib_addr,
+			   be64_to_cpu(addr->ib.sib_sid));
+	else if (addr->sa.sa_family)
 		seq_printf(m, " %s=%pISpc", key, &addr->sa);
 	else
 		seq_printf(m, " %s=-", key);

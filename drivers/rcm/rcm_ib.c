@@ -685,7 +685,83 @@ static int rcm_ib_req_addrs_ib(const struct ib_cm_id *cm_id,
 	return 0;
 }
 
-/* ib_cm: a REQ (or SIDR REQ) arrived on one of rcm's listens. */
+/*
+ * The listener a REQ (or SIDR REQ) is for, referenced, or NULL with
+ * *@why and the error to return set: the REQ's service ID, CMA header or
+ * addresses are not rcm's, or no listener of its address and namespace
+ * is there. On success *@held is the GID entry of an AF_IB request (for
+ * the caller to put), *@sgid_attr the entry the request came through.
+ */
+static struct rcm_id *rcm_ib_req_listener(struct ib_cm_id *cm_id,
+					  const struct ib_cm_event *event,
+					  u32 cm_port, size_t len,
+					  const struct ib_gid_attr **sgid_attr,
+					  const struct ib_gid_attr **held,
+					  struct rcm_wire_req_addrs *addrs,
+					  const char **why, int *err)
+{
+	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
+	const struct ib_gid_attr *attr;
+	struct rcm_id *listener;
+	struct net *net;
+	u16 ps, port;
+	int ret;
+
+	*why = "service-id";
+	ret = rcm_wire_sid_parse(cm_id->service_id, &ps, &port);
+	if (ret)
+		goto err;
+	*why = "header";
+	ret = rcm_wire_hdr_decode(event->private_data, len, port, addrs);
+	if (ret && event->event == IB_CM_REQ_RECEIVED &&
+	    rdma_cap_af_ib(cm_id->device, cm_port)) {
+		ret = rcm_ib_req_addrs_ib(cm_id, req, addrs);
+		if (ret)
+			goto err;
+		/*
+		 * A REQ within the subnet has no GRH, so ib_cm names no GID
+		 * entry: the path's local GID is ours (cma_ib_acquire_dev()).
+		 */
+		*why = "gid";
+		attr = rdma_find_gid_by_port(cm_id->device,
+					     &req->primary_path->sgid,
+					     IB_GID_TYPE_IB, cm_port, NULL);
+		if (IS_ERR(attr)) {
+			ret = PTR_ERR(attr);
+			goto err;
+		}
+		*held = attr;
+		*sgid_attr = attr;
+		net = get_net(&init_net);
+	} else {
+		if (!ret && !*sgid_attr)
+			ret = -EINVAL;
+		if (ret)
+			goto err;
+		*why = "netdev";
+		net = rcm_ib_req_net(*sgid_attr, addrs);
+		if (IS_ERR(net)) {
+			ret = PTR_ERR(net);
+			goto err;
+		}
+	}
+	/* Takes a reference on the listener it finds. */
+	listener = rcm_ps_find_listener(ps, port, net, &addrs->listen.sa,
+					cm_id->device);
+	put_net(net);
+	if (listener)
+		return listener;
+	*why = "no-listener";
+	ret = -ECONNREFUSED;
+err:
+	*err = ret;
+	return NULL;
+}
+
+/*
+ * ib_cm: a REQ (or SIDR REQ) arrived on one of rcm's listens. A request
+ * no id takes is traced with the reason (cm_req_refused).
+ */
 static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
 {
@@ -694,22 +770,23 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 		&event->param.sidr_req_rcvd;
 	const struct ib_gid_attr *sgid_attr, *held = NULL;
 	struct rcm_wire_req_addrs addrs;
-	struct rcm_id *listener;
-	struct net *net;
-	u16 ps, port;
+	struct rcm_id *listener = NULL;
+	const char *why = "qp-type";
 	size_t len;
 	u32 cm_port;
 	int ret;
 
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
-		/* ib_cm reports an XRC REQ as XRC_TGT, our XRC_RECV. */
-		if (req->qp_type != IB_QPT_RC && req->qp_type != IB_QPT_UC &&
-		    req->qp_type != IB_QPT_XRC_TGT)
-			return -EINVAL;
 		sgid_attr = req->ppath_sgid_attr;
 		cm_port = req->port;
 		len = IB_CM_REQ_PRIVATE_DATA_SIZE;
+		/* ib_cm reports an XRC REQ as XRC_TGT, our XRC_RECV. */
+		if (req->qp_type != IB_QPT_RC && req->qp_type != IB_QPT_UC &&
+		    req->qp_type != IB_QPT_XRC_TGT) {
+			ret = -EINVAL;
+			goto out;
+		}
 		break;
 	case IB_CM_SIDR_REQ_RECEIVED:
 		sgid_attr = sidr->sgid_attr;
@@ -719,64 +796,42 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 	default:
 		return -EOPNOTSUPP;
 	}
-	ret = rcm_wire_sid_parse(cm_id->service_id, &ps, &port);
-	if (ret)
-		return ret;
-	ret = rcm_wire_hdr_decode(event->private_data, len, port, &addrs);
-	if (ret && event->event == IB_CM_REQ_RECEIVED &&
-	    rdma_cap_af_ib(cm_id->device, cm_port)) {
-		ret = rcm_ib_req_addrs_ib(cm_id, req, &addrs);
-		if (ret)
-			return ret;
-		/*
-		 * A REQ within the subnet has no GRH, so ib_cm names no GID
-		 * entry: the path's local GID is ours (cma_ib_acquire_dev()).
-		 */
-		held = rdma_find_gid_by_port(cm_id->device,
-					     &req->primary_path->sgid,
-					     IB_GID_TYPE_IB, cm_port, NULL);
-		if (IS_ERR(held))
-			return PTR_ERR(held);
-		sgid_attr = held;
-		net = get_net(&init_net);
-	} else {
-		if (ret)
-			return ret;
-		if (!sgid_attr)
-			return -EINVAL;
-		net = rcm_ib_req_net(sgid_attr, &addrs);
-		if (IS_ERR(net))
-			return PTR_ERR(net);
-	}
-	/* Takes a reference on the listener it finds. */
-	listener = rcm_ps_find_listener(ps, port, net, &addrs.listen.sa,
-					cm_id->device);
-	put_net(net);
-	if (!listener) {
-		ret = -ECONNREFUSED;
+	listener = rcm_ib_req_listener(cm_id, event, cm_port, len, &sgid_attr,
+				       &held, &addrs, &why, &ret);
+	if (!listener)
 		goto out;
-	}
 
 	mutex_lock(&listener->lock);
-	if (listener->state != RCM_STATE_LISTEN)
+	why = NULL;
+	if (listener->state != RCM_STATE_LISTEN) {
+		why = "not-listening";
 		ret = -ECONNABORTED;
 	/*
 	 * As in-tree (cma_check_req_qp_type()): a REQ for a listener of its
 	 * QP type, a SIDR REQ for a UD one.
 	 */
-	else if (rcm_id_is_ud(listener) !=
-		 (event->event == IB_CM_SIDR_REQ_RECEIVED))
+	} else if (rcm_id_is_ud(listener) !=
+		   (event->event == IB_CM_SIDR_REQ_RECEIVED) ||
+		   (event->event == IB_CM_REQ_RECEIVED &&
+		    listener->qp_type != req->qp_type)) {
+		why = "qp-type";
 		ret = -EINVAL;
-	else if (event->event == IB_CM_REQ_RECEIVED &&
-		 listener->qp_type != req->qp_type)
-		ret = -EINVAL;
-	else
+	} else {
 		ret = rcm_ib_charged_request(listener, cm_id, event, cm_port,
 					     sgid_attr, &addrs);
+		why = ret == -ENOBUFS ? "backlog-full" : "no-request";
+		/* ib_cm drops a REQ without a REJ only for -ENOMEM. */
+		if (ret == -ENOBUFS)
+			ret = -ENOMEM;
+	}
 	trace_cm_req_handler(listener, ret);
 	mutex_unlock(&listener->lock);
-	rcm_id_put(listener);
 out:
+	if (ret && why)
+		trace_cm_req_refused(cm_id->device, cm_port, listener, why,
+				     ret);
+	if (listener)
+		rcm_id_put(listener);
 	if (held)
 		rdma_put_gid_attr(held);
 	return ret;

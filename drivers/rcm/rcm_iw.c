@@ -158,8 +158,9 @@ err_child:
 static int rcm_iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *event)
 {
 	struct rcm_id *listener = iw->context;
+	const char *why = "not-listening";
 	struct mem_cgroup *old;
-	int ret;
+	int ret = -ECONNABORTED;
 
 	if (event->event != IW_CM_EVENT_CONNECT_REQUEST)
 		return -EINVAL;
@@ -169,9 +170,14 @@ static int rcm_iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *event)
 		old = rcm_charge_begin(listener);
 		ret = rcm_iw_new_request(listener, iw, event);
 		rcm_charge_end(old);
-	} else {
-		ret = -ECONNABORTED;
+		why = ret == -ENOBUFS ? "backlog-full" : "no-request";
+		/* As to ib_cm (iw_cm rejects whatever the error). */
+		if (ret == -ENOBUFS)
+			ret = -ENOMEM;
 	}
+	if (ret)
+		trace_cm_req_refused(iw->device, rdma_start_port(iw->device),
+				     listener, why, ret);
 	trace_cm_req_handler(listener, ret);
 	mutex_unlock(&listener->lock);
 	return ret;

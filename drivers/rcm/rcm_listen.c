@@ -316,8 +316,9 @@ out:
  * lock), in RCM_STATE_CONNECT, holding the slot. The caller fills it in,
  * publishes it and unlocks it, or hands it to rcm_request_abort().
  *
- * Return: the id, or ERR_PTR(-ENOMEM) when the backlog is full or memory
- * is short.
+ * Return: the id, or ERR_PTR(-ENOBUFS) when the backlog is full (the
+ * caller traces the reason and gives ib_cm -ENOMEM, which makes it drop
+ * the REQ without a REJ), ERR_PTR(-ENOMEM) when memory is short.
  */
 struct rcm_id *rcm_request_begin(struct rcm_id *listener)
 {
@@ -326,7 +327,7 @@ struct rcm_id *rcm_request_begin(struct rcm_id *listener)
 
 	lockdep_assert_held(&listener->lock);
 	if (!atomic_add_unless(&bl->avail, -1, 0))
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(-ENOBUFS);
 	child = rcm_id_alloc(listener->file, 0, listener->ps,
 			     listener->qp_type, listener->net);
 	if (!child) {

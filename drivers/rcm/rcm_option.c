@@ -4,9 +4,12 @@
  * rules on when each may change. rcm's own options: the connect timeout
  * and Q_Key apply until the id sends its request or its answer;
  * RESOLVE_TIMEOUT is only stored here, and the resolutions read it
- * (rcm_addr.c, rcm_route.c).
+ * (rcm_addr.c, rcm_route.c). RCM_OPTION_IB_PATH resolves the route with
+ * userspace's path (rcm_route.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <rdma/ib_user_sa.h>
 
 #include "rcm_priv.h"
 
@@ -89,6 +92,22 @@ static int rcm_option_id(struct rcm_id *id, u32 optname, u64 value)
 	}
 }
 
+/*
+ * RCM_OPTION_IB_PATH: the records are read before the id is locked, then
+ * the route is set and ROUTE_RESOLVED queued (ucma_set_ib_path()).
+ */
+static int rcm_option_ib_path(struct rcm_file *file,
+			      const struct rcm_set_option *cmd)
+{
+	struct ib_path_rec_data data;
+	int ret;
+
+	ret = rcm_route_ib_path_from_user(cmd->value, cmd->optlen, &data);
+	if (ret)
+		return ret;
+	return rcm_route_set_ib_path(file, cmd->id, &data);
+}
+
 int rcm_cmd_set_option(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;
@@ -96,7 +115,10 @@ int rcm_cmd_set_option(struct file *filp, void *arg)
 	struct rcm_id *id;
 	int ret;
 
-	if (cmd->reserved)
+	if (cmd->level == RCM_OPTION_IB)
+		return cmd->optname == RCM_OPTION_IB_PATH ?
+		       rcm_option_ib_path(file, cmd) : -ENOPROTOOPT;
+	if (cmd->optlen)
 		return -EINVAL;
 	if (cmd->level != RCM_OPTION_ID)
 		return -ENOPROTOOPT;

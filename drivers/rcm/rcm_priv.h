@@ -11,7 +11,8 @@
  *   rcm_event.c   the per-file event queue, read() and poll()
  *   rcm_ps.c      port spaces: which id owns which port of RDMA_PS_*
  *   rcm_addr.c    bind, address resolution, attaching ids to devices
- *   rcm_route.c   route resolution: the RoCE path
+ *   rcm_route.c   route resolution: the RoCE path, the SA's path
+ *                 (InfiniBand), or userspace's (RCM_OPTION_IB_PATH)
  *   rcm_netdev.c  netdev notifier: ADDR_CHANGE when an id's bond fails
  *                 over to another link-layer address
  *   rcm_option.c  id options (TOS, REUSEADDR, AFONLY, ACK, resolve and
@@ -118,6 +119,7 @@ int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
 			void *arg);
 int rcm_device_attach_ib(struct rcm_id *id, const union ib_gid *dgid,
 			 u16 pkey);
+int rcm_device_attach_ib_loopback(struct rcm_id *id);
 
 /* rcm_file.c */
 
@@ -632,6 +634,11 @@ void rcm_route_exit(void);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
 void rcm_route_cancel(struct rcm_id *id);
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out);
+struct ib_path_rec_data;
+int rcm_route_ib_path_from_user(u64 uptr, u32 len,
+				struct ib_path_rec_data *data);
+int rcm_route_set_ib_path(struct rcm_file *file, u32 handle,
+			  const struct ib_path_rec_data *data);
 struct net_device;
 u8 rcm_route_tos_to_sl(struct net_device *ndev, u8 tos);
 
@@ -807,6 +814,8 @@ ib_sa_comp_mask rcm_route_ib_mask(sa_family_t family, const struct sockaddr *src
 				  u8 tos, struct sa_path_rec *rec);
 u32 rcm_route_flow_label(const struct sockaddr *src,
 			 const struct sockaddr *dst);
+bool rcm_route_path_unpack(const struct ib_path_rec_data *data, bool opa,
+			   struct sa_path_rec *path);
 bool rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs);
 void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
 			 struct rcm_qp_attr *out);

@@ -25,18 +25,25 @@
 /* RoCE and iWARP have one partition, the default full-member key. */
 #define RCM_DEFAULT_PKEY 0xffff
 
-/* INIT before there is a connection; @id->lock held, id attached. */
+/*
+ * INIT before there is a connection; @id->lock held, id attached. As
+ * cma.c:cma_ib_init_qp_attr(): the P_Key index is that of the id's P_Key
+ * on its port, the default key on RoCE.
+ */
 static int rcm_qp_init_local(struct rcm_id *id, struct ib_qp_attr *attr,
 			     int *mask)
 {
+	u16 pkey = RCM_DEFAULT_PKEY;
 	int ret;
 
 	attr->qp_access_flags = 0;
 	*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS;
 	if (id->rdev->port_cm[id->port_num - 1] != RCM_PORT_CM_IB)
 		return 0;
-	ret = ib_find_cached_pkey(id->rdev->ibdev, id->port_num,
-				  RCM_DEFAULT_PKEY, &attr->pkey_index);
+	if (!rdma_cap_eth_ah(id->rdev->ibdev, id->port_num))
+		pkey = ib_addr_get_pkey(&id->dev_addr);
+	ret = ib_find_cached_pkey(id->rdev->ibdev, id->port_num, pkey,
+				  &attr->pkey_index);
 	if (ret)
 		return ret;
 	attr->port_num = id->port_num;

@@ -19,6 +19,11 @@
  * query only after its callback returns, so the query cancelled is
  * always still there. They never wait for the callback under the lock;
  * destroy waits for the id's last reference, the query's among them.
+ *
+ * Userspace may also give the path itself (RCM_OPTION_IB_PATH, what
+ * librdmacm does with the path records of ibacm or of rdma_getaddrinfo()),
+ * as the in-tree rdma_set_ib_path() takes it: the route is then resolved
+ * at once, on InfiniBand and on RoCE alike.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,7 +31,9 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <net/route.h>
+#include <linux/uaccess.h>
 #include <rdma/ib_sa.h>
+#include <rdma/ib_user_sa.h>
 
 #include <kunit/visibility.h>
 
@@ -296,6 +303,179 @@ void rcm_route_cancel(struct rcm_id *id)
 		ib_sa_cancel_query(id->sa_query_id, id->sa_query);
 }
 
+/* The flags of the one record a route takes (ucma_set_ib_path()'s). */
+#define RCM_IB_PATH_FLAGS (IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL)
+
+/**
+ * rcm_route_path_unpack() - the path of an RCM_OPTION_IB_PATH record
+ * @data: the record as userspace gave it (struct ib_path_rec_data,
+ *        librdmacm's struct ibv_path_data): flags, then a PathRecord in
+ *        the SA's wire layout (IBA 15.2.5.16)
+ * @opa: the id's port is an OPA one
+ * @path: set to the path when the record is taken
+ *
+ * As ucma.c:ucma_set_ib_path(): only a record whose flags are exactly
+ * GMP, primary and bidirectional is a route; its PathRecord is unpacked
+ * as an IB record (ib_sa_unpack_path()), converted for an OPA port.
+ *
+ * Return: true when @data is a route's record and @path was set.
+ */
+VISIBLE_IF_KUNIT bool rcm_route_path_unpack(const struct ib_path_rec_data *data,
+					    bool opa, struct sa_path_rec *path)
+{
+	struct sa_path_rec ib = { .rec_type = SA_PATH_REC_TYPE_IB };
+
+	if (data->flags != RCM_IB_PATH_FLAGS)
+		return false;
+	ib_sa_unpack_path((void *)data->path_rec, &ib);
+	if (opa)
+		sa_convert_path_ib_to_opa(path, &ib);
+	else
+		*path = ib;
+	return true;
+}
+
+/**
+ * rcm_route_ib_path_from_user() - find the route among userspace's records
+ * @uptr: user address of an array of struct ib_path_rec_data
+ * @len: its length in bytes
+ * @data: set to the first record with a route's flags
+ *
+ * Read before the id is locked, a record at a time: ucma takes up to
+ * KMALLOC_MAX_SIZE bytes of them, so does rcm, without holding them.
+ *
+ * Return: 0, -EINVAL (a length of no whole records, too long, or no
+ * route's record among them), -EFAULT.
+ */
+int rcm_route_ib_path_from_user(u64 uptr, u32 len,
+				struct ib_path_rec_data *data)
+{
+	if (!len || len % sizeof(*data) || len > KMALLOC_MAX_SIZE)
+		return -EINVAL;
+	for (; len; len -= sizeof(*data), uptr += sizeof(*data)) {
+		if (copy_from_user(data, u64_to_user_ptr(uptr), sizeof(*data)))
+			return -EFAULT;
+		if (data->flags == RCM_IB_PATH_FLAGS)
+			return 0;
+		cond_resched();
+	}
+	return -EINVAL;
+}
+
+/*
+ * Take an id of @file for a route command, with the ROUTE_RESOLVED event
+ * the command may queue in *@ev: the id with its command lock and lock
+ * held, or an ERR_PTR (-ENOENT, -ENOMEM).
+ */
+static struct rcm_id *rcm_route_lock(struct rcm_file *file, u32 handle,
+				     struct rcm_uevent **ev)
+{
+	struct rcm_id *id = rcm_id_get(file, handle);
+
+	if (!id)
+		return ERR_PTR(-ENOENT);
+	*ev = rcm_event_alloc(id, RCM_EVENT_ROUTE_RESOLVED, GFP_KERNEL);
+	if (!*ev) {
+		rcm_id_put(id);
+		return ERR_PTR(-ENOMEM);
+	}
+	mutex_lock(&id->cmd_lock);
+	mutex_lock(&id->lock);
+	return id;
+}
+
+/* Undo rcm_route_lock(); @ev, unless the command queued it, is freed. */
+static void rcm_route_unlock(struct rcm_id *id, struct rcm_uevent *ev)
+{
+	mutex_unlock(&id->lock);
+	mutex_unlock(&id->cmd_lock);
+	rcm_event_free(ev);
+	rcm_id_put(id);
+}
+
+/* The route is resolved: the state, the trace and the event. */
+static void rcm_route_resolved(struct rcm_id *id, struct rcm_uevent *ev)
+{
+	id->state = RCM_STATE_ROUTE_RESOLVED;
+	trace_cm_resolve_route(id);
+	rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
+}
+
+/* Make @data the route of @id; see rcm_route_set_ib_path(). */
+static int rcm_route_take_ib_path(struct rcm_id *id,
+				  const struct ib_path_rec_data *data)
+{
+	struct rdma_dev_addr *da = &id->dev_addr;
+	struct net_device *ndev;
+	struct sa_path_rec *path;
+	struct mem_cgroup *old;
+
+	if (id->state != RCM_STATE_ADDR_RESOLVED || !id->rdev ||
+	    rdma_protocol_iwarp(id->rdev->ibdev, id->port_num))
+		return -EINVAL;
+	old = rcm_charge_begin(id);
+	path = kzalloc(sizeof(*path), GFP_KERNEL_ACCOUNT);
+	rcm_charge_end(old);
+	if (!path)
+		return -ENOMEM;
+	rcm_route_path_unpack(data, rdma_cap_opa_ah(id->rdev->ibdev,
+						    id->port_num), path);
+	if (rdma_protocol_roce(id->rdev->ibdev, id->port_num)) {
+		ndev = dev_get_by_index(id->net, da->bound_dev_if);
+		if (!ndev) {
+			kfree(path);
+			return -ENODEV;
+		}
+		dev_put(ndev);
+		path->rec_type =
+			sa_conv_gid_to_pathrec_type(da->sgid_attr->gid_type);
+		path->roce.route_resolved = true;
+		sa_path_set_dmac(path, da->dst_dev_addr);
+	}
+	kfree(id->path);
+	id->path = path;
+	return 0;
+}
+
+/**
+ * rcm_route_set_ib_path() - resolve an id's route with a given path
+ * @file: the file of the id
+ * @handle: the id's handle
+ * @data: the record rcm_route_ib_path_from_user() found
+ *
+ * cma.c:rdma_set_ib_path(): an id whose address is resolved takes the
+ * path as its route, and ucma reports ROUTE_RESOLVED. On RoCE the path's
+ * link-layer part is the id's own (cma_iboe_set_path_rec_l2_fields()):
+ * the record type of its GID and the next hop's MAC; the rest is
+ * userspace's. iWARP has no path: refused there (in-tree stores one
+ * that nothing reads).
+ *
+ * Return: 0, -ENOENT, -EINVAL (not ADDR_RESOLVED, iWARP), -ENODEV (the
+ * RoCE netdev is gone), -ENXIO (the device was removed), -ENOMEM.
+ */
+int rcm_route_set_ib_path(struct rcm_file *file, u32 handle,
+			  const struct ib_path_rec_data *data)
+{
+	struct rcm_uevent *ev;
+	struct rcm_id *id;
+	int ret;
+
+	id = rcm_route_lock(file, handle, &ev);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	if (id->state == RCM_STATE_DESTROYING ||
+	    id->state == RCM_STATE_DEVICE_REMOVAL)
+		ret = rcm_id_state_errno(id);
+	else
+		ret = rcm_route_take_ib_path(id, data);
+	if (!ret) {
+		rcm_route_resolved(id, ev);
+		ev = NULL;
+	}
+	rcm_route_unlock(id, ev);
+	return ret;
+}
+
 int rcm_cmd_resolve_route(struct file *filp, void *arg)
 {
 	struct rcm_file *file = filp->private_data;
@@ -314,16 +494,9 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 	ret = rcm_event_room(file);
 	if (ret)
 		return ret;
-	id = rcm_id_get(file, cmd->id);
-	if (!id)
-		return -ENOENT;
-	ev = rcm_event_alloc(id, RCM_EVENT_ROUTE_RESOLVED, GFP_KERNEL);
-	if (!ev) {
-		rcm_id_put(id);
-		return -ENOMEM;
-	}
-	mutex_lock(&id->cmd_lock);
-	mutex_lock(&id->lock);
+	id = rcm_route_lock(file, cmd->id, &ev);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
 	if (id->state != RCM_STATE_ADDR_RESOLVED) {
 		ret = rcm_id_state_errno(id);
 	} else if (rdma_protocol_ib(id->rdev->ibdev, id->port_num)) {
@@ -335,15 +508,10 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
 		ret = rcm_route_roce(id);
 	}
 	if (!ret && ev) {
-		id->state = RCM_STATE_ROUTE_RESOLVED;
-		trace_cm_resolve_route(id);
-		rcm_id_resolved(id, ev, 0, 0, 0, RCM_STATE_ROUTE_RESOLVED);
+		rcm_route_resolved(id, ev);
 		ev = NULL;
 	}
-	mutex_unlock(&id->lock);
-	mutex_unlock(&id->cmd_lock);
-	rcm_event_free(ev);
-	rcm_id_put(id);
+	rcm_route_unlock(id, ev);
 	return ret;
 }
 
@@ -355,7 +523,7 @@ int rcm_cmd_resolve_route(struct file *filp, void *arg)
  */
 void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out)
 {
-	const struct sa_path_rec *path = id->path;
+	struct sa_path_rec *path = id->path;
 
 	*num = 0;
 	if (!path)
@@ -364,8 +532,13 @@ void rcm_route_fill(struct rcm_id *id, u32 *num, struct rcm_path *out)
 	memcpy(out->dgid, &path->dgid, sizeof(out->dgid));
 	memcpy(out->sgid, &path->sgid, sizeof(out->sgid));
 	if (path->rec_type != SA_PATH_REC_TYPE_IB &&
-	    path->rec_type != SA_PATH_REC_TYPE_OPA)
+	    path->rec_type != SA_PATH_REC_TYPE_OPA) {
 		memcpy(out->dmac, path->roce.dmac, sizeof(out->dmac));
+	} else {
+		/* As ib_copy_path_rec_to_user(): the LIDs, 16 bits of them. */
+		out->dlid = (u16)be32_to_cpu(sa_path_get_dlid(path));
+		out->slid = (u16)be32_to_cpu(sa_path_get_slid(path));
+	}
 	out->hop_limit = path->hop_limit;
 	out->traffic_class = path->traffic_class;
 	out->flow_label = be32_to_cpu(path->flow_label);

@@ -167,6 +167,42 @@ TRACE_EVENT(cm_req_handler,
 		  __entry->result)
 );
 
+/*
+ * A connection request that no id took, and why: "qp-type",
+ * "service-id", "header" (no CMA header of rcm's), "gid", "netdev" (no
+ * netdev or namespace for its address), "no-listener", "not-listening",
+ * "backlog-full" or "no-request" (the request id could not be made). The
+ * listener's cm.id is 0 when none was found.
+ */
+TRACE_EVENT(cm_req_refused,
+	TP_PROTO(const struct ib_device *device, u32 port,
+		 const struct rcm_id *listener, const char *reason, int result),
+
+	TP_ARGS(device, port, listener, reason, result),
+
+	TP_STRUCT__entry(
+		__string(devname, dev_name(&device->dev))
+		__string(reason, reason)
+		__field(u32, port)
+		__field(u32, num)
+		__field(u32, handle)
+		__field(int, result)
+	),
+
+	TP_fast_assign(
+		rcm_assign_str(devname, dev_name(&device->dev));
+		rcm_assign_str(reason, reason);
+		__entry->port = port;
+		__entry->num = listener ? listener->num : 0;
+		__entry->handle = listener ? listener->handle : 0;
+		__entry->result = result;
+	),
+
+	TP_printk("cm.id=%u handle=%u device=%s port=%u reason=%s result=%d",
+		  __entry->num, __entry->handle, __get_str(devname),
+		  __entry->port, __get_str(reason), __entry->result)
+);
+
 DECLARE_EVENT_CLASS(rcm_event_class,
 	TP_PROTO(const struct rcm_uevent *uevent),
 

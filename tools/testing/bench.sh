@@ -44,6 +44,12 @@
 # threads' off-CPU time by where they blocked and per call, and their
 # wakers (table in the report, rows in build/bench/churn-attrib.csv).
 # RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
+# While it runs, a progress line at least once a minute
+# (RCM_BENCH_PROGRESS seconds, 50): the elapsed time, the part and the
+# run within it. At the end, the run's data (bench.csv from report.py,
+# churn*.csv), its report and SVG plots of the data (plot.py) in
+# build/bench/runs/STAMP/; tools/testing/bench/record.sh adds a run to
+# the records (Documentation/benchmarks.rst).
 # Not a test: it fails only when a run fails. Installs what it needs.
 set -euo pipefail
 
@@ -80,7 +86,34 @@ cattr_seconds=${RCM_BENCH_CATTR_SECONDS:-12}
 cattr_shapes=${RCM_BENCH_CATTR_SHAPES:-4x3,8x4}
 cattr_variant=${RCM_BENCH_CATTR_VARIANT:-clean}
 parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
+progress_every=${RCM_BENCH_PROGRESS:-50}
 mkdir -p "$out"
+rm -f "$out/guest.log"
+t0=$(date +%s)
+echo building >"$out/stage"
+# Every progress_every seconds: what runs. In the guest, the part is the
+# test the guest began last ("rcm-begin:") and the run within it the
+# last "bench-progress" line the guest scripts wrote to the console
+# (order.sh's progress()): both reach the log at once.
+progress_lines() {
+	local what part last
+	while sleep "$progress_every"; do
+		what=$(cat "$out/stage" 2>/dev/null) || :
+		if [ "$what" = guest ] && ! [ -f "$out/guest.log" ]; then
+			what="guest: waiting for a slot (RCM_GUEST_SLOTS)"
+		elif [ "$what" = guest ]; then
+			part=$(sed -n 's/^rcm-begin: //p' "$out/guest.log" |
+				tr -d '\r' | tail -n 1) || :
+			last=$(sed -n 's/.*bench-progress //p' "$out/guest.log" |
+				tr -d '\r' | tail -n 1) || :
+			what="guest, part ${part:-(booting)}${last:+: $last}"
+		fi
+		echo "== bench +$(($(date +%s) - t0))s: $what"
+	done
+}
+progress_lines &
+progress_pid=$!
+trap 'kill $progress_pid 2>/dev/null' EXIT
 
 "$top/tools/testing/install-deps.sh"
 read -r rel vmlinux < <("$vm/distro-kernel.sh")
@@ -105,6 +138,7 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 	echo "churn: ./guest-churn.sh $churn_rounds $churn_seconds $churn_shapes $churn_variants"
 	echo "churnattr: ./guest-churn-attrib.sh $cattr_rounds $cattr_seconds $cattr_shapes $cattr_variant"
 } >"$out/tests/list"
+echo initramfs >"$out/stage"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
 	--lib-dir "$top/userlib/src" \
@@ -115,26 +149,36 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
 status=0
+echo guest >"$out/stage"
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests "$parts" --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
+echo "report and plots" >"$out/stage"
+stamp=$(date -u +%Y-%m-%dT%H%MZ)
+run=$out/runs/$stamp
+mkdir -p "$run"
 {
 	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs, load average (1/5/15 min) $load0 at the boot, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	case ,$parts, in
 	*,bench,*|*,attrib,*)
-		"$top/tools/testing/bench/report.py" "$out/guest.log" ||
-			status=1 ;;
+		"$top/tools/testing/bench/report.py" "$out/guest.log" \
+			"$run/bench.csv" || status=1 ;;
 	esac
 	case ,$parts, in
 	*,churn,*)
 		"$top/tools/testing/bench/churn.py" "$out/guest.log" \
-			"$out/churn.csv" || status=1 ;;
+			"$run/churn.csv" || status=1 ;;
 	esac
 	case ,$parts, in
 	*,churnattr,*)
 		"$top/tools/testing/bench/churn_attrib.py" "$out/guest.log" \
-			"$out/churn-attrib.csv" || status=1 ;;
+			"$run/churn-attrib.csv" || status=1 ;;
 	esac
-} | tee "$out/report.txt"
+} | tee "$run/report.txt"
+# Not the bench's failure: the figures are in the report either way.
+"$top/tools/testing/bench/plot.py" "$run" || echo "== plot.py drew no plots"
+# The latest run's files where they always were, too.
+cp "$run"/*.csv "$run/report.txt" "$out/" 2>/dev/null || :
+echo "== this run's data, report and plots: $run (record.sh $run adds it to the records)"
 grep -v '^PASS' "$out/results.txt" || true
 exit $status

@@ -369,8 +369,10 @@ if want host || want distro; then
 fi
 
 if want host; then
-	say "concurrent runs: kernel-script.sh's cache, a second make check"
+	say "concurrent runs: kernel-script.sh's cache, a second make check; bench plots"
 	"$top/tools/testing/kernel-script-test.sh" | tee -a "$results"
+	# make bench's data path: report.py's CSV and plot.py's SVGs.
+	"$top/tools/testing/bench/plot_test.py" | tee -a "$results"
 	# This run holds the tree's lock: a second one must stop at once,
 	# before it touches build/.
 	if timeout 60 env RCM_ONLY=host "$0" >"$out/second-check.log" 2>&1; then

@@ -16,7 +16,8 @@
 #   OUTDIR             the packages (OUTDIR/deb), logs, the initramfs
 #
 # One line per result, "PASS|FAIL name[: why]":
-#   deb.build      dpkg-buildpackage -us -uc -b (packaging/build-deb.sh)
+#   deb.build      dpkg-buildpackage -us -uc -b (packaging/build-deb.sh) in
+#                  a chroot of only the Build-Depends (deb-chroot.sh)
 #                  made rcm-dkms and rcm, the library's host tests passed
 #   deb.version    both packages, the DKMS tree's directory and dkms.conf,
 #                  the library's file name and the maintainer scripts
@@ -31,7 +32,8 @@
 #                  modules-load.d file
 #   deb.*          the guest's results (deb-guest.sh lists them)
 # Exits 1 on any failure. Env: RCM_DEB_CHECK_BUILD=0 reuses OUTDIR/deb,
-# RCM_DEB_NOCHECK=1 builds without the host tests.
+# RCM_DEB_NOCHECK=1 builds without the host tests, RCM_DEB_CHROOT=0 on
+# this machine instead of the chroot.
 set -uo pipefail
 
 [ $# = 3 ] || { echo "usage: $0 RELEASE VMLINUX OUTDIR" >&2; exit 2; }
@@ -58,15 +60,26 @@ elapsed() { echo "$(( $(date +%s) - t0 ))s"; }
 # --- build --------------------------------------------------------------
 # Built the standard way, with the library's host tests (dh_auto_test,
 # under Debian's build flags: hardening=+all), as a distribution's
-# build farm builds it; RCM_DEB_NOCHECK=1 skips them (DEB_BUILD_OPTIONS
-# nocheck), for a caller that runs them itself.
+# build farm builds it: in a chroot with nothing but the essential
+# packages, build-essential and the Build-Depends (deb-chroot.sh), so a
+# build dependency debian/control forgets fails the build.
+# RCM_DEB_NOCHECK=1 skips the tests (DEB_BUILD_OPTIONS nocheck), for a
+# caller that runs them itself; RCM_DEB_CHROOT=0 builds on this machine.
 nocheck=
 [ "${RCM_DEB_NOCHECK:-0}" = 1 ] && nocheck=nocheck
+chroot_dir=
+if [ "${RCM_DEB_CHROOT:-1}" != 0 ] && [ "${RCM_DEB_CHECK_BUILD:-1}" != 0 ]; then
+	if ! chroot_dir=$("$top/tools/testing/deb-chroot.sh" 2>"$out/deb-chroot.log"); then
+		report FAIL deb.build "no build chroot, see $out/deb-chroot.log"
+		tail -15 "$out/deb-chroot.log" | sed 's/^/    /'
+		exit 1
+	fi
+fi
 if [ "${RCM_DEB_CHECK_BUILD:-1}" = 0 ] && [ -f "$debs/rcm-dkms_${ver}_all.deb" ]; then
 	report PASS deb.build "reused $debs"
-elif DEB_BUILD_OPTIONS="$nocheck ${DEB_BUILD_OPTIONS:-}" \
+elif DEB_BUILD_OPTIONS="$nocheck ${DEB_BUILD_OPTIONS:-}" RCM_DEB_CHROOT=$chroot_dir \
 	"$top/packaging/build-deb.sh" "$debs" >"$out/deb-build.log" 2>&1; then
-	report PASS deb.build "$(elapsed)${nocheck:+, nocheck}$(sed -n \
+	report PASS deb.build "$(elapsed)${chroot_dir:+, Build-Depends-only chroot}${nocheck:+, nocheck}$(sed -n \
 		's/^\([0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/, host tests: \1/p' \
 		"$out/deb-build.log" | tail -1)"
 else

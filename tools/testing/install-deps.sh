@@ -26,6 +26,8 @@ pkgs=(
 	# ... and the Build-Depends of the packages' host tests (debian/control:
 	# a missing one fails dpkg-buildpackage)
 	groff-base man-db valgrind
+	# ... and the clean chroot make check builds them in (deb-chroot.sh)
+	mmdebstrap
 	# ... and the compiler cache of that guest's DKMS build
 	ccache
 	# make bench: system calls per connection

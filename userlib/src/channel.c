@@ -72,6 +72,13 @@ static int rcm_check_abi(int fd, uint32_t *event_size)
 		rcm_hint("the rcm module manages no RDMA device (none with an IB CM or iWARP port; see rdma link)");
 		return ENODEV;
 	}
+	/*
+	 * And, as ucma_init(), the first channel reads libibverbs' device
+	 * list (ENODEV when it has none), so that the cost of reading it
+	 * falls where librdmacm puts it and not on a first resolve.
+	 */
+	if (rcm_devices_init())
+		return errno;
 	__atomic_store_n(&rcm_devices_seen, true, __ATOMIC_RELAXED);
 	return 0;
 }

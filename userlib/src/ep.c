@@ -45,7 +45,7 @@ static int rcm_ep_active(struct rdma_cm_id *id, struct rdma_addrinfo *res,
 			      RCM_EP_TIMEOUT_MS))
 		return -1;
 	if (res->ai_route_len) {
-		/* An ibacm route: rcm refuses it (EOPNOTSUPP). */
+		/* An ibacm route: the kernel takes it, ROUTE_RESOLVED. */
 		if (rdma_set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH,
 				    res->ai_route, res->ai_route_len) ||
 		    rcm_sync_complete(rid))

@@ -395,6 +395,9 @@ static void rcm_path_to_sa(struct ibv_sa_path_rec *rec,
 		rec->dlid = htobe16(0x0100 | path->dmac[0]);
 		rec->slid = htobe16(path->dmac[1] << 8 | path->dmac[2]);
 		raw = (uint32_t)(path->dmac[3] & 1) << 23;
+	} else {			/* InfiniBand: the SA's LIDs */
+		rec->dlid = htobe16(path->dlid);
+		rec->slid = htobe16(path->slid);
 	}
 	rec->raw_traffic = 0;
 	rec->flow_label = htobe32(raw | (path->flow_label & 0xfffff));

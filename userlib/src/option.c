@@ -65,12 +65,16 @@ static int rcm_option_id_value(int optname, const void *optval,
  * RDMA_OPTION_IB, reach the kernel, whose ENOPROTOOPT becomes ucma's
  * ENOSYS: applications test for what librdmacm on the in-tree CM
  * returns.
- * RDMA_OPTION_IB_PATH sets a route from path records; rcm has no native
- * InfiniBand support, so it is EOPNOTSUPP without a kernel call. No
- * event results, also in synchronous mode.
+ * RDMA_OPTION_IB_PATH sets the route of an id whose address is resolved
+ * from path records (struct ibv_path_data, what ibacm and
+ * rdma_getaddrinfo() give as ai_route): the kernel reads them at @optval
+ * and queues ROUTE_RESOLVED, which the caller reaps as with
+ * rdma_resolve_route() - also in synchronous mode, as librdmacm's
+ * callers do (rdma_create_ep()).
  *
- * Return: 0, or -1 with errno: EINVAL (NULL @id, wrong @optlen), EFAULT,
- * ENOSYS (unknown name), EOPNOTSUPP (RDMA_OPTION_IB_PATH), or the errors of
+ * Return: 0, or -1 with errno: EINVAL (NULL @id, wrong @optlen; for
+ * RDMA_OPTION_IB_PATH no route's record among @optval's, or the id's
+ * state), EFAULT, ENOSYS (unknown name), or the errors of
  * RCM_IOCTL_SET_OPTION (ENOSYS for its ENOPROTOOPT, EINVAL for a value
  * out of range or a state or QP type the option does not allow, ENXIO
  * after the id's device was removed).
@@ -91,7 +95,10 @@ RCM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 		if (err)
 			return rcm_err(err);
 	} else if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH) {
-		return rcm_err(EOPNOTSUPP);
+		if (optlen > UINT32_MAX)
+			return rcm_err(EINVAL);
+		cmd.value = (uintptr_t)optval;
+		cmd.optlen = (uint32_t)optlen;
 	}
 	rid = rcm_id(id);
 

@@ -126,7 +126,7 @@ static void both(void)
 	T_CHECK(last->size == sizeof(*last) &&
 		last->flags == 0 &&
 		last->level == RCM_OPTION_ID &&
-		last->reserved == 0 &&
+		last->optlen == 0 &&
 		last->id == h);
 
 	/* Synchronous: the id's private channel. */

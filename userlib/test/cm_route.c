@@ -13,6 +13,7 @@
  *   in-tree CM (the guest test cm_intree_compare checks the same against
  *   the in-tree stack); ibaddr.dgid comes from the path, ibaddr.pkey
  *   stays 0;
+ * - an InfiniBand path: dlid and slid are the kernel's, network order;
  * - a failing refresh (query error, a kernel reporting 2 paths) turns
  *   the event into ROUTE_ERROR with status -1 (errno says why, as in
  *   librdmacm) and leaves no path;
@@ -270,6 +271,39 @@ static void refresh_failure(void)
 	rdma_destroy_event_channel(ch);
 }
 
+/*
+ * An InfiniBand path (rec_type 0): path_rec carries the kernel's LIDs,
+ * network order, as librdmacm's ucma_convert_path() copies them; the
+ * RoCE packing of the MAC into them is not done.
+ */
+static void ib_path_lids(void)
+{
+	struct rdma_event_channel *ch;
+	struct ibv_sa_path_rec *rec;
+	struct rdma_cm_id *id;
+
+	setup();
+	script_info.path.rec_type = 0;
+	script_info.path.dlid = 0x1234;
+	script_info.path.slid = 0x0567;
+	ch = rdma_create_event_channel();
+	id = ch ? resolved_id(ch) : NULL;
+	if (!id)
+		return;
+	T_CHECK(rdma_resolve_route(id, 1000) == 0);
+	expect_event(ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
+	rec = id->route.path_rec;
+	T_CHECK(id->route.num_paths == 1 && rec);
+	if (rec) {
+		T_CHECK(rec->dlid == htobe16(0x1234));
+		T_CHECK(rec->slid == htobe16(0x0567));
+		T_CHECK(be32toh(rec->flow_label) == 0xabcde);
+		T_CHECK(rec->pkey == htobe16(0x8001));
+	}
+	T_CHECK(rdma_destroy_id(id) == 0);
+	rdma_destroy_event_channel(ch);
+}
+
 static struct rdma_cm_id *sync_resolved_id(void)
 {
 	struct rdma_cm_id *id = NULL;
@@ -335,4 +369,5 @@ static void sync_error(void)
 CM_MAIN(rdma_resolve_route,
 	{ "ROUTE_RESOLVED without info: queried", async_route_queried },
 	{ "refresh failure becomes ROUTE_ERROR", refresh_failure },
+	{ "InfiniBand path: the kernel's LIDs", ib_path_lids },
 	{ "sync: ROUTE_ERROR becomes errno", sync_error })

@@ -11,6 +11,9 @@
  *   but only until a channel of the process found one (as librdmacm 44,
  *   which fills its device list once): then the device count is not
  *   looked at again, so channels open while a device is re-added;
+ * - libibverbs' device list is read by the first channel, as
+ *   librdmacm 44's ucma_init() reads it, and only then: a module with
+ *   devices but no verbs device listed is NULL/ENODEV;
  * - the event record: the query asks for sizeof(struct rcm_event); a
  *   module whose record is larger is accepted (it cuts its records to
  *   ours), one whose record is smaller is not (EPERM);
@@ -35,6 +38,7 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rcm_user.h>
 
+#include "fake_verbs.h"
 #include "helpers.h"
 
 static enum {
@@ -42,7 +46,7 @@ static enum {
 	MODULE,		/* answer like the module would */
 } ioctl_mode = REAL;
 static unsigned int fake_abi = RCM_ABI_VERSION;
-static unsigned int fake_num_devices = 1;
+static unsigned int module_devices = 1;
 /* The module's struct rcm_event. */
 static unsigned int fake_record = sizeof(struct rcm_event);
 
@@ -81,7 +85,7 @@ int ioctl(int fd, unsigned long request, ...)
 	else
 		q->out_event_size = RCM_EVENT_SIZE;
 	q->out_abi_version = fake_abi;
-	q->out_num_devices = fake_num_devices;
+	q->out_num_devices = module_devices;
 	return 0;
 }
 
@@ -130,9 +134,17 @@ static void other_abi(void)
 static void no_devices(void)
 {
 	ioctl_mode = MODULE;
-	fake_num_devices = 0;
+	module_devices = 0;
 	expect_failure("/dev/null", ENODEV);
 	T_CHECK(query_calls == 1);
+}
+
+static void no_verbs_devices(void)
+{
+	ioctl_mode = MODULE;
+	fake_num_devices = 0;
+	expect_failure("/dev/null", ENODEV);
+	T_CHECK(fake_list_calls == 1);
 }
 
 static void expect_success(void)
@@ -154,9 +166,11 @@ static void devices_looked_at_once(void)
 {
 	ioctl_mode = MODULE;
 	expect_success();
+	module_devices = 0;
 	fake_num_devices = 0;
 	expect_success();
 	T_CHECK(query_calls == 2);
+	T_CHECK(fake_list_calls == 1);
 }
 
 static void larger_record(void)
@@ -190,6 +204,7 @@ static void success(void)
 	fd = ch->fd;
 	T_CHECK(fd >= 0);
 	T_CHECK(query_calls == 1 && query_fd == fd);
+	T_CHECK(fake_list_calls == 1);
 	T_CHECK(query_seen.size == sizeof(struct rcm_query));
 	T_CHECK(query_seen.flags == 0);
 	T_CHECK(query_seen.event_size == sizeof(struct rcm_event));
@@ -202,6 +217,7 @@ static void success(void)
 	ch2 = rdma_create_event_channel();
 	T_CHECK(ch2 && ch2->fd != fd);
 	rdma_destroy_event_channel(ch2);
+	T_CHECK(fake_list_calls == 1);
 
 	rdma_destroy_event_channel(ch);
 	errno = 0;
@@ -216,12 +232,15 @@ int main(int argc, char *argv[])
 	if (argc > 1)
 		return T_EXIT_SKIP;
 	t_require_our_lib((const void *)rdma_create_event_channel);
+	fake_num_devices = 1;
 
 	t_in_child("missing device node", missing_node);
 	t_in_child("directory", directory);
 	t_in_child("file that is not rcm", not_rcm);
 	t_in_child("other ABI version", other_abi);
 	t_in_child("module without devices", no_devices);
+	t_in_child("module with devices, libibverbs without",
+		   no_verbs_devices);
 	t_in_child("module without devices after a first channel",
 		   devices_looked_at_once);
 	t_in_child("module with a larger record", larger_record);

@@ -51,6 +51,11 @@ p=$tmp/prefix
 make -s -C "$top" install PREFIX="$p" >/dev/null || err "make install PREFIX failed"
 out=$(RCM_DEVICE=/dev/null "$p/bin/rcm-run" sh -c 'echo "$LD_LIBRARY_PATH"')
 [ "${out%%:*}" = "$p/lib/rcm" ] || err "rcm-run: LD_LIBRARY_PATH=$out"
+# --rsockets: the preload library in front, as librdmacm's rsocket/.
+pre=$p/lib/rcm/rsocket/librspreload.so
+[ -e "$pre" ] || err "no $pre"
+out=$(RCM_DEVICE=/dev/null "$p/bin/rcm-run" --rsockets sh -c 'echo "$LD_PRELOAD"' 2>&1)
+[ "${out%%:*}" = "$pre" ] || err "rcm-run --rsockets: LD_PRELOAD=$out"
 msg=$(RCM_DEVICE=$tmp/none "$p/bin/rcm-run" true 2>&1)
 rc=$?
 [ $rc = 1 ] || err "rcm-run without the device: exit $rc"

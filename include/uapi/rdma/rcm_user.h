@@ -187,6 +187,8 @@ struct rcm_destroy_id {
  * @packet_life_time: log2(4.096 us units) of the one-way packet lifetime
  * @rec_type: 0 InfiniBand, 1 RoCE v1, 2 RoCE v2
  * @reserved: 0
+ * @dlid: destination LID (InfiniBand; 0 on RoCE)
+ * @slid: source LID (InfiniBand; 0 on RoCE)
  */
 struct rcm_path {
 	__u8 dgid[16];
@@ -201,7 +203,9 @@ struct rcm_path {
 	__u8 rate;
 	__u8 packet_life_time;
 	__u8 rec_type;
-	__u8 reserved[5];
+	__u8 reserved;
+	__u16 dlid;
+	__u16 slid;
 };
 
 /**
@@ -372,6 +376,24 @@ struct rcm_resolve_route {
 /* Option levels and names: the values of librdmacm's. */
 enum rcm_option_level {
 	RCM_OPTION_ID = 0,
+	RCM_OPTION_IB = 1,
+};
+
+/**
+ * enum rcm_option_ib - options of level RCM_OPTION_IB
+ * @RCM_OPTION_IB_PATH: the route, from path records: @value of struct
+ *                      rcm_set_option points at @optlen bytes of struct
+ *                      ib_path_rec_data (<rdma/ib_user_sa.h>, librdmacm's
+ *                      struct ibv_path_data); the first whose flags are
+ *                      exactly IB_PATH_GMP | IB_PATH_PRIMARY |
+ *                      IB_PATH_BIDIRECTIONAL is the path. On an id whose
+ *                      address is resolved (InfiniBand or RoCE, where the
+ *                      id's own GID type and next-hop MAC replace the
+ *                      record's); the id is then ROUTE_RESOLVED and the
+ *                      event of that name is queued, as in-tree.
+ */
+enum rcm_option_ib {
+	RCM_OPTION_IB_PATH = 1,
 };
 
 /**
@@ -414,12 +436,15 @@ enum rcm_option_id {
  * @flags: Must be 0
  * @id: the id
  * @level: enum rcm_option_level
- * @optname: enum rcm_option_id
- * @reserved: Must be 0
- * @value: the option's value
+ * @optname: enum rcm_option_id or enum rcm_option_ib
+ * @optlen: the bytes @value points at (RCM_OPTION_IB_PATH); Must be 0
+ *          for the options of RCM_OPTION_ID
+ * @value: the option's value, or a pointer to it (RCM_OPTION_IB_PATH)
  *
  * Errors: ENOENT, ENOPROTOOPT (unknown level or option name), EINVAL
- * (value out of range, a state or QP type the option does not allow).
+ * (value out of range, a state or QP type the option does not allow;
+ * IB_PATH: no whole records, none of a route, an iWARP id), EFAULT,
+ * ENODEV (IB_PATH on RoCE: the netdev is gone), ENOMEM.
  */
 struct rcm_set_option {
 	__u32 size;
@@ -427,7 +452,7 @@ struct rcm_set_option {
 	__u32 id;
 	__u32 level;
 	__u32 optname;
-	__u32 reserved;
+	__u32 optlen;
 	__aligned_u64 value;
 };
 

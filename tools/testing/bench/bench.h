@@ -34,6 +34,35 @@ static inline void die(const char *what)
 	exit(1);
 }
 
+/*
+ * The bench programs' connection parameters: depths of 1 and the retry
+ * counts' 3-bit maximum, 7, for a connect; the same depths and the RNR
+ * retry count for an accept. For struct rdma_conn_param p = ...;
+ */
+#define BENCH_CONNECT_PARAM						\
+	{								\
+		.responder_resources = 1, .initiator_depth = 1,		\
+		.retry_count = 7, .rnr_retry_count = 7,			\
+	}
+#define BENCH_ACCEPT_PARAM						\
+	{								\
+		.responder_resources = 1, .initiator_depth = 1,		\
+		.rnr_retry_count = 7,					\
+	}
+
+/* A TCP listener (backlog 1024) on @sin, on a new channel in *@ch. */
+static inline struct rdma_cm_id *bench_listener(struct rdma_event_channel **ch,
+						struct sockaddr_in *sin)
+{
+	struct rdma_cm_id *l;
+
+	*ch = rdma_create_event_channel();
+	if (!*ch || rdma_create_id(*ch, &l, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(l, (struct sockaddr *)sin) || rdma_listen(l, 1024))
+		die("listen");
+	return l;
+}
+
 /* The next event, acked; its type, id and status in the out arguments. */
 static inline int next_event(struct rdma_event_channel *ch,
 			     struct rdma_cm_id **id, int *status)

@@ -42,10 +42,7 @@
 static void client(int k, int n, struct sockaddr_in *dst, int ready, int go,
 		   int hold)
 {
-	struct rdma_conn_param p = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param p = BENCH_CONNECT_PARAM;
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_cm_id **ids = calloc(n, sizeof(*ids)), *id;
 	int i, routed = 0, up = 0, status;
@@ -106,10 +103,7 @@ static void client(int k, int n, struct sockaddr_in *dst, int ready, int go,
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct rdma_conn_param p = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.rnr_retry_count = 7,
-	};
+	struct rdma_conn_param p = BENCH_ACCEPT_PARAM;
 	struct rdma_cm_id *listener, *id, **reqs;
 	int n, nclients, i, st, up = 0, nreq = 0, status, type, bad = 0;
 	int ready[2], go[2], hold[2];
@@ -134,11 +128,7 @@ int main(int argc, char **argv)
 	sync();
 	sleep(1);
 	before = slab_kb();
-	ch = rdma_create_event_channel();
-	if (!ch || rdma_create_id(ch, &listener, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(listener, (struct sockaddr *)&sin) ||
-	    rdma_listen(listener, 1024))
-		die("listen");
+	listener = bench_listener(&ch, &sin);
 	for (i = 0; i < nclients; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)

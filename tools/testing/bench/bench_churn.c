@@ -71,6 +71,7 @@
  *   failed.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
@@ -728,6 +729,17 @@ static void report_removals(unsigned int secs)
 		       r->first_us ? (r->first_us - r->added_us) / 1e3 : -1.0,
 		       (unsigned long long)r->lost);
 	}
+	/*
+	 * A removal that ended less than two seconds before the run did
+	 * leaves no "after" to measure: its recovery reads -1 for that
+	 * reason, not for want of a connection.
+	 */
+	if (ctl->nrm && last->added_us &&
+	    last->added_us + 2e6 > ctl->start_us + secs * 1e6) {
+		printf("# remover: the last re-add came %.0f ms before the run's end: no rate after it\n",
+		       (ctl->start_us + secs * 1e6 - last->added_us) / 1e3);
+		return;
+	}
 	if (ctl->nrm && last->added_us)
 		printf("churn-rate %.2f %.2f\n",
 		       rate(0, (first->del_us - ctl->start_us) / 1e6),
@@ -808,6 +820,123 @@ static void report(unsigned int procs, unsigned int threads,
 		report_removals(secs);
 }
 
+/* Print @path's lines, each after "# remover:   ". */
+static void print_lines(const char *path, const char *prefix)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!prefix || !strncmp(line, prefix, strlen(prefix)))
+			printf("# remover:   %s", line);
+	if (f)
+		fclose(f);
+}
+
+/* The first line of /proc/@pid/@name, without its newline, into @buf. */
+static void proc_line(const char *pid, const char *name, char *buf,
+		      size_t size)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, name);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (f && fgets(buf, size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/*
+ * What a removal waits for, printed as "# remover:" lines: the task
+ * @deleter (rdma link delete) and every task in D state with its state
+ * and kernel stack, and every open uverbs or rcm file
+ * (Soft-RoCE's removal waits until each uverbs file is closed) with its
+ * process and the ids of an rcm file (its fdinfo).
+ */
+static void removal_waits(double after_ms, pid_t deleter)
+{
+	char path[600], buf[256], comm[64];
+	struct dirent *p, *f;
+	DIR *procs, *fds;
+	const char *st;
+
+	printf("# remover: rdma link delete still running after %.0f ms\n",
+	       after_ms);
+	procs = opendir("/proc");
+	while (procs && (p = readdir(procs))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		proc_line(p->d_name, "comm", comm, sizeof(comm));
+		proc_line(p->d_name, "stat", buf, sizeof(buf));
+		st = strrchr(buf, ')');
+		if (st && st[1] == ' ' &&
+		    (st[2] == 'D' || atoi(p->d_name) == deleter)) {
+			printf("# remover: %s %s (%c) is in:\n", p->d_name,
+			       comm, st[2]);
+			snprintf(path, sizeof(path), "/proc/%s/stack", p->d_name);
+			print_lines(path, NULL);
+		}
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		while (fds && (f = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
+				 p->d_name, f->d_name);
+			n = readlink(path, buf, sizeof(buf) - 1);
+			if (n <= 0)
+				continue;
+			buf[n] = '\0';
+			if (strncmp(buf, "/dev/infiniband/", 16))
+				continue;
+			printf("# remover: %s %s holds %s\n", p->d_name, comm,
+			       buf);
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s",
+				 p->d_name, f->d_name);
+			if (!strcmp(buf, "/dev/infiniband/rcm"))
+				print_lines(path, "rcm-id:");
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (procs)
+		closedir(procs);
+	fflush(stdout);
+}
+
+/*
+ * rdma link delete rxe0, timed into @r; when it takes over two seconds,
+ * say once what it waits for.
+ */
+static void remove_device(struct removal *r)
+{
+	bool told = false;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		execlp("rdma", "rdma", "link", "delete", "rxe0", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		double ms = (now_us() - r->del_us) / 1e3;
+
+		if (!told && ms > 2000) {
+			removal_waits(ms, pid);
+			told = true;
+		}
+		usleep(20000);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fprintf(stderr, "%s: rdma link delete failed\n", BENCH_NAME);
+}
+
 /*
  * remove: rxe0 deleted and added again at a third and at two thirds of
  * @secs from the start; the times go to ctl. A child process, so that
@@ -831,22 +960,7 @@ static pid_t spawn_remover(unsigned int secs, const char *netdev)
 			usleep(10000);
 		r->del_us = (uint64_t)now_us();
 		__atomic_store_n(&ctl->nrm, i + 1, __ATOMIC_RELEASE);
-		/* What waits, when the removal takes over 2 s. */
-		if (system("rdma link delete rxe0 & p=$!; i=0; "
-			   "while kill -0 $p 2>/dev/null && [ $i -lt 20 ]; do "
-			   "sleep 0.1; i=$((i + 1)); done; "
-			   "kill -0 $p 2>/dev/null && for t in /proc/[0-9]*; do "
-			   "[ \"$(cut -d' ' -f3 $t/stat 2>/dev/null)\" = D ] || "
-			   "continue; echo \"# remover: $(cat $t/comm) waits in:\"; "
-			   "sed 's/^/# remover:   /' $t/stack; done; "
-			   "kill -0 $p 2>/dev/null && for f in /proc/[0-9]*/fd/*; do "
-			   "case $(readlink $f) in /dev/infiniband/uverbs*) "
-			   "q=${f#/proc/}; q=${q%%/*}; echo \"# remover: "
-			   "$q $(cat /proc/$q/comm) holds $(readlink $f):"
-			   " $(awk 1 /proc/$q/task/*/wchan | tr '\\n' ' ')\";; "
-			   "esac; done; wait $p"))
-			fprintf(stderr, "%s: rdma link delete failed\n",
-				BENCH_NAME);
+		remove_device(r);
 		r->gone_us = (uint64_t)now_us();
 		snprintf(cmd, sizeof(cmd), "rdma link add rxe0 type rxe netdev %s",
 			 netdev);

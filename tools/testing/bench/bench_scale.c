@@ -164,10 +164,7 @@ static double phase_median(struct client *c, int ph)
 /* Connect c->n ids, at most c->window in set-up at a time. */
 static void connect_all(struct client *c)
 {
-	struct rdma_conn_param p = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
+	struct rdma_conn_param p = BENCH_CONNECT_PARAM;
 	struct rdma_cm_id *id;
 	int type, status;
 
@@ -301,10 +298,7 @@ static void client(int n, int window, int repeat, struct sockaddr_in *dst,
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct rdma_conn_param p = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.rnr_retry_count = 7,
-	};
+	struct rdma_conn_param p = BENCH_ACCEPT_PARAM;
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listener, *id;
 	int n, window, repeat, st, status, type, errors = 0, done[2];
@@ -324,11 +318,7 @@ int main(int argc, char **argv)
 	if (pipe(done))
 		die("pipe");
 	slab0 = slab_kb();
-	ch = rdma_create_event_channel();
-	if (!ch || rdma_create_id(ch, &listener, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(listener, (struct sockaddr *)&sin) ||
-	    rdma_listen(listener, 1024))
-		die("listen");
+	listener = bench_listener(&ch, &sin);
 	pid = fork();
 	if (pid < 0)
 		die("fork");

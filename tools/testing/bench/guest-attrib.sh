@@ -426,6 +426,7 @@ kmem_run() {
 			END { for (s in n) print p, s, n[s], b[s] }'
 }
 
+progress "kmem_run"
 kmem_run intree "${RCM_ATTR_KMEM_COUNT:-20}"
 kmem_run rcm "${RCM_ATTR_KMEM_COUNT:-20}"
 
@@ -435,6 +436,7 @@ for count in $counts; do
 		# Alternate which stack goes first, as the timed rounds do.
 		# shellcheck disable=SC2046 # two words, split on purpose
 		set -- $(order $r)
+		progress "perf_run $count round $r/$rounds"
 		perf_run "$1" "$count" $r
 		perf_run "$2" "$count" $r
 		wire_run "$1" "$count" $r
@@ -448,6 +450,7 @@ for count in $scale_counts; do
 	while [ $r -le "$scale_rounds" ]; do
 		# shellcheck disable=SC2046 # two words, split on purpose
 		set -- $(order $r)
+		progress "scale_perf_run $count round $r/$scale_rounds"
 		scale_perf_run "$1" "$count" $r
 		scale_perf_run "$2" "$count" $r
 		if [ "$scale_wire" = 1 ]; then

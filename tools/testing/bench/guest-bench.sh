@@ -77,6 +77,7 @@ phase_start=$(uptime_ms)
 phase() {
 	now=$(uptime_ms)
 	echo "bench-phase $1 $(((now - phase_start) / 1000)).$(((now - phase_start) % 1000 / 100))"
+	progress "$1 done"
 	phase_start=$now
 }
 
@@ -166,6 +167,8 @@ each_round() {
 	shift 2
 	while [ $bench_round -le "$bench_rounds" ]; do
 		for bench_stack in $(order $bench_round); do
+			progress "$bench_fn${*:+ $*} $bench_stack round" \
+				"$bench_round/$bench_rounds"
 			"$bench_fn" "$bench_stack" "$@" $bench_round
 		done
 		bench_round=$((bench_round + 1))
@@ -194,6 +197,7 @@ each_round "$accept_rounds" accept_run
 phase accept
 
 # System calls: both programs under strace -f -c, 100 connections.
+progress syscalls
 for stack in intree rcm; do
 	port=$((port + 1))
 	(serve "$stack" strace -f -c -o /tmp/strace.srv cmtime -b "$ip" \
@@ -222,6 +226,7 @@ phase syscalls
 # device (strace -y names a descriptor's file, in a poll's too), again
 # 100 connections. A call strace splits across threads counts once,
 # on its first line (the resumed line names no descriptor).
+progress cmcalls
 for stack in intree rcm; do
 	dev=/dev/infiniband/rcm
 	[ "$stack" = intree ] && dev=/dev/infiniband/rdma_cm
@@ -249,6 +254,7 @@ done
 phase cmcalls
 
 # Kernel memory per idle (created and bound) id.
+progress ids
 for stack in intree rcm; do
 	out=$( (serve "$stack" ./bench_ids 10000 "$ip") 2>&1)
 	echo "# $stack: $out"
@@ -290,6 +296,7 @@ while [ $i -lt "$cmtime_runs" ]; do
 		rr=$((rr + 1))
 		stack=rcm r=$rr
 	fi
+	progress "cmtime_run $big $stack run $((i + 1))/$cmtime_runs"
 	cmtime_run "$stack" "$big" $r
 	i=$((i + 1))
 done

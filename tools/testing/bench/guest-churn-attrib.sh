@@ -347,6 +347,7 @@ for shape in $shapes; do
 	r=1
 	while [ $r -le "$rounds" ]; do
 		for stack in $(order $r); do
+			progress "cattr_run $shape $stack round $r/$rounds"
 			cattr_run "$stack" "$procs" "$threads" $r
 		done
 		r=$((r + 1))

@@ -63,6 +63,8 @@ for shape in $shapes; do
 		r=1
 		while [ $r -le "$rounds" ]; do
 			for stack in $(order $r); do
+				progress "churn_run $variant $shape $stack" \
+					"round $r/$rounds"
 				churn_run "$stack" "$variant" "$procs" "$threads" $r
 			done
 			r=$((r + 1))

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""report.py GUEST-LOG: the benchmark's table from guest-bench.sh's lines.
+"""report.py GUEST-LOG [CSV]: the benchmark's table from guest-bench.sh's
+lines, and with CSV its data: one row per figure a line gives (columns
+kind,stack,count,round,metric,value; per connection where the line
+gives a total over COUNT connections), which plot.py draws.
 
 Per connection count and cmtime step: the median over the rounds of the
 client's microseconds per connection on each stack, rcm / in-tree, and
@@ -37,6 +40,16 @@ failed = []                    # (stack, count, round, failed, status, server)
 phases = []                    # (name, seconds)
 walls = []                     # (stack, count, round, server, client, teardown)
 errors = []
+data = []                      # the CSV's rows
+
+
+def row(kind, stack, count, rnd, metric, value):
+    data.append((kind, stack, count, rnd, metric, value))
+
+
+SCALE_FIELDS = ('connect_us', 'connect_cpu_us', 'teardown_us',
+                'teardown_cpu_us', 'slab_bytes_per_conn', 'failed')
+SPHASE_FIELDS = ('addr_us', 'route_us', 'connect_us', 'set_up_us')
 
 for line in open(sys.argv[1], errors='replace'):
     line = line.strip()
@@ -46,40 +59,64 @@ for line in open(sys.argv[1], errors='replace'):
     if f[0] == 'bench-step' and len(f) == 6:
         key = (f[1], int(f[2]), f[4])
         steps[key].append((int(f[3]), float(f[5])))
+        row('step', f[1], f[2], f[3], f[4], f[5])
         if f[4] not in order:
             order.append(f[4])
     elif f[0] == 'bench-syscalls' and len(f) == 5:
         syscalls[(f[1], f[2])] = (int(f[3]), f[4])
+        if f[4].isdigit() and int(f[3]):
+            row('syscalls', f[1], f[3], '', f[2], int(f[4]) / int(f[3]))
     elif f[0] == 'bench-cmcalls' and len(f) == 6:
         cmcalls[(f[1], f[2])] = (int(f[3]), f[4], f[5])
+        if f[4].isdigit() and int(f[3]):
+            row('cmcalls', f[1], f[3], '', f[2], int(f[4]) / int(f[3]))
     elif f[0] == 'bench-cmcall' and len(f) == 5:
         cmcall[(f[1], f[2])].append((f[3], int(f[4])))
     elif f[0] == 'bench-accept' and len(f) == 7:
         accept[(f[1], int(f[2]), int(f[3]))].append(
             (int(f[4]), float(f[5]), int(f[6])))
+        row('accept', f[1], f[2], f[4], 'us_per_conn', f[5])
+        row('accept', f[1], f[2], f[4], 'slab_bytes_per_conn', f[6])
     elif f[0] == 'bench-scale' and len(f) == 11:
         window = f[3]
         scale[(f[1], int(f[2]))].append(
             (int(f[4]), *map(float, f[5:9]), int(f[9]), int(f[10])))
+        for name, v in zip(SCALE_FIELDS, f[5:11]):
+            row('scale', f[1], f[2], f[4], name, v)
     elif f[0] == 'bench-sphase' and len(f) == 9:
         window = f[3]
         sphase[(f[1], int(f[2]))].append((int(f[4]), *map(float, f[5:9])))
+        for name, v in zip(SPHASE_FIELDS, f[5:9]):
+            row('sphase', f[1], f[2], f[4], name, v)
     elif f[0] == 'bench-cpu' and len(f) == 6:
         cpu[(f[1], int(f[2]))].append(
             (int(f[3]), (int(f[4]) + int(f[5])) * 1e6 / attrib.USER_HZ
              / int(f[2])))
+        row('cpu', f[1], f[2], f[3], 'us_per_conn',
+            cpu[(f[1], int(f[2]))][-1][1])
     elif f[0] == 'bench-failed' and len(f) == 7:
         failed.append((f[1], int(f[2]), int(f[3]), int(f[4]), f[5], f[6]))
     elif f[0] == 'bench-phase' and len(f) == 3:
         phases.append((f[1], float(f[2])))
+        row('phase', '', '', '', f[1], f[2])
     elif f[0] == 'bench-wall' and len(f) == 7:
         walls.append((f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]),
                       int(f[6])))
     elif f[0] == 'bench-ids' and len(f) == 4:
         ids[f[1]] = f[3]
+        row('ids', f[1], f[2], '', 'bytes_per_id', f[3])
     elif f[0] == 'bench-error':
         errors.append(' '.join(f[1:]))
 
+
+if len(sys.argv) > 2:
+    with open(sys.argv[2], 'w') as out:
+        out.write('kind,stack,count,round,metric,value\n')
+        for r in data:
+            v = r[5]
+            if isinstance(v, float):
+                v = f'{v:.2f}'
+            out.write(','.join(map(str, r[:5] + (v,))) + '\n')
 
 # The A/A ratio of [(round, value)]: one definition, attrib.py's.
 aa = attrib.aa

@@ -82,7 +82,7 @@ for i in 0 1; do
 	for kv in "state=4: ACTIVE" "phys_state=5: LinkUp" "lid=0x$lid" \
 		"sm_lid=0xfe" "link_layer=InfiniBand" \
 		"gids/0=fe80:0000:0000:0000:0200:fab0:0000:000$lid" \
-		"pkeys/0=0xffff"; do
+		"pkeys/0=0xffff" "pkeys/1=0x8001"; do
 		f=${kv%%=*} want=${kv#*=}
 		got=$(cat "$p/$f" 2>&1)
 		echo "# ibfab$i $f: $got"

@@ -6,10 +6,10 @@
  *
  * It registers ndevs (default 2) ib_devices ibfab0, ibfab1, ... with one
  * port each, link layer InfiniBand, port ACTIVE and LinkUp, LID index + 1,
- * P_Key table {0xffff}, GID table {fe80::/64 + the device's GUID} and the
- * SM LID IBFAB_SM_LID, which no device has: what is sent there reaches
- * the fabric's own small subnet administrator. Memory is virtual (no DMA
- * device): an SGE's address is a kernel virtual address.
+ * P_Key table {0xffff, 0x8001}, GID table {fe80::/64 + the device's GUID}
+ * and the SM LID IBFAB_SM_LID, which no device has: what is sent there
+ * reaches the fabric's own small subnet administrator. Memory is virtual (no
+ * DMA device): an SGE's address is a kernel virtual address.
  *
  * The verbs are those ib_mad, ib_sa and ib_cm use: PDs, CQs, QPs of type
  * SMI (QP0), GSI (QP1) and UD, address handles, sends and receives. A
@@ -21,12 +21,13 @@
  * Q_Key or an unknown LID or QP is dropped, as on a wire. Completions
  * are never made in the poster's context.
  *
- * The SA answers SubnAdm Get/GetTable PathRecord (one record, from the
- * two ports' GIDs and LIDs: SL 0, MTU 4096, 100 Gb/s, packet lifetime 14,
- * P_Key 0xffff, reversible), Set/Delete/Get MCMemberRecord (groups with
- * an MGID given or allocated, an MLID from 0xc000 up, the Q_Key of the
- * creating join or 0x80010000), and Get ClassPortInfo. Other queries are
- * answered "method/attribute not supported".
+ * The SA answers SubnAdm Get/GetTable PathRecord (one record, from the two
+ * ports' GIDs and LIDs: SL 0, MTU 4096, 100 Gb/s, packet lifetime 14, the
+ * query's P_Key of the two or 0xffff, reversible), Set/Delete/Get
+ * MCMemberRecord (groups with an MGID given or allocated, an MLID from
+ * 0xc000 up, the Q_Key of the creating join or 0x80010000), and Get
+ * ClassPortInfo. Other queries are answered "method/attribute not
+ * supported".
  *
  * Control is a debugfs file, <debugfs>/rcm_ibfab/ctl. Each write is one
  * command; it returns once the command is done, or fails with its errno:
@@ -83,6 +84,9 @@
 /* Locally administered GUIDs: 02:00:fa:b0:00:00:00:<index + 1>. */
 #define IBFAB_GUID_BASE		0x0200fab000000000ULL
 #define IBFAB_PKEY		0xffff
+/* A second partition, so that a P_Key's index can be other than 0. */
+#define IBFAB_PKEY2		0x8001
+#define IBFAB_NUM_PKEYS		2
 #define IBFAB_GRH_BYTES		40
 #define IBFAB_MAX_SGE		4
 #define IBFAB_MAX_WR		4096
@@ -366,7 +370,7 @@ static int ibfab_query_device(struct ib_device *ibdev,
 	attr->max_mr = 1024;
 	attr->max_pd = 1024;
 	attr->max_ah = 65536;
-	attr->max_pkeys = 1;
+	attr->max_pkeys = IBFAB_NUM_PKEYS;
 	attr->local_ca_ack_delay = 15;
 	return 0;
 }
@@ -382,7 +386,7 @@ static int ibfab_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = 1;
-	attr->pkey_tbl_len = 1;
+	attr->pkey_tbl_len = IBFAB_NUM_PKEYS;
 	spin_lock(&dev->port_lock);
 	attr->port_cap_flags = dev->port_cap_flags;
 	spin_unlock(&dev->port_lock);
@@ -420,7 +424,7 @@ static int ibfab_get_port_immutable(struct ib_device *ibdev, u32 port,
 				    struct ib_port_immutable *immutable)
 {
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
-	immutable->pkey_tbl_len = 1;
+	immutable->pkey_tbl_len = IBFAB_NUM_PKEYS;
 	immutable->gid_tbl_len = 1;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
@@ -438,9 +442,9 @@ static int ibfab_query_gid(struct ib_device *ibdev, u32 port, int index,
 static int ibfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 			    u16 *pkey)
 {
-	if (index != 0)
+	if (index >= IBFAB_NUM_PKEYS)
 		return -EINVAL;
-	*pkey = IBFAB_PKEY;
+	*pkey = index ? IBFAB_PKEY2 : IBFAB_PKEY;
 	return 0;
 }
 
@@ -690,7 +694,7 @@ static int ibfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return -EOPNOTSUPP;
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
-	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= IBFAB_NUM_PKEYS)
 		return -EINVAL;
 	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_ERR) {
 		flush = ibfab_rq_flush_pkt(qp, GFP_KERNEL);
@@ -1257,6 +1261,7 @@ static u16 ibfab_sa_path(ib_sa_comp_mask mask, const u8 *req, u8 *resp,
 			 struct ibfab_dev *requester)
 {
 	struct ibfab_dev *s = requester, *d = NULL;
+	u16 pkey = IBFAB_PKEY;
 	union ib_gid gid;
 
 	if (mask & IB_SA_PATH_REC_DGID) {
@@ -1273,9 +1278,15 @@ static u16 ibfab_sa_path(ib_sa_comp_mask mask, const u8 *req, u8 *resp,
 	}
 	if (!d || !s)
 		return IB_SA_STATUS_NO_RECORDS;
-	if ((mask & IB_SA_PATH_REC_PKEY) &&
-	    (get_unaligned_be16(req + 50) & 0x7fff) != (IBFAB_PKEY & 0x7fff))
-		return IB_SA_STATUS_NO_RECORDS;
+	if (mask & IB_SA_PATH_REC_PKEY) {
+		pkey = get_unaligned_be16(req + 50) & 0x7fff;
+		if (pkey == (IBFAB_PKEY2 & 0x7fff))
+			pkey = IBFAB_PKEY2;
+		else if (pkey == (IBFAB_PKEY & 0x7fff))
+			pkey = IBFAB_PKEY;
+		else
+			return IB_SA_STATUS_NO_RECORDS;
+	}
 	if ((mask & IB_SA_PATH_REC_SL) && (req[53] & 0xf) != fab.path_sl)
 		return IB_SA_STATUS_NO_RECORDS;
 
@@ -1289,7 +1300,7 @@ static u16 ibfab_sa_path(ib_sa_comp_mask mask, const u8 *req, u8 *resp,
 	if (mask & IB_SA_PATH_REC_TRAFFIC_CLASS)
 		resp[48] = req[48];
 	resp[49] = 0x80 | 1;		/* reversible, one path */
-	put_unaligned_be16(IBFAB_PKEY, resp + 50);
+	put_unaligned_be16(pkey, resp + 50);
 	resp[53] = fab.path_sl;
 	resp[54] = IB_SA_EQ << 6 | fab.path_mtu;
 	resp[55] = IB_SA_EQ << 6 | fab.path_rate;

@@ -38,8 +38,6 @@
  *    IBV_EVENT_COMM_EST 0, and the server gets ESTABLISHED; the client's
  *    ESTABLISHED follows when it reads.
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -56,22 +54,14 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define QP_PORT		20870
-#define BIG_PORT	20874
-#define NULL_PORT	20871
-#define ERR_PORT	20872
-#define NOTIFY_PORT	20873
-#define QP_ATTR_PORT	20875
-
 /*
- * A pair @p on @ip:@port (QPs of 4 work requests) whose client connects
+ * A pair @p on @ip (QPs of 4 work requests) whose client connects
  * with depths 2 and 4: the request's event (to be acked), the request
  * taken with a QP of 4 work requests for it unless @wr is 0.
  */
 static struct rdma_cm_event *connect_request(struct __test_metadata *_metadata,
 					     struct guest_pair *p,
-					     const char *ip, int port,
-					     unsigned int wr)
+					     const char *ip, unsigned int wr)
 {
 	struct rdma_conn_param cp = {
 		.responder_resources = 2, .initiator_depth = 4,
@@ -79,7 +69,7 @@ static struct rdma_cm_event *connect_request(struct __test_metadata *_metadata,
 	};
 	struct rdma_cm_event *ev;
 
-	ASSERT_TRUE(guest_pair_setup(p, ip, port, 4));
+	ASSERT_TRUE(guest_pair_setup(p, ip, 4));
 	ev = guest_pair_request(p, &cp, wr);
 	ASSERT_NE(NULL, ev);
 	return ev;
@@ -134,7 +124,7 @@ TEST(accept_too_much_private_data)
 	uint8_t data[197];
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ev = connect_request(_metadata, &p, rxe, BIG_PORT, 4);
+	ev = connect_request(_metadata, &p, rxe, 4);
 	guest_private_data(&cp, data, 197, 0xc3);
 	ASSERT_ERRNO(rdma_accept(p.server, &cp), EINVAL);
 	/*
@@ -159,7 +149,7 @@ TEST(accept_with_qp)
 	uint8_t data[196];
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ev = connect_request(_metadata, &p, rxe, QP_PORT, 4);
+	ev = connect_request(_metadata, &p, rxe, 4);
 	guest_private_data(&cp, data, 196, 0xc3);
 	cp.responder_resources = RDMA_MAX_RESP_RES;
 	cp.initiator_depth = RDMA_MAX_INIT_DEPTH;
@@ -184,7 +174,7 @@ TEST(accept_null_param)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ev = connect_request(_metadata, &p, rxe, NULL_PORT, 4);
+	ev = connect_request(_metadata, &p, rxe, 4);
 	accept_request(_metadata, &p, ev, NULL);
 	server_qp_ready(_metadata, &p);
 	est = guest_next_event(p.chc, RDMA_CM_EVENT_ESTABLISHED, p.client);
@@ -211,7 +201,7 @@ TEST(accept_errors)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ev = connect_request(_metadata, &p, rxe, ERR_PORT, 0);
+	ev = connect_request(_metadata, &p, rxe, 0);
 	/* librdmacm reads the QP number from the NULL conn_param. */
 	if (guest_on_rcm())
 		ASSERT_ERRNO(rdma_accept(p.server, NULL), EINVAL);
@@ -238,7 +228,7 @@ TEST(init_qp_attr_after_accept)
 	int mask;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ev = connect_request(_metadata, &p, rxe, QP_ATTR_PORT, 0);
+	ev = connect_request(_metadata, &p, rxe, 0);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	ASSERT_EQ(0, rdma_init_qp_attr(p.server, &a, &mask))
@@ -265,7 +255,7 @@ TEST(notify_comm_est)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ev = connect_request(_metadata, &p, rxe, NOTIFY_PORT, 4);
+	ev = connect_request(_metadata, &p, rxe, 4);
 	accept_request(_metadata, &p, ev, NULL);
 	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_QP_FATAL), EINVAL);
 	ASSERT_ERRNO(rdma_notify(p.server, IBV_EVENT_LID_CHANGE), EINVAL);

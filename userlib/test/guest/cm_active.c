@@ -32,8 +32,6 @@
  *    nobody listens on gets -1 with ECONNREFUSED, the REJECTED (status
  *    8) in id->event.
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -50,12 +48,6 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define DEFAULTS_PORT	20860
-#define LIMITS_PORT	20861
-#define PDATA_PORT	20862
-#define ECE_PORT	20863
-#define NOBODY_PORT	20864
-
 static bool all_zero(const void *buf, size_t len)
 {
 	const uint8_t *b = buf;
@@ -66,6 +58,15 @@ static bool all_zero(const void *buf, size_t len)
 	return true;
 }
 
+/* A pair on @rxe (QPs of 4 work requests), and its device's attributes. */
+static void pair_and_device(struct __test_metadata *_metadata,
+			    struct guest_pair *p, const char *rxe,
+			    struct ibv_device_attr *dev)
+{
+	ASSERT_TRUE(guest_pair_setup(p, rxe, 4));
+	ASSERT_EQ(0, ibv_query_device(p->client->verbs, dev));
+}
+
 TEST(connect_defaults)
 {
 	struct ibv_device_attr dev;
@@ -73,8 +74,7 @@ TEST(connect_defaults)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, DEFAULTS_PORT, 4));
-	ASSERT_EQ(0, ibv_query_device(p.client->verbs, &dev));
+	pair_and_device(_metadata, &p, rxe, &dev);
 	ev = guest_pair_request(&p, NULL, 0);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(dev.max_qp_rd_atom, ev->param.conn.initiator_depth);
@@ -98,8 +98,7 @@ TEST(connect_depth_limits)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, LIMITS_PORT, 4));
-	ASSERT_EQ(0, ibv_query_device(p.client->verbs, &dev));
+	pair_and_device(_metadata, &p, rxe, &dev);
 	cp.responder_resources = dev.max_qp_rd_atom + 1;
 	cp.initiator_depth = 1;
 	ASSERT_ERRNO(rdma_connect(p.client, &cp), EINVAL);
@@ -130,7 +129,7 @@ TEST(private_data_limits)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(big, 0x5a, sizeof(big));
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, PDATA_PORT, 4));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, 4));
 	cp.private_data = big;
 	cp.private_data_len = 57;
 	ASSERT_ERRNO(rdma_connect(p.client, &cp), EINVAL);
@@ -142,7 +141,7 @@ TEST(private_data_limits)
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	guest_pair_teardown(&p);
 
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, PDATA_PORT, 4));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, 4));
 	cp.private_data = NULL;
 	cp.private_data_len = 40;
 	ev = guest_pair_request(&p, &cp, 0);
@@ -160,12 +159,12 @@ TEST(establish_and_ece_checks)
 	struct guest_pair p;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_pair_setup(&p, rxe, ECE_PORT, 4));
+	ASSERT_TRUE(guest_pair_setup(&p, rxe, 4));
 	ASSERT_ERRNO(rdma_establish(p.client), EINVAL);
 	ASSERT_ERRNO(rdma_set_local_ece(p.client, &e), EINVAL);
 	ASSERT_ERRNO(rdma_get_remote_ece(p.client, &e), EINVAL);
 
-	id = guest_routed(p.chc, rxe, ECE_PORT, RDMA_PS_TCP);
+	id = guest_routed(p.chc, rxe, guest_port(p.listener), RDMA_PS_TCP);
 	ASSERT_NE(NULL, id);
 	/* RDMA_PS_TCP without a QP needs the QP's parameters. */
 	ASSERT_ERRNO(rdma_connect(id, NULL), EINVAL);
@@ -194,7 +193,7 @@ TEST(sync_connect_refused)
 	struct sockaddr_in dst;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, NOBODY_PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				       2000));

@@ -31,8 +31,6 @@
  * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
  * distribution's librdmacm on rdma_ucm, and must pass the same way).
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -48,20 +46,14 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define RETRY_PORT	20610
-#define DEPTH_PORT	20611
-#define DISC_PORT	20612
-#define REJECT_PORT	20613
-#define ECE_PORT	20614
-
 /*
- * @p's client (set up on @port, RC QPs) connects with @req and its
+ * @p's client (set up on @ip, RC QPs) connects with @req and its
  * server accepts with @rep; the request's parameters as the server saw
  * them in *@at_req, the REP's as the client's ESTABLISHED shows them in
  * *@at_est. True when both ends got established; @p is left up for the
  * case's own checks (guest_pair_teardown() in any case).
  */
-static bool connect_seen(struct guest_pair *p, const char *ip, int port,
+static bool connect_seen(struct guest_pair *p, const char *ip,
 			 struct rdma_conn_param *req,
 			 struct rdma_conn_param *rep,
 			 struct rdma_conn_param *at_req,
@@ -70,7 +62,7 @@ static bool connect_seen(struct guest_pair *p, const char *ip, int port,
 	struct rdma_cm_event *ev;
 	bool ok;
 
-	if (!guest_pair_setup(p, ip, port, 1))
+	if (!guest_pair_setup(p, ip, 1))
 		return false;
 	ev = guest_pair_request(p, req, 1);
 	if (!ev)
@@ -94,7 +86,6 @@ static bool connect_seen(struct guest_pair *p, const char *ip, int port,
  * not checked).
  */
 struct param_case {
-	int port;
 	struct rdma_conn_param req, rep;
 	int req_resources, req_depth, req_retry, req_rnr_retry;
 	int qp_dest_rd_atomic, qp_rd_atomic;
@@ -103,7 +94,6 @@ struct param_case {
 
 /* 1. retry counts 15, lowered to the 3-bit fields' 7 both ways. */
 static const struct param_case retry_15 = {
-	.port = RETRY_PORT,
 	.req = { .responder_resources = 1, .initiator_depth = 1,
 		 .retry_count = 15, .rnr_retry_count = 15 },
 	.rep = { .responder_resources = 1, .initiator_depth = 1,
@@ -119,7 +109,6 @@ static const struct param_case retry_15 = {
  * REP's values swapped.
  */
 static const struct param_case depths_4_2 = {
-	.port = DEPTH_PORT,
 	.req = GUEST_CONN_PARAM,
 	.rep = { .responder_resources = 4, .initiator_depth = 2,
 		 .rnr_retry_count = 7 },
@@ -140,7 +129,7 @@ static bool params_seen(const char *ip, const struct param_case *c)
 	struct guest_pair p;
 	bool ok;
 
-	ok = connect_seen(&p, ip, c->port, &req, &rep, &at_req, &at_est);
+	ok = connect_seen(&p, ip, &req, &rep, &at_req, &at_est);
 	if (ok) {
 		ok &= CHECK(ibv_query_qp(p.server->qp, &attr,
 					 IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -179,7 +168,7 @@ static bool disconnect_returns_0(const char *ip)
 	bool ok = false;
 
 	memset(&r, 0, sizeof(r));
-	if (!guest_pair_setup(&p, ip, DISC_PORT, 0))
+	if (!guest_pair_setup(&p, ip, 0))
 		goto out;
 	/*
 	 * Never connected: nothing to disconnect, as in-tree. (No QP yet:
@@ -205,7 +194,7 @@ static bool disconnect_returns_0(const char *ip)
 	ok &= CHECK(rdma_disconnect(p.server) == 0);
 
 	/* After REJECTED. */
-	if (!guest_pair_setup(&r, ip, REJECT_PORT, 1) || !request_taken(&r)) {
+	if (!guest_pair_setup(&r, ip, 1) || !request_taken(&r)) {
 		ok = false;
 		goto out;
 	}
@@ -236,7 +225,7 @@ static bool ece_on_the_wire(const char *ip)
 	struct guest_pair p;
 	bool ok = false;
 
-	if (!guest_pair_setup(&p, ip, ECE_PORT, 0) ||
+	if (!guest_pair_setup(&p, ip, 0) ||
 	    !CHECK(rdma_set_local_ece(p.client, &mine) == 0))
 		goto out;
 	ev = guest_pair_request(&p, &cp, 0);

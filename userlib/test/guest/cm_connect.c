@@ -5,7 +5,7 @@
  *
  *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
  *
- * 1. async: a listener on RCM_ADDR_RXE port CONN_PORT and a client, each
+ * 1. async: a listener on RCM_ADDR_RXE and a client, each
  *    on its own channel, each with a QP from rdma_create_qp(); the
  *    client connects with private data "hello-server", the listener
  *    sees it in CONNECT_REQUEST (56 bytes, zero padded) and accepts
@@ -17,22 +17,20 @@
  *    DISCONNECTED (its QP untouched, as librdmacm leaves it) and answers
  *    with rdma_disconnect(), which moves its QP to the error state and
  *    gives the client DISCONNECTED. Destroy all.
- * 2. async: the client connects to port NOBODY_PORT, where nobody
- *    listens: REJECTED with status 8 (invalid service ID), and the
- *    client's QP is in the error state.
- * 3. sync: a synchronous listener on port SYNC_PORT serves one request
- *    in a thread (rdma_get_request(), a QP, rdma_accept() waiting for
+ * 2. async: the client connects to a port nobody listens on (one a
+ *    bind chose for an id that is gone): REJECTED with status 8
+ *    (invalid service ID), and the client's QP is in the error state.
+ * 3. sync: a synchronous listener serves one request in a thread
+ *    (rdma_get_request(), a QP, rdma_accept() waiting for
  *    ESTABLISHED, rdma_disconnect() waiting for DISCONNECTED) while a
  *    synchronous client connects (rdma_connect() returns with
  *    ESTABLISHED and the server's private data in id->event), then
  *    disconnects too (rdma_disconnect() returns with DISCONNECTED
  *    in id->event, whichever side's DREQ came first).
- * 4. async, migration: connect as in 1 (port MIGRATE_PORT, no private
+ * 4. async, migration: connect as in 1 (no private
  *    data), then move the server's request id to a third channel with
  *    rdma_migrate_id(); the client's disconnect gives the server
  *    DISCONNECTED on that channel and nothing on the listener's.
- *
- * The ports must be free, also for the kernel's rdma_cm.
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
@@ -54,10 +52,6 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define CONN_PORT	20400
-#define NOBODY_PORT	20401
-#define SYNC_PORT	20402
-#define MIGRATE_PORT	20403
 #define MSG_SIZE	64
 
 static bool create_qp(struct rdma_cm_id *id)
@@ -180,12 +174,13 @@ static bool pdata_is(const void *pdata, unsigned int len, const char *want,
 	return true;
 }
 
-static bool resolve(struct rdma_event_channel *ch, struct rdma_cm_id *id,
-		    const char *ip, int port)
+/* @id on @ch resolved to a port of @ip nobody listens on. */
+static bool resolve_nobody(struct rdma_event_channel *ch,
+			   struct rdma_cm_id *id, const char *ip)
 {
 	struct sockaddr_in dst;
 
-	if (!CHECK(guest_parse_ipv4(ip, port, &dst)) ||
+	if (!guest_free_addr(ip, RDMA_PS_TCP, &dst) ||
 	    !CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				     2000) == 0) ||
 	    !guest_expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id) ||
@@ -206,13 +201,13 @@ struct conn {
 };
 
 /*
- * @c's pair on @ip:@port, the client's QP with completion channels:
+ * @c's pair on @ip, the client's QP with completion channels:
  * true, or false after a diagnostic; conn_release() in either case.
  */
-static bool conn_setup(struct conn *c, const char *ip, int port)
+static bool conn_setup(struct conn *c, const char *ip)
 {
 	memset(c, 0, sizeof(*c));
-	if (!guest_pair_setup(&c->p, ip, port, 4))
+	if (!guest_pair_setup(&c->p, ip, 4))
 		return false;
 	c->client.id = c->p.client;
 	return CHECK(c->p.client->send_cq_channel &&
@@ -265,7 +260,7 @@ static bool async_connect(const char *ip)
 	bool ok = false;
 	struct conn c;
 
-	if (!conn_setup(&c, ip, CONN_PORT) ||
+	if (!conn_setup(&c, ip) ||
 	    !side_setup(&c.client, "ping-from-client") ||
 	    !CHECK(rdma_connect(c.client.id, &cp) == 0))
 		goto out;
@@ -338,7 +333,7 @@ static bool nobody_listens(const char *ip)
 		return false;
 	if (!CHECK(rdma_create_id(ch, &client.id, NULL, RDMA_PS_TCP) == 0))
 		goto out;
-	if (!resolve(ch, client.id, ip, NOBODY_PORT) || !create_qp(client.id))
+	if (!resolve_nobody(ch, client.id, ip) || !create_qp(client.id))
 		goto out;
 	if (!CHECK(rdma_connect(client.id, NULL) == 0))
 		goto out;
@@ -413,7 +408,7 @@ static bool sync_connect(const char *ip)
 	bool ok = false;
 	pthread_t t;
 
-	l = guest_listener(NULL, ip, SYNC_PORT, RDMA_PS_TCP, NULL);
+	l = guest_listener(NULL, ip, RDMA_PS_TCP, NULL);
 	if (!l)
 		return false;
 	srv.listen = l;
@@ -421,7 +416,7 @@ static bool sync_connect(const char *ip)
 		rdma_destroy_id(l);
 		return false;
 	}
-	if (!CHECK(guest_parse_ipv4(ip, SYNC_PORT, &dst)) ||
+	if (!CHECK(guest_parse_ipv4(ip, guest_port(l), &dst)) ||
 	    !CHECK(rdma_create_id(NULL, &c, NULL, RDMA_PS_TCP) == 0))
 		goto join;
 	if (!CHECK(rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
@@ -464,7 +459,7 @@ static bool migrate_connected(const char *ip)
 	bool ok = false;
 	struct conn c;
 
-	if (!conn_setup(&c, ip, MIGRATE_PORT))
+	if (!conn_setup(&c, ip))
 		goto out;
 	chm = guest_channel();
 	if (!chm || !CHECK(rdma_connect(c.client.id, NULL) == 0))

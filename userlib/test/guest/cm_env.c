@@ -32,8 +32,6 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define PORT	20910
-
 /* @id of @ch resolves @dst with 60 s: the ADDR_ERROR within @ms. */
 static int resolve_error(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 			 struct sockaddr_in *dst, int ms)
@@ -66,7 +64,7 @@ TEST(resolve_timeout_every_id)
 	ASSERT_TRUE(guest_on_rcm())
 		TH_LOG("rcm's variable: run on rcm's librdmacm.so.1");
 	ASSERT_EQ(0, setenv("RCM_RESOLVE_TIMEOUT_MS", "300", 1));
-	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &dst));
+	ASSERT_TRUE(guest_parse_ipv4(silent, 0, &dst));
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
 	for (i = 0; i < ARRAY_SIZE(ps); i++) {
@@ -92,7 +90,7 @@ TEST(unset_keeps_the_call_timeout)
 
 	GUEST_SILENT_OR_SKIP(silent);
 	ASSERT_EQ(0, unsetenv("RCM_RESOLVE_TIMEOUT_MS"));
-	ASSERT_TRUE(guest_parse_ipv4(silent, PORT, &dst));
+	ASSERT_TRUE(guest_parse_ipv4(silent, 0, &dst));
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
 	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));

@@ -43,8 +43,6 @@
 #include "rcm_ksft.h"
 #include "common/guest_ksft.h"
 
-#define PORT		20840
-
 static bool readable(struct rdma_event_channel *ch, int ms)
 {
 	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
@@ -84,10 +82,10 @@ TEST(destroy_discards_unread)
 	GUEST_RXE_OR_SKIP(rxe);
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
-	a = guest_resolving(_metadata, ch, rxe, PORT);
+	a = guest_resolving(_metadata, ch, rxe);
 	ASSERT_TRUE(readable(ch, 10000))
 		TH_LOG("no event for a within 10 s");
-	b = guest_resolving(_metadata, ch, rxe, PORT);
+	b = guest_resolving(_metadata, ch, rxe);
 	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("rdma_destroy_id() with an unread event waits");
@@ -113,21 +111,16 @@ TEST(destroy_waits_for_ack)
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *a;
 	void *ret = (void *)-2;
-	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
-	a = guest_resolving(_metadata, ch, rxe, PORT);
+	a = guest_resolving(_metadata, ch, rxe);
 	ASSERT_TRUE(readable(ch, 10000));
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	ASSERT_EQ(a, ev->id);
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
-	EXPECT_FALSE(guest_join_within(t, 300, &ret))
-		TH_LOG("rdma_destroy_id() returned with an event unacked");
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
-		TH_LOG("rdma_destroy_id() still waits after the ack");
+	guest_waits_for_ack(_metadata, destroy_thread, a, ev, "rdma_destroy_id()",
+			    &ret);
 	ASSERT_EQ(NULL, ret);
 	rdma_destroy_event_channel(ch);
 }
@@ -164,7 +157,7 @@ TEST(destroy_during_blocking_get)
 	ASSERT_TRUE(guest_join_within(d, 10000, &ret))
 		TH_LOG("rdma_destroy_id() waits for the blocked reader");
 	ASSERT_EQ(NULL, ret);
-	b = guest_resolving(_metadata, g.ch, rxe, PORT);
+	b = guest_resolving(_metadata, g.ch, rxe);
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the blocked reader got nothing within 10 s");
 	ASSERT_EQ(0, g.ret);

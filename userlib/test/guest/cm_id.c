@@ -21,7 +21,7 @@
  *    descriptor (the lowest free one), and rdma_destroy_id() closes it.
  * 4. bind_addr: an AF_UNIX address and a NULL one are EINVAL; the IPv4
  *    wildcard with port 0 gives the id the kernel's port, no device, port
- *    0; RCM_ADDR_RXE port BIND_PORT attaches the id to the device (verbs,
+ *    0; RCM_ADDR_RXE with a free port attaches the id to the device (verbs,
  *    port 1, source GID ::ffff:RCM_ADDR_RXE, P_Key 0), destination port
  *    0; a second bind is EINVAL.
  * 5. resolve: a NULL destination is EINVAL; the destination is in the
@@ -58,8 +58,6 @@
  *    device's last id (deliberate: rdma link delete does not hang on a
  *    process that once used the device).
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -82,8 +80,6 @@
 #include "rcm_ksft.h"
 #include "common/guest_ksft.h"
 
-#define BIND_PORT	20820
-#define DST_PORT	20821
 /* The hotplug case's own netdev and Soft-RoCE device. */
 #define HP_NETDEV	"hp0"
 #define HP_DEV		"hprxe0"
@@ -167,7 +163,7 @@ TEST(bind_addr)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	ASSERT_TRUE(guest_parse_ipv4("0.0.0.0", 0, &any));
-	ASSERT_TRUE(guest_parse_ipv4(rxe, BIND_PORT, &spec));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_UDP, &spec));
 	ASSERT_EQ(0, rdma_create_id(NULL, &a, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, rdma_create_id(NULL, &b, NULL, RDMA_PS_UDP));
 
@@ -186,7 +182,7 @@ TEST(bind_addr)
 		TH_LOG("%s: %s", rxe, strerror(errno));
 	src = (struct sockaddr_in *)rdma_get_local_addr(b);
 	EXPECT_EQ(spec.sin_addr.s_addr, src->sin_addr.s_addr);
-	EXPECT_EQ(htons(BIND_PORT), rdma_get_src_port(b));
+	EXPECT_EQ(spec.sin_port, rdma_get_src_port(b));
 	EXPECT_EQ(0, rdma_get_dst_port(b));
 	ASSERT_NE(NULL, b->verbs);
 	EXPECT_EQ(1, b->port_num);
@@ -212,7 +208,7 @@ TEST(resolve)
 	struct rdma_cm_id *a = NULL, *b = NULL;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, DST_PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	ASSERT_TRUE(guest_parse_ipv4(rxe, 0, &src));
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
@@ -224,7 +220,7 @@ TEST(resolve)
 				       2000))
 		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
 	EXPECT_EQ(0, memcmp(rdma_get_peer_addr(a), &dst, sizeof(dst)));
-	EXPECT_EQ(htons(DST_PORT), rdma_get_dst_port(a));
+	EXPECT_EQ(dst.sin_port, rdma_get_dst_port(a));
 	EXPECT_EQ(NULL, a->event);
 
 	ASSERT_EQ(0, rdma_resolve_addr(b, (struct sockaddr *)&src,
@@ -250,7 +246,7 @@ TEST(timeout_range)
 	struct sockaddr_in dst;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, DST_PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 0))
 		TH_LOG("timeout 0: %s", strerror(errno));

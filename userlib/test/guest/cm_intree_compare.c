@@ -23,12 +23,15 @@
  * 3. addr_no_rdma_device: the same to the address of the netdev without
  *    an RDMA device.
  * 4. route_path_record: ADDR_RESOLVED, then ROUTE_RESOLVED from
- *    RCM_ADDR_RXE port 20630 to itself port 20631: route.addr.addr.ibaddr
- *    after each, num_paths, and every member of route.path_rec[0].
+ *    RCM_ADDR_RXE to itself: route.addr.addr.ibaddr after each,
+ *    num_paths, and every member of route.path_rec[0].
  * 5. request_path_record: a connection request from RCM_ADDR_RXE to a
- *    listener on it, port 20632 from port 20633: the request id's
- *    route.addr.addr.ibaddr,
- *    num_paths and route.path_rec[0] (in-tree: the REQ's path).
+ *    listener on it: the request id's route.addr.addr.ibaddr, num_paths
+ *    and route.path_rec[0] (in-tree: the REQ's path).
+ *
+ * The path's flow label is made from the ports: the in-tree run (save)
+ * takes four free ports (binds to port 0) and writes them first in
+ * FILE, and rcm's (check) uses the same.
  *
  * Exit: 0 all passed, 1 a case differs (each difference is printed),
  * 4 nothing to run (RCM_ADDR_RXE not set).
@@ -49,10 +52,10 @@
 
 #define MAX_LINES	128
 #define NO_ROUTE	"198.19.200.1"
-#define SRC_PORT	20630
-#define DST_PORT	20631
-#define REQ_PORT	20632
-#define REQ_SRC_PORT	20633
+
+/* The cases' ports: route source and destination, request's the same. */
+enum { SRC_PORT, DST_PORT, REQ_PORT, REQ_SRC_PORT, NPORTS };
+static unsigned short port[NPORTS];
 
 static const char *const cases[] = {
 	"addr_error_silent", "addr_error_no_route", "addr_no_rdma_device",
@@ -172,8 +175,8 @@ static void route_case(const char *c, const char *ip)
 	struct rdma_cm_id *id;
 	char g[33];
 
-	if (!ch || !guest_parse_ipv4(ip, SRC_PORT, &src) ||
-	    !guest_parse_ipv4(ip, DST_PORT, &dst) ||
+	if (!ch || !guest_parse_ipv4(ip, port[SRC_PORT], &src) ||
+	    !guest_parse_ipv4(ip, port[DST_PORT], &dst) ||
 	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
 		record(c, "setup", "failed");
 		if (ch)
@@ -230,8 +233,8 @@ static void request_case(const char *c, const char *ip)
 	char g[33];
 
 	/* A fixed source port: the REQ's flow label is made from the ports. */
-	if (!ch || !guest_parse_ipv4(ip, REQ_PORT, &dst) ||
-	    !guest_parse_ipv4(ip, REQ_SRC_PORT, &src) ||
+	if (!ch || !guest_parse_ipv4(ip, port[REQ_PORT], &dst) ||
+	    !guest_parse_ipv4(ip, port[REQ_SRC_PORT], &src) ||
 	    rdma_create_id(ch, &l, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(l, (struct sockaddr *)&dst) || rdma_listen(l, 1) ||
 	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
@@ -328,6 +331,23 @@ int main(int argc, char *argv[])
 		return ksft_exit_skip("RCM_ADDR_RXE is not set\n");
 	}
 	guest_deadline(90);
+	if (save && !guest_free_ports(rxe, RDMA_PS_TCP, port, NPORTS))
+		return KSFT_FAIL;
+	if (!save) {
+		f = fopen(argv[2], "r");
+		if (!CHECK(f))
+			return KSFT_FAIL;
+		while (nwant < MAX_LINES &&
+		       fgets(want[nwant], sizeof(want[0]), f)) {
+			want[nwant][strcspn(want[nwant], "\n")] = '\0';
+			nwant++;
+		}
+		fclose(f);
+		if (!CHECK(nwant && sscanf(want[0], "ports %hu %hu %hu %hu",
+					   &port[0], &port[1], &port[2],
+					   &port[3]) == NPORTS))
+			return KSFT_FAIL;
+	}
 
 	resolve_case(cases[0], getenv("RCM_ADDR_SILENT"));
 	resolve_case(cases[1], NO_ROUTE);
@@ -339,19 +359,12 @@ int main(int argc, char *argv[])
 		f = fopen(argv[2], "w");
 		if (!f)
 			return KSFT_FAIL;
+		fprintf(f, "ports %hu %hu %hu %hu\n", port[0], port[1],
+			port[2], port[3]);
 		for (i = 0; i < nseen; i++)
 			fprintf(f, "%s\n", seen[i]);
 		return fclose(f) ? KSFT_FAIL : KSFT_PASS;
 	}
-
-	f = fopen(argv[2], "r");
-	if (!CHECK(f != NULL))
-		return KSFT_FAIL;
-	while (nwant < MAX_LINES && fgets(want[nwant], sizeof(want[0]), f)) {
-		want[nwant][strcspn(want[nwant], "\n")] = '\0';
-		nwant++;
-	}
-	fclose(f);
 	ksft_set_plan(NCASES);
 	for (i = 0; i < (int)NCASES; i++)
 		ksft_test_result(compare(cases[i], want, nwant), "%s\n",

@@ -11,8 +11,8 @@
  * with LD_LIBRARY_PATH reset to the distribution's library directories,
  * so that it does not load this librdmacm.so.1.
  *
- * 1. async: a listener on a channel, bound to RCM_ADDR_RXE port
- *    LISTEN_PORT; the client connects with private data "hello-lib";
+ * 1. async: a listener on a channel, bound to RCM_ADDR_RXE and a port
+ *    the bind chose; the client connects with private data "hello-lib";
  *    CONNECT_REQUEST with listen_id == the listener, a new id with
  *    verbs set and the listener's context, the private data; then
  *    rdma_reject(id, "nope", 5), and the client sees REJECTED with
@@ -42,24 +42,24 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define LISTEN_PORT	20100
-#define LISTEN_PORT_STR	"20100"
 /* Distribution library directories for the in-tree client. */
 #define SYSTEM_LIBS	"/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu"
 
-/* Start ./intree_client against ip:LISTEN_PORT; -1 on failure. */
-static pid_t start_client(const char *ip, const char *data,
-			  const char *expect)
+/* Start ./intree_client against @ip and @l's port; -1 on failure. */
+static pid_t start_client(const char *ip, struct rdma_cm_id *l,
+			  const char *data, const char *expect)
 {
+	char port[8];
 	pid_t pid;
 
+	snprintf(port, sizeof(port), "%hu", guest_port(l));
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		/* Debian's librdmacm on rdma_cm.ko, not ours. */
 		setenv("LD_LIBRARY_PATH", SYSTEM_LIBS, 1);
-		execl("./intree_client", "intree_client", ip,
-		      LISTEN_PORT_STR, data, expect, (char *)NULL);
+		execl("./intree_client", "intree_client", ip, port, data,
+		      expect, (char *)NULL);
 		_exit(3);
 	}
 	return pid;
@@ -83,26 +83,6 @@ static bool wait_event(int fd)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	return poll(&p, 1, 15000) == 1;
-}
-
-static struct rdma_cm_id *listener(struct rdma_event_channel *ch,
-				   const char *ip, void *ctx)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct rdma_cm_id *id = NULL;
-
-	sin.sin_port = htons(LISTEN_PORT);
-	if (!CHECK(inet_pton(AF_INET, ip, &sin.sin_addr) == 1))
-		return NULL;
-	if (!CHECK(rdma_create_id(ch, &id, ctx, RDMA_PS_TCP) == 0))
-		return NULL;
-	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
-	    !CHECK(rdma_listen(id, 4) == 0)) {
-		rdma_destroy_id(id);
-		return NULL;
-	}
-	CHECK(rdma_get_src_port(id) == htons(LISTEN_PORT));
-	return id;
 }
 
 /*
@@ -131,7 +111,7 @@ static bool check_request(struct rdma_cm_event *ev, struct rdma_cm_id *l,
 	ok &= CHECK(id->context == ctx);
 	ok &= CHECK(sync ? id->channel != l->channel :
 			   id->channel == l->channel);
-	ok &= CHECK(rdma_get_src_port(id) == htons(LISTEN_PORT));
+	ok &= CHECK(rdma_get_src_port(id) == rdma_get_src_port(l));
 	dst = (const struct sockaddr_in *)rdma_get_peer_addr(id);
 	ok &= CHECK(dst->sin_family == AF_INET);
 	ok &= CHECK(ev->param.conn.private_data_len == 56);
@@ -158,12 +138,12 @@ static bool do_async_reject(const char *ip)
 	ch = rdma_create_event_channel();
 	if (!CHECK(ch != NULL))
 		return false;
-	l = listener(ch, ip, &ctx);
+	l = guest_listener(ch, ip, RDMA_PS_TCP, &ctx);
 	if (!l) {
 		rdma_destroy_event_channel(ch);
 		return false;
 	}
-	pid = start_client(ip, "hello-lib", "reject:28:nope");
+	pid = start_client(ip, l, "hello-lib", "reject:28:nope");
 	if (!CHECK(pid > 0)) {
 		ok = false;
 		goto out;
@@ -199,13 +179,13 @@ static bool do_sync_reject(const char *ip)
 	int ctx, st;
 	pid_t pid;
 
-	l = listener(NULL, ip, &ctx);
+	l = guest_listener(NULL, ip, RDMA_PS_TCP, &ctx);
 	if (!l)
 		return false;
 	/* A request id's own channel does not take it over. */
 	ok &= CHECK(fcntl(l->channel->fd, F_SETFL,
 			  fcntl(l->channel->fd, F_GETFL) | O_NONBLOCK) == 0);
-	pid = start_client(ip, "hello-sync", "reject:28:sync-no");
+	pid = start_client(ip, l, "hello-sync", "reject:28:sync-no");
 	if (!CHECK(pid > 0)) {
 		ok = false;
 		goto out;

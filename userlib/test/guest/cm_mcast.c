@@ -50,6 +50,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 /* A UD id of @ch (NULL: synchronous) bound to @ip, with a QP if @qp. */
 static struct rdma_cm_id *ud_id(struct __test_metadata *_metadata,
@@ -196,7 +197,6 @@ TEST(leave_waits_for_ack)
 	struct rdma_event_channel *ch;
 	struct rdma_cm_event *ev;
 	void *ret;
-	pthread_t t;
 	int ctx;
 
 	GUEST_RXE_OR_SKIP(rxe);
@@ -206,12 +206,7 @@ TEST(leave_waits_for_ack)
 	ev = guest_next_event(ch, RDMA_CM_EVENT_MULTICAST_JOIN, l.id);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(&ctx, ev->param.ud.private_data);
-	ASSERT_EQ(0, pthread_create(&t, NULL, leave_thread, &l));
-	EXPECT_FALSE(guest_join_within(t, 300, &ret))
-		TH_LOG("the leave returned with the join's event unacked");
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
-		TH_LOG("the leave still waits after the ack");
+	guest_waits_for_ack(_metadata, leave_thread, &l, ev, "the leave", &ret);
 	ASSERT_EQ(0, l.ret);
 	guest_destroy_id(l.id);
 	rdma_destroy_event_channel(ch);

@@ -43,8 +43,6 @@
  *    private channel is EINVAL (librdmacm moves the id there, to a
  *    channel its owner's destroy closes).
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -63,10 +61,6 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 #include "common/guest_ksft.h"
-
-#define PORT		20880
-#define REQ_PORT	20881
-#define SYNC_PORT	20882
 
 static int lowest_free_fd(void)
 {
@@ -114,9 +108,9 @@ TEST(moves_unread)
 	a_ch = guest_channel();
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
-	a = guest_resolving(_metadata, a_ch, rxe, PORT);
+	a = guest_resolving(_metadata, a_ch, rxe);
 	ASSERT_TRUE(readable(a_ch));
-	b = guest_resolving(_metadata, a_ch, rxe, PORT);
+	b = guest_resolving(_metadata, a_ch, rxe);
 	ASSERT_EQ(0, rdma_migrate_id(a, b_ch))
 		TH_LOG("rdma_migrate_id: %s", strerror(errno));
 	ASSERT_EQ(b_ch, a->channel);
@@ -134,7 +128,7 @@ TEST(moves_unread)
 	ASSERT_EQ(0, rdma_destroy_id(a));
 
 	/* Moved with an unread event, destroyed at once. */
-	c = guest_resolving(_metadata, a_ch, rxe, PORT);
+	c = guest_resolving(_metadata, a_ch, rxe);
 	ASSERT_TRUE(readable(a_ch));
 	ASSERT_EQ(0, rdma_migrate_id(c, b_ch));
 	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, c));
@@ -152,22 +146,17 @@ TEST(waits_for_ack)
 	struct migration m = { .ret = -2 };
 	struct rdma_cm_event *ev;
 	void *ret;
-	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	a_ch = guest_channel();
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
-	m.id = guest_resolving(_metadata, a_ch, rxe, PORT);
+	m.id = guest_resolving(_metadata, a_ch, rxe);
 	m.to = b_ch;
 	ev = guest_next_event(a_ch, RDMA_CM_EVENT_ADDR_RESOLVED, m.id);
 	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, pthread_create(&t, NULL, migrate_thread, &m));
-	EXPECT_FALSE(guest_join_within(t, 300, &ret))
-		TH_LOG("rdma_migrate_id() returned with an event unacked");
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
-		TH_LOG("rdma_migrate_id() still waits after the ack");
+	guest_waits_for_ack(_metadata, migrate_thread, &m, ev,
+			    "rdma_migrate_id()", &ret);
 	ASSERT_EQ(0, m.ret);
 	ASSERT_EQ(b_ch, m.id->channel);
 	ASSERT_EQ(0, rdma_destroy_id(m.id));
@@ -183,7 +172,7 @@ TEST(to_sync)
 	int fd;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	a_ch = guest_channel();
 	ASSERT_NE(NULL, a_ch);
 	ASSERT_EQ(0, rdma_create_id(a_ch, &a, NULL, RDMA_PS_TCP));
@@ -215,7 +204,7 @@ TEST(from_sync)
 	a_ch = guest_channel();
 	ASSERT_NE(NULL, a_ch);
 	fd = lowest_free_fd();
-	s = guest_resolving(_metadata, NULL, rxe, PORT);
+	s = guest_resolving(_metadata, NULL, rxe);
 	ASSERT_NE(NULL, s->event);
 	ASSERT_EQ(0, rdma_migrate_id(s, a_ch))
 		TH_LOG("rdma_migrate_id: %s", strerror(errno));
@@ -241,9 +230,9 @@ TEST(sync_request_to_channel)
 	a_ch = guest_channel();
 	cch = guest_channel();
 	ASSERT_TRUE(a_ch && cch);
-	l = guest_listener(NULL, rxe, SYNC_PORT, RDMA_PS_TCP, NULL);
+	l = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, l);
-	c = guest_connecting(cch, rxe, SYNC_PORT, RDMA_PS_TCP, &cp);
+	c = guest_connecting(cch, rxe, guest_port(l), RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
 	fd = lowest_free_fd();
 	ASSERT_EQ(0, rdma_get_request(l, &r))
@@ -281,9 +270,9 @@ TEST(listener_takes_requests)
 	b_ch = guest_channel();
 	cch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch && cch);
-	l = guest_listener(a_ch, rxe, REQ_PORT, RDMA_PS_TCP, NULL);
+	l = guest_listener(a_ch, rxe, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, l);
-	c = guest_connecting(cch, rxe, REQ_PORT, RDMA_PS_TCP, &cp);
+	c = guest_connecting(cch, rxe, guest_port(l), RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
 	ASSERT_TRUE(readable(a_ch));
 	ASSERT_EQ(0, rdma_migrate_id(l, b_ch))

@@ -17,7 +17,7 @@
  *    RCM_ADDR_RXE: path_rec->traffic_class is 0x68.
  * 3. int_nonzero_is_one: REUSEADDR and AFONLY take any int (5, -1,
  *    INT_MIN, INT_MAX, 0x100, 2); REUSEADDR 0x100, whose low byte is 0,
- *    on two ids lets both bind to RCM_ADDR_RXE port REUSE_PORT (a third
+ *    on two ids lets both bind to one free port of RCM_ADDR_RXE (a third
  *    id without it gets EADDRINUSE), so the whole int was read.
  * 4. optlen_checks: TOS and ACK_TIMEOUT with optlen 0, 2, 4, 8, and the
  *    int options with 0, 1, 2, 8, 9: EINVAL; a NULL optval with optlen
@@ -34,14 +34,11 @@
  *    transport's field has five bits); rdma_ucm takes them (the
  *    difference rdma_set_option(3) states).
  * 8. ib_path: RDMA_OPTION_IB_PATH with a NULL optval and optlen 72 is
- *    EFAULT on both; with a path record of zeros, 5 bytes or none, rcm
- *    says EOPNOTSUPP (IB_PATH is not done, README) where rdma_ucm says
- *    EINVAL.
+ *    EFAULT on both; with a path record of zeros (no route's flags), 5
+ *    bytes or none, EINVAL on both.
  * 9. sync_id: a synchronous id's options wait for nothing: TOS before
  *    resolving leaves id->event NULL, TOS after the synchronous
  *    rdma_resolve_addr() leaves its ADDR_RESOLVED in id->event.
- *
- * The port must be free, also for the kernel's rdma_cm.
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
@@ -58,8 +55,6 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
-
-#define REUSE_PORT	20800
 
 /* rdma_set_option() must return @want: 0, or -1 with errno @want. */
 #define OPT(id, level, name, val, len, want)				\
@@ -121,7 +116,7 @@ TEST(tos_reads_one_byte)
 	struct rdma_cm_id *id;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, REUSE_PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	id = new_id(_metadata, NULL, RDMA_PS_TCP);
 	OPT(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, tos, 1, 0);
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
@@ -144,7 +139,7 @@ TEST(int_nonzero_is_one)
 	int v;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, REUSE_PORT, &sin));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &sin));
 	a = new_id(_metadata, NULL, RDMA_PS_TCP);
 	b = new_id(_metadata, NULL, RDMA_PS_TCP);
 	c = new_id(_metadata, NULL, RDMA_PS_TCP);
@@ -243,7 +238,7 @@ TEST(state_and_type_errors)
 	ud = new_id(_metadata, NULL, RDMA_PS_UDP);
 	OPT(ud, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &v, 1, EINVAL);
 	l = new_id(_metadata, NULL, RDMA_PS_TCP);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, REUSE_PORT + 1, &sin));
+	ASSERT_TRUE(guest_parse_ipv4(rxe, 0, &sin));
 	ASSERT_EQ(0, rdma_bind_addr(l, (struct sockaddr *)&sin))
 		TH_LOG("bind: %s", strerror(errno));
 	ASSERT_EQ(0, rdma_listen(l, 1))
@@ -255,7 +250,7 @@ TEST(state_and_type_errors)
 	OPT(l, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one),
 	    EINVAL);
 	b = new_id(_metadata, NULL, RDMA_PS_TCP);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, REUSE_PORT + 2, &sin));
+	ASSERT_TRUE(guest_parse_ipv4(rxe, 0, &sin));
 	ASSERT_EQ(0, rdma_bind_addr(b, (struct sockaddr *)&sin))
 		TH_LOG("bind: %s", strerror(errno));
 	OPT(b, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one), 0);
@@ -279,8 +274,7 @@ TEST(ack_timeout_above_31)
 
 TEST(ib_path)
 {
-	/* IB_PATH is not done on rcm (README): rdma_ucm looks at it. */
-	int want = guest_on_rcm() ? EOPNOTSUPP : EINVAL;
+	int want = EINVAL;
 	uint8_t path[72 * 2] = { 0 };
 	struct rdma_cm_id *rc, *ud;
 
@@ -304,7 +298,7 @@ TEST(sync_id)
 	uint8_t tos = 0x20;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, REUSE_PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	id = new_id(_metadata, NULL, RDMA_PS_TCP);
 	OPT(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, 1, 0);
 	ASSERT_EQ(NULL, id->event);

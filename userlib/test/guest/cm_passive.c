@@ -33,8 +33,6 @@
  *    and returns after it; destroying the request id first, with the
  *    event unacked, does not wait.
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -51,35 +49,30 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
-
-#define LISTEN_PORT	20850
-#define REUSE_PORT	20851
-#define REJECT_PORT	20852
-#define GONE_PORT	20853
-#define ACK_PORT	20854
+#include "common/guest_ksft.h"
 
 /*
- * A TCP listener on @ip:@port, on a new channel *@ch, and a new channel
+ * A TCP listener on @ip, on a new channel *@ch, and a new channel
  * *@cch for its clients.
  */
 static struct rdma_cm_id *listener_of(struct __test_metadata *_metadata,
 				      struct rdma_event_channel **ch,
 				      struct rdma_event_channel **cch,
-				      const char *ip, int port)
+				      const char *ip)
 {
 	struct rdma_cm_id *l;
 
 	*ch = guest_channel();
 	*cch = guest_channel();
 	ASSERT_TRUE(*ch && *cch);
-	l = guest_listener(*ch, ip, port, RDMA_PS_TCP, NULL);
+	l = guest_listener(*ch, ip, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, l);
 	return l;
 }
 
-/* A client on @ch connecting, with a QP and @data, to @ip:@port. */
+/* A client on @ch connecting, with a QP and @data, to listener @l on @ip. */
 static struct rdma_cm_id *client_of(struct rdma_event_channel *ch,
-				    const char *ip, int port,
+				    const char *ip, struct rdma_cm_id *l,
 				    const char *data)
 {
 	struct rdma_conn_param p = {
@@ -89,7 +82,7 @@ static struct rdma_cm_id *client_of(struct rdma_event_channel *ch,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
 
-	return guest_connecting(ch, ip, port, RDMA_PS_TCP, &p);
+	return guest_connecting(ch, ip, guest_port(l), RDMA_PS_TCP, &p);
 }
 
 static void *destroy_thread(void *arg)
@@ -121,7 +114,7 @@ TEST(listen_calls)
 	ASSERT_EQ(0, rdma_listen(ud, 1))
 		TH_LOG("UD rdma_listen: %s", strerror(errno));
 
-	ASSERT_TRUE(guest_parse_ipv4(rxe, REUSE_PORT, &sin));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &sin));
 	ASSERT_EQ(0, rdma_create_id(ch, &a, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, rdma_create_id(ch, &b, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, rdma_set_option(a, RDMA_OPTION_ID,
@@ -133,7 +126,7 @@ TEST(listen_calls)
 	ASSERT_EQ(0, rdma_bind_addr(a, (struct sockaddr *)&sin));
 	ASSERT_EQ(0, rdma_bind_addr(b, (struct sockaddr *)&sin));
 	ASSERT_ERRNO(rdma_listen(a, 1), EADDRINUSE);
-	EXPECT_EQ(htons(REUSE_PORT), rdma_get_src_port(a));
+	EXPECT_EQ(sin.sin_port, rdma_get_src_port(a));
 	/* Alone on the port, the id listens after all. */
 	ASSERT_EQ(0, rdma_destroy_id(b));
 	b = NULL;
@@ -180,9 +173,9 @@ TEST(reject_variants)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(big, 0xab, sizeof(big));
-	l = listener_of(_metadata, &ch, &cch, rxe, REJECT_PORT);
+	l = listener_of(_metadata, &ch, &cch, rxe);
 
-	c1 = client_of(cch, rxe, REJECT_PORT, "one");
+	c1 = client_of(cch, rxe, l, "one");
 	ASSERT_NE(NULL, c1);
 	ev = guest_next_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	ASSERT_NE(NULL, ev);
@@ -200,7 +193,7 @@ TEST(reject_variants)
 	ASSERT_EQ(0, rdma_destroy_id(r));
 	ASSERT_EQ(0, rdma_destroy_id(c1));
 
-	c2 = client_of(cch, rxe, REJECT_PORT, "two");
+	c2 = client_of(cch, rxe, l, "two");
 	ASSERT_NE(NULL, c2);
 	ev = guest_next_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	ASSERT_NE(NULL, ev);
@@ -226,9 +219,9 @@ TEST(unread_request_of_destroyed_listener)
 	struct pollfd p = { .events = POLLIN };
 
 	GUEST_RXE_OR_SKIP(rxe);
-	l = listener_of(_metadata, &ch, &cch, rxe, GONE_PORT);
+	l = listener_of(_metadata, &ch, &cch, rxe);
 	p.fd = ch->fd;
-	c = client_of(cch, rxe, GONE_PORT, "gone");
+	c = client_of(cch, rxe, l, "gone");
 	ASSERT_NE(NULL, c);
 	/* The request is queued, and stays unread. */
 	ASSERT_EQ(1, poll(&p, 1, 10000))
@@ -253,8 +246,8 @@ TEST(listener_waits_for_request_ack)
 	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	l = listener_of(_metadata, &ch, &cch, rxe, ACK_PORT);
-	c = client_of(cch, rxe, ACK_PORT, "ack");
+	l = listener_of(_metadata, &ch, &cch, rxe);
+	c = client_of(cch, rxe, l, "ack");
 	ASSERT_NE(NULL, c);
 	ev = guest_next_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	ASSERT_NE(NULL, ev);
@@ -264,12 +257,8 @@ TEST(listener_waits_for_request_ack)
 		TH_LOG("the request id's destroy waits for the ack");
 	ASSERT_EQ(NULL, ret);
 	/* The listener: waits for the ack. */
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, l));
-	EXPECT_FALSE(guest_join_within(t, 300, &ret))
-		TH_LOG("the listener's destroy returned with its request unacked");
-	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
-		TH_LOG("the listener's destroy still waits after the ack");
+	guest_waits_for_ack(_metadata, destroy_thread, l, ev,
+			    "the listener's destroy", &ret);
 	ASSERT_EQ(NULL, ret);
 	ASSERT_EQ(0, rdma_destroy_id(c));
 	rdma_destroy_event_channel(ch);

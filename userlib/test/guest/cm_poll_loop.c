@@ -9,11 +9,12 @@
  *   cm_poll_loop [-s | -c] [-n CONNS] [-r ROUNDS] [-p PORT] [-t SECONDS]
  *
  *   (neither)  both sides in this process (the default: 40 connections,
- *              one round, port 20600, 110 s)
- *   -s         only the server: listen, print "# listening", serve
- *              CONNS x ROUNDS connections, exit
+ *              one round, a port the listener's bind chose, 110 s)
+ *   -s         only the server: listen (on PORT, or one the bind chose),
+ *              print "# listening on port N", serve CONNS x ROUNDS
+ *              connections, exit
  *   -c         only the clients: CONNS connections, ROUNDS times, to a
- *              server started with -s on the same port
+ *              server started with -s, on its port (-p, needed)
  *
  * The two halves are separate processes so that each can run on either
  * librdmacm - rcm's or the in-tree one (tools/testing/selftests/rcm/
@@ -49,8 +50,6 @@
  * it still finds was stranded. Each test also checks every event's
  * status and that no unexpected event came.
  *
- * The port must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 2 bad arguments, 4 nothing to run
  * (RCM_ADDR_RXE not set).
  */
@@ -70,7 +69,6 @@
 #include "common/guest.h"
 #include "kselftest.h"
 
-#define LOOP_PORT	20600
 #define NCONN		40	/* more than rcm's old 16-record reads */
 #define MAX_CONN	256
 #define MAX_ROUNDS	16
@@ -404,7 +402,9 @@ static bool setup(struct loop *l, const char *ip, int port)
 				  (struct sockaddr *)&l->dst) == 0) ||
 	    !CHECK(rdma_listen(l->listener, l->nconn) == 0))
 		return false;
-	printf("# listening on port %d\n", port);
+	/* Port 0: the one the bind chose, for this process's clients. */
+	l->dst.sin_port = rdma_get_src_port(l->listener);
+	printf("# listening on port %hu\n", ntohs(l->dst.sin_port));
 	return true;
 }
 
@@ -568,7 +568,7 @@ int main(int argc, char **argv)
 	const char *rxe = getenv("RCM_ADDR_RXE");
 	static struct loop l = { .serve = true, .dial = true, .epfd = -1,
 				 .nconn = NCONN, .rounds = 1 };
-	int port = LOOP_PORT, deadline = 110, opt;
+	int port = 0, deadline = 110, opt;
 	bool ok;
 
 	while ((opt = getopt(argc, argv, "scn:r:p:t:")) != -1) {
@@ -595,7 +595,8 @@ int main(int argc, char **argv)
 			return usage(argv[0]);
 		}
 	}
-	if ((!l.serve && !l.dial) || l.nconn < 1 || l.nconn > MAX_CONN ||
+	if ((!l.serve && !l.dial) || (!l.serve && !port) ||
+	    l.nconn < 1 || l.nconn > MAX_CONN ||
 	    l.rounds < 1 || l.rounds > MAX_ROUNDS || deadline < 1 ||
 	    optind != argc)
 		return usage(argv[0]);

@@ -10,15 +10,15 @@
  * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
  * distribution's librdmacm on rdma_ucm, and must pass the same way).
  *
- * 1. uc_connect_and_send: RDMA_PS_IB with IBV_QPT_UC hints on port
- *    20640: both ends get UC QPs from rdma_create_ep(), connect, and a
- *    message goes from the client to the server over the UC QPs.
- * 2. tcp_ep_with_uc_hint_is_rc: RDMA_PS_TCP with a UC hint (port 20641):
- *    the id keeps IBV_QPT_UC, the kernel connects it as RC (a TCP
- *    listener takes it), without QPs: CONNECT_RESPONSE, rdma_establish(),
+ * 1. uc_connect_and_send: RDMA_PS_IB with IBV_QPT_UC hints: both ends
+ *    get UC QPs from rdma_create_ep(), connect, and a message goes from
+ *    the client to the server over the UC QPs.
+ * 2. tcp_ep_with_uc_hint_is_rc: RDMA_PS_TCP with a UC hint: the id keeps
+ *    IBV_QPT_UC, the kernel connects it as RC (a TCP listener takes
+ *    it), without QPs: CONNECT_RESPONSE, rdma_establish(),
  *    the server's accept completes.
  * 3. xrc_cm_exchange: RDMA_PS_IB, an XRC_SEND client to an XRC_RECV
- *    listener (port 20642), without QPs (Soft-RoCE has no XRC): the
+ *    listener, without QPs (Soft-RoCE has no XRC): the
  *    request reaches the listener and its request id is XRC_RECV, the
  *    exchange completes as in 2.
  * 4. xrc_default_domain: rdma_create_qp() and rdma_create_srq() on an
@@ -28,8 +28,6 @@
  *
  * What this cannot show on Soft-RoCE: XRC QPs connected and carrying
  * data (no XRC domains there).
- *
- * The ports must be free, also for the kernel's rdma_cm.
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
@@ -48,9 +46,6 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define UC_PORT		"20640"
-#define TCP_PORT	"20641"
-#define XRC_PORT	"20642"
 #define MSG		"over UC"
 
 /*
@@ -138,32 +133,36 @@ static void *serve(void *arg)
 }
 
 /*
- * A synchronous listener of @ps/@ltype on ip:port (with QPs of @ltype for
- * its requests if @qp) and a client of @ps/@ctype; the client connects,
+ * A synchronous listener of @ps/@ltype on @ip and a port its bind chose
+ * (with QPs of @ltype for its requests if @qp) and a client of
+ * @ps/@ctype, given that port as a service; the client connects,
  * sends one message over its QP if @qp, or without a QP completes the
  * exchange with rdma_establish().
  */
-static bool exchange(const char *ip, const char *port, int ps,
-		     enum ibv_qp_type ltype, enum ibv_qp_type ctype, bool qp)
+static bool exchange(const char *ip, int ps, enum ibv_qp_type ltype,
+		     enum ibv_qp_type ctype, bool qp)
 {
 	struct rdma_addrinfo *lres = NULL, *cres = NULL;
 	struct ibv_qp_init_attr attr;
 	struct server s = { .qp = qp, .req_type = ltype };
 	struct rdma_cm_id *client = NULL;
 	struct ibv_mr *mr = NULL;
-	char msg[] = MSG;
+	char msg[] = MSG, port[8];
 	struct ibv_wc wc;
 	bool ok = false;
 	pthread_t t;
 
-	lres = addrinfo(ip, port, true, ps, ltype);
-	cres = addrinfo(ip, port, false, ps, ctype);
-	if (!lres || !cres)
+	lres = addrinfo(ip, NULL, true, ps, ltype);
+	if (!lres)
 		goto out;
 	guest_qp_attr(&attr, ltype, 1);
 	if (!CHECK(rdma_create_ep(&s.listen, lres, NULL,
 				  qp ? &attr : NULL) == 0) ||
 	    !CHECK(rdma_listen(s.listen, 1) == 0))
+		goto out;
+	snprintf(port, sizeof(port), "%hu", guest_port(s.listen));
+	cres = addrinfo(ip, port, false, ps, ctype);
+	if (!cres)
 		goto out;
 	guest_qp_attr(&attr, ctype, 1);
 	if (!CHECK(rdma_create_ep(&client, cres, NULL,
@@ -226,7 +225,7 @@ static bool do_xrc_default_domain(const char *ip)
 	int want;
 	bool ok;
 
-	res = addrinfo(ip, XRC_PORT, true, RDMA_PS_IB, IBV_QPT_XRC_RECV);
+	res = addrinfo(ip, NULL, true, RDMA_PS_IB, IBV_QPT_XRC_RECV);
 	if (!res || !CHECK(rdma_create_ep(&id, res, NULL, NULL) == 0)) {
 		rdma_freeaddrinfo(res);
 		return false;
@@ -257,13 +256,12 @@ static bool do_xrc_default_domain(const char *ip)
 }
 
 GUEST_RXE_TEST(uc_connect_and_send,
-	       exchange(rxe, UC_PORT, RDMA_PS_IB, IBV_QPT_UC, IBV_QPT_UC, true))
+	       exchange(rxe, RDMA_PS_IB, IBV_QPT_UC, IBV_QPT_UC, true))
 GUEST_RXE_TEST(tcp_ep_with_uc_hint_is_rc,
-	       exchange(rxe, TCP_PORT, RDMA_PS_TCP, IBV_QPT_RC, IBV_QPT_UC,
-			false))
+	       exchange(rxe, RDMA_PS_TCP, IBV_QPT_RC, IBV_QPT_UC, false))
 GUEST_RXE_TEST(xrc_cm_exchange,
-	       exchange(rxe, XRC_PORT, RDMA_PS_IB, IBV_QPT_XRC_RECV,
-			IBV_QPT_XRC_SEND, false))
+	       exchange(rxe, RDMA_PS_IB, IBV_QPT_XRC_RECV, IBV_QPT_XRC_SEND,
+			false))
 GUEST_RXE_TEST(xrc_default_domain, do_xrc_default_domain(rxe))
 
 RCM_TEST_MAIN

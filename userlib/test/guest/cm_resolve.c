@@ -10,7 +10,7 @@
  *
  * 1. async: rdma_resolve_addr() on a channel, ADDR_RESOLVED with status
  *    0, then id->verbs set, port_num 1, an IPv4 source address with a
- *    non-zero port, the destination port 7471; ack and destroy;
+ *    non-zero port, the destination's (a free) port; ack and destroy;
  * 2. sync: the same with a NULL channel, the event in id->event;
  * 3. sync to the silent neighbour with a 500 ms timeout: -1, ETIMEDOUT;
  * 4. sync rdma_resolve_addr() + rdma_resolve_route() to RCM_ADDR_RXE:
@@ -22,8 +22,8 @@
  * 6. rdma_set_option() TOS 0x68 and ACK_TIMEOUT 14 on a synchronous TCP
  *    id, then address and route to RCM_ADDR_RXE: path_rec traffic_class
  *    0x68 and packet_life_time 13;
- * 7. REUSEADDR (an int 1) on two TCP ids: both bind to RCM_ADDR_RXE port
- *    REUSE_PORT; a third id without the option gets EADDRINUSE there.
+ * 7. REUSEADDR (an int 1) on two TCP ids: both bind to one free port of
+ *    RCM_ADDR_RXE; a third id without the option gets EADDRINUSE there.
  *
  * Exit: 0 all passed (or skipped), 1 a test failed, 4 nothing to run
  * (RCM_ADDR_RXE not set).
@@ -44,11 +44,9 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define PORT		7471
-#define REUSE_PORT	19500
-
-/* What ADDR_RESOLVED must have left in the id. */
-static bool check_resolved(struct rdma_cm_id *id)
+/* What ADDR_RESOLVED of @id to @dst must have left in the id. */
+static bool check_resolved(struct rdma_cm_id *id,
+			   const struct sockaddr_in *dst)
 {
 	const struct sockaddr_in *src;
 	bool ok = true;
@@ -59,7 +57,7 @@ static bool check_resolved(struct rdma_cm_id *id)
 	ok &= CHECK(src->sin_family == AF_INET);
 	ok &= CHECK(src->sin_addr.s_addr != htonl(INADDR_ANY));
 	ok &= CHECK(rdma_get_src_port(id) != 0);
-	ok &= CHECK(rdma_get_dst_port(id) == htons(PORT));
+	ok &= CHECK(rdma_get_dst_port(id) == dst->sin_port);
 	if (id->verbs)
 		printf("# device %s port %u, source %s:%u\n",
 		       id->verbs->device->name, id->port_num,
@@ -95,7 +93,7 @@ static bool do_async_resolve(struct sockaddr_in *dst)
 	if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || ev->status)
 		printf("# got %s, status %d\n", rdma_event_str(ev->event),
 		       ev->status);
-	ok &= check_resolved(id);
+	ok &= check_resolved(id, dst);
 	ok &= CHECK(rdma_ack_cm_event(ev) == 0);
 out_id:
 	ok &= CHECK(rdma_destroy_id(id) == 0);
@@ -118,7 +116,7 @@ static bool do_sync_resolve(struct sockaddr_in *dst)
 		ok &= CHECK(id->event != NULL);
 		ok &= CHECK(id->event &&
 			    id->event->event == RDMA_CM_EVENT_ADDR_RESOLVED);
-		ok &= check_resolved(id);
+		ok &= check_resolved(id, dst);
 	} else {
 		ok = false;
 	}
@@ -200,7 +198,7 @@ static bool do_route_roce(struct sockaddr_in *dst)
 	id = sync_route(dst);
 	if (!id)
 		return false;
-	ok &= check_resolved(id);
+	ok &= check_resolved(id, dst);
 	ok &= CHECK(id->route.num_paths == 1);
 	rec = id->route.path_rec;
 	if (CHECK(rec != NULL)) {
@@ -230,7 +228,7 @@ static bool do_route_iwarp(struct sockaddr_in *dst)
 	id = sync_route(dst);
 	if (!id)
 		return false;
-	ok &= check_resolved(id);
+	ok &= check_resolved(id, dst);
 	ok &= CHECK(id->route.num_paths == 0);
 	ok &= CHECK(id->route.path_rec == NULL);
 	ok &= CHECK(rdma_destroy_id(id) == 0);
@@ -278,7 +276,6 @@ static bool do_reuseaddr_bind(const struct sockaddr_in *rxe)
 	bool ok = true;
 	int one = 1, i;
 
-	addr.sin_port = htons(REUSE_PORT);
 	for (i = 0; i < 3; i++) {
 		if (!CHECK(rdma_create_id(NULL, &ids[i], NULL,
 					  RDMA_PS_TCP) == 0)) {
@@ -292,7 +289,7 @@ static bool do_reuseaddr_bind(const struct sockaddr_in *rxe)
 					    sizeof(one)) == 0);
 		ok &= CHECK(rdma_bind_addr(ids[i],
 					   (struct sockaddr *)&addr) == 0);
-		ok &= CHECK(rdma_get_src_port(ids[i]) == htons(REUSE_PORT));
+		ok &= CHECK(rdma_get_src_port(ids[i]) == addr.sin_port);
 	}
 	/* Both sides must share: without the option the port is taken. */
 	errno = 0;
@@ -306,8 +303,9 @@ out:
 }
 
 /*
- * In a TEST(): $@name parsed into the sockaddr_in @dst (port PORT), or
- * a skip of the case when it is not set.
+ * In a TEST(): $@name, an address of this host, and a port no id holds
+ * (guest_free_addr()) in the sockaddr_in @dst, or a skip of the case
+ * when it is not set.
  */
 #define ADDR_OR_SKIP(name, dst)						\
 	struct sockaddr_in dst;						\
@@ -316,8 +314,8 @@ out:
 									\
 		if (!ip_ || !*ip_)					\
 			SKIP(return, name " is not set");		\
-		ASSERT_TRUE(guest_parse_ipv4(ip_, PORT, &dst))		\
-			TH_LOG(name "=%s is not an IPv4 address", ip_);	\
+		ASSERT_TRUE(guest_free_addr(ip_, RDMA_PS_TCP, &dst))	\
+			TH_LOG(name "=%s: no free port", ip_);		\
 	} while (0)
 
 /*
@@ -333,7 +331,16 @@ out:
 
 ADDR_TEST(async_resolve, "RCM_ADDR_RXE", do_async_resolve(&dst))
 ADDR_TEST(sync_resolve, "RCM_ADDR_RXE", do_sync_resolve(&dst))
-ADDR_TEST(sync_resolve_timeout, "RCM_ADDR_SILENT", do_sync_timeout(&dst))
+
+/* The silent neighbour is no address of this host: port 0 for it. */
+TEST(sync_resolve_timeout)
+{
+	struct sockaddr_in dst;
+
+	GUEST_SILENT_OR_SKIP(silent);
+	ASSERT_TRUE(guest_parse_ipv4(silent, 0, &dst));
+	ASSERT_TRUE(do_sync_timeout(&dst));
+}
 ADDR_TEST(route_roce, "RCM_ADDR_RXE", do_route_roce(&dst))
 ADDR_TEST(route_iwarp, "RCM_ADDR_SIW", do_route_iwarp(&dst))
 ADDR_TEST(options_route, "RCM_ADDR_RXE", do_options_route(&dst))

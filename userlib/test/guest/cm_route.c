@@ -38,7 +38,6 @@
 #include "rcm_ksft.h"
 #include "common/guest_ksft.h"
 
-#define PORT		20830
 #define MAX_TIMEOUT_MS	600000
 
 /* An id on @ch whose address resolved to @rxe. */
@@ -46,7 +45,7 @@ static struct rdma_cm_id *resolved(struct __test_metadata *_metadata,
 				   struct rdma_event_channel *ch,
 				   const char *rxe)
 {
-	struct rdma_cm_id *id = guest_resolving(_metadata, ch, rxe, PORT);
+	struct rdma_cm_id *id = guest_resolving(_metadata, ch, rxe);
 
 	guest_assert_event(_metadata, ch, id, RDMA_CM_EVENT_ADDR_RESOLVED);
 	return id;

@@ -47,7 +47,6 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define PORT		20810
 #define NO_ROUTE	"198.19.200.1"
 
 static void *destroy_thread(void *arg)
@@ -73,13 +72,16 @@ static int destroy_within(struct rdma_cm_id *id)
 	return (int)(intptr_t)ret;
 }
 
-/* A synchronous TCP id, and @dst: @ip, port PORT, for it to resolve. */
+/*
+ * A synchronous TCP id, and @dst: @ip, port 0 (an address resolution
+ * reaches no port), for it to resolve.
+ */
 static struct rdma_cm_id *sync_id(struct __test_metadata *_metadata,
 				  const char *ip, struct sockaddr_in *dst)
 {
 	struct rdma_cm_id *id = NULL;
 
-	ASSERT_TRUE(guest_parse_ipv4(ip, PORT, dst));
+	ASSERT_TRUE(guest_parse_ipv4(ip, 0, dst));
 	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP))
 		TH_LOG("rdma_create_id: %s", strerror(errno));
 	return id;
@@ -112,6 +114,8 @@ TEST(held_event_destroy)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	id = sync_id(_metadata, rxe, &dst);
+	/* A destination port for the id to show: a free one. */
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				       2000))
 		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
@@ -119,7 +123,7 @@ TEST(held_event_destroy)
 	EXPECT_NE(NULL, id->verbs);
 	EXPECT_EQ(1, id->port_num);
 	EXPECT_NE(0, rdma_get_src_port(id));
-	EXPECT_EQ(htons(PORT), rdma_get_dst_port(id));
+	EXPECT_EQ(dst.sin_port, rdma_get_dst_port(id));
 	ASSERT_EQ(0, destroy_within(id));
 }
 
@@ -142,7 +146,7 @@ TEST(next_call_acks)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	GUEST_SILENT_OR_SKIP(silent);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
 	id = sync_id(_metadata, silent, &quiet);
 	resolve_fails(_metadata, id, &quiet, 300, ETIMEDOUT);
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,

@@ -27,8 +27,6 @@
  *    thread is still waiting (300 ms); a second client's request then
  *    reaches the thread, with its private data.
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -47,13 +45,9 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define REFUSED_PORT	20920
-#define NONBLOCK_PORT	20921
-#define THREAD_PORT	20922
-
-/* A client of @ch routed to @ip:@port connects with @data. */
+/* A client of @ch routed to listener @l on @ip connects with @data. */
 static struct rdma_cm_id *client(struct rdma_event_channel *ch,
-				 const char *ip, int port, bool qp,
+				 const char *ip, struct rdma_cm_id *l, bool qp,
 				 const char *data)
 {
 	struct rdma_conn_param cp = {
@@ -61,7 +55,8 @@ static struct rdma_cm_id *client(struct rdma_event_channel *ch,
 		.retry_count = 7, .rnr_retry_count = 7, .qp_num = 0x2468,
 		.private_data = data, .private_data_len = strlen(data) + 1,
 	};
-	struct rdma_cm_id *c = guest_routed(ch, ip, port, RDMA_PS_TCP);
+	struct rdma_cm_id *c = guest_routed(ch, ip, guest_port(l),
+					    RDMA_PS_TCP);
 
 	if (!c)
 		return NULL;
@@ -119,9 +114,9 @@ TEST(refused_before_rtu)
 	GUEST_RXE_OR_SKIP(rxe);
 	rf.ch = guest_channel();
 	ASSERT_NE(NULL, rf.ch);
-	l = guest_listener(NULL, rxe, REFUSED_PORT, RDMA_PS_TCP, NULL);
+	l = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, l);
-	rf.c = client(rf.ch, rxe, REFUSED_PORT, false, "refuse");
+	rf.c = client(rf.ch, rxe, l, false, "refuse");
 	ASSERT_NE(NULL, rf.c);
 	ASSERT_EQ(0, rdma_get_request(l, &r))
 		TH_LOG("rdma_get_request: %s", strerror(errno));
@@ -149,9 +144,9 @@ TEST(nonblocking_request_channel)
 	GUEST_RXE_OR_SKIP(rxe);
 	cch = guest_channel();
 	ASSERT_NE(NULL, cch);
-	l = guest_listener(NULL, rxe, NONBLOCK_PORT, RDMA_PS_TCP, NULL);
+	l = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, l);
-	c = client(cch, rxe, NONBLOCK_PORT, true, "nonblock");
+	c = client(cch, rxe, l, true, "nonblock");
 	ASSERT_NE(NULL, c);
 	ASSERT_EQ(0, rdma_get_request(l, &r))
 		TH_LOG("rdma_get_request: %s", strerror(errno));
@@ -194,9 +189,9 @@ TEST(get_request_in_another_thread)
 	GUEST_RXE_OR_SKIP(rxe);
 	cch = guest_channel();
 	ASSERT_NE(NULL, cch);
-	g.l = guest_listener(NULL, rxe, THREAD_PORT, RDMA_PS_TCP, NULL);
+	g.l = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
 	ASSERT_NE(NULL, g.l);
-	c1 = client(cch, rxe, THREAD_PORT, true, "one");
+	c1 = client(cch, rxe, g.l, true, "one");
 	ASSERT_NE(NULL, c1);
 	ASSERT_EQ(0, rdma_get_request(g.l, &r1));
 	ASSERT_TRUE(guest_create_qp(r1, IBV_QPT_RC, 4));
@@ -219,7 +214,7 @@ TEST(get_request_in_another_thread)
 	EXPECT_FALSE(guest_join_within(t, 300, &ret))
 		TH_LOG("the listener's reader returned without a request");
 
-	c2 = client(cch, rxe, THREAD_PORT, true, "two");
+	c2 = client(cch, rxe, g.l, true, "two");
 	ASSERT_NE(NULL, c2);
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the second request did not reach the blocked reader");

@@ -10,8 +10,8 @@
  * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
  * distribution's librdmacm on rdma_ucm, and must pass the same way).
  *
- * A synchronous listener on port 20620; an asynchronous client in a
- * thread connects with a QP.
+ * A synchronous listener; an asynchronous client in a thread connects
+ * with a QP.
  * 1. The id rdma_get_request() returns has a channel (and fd) of its
  *    own, not the listener's.
  * 2. O_NONBLOCK on the listener's fd is that fd's alone: the request's
@@ -21,8 +21,6 @@
  *    fd readable and never the listener's (rdma_get_request() on the
  *    non-blocking listener gives EAGAIN); the synchronous
  *    rdma_disconnect() of the request id takes it.
- *
- * The port must be free, also for the kernel's rdma_cm.
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
@@ -41,7 +39,6 @@
 #include "common/guest.h"
 #include "kselftest.h"
 
-#define PORT		20620
 #define NTESTS		3
 
 struct client {
@@ -63,12 +60,13 @@ static void *client_wait(void *arg)
 	return NULL;
 }
 
-static bool client_connect(struct client *c, const char *ip)
+static bool client_connect(struct client *c, const char *ip,
+			   unsigned short port)
 {
 	c->ch = rdma_create_event_channel();
 	if (!CHECK(c->ch != NULL))
 		return false;
-	c->id = guest_routed(c->ch, ip, PORT, RDMA_PS_TCP);
+	c->id = guest_routed(c->ch, ip, port, RDMA_PS_TCP);
 	if (!c->id || !guest_create_qp(c->id, IBV_QPT_RC, 1))
 		return false;
 	return CHECK(rdma_connect(c->id, NULL) == 0);
@@ -97,8 +95,8 @@ int main(void)
 	ksft_set_plan(NTESTS);
 	guest_deadline(60);
 
-	listener = guest_listener(NULL, rxe, PORT, RDMA_PS_TCP, NULL);
-	if (!listener || !client_connect(&c, rxe) ||
+	listener = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
+	if (!listener || !client_connect(&c, rxe, guest_port(listener)) ||
 	    !CHECK(rdma_get_request(listener, &req) == 0))
 		goto out;
 	lfd = listener->channel->fd;

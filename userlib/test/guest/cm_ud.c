@@ -34,8 +34,6 @@
  *    in id->event, as librdmacm 44 leaves it (rcm's library acked it
  *    there until this test); the client gets ESTABLISHED.
  *
- * The ports must be free, also for the kernel's rdma_cm.
- *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -53,53 +51,17 @@
 #include "common/guest.h"
 #include "rcm_ksft.h"
 
-#define DATA_PORT	20890
-#define REJECT_PORT	20891
-#define NOBODY_PORT	20892
-#define SYNC_PORT	20893
-#define ACCEPT_PORT	20894
-#define BIG_PORT	20895
-
-struct ud_pair {
-	struct rdma_event_channel *chs, *chc;
-	struct rdma_cm_id *listener, *client;
-};
-
-static bool ud_pair_setup(struct ud_pair *p, const char *ip, int port)
-{
-	memset(p, 0, sizeof(*p));
-	p->chs = guest_channel();
-	p->chc = guest_channel();
-	if (!p->chs || !p->chc)
-		return false;
-	p->listener = guest_listener(p->chs, ip, port, RDMA_PS_UDP, NULL);
-	if (!p->listener)
-		return false;
-	p->client = guest_routed(p->chc, ip, port, RDMA_PS_UDP);
-	return p->client && guest_create_qp(p->client, IBV_QPT_UD, 4);
-}
-
-static void ud_pair_teardown(struct ud_pair *p)
-{
-	guest_destroy_id(p->client);
-	guest_destroy_id(p->listener);
-	if (p->chs)
-		rdma_destroy_event_channel(p->chs);
-	if (p->chc)
-		rdma_destroy_event_channel(p->chc);
-}
-
 /*
- * A UD pair @p on @ip:@port whose client connects with @cp: the
+ * A UD pair @p on @ip whose client connects with @cp: the
  * request's event on the listener's channel (to be acked).
  */
 static struct rdma_cm_event *sidr_request(struct __test_metadata *_metadata,
-					  struct ud_pair *p, const char *ip,
-					  int port, struct rdma_conn_param *cp)
+					  struct guest_pair *p, const char *ip,
+					  struct rdma_conn_param *cp)
 {
 	struct rdma_cm_event *ev;
 
-	ASSERT_TRUE(ud_pair_setup(p, ip, port));
+	ASSERT_TRUE(guest_pair_setup_ps(p, ip, RDMA_PS_UDP, 4));
 	ASSERT_EQ(0, rdma_connect(p->client, cp))
 		TH_LOG("rdma_connect: %s", strerror(errno));
 	ev = guest_next_event(p->chs, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
@@ -112,13 +74,13 @@ TEST(sidr_private_data)
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev, *est;
 	struct rdma_cm_id *r;
-	struct ud_pair p;
+	struct guest_pair p;
 	uint8_t out[181], back[137];
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(out, 0x18, sizeof(out));
 	memset(back, 0x13, sizeof(back));
-	ASSERT_TRUE(ud_pair_setup(&p, rxe, DATA_PORT));
+	ASSERT_TRUE(guest_pair_setup_ps(&p, rxe, RDMA_PS_UDP, 4));
 	cp.private_data = out;
 	cp.private_data_len = 181;
 	ASSERT_ERRNO(rdma_connect(p.client, &cp), EINVAL);
@@ -148,18 +110,18 @@ TEST(sidr_private_data)
 	ASSERT_EQ(0, rdma_ack_cm_event(est));
 	EXPECT_TRUE(guest_quiet(p.chs));
 	guest_destroy_id(r);
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 TEST(sidr_accept_too_much)
 {
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev;
-	struct ud_pair p;
+	struct guest_pair p;
 	uint8_t data[137];
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ev = sidr_request(_metadata, &p, rxe, BIG_PORT, &cp);
+	ev = sidr_request(_metadata, &p, rxe, &cp);
 	ASSERT_TRUE(guest_create_qp(ev->id, IBV_QPT_UD, 4));
 	guest_private_data(&cp, data, 137, 0x31);
 	ASSERT_ERRNO(rdma_accept(ev->id, &cp), EINVAL);
@@ -175,19 +137,19 @@ TEST(sidr_accept_too_much)
 					       RDMA_CM_EVENT_UNREACHABLE, 2));
 	guest_destroy_id(ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 TEST(sidr_reject)
 {
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev, *un;
-	struct ud_pair p;
+	struct guest_pair p;
 	uint8_t data[137];
 
 	GUEST_RXE_OR_SKIP(rxe);
 	memset(data, 0x21, sizeof(data));
-	ev = sidr_request(_metadata, &p, rxe, REJECT_PORT, &cp);
+	ev = sidr_request(_metadata, &p, rxe, &cp);
 	ASSERT_ERRNO(rdma_reject(ev->id, data, 137), EINVAL);
 	ASSERT_EQ(0, rdma_reject(ev->id, data, 136))
 		TH_LOG("rdma_reject: %s", strerror(errno));
@@ -197,13 +159,13 @@ TEST(sidr_reject)
 	ASSERT_EQ(0, rdma_ack_cm_event(un));
 	guest_destroy_id(ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 /* Serves one SIDR request of @arg's listener, with a QP. */
 static void *sidr_server(void *arg)
 {
-	struct ud_pair *p = arg;
+	struct guest_pair *p = arg;
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *r;
@@ -225,12 +187,12 @@ TEST(sync_sidr_connect)
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_id *c = NULL, *r;
 	struct sockaddr_in dst;
-	struct ud_pair p;
+	struct guest_pair p;
 	void *ret = NULL;
 	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, NOBODY_PORT, &dst));
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_UDP, &dst));
 	ASSERT_EQ(0, rdma_create_id(NULL, &c, NULL, RDMA_PS_UDP));
 	ASSERT_EQ(0, rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
 				       2000));
@@ -246,9 +208,9 @@ TEST(sync_sidr_connect)
 	memset(&p, 0, sizeof(p));
 	p.chs = guest_channel();
 	ASSERT_NE(NULL, p.chs);
-	p.listener = guest_listener(p.chs, rxe, SYNC_PORT, RDMA_PS_UDP, NULL);
+	p.listener = guest_listener(p.chs, rxe, RDMA_PS_UDP, NULL);
 	ASSERT_NE(NULL, p.listener);
-	ASSERT_TRUE(guest_parse_ipv4(rxe, SYNC_PORT, &dst));
+	ASSERT_TRUE(guest_parse_ipv4(rxe, guest_port(p.listener), &dst));
 	c = NULL;
 	ASSERT_EQ(0, rdma_create_id(NULL, &c, NULL, RDMA_PS_UDP));
 	ASSERT_EQ(0, rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
@@ -266,7 +228,7 @@ TEST(sync_sidr_connect)
 	EXPECT_EQ(r->qp->qp_num, c->event->param.ud.qp_num);
 	guest_destroy_id(c);
 	guest_destroy_id(r);
-	ud_pair_teardown(&p);
+	guest_pair_teardown(&p);
 }
 
 TEST(sync_ud_accept)
@@ -278,9 +240,9 @@ TEST(sync_ud_accept)
 	GUEST_RXE_OR_SKIP(rxe);
 	chc = guest_channel();
 	ASSERT_NE(NULL, chc);
-	l = guest_listener(NULL, rxe, ACCEPT_PORT, RDMA_PS_UDP, NULL);
+	l = guest_listener(NULL, rxe, RDMA_PS_UDP, NULL);
 	ASSERT_NE(NULL, l);
-	c = guest_connecting(chc, rxe, ACCEPT_PORT, RDMA_PS_UDP, &cp);
+	c = guest_connecting(chc, rxe, guest_port(l), RDMA_PS_UDP, &cp);
 	ASSERT_NE(NULL, c);
 	ASSERT_EQ(0, rdma_get_request(l, &r))
 		TH_LOG("rdma_get_request: %s", strerror(errno));

@@ -183,39 +183,18 @@ TEST(destroyed_listener_refuses_unread_requests)
 TEST(backlog_bounds_abandoned_requests)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
-	unsigned int lid, a, b;
-	unsigned short port = 0;
 	struct rcm_event ev;
+	unsigned int lid;
 	int s, c, n;
 
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, &port, 0xb1, 1);
-	ASSERT_TRUE(lid)
-		TH_LOG("listen: %s", strerror(errno));
-	a = rcm_routed_id(c, ip, port, 0xa);
-	b = rcm_routed_id(c, ip, port, 0xb);
-	ASSERT_TRUE(a && b)
-		TH_LOG("route: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_set_option(c, b, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT, 3000))
-		TH_LOG("connect timeout: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, a, 0x10, "first"))
-		TH_LOG("connect: %s", strerror(errno));
-	ASSERT_TRUE(rcm_readable(s, 30000))
-		TH_LOG("no request within 30 s");
-	/* The peer abandons its request (a REJ): the slot stays taken. */
-	ASSERT_EQ(0, rcm_destroy(c, a))
-		TH_LOG("destroy: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_connect(c, b, 0x11, "second"))
-		TH_LOG("connect: %s", strerror(errno));
-	/* Dropped at the full backlog: its REQ times out, no MRA holds it. */
-	ASSERT_EQ(0, rcm_wait_event(c, 40000, &ev))
-		TH_LOG("second client: no event");
-	ASSERT_TRUE(ev.event == RCM_EVENT_UNREACHABLE && ev.id == b)
-		TH_LOG("second client: event %u status %d, want UNREACHABLE",
-		       ev.event, ev.status);
+	/* The second request is dropped: its REQ times out, no MRA holds it. */
+	ASSERT_EQ(0, rcm_dropped_at_full_backlog(s, c, ip, &lid, &ev))
+		TH_LOG("second request: %s, event %u status %d, want UNREACHABLE",
+		       strerror(errno), ev.event, ev.status);
 	n = drain(s, RCM_EVENT_CONNECT_REQUEST);
 	ASSERT_EQ(1, n)
 		TH_LOG("%d requests queued on a listener of backlog 1", n);

@@ -5,12 +5,15 @@
  * addresses (bind to a GID, service IDs of the port spaces, resolution
  * without ARP), and route resolution through the SA: the path as the SA
  * answered it, its error status and timeout as ROUTE_ERROR, a destroy
- * while the SA is slow, and a storm of queries with some dropped. The
- * fabric is loaded here when it is not already there; without its .ko
- * the program skips.
+ * while the SA is slow, and a storm of queries with some dropped; a
+ * loopback destination; the P_Key index of a QP; fdinfo's AF_IB
+ * addresses; the route from userspace's path records (RCM_OPTION_IB_PATH)
+ * on the fabric and on a RoCE port. The fabric is loaded here when it is
+ * not already there; without its .ko the program skips.
  */
 #include <arpa/inet.h>
 #include <endian.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -345,6 +348,9 @@ TEST_F(ib, route_from_the_sa)
 	ASSERT_EQ(16, ev.id_info.path.packet_life_time);
 	ASSERT_EQ(0xffff, ev.id_info.path.pkey);
 	ASSERT_EQ(0, ev.id_info.path.rec_type);
+	/* The LIDs, as ucma reports them (ib_copy_path_rec_to_user()). */
+	ASSERT_EQ(2, ev.id_info.path.dlid);
+	ASSERT_EQ(1, ev.id_info.path.slid);
 	ASSERT_EQ(0, memcmp(ev.id_info.path.sgid, &g0, 16));
 	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &g1, 16));
 	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
@@ -516,6 +522,9 @@ TEST_F(ib, connect_accept_disconnect)
 	rid = ev.id;
 	ASSERT_EQ(1, ev.id_info.num_paths);
 	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g1, 16));
+	/* The REQ's path, seen from here (cm_format_paths_from_req()). */
+	ASSERT_EQ(1, ev.id_info.path.dlid);
+	ASSERT_EQ(2, ev.id_info.path.slid);
 	ASSERT_EQ(0, rcm_query(s, rid, &q));
 	a = (struct ib_sockaddr *)&q.out_src;
 	ASSERT_TRUE(a->sib_family == AF_IB && be64toh(a->sib_sid) == sid &&
@@ -567,6 +576,326 @@ TEST_F(ib, reject_with_private_data)
 	ASSERT_EQ(28, ev.status);
 	ASSERT_EQ(0, memcmp(ev.private_data, "not today", 10));
 	close(c);
+}
+
+/*
+ * A loopback destination, GID zero or ::1 (cma_resolve_loopback()): an
+ * id bound to no GID takes the first ACTIVE InfiniBand port (ibfab0;
+ * RoCE ports are no AF_IB ports), its GID, and ::1 as its source; the
+ * destination GID is the source's, and the SA's path goes from the port
+ * to itself. An id bound to ibfab1 resolves ::1 to ibfab1.
+ */
+TEST_F(ib, resolve_loopback)
+{
+	unsigned int id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 21);
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = 2000,
+	};
+	struct ib_sockaddr *a;
+	struct in6_addr g0, g1;
+	struct rcm_query_id q;
+	struct rcm_bind_addr b;
+	struct rcm_event ev;
+
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, dev_gid("ibfab1", &g1));
+	ASSERT_EQ(0, ib_addr(&r.dst, NULL, SID_PS(RCM_PS_TCP) | 4791, ~0ULL));
+	ASSERT_EQ(0, ioctl(self->fd, RCM_IOCTL_RESOLVE_ADDR, &r))
+		TH_LOG("resolve to GID zero: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ADDR_RESOLVED, &ev));
+	ASSERT_EQ(21, ev.context);
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g0, 16))
+		TH_LOG("attached to node GUID 0x%llx",
+		       (unsigned long long)be64toh(ev.id_info.node_guid));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	a = (struct ib_sockaddr *)&q.out_src;
+	ASSERT_EQ(AF_IB, a->sib_family);
+	ASSERT_EQ(0, memcmp(&a->sib_addr, &in6addr_loopback, 16));
+	ASSERT_EQ(0, rcm_route(self->fd, id, 5000));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		TH_LOG("route: status %d", ev.status);
+	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &g0, 16));
+	ASSERT_EQ(0, memcmp(ev.id_info.path.sgid, &g0, 16));
+	ASSERT_EQ(1, ev.id_info.path.dlid);
+	ASSERT_EQ(1, ev.id_info.path.slid);
+
+	id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 22);
+	ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab1", 0, 0, &b));
+	r.id = id;
+	((struct ib_sockaddr *)&r.dst)->sib_addr = in6addr_loopback;
+	ASSERT_EQ(0, ioctl(self->fd, RCM_IOCTL_RESOLVE_ADDR, &r))
+		TH_LOG("resolve to ::1: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ADDR_RESOLVED, &ev));
+	ASSERT_EQ(0, memcmp(ev.id_info.sgid, &g1, 16));
+	ASSERT_EQ(0, rcm_route(self->fd, id, 5000));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev));
+	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &g1, 16));
+	ASSERT_EQ(2, ev.id_info.path.dlid);
+}
+
+/* The INIT P_Key index of @id's QP (its INIT attributes), or -1. */
+static int init_pkey_index(int fd, unsigned int id)
+{
+	struct rcm_init_qp_attr a;
+
+	if (rcm_qp_attrs(fd, id, 1 << RCM_QPS_INIT, &a))
+		return -1;
+	return a.out_attr[0].pkey_index;
+}
+
+/*
+ * The P_Key index of a QP is that of the id's P_Key on its port
+ * (cma_ib_init_qp_attr()): the fabric's table is {0xffff, 0x8001}.
+ */
+TEST_F(ib, qp_pkey_index)
+{
+	static const unsigned char qpt[] = { RCM_QPT_RC, RCM_QPT_UD };
+	unsigned int i, id;
+	struct rcm_bind_addr b;
+
+	for (i = 0; i < sizeof(qpt); i++) {
+		id = rcm_create(self->fd, qpt[i] == RCM_QPT_UD ? RCM_PS_UDP :
+				RCM_PS_TCP, qpt[i], i);
+		memset(&b, 0, sizeof(b));
+		b.size = sizeof(b);
+		b.id = id;
+		ASSERT_EQ(0, ib_addr(&b.addr, "ibfab0", 0, 0));
+		((struct ib_sockaddr *)&b.addr)->sib_pkey = htons(0x8001);
+		ASSERT_EQ(0, ioctl(self->fd, RCM_IOCTL_BIND_ADDR, &b))
+			TH_LOG("bind with P_Key 0x8001: %s", strerror(errno));
+		ASSERT_EQ(1, init_pkey_index(self->fd, id))
+			TH_LOG("QP type %u", qpt[i]);
+		id = rcm_create(self->fd, qpt[i] == RCM_QPT_UD ? RCM_PS_UDP :
+				RCM_PS_TCP, qpt[i], i);
+		ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab0", 0, 0, &b));
+		ASSERT_EQ(0, init_pkey_index(self->fd, id));
+	}
+}
+
+/*
+ * fdinfo shows an AF_IB address as its GID and service ID, as it shows
+ * an IPv6 address and port: "[GID]:0xSID".
+ */
+TEST_F(ib, fdinfo_shows_the_gid)
+{
+	unsigned int id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 23);
+	char path[64], want[128], gid[INET6_ADDRSTRLEN], buf[8192];
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+	struct in6_addr g0;
+	ssize_t n;
+	int f;
+
+	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
+	ASSERT_EQ(0, ib_bind(self->fd, id, "ibfab0", 0, 0, &b));
+	ASSERT_EQ(0, rcm_query(self->fd, id, &q));
+	ASSERT_NE(NULL, inet_ntop(AF_INET6, &g0, gid, sizeof(gid)));
+	snprintf(want, sizeof(want), " src=[%s]:0x%llx dst=- ", gid,
+		 (unsigned long long)be64toh(((struct ib_sockaddr *)
+					      &q.out_src)->sib_sid));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->fd);
+	f = open(path, O_RDONLY);
+	ASSERT_LE(0, f);
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	ASSERT_LT(0, n);
+	buf[n] = 0;
+	ASSERT_NE(NULL, strstr(buf, want))
+		TH_LOG("no \"%s\" in:\n%s", want, buf);
+}
+
+/* struct ib_path_rec_data (<rdma/ib_user_sa.h>): flags, a PathRecord. */
+struct path_data {
+	uint32_t flags;
+	uint32_t reserved;
+	uint8_t rec[64];
+};
+
+/* IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL */
+#define PATH_ROUTE 0x2b
+
+/* The path a test gives, every field a value no default has. */
+struct path_vals {
+	struct in6_addr dgid, sgid;
+	uint16_t dlid, slid, pkey;
+	uint32_t flow_label;
+	uint8_t hop_limit, tclass, sl, mtu, rate, life;
+};
+
+/* Pack @v as the SA's PathRecord (IBA 15.2.5.16), selectors "exactly". */
+static void path_pack(struct path_data *d, uint32_t flags,
+		      const struct path_vals *v)
+{
+	uint32_t w;
+
+	memset(d, 0, sizeof(*d));
+	d->flags = flags;
+	memcpy(d->rec + 8, &v->dgid, 16);
+	memcpy(d->rec + 24, &v->sgid, 16);
+	d->rec[40] = v->dlid >> 8;
+	d->rec[41] = v->dlid;
+	d->rec[42] = v->slid >> 8;
+	d->rec[43] = v->slid;
+	w = htonl(v->flow_label << 8 | v->hop_limit);
+	memcpy(d->rec + 44, &w, 4);
+	d->rec[48] = v->tclass;
+	d->rec[49] = 0x80 | 1;
+	d->rec[50] = v->pkey >> 8;
+	d->rec[51] = v->pkey;
+	d->rec[53] = v->sl;
+	d->rec[54] = 2 << 6 | v->mtu;
+	d->rec[55] = 2 << 6 | v->rate;
+	d->rec[56] = 2 << 6 | v->life;
+}
+
+static int ib_path(int fd, unsigned int id, const void *recs, size_t len)
+{
+	struct rcm_set_option o = {
+		.size = sizeof(o), .id = id, .level = RCM_OPTION_IB,
+		.optname = RCM_OPTION_IB_PATH, .optlen = len,
+		.value = (uintptr_t)recs,
+	};
+
+	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
+}
+
+/* The path of an event as @v set it, less what a RoCE port replaces. */
+static int path_is(const struct rcm_path *p, const struct path_vals *v)
+{
+	return !memcmp(p->dgid, &v->dgid, 16) && !memcmp(p->sgid, &v->sgid, 16) &&
+	       p->flow_label == v->flow_label && p->hop_limit == v->hop_limit &&
+	       p->traffic_class == v->tclass && p->pkey == v->pkey &&
+	       p->sl == v->sl && p->mtu == v->mtu && p->rate == v->rate &&
+	       p->packet_life_time == v->life;
+}
+
+/*
+ * RCM_OPTION_IB_PATH (ucma_set_ib_path()): the first record with a
+ * route's flags, never the others, is the path; no SA query; the id is
+ * ROUTE_RESOLVED at once with the event of that name, and a connection
+ * goes on that path. The errors: not resolved, no route's record, no
+ * whole records, a bad pointer, a second path, an unknown name.
+ */
+TEST_F(ib, ib_path_sets_the_route)
+{
+	struct path_vals v = {
+		.dlid = 2, .slid = 1, .pkey = 0xffff, .flow_label = 0x12345,
+		.hop_limit = 3, .tclass = 0x48, .sl = 5, .mtu = 3, .rate = 6,
+		.life = 12,
+	};
+	int s = self->fd, c = rcm_open_dev();
+	struct path_data d[3];
+	unsigned int lid, cid, id;
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+	struct rcm_event ev;
+	uint64_t sid = 0;
+	long queries;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, dev_gid("ibfab1", &v.dgid));
+	ASSERT_EQ(0, dev_gid("ibfab0", &v.sgid));
+	lid = ib_listener(s, &sid);
+	ASSERT_TRUE(lid);
+	/* A record of other flags first, of other values: skipped. */
+	path_pack(&d[0], 0x2d, &v);
+	d[0].rec[53] = 9;
+	path_pack(&d[1], PATH_ROUTE, &v);
+	path_pack(&d[2], PATH_ROUTE, &v);
+	d[2].rec[53] = 7;
+
+	/* Bound, not resolved: EINVAL, as rdma_set_ib_path()'s state. */
+	id = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 30);
+	ASSERT_EQ(0, ib_bind(c, id, "ibfab0", 0, 0, &b));
+	ASSERT_ERRNO(ib_path(c, id, d, sizeof(d)), EINVAL);
+
+	cid = rcm_create(c, RCM_PS_TCP, RCM_QPT_RC, 31);
+	ASSERT_EQ(0, ib_resolve(c, cid, "ibfab0", "ibfab1", sid));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ADDR_RESOLVED, &ev));
+	ASSERT_ERRNO(ib_path(c, cid, d, sizeof(d[0])), EINVAL);
+	ASSERT_ERRNO(ib_path(c, cid, d, sizeof(d[0]) - 1), EINVAL);
+	ASSERT_ERRNO(ib_path(c, cid, d, 0), EINVAL);
+	ASSERT_ERRNO(ib_path(c, cid, NULL, sizeof(d[0])), EFAULT);
+	ASSERT_ERRNO(rcm_set_option(c, cid, RCM_OPTION_IB, 2, 0), ENOPROTOOPT);
+	ASSERT_FALSE(rcm_readable(c, 0));
+
+	queries = fab_counter("sa_queries");
+	ASSERT_EQ(0, ib_path(c, cid, d, sizeof(d)))
+		TH_LOG("IB_PATH: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ROUTE_RESOLVED, &ev));
+	ASSERT_EQ(31, ev.context);
+	ASSERT_EQ(0, ev.status);
+	ASSERT_EQ(1, ev.id_info.num_paths);
+	ASSERT_TRUE(path_is(&ev.id_info.path, &v))
+		TH_LOG("sl %u mtu %u rate %u life %u tclass 0x%x fl 0x%x",
+		       ev.id_info.path.sl, ev.id_info.path.mtu,
+		       ev.id_info.path.rate, ev.id_info.path.packet_life_time,
+		       ev.id_info.path.traffic_class,
+		       ev.id_info.path.flow_label);
+	ASSERT_EQ(2, ev.id_info.path.dlid);
+	ASSERT_EQ(1, ev.id_info.path.slid);
+	ASSERT_EQ(0, ev.id_info.path.rec_type);
+	ASSERT_EQ(queries, fab_counter("sa_queries"));
+	ASSERT_EQ(0, rcm_query(c, cid, &q));
+	ASSERT_EQ(0, memcmp(&q.out_path, &ev.id_info.path, sizeof(q.out_path)));
+	/* Routed: neither a second path nor a route query. */
+	ASSERT_ERRNO(ib_path(c, cid, d, sizeof(d)), EINVAL);
+	ASSERT_ERRNO(rcm_route(c, cid, 5000), EINVAL);
+
+	/* The REQ goes on it: the passive side sees its SL and MTU. */
+	ASSERT_EQ(0, rcm_connect(c, cid, 0x2222, NULL))
+		TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev));
+	ASSERT_EQ(5, ev.id_info.path.sl);
+	ASSERT_EQ(3, ev.id_info.path.mtu);
+	ASSERT_EQ(0, rcm_accept(s, ev.id, 0x3333, 0, NULL));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_CONNECT_RESPONSE, &ev));
+	ASSERT_EQ(0x3333, ev.conn.qp_num);
+	close(c);
+}
+
+/*
+ * On RoCE (rdma_set_ib_path() with cma_iboe_set_path_rec_l2_fields()):
+ * the record's values stay, the record type becomes the GID's (RoCE v2
+ * on rxe's IPv4 GID) and the MAC the resolved next hop's - here rxe0's
+ * own, the destination being its address.
+ */
+TEST_F(ib, ib_path_on_roce)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *nd = getenv("RCM_NETDEV_RXE");
+	struct path_vals v = {
+		.pkey = 0xffff, .flow_label = 0x2345, .hop_limit = 64,
+		.tclass = 0x20, .sl = 2, .mtu = 3, .rate = 6, .life = 15,
+	};
+	unsigned char mac[6];
+	char macs[32];
+	struct path_data d;
+	struct rcm_event ev;
+	unsigned int id;
+
+	if (!ip || !nd)
+		SKIP(return, "no RoCE address (RCM_ADDR_RXE, RCM_NETDEV_RXE)");
+	ASSERT_EQ(0, rcm_netdev_mac(nd, macs));
+	ASSERT_EQ(6, sscanf(macs, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0],
+			    &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]));
+	/* The GIDs of the IPv4 address: ::ffff:a.b.c.d. */
+	v.sgid.s6_addr[10] = 0xff;
+	v.sgid.s6_addr[11] = 0xff;
+	ASSERT_EQ(1, inet_pton(AF_INET, ip, &v.sgid.s6_addr[12]));
+	v.dgid = v.sgid;
+	id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 40);
+	ASSERT_EQ(0, rcm_resolved_to(self->fd, id, ip, 4791));
+	path_pack(&d, PATH_ROUTE, &v);
+	ASSERT_EQ(0, ib_path(self->fd, id, &d, sizeof(d)))
+		TH_LOG("IB_PATH on RoCE: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev));
+	ASSERT_EQ(40, ev.context);
+	ASSERT_TRUE(path_is(&ev.id_info.path, &v));
+	ASSERT_EQ(2, ev.id_info.path.rec_type);
+	ASSERT_EQ(0, memcmp(ev.id_info.path.dmac, mac, 6));
+	ASSERT_EQ(0, ev.id_info.path.dlid);
+	ASSERT_ERRNO(rcm_route(self->fd, id, 5000), EINVAL);
 }
 
 /*

@@ -19,7 +19,11 @@
  * - tracepoints_fire: with the rcm tracepoints enabled in tracefs, one
  *   connection's life - create, resolve, route, listen, request,
  *   accept, RTU, disconnect, destroy, events queued and read - leaves
- *   each of its events in the trace, naming the ids' handles.
+ *   each of its events in the trace, naming the ids' handles;
+ * - refused_requests_are_traced: a request no id takes (the second on a
+ *   listener of backlog 1 that reads none) leaves a cm_req_refused line
+ *   naming the listener, reason backlog-full, result -ENOMEM (for
+ *   which ib_cm drops the REQ without a REJ).
  *
  * Needs RCM_ADDR_RXE from the guest; the trace case tracefs (mounted
  * here if it is not).
@@ -268,7 +272,30 @@ TEST(rcm_stat_lists_another_process)
 	close(p[1]);
 }
 
-TEST(tracepoints_fire)
+/* The rcm tracepoints enabled, for the cases that read the trace. */
+FIXTURE(traced) {
+	const char *ip;
+};
+
+FIXTURE_SETUP(traced)
+{
+	int ret;
+
+	self->ip = getenv("RCM_ADDR_RXE");
+	if (!self->ip)
+		SKIP(return, "no RCM_ADDR_RXE");
+	ret = rcm_trace_start();
+	if (ret && errno == ENOENT)
+		SKIP(return, "no rcm events in tracefs");
+	ASSERT_EQ(0, ret)
+		TH_LOG("cannot enable: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(traced)
+{
+}
+
+TEST_F(traced, tracepoints_fire)
 {
 	static const char *const want[] = {
 		"cm_id_create:", "cm_id_attach:", "cm_resolve_addr:",
@@ -277,32 +304,24 @@ TEST(tracepoints_fire)
 		"cm_disconnect:", "cm_id_destroy:", "cm_event_queued:",
 		"cm_event_read:",
 	};
-	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int lid, cid, rid;
 	unsigned short port = 0;
 	static char trace[1 << 18];
 	char needle[64];
 	size_t i;
-	int s, c, ret;
+	int s, c;
 
-	if (!ip)
-		SKIP(return, "no RCM_ADDR_RXE");
-	ret = rcm_trace_start();
-	if (ret && errno == ENOENT)
-		SKIP(return, "no rcm events in tracefs");
-	ASSERT_EQ(0, ret)
-		TH_LOG("cannot enable: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
-	lid = rcm_listener(s, ip, &port, 3, 4);
-	ASSERT_TRUE(lid && rcm_establish(s, c, ip, port, &cid, &rid) == 0)
+	lid = rcm_listener(s, self->ip, &port, 3, 4);
+	ASSERT_TRUE(lid && rcm_establish(s, c, self->ip, port, &cid, &rid) == 0)
 		TH_LOG("connection: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_simple(c, RCM_IOCTL_DISCONNECT, cid))
 		TH_LOG("disconnect: %s", strerror(errno));
 	close(c);
 	close(s);
 	rcm_trace_stop(trace, sizeof(trace));
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		ASSERT_NE(NULL, strstr(trace, want[i]))
 			TH_LOG("no %s in the trace", want[i]);
 	}
@@ -315,6 +334,34 @@ TEST(tracepoints_fire)
 		TH_LOG("no cm_listen line with \"%s\"", needle);
 	ASSERT_NE(NULL, strstr(trace, "event=CONNECT_REQUEST status=0"))
 		TH_LOG("no CONNECT_REQUEST event in the trace");
+}
+
+/*
+ * A request no id takes is traced with its reason: here the second of
+ * two requests on a listener of backlog 1 that reads neither, which
+ * ib_cm drops for the peer to retry until its connect times out.
+ */
+TEST_F(traced, refused_requests_are_traced)
+{
+	static char trace[1 << 18];
+	struct rcm_event ev;
+	char needle[64];
+	unsigned int lid;
+	int s, c;
+
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	ASSERT_EQ(0, rcm_dropped_at_full_backlog(s, c, self->ip, &lid, &ev))
+		TH_LOG("second request: %s, event %u status %d, want UNREACHABLE",
+		       strerror(errno), ev.event, ev.status);
+	close(c);
+	close(s);
+	rcm_trace_stop(trace, sizeof(trace));
+	snprintf(needle, sizeof(needle), " handle=%u device=", lid);
+	ASSERT_TRUE(rcm_trace_line(trace, "cm_req_refused: cm.id=", needle))
+		TH_LOG("no cm_req_refused line of listener %u", lid);
+	ASSERT_TRUE(rcm_trace_line(trace, needle, " reason=backlog-full result=-12"))
+		TH_LOG("the refusal is not traced as backlog-full, -ENOMEM");
 }
 
 int main(void)

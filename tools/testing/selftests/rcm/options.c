@@ -31,12 +31,13 @@ TEST(unknown_options_are_enoprotoopt)
 
 	ASSERT_TRUE(id)
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_ERRNO(rcm_set_option(fd, id, 1, 1, 0), ENOPROTOOPT);	/* IB_PATH */
+	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_IB, 2, 0), ENOPROTOOPT);
 	ASSERT_ERRNO(rcm_set_option(fd, id, 7, 0, 0), ENOPROTOOPT);
 	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_ID, 4, 0), ENOPROTOOPT);
 	ASSERT_ERRNO(rcm_set_option(fd, id + 99, RCM_OPTION_ID, 0, 0), ENOENT);
 	o.id = id;
-	o.reserved = 1;
+	/* The options of RCM_OPTION_ID take no length. */
+	o.optlen = 1;
 	ASSERT_ERRNO(ioctl(fd, RCM_IOCTL_SET_OPTION, &o), EINVAL);
 	close(fd);
 }

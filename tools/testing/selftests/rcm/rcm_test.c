@@ -330,6 +330,35 @@ int rcm_reject(int fd, unsigned int id, const char *data)
 	return rcm_reject_data(fd, id, data, str_len(data));
 }
 
+int rcm_dropped_at_full_backlog(int s, int c, const char *ip,
+				unsigned int *lid, struct rcm_event *ev)
+{
+	unsigned short port = 0;
+	unsigned int a, b;
+
+	*lid = rcm_listener(s, ip, &port, 0xb1, 1);
+	a = *lid ? rcm_routed_id(c, ip, port, 0xa) : 0;
+	b = a ? rcm_routed_id(c, ip, port, 0xb) : 0;
+	if (!b ||
+	    rcm_set_option(c, b, RCM_OPTION_ID, RCM_OPTION_ID_CONNECT_TIMEOUT,
+			   3000) ||
+	    rcm_connect(c, a, 0x10, "first"))
+		return -1;
+	if (!rcm_readable(s, 30000)) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	/* The peer abandons its request (a REJ): the slot stays taken. */
+	if (rcm_destroy(c, a) || rcm_connect(c, b, 0x11, "second") ||
+	    rcm_wait_event(c, 40000, ev))
+		return -1;
+	if (ev->event != RCM_EVENT_UNREACHABLE || ev->id != b) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
 unsigned int rcm_connecting(int s, int c, const char *ip,
 			    unsigned long long ctx, unsigned int qpn,
 			    const char *data, unsigned int *lid)

@@ -157,6 +157,16 @@ unsigned int rcm_connecting(int s, int c, const char *ip,
 			    unsigned long long ctx, unsigned int qpn,
 			    const char *data, unsigned int *lid);
 /*
+ * A listener of file @s on @ip of backlog 1 (its handle in *@lid) that
+ * reads nothing, a request of file @c that takes the backlog's slot and
+ * is abandoned (its id destroyed), and a second request, with a 3 s
+ * connect timeout, that the full backlog drops: 0 once the second
+ * reports UNREACHABLE, else -1 with errno (EPROTO: another event, left
+ * in *@ev).
+ */
+int rcm_dropped_at_full_backlog(int s, int c, const char *ip,
+				unsigned int *lid, struct rcm_event *ev);
+/*
  * A connection without QPs (ib_cm never looks at them: RoCE only) from
  * file @c to a listener of file @s on @ip:@port, the events of both
  * sides read up to ESTABLISHED: *@cid the active id, *@rid the passive

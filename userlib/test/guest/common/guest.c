@@ -140,18 +140,72 @@ struct rdma_event_channel *guest_channel(void)
 	return ch;
 }
 
-struct rdma_cm_id *guest_listener(struct rdma_event_channel *ch,
-				  const char *ip, int port,
-				  enum rdma_port_space ps, void *ctx)
+unsigned short guest_port(struct rdma_cm_id *id)
+{
+	return ntohs(rdma_get_src_port(id));
+}
+
+/* An id of @ps with context @ctx on @ch bound to @ip:0, or NULL. */
+static struct rdma_cm_id *guest_bound(struct rdma_event_channel *ch,
+				      const char *ip, enum rdma_port_space ps,
+				      void *ctx)
 {
 	struct rdma_cm_id *id = NULL;
 	struct sockaddr_in sin;
 
-	if (!CHECK(guest_parse_ipv4(ip, port, &sin)) ||
+	if (!CHECK(guest_parse_ipv4(ip, 0, &sin)) ||
 	    !CHECK(rdma_create_id(ch, &id, ctx, ps) == 0))
 		return NULL;
 	if (!CHECK(rdma_bind_addr(id, (struct sockaddr *)&sin) == 0) ||
-	    !CHECK(rdma_listen(id, 4) == 0)) {
+	    !CHECK(guest_port(id) != 0)) {
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	return id;
+}
+
+bool guest_free_ports(const char *ip, enum rdma_port_space ps,
+		      unsigned short *ports, unsigned int n)
+{
+	struct rdma_cm_id *ids[8] = { NULL };
+	unsigned int i, held;
+
+	if (!CHECK(n <= 8))
+		return false;
+	/* All held at once: n different ports. */
+	for (held = 0; held < n; held++) {
+		ids[held] = guest_bound(NULL, ip, ps, NULL);
+		if (!ids[held])
+			break;
+		ports[held] = guest_port(ids[held]);
+	}
+	for (i = 0; i < held; i++)
+		rdma_destroy_id(ids[i]);
+	return held == n;
+}
+
+unsigned short guest_free_port(const char *ip, enum rdma_port_space ps)
+{
+	unsigned short port;
+
+	return guest_free_ports(ip, ps, &port, 1) ? port : 0;
+}
+
+bool guest_free_addr(const char *ip, enum rdma_port_space ps,
+		     struct sockaddr_in *sin)
+{
+	unsigned short port = guest_free_port(ip, ps);
+
+	return CHECK(port != 0) && CHECK(guest_parse_ipv4(ip, port, sin));
+}
+
+struct rdma_cm_id *guest_listener(struct rdma_event_channel *ch,
+				  const char *ip, enum rdma_port_space ps,
+				  void *ctx)
+{
+	struct rdma_cm_id *id = guest_bound(ch, ip, ps, ctx);
+
+	if (id && !CHECK(rdma_listen(id, 4) == 0)) {
 		rdma_destroy_id(id);
 		return NULL;
 	}
@@ -249,21 +303,28 @@ struct rdma_cm_id *guest_connecting(struct rdma_event_channel *ch,
 	return NULL;
 }
 
-bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
-		      unsigned int wr)
+bool guest_pair_setup_ps(struct guest_pair *p, const char *ip,
+			 enum rdma_port_space ps, unsigned int wr)
 {
+	enum ibv_qp_type type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
+
 	memset(p, 0, sizeof(*p));
 	p->chc = guest_channel();
 	p->chs = guest_channel();
 	if (!p->chc || !p->chs)
 		return false;
-	p->listener = guest_listener(p->chs, ip, port, RDMA_PS_TCP, NULL);
+	p->listener = guest_listener(p->chs, ip, ps, NULL);
 	if (!p->listener)
 		return false;
-	p->client = guest_routed(p->chc, ip, port, RDMA_PS_TCP);
+	p->client = guest_routed(p->chc, ip, guest_port(p->listener), ps);
 	if (!p->client)
 		return false;
-	return !wr || guest_create_qp(p->client, IBV_QPT_RC, wr);
+	return !wr || guest_create_qp(p->client, type, wr);
+}
+
+bool guest_pair_setup(struct guest_pair *p, const char *ip, unsigned int wr)
+{
+	return guest_pair_setup_ps(p, ip, RDMA_PS_TCP, wr);
 }
 
 struct rdma_cm_event *guest_pair_request(struct guest_pair *p,

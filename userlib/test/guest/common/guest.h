@@ -5,8 +5,9 @@
  * rcm_ksft.h of tools/testing/selftests/rcm: TEST(), the fork and the
  * timeout per case) or, for the programs whose results are phases of
  * one run, its kselftest.h (ksft_test_result()). Here: a CHECK() that
- * explains itself, a deadline for a whole program, IPv4 address parsing
- * and the small QPs the programs connect.
+ * explains itself, a deadline for a whole program, IPv4 address parsing,
+ * ports the kernel chooses (bind to port 0: no program names a port
+ * number) and the small QPs the programs connect.
  */
 #ifndef _RCM_GUEST_H
 #define _RCM_GUEST_H
@@ -119,13 +120,33 @@ void guest_destroy_id(struct rdma_cm_id *id);
 /* A new non-blocking event channel, or NULL. */
 struct rdma_event_channel *guest_channel(void);
 
+/* @id's source port in host order (rdma_get_src_port()). */
+unsigned short guest_port(struct rdma_cm_id *id);
+
+/*
+ * @n different ports of @ip no id of @ps holds, in @ports: the ones binds
+ * to port 0 chose for ids that are gone again (a destination nobody
+ * listens on, or a port a case binds itself), as the selftests'
+ * rcm_free_port(). False after a diagnostic.
+ */
+bool guest_free_ports(const char *ip, enum rdma_port_space ps,
+		      unsigned short *ports, unsigned int n);
+
+/* One port of guest_free_ports(), or 0 after a diagnostic. */
+unsigned short guest_free_port(const char *ip, enum rdma_port_space ps);
+
+/* @ip and guest_free_port() of @ps into @sin; false if either fails. */
+bool guest_free_addr(const char *ip, enum rdma_port_space ps,
+		     struct sockaddr_in *sin);
+
 /*
  * An id of @ps with context @ctx on @ch (NULL: synchronous) bound to
- * @ip:@port and listening with backlog 4, or NULL after a diagnostic.
+ * @ip and a port the bind chose (guest_port() reads it), listening with
+ * backlog 4; or NULL after a diagnostic.
  */
 struct rdma_cm_id *guest_listener(struct rdma_event_channel *ch,
-				  const char *ip, int port,
-				  enum rdma_port_space ps, void *ctx);
+				  const char *ip, enum rdma_port_space ps,
+				  void *ctx);
 
 /*
  * An id of @ps on the asynchronous channel @ch whose address and route
@@ -157,12 +178,16 @@ struct guest_pair {
 };
 
 /*
- * A TCP listener on @ip:@port and a client routed to it, with an RC QP
- * of @wr work requests (guest_create_qp()) unless @wr is 0: true, or
- * false after a diagnostic (guest_pair_teardown() cleans up either way).
+ * A listener of @ps on @ip (guest_listener()) and a client routed to it,
+ * with a QP of @wr work requests (guest_create_qp(); UD for RDMA_PS_UDP,
+ * else RC) unless @wr is 0: true, or false after a diagnostic
+ * (guest_pair_teardown() cleans up either way).
  */
-bool guest_pair_setup(struct guest_pair *p, const char *ip, int port,
-		      unsigned int wr);
+bool guest_pair_setup_ps(struct guest_pair *p, const char *ip,
+			 enum rdma_port_space ps, unsigned int wr);
+
+/* guest_pair_setup_ps() of RDMA_PS_TCP. */
+bool guest_pair_setup(struct guest_pair *p, const char *ip, unsigned int wr);
 
 /*
  * The client of @p connects with @cp and the listener takes the request:

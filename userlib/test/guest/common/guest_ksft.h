@@ -16,16 +16,18 @@
 
 #include "guest.h"
 
-/* A new TCP id on @ch (NULL: synchronous) resolving @ip:@port. */
+/*
+ * A new TCP id on @ch (NULL: synchronous) resolving @ip and a port
+ * nobody listens on (guest_free_addr()).
+ */
 static inline struct rdma_cm_id *
 guest_resolving(struct __test_metadata *_metadata,
-		struct rdma_event_channel *ch, const char *ip,
-		unsigned short port)
+		struct rdma_event_channel *ch, const char *ip)
 {
 	struct rdma_cm_id *id = NULL;
 	struct sockaddr_in dst;
 
-	ASSERT_TRUE(guest_parse_ipv4(ip, port, &dst));
+	ASSERT_TRUE(guest_free_addr(ip, RDMA_PS_TCP, &dst));
 	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
 	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 				       2000))
@@ -56,6 +58,26 @@ static inline void guest_assert_event(struct __test_metadata *_metadata,
 	if (id)
 		EXPECT_EQ(id, ev->id);
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+}
+
+/*
+ * @fn(@arg) in a thread must wait while @ev is unacked (still running
+ * after 300 ms) and end within 10 s once this acks @ev; its return value
+ * in *@ret. @what names the call in the diagnostics.
+ */
+static inline void guest_waits_for_ack(struct __test_metadata *_metadata,
+				       void *(*fn)(void *), void *arg,
+				       struct rdma_cm_event *ev,
+				       const char *what, void **ret)
+{
+	pthread_t t;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, fn, arg));
+	EXPECT_FALSE(guest_join_within(t, 300, ret))
+		TH_LOG("%s returned with an event unacked", what);
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_TRUE(guest_join_within(t, 10000, ret))
+		TH_LOG("%s still waits after the ack", what);
 }
 
 #endif /* _RCM_GUEST_KSFT_H */
