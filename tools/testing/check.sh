@@ -134,7 +134,7 @@ echo "ibfabric: ./ibfabric.sh" >>"$st/list"
 # and in-tree.
 librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime --bin /usr/bin/udaddy
 	--bin /usr/bin/mckey --bin /usr/bin/rstream --bin /usr/bin/riostream
-	--bin /usr/bin/rcopy"
+	--bin /usr/bin/rcopy --bin /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so"
 # The application stacks that apps.sh runs on rcm and in-tree (the distro
 # guest only): perftest, libfabric, UCX with its modules, and Python with
 # pyverbs and rdma-core's tests.

@@ -14,13 +14,16 @@
 #   must equal its source; and, for one rstream run, rxe's counters:
 #   the data went through the RDMA device, not a TCP fallback;
 #   then, with rdma_ucm back, rcm against in-tree both ways, which only
-#   works when both speak rsockets' wire protocol alike.
+#   works when both speak rsockets' wire protocol alike;
+#   in each of those, rstream over plain sockets (-T s) under each
+#   stack's preload library (rcm's librspreload.so, Debian's), with
+#   rxe's counters showing that RDMA, not a TCP fallback, carried it.
 # TAP output; exit 0 when all pass.
 
 ip=${RCM_ADDR_RXE:-}
 # shellcheck source=stacks.sh
 . "$(dirname "$0")/stacks.sh"
-begin rsocket 23
+begin rsocket 27
 t=180
 # shellcheck disable=SC2016 # await() evals it
 ready='listening $spid $port'
@@ -88,20 +91,58 @@ rxe_counter() {
 	echo 0
 }
 
+# NAME SERVER-LIB CLIENT-LIB: rstream over plain sockets (-T s), each
+# side under the preload library of its stack (rcm's librspreload.so on
+# rcm, Debian's on in-tree): the TCP calls become rsockets, and rxe's
+# counters must show the data went through the RDMA device, since a
+# preload library falls back to the kernel's TCP without a word.
+preload_case() {
+	name=$1
+	next_port
+	server="env LD_PRELOAD=$(preload_of "$2") rstream -T s -b $ip -p $port $bw -T v"
+	client="env LD_PRELOAD=$(preload_of "$3") rstream -T s -s $ip -p $port $bw -T v"
+	sent=$(rxe_counter sent_pkts) rcvd=$(rxe_counter rcvd_pkts)
+	pair "$2" "$3"
+	wait $spid
+	src=$?
+	sent=$(( $(rxe_counter sent_pkts) - sent ))
+	rcvd=$(( $(rxe_counter rcvd_pkts) - rcvd ))
+	if [ $crc = 0 ] && [ $src = 0 ] && grep -q '^custom ' "$c" &&
+	   [ "$sent" -ge 256 ] && [ "$rcvd" -ge 256 ]; then
+		result ok "$name"
+		echo "#   rxe: $sent packets sent, $rcvd received"
+	else
+		result fail "$name" "server exit $src, client exit $crc, rxe: $sent packets sent, $rcvd received (256 each at least)"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
+	fi
+}
+
+# LIB: the preload library of that stack.
+preload_of() {
+	if [ "$1" = rcm ]; then
+		echo /usr/lib/rcm/librspreload.so
+	else
+		echo /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so
+	fi
+}
+
 cases_rcm="rstream_bw_rcm_rcm rstream_lat_rcm_rcm rstream_nonblock_rcm_rcm
 	rstream_async_rcm_rcm rstream_keepalive_rcm_rcm rstream_rdma_counters
 	riostream_rcm_rcm riostream_nonblock_rcm_rcm rcopy_rcm_rcm
-	rdma_ucm_unused"
+	preload_rcm_rcm rdma_ucm_unused"
 cases_cross="rdma_ucm_reloaded rstream_bw_rcm_server_intree_client
 	rstream_bw_intree_server_rcm_client rstream_block_rcm_server_intree_client
 	rstream_block_intree_server_rcm_client riostream_rcm_server_intree_client
 	riostream_intree_server_rcm_client rcopy_rcm_server_intree_client
-	rcopy_intree_server_rcm_client"
+	rcopy_intree_server_rcm_client preload_rcm_server_intree_client
+	preload_intree_server_rcm_client"
 if [ -z "$ip" ]; then
 	# shellcheck disable=SC2086 # word lists
 	results skip "no Soft-RoCE device" rstream_intree_intree \
 		riostream_intree_intree rcopy_intree_intree \
-		rstream_lat_intree_intree $cases_rcm $cases_cross
+		rstream_lat_intree_intree preload_intree_intree $cases_rcm \
+		$cases_cross
 	finish
 	exit 4
 fi
@@ -114,6 +155,7 @@ stream_case rstream_intree_intree intree intree rstream $bw -T v
 stream_case rstream_lat_intree_intree intree intree rstream $lat -T v
 stream_case riostream_intree_intree intree intree riostream $bw -T v
 rcopy_case rcopy_intree_intree intree intree
+preload_case preload_intree_intree intree intree
 
 # rcm alone.
 if ucm_unload; then
@@ -130,6 +172,7 @@ if ucm_unload; then
 	stream_case riostream_rcm_rcm rcm rcm riostream $bw -T b -T v
 	stream_case riostream_nonblock_rcm_rcm rcm rcm riostream $bw -T v
 	rcopy_case rcopy_rcm_rcm rcm rcm
+	preload_case preload_rcm_rcm rcm rcm
 	ucm_unused rdma_ucm_unused
 else
 	# shellcheck disable=SC2086 # a word list
@@ -146,5 +189,7 @@ stream_case riostream_rcm_server_intree_client rcm intree riostream $bw -T v
 stream_case riostream_intree_server_rcm_client intree rcm riostream $bw -T v
 rcopy_case rcopy_rcm_server_intree_client rcm intree
 rcopy_case rcopy_intree_server_rcm_client intree rcm
+preload_case preload_rcm_server_intree_client rcm intree
+preload_case preload_intree_server_rcm_client intree rcm
 
 finish
