@@ -133,7 +133,8 @@ echo "ibfabric: ./ibfabric.sh" >>"$st/list"
 # Debian's librdmacm programs that the rping and udaddy tests run on rcm
 # and in-tree.
 librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime --bin /usr/bin/udaddy
-	--bin /usr/bin/mckey"
+	--bin /usr/bin/mckey --bin /usr/bin/rstream --bin /usr/bin/riostream
+	--bin /usr/bin/rcopy --bin /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so"
 # The application stacks that apps.sh runs on rcm and in-tree (the distro
 # guest only): perftest, libfabric, UCX with its modules, and Python with
 # pyverbs and rdma-core's tests.
@@ -158,7 +159,7 @@ ksft_timeout=$(sed -n 's/^timeout=//p' "$top/tools/testing/selftests/rcm/setting
 # programs on the distribution's librdmacm and rdma_ucm) run on the
 # distro kernel only: they prove a program's expectations against the
 # stack rcm imitates, and run none of rcm's code for KASAN to watch.
-test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|.*_intree' | paste -sd,)}
+test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|rsocket\|.*_intree' | paste -sd,)}
 # Two test-kernel guests share that list, each about half of its time
 # (the "rcm-time:" lines of their logs): the second runs iWARP, the
 # programs that load the module from userspace (Debian's, chaos,
@@ -183,9 +184,11 @@ fi
 # KASAN, lockdep and kmemleak, and 6.12 runs too, are not run a third
 # time: 6.1 runs what compares rcm with Debian's own stack there, the
 # stack most Debian 12 machines run - the application stacks, Debian's
-# rping, udaddy and cmtime (churn), and every in-tree control.
+# rping, udaddy and cmtime (churn), rstream, riostream and rcopy
+# (rsocket; its in-tree rstream trips a KASAN report in the test
+# kernel's rxe, Documentation/testing.rst), and every in-tree control.
 guest_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -x 'apps\|rping\|udaddy\|churn\|.*_intree\|cm_intree_compare' | paste -sd,)}
+	grep -x 'apps\|rping\|rsocket\|udaddy\|churn\|.*_intree\|cm_intree_compare' | paste -sd,)}
 # The 6.12 guest runs what talks to the kernel - every selftest and
 # userlib program, in-tree controls included - but not the application
 # stacks, Debian's rping and udaddy, chaos, stress and churn: those
@@ -193,7 +196,7 @@ guest_tests=${RCM_TESTS:-$(echo "$all_tests" |
 # kernel runs chaos, stress, udaddy and churn, 6.1 the stacks, rping,
 # udaddy and churn, the pair rping across 6.1 and 6.12).
 d612_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -vx 'rping_quick\|ibfabric\|ib\|apps\|rping\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
+	grep -vx 'rping_quick\|ibfabric\|ib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}

@@ -1,0 +1,195 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rsocket: Debian's rsocket programs (rdma-core 44's rstream, riostream
+# and rcopy, linked against librdmacm.so.1) over Soft-RoCE, on rcm's
+# userlib (LD_LIBRARY_PATH=/usr/lib/rcm) and on the in-tree stack:
+#   in-tree <-> in-tree first, the control: what the programs do on the
+#   stack rcm imitates;
+#   rcm <-> rcm with the in-tree rdma_ucm unloaded, so nothing can reach
+#   the in-tree CM: rstream's bandwidth (-S 16384 -C 32) and latency
+#   (-S 64 -I 200) runs with blocking, non-blocking and poll-driven
+#   calls, data verified (-T v), a keep-alive set (-k), riostream
+#   (riomap/riowrite) blocking and non-blocking, and rcopy, whose copy
+#   must equal its source; and, for one rstream run, rxe's counters:
+#   the data went through the RDMA device, not a TCP fallback;
+#   then, with rdma_ucm back, rcm against in-tree both ways, which only
+#   works when both speak rsockets' wire protocol alike;
+#   in each of those, rstream over plain sockets (-T s) under each
+#   stack's preload library (rcm's librspreload.so, Debian's), with
+#   rxe's counters showing that RDMA, not a TCP fallback, carried it.
+# TAP output; exit 0 when all pass.
+
+ip=${RCM_ADDR_RXE:-}
+# shellcheck source=stacks.sh
+. "$(dirname "$0")/stacks.sh"
+begin rsocket 27
+t=180
+# shellcheck disable=SC2016 # await() evals it
+ready='listening $spid $port'
+ncase=0
+
+# NAME SERVER-LIB CLIENT-LIB PROGRAM FLAGS...: a server and a client of
+# PROGRAM (rstream or riostream) with FLAGS on both; both must exit 0
+# and the client print its result row.
+stream_case() {
+	name=$1 slib=$2 clib=$3 prog=$4
+	shift 4
+	next_port
+	server="$prog -b $ip -p $port $*"
+	client="$prog -s $ip -p $port $*"
+	sent=$(rxe_counter sent_pkts) rcvd=$(rxe_counter rcvd_pkts)
+	pair "$slib" "$clib"
+	wait $spid
+	src=$?
+	sent=$(( $(rxe_counter sent_pkts) - sent ))
+	rcvd=$(( $(rxe_counter rcvd_pkts) - rcvd ))
+	pkts=ok
+	if [ -n "${min_pkts:-}" ] &&
+	   { [ "$sent" -lt "$min_pkts" ] || [ "$rcvd" -lt "$min_pkts" ]; }; then
+		pkts="rxe counted $sent packets sent and $rcvd received, not $min_pkts: the data bypassed it"
+	fi
+	if [ $crc = 0 ] && [ $src = 0 ] && [ "$pkts" = ok ] &&
+	   grep -q '^custom ' "$c"; then
+		result ok "$name"
+		tail -n 1 "$c" | sed 's/^/#   /'
+		[ -n "${min_pkts:-}" ] && echo "#   rxe: $sent packets sent, $rcvd received"
+	else
+		[ "$pkts" = ok ] || echo "# $pkts"
+		result fail "$name" "server exit $src, client exit $crc"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
+	fi
+}
+
+# NAME SERVER-LIB CLIENT-LIB: rcopy a 1 MiB file; the copy must match.
+rcopy_case() {
+	name=$1
+	next_port
+	from=$tmp/$name.src to=$tmp/$name.dst
+	head -c 1048576 /dev/urandom >"$from"
+	server="rcopy -p $port"
+	client="rcopy $from $ip:$to -p $port"
+	pair "$2" "$3"
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	if [ $crc = 0 ] && cmp -s "$from" "$to"; then
+		result ok "$name"
+	else
+		result fail "$name" "client exit $crc, copy differs or missing"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
+	fi
+	rm -f "$from" "$to"
+}
+
+# The Soft-RoCE device's counter NAME (packets), or 0.
+rxe_counter() {
+	for d in /sys/class/infiniband/*/ports/1/hw_counters; do
+		[ -r "$d/$1" ] && { cat "$d/$1"; return; }
+	done
+	echo 0
+}
+
+# NAME SERVER-LIB CLIENT-LIB: rstream over plain sockets (-T s), each
+# side under the preload library of its stack (rcm's librspreload.so on
+# rcm, Debian's on in-tree): the TCP calls become rsockets, and rxe's
+# counters must show the data went through the RDMA device, since a
+# preload library falls back to the kernel's TCP without a word.
+preload_case() {
+	name=$1
+	next_port
+	server="env LD_PRELOAD=$(preload_of "$2") rstream -T s -b $ip -p $port $bw -T v"
+	client="env LD_PRELOAD=$(preload_of "$3") rstream -T s -s $ip -p $port $bw -T v"
+	sent=$(rxe_counter sent_pkts) rcvd=$(rxe_counter rcvd_pkts)
+	pair "$2" "$3"
+	wait $spid
+	src=$?
+	sent=$(( $(rxe_counter sent_pkts) - sent ))
+	rcvd=$(( $(rxe_counter rcvd_pkts) - rcvd ))
+	if [ $crc = 0 ] && [ $src = 0 ] && grep -q '^custom ' "$c" &&
+	   [ "$sent" -ge 256 ] && [ "$rcvd" -ge 256 ]; then
+		result ok "$name"
+		echo "#   rxe: $sent packets sent, $rcvd received"
+	else
+		result fail "$name" "server exit $src, client exit $crc, rxe: $sent packets sent, $rcvd received (256 each at least)"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
+	fi
+}
+
+# LIB: the preload library of that stack.
+preload_of() {
+	if [ "$1" = rcm ]; then
+		echo /usr/lib/rcm/librspreload.so
+	else
+		echo /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so
+	fi
+}
+
+cases_rcm="rstream_bw_rcm_rcm rstream_lat_rcm_rcm rstream_nonblock_rcm_rcm
+	rstream_async_rcm_rcm rstream_keepalive_rcm_rcm rstream_rdma_counters
+	riostream_rcm_rcm riostream_nonblock_rcm_rcm rcopy_rcm_rcm
+	preload_rcm_rcm rdma_ucm_unused"
+cases_cross="rdma_ucm_reloaded rstream_bw_rcm_server_intree_client
+	rstream_bw_intree_server_rcm_client rstream_block_rcm_server_intree_client
+	rstream_block_intree_server_rcm_client riostream_rcm_server_intree_client
+	riostream_intree_server_rcm_client rcopy_rcm_server_intree_client
+	rcopy_intree_server_rcm_client preload_rcm_server_intree_client
+	preload_intree_server_rcm_client"
+if [ -z "$ip" ]; then
+	# shellcheck disable=SC2086 # word lists
+	results skip "no Soft-RoCE device" rstream_intree_intree \
+		riostream_intree_intree rcopy_intree_intree \
+		rstream_lat_intree_intree preload_intree_intree $cases_rcm \
+		$cases_cross
+	finish
+	exit 4
+fi
+
+bw="-S 16384 -C 32 -I 2"
+lat="-S 64 -C 1 -I 200"
+
+# The control: Debian's programs on Debian's stack.
+stream_case rstream_intree_intree intree intree rstream $bw -T v
+stream_case rstream_lat_intree_intree intree intree rstream $lat -T v
+stream_case riostream_intree_intree intree intree riostream $bw -T v
+rcopy_case rcopy_intree_intree intree intree
+preload_case preload_intree_intree intree intree
+
+# rcm alone.
+if ucm_unload; then
+	stream_case rstream_bw_rcm_rcm rcm rcm rstream $bw -T b -T v
+	stream_case rstream_lat_rcm_rcm rcm rcm rstream $lat -T b -T v
+	stream_case rstream_nonblock_rcm_rcm rcm rcm rstream $bw -T n -T v
+	stream_case rstream_async_rcm_rcm rcm rcm rstream $bw -T a -T v
+	stream_case rstream_keepalive_rcm_rcm rcm rcm rstream $lat -k 1 -T v
+	# 2 x 32 x 16 KiB = 1 MiB each way: at rxe's MTU (4 KiB at most)
+	# at least 256 packets sent and as many received, per direction.
+	min_pkts=256
+	stream_case rstream_rdma_counters rcm rcm rstream $bw -T v
+	min_pkts=
+	stream_case riostream_rcm_rcm rcm rcm riostream $bw -T b -T v
+	stream_case riostream_nonblock_rcm_rcm rcm rcm riostream $bw -T v
+	rcopy_case rcopy_rcm_rcm rcm rcm
+	preload_case preload_rcm_rcm rcm rcm
+	ucm_unused rdma_ucm_unused
+else
+	# shellcheck disable=SC2086 # a word list
+	results fail "rdma_ucm cannot be unloaded" $cases_rcm
+fi
+ucm_reload rdma_ucm_reloaded
+
+# rcm against the in-tree stack, both ways.
+stream_case rstream_bw_rcm_server_intree_client rcm intree rstream $bw -T v
+stream_case rstream_bw_intree_server_rcm_client intree rcm rstream $bw -T v
+stream_case rstream_block_rcm_server_intree_client rcm intree rstream $bw -T b -T v
+stream_case rstream_block_intree_server_rcm_client intree rcm rstream $bw -T b -T v
+stream_case riostream_rcm_server_intree_client rcm intree riostream $bw -T v
+stream_case riostream_intree_server_rcm_client intree rcm riostream $bw -T v
+rcopy_case rcopy_rcm_server_intree_client rcm intree
+rcopy_case rcopy_intree_server_rcm_client intree rcm
+preload_case preload_rcm_server_intree_client rcm intree
+preload_case preload_intree_server_rcm_client intree rcm
+
+finish
