@@ -58,16 +58,19 @@ static const struct rcm_t_mc_row {
 	/* Zero: the SA assigns the MGID; no Q_Key: the SA's. */
 	{ "af_ib_zero_no_qkey", RCM_PS_IB, 0, RCM_MC_JOIN_FULLMEMBER, AF_IB,
 	  {}, {}, BIT(FULLMEMBER_JOIN), RCM_T_MC_MASK },
-	/* IPoIB's mapping, the broadcast's scope and P_Key, rdma_cm's mark. */
+	/*
+	 * IPoIB's mapping (the group's low 28 bits), the broadcast's scope
+	 * and P_Key, rdma_cm's mark.
+	 */
 	{ "ipv4_udp", RCM_PS_UDP, RCM_UDP_QKEY, RCM_MC_JOIN_FULLMEMBER,
 	  AF_INET, { 224, 1, 2, 3 },
 	  { 0xff, 0x12, 0x40, 0x01, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
-	    224, 1, 2, 3 },
+	    224 & 0x0f, 1, 2, 3 },
 	  BIT(FULLMEMBER_JOIN), RCM_T_MC_MASK | IB_SA_MCMEMBER_REC_QKEY },
 	{ "ipv4_ipoib_send_only", RCM_PS_IPOIB, 0x0b1b,
 	  RCM_MC_JOIN_SENDONLY_FULLMEMBER, AF_INET, { 224, 1, 2, 3 },
 	  { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
-	    224, 1, 2, 3 },
+	    224 & 0x0f, 1, 2, 3 },
 	  BIT(SENDONLY_FULLMEMBER_JOIN),
 	  RCM_T_MC_MASK | IB_SA_MCMEMBER_REC_QKEY | RCM_T_MC_IPOIB },
 	{ "ipv6_udp", RCM_PS_UDP, RCM_UDP_QKEY, RCM_MC_JOIN_FULLMEMBER,
