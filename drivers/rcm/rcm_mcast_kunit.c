@@ -84,6 +84,7 @@ static const struct rcm_t_mc_row {
 	  { 0xff, 0x15, 0xa0, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4 },
 	  BIT(FULLMEMBER_JOIN), RCM_T_MC_MASK | IB_SA_MCMEMBER_REC_QKEY },
 };
+
 RCM_KUNIT_PARAMS(rcm_t_mc, rcm_t_mc_rows);
 
 /*
