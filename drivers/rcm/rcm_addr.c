@@ -64,8 +64,8 @@ int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
  * An id's address from userspace (bind, resolve): AF_INET, AF_INET6 or
  * AF_IB, checked as rcm_addr_from_user() checks the IP families.
  */
-static int rcm_addr_from_user_id(const struct __kernel_sockaddr_storage *kss,
-				 struct sockaddr_storage *out)
+int rcm_addr_from_user_id(const struct __kernel_sockaddr_storage *kss,
+			  struct sockaddr_storage *out)
 {
 	const size_t len = sizeof(struct sockaddr_ib);
 

@@ -510,15 +510,25 @@ struct rcm_mcast_igmp {
  * @igmp: the group's IP membership on the netdev, or NULL (send-only,
  *        RoCE v1, or already dropped by a device removal); under the
  *        id's @lock
+ * @sa_mc: InfiniBand: the SA membership (ib_sa_join_multicast()), or
+ *         NULL once the thread that frees it (leave, device removal,
+ *         destroy) took it; set and taken under the id's @lock. Its
+ *         callback queues the group's events under that lock, only
+ *         while @sa_mc is still the membership it was called for, and
+ *         ib_sa_free_multicast() waits for a callback that is running,
+ *         so none queues an event once the taker's free returned.
  *
  * Lifetime: allocated by RCM_IOCTL_JOIN_MCAST and freed by
  * RCM_IOCTL_LEAVE_MCAST or by the id's destroy - never by anyone else,
  * and never while an event of the group is queued: a queued
  * struct rcm_uevent points at its group (@mc), and both the leave and
  * the destroy purge those events under the file's read mutex before the
- * group is freed. The only events of a group are the JOIN or ERROR its
- * join queues before the ioctl returns, so once the leave (which holds
- * the command lock a join needs) has purged them, none can appear.
+ * group is freed. On RoCE the only events of a group are the JOIN or
+ * ERROR its join queues before the ioctl returns, so once the leave
+ * (which holds the command lock a join needs) has purged them, none can
+ * appear. On InfiniBand the SA membership's callback queues them (see
+ * @sa_mc), and the leave and the destroy purge only after
+ * ib_sa_free_multicast() returned.
  */
 struct rcm_mcast {
 	struct list_head node;
@@ -529,6 +539,7 @@ struct rcm_mcast {
 	union ib_gid mgid;
 	u32 events_reported;
 	struct rcm_mcast_igmp *igmp;
+	struct ib_sa_multicast *sa_mc;
 };
 
 /**
@@ -616,6 +627,8 @@ struct rcm_id *rcm_ps_find_listener(u16 ps, u16 port, struct net *net,
 /* rcm_addr.c */
 int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
 		       struct sockaddr_storage *out);
+int rcm_addr_from_user_id(const struct __kernel_sockaddr_storage *kss,
+			  struct sockaddr_storage *out);
 void rcm_addr_set(union rcm_sockaddr *to, const struct sockaddr *from);
 int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr);
 void rcm_addr_detach(struct rcm_id *id);
@@ -629,6 +642,7 @@ void rcm_id_resolved(struct rcm_id *id, struct rcm_uevent *ev, int status,
 		     u32 err_type, enum rcm_state back, enum rcm_state next);
 
 /* rcm_route.c */
+extern struct ib_sa_client rcm_sa_client;
 int rcm_route_init(void);
 void rcm_route_exit(void);
 int rcm_cmd_resolve_route(struct file *filp, void *arg);
@@ -816,6 +830,11 @@ u32 rcm_route_flow_label(const struct sockaddr *src,
 			 const struct sockaddr *dst);
 bool rcm_route_path_unpack(const struct ib_path_rec_data *data, bool opa,
 			   struct sa_path_rec *path);
+ib_sa_comp_mask rcm_mcast_ib_rec(const struct sockaddr *group, u16 ps,
+				 const u8 *broadcast,
+				 const union ib_gid *port_gid, u16 pkey,
+				 u32 qkey, u32 join_flags,
+				 struct ib_sa_mcmember_rec *rec);
 bool rcm_ib_addrs_plausible(const struct rcm_wire_req_addrs *addrs);
 void rcm_qp_attr_to_user(const struct ib_qp_attr *attr, int mask,
 			 struct rcm_qp_attr *out);

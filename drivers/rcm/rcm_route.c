@@ -129,8 +129,11 @@ static int rcm_route_roce(struct rcm_id *id)
 	return 0;
 }
 
-/* The one SA client of the module: ib_sa counts its queries in flight. */
-static struct ib_sa_client rcm_sa_client;
+/*
+ * The one SA client of the module: ib_sa counts its path queries and
+ * multicast memberships (rcm_mcast.c) in flight.
+ */
+struct ib_sa_client rcm_sa_client;
 
 /**
  * rcm_route_init() - register rcm's SA client

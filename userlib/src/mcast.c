@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <netinet/in.h>
+#include <infiniband/ib.h>
 
 #include "rcm_lib.h"
 
@@ -119,6 +120,9 @@ static socklen_t rcm_mcast_addrlen(const struct sockaddr *addr)
 		return sizeof(struct sockaddr_in);
 	case AF_INET6:
 		return sizeof(struct sockaddr_in6);
+	case AF_IB:
+		/* An MGID on InfiniBand, as librdmacm's ucma_addrlen(). */
+		return sizeof(struct sockaddr_ib);
 	default:
 		return 0;
 	}
@@ -252,6 +256,10 @@ static bool rcm_mcast_same(const struct sockaddr_storage *a,
 	if (b->sa_family == AF_INET)
 		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
 		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (b->sa_family == AF_IB)
+		return !memcmp(&((const struct sockaddr_ib *)a)->sib_addr,
+			       &((const struct sockaddr_ib *)b)->sib_addr,
+			       sizeof(struct ib_addr));
 	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
 		       &((const struct sockaddr_in6 *)b)->sin6_addr,
 		       sizeof(struct in6_addr));

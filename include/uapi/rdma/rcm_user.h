@@ -866,11 +866,16 @@ enum rcm_mcast_join_flags {
  * @id: a UD id attached to a device (bound to its address, or resolved)
  * @join_flags: enum rcm_mcast_join_flags
  * @context: the user's value for this group's events
- * @addr: the group's IPv4 or IPv6 multicast address (port ignored)
+ * @addr: the group's IPv4 or IPv6 multicast address (port ignored), or
+ *        on InfiniBand an AF_IB address whose GID is the MGID (zero: the
+ *        SA assigns one)
  *
- * Joins the group on the id's device and port (on RoCE also the IP
- * group on the netdev). The result is RCM_EVENT_MULTICAST_JOIN with the
- * group's UD parameters, or RCM_EVENT_MULTICAST_ERROR. Errors: ENOENT,
+ * Joins the group on the id's device and port: on RoCE locally (and the
+ * IP group on the netdev), on InfiniBand through the subnet
+ * administrator (an MCMemberRecord Set). The result is
+ * RCM_EVENT_MULTICAST_JOIN with the group's UD parameters (on
+ * InfiniBand the SA's: its MLID is the DLID), or
+ * RCM_EVENT_MULTICAST_ERROR with the SA's error. Errors: ENOENT,
  * EINVAL (not a UD id, not attached, not a multicast address, unknown
  * @join_flags), EOPNOTSUPP (an IPv6 group on RoCE v2; iWARP), ENODEV,
  * ENOBUFS (max_events_per_file events unread, or max_mcast_per_file
