@@ -174,7 +174,9 @@ mkdir -p "$run"
 		"$top/tools/testing/bench/churn_attrib.py" "$out/guest.log" \
 			"$run/churn-attrib.csv" || status=1 ;;
 	esac
-} | tee "$run/report.txt"
+} >"$run/report.txt"
+# Not through a pipe: a report step that fails must reach $status.
+cat "$run/report.txt"
 # Not the bench's failure: the figures are in the report either way.
 "$top/tools/testing/bench/plot.py" "$run" || echo "== plot.py drew no plots"
 # The latest run's files where they always were, too.
