@@ -102,9 +102,11 @@ static void rcm_route_ib_mask_is_in_trees(struct kunit *test)
 		src.in6.sin6_flowinfo = htonl(row->flowinfo);
 	else if (row->family == AF_IB)
 		src.ib.sib_flowinfo = htonl(row->flowinfo);
+	/* As u64: KUnit's typeof() copies would drop the __bitwise type. */
 	KUNIT_EXPECT_EQ(test,
-			rcm_route_ib_mask(row->family, &src.sa, row->tos, &rec),
-			RCM_T_IB_MASK | row->extra);
+			(__force u64)rcm_route_ib_mask(row->family, &src.sa,
+						       row->tos, &rec),
+			(__force u64)(RCM_T_IB_MASK | row->extra));
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(rec.qos_class), row->qos_class);
 	KUNIT_EXPECT_EQ(test, rec.traffic_class, row->traffic_class);
 }
