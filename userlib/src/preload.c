@@ -401,7 +401,7 @@ EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		  struct timeval *tv)
 {
 	struct pollfd *p;
-	int fd, n = 0, ret, ms;
+	int fd, i, n = 0, ret, ms;
 
 	if (nfds < 0 || nfds > FD_SETSIZE) {
 		errno = EINVAL;
@@ -431,13 +431,22 @@ EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 			FD_ZERO(wr);
 		if (ex)
 			FD_ZERO(ex);
-		for (ret = 0, fd = 0; fd < n; fd++) {
-			if (rd && (p[fd].revents & (POLLIN | POLLHUP | POLLERR)))
-				FD_SET(p[fd].fd, rd), ret++;
-			if (wr && (p[fd].revents & (POLLOUT | POLLERR)))
-				FD_SET(p[fd].fd, wr), ret++;
-			if (ex && (p[fd].revents & POLLPRI))
-				FD_SET(p[fd].fd, ex), ret++;
+		/* A set names only the descriptors it was asked about. */
+		for (ret = 0, i = 0; i < n; i++) {
+			short ev = p[i].events, rev = p[i].revents;
+
+			if ((ev & POLLIN) && (rev & (POLLIN | POLLHUP | POLLERR))) {
+				FD_SET(p[i].fd, rd);
+				ret++;
+			}
+			if ((ev & POLLOUT) && (rev & (POLLOUT | POLLERR))) {
+				FD_SET(p[i].fd, wr);
+				ret++;
+			}
+			if ((ev & POLLPRI) && (rev & POLLPRI)) {
+				FD_SET(p[i].fd, ex);
+				ret++;
+			}
 		}
 	}
 	free(p);
