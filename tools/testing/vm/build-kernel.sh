@@ -6,7 +6,8 @@
 # outside the checkout, keyed by the fragment, this script and the source
 # package version, so a warm run costs nothing.
 #
-# Usage: build-kernel.sh            build if needed, print the kernel dir
+# Usage: build-kernel.sh            build if needed, print the kernel dir;
+#                                   a second run waits for a running one
 # Env:   RCM_CACHE   cache root (default /var/cache/rcm)
 #
 # Layout of a cached kernel ($RCM_CACHE/kernel-<key>/):
@@ -37,8 +38,21 @@ if [ -f "$out/.done" ]; then
 	exit 0
 fi
 
-log=$cache/kernel-$key.log
+# One build at a time: two checkouts (or a check beside a bench) starting
+# cold would otherwise remove each other's source tree and object tree.
+# The second waits, then finds the first's kernel done.
 mkdir -p "$cache"
+exec 9>"$cache/build-kernel.lock"
+if ! flock -n 9; then
+	echo "rcm: waiting for another test-kernel build ($cache/build-kernel.lock)" >&2
+	flock 9
+fi
+if [ -f "$out/.done" ]; then
+	echo "$out"
+	exit 0
+fi
+
+log=$cache/kernel-$key.log
 echo "rcm: building test kernel $key (linux-source-6.1 $srcver); log: $log" >&2
 start=$(date +%s)
 

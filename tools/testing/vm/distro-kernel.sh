@@ -26,12 +26,16 @@ if [ ! -f "$out/vmlinux" ]; then
 	if [ -x "$src/scripts/extract-vmlinux" ]; then
 		extract=$src/scripts/extract-vmlinux
 	else
-		extract=$out/extract-vmlinux
+		extract=$(mktemp "$out/extract-vmlinux.XXXXXX")
 		tar -xOf /usr/src/linux-source-6.1.tar.xz \
 			linux-source-6.1/scripts/extract-vmlinux >"$extract"
 		chmod +x "$extract"
 	fi
-	"$extract" "/boot/vmlinuz-$release" >"$out/vmlinux.tmp"
-	mv "$out/vmlinux.tmp" "$out/vmlinux"
+	# A private name, renamed into place: runs beside each other
+	# never read or write a half-written image.
+	tmp=$(mktemp "$out/vmlinux.XXXXXX")
+	"$extract" "/boot/vmlinuz-$release" >"$tmp"
+	mv "$tmp" "$out/vmlinux"
+	[ "$extract" = "$src/scripts/extract-vmlinux" ] || rm -f "$extract"
 fi
 echo "$release $out/vmlinux"
