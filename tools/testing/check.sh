@@ -18,8 +18,10 @@
 # prints "== [k/K +Ns] what"; each guest a "# label [k/K +Ns] test: ..."
 # line on stderr as each test ends.
 #
-# Env: RCM_CACHE (default /var/cache/rcm), RCM_ONLY=test|distro|host to
-# run a subset, RCM_TESTS=a,b to choose guest tests, RCM_GUEST_SLOTS.
+# Env (Documentation/testing.rst, "Running one test"; nothing else):
+# RCM_ONLY=test|distro|host to run a subset, RCM_TESTS=a,b to choose
+# guest tests (pair_* names: the pairs'), RCM_CASE=name one case of each,
+# RCM_GUEST_SLOTS=N:DIR, RCM_CACHE (default /var/cache/rcm).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -159,7 +161,10 @@ ksft_timeout=$(sed -n 's/^timeout=//p' "$top/tools/testing/selftests/rcm/setting
 # programs on the distribution's librdmacm and rdma_ucm) run on the
 # distro kernel only: they prove a program's expectations against the
 # stack rcm imitates, and run none of rcm's code for KASAN to watch.
-test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|rsocket\|.*_intree' | paste -sd,)}
+# RCM_TESTS less its pair_* names: the other guests' tests (maybe none).
+chosen=$(echo "${RCM_TESTS:-}" | tr , '\n' | grep -v '^pair_' | paste -sd,)
+test_tests=${RCM_TESTS:+$chosen}
+[ -n "${RCM_TESTS:-}" ] || test_tests=$(echo "$all_tests" | grep -vx 'rping\|apps\|rsocket\|.*_intree' | paste -sd,)
 # Two test-kernel guests share that list, each about half of its time
 # (the "rcm-time:" lines of their logs): the second runs iWARP, the
 # programs that load the module from userspace (Debian's, chaos,
@@ -187,19 +192,27 @@ fi
 # rping, udaddy and cmtime (churn), rstream, riostream and rcopy
 # (rsocket; its in-tree rstream trips a KASAN report in the test
 # kernel's rxe, Documentation/testing.rst), and every in-tree control.
-guest_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -x 'apps\|rping\|rsocket\|udaddy\|churn\|.*_intree\|cm_intree_compare' | paste -sd,)}
+guest_tests=${RCM_TESTS:+$chosen}
+[ -n "${RCM_TESTS:-}" ] || guest_tests=$(echo "$all_tests" |
+	grep -x 'apps\|rping\|rsocket\|udaddy\|churn\|.*_intree\|cm_intree_compare' | paste -sd,)
 # The 6.12 guest runs what talks to the kernel - every selftest and
 # userlib program, in-tree controls included - but not the application
 # stacks, Debian's rping and udaddy, chaos, stress and churn: those
 # exercise userspace and load, the same on either kernel (the test
 # kernel runs chaos, stress, udaddy and churn, 6.1 the stacks, rping,
 # udaddy and churn, the pair rping across 6.1 and 6.12).
-d612_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -vx 'rping_quick\|ibfabric\|ib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
-pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)}
+d612_tests=${RCM_TESTS:+$chosen}
+[ -n "${RCM_TESTS:-}" ] || d612_tests=$(echo "$all_tests" |
+	grep -vx 'rping_quick\|ibfabric\|ib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)
+pair_tests=$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
-pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}
+pair_iw_tests=pair_rping
+# RCM_TESTS's pair_* names are the pairs' tests (both pairs'); without
+# any, the pairs run theirs.
+chosen_pair=$(echo "${RCM_TESTS:-}" | tr , '\n' | grep '^pair_' | paste -sd,)
+if [ -n "$chosen_pair" ]; then
+	pair_tests=$chosen_pair pair_iw_tests=$chosen_pair
+fi
 
 if want test; then
 	say "test kernel (linux-source-6.1 + tools/testing/vm/kernel.config)"
@@ -313,6 +326,12 @@ distro_lane() {
 	fi
 	lane_ko=$ko
 
+	# RCM_TESTS may leave this guest nothing to run.
+	if [ -z "$tests" ]; then
+		echo "SKIP $label: RCM_TESTS names none of its tests" \
+			>"$out/results-$label.txt"
+		return 0
+	fi
 	say "guest: distro kernel $rel (selftests; rxe), in the background"
 	rm -f "$out/distro$sfx.cpio" "$out/results-$label.txt"
 	# The test-only peer of hostile_peer; without it that test skips.

@@ -8,8 +8,13 @@
 # the guest's kernel and the newest installed one, modprobe rcm, the udev
 # rule, rping through rcm-run, apt-get purge).
 #
-# deb-check.sh RELEASE VMLINUX OUTDIR
+# deb-check.sh [--reuse] [--nocheck] [--here] RELEASE VMLINUX OUTDIR
 #
+#   --reuse            reuse the packages of OUTDIR/deb, if there
+#   --nocheck          build without the library's host tests
+#                      (DEB_BUILD_OPTIONS nocheck), for a caller that runs
+#                      them itself
+#   --here             build on this machine, not in the chroot
 #   RELEASE, VMLINUX   the distro kernel (vm/distro-kernel.sh); its
 #                      headers must be installed on this machine, which
 #                      the guest uses as its root (vm/root-init.sh)
@@ -31,12 +36,23 @@
 #                  directory the dynamic linker searches, no
 #                  modules-load.d file
 #   deb.*          the guest's results (deb-guest.sh lists them)
-# Exits 1 on any failure. Env: RCM_DEB_CHECK_BUILD=0 reuses OUTDIR/deb,
-# RCM_DEB_NOCHECK=1 builds without the host tests, RCM_DEB_CHROOT=0 on
-# this machine instead of the chroot.
+# Exits 1 on any failure.
 set -uo pipefail
 
-[ $# = 3 ] || { echo "usage: $0 RELEASE VMLINUX OUTDIR" >&2; exit 2; }
+reuse=0 nocheck='' here=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reuse) reuse=1 ;;
+	--nocheck) nocheck=nocheck ;;
+	--here) here=1 ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# = 3 ] || {
+	echo "usage: $0 [--reuse] [--nocheck] [--here] RELEASE VMLINUX OUTDIR" >&2
+	exit 2
+}
 rel=$1 vmlinux=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tools/testing/vm
@@ -63,22 +79,19 @@ elapsed() { echo "$(( $(date +%s) - t0 ))s"; }
 # build farm builds it: in a chroot with nothing but the essential
 # packages, build-essential and the Build-Depends (deb-chroot.sh), so a
 # build dependency debian/control forgets fails the build.
-# RCM_DEB_NOCHECK=1 skips the tests (DEB_BUILD_OPTIONS nocheck), for a
-# caller that runs them itself; RCM_DEB_CHROOT=0 builds on this machine.
-nocheck=
-[ "${RCM_DEB_NOCHECK:-0}" = 1 ] && nocheck=nocheck
+# --nocheck skips the tests, --here builds on this machine.
 chroot_dir=
-if [ "${RCM_DEB_CHROOT:-1}" != 0 ] && [ "${RCM_DEB_CHECK_BUILD:-1}" != 0 ]; then
+if [ $here = 0 ] && [ $reuse = 0 ]; then
 	if ! chroot_dir=$("$top/tools/testing/deb-chroot.sh" 2>"$out/deb-chroot.log"); then
 		report FAIL deb.build "no build chroot, see $out/deb-chroot.log"
 		tail -15 "$out/deb-chroot.log" | sed 's/^/    /'
 		exit 1
 	fi
 fi
-if [ "${RCM_DEB_CHECK_BUILD:-1}" = 0 ] && [ -f "$debs/rcm-dkms_${ver}_all.deb" ]; then
+if [ $reuse = 1 ] && [ -f "$debs/rcm-dkms_${ver}_all.deb" ]; then
 	report PASS deb.build "reused $debs"
 elif DEB_BUILD_OPTIONS="$nocheck ${DEB_BUILD_OPTIONS:-}" RCM_DEB_CHROOT=$chroot_dir \
-	"$top/packaging/build-deb.sh" "$debs" >"$out/deb-build.log" 2>&1; then
+	RCM_DEB_OPTIONS='' "$top/packaging/build-deb.sh" "$debs" >"$out/deb-build.log" 2>&1; then
 	report PASS deb.build "$(elapsed)${chroot_dir:+, Build-Depends-only chroot}${nocheck:+, nocheck}$(sed -n \
 		's/^\([0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/, host tests: \1/p' \
 		"$out/deb-build.log" | tail -1)"

@@ -27,9 +27,13 @@ rm -rf "$out/tests"
 make -C "$top/tools/demo" OUTPUT="$out/tests" >>"$out/build.log" 2>&1
 make -C "$top/tools/testing/selftests/rcm" OUTPUT="$out/selftests" \
 	>>"$out/build.log" 2>&1
+# The rping halves run in the guest by demo-guest.sh, beside the
+# selftests' free_port and stacks.sh that it uses.
+cp "$top/tools/testing/demo-guest.sh" "$out/selftests/free_port" \
+	"$out/selftests/stacks.sh" "$out/tests/"
 cat >"$out/tests/list" <<'LIST'
-demo-rping: rmmod rdma_ucm && echo "(in-tree rdma_ucm unloaded)" && (LD_LIBRARY_PATH=/usr/lib/rcm rping -s -a $RCM_ADDR_RXE -p 7471 -C 10 -v -V | sed 's/^/server: /' & sleep 1; LD_LIBRARY_PATH=/usr/lib/rcm rping -c -a $RCM_ADDR_RXE -p 7471 -C 10 -v -V | sed 's/^/client: /'; c=$?; wait $!; s=$?; [ $c = 0 ] && [ $s = 0 ])
-demo-interop: modprobe rdma_ucm && (LD_LIBRARY_PATH=/usr/lib/rcm rping -s -a $RCM_ADDR_RXE -p 7472 -C 3 -v -V | sed 's/^/rcm server: /' & sleep 1; rping -c -a $RCM_ADDR_RXE -p 7472 -C 3 -v -V | sed 's/^/in-tree client: /'; wait $!) && (rping -s -a $RCM_ADDR_RXE -p 7473 -C 3 -v -V | sed 's/^/in-tree server: /' & sleep 1; LD_LIBRARY_PATH=/usr/lib/rcm rping -c -a $RCM_ADDR_RXE -p 7473 -C 3 -v -V | sed 's/^/rcm client: /'; wait $!)
+demo-rping: rmmod rdma_ucm && echo "(in-tree rdma_ucm unloaded)" && ./demo-guest.sh rcm rcm 10 server client
+demo-interop: modprobe rdma_ucm && ./demo-guest.sh rcm intree 3 "rcm server" "in-tree client" && ./demo-guest.sh intree rcm 3 "in-tree server" "rcm client"
 demo-resolve: LD_LIBRARY_PATH=/usr/lib/rcm ./rcm-demo $RCM_ADDR_RXE
 LIST
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \

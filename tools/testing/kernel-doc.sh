@@ -2,6 +2,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # kernel-doc.sh ARGS...: the kernel's scripts/kernel-doc from Debian's
-# linux-source-6.1 (see kernel-script.sh). KERNEL_DOC=path overrides.
-[ -n "${KERNEL_DOC:-}" ] && exec "$KERNEL_DOC" "$@"
+# linux-source-6.1 (see kernel-script.sh).
 exec "$(dirname "$0")/kernel-script.sh" kernel-doc "$@"

@@ -7,7 +7,7 @@
 #   of 8 runs at once, on an empty cache, must print a directory that
 #   holds every file it names, and leave no temporary directory behind.
 #   A small tarball of the same layout stands in for linux-source-6.1's
-#   (RCM_KERNEL_TARBALL).
+#   (--tarball).
 # - build-kernel.sh started while another build holds the cache: it
 #   must wait, and touch nothing meanwhile.
 # One result line each.
@@ -27,8 +27,8 @@ XZ_OPT=-0 tar -C "$work/src" -cJf "$work/linux.tar.xz" linux-source-6.1
 for round in 1 2 3; do
 	rm -rf "$work/cache"
 	for i in 1 2 3 4 5 6 7 8; do
-		( d=$(RCM_CACHE=$work/cache RCM_KERNEL_TARBALL=$work/linux.tar.xz \
-			"$here/kernel-script.sh" kselftest) &&
+		( d=$(RCM_CACHE=$work/cache "$here/kernel-script.sh" \
+			--tarball "$work/linux.tar.xz" kselftest) &&
 		  for f in kselftest_harness.h lib.mk kselftest/runner.sh \
 			kselftest/module.sh; do
 			cmp -s "$d/$f" "$src/$f" || exit 1

@@ -20,16 +20,19 @@
 # and builds running at once (two checkouts, make -j) each take the
 # files into a directory of their own and rename it into place, the
 # first to finish winning, so none sees another's half-written or
-# removed files. RCM_KERNEL_TARBALL names another tarball (for
+# removed files. --tarball FILE, first, names another tarball (for
 # kernel-script-test.sh). checkpatch.sh and kernel-doc.sh
-# are this with the name filled in (and CHECKPATCH=path or
-# KERNEL_DOC=path to use another copy).
+# are this with the name filled in.
 set -euo pipefail
 
+tarball=/usr/src/linux-source-6.1.tar.xz
+if [ "$1" = --tarball ]; then
+	tarball=$2
+	shift 2
+fi
 name=$1
 shift
 cache=${RCM_CACHE:-/var/cache/rcm}
-tarball=${RCM_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
 	echo "rcm: linux-source-6.1 is not installed;" \
 		"tools/testing/install-deps.sh installs it" >&2

@@ -12,11 +12,11 @@
 #include "rcm_lib.h"
 
 /*
- * Length of a sockaddr the library passes to the kernel, or 0 for a
- * family librdmacm does not know (EINVAL, as librdmacm). AF_IB is passed
- * on: the kernel answers EAFNOSUPPORT.
+ * Length of a sockaddr the library passes to the kernel (AF_INET,
+ * AF_INET6, AF_IB), or 0 for a family librdmacm does not know (EINVAL,
+ * as librdmacm).
  */
-static size_t rcm_addr_len(const struct sockaddr *addr)
+size_t rcm_addr_len(const struct sockaddr *addr)
 {
 	switch (addr->sa_family) {
 	case AF_INET:

@@ -111,23 +111,6 @@ void rcm_mcast_free_all(struct rcm_id_private *id)
 	}
 }
 
-static socklen_t rcm_mcast_addrlen(const struct sockaddr *addr)
-{
-	if (!addr)
-		return 0;
-	switch (addr->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	case AF_IB:
-		/* An MGID on InfiniBand, as librdmacm's ucma_addrlen(). */
-		return sizeof(struct sockaddr_ib);
-	default:
-		return 0;
-	}
-}
-
 /* Take @mc off its id's list. Caller holds the id's channel lock. */
 static void rcm_mcast_unlink(struct rcm_mcast_private *mc)
 {
@@ -145,7 +128,8 @@ static int rcm_join(struct rdma_cm_id *id, const struct sockaddr *addr,
 		    uint32_t join_flags, void *context)
 {
 	struct rcm_join_mcast cmd = { .size = sizeof(cmd) };
-	socklen_t len = rcm_mcast_addrlen(addr);
+	/* AF_IB: an MGID on InfiniBand, as librdmacm's ucma_addrlen(). */
+	socklen_t len = addr ? rcm_addr_len(addr) : 0;
 	struct rcm_channel *chan;
 	struct rcm_mcast_private *mc;
 	struct rcm_id_private *rid;
@@ -327,8 +311,8 @@ RCM_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
 		ibv_detach_mcast(id->qp, &mc->mgid, mc->mlid);
 
 	cmd.id = rid->handle;
-	memcpy(&cmd.addr, &mc->addr, rcm_mcast_addrlen(
-		(const struct sockaddr *)&mc->addr));
+	memcpy(&cmd.addr, &mc->addr,
+	       rcm_addr_len((const struct sockaddr *)&mc->addr));
 	if (ioctl(chan->ch.fd, RCM_IOCTL_LEAVE_MCAST, &cmd)) {
 		err = errno;
 		chan = rcm_id_channel_lock(rid);

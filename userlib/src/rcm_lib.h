@@ -319,6 +319,9 @@ static inline void rcm_id_complete_locked(struct rcm_id_private *id)
 	pthread_cond_broadcast(&id->acked);
 }
 
+/* addr.c: a sockaddr's length for the kernel; 0 for an unknown family */
+size_t rcm_addr_len(const struct sockaddr *addr);
+
 /* id.c */
 int rcm_create_id(struct rdma_event_channel *channel,
 		  struct rdma_cm_id **out, void *context,

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-/*
- * rcm userlib tests: the syscall seam, see seam.h.
- */
+/* rcm userlib tests: the syscall seam, see seam.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -35,18 +33,13 @@ int seam_calls[SEAM_NR_CMDS];
 int seam_seq[SEAM_NR_CMDS];
 void (*seam_on_read)(int fd, const struct rcm_event *ev);
 
-static uint64_t last[SEAM_NR_CMDS][128];	/* the arguments */
+uint64_t seam_last_arg[SEAM_NR_CMDS][128];
 int seam_fail[SEAM_NR_CMDS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
 static struct seam_file files[SEAM_FILES] = {
 	[0 ... SEAM_FILES - 1] = { .fd = -1 }
 };
-
-const void *seam_last(unsigned int cmd)
-{
-	return last[SEAM_CMD(cmd)];
-}
 
 /* The file of fd, or NULL; lock_file() takes the lock it needs. */
 static struct seam_file *file_of(int fd)
@@ -104,17 +97,14 @@ static bool push_locked(struct seam_file *f, const struct rcm_event *ev)
 	return true;
 }
 
-/*
- * Take handle's unread records (those of context only, unless any) out
- * of f; into `to` as to_handle's if to.
- */
+/* Take handle's unread records (of context, unless any) out of f, to `to`. */
 static void move_events(struct seam_file *f, uint32_t handle, bool any,
 			uint64_t context, struct seam_file *to,
 			uint32_t to_handle)
 {
 	int i, kept = 0;
 
-	for (i = 0; f && i < f->nev; i++) {
+	for (i = 0; i < f->nev; i++) {
 		if (f->ev[i].id != handle ||
 		    (!any && f->ev[i].context != context)) {
 			f->ev[kept++] = f->ev[i];
@@ -124,8 +114,7 @@ static void move_events(struct seam_file *f, uint32_t handle, bool any,
 		if (to)
 			push_locked(to, &f->ev[i]);
 	}
-	if (f)
-		f->nev = kept;
+	f->nev = kept;
 }
 
 /* A new open file; caller holds lock. */
@@ -166,13 +155,11 @@ static int built_in(struct seam_file *f, unsigned int cmd, void *arg)
 	if (cmd == RCM_CMD_DESTROY_ID) {
 		d->out_events_reported = id->reported;
 	} else {
-		to = file_of(m->fd);
-		if (!to)	/* not open at all, or no seam file */
-			return fcntl(m->fd, F_GETFD) < 0 ? EBADF : EINVAL;
+		to = file_of(m->fd);	/* not f: the library never asks */
+		m->out_id = to ? new_id_locked(to, id->context) : 0;
+		if (!m->out_id)
+			return to ? ENOMEM : EINVAL;
 		m->out_events_reported = id->reported;
-		m->out_id = to == f ? m->id : new_id_locked(to, id->context);
-		if (to == f || !m->out_id)
-			return m->out_id ? 0 : ENOMEM;
 		to->ids[m->out_id - 1].reported = id->reported;
 	}
 	move_events(f, d->id, true, 0, to, to ? m->out_id : 0);
@@ -210,8 +197,9 @@ int ioctl(int fd, unsigned long request, ...)
 		if (!err && seam_reply[i])
 			err = seam_reply[i](fd, arg);
 		pthread_mutex_lock(&lock);
-		memcpy(last[i], arg, *(uint32_t *)arg < sizeof(last[i]) ?
-		       *(uint32_t *)arg : sizeof(last[i]));
+		memcpy(seam_last_arg[i], arg,
+		       *(uint32_t *)arg < sizeof(seam_last_arg[i]) ?
+		       *(uint32_t *)arg : sizeof(seam_last_arg[i]));
 	}
 	pthread_mutex_unlock(&lock);
 	errno = err ? err : errno;
@@ -300,12 +288,10 @@ ssize_t read(int fd, void *buf, size_t len)
 }
 
 /*
- * Under _FORTIFY_SOURCE (Debian's default build flags), a read() whose
- * buffer size the compiler knows becomes a call of __read_chk(), which
- * glibc serves with its own read, past the seam: the library's events
- * would come from /dev/null. Checked like glibc's, then the seam's.
+ * _FORTIFY_SOURCE (Debian's build flags) turns a read() into a buffer of
+ * known size into __read_chk(), which glibc would serve past the seam
+ * (the events from /dev/null): checked like glibc's, then the seam's.
  */
-ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
 ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
 	if (len > buflen)

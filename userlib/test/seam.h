@@ -51,7 +51,11 @@ extern int seam_seq[SEAM_NR_CMDS];
 #define SEAM_SEQ(cmd)	seam_seq[SEAM_CMD(cmd)]
 
 /* The argument of the last call of cmd, as the reply left it. */
-const void *seam_last(unsigned int cmd);
+extern uint64_t seam_last_arg[SEAM_NR_CMDS][128];
+static inline const void *seam_last(unsigned int cmd)
+{
+	return seam_last_arg[SEAM_CMD(cmd)];
+}
 #define SEAM_LAST(type, cmd)	((const struct type *)seam_last(cmd))
 /* The handle the last RCM_IOCTL_CREATE_ID gave. */
 #define SEAM_LAST_HANDLE()	\

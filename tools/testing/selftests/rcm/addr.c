@@ -41,6 +41,19 @@ static uint16_t port_of(const struct __kernel_sockaddr_storage *kss)
 			SKIP(return, "%s not set (no such device here)", name);	\
 	} while (0)
 
+/* A new file in *@fd, and in it a new RCM_PS_TCP id of context @ctx. */
+static unsigned int new_id(struct __test_metadata *_metadata, int *fd,
+			   unsigned long long ctx)
+{
+	unsigned int id;
+
+	*fd = rcm_open_dev();
+	id = rcm_create(*fd, RCM_PS_TCP, RCM_QPT_RC, ctx);
+	ASSERT_TRUE(id)
+		TH_LOG("create: %s", strerror(errno));
+	return id;
+}
+
 /*
  * A new id of a new file (returned) bound to @ip:@port, *@q its query:
  * the set-up of the bind cases.
@@ -48,11 +61,9 @@ static uint16_t port_of(const struct __kernel_sockaddr_storage *kss)
 static int bound(struct __test_metadata *_metadata, const char *ip,
 		 unsigned short port, struct rcm_query_id *q)
 {
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 1);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_bind(fd, id, ip, port))
 		TH_LOG("bind %s: %s", ip, strerror(errno));
 	ASSERT_EQ(0, rcm_query(fd, id, q))
@@ -139,11 +150,9 @@ TEST(bind_returns_what_a_query_would)
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_bind_addr b = { .size = sizeof(b) };
 	struct rcm_query_id q;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 1);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	b.id = id;
 	rcm_sockaddr(&b.addr, ip, 0);
 	ASSERT_EQ(0, ioctl(fd, RCM_IOCTL_BIND_ADDR, &b))
@@ -196,11 +205,9 @@ TEST(bind_errors)
 {
 	NEED_ENV(nordma, "RCM_ADDR_NORDMA");
 	struct rcm_bind_addr b = { .size = sizeof(b) };
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 1);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	/* Not a local address at all. */
 	ASSERT_ERRNO(rcm_bind(fd, id, "198.18.123.45", 0), EADDRNOTAVAIL);
 	/* Local, but no RDMA device behind it. */
@@ -322,11 +329,9 @@ TEST(resolve_local_rxe_address)
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_query_id q;
 	struct rcm_event ev;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0xfeed);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 0xfeed);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 2000))
 		TH_LOG("resolve: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
@@ -355,11 +360,9 @@ TEST(resolve_local_rxe_ipv6_address)
 {
 	NEED_ENV(ip, "RCM_ADDR6_RXE");
 	struct rcm_event ev;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 6);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 6);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 2000))
 		TH_LOG("resolve: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
@@ -374,11 +377,9 @@ TEST(resolve_silent_neighbour_times_out)
 	NEED_ENV(ip, "RCM_ADDR_SILENT");
 	struct rcm_event ev;
 	struct timespec t0;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 7);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 7);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 1000))
 		TH_LOG("resolve: %s", strerror(errno));
@@ -401,11 +402,9 @@ TEST(resolve_silent_neighbour_times_out)
 
 TEST(resolve_without_route_fails_at_once)
 {
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 8);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 8);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_resolve(fd, id, NULL, "198.19.255.1", 1000), ENETUNREACH);
 	close(fd);
 }
@@ -413,11 +412,9 @@ TEST(resolve_without_route_fails_at_once)
 TEST(resolve_arguments_are_checked)
 {
 	struct rcm_resolve_addr r = { .size = sizeof(r) };
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 9);
+	int fd;
+	unsigned int id = new_id(_metadata, &fd, 9);
 
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	r.id = id;
 	rcm_sockaddr(&r.dst, "198.18.1.1", 1);
 	r.timeout_ms = RCM_MAX_TIMEOUT_MS + 1;
@@ -518,6 +515,12 @@ TEST(one_read_returns_several_events)
 }
 
 /*
+ * The ephemeral range of the narrow_range cases: this port and the next.
+ * The range is what they test, so it is set, not drawn from bind(0).
+ */
+#define NARROW_LOW 40000
+
+/*
  * With two ephemeral ports, four ids resolving towards four silent
  * neighbours all get one: ids on their way to different destinations
  * share a port, as in-tree. An id bound with port 0 (no destination)
@@ -552,8 +555,8 @@ static void ephemeral_sharing(struct __test_metadata *_metadata,
 			TH_LOG("resolve towards %s: %s", dst[i], strerror(errno));
 		ASSERT_EQ(0, rcm_query(fd, ids[i], &q))
 			TH_LOG("query");
-		ASSERT_TRUE(port_of(&q.out_src) == 40000 ||
-			    port_of(&q.out_src) == 40001)
+		ASSERT_TRUE(port_of(&q.out_src) == NARROW_LOW ||
+			    port_of(&q.out_src) == NARROW_LOW + 1)
 			TH_LOG("port %u out of range", port_of(&q.out_src));
 	}
 	ASSERT_ERRNO(rcm_bind(fd, ids[4], "0.0.0.0", 0), EADDRNOTAVAIL);
@@ -601,6 +604,7 @@ FIXTURE(narrow_range) {
 
 FIXTURE_SETUP(narrow_range)
 {
+	char range[32];
 	FILE *f;
 
 	if (geteuid() != 0)
@@ -611,7 +615,8 @@ FIXTURE_SETUP(narrow_range)
 	fclose(f);
 	self->saved[strcspn(self->saved, "\n")] = '\0';
 	/* The range is the subject: two ports, named. */
-	ASSERT_EQ(0, set_range("40000 40001"))
+	snprintf(range, sizeof(range), "%u %u", NARROW_LOW, NARROW_LOW + 1);
+	ASSERT_EQ(0, set_range(range))
 		TH_LOG("narrow the port range: %s", strerror(errno));
 }
 

@@ -22,11 +22,11 @@
  * the address, connect after the route, accept or reject a request,
  * establish, disconnect, destroy after DEVICE_REMOVAL...), so
  * connections between the processes really happen: listeners and
- * destinations share ports port_base.. port_base + NPORTS - 1 (the
- * first a free port bind chose before the workers start). One
- * channel is read an eighth as often as the others, so that listeners
- * with unread requests get destroyed and their handles and addresses
- * reused (issue 12, 1.9, is the kind of bug this is for).
+ * destinations share NPORTS ports (bind chose them, free, before the
+ * workers start). One channel is read an eighth as often as the others,
+ * so that listeners with unread requests get destroyed and their
+ * handles and addresses reused (issue 12, 1.9, is the kind of bug this
+ * is for).
  * Meanwhile the parent kills a random worker with SIGKILL every
  * RCM_CHAOS_KILL_MS (1500) on average and starts it again, and
  * RCM_CHAOS_REMOVALS times (1) deletes rxe0 with "rdma link delete" and
@@ -331,12 +331,12 @@ static void addr_of(struct sockaddr_storage *ss, const char *ip, int port)
 	rcm_sockaddr(ss, ip, port);
 }
 
-/* The workers' ports: port_base and the NPORTS - 1 after it. */
-static unsigned short port_base;
+/* The workers' ports. */
+static unsigned short ports[NPORTS];
 
 static int pick_port(uint32_t p)
 {
-	return port_base + (p >> 8) % NPORTS;
+	return ports[(p >> 8) % NPORTS];
 }
 
 static const char *group_ip(uint32_t g)
@@ -1623,8 +1623,7 @@ TEST(every_event_names_a_live_id_of_its_channel)
 	if (!addr_rxe)
 		SKIP(return, "no Soft-RoCE device");
 	/* rcm's port spaces are the in-tree CM's numbers. */
-	port_base = rcm_free_port("0.0.0.0", RDMA_PS_TCP);
-	ASSERT_NE(0, port_base)
+	ASSERT_EQ(0, rcm_free_ports("0.0.0.0", RDMA_PS_TCP, ports, NPORTS))
 		TH_LOG("no free port: %s", strerror(errno));
 	nprocs = rcm_env_ul("RCM_CHAOS_PROCS", 4);
 	nthreads = rcm_env_ul("RCM_CHAOS_THREADS", 3);

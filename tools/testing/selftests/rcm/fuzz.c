@@ -53,7 +53,7 @@
 #define NFILES 3
 #define HMAX 65536	/* RCM_MAX_IDS: handles run from 1 to this */
 #define RING 64
-#define NPORTS 8	/* shared by the workers from port_base on */
+#define NPORTS 8	/* the ports the workers share */
 #define MAX_REPORTS 40
 
 enum hint {	/* what the fuzzer believes an id is doing */
@@ -114,7 +114,7 @@ static struct shared *sh;
 static struct ffile files[NFILES];
 static const char *addr_rxe, *addr6_rxe, *addr_siw, *addr_silent,
 	*addr_nordma, *netdev_rxe;
-static unsigned short port_base;	/* the first of the NPORTS shared ports */
+static unsigned short ports[NPORTS];	/* from bind(0), before they start */
 static unsigned long ops_per_thread;
 static double deadline;
 static int fault_pct;
@@ -463,7 +463,7 @@ static void fill_addr(struct fz *z, struct __kernel_sockaddr_storage *ss,
 		"127.0.0.1", "0.0.0.0", "::", "::1", "255.255.255.255",
 		"239.1.2.3", "fe80::1", "198.18.254.1",
 	};
-	unsigned short port = port_base + below(z, NPORTS);
+	unsigned short port = ports[below(z, NPORTS)];
 	const char *ip = addr_rxe;
 
 	switch (below(z, 12)) {
@@ -510,7 +510,7 @@ static void fill_addr_valid(struct fz *z, struct __kernel_sockaddr_storage *ss,
 			    bool dst)
 {
 	const char *ip = addr6_rxe && chance(z, 15) ? addr6_rxe : addr_rxe;
-	unsigned short port = port_base + below(z, NPORTS);
+	unsigned short port = ports[below(z, NPORTS)];
 
 	if (!dst && chance(z, 20))
 		port = 0;
@@ -1494,8 +1494,8 @@ int main(void)
 	netdev_rxe = getenv("RCM_NETDEV_RXE");
 	if (!netdev_rxe || !addr_rxe || geteuid())
 		churn = false;
-	/* A free port bind chose, before the workers start. */
-	port_base = rcm_free_port("0.0.0.0", RCM_PS_TCP);
+	/* Free ports bind chose, before the workers start. */
+	rcm_free_ports("0.0.0.0", RCM_PS_TCP, ports, NPORTS);
 	fault_pct = rcm_env_ul("RCM_FUZZ_FAULT_PCT", 10);
 	ffd = rcm_fault_open();
 	if (ffd < 0 || rcm_fault_setup())

@@ -256,19 +256,30 @@ unsigned int rcm_listener(int fd, const char *ip, unsigned short *port,
 	return !port || *port ? lid : 0;
 }
 
-unsigned short rcm_free_port(const char *ip, unsigned short ps)
+int rcm_free_ports(const char *ip, unsigned short ps, unsigned short *ports,
+		   unsigned int n)
 {
-	int fd = rcm_open_dev();
-	unsigned short port = 0;
-	unsigned int id;
+	int fd = rcm_open_dev(), ret = 0;
+	unsigned int i, id;
 
 	if (fd < 0)
-		return 0;
-	id = rcm_create(fd, ps, ps == RCM_PS_TCP ? RCM_QPT_RC : RCM_QPT_UD, 0);
-	if (id && !rcm_bind(fd, id, ip, 0))
-		port = rcm_local_port(fd, id);
+		return -1;
+	for (i = 0; i < n && !ret; i++) {
+		id = rcm_create(fd, ps,
+				ps == RCM_PS_TCP ? RCM_QPT_RC : RCM_QPT_UD, 0);
+		ports[i] = id && !rcm_bind(fd, id, ip, 0) ?
+			   rcm_local_port(fd, id) : 0;
+		ret = ports[i] ? 0 : -1;
+	}
 	close(fd);
-	return port;
+	return ret;
+}
+
+unsigned short rcm_free_port(const char *ip, unsigned short ps)
+{
+	unsigned short port;
+
+	return rcm_free_ports(ip, ps, &port, 1) ? 0 : port;
 }
 
 int rcm_connect_data(int fd, unsigned int id, unsigned int qpn,

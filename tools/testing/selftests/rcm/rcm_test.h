@@ -132,6 +132,12 @@ unsigned int rcm_listener(int fd, const char *ip, unsigned short *port,
  */
 unsigned short rcm_free_port(const char *ip, unsigned short ps);
 /*
+ * @n distinct such ports into @ports, bound at once and then let go (a
+ * range a test shares between its processes); 0, or -1 on error.
+ */
+int rcm_free_ports(const char *ip, unsigned short ps, unsigned short *ports,
+		   unsigned int n);
+/*
  * RCM_IOCTL_CONNECT and RCM_IOCTL_ACCEPT with QP number @qpn, one RDMA
  * read each way, 7 retries and @len bytes of @data as private data, and
  * RCM_IOCTL_REJECT with those; the ioctl's result.

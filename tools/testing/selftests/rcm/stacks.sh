@@ -104,13 +104,19 @@ listening() {
 
 # Set $port to the next port of a server. rping, cmtime, perftest,
 # fi_pingpong and io_demo take the server's port on the command line and
-# print none, so a script picks it: counting up from $port (the script's
-# base, RCM_PORT_BASE or 20200), below the ephemeral range that the C
-# selftests' bind(0) draws from. Nothing else listens there: the guest
-# runs one test program at a time, and rcm's port space is apart from
-# the in-tree CM's. Deterministic, so that both guests of a pair agree.
+# print none, so a script picks it: free_port, beside the script, prints
+# one that bind(0) gave an rcm id and that no TCP socket holds. The two
+# guests of a pair (RCM_PEER_ADDR) must agree on it without a channel:
+# there, and where free_port is missing, it counts up from 20200, below
+# the ephemeral range that bind(0) draws from, where nothing else in the
+# guest binds (the guest runs one test program at a time).
 next_port() {
-	port=$((${port:-${RCM_PORT_BASE:-20200}} + 1))
+	if [ -z "${RCM_PEER_ADDR:-}" ] &&
+	   port=$("$(dirname "$0")/free_port") && [ -n "$port" ]; then
+		return 0
+	fi
+	pair_port=$((${pair_port:-20200} + 1))
+	port=$pair_port
 }
 
 # SERVER-LIB CLIENT-LIB: one client-server case of the command lines
