@@ -6,6 +6,7 @@
  * does not reach. kselftest TAP.
  *
  *   RCM_ADDR_RXE     IPv4 address of the Soft-RoCE device
+ *   RCM_ADDR6_RXE    its IPv6 address (optional)
  *
  * In-tree control: yes (run without LD_LIBRARY_PATH it uses the
  * distribution's librdmacm on rdma_ucm, and must pass the same way). On
@@ -51,6 +52,9 @@
  * 8. options: SOL_RDMA sizes are taken before the rsocket is bound,
  *    EINVAL after; an IPPROTO_TCP option is the UDP socket's error
  *    (ENOPROTOOPT); SO_RCVBUF reads back doubled, as librdmacm's.
+ * 9. ipv6_exchange: two AF_INET6 rsockets on $RCM_ADDR6_RXE (skipped
+ *    without it) exchange datagrams both ways, each from the other's
+ *    address (the 24-byte IPv6 header).
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
@@ -69,6 +73,7 @@
 #include <sys/select.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rsocket.h>
@@ -528,6 +533,63 @@ TEST(options)
 	EXPECT_EQ(-1, rsetsockopt(s, SOL_RDMA, RDMA_RQSIZE, &v, sizeof(v)));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, rclose(s));
+}
+
+/* An AF_INET6 datagram rsocket bound to @ip, port 0; its address in @sin6. */
+static int bound6(const char *ip, struct sockaddr_in6 *sin6)
+{
+	socklen_t len = sizeof(*sin6);
+	int s;
+
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	if (inet_pton(AF_INET6, ip, &sin6->sin6_addr) != 1)
+		return -1;
+	s = rsocket(AF_INET6, SOCK_DGRAM, 0);
+	if (s < 0)
+		return -1;
+	if (rbind(s, (struct sockaddr *)sin6, sizeof(*sin6)) ||
+	    rgetsockname(s, (struct sockaddr *)sin6, &len)) {
+		rclose(s);
+		return -1;
+	}
+	return s;
+}
+
+TEST(ipv6_exchange)
+{
+	struct sockaddr_in6 sa, sb, from;
+	struct pollfd p;
+	socklen_t flen;
+	char buf[32];
+	int a, b, i;
+
+	GUEST_ENV_OR_SKIP(rxe6, "RCM_ADDR6_RXE");
+	a = bound6(rxe6, &sa);
+	b = bound6(rxe6, &sb);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(4, rsendto(a, "ping", 4, 0, (struct sockaddr *)&sb,
+				     sizeof(sb)));
+		p = (struct pollfd){ .fd = b, .events = POLLIN };
+		ASSERT_EQ(1, rpoll(&p, 1, WAIT_MS));
+		flen = sizeof(from);
+		ASSERT_EQ(4, rrecvfrom(b, buf, sizeof(buf), 0,
+				       (struct sockaddr *)&from, &flen));
+		EXPECT_EQ(sizeof(from), flen);
+		EXPECT_EQ(AF_INET6, from.sin6_family);
+		EXPECT_EQ(sa.sin6_port, from.sin6_port);
+		EXPECT_EQ(0, memcmp(&from.sin6_addr, &sa.sin6_addr, 16));
+		ASSERT_EQ(4, rsendto(b, "pong", 4, 0, (struct sockaddr *)&from,
+				     flen));
+		p = (struct pollfd){ .fd = a, .events = POLLIN };
+		ASSERT_EQ(1, rpoll(&p, 1, WAIT_MS));
+		ASSERT_EQ(4, rrecv(a, buf, sizeof(buf), 0));
+		EXPECT_EQ(0, memcmp(buf, "pong", 4));
+	}
+	EXPECT_EQ(0, rclose(a));
+	EXPECT_EQ(0, rclose(b));
 }
 
 RCM_TEST_MAIN
