@@ -33,7 +33,10 @@
  *   librdmacm overruns its send slot; rsend() without a destination
  *   fails with EDESTADDRREQ, where librdmacm crashes;
  * - rsendmsg() and rwritev() gather their vector into one datagram,
- *   where librdmacm takes a datagram rsocket for a stream one.
+ *   where librdmacm takes a datagram rsocket for a stream one;
+ * - rclose() of a datagram rsocket that never had queues returns at
+ *   once, where librdmacm waits forever for the completions of sends
+ *   it never made.
  *
  * Locking: @cq_lock of the rsocket covers everything here (QPs, the
  * destinations, the send slots and the receive queue, the UDP socket's
