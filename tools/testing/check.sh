@@ -132,11 +132,12 @@ fi
 # The InfiniBand test fabric's check (the test kernel only, below).
 cp "$top/tools/testing/ibfabric/ibfabric.sh" "$st/"
 echo "ibfabric: ./ibfabric.sh" >>"$st/list"
-# Debian's librdmacm programs that the rping and udaddy tests run on rcm
-# and in-tree.
+# Debian's librdmacm programs that the rping, udaddy and rsocket tests
+# run on rcm and in-tree.
 librdmacm_programs="--bin /usr/bin/rping --bin /usr/bin/cmtime --bin /usr/bin/udaddy
 	--bin /usr/bin/mckey --bin /usr/bin/rstream --bin /usr/bin/riostream
-	--bin /usr/bin/rcopy --bin /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so"
+	--bin /usr/bin/rcopy --bin /usr/bin/udpong
+	--bin /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so"
 # The application stacks that apps.sh runs on rcm and in-tree (the distro
 # guest only): perftest, libfabric, UCX with its modules, and Python with
 # pyverbs and rdma-core's tests.

@@ -8,7 +8,9 @@
  * driving a non-blocking connect), and when none is ready sleeps in
  * poll(2) on what can change that: a connected rsocket's completion
  * channel and CM channel, a listening or connecting one's CM channel,
- * with the ordinary descriptors as given. A sleep lasts at most
+ * with the ordinary descriptors as given; a datagram rsocket's are its
+ * completion channels' epoll fd and its UDP socket (rs_dgram.c's
+ * ds_poll()). A sleep lasts at most
  * wake_up_interval (5 s; /etc/rdma/rsocket/wake_up_interval), after
  * which every rsocket is checked again: another thread may have taken
  * the event this one slept on.
@@ -39,6 +41,8 @@ static short rs_poll_rs(struct rsock *rs, short events, struct pollfd *wait)
 {
 	short revents = 0;
 
+	if (rs->type == SOCK_DGRAM)
+		return ds_poll(rs, events, wait);
 	if (wait) {
 		wait[0].fd = wait[1].fd = -1;
 		wait[0].events = wait[1].events = POLLIN;
@@ -150,8 +154,11 @@ static int rs_poll_events(struct pollfd *fds, nfds_t nfds, struct pollfd *wait)
 				cnt++;
 			continue;
 		}
-		if ((rs->state & RS_CONNECTED) || (rs->state & RS_DISCONNECTED) ||
-		    (rs->state & RS_ERROR)) {
+		if (rs->type == SOCK_DGRAM) {
+			ds_poll_wake(rs, &wait[2 * i]);
+		} else if ((rs->state & RS_CONNECTED) ||
+			   (rs->state & RS_DISCONNECTED) ||
+			   (rs->state & RS_ERROR)) {
 			pthread_mutex_lock(&rs->cq_lock);
 			if (wait[2 * i].revents)
 				rs_cq_event(rs);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * rcm userlib: stream rsockets, declarations shared by rsocket.c (the
- * socket calls), rs_proto.c (the wire protocol) and rs_poll.c (rpoll,
+ * rcm userlib: rsockets, declarations shared by rsocket.c (the socket
+ * calls), rs_proto.c (the stream wire protocol), rs_dgram.c (datagram
+ * rsockets, whose protocol it describes) and rs_poll.c (rpoll,
  * rselect). Not installed.
  *
  * The wire protocol is librdmacm 44's, so that an rsocket here talks to
@@ -147,15 +148,26 @@ struct rs_iomap_mr {
 	bool			sent;
 };
 
+#define RS_DGRAM_IOV_MAX	8	/* entries of a datagram's vector */
+
+struct rs_dgram;
+
 /*
- * struct rsock - a stream rsocket
+ * struct rsock - an rsocket
  *
  * Locks: @slock serialises senders, @rlock receivers, @cq_lock the CQ,
  * the credit and buffer counters and @state; a sender or receiver takes
  * its own lock first, then @cq_lock. @map_lock protects @iomaps.
+ *
+ * A datagram rsocket (@type SOCK_DGRAM) has no @cm_id: its QPs and
+ * destinations are in @dg; of the fields below it uses the sizes,
+ * @sbuf (its send slots), @sqe_avail, @rmsg_head and @rmsg_tail, and
+ * @state (RS_READABLE | RS_WRITABLE once it has queues).
  */
 struct rsock {
 	int			index;		/* the number the caller uses */
+	int			type;		/* SOCK_STREAM or SOCK_DGRAM */
+	struct rs_dgram		*dg;		/* rs_dgram.c's */
 	pthread_mutex_t		slock;
 	pthread_mutex_t		rlock;
 	pthread_mutex_t		cq_lock;
@@ -265,6 +277,22 @@ ssize_t rs_send_data(struct rsock *rs, struct rs_src *src, size_t len,
 		     int flags, bool direct, uint64_t offset);
 ssize_t rs_recv_data(struct rsock *rs, void *buf, size_t len, int flags);
 int rs_send_iomaps(struct rsock *rs, int flags);
+
+/* rs_dgram.c: datagram rsockets */
+int ds_init(struct rsock *rs, int domain);
+int ds_bind(struct rsock *rs, const struct sockaddr *addr, socklen_t len);
+int ds_connect(struct rsock *rs, const struct sockaddr *addr, socklen_t len);
+ssize_t ds_sendv(struct rsock *rs, const struct iovec *iov, int iovcnt,
+		 int flags, const struct sockaddr *to, socklen_t tolen);
+ssize_t ds_recvfrom(struct rsock *rs, void *buf, size_t len, int flags,
+		    struct sockaddr *from, socklen_t *fromlen);
+short ds_poll(struct rsock *rs, short events, struct pollfd *wait);
+void ds_poll_wake(struct rsock *rs, const struct pollfd *wait);
+int ds_name(struct rsock *rs, struct sockaddr *addr, socklen_t *len, bool peer);
+int ds_setsockopt(struct rsock *rs, int level, int optname,
+		  const void *optval, socklen_t optlen);
+bool ds_active(struct rsock *rs);
+void ds_free(struct rsock *rs);
 
 static inline bool rs_nonblocking(struct rsock *rs, int flags)
 {

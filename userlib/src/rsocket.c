@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * rcm userlib: the rsocket calls (rsocket(7)), stream rsockets over RC.
+ * rcm userlib: the rsocket calls (rsocket(7)): stream rsockets over RC,
+ * datagram rsockets over UD.
  *
- * An rsocket is a synchronous id (rdma_create_id() with no channel), and
- * its number is the fd of the id's private channel, as in librdmacm, so
- * that it never collides with another descriptor of the process. The
- * protocol is in rs_proto.c, rpoll() and rselect() in rs_poll.c.
+ * A stream rsocket is a synchronous id (rdma_create_id() with no
+ * channel), and its number is the fd of the id's private channel, as in
+ * librdmacm, so that it never collides with another descriptor of the
+ * process. A datagram rsocket's number is its UDP socket's fd. The
+ * stream protocol is in rs_proto.c, the datagram one in rs_dgram.c,
+ * rpoll() and rselect() in rs_poll.c; each call here passes a datagram
+ * rsocket to rs_dgram.c.
  *
- * Datagram rsockets (SOCK_DGRAM) are not implemented: rsocket() refuses
- * them with ENOTSUP, and so AF_IB, whose private data rcm does not
- * prefix with the IB connect header here.
+ * AF_IB is refused (ENOTSUP): rcm does not prefix an rsocket's private
+ * data with the IB connect header here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -95,6 +98,7 @@ static struct rsock *rs_alloc(const struct rsock *parent)
 	if (!rs)
 		return NULL;
 	rs->index = -1;
+	rs->type = SOCK_STREAM;
 	if (parent) {
 		rs->sbuf_size = parent->sbuf_size;
 		rs->rbuf_size = parent->rbuf_size;
@@ -123,7 +127,10 @@ static void rs_free(struct rsock *rs)
 {
 	if (rs->index >= 0)
 		rs_remove(rs);
-	rs_free_ep(rs);
+	if (rs->type == SOCK_DGRAM)
+		ds_free(rs);
+	else
+		rs_free_ep(rs);
 	free(rs->route);
 	pthread_mutex_destroy(&rs->slock);
 	pthread_mutex_destroy(&rs->rlock);
@@ -145,19 +152,30 @@ static int rs_set_fd_nonblock(int fd, bool on)
 RCM_EXPORT int rsocket(int domain, int type, int protocol)
 {
 	struct rsock *rs;
+	int fd;
 
 	if ((domain != AF_INET && domain != AF_INET6) ||
-	    type != SOCK_STREAM || (protocol && protocol != IPPROTO_TCP))
+	    (type != SOCK_STREAM && type != SOCK_DGRAM) ||
+	    (type == SOCK_STREAM && protocol && protocol != IPPROTO_TCP) ||
+	    (type == SOCK_DGRAM && protocol && protocol != IPPROTO_UDP))
 		return rcm_err(ENOTSUP);
 
 	rs_configure();
 	rs = rs_alloc(NULL);
 	if (!rs)
 		return rcm_err(ENOMEM);
-	if (rdma_create_id(NULL, &rs->cm_id, rs, RDMA_PS_TCP))
-		goto err;
-	rs->cm_id->route.addr.src_addr.sa_family = domain;
-	if (rs_insert(rs, rs->cm_id->channel->fd))
+	if (type == SOCK_DGRAM) {
+		rs->type = SOCK_DGRAM;
+		fd = ds_init(rs, domain);
+		if (fd < 0)
+			goto err;
+	} else {
+		if (rdma_create_id(NULL, &rs->cm_id, rs, RDMA_PS_TCP))
+			goto err;
+		rs->cm_id->route.addr.src_addr.sa_family = domain;
+		fd = rs->cm_id->channel->fd;
+	}
+	if (rs_insert(rs, fd))
 		goto err;
 	return rs->index;
 err:
@@ -173,9 +191,10 @@ RCM_EXPORT int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rsock *rs = rs_lookup(socket);
 
-	(void)addrlen;
 	if (!rs)
 		return rcm_err(EBADF);
+	if (rs->type == SOCK_DGRAM)
+		return ds_bind(rs, addr, addrlen);
 	if (rdma_bind_addr(rs->cm_id, (struct sockaddr *)addr))
 		return -1;
 	rs->state = RS_BOUND;
@@ -188,6 +207,8 @@ RCM_EXPORT int rlisten(int socket, int backlog)
 
 	if (!rs)
 		return rcm_err(EBADF);
+	if (rs->type == SOCK_DGRAM)
+		return rcm_err(EOPNOTSUPP);	/* librdmacm crashes */
 	if (rs->state == RS_LISTENING)
 		return 0;
 	if (rdma_listen(rs->cm_id, backlog))
@@ -437,6 +458,8 @@ RCM_EXPORT int rconnect(int socket, const struct sockaddr *addr, socklen_t addrl
 		return rcm_err(EBADF);
 	if (!addr || addrlen > sizeof(struct sockaddr_storage))
 		return rcm_err(EINVAL);
+	if (rs->type == SOCK_DGRAM)
+		return ds_connect(rs, addr, addrlen);
 	if (!(rs->state & RS_OPENING) && rs->state <= RS_BOUND)
 		memcpy(&rs->cm_id->route.addr.dst_addr, addr, addrlen);
 	return rs_do_connect(rs);
@@ -463,6 +486,8 @@ RCM_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 
 	if (!rs)
 		return rcm_err(EBADF);
+	if (rs->type == SOCK_DGRAM)
+		return ds_recvfrom(rs, buf, len, flags, NULL, NULL);
 	if (rs_ready(rs))
 		return -1;
 	return rs_recv_data(rs, buf, len, flags);
@@ -471,7 +496,12 @@ RCM_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 RCM_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len, int flags,
 			     struct sockaddr *src_addr, socklen_t *addrlen)
 {
-	ssize_t ret = rrecv(socket, buf, len, flags);
+	struct rsock *rs = rs_lookup(socket);
+	ssize_t ret;
+
+	if (rs && rs->type == SOCK_DGRAM)
+		return ds_recvfrom(rs, buf, len, flags, src_addr, addrlen);
+	ret = rrecv(socket, buf, len, flags);
 
 	if (ret > 0 && src_addr && addrlen)
 		rgetpeername(socket, src_addr, addrlen);
@@ -511,6 +541,8 @@ static ssize_t rsendv(int socket, const struct iovec *iov, int iovcnt,
 
 	if (!rs)
 		return rcm_err(EBADF);
+	if (rs->type == SOCK_DGRAM)
+		return ds_sendv(rs, iov, iovcnt, flags, NULL, 0);
 	if (iovcnt < 0)
 		return rcm_err(EINVAL);
 	if (rs_ready(rs))
@@ -535,9 +567,12 @@ RCM_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 {
 	struct rsock *rs = rs_lookup(socket);
 
-	(void)addrlen;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
 	if (!rs)
 		return rcm_err(EBADF);
+	if (rs->type == SOCK_DGRAM)
+		return ds_sendv(rs, &iov, 1, flags, dest_addr, addrlen);
 	/* A stream rsocket ignores the address, as send(2) on TCP. */
 	(void)dest_addr;
 	return rsend(socket, buf, len, flags);
@@ -545,8 +580,13 @@ RCM_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 
 RCM_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg, int flags)
 {
+	struct rsock *rs = rs_lookup(socket);
+
 	if (msg->msg_control && msg->msg_controllen)
 		return rcm_err(ENOTSUP);
+	if (rs && rs->type == SOCK_DGRAM)
+		return ds_sendv(rs, msg->msg_iov, (int)msg->msg_iovlen, flags,
+				msg->msg_name, msg->msg_namelen);
 	return rsendv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags);
 }
 
@@ -652,6 +692,8 @@ RCM_EXPORT int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrle
 		return rcm_err(EBADF);
 	if (!addr || !addrlen)
 		return rcm_err(EFAULT);
+	if (rs->type == SOCK_DGRAM)
+		return ds_name(rs, addr, addrlen, true);
 	rs_copy_addr(addr, rdma_get_peer_addr(rs->cm_id), addrlen);
 	return 0;
 }
@@ -664,6 +706,8 @@ RCM_EXPORT int rgetsockname(int socket, struct sockaddr *addr, socklen_t *addrle
 		return rcm_err(EBADF);
 	if (!addr || !addrlen)
 		return rcm_err(EFAULT);
+	if (rs->type == SOCK_DGRAM)
+		return ds_name(rs, addr, addrlen, false);
 	rs_copy_addr(addr, rdma_get_local_addr(rs->cm_id), addrlen);
 	return 0;
 }
@@ -702,12 +746,22 @@ RCM_EXPORT int rsetsockopt(int socket, int level, int optname, const void *optva
 	if (!optval || optlen < sizeof(int))
 		return rcm_err(EINVAL);
 	v = rs_opt_int(optval, optlen);
+	/* A datagram rsocket's UDP socket takes all but SOL_RDMA's first. */
+	if (rs->type == SOCK_DGRAM && level != SOL_RDMA) {
+		ret = ds_setsockopt(rs, level, optname, optval, optlen);
+		if (ret)
+			return ret;
+	}
 
 	switch (level) {
 	case SOL_SOCKET:
 		opts = &rs->so_opts;
 		switch (optname) {
 		case SO_REUSEADDR:
+			if (rs->type == SOCK_DGRAM) {
+				on = v;
+				break;
+			}
 			ret = rdma_set_option(rs->cm_id, RDMA_OPTION_ID,
 					      RDMA_OPTION_ID_REUSEADDR,
 					      (void *)optval, optlen);
@@ -717,7 +771,7 @@ RCM_EXPORT int rsetsockopt(int socket, int level, int optname, const void *optva
 			on = v;
 			break;
 		case SO_RCVBUF:
-			if (!rs->rbuf)
+			if (rs->type == SOCK_DGRAM ? !ds_active(rs) : !rs->rbuf)
 				rs->rbuf_size = (uint32_t)v << 1;
 			ret = 0;
 			break;
@@ -774,9 +828,10 @@ RCM_EXPORT int rsetsockopt(int socket, int level, int optname, const void *optva
 	case IPPROTO_IPV6:
 		opts = &rs->ipv6_opts;
 		if (optname == IPV6_V6ONLY) {
-			ret = rdma_set_option(rs->cm_id, RDMA_OPTION_ID,
-					      RDMA_OPTION_ID_AFONLY,
-					      (void *)optval, optlen);
+			if (rs->type != SOCK_DGRAM)
+				ret = rdma_set_option(rs->cm_id, RDMA_OPTION_ID,
+						      RDMA_OPTION_ID_AFONLY,
+						      (void *)optval, optlen);
 			on = v;
 		}
 		break;
@@ -857,6 +912,8 @@ static int rs_get_route(struct rsock *rs, void *optval, socklen_t *optlen)
 		*optlen = rs->route_len;
 		return 0;
 	}
+	if (!rs->cm_id)
+		return rcm_err(ENOTSUP);	/* datagram: librdmacm crashes */
 	if (*optlen < sizeof(d))
 		return rcm_err(EINVAL);
 	for (i = 0; i < rs->cm_id->route.num_paths &&
@@ -923,7 +980,7 @@ RCM_EXPORT int rgetsockopt(int socket, int level, int optname, void *optval,
 			v = !!(rs->tcp_opts & (1ULL << optname));
 			break;
 		case TCP_MAXSEG:
-			v = rs->cm_id->route.num_paths ?
+			v = rs->cm_id && rs->cm_id->route.num_paths ?
 			    1 << (7 + rs->cm_id->route.path_rec->mtu) : 2048;
 			break;
 		default:
@@ -981,7 +1038,7 @@ RCM_EXPORT int rfcntl(int socket, int cmd, ...)
 		arg = va_arg(ap, int);
 		va_end(ap);
 		/* The CM channel waits for the CM until connected. */
-		if (((rs->fd_flags ^ arg) & O_NONBLOCK) &&
+		if (((rs->fd_flags ^ arg) & O_NONBLOCK) && rs->cm_id &&
 		    (rs->state == RS_LISTENING || rs->state < RS_CONNECTED) &&
 		    rs_set_fd_nonblock(rs->cm_id->channel->fd, arg & O_NONBLOCK))
 			return -1;
@@ -1002,7 +1059,7 @@ RCM_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
 	(void)flags;
 	if (!rs)
 		return rcm_err(EBADF);
-	if (!rs->cm_id->pd || (prot & ~(PROT_WRITE | PROT_NONE)))
+	if (!rs->cm_id || !rs->cm_id->pd || (prot & ~(PROT_WRITE | PROT_NONE)))
 		return rcm_err(EINVAL);
 
 	pthread_mutex_lock(&rs->map_lock);

@@ -17,16 +17,25 @@
 #   works when both speak rsockets' wire protocol alike;
 #   in each of those, rstream over plain sockets (-T s) under each
 #   stack's preload library (rcm's librspreload.so, Debian's), with
-#   rxe's counters showing that RDMA, not a TCP fallback, carried it.
+#   rxe's counters showing that RDMA, not a TCP fallback, carried it;
+#   and Debian's udpong (datagram rsockets): rcm <-> rcm non-blocking,
+#   blocking and poll-driven, rcm against in-tree both ways, each with
+#   every datagram counted by the server and by rxe. Debian's librdmacm
+#   44 cannot make a datagram rsocket's QP on RoCE (its AH to itself has
+#   no GRH, which the kernel refuses): udpong_intree_unaided shows it,
+#   and the in-tree side of the other cases runs under intree_roce_ah.so,
+#   which adds that GRH and nothing else.
 # TAP output; exit 0 when all pass.
 
 ip=${RCM_ADDR_RXE:-}
+here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=stacks.sh
 . "$(dirname "$0")/stacks.sh"
-begin rsocket 27
+begin rsocket 34
 t=180
 # shellcheck disable=SC2016 # await() evals it
 ready='listening $spid $port'
+stream_ready=$ready
 ncase=0
 
 # NAME SERVER-LIB CLIENT-LIB PROGRAM FLAGS...: a server and a client of
@@ -115,7 +124,67 @@ preload_of() {
 	fi
 }
 
-cases_rcm="rstream_bw_rcm_rcm rstream_lat_rcm_rcm rstream_nonblock_rcm_rcm
+# A datagram case's count and size: every datagram fits in the server's
+# receive queue (384 entries) even unread, so none may be lost; the size
+# leaves room for the header in rxe's 1024-byte MTU (a 1500-byte veth).
+dcount=300 dsize=1000
+
+# PORT: a UDP socket is bound to PORT (a udpong server's start-up).
+udp_bound() {
+	awk -v p="$(printf '%04X' "$1")" \
+		'FNR > 1 && split($2, a, ":") == 2 && a[2] == p { f = 1 }
+		END { exit !f }' /proc/net/udp /proc/net/udp6
+}
+
+# LIB: what an in-tree udpong runs under (see intree_roce_ah.c), unless
+# $unaided.
+dgram_env() {
+	if [ "$1" = intree ] && [ -z "${unaided:-}" ]; then
+		echo "env LD_PRELOAD=$here/intree_roce_ah.so"
+	else
+		echo env
+	fi
+}
+
+# NAME SERVER-LIB CLIENT-LIB FLAGS...: Debian's udpong, a server bound
+# to $ip and a client that sends $dcount datagrams of $dsize bytes, FLAGS
+# on both. The client must exit 0 and print the server's count of them,
+# all of them; rxe must count as many packets sent and received: they
+# went over UD, not only over the UDP socket of the address exchange.
+# With $unaided (in-tree alone), the client's failure to make its QP
+# on RoCE is a skip, with the error that shows it.
+dgram_case() {
+	name=$1 slib=$2 clib=$3
+	shift 3
+	next_port
+	server="$(dgram_env "$slib") udpong -b $ip -p $port $*"
+	client="$(dgram_env "$clib") udpong -s $ip -p $port -C $dcount -S $dsize $*"
+	sent=$(rxe_counter sent_pkts) rcvd=$(rxe_counter rcvd_pkts)
+	# shellcheck disable=SC2016 # await() evals it
+	ready='udp_bound $port'
+	pair "$slib" "$clib"
+	ready=$stream_ready
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	sent=$(( $(rxe_counter sent_pkts) - sent ))
+	rcvd=$(( $(rxe_counter rcvd_pkts) - rcvd ))
+	if [ $crc = 0 ] && [ "$sent" -ge $dcount ] && [ "$rcvd" -ge $dcount ] &&
+	   awk -v n=$dcount '$1 == "custom" && $3 == n { f = 1 } END { exit !f }' "$c"; then
+		result ok "$name"
+		tail -n 1 "$c" | sed 's/^/#   /'
+		echo "#   rxe: $sent packets sent, $rcvd received"
+	elif [ -n "${unaided:-}" ] &&
+	     grep -q '^rconnect: No such file or directory' "$c"; then
+		result skip "$name" "librdmacm 44 makes no datagram QP on RoCE: its AH to itself lacks a GRH (EINVAL), rconnect then fails with its clean-up's ENOENT"
+	else
+		result fail "$name" "client exit $crc; rxe: $sent packets sent, $rcvd received; the server must count $dcount"
+		echo "# server:"; diag "$s"
+		echo "# client:"; diag "$c"
+	fi
+}
+
+cases_rcm="udpong_nonblock_rcm_rcm udpong_block_rcm_rcm udpong_async_rcm_rcm
+	rstream_bw_rcm_rcm rstream_lat_rcm_rcm rstream_nonblock_rcm_rcm
 	rstream_async_rcm_rcm rstream_keepalive_rcm_rcm rstream_rdma_counters
 	riostream_rcm_rcm riostream_nonblock_rcm_rcm rcopy_rcm_rcm
 	preload_rcm_rcm rdma_ucm_unused"
@@ -124,12 +193,14 @@ cases_cross="rdma_ucm_reloaded rstream_bw_rcm_server_intree_client
 	rstream_block_intree_server_rcm_client riostream_rcm_server_intree_client
 	riostream_intree_server_rcm_client rcopy_rcm_server_intree_client
 	rcopy_intree_server_rcm_client preload_rcm_server_intree_client
-	preload_intree_server_rcm_client"
+	preload_intree_server_rcm_client udpong_rcm_server_intree_client
+	udpong_intree_server_rcm_client"
 if [ -z "$ip" ]; then
 	# shellcheck disable=SC2086 # word lists
 	results skip "no Soft-RoCE device" rstream_intree_intree \
 		riostream_intree_intree rcopy_intree_intree \
-		rstream_lat_intree_intree preload_intree_intree $cases_rcm \
+		rstream_lat_intree_intree preload_intree_intree \
+		udpong_intree_unaided udpong_intree_intree $cases_rcm \
 		$cases_cross
 	finish
 	exit 4
@@ -144,6 +215,10 @@ stream_case rstream_lat_intree_intree intree intree rstream $lat -T v
 stream_case riostream_intree_intree intree intree riostream $bw -T v
 rcopy_case rcopy_intree_intree intree intree
 preload_case preload_intree_intree intree intree
+unaided=1
+dgram_case udpong_intree_unaided intree intree
+unaided=
+dgram_case udpong_intree_intree intree intree
 
 # rcm alone.
 if ucm_unload; then
@@ -161,6 +236,9 @@ if ucm_unload; then
 	stream_case riostream_nonblock_rcm_rcm rcm rcm riostream $bw -T v
 	rcopy_case rcopy_rcm_rcm rcm rcm
 	preload_case preload_rcm_rcm rcm rcm
+	dgram_case udpong_nonblock_rcm_rcm rcm rcm -T n
+	dgram_case udpong_block_rcm_rcm rcm rcm -T b
+	dgram_case udpong_async_rcm_rcm rcm rcm -T a
 	ucm_unused rdma_ucm_unused
 else
 	# shellcheck disable=SC2086 # a word list
@@ -179,5 +257,7 @@ rcopy_case rcopy_rcm_server_intree_client rcm intree
 rcopy_case rcopy_intree_server_rcm_client intree rcm
 preload_case preload_rcm_server_intree_client rcm intree
 preload_case preload_intree_server_rcm_client intree rcm
+dgram_case udpong_rcm_server_intree_client rcm intree
+dgram_case udpong_intree_server_rcm_client intree rcm
 
 finish
