@@ -21,12 +21,13 @@
  * a stream socket starts as the kernel's TCP socket; one accepted from a
  * listener of those, or connected, moves to an rsocket at its first data
  * call, in the process that makes it (the child of a forking server):
- * the passive side listens on an rsocket of the same port (one process
- * of the machine at a time, the "/rsocket_fork" semaphore), then writes
- * a 32-bit 0 on the TCP connection; the active side, having seen that 0
- * (peeked, not read), connects an rsocket to its peer's address and
- * port. The TCP connection is then shut down. If the first thing the
- * passive side sends is not that 0, both stay on TCP.
+ * the passive side listens on an rsocket of the same address and port
+ * (one process of the machine at a time, the "/rsocket_fork"
+ * semaphore), then writes a 32-bit 0 on the TCP connection; the active
+ * side, having seen that 0 (peeked, not read), connects an rsocket to
+ * its peer's address and port. The TCP connection is then shut down. If
+ * the first thing the passive side sends is not that 0, both stay on
+ * TCP.
  *
  * Also as librdmacm's: RS_SQ_SIZE, RS_RQ_SIZE and RS_INLINE set those
  * options of every rsocket socket() makes, and the file
@@ -465,9 +466,13 @@ tcp:
 }
 
 /*
- * The passive side: an rsocket listener on the connection's port (any
- * address), one such listener on the machine at a time, then the 0
- * that tells the peer to connect to it, then the accept.
+ * The passive side: an rsocket listener on the connection's address and
+ * port, one such listener on the machine at a time, then the 0 that
+ * tells the peer to connect to it, then the accept. librdmacm 44's
+ * listens on any address, which puts a listen on every RDMA device: an
+ * iWARP device's needs the TCP port, which the server's own listener
+ * holds, and rcm's listen fails with it (seen with siw beside rxe). The
+ * peer connects to this address either way.
  */
 static void fork_passive(int fd)
 {
@@ -479,15 +484,8 @@ static void fork_passive(int fd)
 
 	if (real.getsockname(fd, (struct sockaddr *)&ss, &len))
 		goto tcp;
-	if (ss.ss_family == AF_INET) {
-		((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_ANY);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		s6->sin6_addr = in6addr_any;
-		s6->sin6_flowinfo = 0;
-		s6->sin6_scope_id = 0;
-	}
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_flowinfo = 0;
 	l = RS_CALL(rsocket(ss.ss_family, SOCK_STREAM, 0));
 	if (l < 0)
 		goto tcp;
