@@ -19,7 +19,15 @@
  * buffer hold the GRH, filled when the sender's AH has one), then
  * completes the send. A receive that finds no posted buffer, a wrong
  * Q_Key or an unknown LID or QP is dropped, as on a wire. Completions
- * are never made in the poster's context.
+ * are never made in the poster's context; a CQ's handler runs with bottom
+ * halves off, as from an interrupt, so that NAPI users (ib_ipoib) poll.
+ *
+ * UD QPs attach to multicast groups (attach_mcast): a send to a multicast
+ * LID (0xc000 up, QPN 0xffffff) reaches every QP attached to that LID but
+ * the sender's. That and UD data sends of up to 4096 bytes are what
+ * ib_ipoib needs to run its netdevs ib0, ib1, ... on the fabric: its
+ * broadcast group join (MGID ff12:401b:ffff::ffff:ffff) is an SA join
+ * like any other, its neighbours' paths SA PathRecords.
  *
  * The SA answers SubnAdm Get/GetTable PathRecord (one record, from the two
  * ports' GIDs and LIDs: SL 0, MTU 4096, 100 Gb/s, packet lifetime 14, the
@@ -286,6 +294,19 @@ static struct ibfab {
 	struct mutex cmd_lock;		/* one command at a time; last */
 	char last[IBFAB_LAST_MAX];
 } fab;
+
+/* A UD QP's multicast attachment; the table is under fab.lock. */
+struct ibfab_mc_attach {
+	bool used;
+	struct ibfab_dev *dev;
+	u32 qpn;
+	u64 serial;
+	union ib_gid mgid;
+	u16 mlid;
+};
+
+#define IBFAB_MC_ATTACHES	(IBFAB_MC_GROUPS * IBFAB_MAX_DEVS)
+static struct ibfab_mc_attach ibfab_attaches[IBFAB_MC_ATTACHES];
 
 static atomic64_t ibfab_qp_serial = ATOMIC64_INIT(0);
 static atomic_t ibfab_mr_key = ATOMIC_INIT(0x100);
@@ -573,8 +594,12 @@ static void ibfab_cq_push(struct ibfab_cq *cq, const struct ib_wc *wc)
 	fire = cq->armed;
 	cq->armed = false;
 	spin_unlock_irqrestore(&cq->lock, flags);
-	if (fire && cq->ibcq.comp_handler)
+	if (fire && cq->ibcq.comp_handler) {
+		/* As from an interrupt: a NAPI it schedules runs on enable. */
+		local_bh_disable();
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		local_bh_enable();
+	}
 }
 
 static int ibfab_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
@@ -771,6 +796,67 @@ static int ibfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
+/* A UD QP joins a multicast LID's deliveries; once per (QP, MGID). */
+static int ibfab_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct ibfab_dev *dev = to_dev(ibqp->device);
+	struct ibfab_mc_attach *a, *free = NULL;
+	unsigned int i;
+	int ret = 0;
+
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	if (lid < IBFAB_MLID_BASE || lid == be16_to_cpu(IB_LID_PERMISSIVE))
+		return -EINVAL;
+	mutex_lock(&fab.lock);
+	for (i = 0; i < IBFAB_MC_ATTACHES; i++) {
+		a = &ibfab_attaches[i];
+		if (!a->used) {
+			free = free ?: a;
+			continue;
+		}
+		if (a->dev == dev && a->qpn == ibqp->qp_num &&
+		    !memcmp(&a->mgid, gid, sizeof(*gid))) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	if (!free) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	free->used = true;
+	free->dev = dev;
+	free->qpn = ibqp->qp_num;
+	free->serial = to_qp(ibqp)->serial;
+	free->mgid = *gid;
+	free->mlid = lid;
+out:
+	mutex_unlock(&fab.lock);
+	return ret;
+}
+
+static int ibfab_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct ibfab_dev *dev = to_dev(ibqp->device);
+	struct ibfab_mc_attach *a;
+	unsigned int i;
+	int ret = -EINVAL;
+
+	mutex_lock(&fab.lock);
+	for (i = 0; i < IBFAB_MC_ATTACHES; i++) {
+		a = &ibfab_attaches[i];
+		if (a->used && a->dev == dev && a->qpn == ibqp->qp_num &&
+		    a->mlid == lid && !memcmp(&a->mgid, gid, sizeof(*gid))) {
+			a->used = false;
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&fab.lock);
+	return ret;
+}
+
 static int ibfab_post_send_one(struct ibfab_qp *qp,
 			       const struct ib_send_wr *wr)
 {
@@ -954,15 +1040,46 @@ static bool ibfab_scatter(const struct ibfab_rwqe *wqe, u32 off,
 	return len == 0;
 }
 
+static void ibfab_deliver_qp(struct ibfab_pkt *pkt, struct ibfab_qp *qp);
+
+/* A send to a multicast LID: a copy to each attached QP but the sender. */
+static void ibfab_deliver_mc(struct ibfab_pkt *pkt)
+{
+	struct ibfab_mc_attach *a;
+	struct ibfab_qp *qp;
+	bool any = false;
+	unsigned int i;
+
+	if (pkt->dqpn != IB_MULTICAST_QPN) {
+		fab.cnt.drop_no_qp++;
+		return;
+	}
+	for (i = 0; i < IBFAB_MC_ATTACHES; i++) {
+		a = &ibfab_attaches[i];
+		if (!a->used || a->mlid != pkt->dlid ||
+		    (a->dev == pkt->src && a->qpn == pkt->sqpn))
+			continue;
+		qp = ibfab_find_qp(a->dev, a->qpn, a->serial);
+		if (qp) {
+			any = true;
+			ibfab_deliver_qp(pkt, qp);
+		}
+	}
+	if (!any)
+		fab.cnt.drop_no_qp++;
+}
+
 static void ibfab_deliver(struct ibfab_pkt *pkt)
 {
-	struct ibfab_dev *dst = ibfab_dev_by_lid(pkt->dlid);
-	struct ibfab_rwqe wqe;
+	struct ibfab_dev *dst;
 	struct ibfab_qp *qp;
-	enum ib_qp_state state;
-	struct ib_wc wc = {};
-	u32 qkey;
 
+	if (pkt->dlid >= IBFAB_MLID_BASE &&
+	    pkt->dlid != be16_to_cpu(IB_LID_PERMISSIVE)) {
+		ibfab_deliver_mc(pkt);
+		return;
+	}
+	dst = ibfab_dev_by_lid(pkt->dlid);
 	if (!dst) {
 		fab.cnt.drop_no_lid++;
 		return;
@@ -973,6 +1090,16 @@ static void ibfab_deliver(struct ibfab_pkt *pkt)
 		fab.cnt.drop_no_qp++;
 		return;
 	}
+	ibfab_deliver_qp(pkt, qp);
+}
+
+static void ibfab_deliver_qp(struct ibfab_pkt *pkt, struct ibfab_qp *qp)
+{
+	struct ibfab_rwqe wqe;
+	enum ib_qp_state state;
+	struct ib_wc wc = {};
+	u32 qkey;
+
 	spin_lock_irq(&qp->lock);
 	state = qp->state;
 	qkey = qp->qkey;
@@ -1989,6 +2116,7 @@ static const struct ib_device_ops ibfab_ops = {
 	.uverbs_abi_ver = 1,
 
 	.alloc_pd = ibfab_alloc_pd,
+	.attach_mcast = ibfab_attach_mcast,
 	.create_ah = ibfab_create_ah,
 	.create_cq = ibfab_create_cq,
 	.create_qp = ibfab_create_qp,
@@ -1997,6 +2125,7 @@ static const struct ib_device_ops ibfab_ops = {
 	.destroy_ah = ibfab_destroy_ah,
 	.destroy_cq = ibfab_destroy_cq,
 	.destroy_qp = ibfab_destroy_qp,
+	.detach_mcast = ibfab_detach_mcast,
 	.get_dma_mr = ibfab_get_dma_mr,
 	.get_port_immutable = ibfab_get_port_immutable,
 	.modify_port = ibfab_modify_port,
