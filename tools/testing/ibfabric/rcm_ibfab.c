@@ -56,6 +56,8 @@
  *                         no QP stands behind them)
  *   mcjoin DEV...         ib_sa_join_multicast() of each DEV to one
  *                         group whose MGID the SA assigns, then the leaves
+ *   ipres SRC DST         rdma_resolve_ip() from IPv4 SRC to DST (over
+ *                         IPoIB netdevs): device type, GIDs and P_Key
  *
  * A read gives "name value" lines: the fabric's and the SA's counters
  * since the last reset, the SA's settings and its multicast group count,
@@ -74,6 +76,7 @@
 #include <asm/unaligned.h>
 #endif
 #include <linux/debugfs.h>
+#include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -81,6 +84,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_sa.h>
@@ -2020,6 +2024,71 @@ static int ibfab_cmd_sa(char *args)
 	return 0;
 }
 
+struct ibfab_ipres {
+	struct completion done;
+	int status;
+};
+
+static void ibfab_ipres_done(int status, struct sockaddr *src,
+			     struct rdma_dev_addr *addr, void *context)
+{
+	struct ibfab_ipres *r = context;
+
+	r->status = status;
+	complete(&r->done);
+}
+
+/*
+ * ipres SRC DST: ib_core's rdma_resolve_ip() (what the in-tree CM
+ * resolves an address with) from IPv4 SRC to DST in the initial
+ * namespace; the result line has what the in-tree CM's route query then
+ * asks the SA for: the device type, source and destination GIDs and the
+ * P_Key.
+ */
+static int ibfab_cmd_ipres(char *args)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	char *s = strsep(&args, " "), *d = strsep(&args, " ");
+	struct rdma_dev_addr *da;
+	struct ibfab_ipres r;
+	union ib_gid sgid, dgid;
+	int ret;
+
+	if (!s || !d || args ||
+	    !in4_pton(s, -1, (u8 *)&src.sin_addr.s_addr, -1, NULL) ||
+	    !in4_pton(d, -1, (u8 *)&dst.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	da = kzalloc(sizeof(*da), GFP_KERNEL);
+	if (!da)
+		return -ENOMEM;
+	da->net = &init_net;
+	init_completion(&r.done);
+	ret = rdma_resolve_ip((struct sockaddr *)&src, (struct sockaddr *)&dst,
+			      da, 5000, ibfab_ipres_done, false, &r);
+	if (!ret) {
+		unsigned long bound = msecs_to_jiffies(IBFAB_CM_WAIT_MS);
+
+		if (!wait_for_completion_timeout(&r.done, bound)) {
+			rdma_addr_cancel(da);
+			r.status = -ETIMEDOUT;
+		}
+		ret = r.status;
+	}
+	if (ret) {
+		snprintf(fab.last, sizeof(fab.last), "ipres: error %d", ret);
+	} else {
+		rdma_addr_get_sgid(da, &sgid);
+		rdma_addr_get_dgid(da, &dgid);
+		snprintf(fab.last, sizeof(fab.last),
+			 "ipres: dev_type %u sgid %pI6c dgid %pI6c pkey 0x%04x",
+			 da->dev_type, sgid.raw, dgid.raw, ib_addr_get_pkey(da));
+	}
+	pr_info("%s\n", fab.last);
+	kfree(da);
+	return ret;
+}
+
 static int ibfab_cmd(char *line)
 {
 	unsigned int a[IBFAB_MAX_DEVS], n = 0;
@@ -2029,6 +2098,8 @@ static int ibfab_cmd(char *line)
 
 	if (!strcmp(cmd, "sa"))
 		return line ? ibfab_cmd_sa(line) : -EINVAL;
+	if (!strcmp(cmd, "ipres"))
+		return line ? ibfab_cmd_ipres(line) : -EINVAL;
 	while ((tok = strsep(&line, " "))) {
 		if (n == ARRAY_SIZE(a) || kstrtouint(tok, 0, &a[n]))
 			return -EINVAL;
