@@ -33,7 +33,8 @@
  * ports' GIDs and LIDs: SL 0, MTU 4096, 100 Gb/s, packet lifetime 14, the
  * query's P_Key of the two or 0xffff, reversible), Set/Delete/Get
  * MCMemberRecord (groups with an MGID given or allocated, an MLID from
- * 0xc000 up, the Q_Key of the creating join or 0x80010000), and Get
+ * 0xc000 up, the Q_Key of the creating join or 0x80010000, its P_Key or
+ * 0xffff), and Get
  * ClassPortInfo. Other queries are answered "method/attribute not
  * supported".
  *
@@ -244,6 +245,7 @@ struct ibfab_mc_group {
 	union ib_gid mgid;
 	u16 mlid;
 	u32 qkey;
+	u16 pkey;
 	u8 sl;
 	u8 tclass;
 	u32 flow_label;
@@ -1299,7 +1301,7 @@ static void ibfab_mc_put(u8 *d, const struct ibfab_mc_group *g,
 	put_unaligned_be16(g->mlid, d + 36);
 	d[38] = IB_SA_EQ << 6 | IB_MTU_4096;
 	d[39] = g->tclass;
-	put_unaligned_be16(IBFAB_PKEY, d + 40);
+	put_unaligned_be16(g->pkey, d + 40);
 	d[42] = IB_SA_EQ << 6 | IB_RATE_100_GBPS;
 	d[43] = IB_SA_EQ << 6 | IBFAB_PACKET_LIFE;
 	put_unaligned_be32((u32)g->sl << 28 | (g->flow_label & 0xfffff) << 8,
@@ -1348,7 +1350,9 @@ static u16 ibfab_sa_mcmember(u8 method, ib_sa_comp_mask mask, const u8 *req,
 		if (((mask & IB_SA_MCMEMBER_REC_QKEY) &&
 		     get_unaligned_be32(req + 32) != g->qkey) ||
 		    ((mask & IB_SA_MCMEMBER_REC_MLID) &&
-		     get_unaligned_be16(req + 36) != g->mlid))
+		     get_unaligned_be16(req + 36) != g->mlid) ||
+		    ((mask & IB_SA_MCMEMBER_REC_PKEY) &&
+		     get_unaligned_be16(req + 40) != g->pkey))
 			return IB_SA_STATUS_REQ_INVALID;
 	} else {
 		for (i = 0; i < IBFAB_MC_GROUPS && fab.groups[i].used; i++)
@@ -1369,6 +1373,9 @@ static u16 ibfab_sa_mcmember(u8 method, ib_sa_comp_mask mask, const u8 *req,
 		g->mlid = fab.next_mlid++;
 		g->qkey = (mask & IB_SA_MCMEMBER_REC_QKEY) ?
 			  get_unaligned_be32(req + 32) : IBFAB_DEFAULT_QKEY;
+		/* The partition of the creating join (IPoIB's per P_Key). */
+		g->pkey = (mask & IB_SA_MCMEMBER_REC_PKEY) ?
+			  get_unaligned_be16(req + 40) : IBFAB_PKEY;
 		if (mask & IB_SA_MCMEMBER_REC_SL)
 			g->sl = req[44] >> 4;
 		if (mask & IB_SA_MCMEMBER_REC_TRAFFIC_CLASS)
