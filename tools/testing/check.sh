@@ -159,7 +159,7 @@ ksft_timeout=$(sed -n 's/^timeout=//p' "$top/tools/testing/selftests/rcm/setting
 # programs on the distribution's librdmacm and rdma_ucm) run on the
 # distro kernel only: they prove a program's expectations against the
 # stack rcm imitates, and run none of rcm's code for KASAN to watch.
-test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|rsocket\|.*_intree' | paste -sd,)}
+test_tests=${RCM_TESTS:-$(echo "$all_tests" | grep -vx 'rping\|apps\|rsocket\|ipoib\|.*_intree' | paste -sd,)}
 # Two test-kernel guests share that list, each about half of its time
 # (the "rcm-time:" lines of their logs): the second runs iWARP, the
 # programs that load the module from userspace (Debian's, chaos,
@@ -177,7 +177,9 @@ if [ -z "${RCM_TESTS:-}" ]; then
 fi
 # The InfiniBand test fabric runs on the test kernel only: it proves
 # ib_core's and ib_cm's code paths, which KASAN watches there; so does
-# ib, rcm's AF_IB and SA routes on it.
+# ib, rcm's AF_IB and SA routes on it. ipoib, IP addresses over IPoIB
+# netdevs on the fabric, runs on Debian's 6.1 only: the test kernel has
+# no IPoIB, and Debian's ib_ipoib.ko runs there as it ships.
 # Debian's 6.1 is the test kernel's own source (linux-source-6.1 of the
 # same version) without the debug options, so rcm's selftests and the
 # rcm half of the userlib's programs, which the test kernel runs under
@@ -188,7 +190,7 @@ fi
 # (rsocket; its in-tree rstream trips a KASAN report in the test
 # kernel's rxe, Documentation/testing.rst), and every in-tree control.
 guest_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -x 'apps\|rping\|rsocket\|udaddy\|churn\|.*_intree\|cm_intree_compare' | paste -sd,)}
+	grep -x 'apps\|rping\|rsocket\|udaddy\|churn\|ipoib\|.*_intree\|cm_intree_compare' | paste -sd,)}
 # The 6.12 guest runs what talks to the kernel - every selftest and
 # userlib program, in-tree controls included - but not the application
 # stacks, Debian's rping and udaddy, chaos, stress and churn: those
@@ -196,7 +198,7 @@ guest_tests=${RCM_TESTS:-$(echo "$all_tests" |
 # kernel runs chaos, stress, udaddy and churn, 6.1 the stacks, rping,
 # udaddy and churn, the pair rping across 6.1 and 6.12).
 d612_tests=${RCM_TESTS:-$(echo "$all_tests" |
-	grep -vx 'rping_quick\|ibfabric\|ib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
+	grep -vx 'rping_quick\|ibfabric\|ib\|ipoib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)}
 pair_tests=${RCM_PAIR_TESTS:-$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)}
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=${RCM_PAIR_TESTS:-pair_rping}
@@ -319,6 +321,13 @@ distro_lane() {
 	if step "build.hostile-distro$sfx" "$buildtm" "$top/tools/testing/hostile" \
 		"$kdir" "$out/hostile-distro$sfx"; then
 		hostile_ko=(--extra-ko "$out/hostile-distro$sfx/rcm_hostile.ko")
+	fi
+	# 6.1's ipoib: the test fabric and Debian's ib_ipoib (the test
+	# loads it); without them it skips.
+	if [ -z "$sfx" ] && step build.ibfabric-distro "$buildtm" \
+		"$top/tools/testing/ibfabric" "$kdir" "$out/ibfab-distro"; then
+		hostile_ko+=(--extra-ko "$out/ibfab-distro/rcm_ibfab.ko"
+			--module ib_ipoib)
 	fi
 	if step "build.initramfs-distro$sfx" \
 		"$vm/mkinitramfs.sh" --out "$out/distro$sfx.cpio" --release "$rel" \
