@@ -13,11 +13,12 @@
  * which the in-tree CM uses, as the control. A connection rcm to rcm
  * (CM only: the fabric has no RC data path) reaches a listener of the
  * other namespace through its IPoIB netdev, as cma_get_net_dev() finds
- * it. IPv4 multicast groups map to MGIDs with the broadcast address's
- * P_Key, and an IPoIB id takes the broadcast group's Q_Key. A child
- * netdev of the fabric's second P_Key (0x8001) resolves and connects
- * in that partition. Skips without the fabric's .ko or ib_ipoib (the test kernel has
- * no IPoIB); the last case takes the fabric and ib_ipoib away again.
+ * it; so does a datagram service resolution (SIDR). IPv4 multicast
+ * groups map to MGIDs with the broadcast address's P_Key, and an IPoIB
+ * id takes the broadcast group's Q_Key. A child netdev of the fabric's
+ * second P_Key (0x8001) resolves and connects in that partition. Skips
+ * without the fabric's .ko or ib_ipoib (the test kernel has no IPoIB);
+ * the last case takes the fabric and ib_ipoib away again.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -477,6 +478,48 @@ TEST_F(ipoib, connect_from_the_other_namespace)
 	ASSERT_EQ(0, rcm_simple(s, RCM_IOCTL_DISCONNECT, rid));
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev));
 	close(c);
+}
+
+/*
+ * A datagram service resolution (SIDR) over IPoIB: the SIDR REQ names no
+ * GID, so the listener of the other namespace is found by the P_Key and
+ * the dialled address alone; the answer carries its QP number and
+ * Q_Key, and the address is ibfab1's LID.
+ */
+TEST_F(ipoib, sidr_to_the_other_namespace)
+{
+	int s = rcm_open_dev(), c = self->fd;
+	struct rcm_connect cc = { .size = sizeof(cc) };
+	struct rcm_accept a = { .size = sizeof(a), .qp_num = 0x777 };
+	unsigned short port;
+	struct rcm_event ev;
+	unsigned int lid, cid;
+	int here;
+
+	ASSERT_LE(0, s);
+	here = ns_enter();
+	ASSERT_LE(0, here);
+	lid = rcm_create(s, RCM_PS_UDP, RCM_QPT_UD, 0x11);
+	ASSERT_TRUE(lid && !rcm_bind(s, lid, IPOIB_B, 0) &&
+		    !rcm_listen(s, lid, 0));
+	ASSERT_EQ(0, ns_leave(here));
+	port = rcm_local_port(s, lid);
+	ASSERT_NE(0, port);
+	cid = rcm_create(c, RCM_PS_UDP, RCM_QPT_UD, 0x12);
+	ASSERT_EQ(0, rcm_routed(c, cid, IPOIB_B, port))
+		TH_LOG("route: %s", strerror(errno));
+	cc.id = cid;
+	ASSERT_EQ(0, ioctl(c, RCM_IOCTL_CONNECT, &cc));
+	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev));
+	ASSERT_EQ(lid, ev.listen_id);
+	a.id = ev.id;
+	ASSERT_EQ(0, ioctl(s, RCM_IOCTL_ACCEPT, &a))
+		TH_LOG("accept: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_ESTABLISHED, &ev));
+	ASSERT_EQ(0x777, ev.ud.qp_num);
+	ASSERT_EQ(RCM_UDP_QKEY, ev.ud.qkey);
+	ASSERT_EQ(2, ev.ud.ah_attr.dlid);
+	close(s);
 }
 
 /* A UD id of port space @ps bound to IPOIB_A joining IPv4 group @group. */
