@@ -21,6 +21,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/if_arp.h>
+#include <linux/if_infiniband.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -85,6 +86,23 @@ static void rcm_addr_translate_ib(struct rcm_id *id,
 	id->dev_addr.dev_type = ARPHRD_INFINIBAND;
 	rdma_addr_set_sgid(&id->dev_addr, (union ib_gid *)&sib->sib_addr);
 	ib_addr_set_pkey(&id->dev_addr, ntohs(sib->sib_pkey));
+}
+
+/**
+ * rcm_ipoib_hw_gid() - the GID in an IPoIB hardware address
+ * @hw: the netdev's hardware address: flags and QPN (4 bytes), then the
+ *      port's GID (RFC 4391; rdma_addr_gid_offset() of ARPHRD_INFINIBAND)
+ * @len: its length
+ * @gid: set to the GID
+ *
+ * Return: 0, or -EINVAL when @len is not an IPoIB address's 20 bytes.
+ */
+int rcm_ipoib_hw_gid(const u8 *hw, unsigned int len, union ib_gid *gid)
+{
+	if (len != INFINIBAND_ALEN)
+		return -EINVAL;
+	memcpy(gid, hw + INFINIBAND_ALEN - sizeof(*gid), sizeof(*gid));
+	return 0;
 }
 
 /**

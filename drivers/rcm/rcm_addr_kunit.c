@@ -5,6 +5,8 @@
  * Built into rcm.ko when the kernel has KUnit (RCM_KUNIT); the suite
  * runs when the module loads and reports KTAP on the kernel log.
  */
+#include <linux/if_ether.h>
+#include <linux/if_infiniband.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 
@@ -90,7 +92,29 @@ static void rcm_addr_set_keeps_the_family_only(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(raw, 0, sizeof(to)), NULL);
 }
 
+/* An IPoIB hardware address: flags, QPN, then the GID; 20 bytes or none. */
+static void rcm_ipoib_hw_gid_is_the_last_16_bytes(struct kunit *test)
+{
+	static const u8 hw[INFINIBAND_ALEN] = {
+		0x80, 0x00, 0x00, 0x02,
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+		0x02, 0x00, 0xfa, 0xb0, 0, 0, 0, 0x01,
+	};
+	union ib_gid gid;
+
+	KUNIT_ASSERT_EQ(test, rcm_ipoib_hw_gid(hw, sizeof(hw), &gid), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(gid.global.subnet_prefix),
+			0xfe80000000000000ULL);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(gid.global.interface_id),
+			0x0200fab000000001ULL);
+	/* An Ethernet address, or a short one, carries no GID. */
+	KUNIT_EXPECT_EQ(test, rcm_ipoib_hw_gid(hw, ETH_ALEN, &gid), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rcm_ipoib_hw_gid(hw, INFINIBAND_ALEN - 1, &gid),
+			-EINVAL);
+}
+
 RCM_KUNIT_SUITE(rcm_addr,
+		KUNIT_CASE(rcm_ipoib_hw_gid_is_the_last_16_bytes),
 		KUNIT_CASE(rcm_addr_from_user_wants_a_zero_tail),
 		KUNIT_CASE(rcm_addr_set_keeps_the_family_only),
 		KUNIT_CASE_PARAM(rcm_addr_from_user_takes_ip_families_only,

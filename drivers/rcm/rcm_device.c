@@ -453,6 +453,36 @@ int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
 	return ret;
 }
 
+/*
+ * Whether @net has an IPoIB netdev of @port of @ibdev: one whose
+ * hardware address carries a GID of the port (an InfiniBand GID entry
+ * names no netdev).
+ */
+static bool rcm_net_has_ipoib_of(struct net *net, struct ib_device *ibdev,
+				 u32 port)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	bool found = false;
+	union ib_gid gid;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(net, ndev) {
+		if (ndev->type != ARPHRD_INFINIBAND ||
+		    rcm_ipoib_hw_gid(ndev->dev_addr, ndev->addr_len, &gid))
+			continue;
+		attr = rdma_find_gid_by_port(ibdev, &gid, IB_GID_TYPE_IB, port,
+					     NULL);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /**
  * rcm_device_serves_net() - may a listener of @net take @rdev's service IDs?
  * @rdev: the device
@@ -462,8 +492,9 @@ int rcm_device_for_each(int (*fn)(struct rcm_device *rdev, void *arg),
  * the in-tree rdma_cm and kernel services (NVMe-oF, NFS/RDMA, iSER) of
  * every namespace. A listener of the initial namespace listens on every
  * device, as the in-tree CM's do; one of another namespace only on a
- * device whose GID table holds an entry of a netdev in its namespace
- * (in exclusive netns mode, only on devices of its namespace), so that
+ * device whose GID table holds an entry of a netdev in its namespace, or
+ * on InfiniBand whose port has an IPoIB netdev there (in exclusive
+ * netns mode, only on devices of its namespace), so that
  * a container cannot keep the host's services from their ports. The
  * table is read when the listen starts, and when a device is added
  * (whose GIDs come later: such a listener misses devices added after
@@ -485,6 +516,8 @@ bool rcm_device_serves_net(struct rcm_device *rdev, struct net *net)
 	if (net_eq(net, &init_net))
 		return true;
 	rdma_for_each_port(ibdev, port) {
+		if (!found && rdma_protocol_ib(ibdev, port))
+			found = rcm_net_has_ipoib_of(net, ibdev, port);
 		for (i = 0; !found &&
 		     i < ibdev->port_data[port].immutable.gid_tbl_len; i++) {
 			attr = rdma_get_gid_attr(ibdev, port, i);

@@ -462,6 +462,7 @@ static int rcm_ib_new_request(struct rcm_id *listener,
 			      struct ib_cm_id *cm_id,
 				  const struct ib_cm_event *event,
 				  u32 port, const struct ib_gid_attr *sgid_attr,
+				  struct net_device *ndev,
 				  const struct rcm_wire_req_addrs *addrs)
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
@@ -478,6 +479,9 @@ static int rcm_ib_new_request(struct rcm_id *listener,
 	ret = rcm_device_attach_at(child, cm_id->device, port, sgid_attr);
 	if (ret)
 		goto err_child;
+	/* IPoIB's: its hardware address and broadcast, as in-tree. */
+	if (ndev)
+		rcm_netdev_record_ndev(child, ndev);
 	if (event->event == IB_CM_REQ_RECEIVED) {
 		/* The request id's route is the REQ's path, as in-tree. */
 		child->path = kmemdup(req->primary_path, sizeof(*child->path),
@@ -609,17 +613,34 @@ static bool rcm_ib_routes(struct net_device *ndev,
 }
 
 /*
- * The namespace of the netdev a request arrived on, with a reference,
- * once the request's addresses pass the in-tree CM's checks against it:
- * the netdev is up, the addresses are plausible and it routes between
- * them. Else an ERR_PTR: -EHOSTUNREACH, -ENETUNREACH, -EINVAL.
+ * The namespace of @ndev, the netdev a request arrived on, with a
+ * reference, once the request's addresses pass the in-tree CM's checks
+ * against it: the netdev is up and routes between them. Else an
+ * ERR_PTR: -EHOSTUNREACH, -ENETUNREACH.
+ */
+static struct net *rcm_ib_req_net_of(struct net_device *ndev,
+				     const struct rcm_wire_req_addrs *addrs)
+{
+	struct net *net;
+	int ret = 0;
+
+	if (!(ndev->flags & IFF_UP))
+		ret = -ENETUNREACH;
+	else if (!rcm_ib_routes(ndev, addrs))
+		ret = -EHOSTUNREACH;
+	net = ret ? ERR_PTR(ret) : maybe_get_net(dev_net(ndev));
+	return net ?: ERR_PTR(-EHOSTUNREACH);
+}
+
+/*
+ * A RoCE request's namespace: its GID entry's netdev's, checked
+ * (rcm_ib_req_net_of()), the addresses plausible first (-EINVAL).
  */
 static struct net *rcm_ib_req_net(const struct ib_gid_attr *sgid_attr,
 				  const struct rcm_wire_req_addrs *addrs)
 {
 	struct net_device *ndev;
 	struct net *net;
-	int ret = 0;
 
 	if (!rcm_ib_addrs_plausible(addrs))
 		return ERR_PTR(-EINVAL);
@@ -631,13 +652,64 @@ static struct net *rcm_ib_req_net(const struct ib_gid_attr *sgid_attr,
 	}
 	dev_hold(ndev);
 	rcu_read_unlock();
-	if (!(ndev->flags & IFF_UP))
-		ret = -ENETUNREACH;
-	else if (!rcm_ib_routes(ndev, addrs))
-		ret = -EHOSTUNREACH;
-	net = ret ? ERR_PTR(ret) : maybe_get_net(dev_net(ndev));
+	net = rcm_ib_req_net_of(ndev, addrs);
 	dev_put(ndev);
-	return net ?: ERR_PTR(-EHOSTUNREACH);
+	return net;
+}
+
+/*
+ * An IP request on an InfiniBand port, as cma_get_net_dev() and
+ * cma_ib_acquire_dev() take it: a GID entry names no netdev there, so
+ * ib_core asks its clients (ib_ipoib) for the port's netdev with the
+ * request's P_Key, the REQ path's local GID (a SIDR REQ names none) and
+ * the dialled address; its hardware address gives the GID entry. On
+ * success the namespace is returned with a reference, *@ndev and *@held
+ * are the caller's to put; else an ERR_PTR: -EINVAL (implausible
+ * addresses), -ENODEV (no such netdev, or its GID not on the port), or
+ * rcm_ib_req_net_of()'s.
+ */
+static struct net *rcm_ib_req_net_ipoib(struct ib_cm_id *cm_id,
+					const struct ib_cm_event *event,
+					u32 port,
+					const struct rcm_wire_req_addrs *addrs,
+					struct net_device **ndev,
+					const struct ib_gid_attr **held)
+{
+	const struct sa_path_rec *path = event->param.req_rcvd.primary_path;
+	const union ib_gid *gid = NULL;
+	const struct ib_gid_attr *attr;
+	union ib_gid hw_gid;
+	struct net *net;
+	u16 pkey;
+
+	if (!rcm_ib_addrs_plausible(addrs))
+		return ERR_PTR(-EINVAL);
+	if (event->event == IB_CM_REQ_RECEIVED) {
+		if (!path)
+			return ERR_PTR(-EINVAL);
+		gid = &path->sgid;
+		pkey = be16_to_cpu(path->pkey);
+	} else {
+		pkey = event->param.sidr_req_rcvd.pkey;
+	}
+	*ndev = ib_get_net_dev_by_params(cm_id->device, port, pkey, gid,
+					 &addrs->listen.sa);
+	if (!*ndev)
+		return ERR_PTR(-ENODEV);
+	net = rcm_ib_req_net_of(*ndev, addrs);
+	if (IS_ERR(net))
+		return net;
+	if (rcm_ipoib_hw_gid((*ndev)->dev_addr, (*ndev)->addr_len, &hw_gid))
+		attr = ERR_PTR(-ENODEV);
+	else
+		attr = rdma_find_gid_by_port(cm_id->device, &hw_gid,
+					     IB_GID_TYPE_IB, port, NULL);
+	if (IS_ERR(attr)) {
+		put_net(net);
+		return ERR_CAST(attr);
+	}
+	*held = attr;
+	return net;
 }
 
 /* rcm_ib_new_request(), charged to the listener's memory cgroup. */
@@ -645,13 +717,14 @@ static int rcm_ib_charged_request(struct rcm_id *listener,
 				  struct ib_cm_id *cm_id,
 				  const struct ib_cm_event *event, u32 port,
 				  const struct ib_gid_attr *sgid_attr,
+				  struct net_device *ndev,
 				  const struct rcm_wire_req_addrs *addrs)
 {
 	struct mem_cgroup *old = rcm_charge_begin(listener);
 	int ret;
 
 	ret = rcm_ib_new_request(listener, cm_id, event, port, sgid_attr,
-				 addrs);
+				 ndev, addrs);
 	rcm_charge_end(old);
 	return ret;
 }
@@ -689,14 +762,17 @@ static int rcm_ib_req_addrs_ib(const struct ib_cm_id *cm_id,
  * The listener a REQ (or SIDR REQ) is for, referenced, or NULL with
  * *@why and the error to return set: the REQ's service ID, CMA header or
  * addresses are not rcm's, or no listener of its address and namespace
- * is there. On success *@held is the GID entry of an AF_IB request (for
- * the caller to put), *@sgid_attr the entry the request came through.
+ * is there. On success *@held is the GID entry of an AF_IB or IPoIB
+ * request, *@ndev the IPoIB netdev of an IP request on InfiniBand (both
+ * for the caller to put, even on failure), *@sgid_attr the entry the
+ * request came through.
  */
 static struct rcm_id *rcm_ib_req_listener(struct ib_cm_id *cm_id,
 					  const struct ib_cm_event *event,
 					  u32 cm_port, size_t len,
 					  const struct ib_gid_attr **sgid_attr,
 					  const struct ib_gid_attr **held,
+					  struct net_device **ndev,
 					  struct rcm_wire_req_addrs *addrs,
 					  const char **why, int *err)
 {
@@ -733,6 +809,15 @@ static struct rcm_id *rcm_ib_req_listener(struct ib_cm_id *cm_id,
 		*held = attr;
 		*sgid_attr = attr;
 		net = get_net(&init_net);
+	} else if (!ret && rdma_protocol_ib(cm_id->device, cm_port)) {
+		*why = "netdev";
+		net = rcm_ib_req_net_ipoib(cm_id, event, cm_port, addrs, ndev,
+					   held);
+		if (IS_ERR(net)) {
+			ret = PTR_ERR(net);
+			goto err;
+		}
+		*sgid_attr = *held;
 	} else {
 		if (!ret && !*sgid_attr)
 			ret = -EINVAL;
@@ -770,6 +855,7 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 		&event->param.sidr_req_rcvd;
 	const struct ib_gid_attr *sgid_attr, *held = NULL;
 	struct rcm_wire_req_addrs addrs;
+	struct net_device *ndev = NULL;
 	struct rcm_id *listener = NULL;
 	const char *why = "qp-type";
 	size_t len;
@@ -797,7 +883,7 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 		return -EOPNOTSUPP;
 	}
 	listener = rcm_ib_req_listener(cm_id, event, cm_port, len, &sgid_attr,
-				       &held, &addrs, &why, &ret);
+				       &held, &ndev, &addrs, &why, &ret);
 	if (!listener)
 		goto out;
 
@@ -818,7 +904,7 @@ static int rcm_ib_req_handler(struct ib_cm_id *cm_id,
 		ret = -EINVAL;
 	} else {
 		ret = rcm_ib_charged_request(listener, cm_id, event, cm_port,
-					     sgid_attr, &addrs);
+					     sgid_attr, ndev, &addrs);
 		why = ret == -ENOBUFS ? "backlog-full" : "no-request";
 		/* ib_cm drops a REQ without a REJ only for -ENOMEM. */
 		if (ret == -ENOBUFS)
@@ -834,6 +920,7 @@ out:
 		rcm_id_put(listener);
 	if (held)
 		rdma_put_gid_attr(held);
+	dev_put(ndev);
 	return ret;
 }
 

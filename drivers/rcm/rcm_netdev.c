@@ -174,13 +174,30 @@ void rcm_netdev_record(struct rcm_id *id)
 		return;
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(da->sgid_attr);
-	if (!IS_ERR(ndev)) {
-		da->dev_type = ndev->type;
-		memcpy(da->src_dev_addr, ndev->dev_addr,
-		       min_t(unsigned char, ndev->addr_len, MAX_ADDR_LEN));
-		da->bound_dev_if = ndev->ifindex;
-	}
+	if (!IS_ERR(ndev))
+		rcm_netdev_record_ndev(id, ndev);
 	rcu_read_unlock();
+}
+
+/**
+ * rcm_netdev_record_ndev() - record a request id's netdev
+ * @id: a request id; its lock held
+ * @ndev: the netdev the request came through (an IPoIB one, which no
+ *        GID entry names)
+ *
+ * Its type, hardware and broadcast addresses (an IPoIB broadcast address
+ * carries the P_Key) and index, as rdma_copy_src_l2_addr() gives them.
+ */
+void rcm_netdev_record_ndev(struct rcm_id *id, const struct net_device *ndev)
+{
+	struct rdma_dev_addr *da = &id->dev_addr;
+	unsigned int len = min_t(unsigned char, ndev->addr_len, MAX_ADDR_LEN);
+
+	lockdep_assert_held(&id->lock);
+	da->dev_type = ndev->type;
+	memcpy(da->src_dev_addr, ndev->dev_addr, len);
+	memcpy(da->broadcast, ndev->broadcast, len);
+	da->bound_dev_if = ndev->ifindex;
 }
 
 /**

@@ -630,6 +630,7 @@ int rcm_addr_from_user(const struct __kernel_sockaddr_storage *kss,
 int rcm_addr_from_user_id(const struct __kernel_sockaddr_storage *kss,
 			  struct sockaddr_storage *out);
 void rcm_addr_set(union rcm_sockaddr *to, const struct sockaddr *from);
+int rcm_ipoib_hw_gid(const u8 *hw, unsigned int len, union ib_gid *gid);
 int rcm_addr_bind(struct rcm_id *id, const struct sockaddr_storage *addr);
 void rcm_addr_detach(struct rcm_id *id);
 void rcm_addr_device_removed(struct rcm_id *id);
@@ -668,6 +669,7 @@ void rcm_mcast_move(struct rcm_id *id, struct rcm_file *src,
 int rcm_netdev_init(void);
 void rcm_netdev_exit(void);
 void rcm_netdev_record(struct rcm_id *id);
+void rcm_netdev_record_ndev(struct rcm_id *id, const struct net_device *ndev);
 
 /* rcm_listen.c */
 int rcm_cmd_listen(struct file *filp, void *arg);

@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
 #include "rcm_priv.h"
@@ -41,21 +42,36 @@ static void rcm_sidr_ud_param(struct rcm_id *id,
 			      const struct ib_cm_sidr_rep_event_param *rep,
 			      struct rcm_ud_param *ud)
 {
-	const struct sa_path_rec *path = id->path;
+	/* Not const: 6.1's sa_path_get_*() take none. */
+	struct sa_path_rec *path = id->path;
 	struct rcm_ah_attr *ah = &ud->ah_attr;
 
 	ud->qp_num = rep->qpn;
 	ud->qkey = rep->qkey;
-	/* What ib_init_ah_attr_from_path() gives on RoCE, as in-tree. */
+	/* What ib_init_ah_attr_from_path() gives, as in-tree. */
+	ah->sl = path->sl;
+	ah->static_rate = path->rate;
+	ah->port_num = id->port_num;
+	if (!sa_path_is_roce(path)) {
+		/*
+		 * InfiniBand: the peer's LID, our LID's path bits, and a GRH
+		 * only for a path that leaves the subnet (hop limit above 0).
+		 */
+		u8 lmc = 0;
+
+		ib_get_cached_lmc(id->rdev->ibdev, id->port_num, &lmc);
+		ah->dlid = be32_to_cpu(sa_path_get_dlid(path));
+		ah->src_path_bits = be32_to_cpu(sa_path_get_slid(path)) &
+				    ((1U << lmc) - 1);
+		if (!path->hop_limit)
+			return;
+	}
 	memcpy(ah->dgid, path->dgid.raw, sizeof(ah->dgid));
 	ah->sgid_index = id->dev_addr.sgid_attr->index;
 	ah->hop_limit = path->hop_limit;
 	ah->traffic_class = path->traffic_class;
 	ah->flow_label = be32_to_cpu(path->flow_label);
-	ah->sl = path->sl;
-	ah->static_rate = path->rate;
 	ah->is_global = 1;
-	ah->port_num = id->port_num;
 }
 
 /* The answer to our SIDR REQ: ESTABLISHED or UNREACHABLE; lock held. */

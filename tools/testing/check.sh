@@ -165,7 +165,7 @@ ksft_timeout=$(sed -n 's/^timeout=//p' "$top/tools/testing/selftests/rcm/setting
 # RCM_TESTS less its pair_* names: the other guests' tests (maybe none).
 chosen=$(echo "${RCM_TESTS:-}" | tr , '\n' | grep -v '^pair_' | paste -sd,)
 test_tests=${RCM_TESTS:+$chosen}
-[ -n "${RCM_TESTS:-}" ] || test_tests=$(echo "$all_tests" | grep -vx 'rping\|apps\|rsocket\|.*_intree' | paste -sd,)
+[ -n "${RCM_TESTS:-}" ] || test_tests=$(echo "$all_tests" | grep -vx 'rping\|apps\|rsocket\|ipoib\|.*_intree' | paste -sd,)
 # Two test-kernel guests share that list, each about half of its time
 # (the "rcm-time:" lines of their logs): the second runs iWARP, the
 # programs that load the module from userspace (Debian's, chaos,
@@ -183,7 +183,9 @@ if [ -z "${RCM_TESTS:-}" ]; then
 fi
 # The InfiniBand test fabric runs on the test kernel only: it proves
 # ib_core's and ib_cm's code paths, which KASAN watches there; so does
-# ib, rcm's AF_IB and SA routes on it.
+# ib, rcm's AF_IB and SA routes on it. ipoib, IP addresses over IPoIB
+# netdevs on the fabric, runs on Debian's 6.1 only: the test kernel has
+# no IPoIB, and Debian's ib_ipoib.ko runs there as it ships.
 # Debian's 6.1 is the test kernel's own source (linux-source-6.1 of the
 # same version) without the debug options, so rcm's selftests and the
 # rcm half of the userlib's programs, which the test kernel runs under
@@ -195,7 +197,7 @@ fi
 # kernel's rxe, Documentation/testing.rst), and every in-tree control.
 guest_tests=${RCM_TESTS:+$chosen}
 [ -n "${RCM_TESTS:-}" ] || guest_tests=$(echo "$all_tests" |
-	grep -x 'apps\|rping\|rsocket\|udaddy\|churn\|.*_intree\|cm_intree_compare' | paste -sd,)
+	grep -x 'apps\|rping\|rsocket\|udaddy\|churn\|ipoib\|.*_intree\|cm_intree_compare' | paste -sd,)
 # The 6.12 guest runs what talks to the kernel - every selftest and
 # userlib program, in-tree controls included - but not the application
 # stacks, Debian's rping and udaddy, chaos, stress and churn: those
@@ -204,7 +206,7 @@ guest_tests=${RCM_TESTS:+$chosen}
 # udaddy and churn, the pair rping across 6.1 and 6.12).
 d612_tests=${RCM_TESTS:+$chosen}
 [ -n "${RCM_TESTS:-}" ] || d612_tests=$(echo "$all_tests" |
-	grep -vx 'rping_quick\|ibfabric\|ib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)
+	grep -vx 'rping_quick\|ibfabric\|ib\|ipoib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)
 pair_tests=$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=pair_rping
@@ -339,6 +341,13 @@ distro_lane() {
 	if step "build.hostile-distro$sfx" "$buildtm" "$top/tools/testing/hostile" \
 		"$kdir" "$out/hostile-distro$sfx"; then
 		hostile_ko=(--extra-ko "$out/hostile-distro$sfx/rcm_hostile.ko")
+	fi
+	# 6.1's ipoib: the test fabric and Debian's ib_ipoib (the test
+	# loads it); without them it skips.
+	if [ -z "$sfx" ] && step build.ibfabric-distro "$buildtm" \
+		"$top/tools/testing/ibfabric" "$kdir" "$out/ibfab-distro"; then
+		hostile_ko+=(--extra-ko "$out/ibfab-distro/rcm_ibfab.ko"
+			--module ib_ipoib)
 	fi
 	if step "build.initramfs-distro$sfx" \
 		"$vm/mkinitramfs.sh" --out "$out/distro$sfx.cpio" --release "$rel" \

@@ -19,13 +19,22 @@
  * buffer hold the GRH, filled when the sender's AH has one), then
  * completes the send. A receive that finds no posted buffer, a wrong
  * Q_Key or an unknown LID or QP is dropped, as on a wire. Completions
- * are never made in the poster's context.
+ * are never made in the poster's context; a CQ's handler runs with bottom
+ * halves off, as from an interrupt, so that NAPI users (ib_ipoib) poll.
+ *
+ * UD QPs attach to multicast groups (attach_mcast): a send to a multicast
+ * LID (0xc000 up, QPN 0xffffff) reaches every QP attached to that LID but
+ * the sender's. That and UD data sends of up to 4096 bytes are what
+ * ib_ipoib needs to run its netdevs ib0, ib1, ... on the fabric: its
+ * broadcast group join (MGID ff12:401b:ffff::ffff:ffff) is an SA join
+ * like any other, its neighbours' paths SA PathRecords.
  *
  * The SA answers SubnAdm Get/GetTable PathRecord (one record, from the two
  * ports' GIDs and LIDs: SL 0, MTU 4096, 100 Gb/s, packet lifetime 14, the
  * query's P_Key of the two or 0xffff, reversible), Set/Delete/Get
  * MCMemberRecord (groups with an MGID given or allocated, an MLID from
- * 0xc000 up, the Q_Key of the creating join or 0x80010000), and Get
+ * 0xc000 up, the Q_Key of the creating join or 0x80010000, its P_Key or
+ * 0xffff), and Get
  * ClassPortInfo. Other queries are answered "method/attribute not
  * supported".
  *
@@ -48,6 +57,8 @@
  *                         no QP stands behind them)
  *   mcjoin DEV...         ib_sa_join_multicast() of each DEV to one
  *                         group whose MGID the SA assigns, then the leaves
+ *   ipres SRC DST         rdma_resolve_ip() from IPv4 SRC to DST (over
+ *                         IPoIB netdevs): device type, GIDs and P_Key
  *
  * A read gives "name value" lines: the fabric's and the SA's counters
  * since the last reset, the SA's settings and its multicast group count,
@@ -66,6 +77,7 @@
 #include <asm/unaligned.h>
 #endif
 #include <linux/debugfs.h>
+#include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -73,6 +85,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_sa.h>
@@ -232,6 +245,7 @@ struct ibfab_mc_group {
 	union ib_gid mgid;
 	u16 mlid;
 	u32 qkey;
+	u16 pkey;
 	u8 sl;
 	u8 tclass;
 	u32 flow_label;
@@ -286,6 +300,19 @@ static struct ibfab {
 	struct mutex cmd_lock;		/* one command at a time; last */
 	char last[IBFAB_LAST_MAX];
 } fab;
+
+/* A UD QP's multicast attachment; the table is under fab.lock. */
+struct ibfab_mc_attach {
+	bool used;
+	struct ibfab_dev *dev;
+	u32 qpn;
+	u64 serial;
+	union ib_gid mgid;
+	u16 mlid;
+};
+
+#define IBFAB_MC_ATTACHES	(IBFAB_MC_GROUPS * IBFAB_MAX_DEVS)
+static struct ibfab_mc_attach ibfab_attaches[IBFAB_MC_ATTACHES];
 
 static atomic64_t ibfab_qp_serial = ATOMIC64_INIT(0);
 static atomic_t ibfab_mr_key = ATOMIC_INIT(0x100);
@@ -573,8 +600,12 @@ static void ibfab_cq_push(struct ibfab_cq *cq, const struct ib_wc *wc)
 	fire = cq->armed;
 	cq->armed = false;
 	spin_unlock_irqrestore(&cq->lock, flags);
-	if (fire && cq->ibcq.comp_handler)
+	if (fire && cq->ibcq.comp_handler) {
+		/* As from an interrupt: a NAPI it schedules runs on enable. */
+		local_bh_disable();
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		local_bh_enable();
+	}
 }
 
 static int ibfab_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
@@ -771,6 +802,67 @@ static int ibfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
+/* A UD QP joins a multicast LID's deliveries; once per (QP, MGID). */
+static int ibfab_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct ibfab_dev *dev = to_dev(ibqp->device);
+	struct ibfab_mc_attach *a, *free = NULL;
+	unsigned int i;
+	int ret = 0;
+
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	if (lid < IBFAB_MLID_BASE || lid == be16_to_cpu(IB_LID_PERMISSIVE))
+		return -EINVAL;
+	mutex_lock(&fab.lock);
+	for (i = 0; i < IBFAB_MC_ATTACHES; i++) {
+		a = &ibfab_attaches[i];
+		if (!a->used) {
+			free = free ?: a;
+			continue;
+		}
+		if (a->dev == dev && a->qpn == ibqp->qp_num &&
+		    !memcmp(&a->mgid, gid, sizeof(*gid))) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	if (!free) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	free->used = true;
+	free->dev = dev;
+	free->qpn = ibqp->qp_num;
+	free->serial = to_qp(ibqp)->serial;
+	free->mgid = *gid;
+	free->mlid = lid;
+out:
+	mutex_unlock(&fab.lock);
+	return ret;
+}
+
+static int ibfab_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct ibfab_dev *dev = to_dev(ibqp->device);
+	struct ibfab_mc_attach *a;
+	unsigned int i;
+	int ret = -EINVAL;
+
+	mutex_lock(&fab.lock);
+	for (i = 0; i < IBFAB_MC_ATTACHES; i++) {
+		a = &ibfab_attaches[i];
+		if (a->used && a->dev == dev && a->qpn == ibqp->qp_num &&
+		    a->mlid == lid && !memcmp(&a->mgid, gid, sizeof(*gid))) {
+			a->used = false;
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&fab.lock);
+	return ret;
+}
+
 static int ibfab_post_send_one(struct ibfab_qp *qp,
 			       const struct ib_send_wr *wr)
 {
@@ -954,15 +1046,46 @@ static bool ibfab_scatter(const struct ibfab_rwqe *wqe, u32 off,
 	return len == 0;
 }
 
+static void ibfab_deliver_qp(struct ibfab_pkt *pkt, struct ibfab_qp *qp);
+
+/* A send to a multicast LID: a copy to each attached QP but the sender. */
+static void ibfab_deliver_mc(struct ibfab_pkt *pkt)
+{
+	struct ibfab_mc_attach *a;
+	struct ibfab_qp *qp;
+	bool any = false;
+	unsigned int i;
+
+	if (pkt->dqpn != IB_MULTICAST_QPN) {
+		fab.cnt.drop_no_qp++;
+		return;
+	}
+	for (i = 0; i < IBFAB_MC_ATTACHES; i++) {
+		a = &ibfab_attaches[i];
+		if (!a->used || a->mlid != pkt->dlid ||
+		    (a->dev == pkt->src && a->qpn == pkt->sqpn))
+			continue;
+		qp = ibfab_find_qp(a->dev, a->qpn, a->serial);
+		if (qp) {
+			any = true;
+			ibfab_deliver_qp(pkt, qp);
+		}
+	}
+	if (!any)
+		fab.cnt.drop_no_qp++;
+}
+
 static void ibfab_deliver(struct ibfab_pkt *pkt)
 {
-	struct ibfab_dev *dst = ibfab_dev_by_lid(pkt->dlid);
-	struct ibfab_rwqe wqe;
+	struct ibfab_dev *dst;
 	struct ibfab_qp *qp;
-	enum ib_qp_state state;
-	struct ib_wc wc = {};
-	u32 qkey;
 
+	if (pkt->dlid >= IBFAB_MLID_BASE &&
+	    pkt->dlid != be16_to_cpu(IB_LID_PERMISSIVE)) {
+		ibfab_deliver_mc(pkt);
+		return;
+	}
+	dst = ibfab_dev_by_lid(pkt->dlid);
 	if (!dst) {
 		fab.cnt.drop_no_lid++;
 		return;
@@ -973,6 +1096,16 @@ static void ibfab_deliver(struct ibfab_pkt *pkt)
 		fab.cnt.drop_no_qp++;
 		return;
 	}
+	ibfab_deliver_qp(pkt, qp);
+}
+
+static void ibfab_deliver_qp(struct ibfab_pkt *pkt, struct ibfab_qp *qp)
+{
+	struct ibfab_rwqe wqe;
+	enum ib_qp_state state;
+	struct ib_wc wc = {};
+	u32 qkey;
+
 	spin_lock_irq(&qp->lock);
 	state = qp->state;
 	qkey = qp->qkey;
@@ -1168,7 +1301,7 @@ static void ibfab_mc_put(u8 *d, const struct ibfab_mc_group *g,
 	put_unaligned_be16(g->mlid, d + 36);
 	d[38] = IB_SA_EQ << 6 | IB_MTU_4096;
 	d[39] = g->tclass;
-	put_unaligned_be16(IBFAB_PKEY, d + 40);
+	put_unaligned_be16(g->pkey, d + 40);
 	d[42] = IB_SA_EQ << 6 | IB_RATE_100_GBPS;
 	d[43] = IB_SA_EQ << 6 | IBFAB_PACKET_LIFE;
 	put_unaligned_be32((u32)g->sl << 28 | (g->flow_label & 0xfffff) << 8,
@@ -1217,7 +1350,9 @@ static u16 ibfab_sa_mcmember(u8 method, ib_sa_comp_mask mask, const u8 *req,
 		if (((mask & IB_SA_MCMEMBER_REC_QKEY) &&
 		     get_unaligned_be32(req + 32) != g->qkey) ||
 		    ((mask & IB_SA_MCMEMBER_REC_MLID) &&
-		     get_unaligned_be16(req + 36) != g->mlid))
+		     get_unaligned_be16(req + 36) != g->mlid) ||
+		    ((mask & IB_SA_MCMEMBER_REC_PKEY) &&
+		     get_unaligned_be16(req + 40) != g->pkey))
 			return IB_SA_STATUS_REQ_INVALID;
 	} else {
 		for (i = 0; i < IBFAB_MC_GROUPS && fab.groups[i].used; i++)
@@ -1238,6 +1373,9 @@ static u16 ibfab_sa_mcmember(u8 method, ib_sa_comp_mask mask, const u8 *req,
 		g->mlid = fab.next_mlid++;
 		g->qkey = (mask & IB_SA_MCMEMBER_REC_QKEY) ?
 			  get_unaligned_be32(req + 32) : IBFAB_DEFAULT_QKEY;
+		/* The partition of the creating join (IPoIB's per P_Key). */
+		g->pkey = (mask & IB_SA_MCMEMBER_REC_PKEY) ?
+			  get_unaligned_be16(req + 40) : IBFAB_PKEY;
 		if (mask & IB_SA_MCMEMBER_REC_SL)
 			g->sl = req[44] >> 4;
 		if (mask & IB_SA_MCMEMBER_REC_TRAFFIC_CLASS)
@@ -1893,6 +2031,71 @@ static int ibfab_cmd_sa(char *args)
 	return 0;
 }
 
+struct ibfab_ipres {
+	struct completion done;
+	int status;
+};
+
+static void ibfab_ipres_done(int status, struct sockaddr *src,
+			     struct rdma_dev_addr *addr, void *context)
+{
+	struct ibfab_ipres *r = context;
+
+	r->status = status;
+	complete(&r->done);
+}
+
+/*
+ * ipres SRC DST: ib_core's rdma_resolve_ip() (what the in-tree CM
+ * resolves an address with) from IPv4 SRC to DST in the initial
+ * namespace; the result line has what the in-tree CM's route query then
+ * asks the SA for: the device type, source and destination GIDs and the
+ * P_Key.
+ */
+static int ibfab_cmd_ipres(char *args)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	char *s = strsep(&args, " "), *d = strsep(&args, " ");
+	struct rdma_dev_addr *da;
+	struct ibfab_ipres r;
+	union ib_gid sgid, dgid;
+	int ret;
+
+	if (!s || !d || args ||
+	    !in4_pton(s, -1, (u8 *)&src.sin_addr.s_addr, -1, NULL) ||
+	    !in4_pton(d, -1, (u8 *)&dst.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	da = kzalloc(sizeof(*da), GFP_KERNEL);
+	if (!da)
+		return -ENOMEM;
+	da->net = &init_net;
+	init_completion(&r.done);
+	ret = rdma_resolve_ip((struct sockaddr *)&src, (struct sockaddr *)&dst,
+			      da, 5000, ibfab_ipres_done, false, &r);
+	if (!ret) {
+		unsigned long bound = msecs_to_jiffies(IBFAB_CM_WAIT_MS);
+
+		if (!wait_for_completion_timeout(&r.done, bound)) {
+			rdma_addr_cancel(da);
+			r.status = -ETIMEDOUT;
+		}
+		ret = r.status;
+	}
+	if (ret) {
+		snprintf(fab.last, sizeof(fab.last), "ipres: error %d", ret);
+	} else {
+		rdma_addr_get_sgid(da, &sgid);
+		rdma_addr_get_dgid(da, &dgid);
+		snprintf(fab.last, sizeof(fab.last),
+			 "ipres: dev_type %u sgid %pI6c dgid %pI6c pkey 0x%04x",
+			 da->dev_type, sgid.raw, dgid.raw, ib_addr_get_pkey(da));
+	}
+	pr_info("%s\n", fab.last);
+	kfree(da);
+	return ret;
+}
+
 static int ibfab_cmd(char *line)
 {
 	unsigned int a[IBFAB_MAX_DEVS], n = 0;
@@ -1902,6 +2105,8 @@ static int ibfab_cmd(char *line)
 
 	if (!strcmp(cmd, "sa"))
 		return line ? ibfab_cmd_sa(line) : -EINVAL;
+	if (!strcmp(cmd, "ipres"))
+		return line ? ibfab_cmd_ipres(line) : -EINVAL;
 	while ((tok = strsep(&line, " "))) {
 		if (n == ARRAY_SIZE(a) || kstrtouint(tok, 0, &a[n]))
 			return -EINVAL;
@@ -1989,6 +2194,7 @@ static const struct ib_device_ops ibfab_ops = {
 	.uverbs_abi_ver = 1,
 
 	.alloc_pd = ibfab_alloc_pd,
+	.attach_mcast = ibfab_attach_mcast,
 	.create_ah = ibfab_create_ah,
 	.create_cq = ibfab_create_cq,
 	.create_qp = ibfab_create_qp,
@@ -1997,6 +2203,7 @@ static const struct ib_device_ops ibfab_ops = {
 	.destroy_ah = ibfab_destroy_ah,
 	.destroy_cq = ibfab_destroy_cq,
 	.destroy_qp = ibfab_destroy_qp,
+	.detach_mcast = ibfab_detach_mcast,
 	.get_dma_mr = ibfab_get_dma_mr,
 	.get_port_immutable = ibfab_get_port_immutable,
 	.modify_port = ibfab_modify_port,
