@@ -6,11 +6,12 @@
  * it depends on nothing of rcm_ibfab (or of rcm): the fabric's devices
  * come and go under it as under any rdma_cm user.
  *
- * Its ids live in IBREF_SLOTS numbered slots. The test creates ids in
- * slots below IBREF_FIRST_NEW; an id a CONNECT_REQUEST creates takes the
- * lowest free slot from IBREF_FIRST_NEW up. No QP stands behind an id:
- * rdma_connect() and rdma_accept() name the QP number in conn_param, as
- * a ULP that moves its own QP does (the fabric carries MADs only).
+ * Its ids live in IBREF_SLOTS (256) numbered slots. The test creates
+ * ids in slots below IBREF_FIRST_NEW (128); an id a CONNECT_REQUEST
+ * creates takes the lowest free slot from IBREF_FIRST_NEW up. No QP
+ * stands behind an id: rdma_connect() and rdma_accept() name the QP
+ * number in conn_param, as a ULP that moves its own QP does (the fabric
+ * carries MADs only).
  *
  * Control is a debugfs file, <debugfs>/rcm_ibref/ctl. Each write is one
  * command; it returns once the command is done, or fails with its errno.
@@ -64,8 +65,8 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
-#define IBREF_SLOTS		64
-#define IBREF_FIRST_NEW		32
+#define IBREF_SLOTS		256
+#define IBREF_FIRST_NEW		128
 #define IBREF_CMD_MAX		512
 #define IBREF_LAST_MAX		1024
 #define IBREF_PDATA_MAX		256

@@ -771,4 +771,96 @@ TEST_F(route, answer_after_destroy_is_dropped)
 	}
 }
 
+/*
+ * A storm on each stack: STORM ids query at once, the SA drops
+ * STORM_DROPS of the queries; ib_sa retries them. Every id reports
+ * exactly one event, ROUTE_RESOLVED, on both.
+ */
+#define STORM 100
+#define STORM_DROPS 10
+TEST_F(route, storm_with_drops_matches)
+{
+	static unsigned int ids[STORM];
+	unsigned int i, k, ok[2] = {};
+	struct cm_ev ev;
+
+	for (k = 0; k < 2; k++) {
+		struct side *s = &self->st[k];
+
+		for (i = 0; i < STORM; i++) {
+			ids[i] = side_resolved(s, SID_PS(RCM_PS_TCP) | 4791);
+			ASSERT_TRUE(ids[i])
+				TH_LOG("%s id %u: %s", s->name, i,
+				       strerror(errno));
+		}
+		ASSERT_EQ(0, fab("sa reset"));
+		ASSERT_EQ(0, fab("sa drop 10"));
+		for (i = 0; i < STORM; i++)
+			ASSERT_EQ(0, side_route(s, ids[i], 30000))
+				TH_LOG("%s route %u: %s", s->name, i,
+				       strerror(errno));
+		if (s->rcm) {
+			/* One file: the events in any order, one per id. */
+			static int seen[STORM + 1];
+
+			memset(seen, 0, sizeof(seen));
+			for (i = 0; i < STORM; i++) {
+				struct rcm_event r;
+
+				ASSERT_EQ(0, rcm_wait_event(s->fd, 120000, &r));
+				ASSERT_TRUE(r.context >= 1 && r.context <= STORM)
+					TH_LOG("context %llu",
+					       (unsigned long long)r.context);
+				seen[r.context]++;
+				ok[k] += r.event == RCM_EVENT_ROUTE_RESOLVED;
+			}
+			for (i = 1; i <= STORM; i++)
+				ASSERT_EQ(1, seen[i]);
+			ASSERT_FALSE(rcm_readable(s->fd, 500));
+		} else {
+			for (i = 0; i < STORM; i++) {
+				ASSERT_EQ(0, side_event(s, ids[i], 120000, &ev))
+					TH_LOG("in-tree slot %u: %s", ids[i],
+					       strerror(errno));
+				ok[k] += ev.event == RCM_EVENT_ROUTE_RESOLVED;
+			}
+			for (i = 0; i < STORM; i++)
+				ASSERT_TRUE(side_quiet(s, ids[i], i ? 0 : 500));
+		}
+		ASSERT_EQ(STORM_DROPS, fab_counter("sa_dropped"));
+	}
+	EXPECT_EQ(STORM, ok[0]);
+	EXPECT_EQ(ok[0], ok[1]);
+}
+
+/*
+ * The fabric goes away with a query of each stack in flight: each id
+ * reports DEVICE_REMOVAL and nothing else (in-tree's is destroyed for
+ * the removal to finish: rmmod returning is its proof). The next
+ * program or case loads the fabric again.
+ */
+TEST_F(route, device_removal_during_query_matches)
+{
+	unsigned int h[2], k;
+	struct cm_ev ev;
+
+	for (k = 0; k < 2; k++) {
+		h[k] = side_resolved(&self->st[k], SID_PS(RCM_PS_TCP) | 4791);
+		ASSERT_TRUE(h[k]);
+	}
+	ASSERT_EQ(0, fab("sa reset"));
+	ASSERT_EQ(0, fab("sa delay 6000"));
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, side_route(&self->st[k], h[k], 30000));
+	ASSERT_TRUE(RCM_WAIT_FOR(fab_counter("sa_answered") == 2, 30000));
+	ASSERT_EQ(0, rcm_sh("rmmod rcm_ibfab"))
+		TH_LOG("rmmod rcm_ibfab failed");
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, side_expect(&self->st[k], h[k],
+					 RCM_EVENT_DEVICE_REMOVAL, &ev));
+		EXPECT_TRUE(side_quiet(&self->st[k], h[k], 500));
+	}
+	EXPECT_EQ(0, rcm_destroy(self->st[1].fd, h[1]));
+}
+
 TEST_HARNESS_MAIN
