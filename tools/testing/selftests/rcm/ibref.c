@@ -7,8 +7,9 @@
  * an error status, never answered, answered after the id is gone - on
  * both stacks, their events and statuses compared; connections over
  * AF_IB service IDs (REQ, REP, RTU, DREQ, DREP, TIMEWAIT; a reject with
- * private data; a request whose private data starts with a non-zero
- * byte, which in-tree takes for a CMA header it cannot parse) between
+ * private data; the CMA version an in-tree client writes into the first
+ * byte of its private data; a request whose private data reads as an
+ * IP CMA header, which in-tree refuses on InfiniBand) between
  * every pair of the two: rcm to rcm, rcm to in-tree, in-tree to rcm and
  * in-tree to in-tree, the control. No QP stands behind the ids: the
  * fabric carries MADs only. The modules are loaded here when they are
@@ -598,12 +599,36 @@ TEST_F(conn, reject_with_private_data)
 }
 
 /*
- * An AF_IB request whose private data starts with a non-zero byte: an
- * in-tree listener reads it as a CMA header of an unknown version
- * (cma_save_ip_info(): -EINVAL), so no listener takes it and ib_cm
- * rejects it, REJ 28 without data; the listener hears nothing.
+ * An AF_IB client's private data reaches the listener with its first
+ * byte 0: the in-tree active side writes the CMA version there whatever
+ * the user gave (cma_format_hdr() runs for AF_IB too), and the listener
+ * takes the request as AF_IB (byte 1 has no IP version).
  */
-TEST_F(conn, request_with_nonzero_first_byte_is_refused)
+TEST_F(conn, request_first_byte_is_the_cma_version)
+{
+	static const unsigned char data[] = { 0x7f, 0x01, 'h', 'i' };
+	static const unsigned char seen[] = { 0x00, 0x01, 'h', 'i' };
+	struct side *c = &self->c, *s = &self->s;
+	unsigned int cid, rid;
+	struct cm_ev ev;
+
+	ASSERT_EQ(0, requested(c, s, data, sizeof(data), &cid, &rid, &ev));
+	EXPECT_TRUE(pdata_is(&ev, REQ_PDATA, seen, sizeof(seen)))
+		TH_LOG("plen %u pdata %02x %02x %02x", ev.plen, ev.pdata[0],
+		       ev.pdata[1], ev.pdata[2]);
+	ASSERT_EQ(0, side_reject(s, rid, NULL, 0));
+	ASSERT_EQ(0, side_expect(c, cid, RCM_EVENT_REJECTED, &ev));
+	EXPECT_EQ(0, side_destroy(s, rid));
+}
+
+/*
+ * An AF_IB request whose private data reads as an IP CMA header: byte 0
+ * goes out as 0, byte 1 ('e', 0x65) names IPv6, so a listener takes it
+ * for an IPv6 request, which on InfiniBand needs an IPoIB netdev; there
+ * is none, no listener takes it and ib_cm rejects it, REJ 28 without
+ * data; the listener hears nothing.
+ */
+TEST_F(conn, request_read_as_ip_header_is_refused)
 {
 	static const char hello[] = "hello over ib";
 	struct side *c = &self->c, *s = &self->s;
