@@ -196,9 +196,14 @@ static int rcm_ib_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 	rcm_ib_cm_timers(id, 2 * (1U << max(id->path->packet_life_time - 8,
 					    0)), &timeout, &retries);
 	if (af_ib) {
-		/* No CMA header: the user's bytes alone (checked to fit). */
+		/*
+		 * No CMA header: the user's bytes alone (checked to fit), but
+		 * byte 0 is the CMA version whatever the user gave, as in-tree
+		 * (cma_format_hdr() sets it for AF_IB too): listeners read it.
+		 */
 		memset(pdata, 0, IB_CM_REQ_PRIVATE_DATA_SIZE);
 		memcpy(pdata, udata, cmd->private_data_len);
+		*(u8 *)pdata = RCM_WIRE_CMA_VERSION;
 		len = cmd->private_data_len;
 	} else {
 		len = rcm_wire_req_pdata_build(pdata,
