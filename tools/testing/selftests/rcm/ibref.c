@@ -648,6 +648,72 @@ TEST_F(conn, request_read_as_ip_header_is_refused)
 	EXPECT_TRUE(side_quiet(s, lid, 500));
 }
 
+/*
+ * A REQ from a CM peer that is not rdma_cm (the fabric's cmreq, ib_cm
+ * directly), AF_IB private data whose byte 0 is not the CMA version: a
+ * listener of either stack reads an unknown CMA header and refuses it
+ * (cma_ib_id_from_event(): -EINVAL, REJ 28 - not 8, which is ib_cm's
+ * for a service ID no one listens on), and hears nothing.
+ */
+FIXTURE(raw) {
+	struct side s;
+};
+
+FIXTURE_VARIANT(raw) {
+	bool rcm_server;
+};
+
+FIXTURE_VARIANT_ADD(raw, rcm) {
+	.rcm_server = true,
+};
+
+FIXTURE_VARIANT_ADD(raw, intree) {
+	.rcm_server = false,
+};
+
+FIXTURE_SETUP(raw)
+{
+	int ret = setup_modules();
+
+	self->s.fd = -1;
+	if (ret > 0)
+		SKIP(return, "no test fabric or reference (" IBFAB_KO ", "
+		     IBREF_KO ")");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, side_open(&self->s, variant->rcm_server, 10));
+}
+
+FIXTURE_TEARDOWN(raw)
+{
+	side_close(&self->s);
+	ref("reset");
+	fab("sa reset");
+}
+
+TEST_F(raw, request_with_another_cma_version_is_refused)
+{
+	char cmd[128], line[256];
+	unsigned int lid;
+	uint64_t sid = 0;
+	FILE *f;
+
+	lid = side_listen(&self->s, &sid);
+	ASSERT_TRUE(lid);
+	snprintf(cmd, sizeof(cmd), "cmreq 0 1 %llx 7f01",
+		 (unsigned long long)sid);
+	ASSERT_EQ(0, fab(cmd))
+		TH_LOG("cmreq: %s", strerror(errno));
+	f = fopen(IBFAB_CTL, "r");
+	ASSERT_NE(NULL, f);
+	line[0] = 0;
+	while (fgets(line, sizeof(line), f) && strncmp(line, "last: ", 6))
+		;
+	fclose(f);
+	EXPECT_NE(NULL, strstr(line, ": rej 28\n"))
+		TH_LOG("%s listener: %s", self->s.name, line);
+	EXPECT_TRUE(side_quiet(&self->s, lid, 500));
+}
+
 /* --- route resolution through the SA, both stacks ----------------------- */
 
 FIXTURE(route) {
