@@ -196,9 +196,14 @@ static int rcm_ib_req_param(struct rcm_id *id, const struct rcm_connect *cmd,
 	rcm_ib_cm_timers(id, 2 * (1U << max(id->path->packet_life_time - 8,
 					    0)), &timeout, &retries);
 	if (af_ib) {
-		/* No CMA header: the user's bytes alone (checked to fit). */
+		/*
+		 * No CMA header: the user's bytes alone (checked to fit), but
+		 * byte 0 is the CMA version whatever the user gave, as in-tree
+		 * (cma_format_hdr() sets it for AF_IB too): listeners read it.
+		 */
 		memset(pdata, 0, IB_CM_REQ_PRIVATE_DATA_SIZE);
 		memcpy(pdata, udata, cmd->private_data_len);
+		*(u8 *)pdata = RCM_WIRE_CMA_VERSION;
 		len = cmd->private_data_len;
 	} else {
 		len = rcm_wire_req_pdata_build(pdata,
@@ -731,9 +736,10 @@ static int rcm_ib_charged_request(struct rcm_id *listener,
 
 /*
  * A REQ without a CMA header is an AF_IB one (cma_ib_id_from_event():
- * no IP version, no netdev): its addresses are the path's GIDs and
- * P_Key, the listener's side with the service ID (cma_save_ib_info()).
- * Such a request is for a listener of the initial namespace.
+ * version 0, no IP version, no netdev): its addresses are the path's
+ * GIDs and P_Key, the listener's side with the service ID
+ * (cma_save_ib_info()). Such a request is for a listener of the initial
+ * namespace.
  */
 static int rcm_ib_req_addrs_ib(const struct ib_cm_id *cm_id,
 			       const struct ib_cm_req_event_param *req,
@@ -789,7 +795,13 @@ static struct rcm_id *rcm_ib_req_listener(struct ib_cm_id *cm_id,
 		goto err;
 	*why = "header";
 	ret = rcm_wire_hdr_decode(event->private_data, len, port, addrs);
-	if (ret && event->event == IB_CM_REQ_RECEIVED &&
+	/*
+	 * Only a header of version 0 without an IP version is AF_IB
+	 * (cma_ib_id_from_event(): -EAFNOSUPPORT); another version refuses
+	 * the request, an AF_IB one whose data starts with a non-zero byte
+	 * included, as in-tree.
+	 */
+	if (ret == -EAFNOSUPPORT && event->event == IB_CM_REQ_RECEIVED &&
 	    rdma_cap_af_ib(cm_id->device, cm_port)) {
 		ret = rcm_ib_req_addrs_ib(cm_id, req, addrs);
 		if (ret)

@@ -172,7 +172,7 @@ test_tests=${RCM_TESTS:+$chosen}
 # stress, churn, fuzz, faults), SIDR, multicast, hostile_peer and the
 # userlib's programs; the first, after KUnit, the rest. Their tests wait as much as they compute, so
 # two guests finish well before one would.
-test_b_re='ibfabric\|ib\|iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
+test_b_re='ibfabric\|ib\|ibref\|iwarp\|rping_iwarp\|rping_quick\|udaddy\|chaos\|stress\|churn\|fuzz\|faults\|sidr\|mcast\|mcast_verbs\|hostile_peer\|cm_.*'
 test_tests_b=
 if [ -z "${RCM_TESTS:-}" ]; then
 	# ibfabric first: ib's last case unloads the fabric.
@@ -183,7 +183,8 @@ if [ -z "${RCM_TESTS:-}" ]; then
 fi
 # The InfiniBand test fabric runs on the test kernel only: it proves
 # ib_core's and ib_cm's code paths, which KASAN watches there; so does
-# ib, rcm's AF_IB and SA routes on it. ipoib, IP addresses over IPoIB
+# ib, rcm's AF_IB and SA routes on it, and ibref, rcm against the
+# in-tree rdma_cm on it (rcm_ibref.ko). ipoib, IP addresses over IPoIB
 # netdevs on the fabric, runs on Debian's 6.1 only: the test kernel has
 # no IPoIB, and Debian's ib_ipoib.ko runs there as it ships.
 # Debian's 6.1 is the test kernel's own source (linux-source-6.1 of the
@@ -206,7 +207,7 @@ guest_tests=${RCM_TESTS:+$chosen}
 # udaddy and churn, the pair rping across 6.1 and 6.12).
 d612_tests=${RCM_TESTS:+$chosen}
 [ -n "${RCM_TESTS:-}" ] || d612_tests=$(echo "$all_tests" |
-	grep -vx 'rping_quick\|ibfabric\|ib\|ipoib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)
+	grep -vx 'rping_quick\|ibfabric\|ib\|ibref\|ipoib\|apps\|rping\|rsocket\|udaddy\|chaos\|stress\|churn' | paste -sd,)
 pair_tests=$(sed -n 's/^\(pair_[^:]*\):.*/\1/p' "$st/list" | paste -sd,)
 # The iWARP pair (test kernel, siw) runs what does not need RoCE.
 pair_iw_tests=pair_rping
@@ -239,7 +240,8 @@ if want test; then
 		fi
 		if step build.ibfabric-test-kernel "$buildtm" "$top/tools/testing/ibfabric" \
 			"$kernel/build" "$out/ibfab-test"; then
-			hostile_ko+=(--extra-ko "$out/ibfab-test/rcm_ibfab.ko")
+			hostile_ko+=(--extra-ko "$out/ibfab-test/rcm_ibfab.ko"
+				--extra-ko "$out/ibfab-test/rcm_ibref.ko")
 		fi
 		if step build.rcm-test-kernel "$vm/build-module.sh" "$kernel/build" "$out/test" &&
 		   step build.initramfs-test-kernel \

@@ -55,6 +55,9 @@
  *                         ibfabSRC to a listen on ibfabDST on the path
  *                         pathq finds (the CM messages name QP numbers,
  *                         no QP stands behind them)
+ *   cmreq SRC DST SID HEX an ib_cm REQ from ibfabSRC to service ID SID
+ *                         (hex) on ibfabDST, private data HEX ("-":
+ *                         none) as given: "rej REASON" or "rep"
  *   mcjoin DEV...         ib_sa_join_multicast() of each DEV to one
  *                         group whose MGID the SA assigns, then the leaves
  *   ipres SRC DST         rdma_resolve_ip() from IPv4 SRC to DST (over
@@ -1676,6 +1679,7 @@ struct ibfab_cmtest {
 	unsigned long seen;
 	struct ib_cm_id *passive;
 	int why;
+	int rej_reason;
 };
 
 static void ct_note(struct ibfab_cmtest *ct, int ev, int why)
@@ -1739,12 +1743,32 @@ static int ct_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		break;
 	case IB_CM_REJ_RECEIVED:
 		pr_info("cmtest: REJ reason %d\n", ev->param.rej_rcvd.reason);
+		ct->rej_reason = ev->param.rej_rcvd.reason;
 		ct_note(ct, CT_FAILED, -ECONNREFUSED);
 		break;
 	default:
 		break;
 	}
 	return 0;
+}
+
+/* An RC REQ on @path to service ID @sid naming QP number @qpn. */
+static void ct_req_param(struct ib_cm_req_param *req, struct sa_path_rec *path,
+			 u64 sid, u32 qpn)
+{
+	req->primary_path = path;
+	req->service_id = cpu_to_be64(sid);
+	req->qp_num = qpn;
+	req->qp_type = IB_QPT_RC;
+	req->starting_psn = 0x1000;
+	req->responder_resources = 1;
+	req->initiator_depth = 1;
+	req->remote_cm_response_timeout = 20;
+	req->local_cm_response_timeout = 20;
+	req->flow_control = 1;
+	req->retry_count = 7;
+	req->rnr_retry_count = 7;
+	req->max_cm_retries = 3;
 }
 
 /* Until ev (or a failure) happened: 0, or the failure's errno. */
@@ -1792,19 +1816,7 @@ static int ibfab_cmd_cmtest(unsigned int si, unsigned int di)
 		active = NULL;
 		goto out;
 	}
-	req.primary_path = &path;
-	req.service_id = cpu_to_be64(IBFAB_CM_SERVICE_ID);
-	req.qp_num = 0x1234;
-	req.qp_type = IB_QPT_RC;
-	req.starting_psn = 0x1000;
-	req.responder_resources = 1;
-	req.initiator_depth = 1;
-	req.remote_cm_response_timeout = 20;
-	req.local_cm_response_timeout = 20;
-	req.flow_control = 1;
-	req.retry_count = 7;
-	req.rnr_retry_count = 7;
-	req.max_cm_retries = 3;
+	ct_req_param(&req, &path, IBFAB_CM_SERVICE_ID, 0x1234);
 	ret = ib_send_cm_req(active, &req);
 	if (ret)
 		goto out;
@@ -1840,6 +1852,73 @@ out:
 			 dev_name(&src->ibdev.dev), dev_name(&dst->ibdev.dev),
 			 be32_to_cpu(sa_path_get_slid(&path)),
 			 be32_to_cpu(sa_path_get_dlid(&path)));
+	pr_info("%s\n", fab.last);
+	return ret;
+}
+
+/*
+ * "cmreq SRC DST SID HEX": a REQ from ibfabSRC to service ID SID (hex)
+ * on ibfabDST with private data HEX ("-": none), as a CM peer that is
+ * not rdma_cm sends it (byte 0 is what HEX says). The result line has
+ * "rej REASON" or, when a REP came (the RTU sent), "rep" and the DREQ
+ * and DREP after it.
+ */
+static int ibfab_cmd_cmreq(char *args)
+{
+	char *tok[4];
+	unsigned int si, di, i;
+	struct ibfab_dev *src, *dst;
+	struct ib_cm_req_param req = {};
+	struct ibfab_cmtest ct = {};
+	struct ib_cm_id *active;
+	struct sa_path_rec path;
+	u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE] = {};
+	size_t len = 0;
+	u64 sid;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(tok); i++)
+		tok[i] = strsep(&args, " ");
+	if (args || !tok[3] || kstrtouint(tok[0], 0, &si) ||
+	    kstrtouint(tok[1], 0, &di) || kstrtou64(tok[2], 16, &sid))
+		return -EINVAL;
+	src = ibfab_dev_arg(si);
+	dst = ibfab_dev_arg(di);
+	if (!src || !dst)
+		return -EINVAL;
+	if (strcmp(tok[3], "-")) {
+		len = strlen(tok[3]);
+		if (len % 2 || len / 2 > sizeof(pdata) ||
+		    hex2bin(pdata, tok[3], len / 2))
+			return -EINVAL;
+		len /= 2;
+	}
+	init_waitqueue_head(&ct.wq);
+	spin_lock_init(&ct.lock);
+	ret = ibfab_path_query(src, dst, 2000, &path);
+	if (ret)
+		return ret;
+	active = ib_create_cm_id(&src->ibdev, ct_handler, &ct);
+	if (IS_ERR(active))
+		return PTR_ERR(active);
+	ct_req_param(&req, &path, sid, 0x4321);
+	req.private_data = len ? pdata : NULL;
+	req.private_data_len = len;
+	ret = ib_send_cm_req(active, &req);
+	if (!ret)
+		ret = ct_wait(&ct, CT_REP_RECEIVED);
+	if (ret == -ECONNREFUSED) {
+		snprintf(fab.last, sizeof(fab.last), "cmreq sid 0x%llx: rej %d",
+			 sid, ct.rej_reason);
+		ret = 0;
+	} else if (!ret) {
+		ret = ib_send_cm_dreq(active, NULL, 0);
+		if (!ret)
+			ret = ct_wait(&ct, CT_DREP_RECEIVED);
+		snprintf(fab.last, sizeof(fab.last),
+			 "cmreq sid 0x%llx: rep, disconnect %d", sid, ret);
+	}
+	ib_destroy_cm_id(active);
 	pr_info("%s\n", fab.last);
 	return ret;
 }
@@ -2107,6 +2186,8 @@ static int ibfab_cmd(char *line)
 		return line ? ibfab_cmd_sa(line) : -EINVAL;
 	if (!strcmp(cmd, "ipres"))
 		return line ? ibfab_cmd_ipres(line) : -EINVAL;
+	if (!strcmp(cmd, "cmreq"))
+		return line ? ibfab_cmd_cmreq(line) : -EINVAL;
 	while ((tok = strsep(&line, " "))) {
 		if (n == ARRAY_SIZE(a) || kstrtouint(tok, 0, &a[n]))
 			return -EINVAL;

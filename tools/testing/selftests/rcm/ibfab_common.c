@@ -1,13 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * The test fabric as guest programs see it; see ibfab_common.h.
- */
+/* The test fabric's helpers of ib, ibref and ipoib (ibfab_common.h). */
 #include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <rdma/rcm_user.h>
 
 #include "ibfab_common.h"
+#include "rcm_test.h"
+
+int fabric_up(void)
+{
+	if (access(IB_SYS "ibfab0", F_OK) == 0)
+		return 0;
+	if (access(IBFAB_KO, F_OK))
+		return 1;
+	if (rcm_sh("insmod " IBFAB_KO))
+		return 1;
+	/* rcm's ib_client is called as the devices register: present. */
+	return access(IB_SYS "ibfab0", F_OK) ? 1 : 0;
+}
+
+int fab(const char *cmd)
+{
+	FILE *f = fopen(IBFAB_CTL, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(cmd, f) < 0 ? -1 : 0;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
 
 int ibfab_read_line(const char *path, char *buf, size_t len)
 {
@@ -22,19 +52,6 @@ int ibfab_read_line(const char *path, char *buf, size_t len)
 		return -1;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
-}
-
-int ibfab_cmd(const char *cmd)
-{
-	FILE *f = fopen(IBFAB_CTL, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fputs(cmd, f) < 0 ? -1 : 0;
-	if (fclose(f))
-		ret = -1;
-	return ret;
 }
 
 int ibfab_line(const char *prefix, char *out, size_t len)
@@ -57,7 +74,7 @@ int ibfab_line(const char *prefix, char *out, size_t len)
 	return ret;
 }
 
-long ibfab_counter(const char *name)
+long fab_counter(const char *name)
 {
 	char key[64], v[64];
 
@@ -65,7 +82,7 @@ long ibfab_counter(const char *name)
 	return ibfab_line(key, v, sizeof(v)) ? -1 : strtol(v, NULL, 0);
 }
 
-int ibfab_dev_gid(const char *dev, struct in6_addr *gid)
+int dev_gid(const char *dev, struct in6_addr *gid)
 {
 	char path[128], buf[64];
 
@@ -73,4 +90,67 @@ int ibfab_dev_gid(const char *dev, struct in6_addr *gid)
 	if (ibfab_read_line(path, buf, sizeof(buf)))
 		return -1;
 	return inet_pton(AF_INET6, buf, gid) == 1 ? 0 : -1;
+}
+
+int ib_addr(void *kss, const char *dev, uint64_t sid, uint64_t mask)
+{
+	struct ib_sockaddr *sib = kss;
+
+	memset(kss, 0, sizeof(struct __kernel_sockaddr_storage));
+	sib->sib_family = AF_IB;
+	sib->sib_pkey = htons(0xffff);
+	sib->sib_sid = htobe64(sid);
+	sib->sib_sid_mask = htobe64(mask);
+	return dev ? dev_gid(dev, &sib->sib_addr) : 0;
+}
+
+int ib_bind(int fd, unsigned int id, const char *dev, uint64_t sid,
+	    uint64_t mask, struct rcm_bind_addr *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->size = sizeof(*b);
+	b->id = id;
+	if (ib_addr(&b->addr, dev, sid, mask))
+		return -2;
+	return ioctl(fd, RCM_IOCTL_BIND_ADDR, b);
+}
+
+int ib_resolve(int fd, unsigned int id, const char *src, const char *dst,
+	       uint64_t sid)
+{
+	struct rcm_resolve_addr r = {
+		.size = sizeof(r), .id = id, .timeout_ms = 2000,
+	};
+
+	if ((src && ib_addr(&r.src, src, 0, 0)) ||
+	    ib_addr(&r.dst, dst, sid, ~0ULL))
+		return -2;
+	return ioctl(fd, RCM_IOCTL_RESOLVE_ADDR, &r);
+}
+
+unsigned int ib_listener(int fd, uint64_t *sid)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 0x11);
+	struct rcm_bind_addr b;
+	struct rcm_query_id q;
+
+	if (!id || ib_bind(fd, id, "ibfab1", 0, 0, &b) ||
+	    rcm_listen(fd, id, 8) || rcm_query(fd, id, &q))
+		return 0;
+	*sid = be64toh(((struct ib_sockaddr *)&q.out_src)->sib_sid);
+	return id;
+}
+
+unsigned int ib_routed_ps(int fd, unsigned short ps, uint64_t sid,
+			  unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, ps, RCM_QPT_RC, ctx);
+	struct rcm_event ev;
+
+	if (!id || ib_resolve(fd, id, "ibfab0", "ibfab1", sid) ||
+	    rcm_expect_event(fd, RCM_EVENT_ADDR_RESOLVED, &ev) ||
+	    rcm_route(fd, id, 5000) ||
+	    rcm_expect_event(fd, RCM_EVENT_ROUTE_RESOLVED, &ev))
+		return 0;
+	return id;
 }

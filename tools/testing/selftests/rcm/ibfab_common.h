@@ -1,30 +1,75 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The test fabric (tools/testing/ibfabric, rcm_ibfab.ko) as guest
- * programs see it: its control file and its devices' sysfs.
+ * What the programs on the InfiniBand test fabric share (ib, ibref, ipoib):
+ * the fabric (tools/testing/ibfabric, rcm_ibfab.ko: ibfab0 and ibfab1,
+ * LIDs 1 and 2, a small SA) loaded and driven through its control file,
+ * its ports' GIDs, and rcm ids with AF_IB addresses on it.
  */
 #ifndef IBFAB_COMMON_H
 #define IBFAB_COMMON_H
 
-#include <stddef.h>
 #include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef AF_IB
+#define AF_IB 27
+#endif
 
 #define IBFAB_KO "/lib/rcm/rcm_ibfab.ko"
 #define IBFAB_CTL "/sys/kernel/debug/rcm_ibfab/ctl"
 #define IB_SYS "/sys/class/infiniband/"
 
+/* Linux's struct sockaddr_ib (<rdma/ib.h>, not a uapi header). */
+struct ib_sockaddr {
+	unsigned short sib_family;
+	uint16_t sib_pkey;		/* network order */
+	uint32_t sib_flowinfo;		/* network order */
+	struct in6_addr sib_addr;
+	uint64_t sib_sid;		/* network order */
+	uint64_t sib_sid_mask;		/* network order */
+	uint64_t sib_scope_id;
+};
+
+/* The IP CM service ID range of a port space (RDMA_IB_IP_PS_*), its mask. */
+#define SID_PS(ps) ((uint64_t)(ps) << 16)
+#define PS_MASK 0xFFFFFFFFFFFF0000ULL
+
 /* The first line of file @path, without its newline, into @buf: 0 or -1. */
 int ibfab_read_line(const char *path, char *buf, size_t len);
-/* One command to the fabric's control file: 0 or -1 (errno the write's). */
-int ibfab_cmd(const char *cmd);
 /*
  * The rest of the control file's first line that starts with @prefix
  * ("last: ", "sent "), into @out: 0 or -1.
  */
 int ibfab_line(const char *prefix, char *out, size_t len);
-/* A counter of the control file, or -1. */
-long ibfab_counter(const char *name);
-/* GID 0 of port 1 of RDMA device @dev, from sysfs: 0 or -1. */
-int ibfab_dev_gid(const char *dev, struct in6_addr *gid);
+/* Load the fabric if needed: 0, or 1 when it cannot be had (skip). */
+int fabric_up(void);
+/* One command to the fabric's control file: 0 or -1. */
+int fab(const char *cmd);
+/* A counter of the fabric's control file, or -1. */
+long fab_counter(const char *name);
+/* GID 0 of port 1 of an RDMA device, from sysfs: 0 or -1. */
+int dev_gid(const char *dev, struct in6_addr *gid);
+/* An AF_IB address: @dev's GID (NULL: zero), P_Key 0xffff, @sid/@mask. */
+int ib_addr(void *kss, const char *dev, uint64_t sid, uint64_t mask);
 
-#endif
+struct rcm_bind_addr;
+/* Bind @id to @dev's GID and @sid/@mask; -2 when @dev has no GID. */
+int ib_bind(int fd, unsigned int id, const char *dev, uint64_t sid,
+	    uint64_t mask, struct rcm_bind_addr *b);
+/* Resolve @id (bound to @src, NULL: not bound) to @dst's GID and @sid. */
+int ib_resolve(int fd, unsigned int id, const char *src, const char *dst,
+	       uint64_t sid);
+/*
+ * A listener of @fd on ibfab1's GID in the TCP range, ephemeral port:
+ * its handle (0 on error); *@sid the service ID it took.
+ */
+unsigned int ib_listener(int fd, uint64_t *sid);
+/*
+ * An id of @fd in port space @ps routed from ibfab0 to service ID @sid
+ * on ibfab1 (its events read), or 0.
+ */
+unsigned int ib_routed_ps(int fd, unsigned short ps, uint64_t sid,
+			  unsigned long long ctx);
+
+#endif /* IBFAB_COMMON_H */

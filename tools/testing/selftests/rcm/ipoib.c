@@ -70,7 +70,7 @@ static int ipoib_netdev(const char *ns, const char *dev, char *name)
 	int i, ret = -1;
 	FILE *p;
 
-	if (ibfab_dev_gid(dev, &gid))
+	if (dev_gid(dev, &gid))
 		return -1;
 	for (i = 0; i < 16; i++)
 		snprintf(hex + 3 * i, sizeof(hex) - 3 * i, "%02x%s",
@@ -192,9 +192,9 @@ FIXTURE_SETUP(ipoib)
 	if (up == 1)
 		SKIP_SETUP("no test fabric (" IBFAB_KO ") or no ib_ipoib");
 	ASSERT_EQ(0, up);
-	ASSERT_EQ(0, ibfab_cmd("sa reset"));
-	ASSERT_EQ(0, ibfab_dev_gid("ibfab0", &self->g0));
-	ASSERT_EQ(0, ibfab_dev_gid("ibfab1", &self->g1));
+	ASSERT_EQ(0, fab("sa reset"));
+	ASSERT_EQ(0, dev_gid("ibfab0", &self->g0));
+	ASSERT_EQ(0, dev_gid("ibfab1", &self->g1));
 	self->fd = rcm_open_dev();
 	ASSERT_LE(0, self->fd)
 		TH_LOG("open: %s", strerror(errno));
@@ -284,13 +284,13 @@ TEST_F(ipoib, route_from_the_sa)
 
 	ASSERT_EQ(0, rcm_resolve(self->fd, id, IPOIB_A, IPOIB_B, 5000));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ADDR_RESOLVED, &ev));
-	ASSERT_EQ(0, ibfab_cmd("sa path sl 3 mtu 4 rate 7 life 16"));
-	queries = ibfab_counter("sa_queries");
+	ASSERT_EQ(0, fab("sa path sl 3 mtu 4 rate 7 life 16"));
+	queries = fab_counter("sa_queries");
 	ASSERT_EQ(0, rcm_route(self->fd, id, 5000))
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_ROUTE_RESOLVED, &ev));
 	ASSERT_EQ(0, ev.status);
-	ASSERT_EQ(queries + 1, ibfab_counter("sa_queries"));
+	ASSERT_EQ(queries + 1, fab_counter("sa_queries"));
 	ASSERT_EQ(1, ev.id_info.num_paths);
 	ASSERT_EQ(0, memcmp(ev.id_info.path.sgid, &self->g0, 16));
 	ASSERT_EQ(0, memcmp(ev.id_info.path.dgid, &self->g1, 16));
@@ -316,7 +316,7 @@ TEST_F(ipoib, intree_resolution_agrees)
 	char want[256], got[256], s[64], d[64];
 	struct rcm_event ev;
 
-	ASSERT_EQ(0, ibfab_cmd("ipres " IPOIB_A " " IPOIB_B))
+	ASSERT_EQ(0, fab("ipres " IPOIB_A " " IPOIB_B))
 		TH_LOG("rdma_resolve_ip: %s", strerror(errno));
 	ASSERT_EQ(0, ibfab_line("last: ", got, sizeof(got)));
 	ASSERT_EQ(0, rcm_resolve(self->fd, id, IPOIB_A, IPOIB_B, 5000));
@@ -368,7 +368,7 @@ TEST_F(ipoib, pkey_from_the_broadcast_address)
 				 ipoib_carrier(IPOIB_NS, b), IPOIB_UP_MS))
 		TH_LOG("no carrier on %s and %s", a, b);
 
-	ASSERT_EQ(0, ibfab_cmd("ipres 198.18.31.1 198.18.31.2"))
+	ASSERT_EQ(0, fab("ipres 198.18.31.1 198.18.31.2"))
 		TH_LOG("rdma_resolve_ip: %s", strerror(errno));
 	ASSERT_EQ(0, ibfab_line("last: ", got, sizeof(got)));
 	id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 13);
