@@ -2,8 +2,8 @@
 # shellcheck shell=sh
 #
 # order.sh: sourced by the bench's guest scripts (guest-bench.sh,
-# guest-attrib.sh, guest-churn.sh, guest-churn-attrib.sh), after
-# stacks.sh (await()).
+# guest-attrib.sh, guest-churn.sh, guest-churn-attrib.sh,
+# guest-rsockets.sh), after stacks.sh (await()).
 
 # WHAT...: a "bench-progress WHAT" line on the console, where the host's
 # bench.sh reads it at once (a test's own output reaches the log only

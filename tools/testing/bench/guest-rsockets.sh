@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# guest-rsockets.sh ROUNDS RUNS CHURN_SECONDS CHURN_PROCS: the rsockets
+# part of make bench, in the same boot as the rest (Debian's 6.1 kernel,
+# rxe). Stream rsockets on rcm's userlib against rdma-core's librdmacm
+# on the in-tree CM, both ends of a run on the same stack, ROUNDS rounds
+# alternating the stacks (order.sh), so that the in-tree rounds against
+# each other give the A/A:
+#   Debian's rstream for each run of RUNS ("bw:65536:400,bw:4096:2000,
+#   lat:64:4000"): KIND:SIZE:COUNT, bw a bandwidth run of COUNT
+#   transfers of SIZE bytes each way (-S SIZE -C COUNT), lat a latency
+#   run of COUNT ping-pongs of SIZE bytes (-S SIZE -C 1 -I COUNT);
+#   rstream's default calls (non-blocking, polling);
+#   then bench_rchurn: CHURN_PROCS client processes living short
+#   rsocket connections (connect, 64 bytes each way, close) for
+#   CHURN_SECONDS against one listener.
+# The servers bind port 0; the scripts read the port from the CM
+# (order.sh's server_port). Prints:
+#   bench-rstream STACK KIND SIZE COUNT ROUND GBPS USEC_PER_XFER SECONDS
+#   bench-rchurn STACK PROCS BYTES ROUND CONNS_PER_S ERRORS LIFE_P50_US
+#     LIFE_P99_US CONNECT_P50_US CONNECT_P99_US CONNS ECHO_P50_US
+#     CLOSE_P50_US
+#   bench-error rsockets STACK WHAT ROUND (a run that failed)
+ip=$RCM_ADDR_RXE
+rounds=${1:-4}
+runs=$(echo "${2:-bw:65536:400,bw:4096:2000,lat:64:4000}" | tr , ' ')
+churn_secs=${3:-15}
+churn_procs=${4:-2}
+
+# shellcheck source=../selftests/rcm/stacks.sh
+. "$(dirname "$0")/stacks.sh"
+# shellcheck source=order.sh
+. "$(dirname "$0")/order.sh"
+
+# STACK KIND:SIZE:COUNT ROUND: one rstream run, server and client on
+# STACK.
+rstream_run() {
+	stack=$1 round=$3
+	kind=${2%%:*} rest=${2#*:}
+	size=${rest%%:*} count=${rest#*:}
+	if [ "$kind" = lat ]; then
+		args="-S $size -C 1 -I $count"
+	else
+		args="-S $size -C $count -I 1"
+	fi
+	# shellcheck disable=SC2086 # the options
+	(serve "$stack" timeout 600 rstream -b "$ip" -p 0 $args \
+		>/tmp/rs.srv 2>&1) &
+	spid=$!
+	if ! server_port $spid; then
+		echo "bench-error rsockets $stack rstream-$kind-$size $round"
+		tail -3 /tmp/rs.srv
+		return
+	fi
+	# shellcheck disable=SC2086
+	(serve "$stack" timeout 600 rstream -s "$ip" -p "$port" $args \
+		>/tmp/rs.cli 2>&1)
+	crc=$?
+	[ $crc = 0 ] || kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	# name bytes xfers iters total time Gb/sec usec/xfer
+	line=$(grep '^custom ' /tmp/rs.cli)
+	if [ $crc != 0 ] || [ -z "$line" ]; then
+		echo "bench-error rsockets $stack rstream-$kind-$size $round"
+		tail -3 /tmp/rs.cli /tmp/rs.srv
+		return
+	fi
+	echo "$line" | awk -v s="$stack" -v k="$kind" -v z="$size" \
+		-v c="$count" -v r="$round" \
+		'{ sub(/s$/, "", $6); print "bench-rstream", s, k, z, c, r, $7, $8, $6 }'
+}
+
+# STACK ROUND: one bench_rchurn run.
+rchurn_run() {
+	out=$( (serve "$1" timeout $((churn_secs + 120)) ./bench_rchurn \
+		"$ip" "$churn_procs" "$churn_secs") 2>&1)
+	line=$(echo "$out" | grep '^rchurn ')
+	if [ -z "$line" ]; then
+		echo "bench-error rsockets $1 rchurn $2"
+		echo "$out" | tail -5
+		return
+	fi
+	echo "$line" | awk -v s="$1" -v r="$2" \
+		'{ print "bench-rchurn", s, $2, $3, r, $8, $10, $12, $14, $16, $18, $6, $20, $22 }'
+	echo "$out" | grep -v '^rchurn ' | tail -3 | sed 's/^/# /'
+}
+
+r=1
+while [ $r -le "$rounds" ]; do
+	for stack in $(order $r); do
+		for run in $runs; do
+			progress "rstream $run $stack round $r/$rounds"
+			rstream_run "$stack" "$run" $r
+		done
+		progress "rchurn $stack round $r/$rounds"
+		rchurn_run "$stack" $r
+	done
+	r=$((r + 1))
+done
