@@ -50,7 +50,9 @@
 # (bw:65536:400,bw:4096:2000,lat:64:4000: bandwidth or latency, size,
 # transfers), and short rsocket connections per second (bench_rchurn,
 # RCM_BENCH_RCHURN_PROCS (2) client processes for
-# RCM_BENCH_RCHURN_SECONDS (15)), RCM_BENCH_RSOCKETS_ROUNDS (4) rounds
+# RCM_BENCH_RCHURN_SECONDS (12), against a listener that accepts each
+# way of RCM_BENCH_RCHURN_ACCEPTS (block,poll: a thread blocked in
+# raccept(), an rpoll() loop)), RCM_BENCH_RSOCKETS_ROUNDS (4) rounds
 # alternating the stacks: rcm over in-tree with the A/A (rows in
 # rsockets.csv).
 # RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
@@ -97,8 +99,9 @@ cattr_shapes=${RCM_BENCH_CATTR_SHAPES:-4x3,8x4}
 cattr_variant=${RCM_BENCH_CATTR_VARIANT:-clean}
 rs_rounds=${RCM_BENCH_RSOCKETS_ROUNDS:-4}
 rs_runs=${RCM_BENCH_RSTREAM_RUNS:-bw:65536:400,bw:4096:2000,lat:64:4000}
-rs_churn_secs=${RCM_BENCH_RCHURN_SECONDS:-15}
+rs_churn_secs=${RCM_BENCH_RCHURN_SECONDS:-12}
 rs_churn_procs=${RCM_BENCH_RCHURN_PROCS:-2}
+rs_churn_accepts=${RCM_BENCH_RCHURN_ACCEPTS:-block,poll}
 parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
 progress_every=${RCM_BENCH_PROGRESS:-50}
 mkdir -p "$out"
@@ -152,7 +155,7 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 	echo "attrib: RCM_BENCH_WINDOW=$window RCM_ATTR_KMEM_COUNT=$attr_kmem_count ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 	echo "churn: ./guest-churn.sh $churn_rounds $churn_seconds $churn_shapes $churn_variants"
 	echo "churnattr: ./guest-churn-attrib.sh $cattr_rounds $cattr_seconds $cattr_shapes $cattr_variant"
-	echo "rsockets: ./guest-rsockets.sh $rs_rounds $rs_runs $rs_churn_secs $rs_churn_procs"
+	echo "rsockets: ./guest-rsockets.sh $rs_rounds $rs_runs $rs_churn_secs $rs_churn_procs $rs_churn_accepts"
 } >"$out/tests/list"
 echo initramfs >"$out/stage"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \

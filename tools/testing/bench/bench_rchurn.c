@@ -6,11 +6,14 @@
  * library runs it (rcm's through LD_LIBRARY_PATH, or rdma-core's on the
  * in-tree rdma_ucm).
  *
- * Usage: bench_rchurn ADDRESS PROCS SECONDS [BYTES]
+ * Usage: bench_rchurn ADDRESS PROCS SECONDS [BYTES [block|poll]]
  *   PROCS client processes are forked first (before any RDMA resource
  *   exists); this process then listens on ADDRESS, port 0 (the port read
  *   back with rgetsockname() and handed to the clients through a pipe),
- *   and serves each accepted rsocket in a thread of its own: it reads
+ *   accepts - "block" (the default): a thread blocked in raccept();
+ *   "poll": rpoll() on the listener (and on a pipe that says when the
+ *   clients are done), then raccept(), as an event loop does - and
+ *   serves each accepted rsocket in a thread of its own: it reads
  *   BYTES (default 64), writes them back, waits for the client's close
  *   (rrecv() returning 0) and closes. Each client, for SECONDS, lives
  *   whole connections: rsocket(), rconnect(), rsend() of BYTES, rrecv()
@@ -34,6 +37,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -194,16 +198,55 @@ static uint32_t percentile(uint32_t *v, size_t n, unsigned int pct)
 	return v[(n - 1) * pct / 100];
 }
 
-/* Accept and serve until every client has ended (@done hangs up). */
-static void accept_loop(int lsock, int done)
+/* Serve accepted rsocket @s in a thread of its own. */
+static void serve(int s)
 {
-	struct pollfd p[2];
 	pthread_attr_t pa;
 	pthread_t t;
-	int s;
 
 	pthread_attr_init(&pa);
 	pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&served_lock);
+	served++;
+	pthread_mutex_unlock(&served_lock);
+	if (pthread_create(&t, &pa, serve_one, (void *)(intptr_t)s))
+		die("pthread_create");
+	pthread_attr_destroy(&pa);
+}
+
+/* The "block" accept thread: raccept() until the process ends. */
+static void *accept_thread(void *arg)
+{
+	int lsock = (int)(intptr_t)arg, s;
+
+	for (;;) {
+		s = raccept(lsock, NULL, NULL);
+		if (s >= 0)
+			serve(s);
+		else if (errno != EINTR && errno != EAGAIN)
+			return NULL;
+	}
+}
+
+/*
+ * Accept and serve until every client has ended (@done hangs up): in a
+ * thread blocked in raccept(), or with @use_poll by rpoll().
+ */
+static void accept_loop(int lsock, int done, bool use_poll)
+{
+	struct pollfd p[2];
+	pthread_t t;
+	char c;
+	int s;
+
+	if (!use_poll) {
+		if (pthread_create(&t, NULL, accept_thread,
+				   (void *)(intptr_t)lsock))
+			die("pthread_create");
+		while (read(done, &c, 1) < 0 && errno == EINTR)
+			;
+		return;
+	}
 	for (;;) {
 		p[0] = (struct pollfd){ .fd = lsock, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = done, .events = POLLIN };
@@ -217,13 +260,8 @@ static void accept_loop(int lsock, int done)
 		if (!(p[0].revents & POLLIN))
 			continue;
 		s = raccept(lsock, NULL, NULL);
-		if (s < 0)
-			continue;
-		pthread_mutex_lock(&served_lock);
-		served++;
-		pthread_mutex_unlock(&served_lock);
-		if (pthread_create(&t, &pa, serve_one, (void *)(intptr_t)s))
-			die("pthread_create");
+		if (s >= 0)
+			serve(s);
 	}
 }
 
@@ -234,6 +272,7 @@ int main(int argc, char **argv)
 	unsigned int procs, secs, k, conns = 0, errors = 0, i, j;
 	uint32_t *life_us, *connect_us, *echo_us, *close_us;
 	int go[2], done[2], lsock, st, bad = 0;
+	bool use_poll = argc > 5 && !strcmp(argv[5], "poll");
 	struct lives *lives;
 	struct timespec until;
 	double t0, t1;
@@ -242,8 +281,9 @@ int main(int argc, char **argv)
 	if (argc < 4 || inet_pton(AF_INET, argv[1], &sin.sin_addr) != 1 ||
 	    !(procs = atoi(argv[2])) || procs > 64 ||
 	    !(secs = atoi(argv[3])) ||
-	    (argc > 4 && (!(nbytes = atoi(argv[4])) || nbytes > MAXBYTES))) {
-		fprintf(stderr, "usage: %s ADDRESS PROCS SECONDS [BYTES]\n",
+	    (argc > 4 && (!(nbytes = atoi(argv[4])) || nbytes > MAXBYTES)) ||
+	    (argc > 5 && !use_poll && strcmp(argv[5], "block"))) {
+		fprintf(stderr, "usage: %s ADDRESS PROCS SECONDS [BYTES [block|poll]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -275,7 +315,7 @@ int main(int argc, char **argv)
 		if (write(go[1], &sin.sin_port, sizeof(sin.sin_port)) !=
 		    sizeof(sin.sin_port))
 			die("go");
-	accept_loop(lsock, done[0]);
+	accept_loop(lsock, done[0], use_poll);
 	t1 = now_us();
 	for (k = 0; k < procs; k++)
 		if (waitpid(pids[k], &st, 0) != pids[k] || !WIFEXITED(st) ||
@@ -292,7 +332,9 @@ int main(int argc, char **argv)
 						  &until))
 		;
 	pthread_mutex_unlock(&served_lock);
-	rclose(lsock);
+	/* The "block" accept thread stays in raccept() until exit. */
+	if (use_poll)
+		rclose(lsock);
 
 	for (k = 0; k < procs; k++) {
 		conns += lives[k].n;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# guest-rsockets.sh ROUNDS RUNS CHURN_SECONDS CHURN_PROCS: the rsockets
+# guest-rsockets.sh ROUNDS RUNS CHURN_SECONDS CHURN_PROCS CHURN_ACCEPTS:
+# the rsockets
 # part of make bench, in the same boot as the rest (Debian's 6.1 kernel,
 # rxe). Stream rsockets on rcm's userlib against rdma-core's librdmacm
 # on the in-tree CM, both ends of a run on the same stack, ROUNDS rounds
@@ -14,19 +15,22 @@
 #   rstream's default calls (non-blocking, polling);
 #   then bench_rchurn: CHURN_PROCS client processes living short
 #   rsocket connections (connect, 64 bytes each way, close) for
-#   CHURN_SECONDS against one listener.
+#   CHURN_SECONDS against one listener, once for each way of accepting
+#   in CHURN_ACCEPTS ("block,poll": a thread blocked in raccept(), an
+#   rpoll() loop).
 # The servers bind port 0; the scripts read the port from the CM
 # (order.sh's server_port). Prints:
 #   bench-rstream STACK KIND SIZE COUNT ROUND GBPS USEC_PER_XFER SECONDS
-#   bench-rchurn STACK PROCS BYTES ROUND CONNS_PER_S ERRORS LIFE_P50_US
+#   bench-rchurn STACK ACCEPT PROCS BYTES ROUND CONNS_PER_S ERRORS LIFE_P50_US
 #     LIFE_P99_US CONNECT_P50_US CONNECT_P99_US CONNS ECHO_P50_US
 #     CLOSE_P50_US
 #   bench-error rsockets STACK WHAT ROUND (a run that failed)
 ip=$RCM_ADDR_RXE
 rounds=${1:-4}
 runs=$(echo "${2:-bw:65536:400,bw:4096:2000,lat:64:4000}" | tr , ' ')
-churn_secs=${3:-15}
+churn_secs=${3:-12}
 churn_procs=${4:-2}
+churn_accepts=$(echo "${5:-block,poll}" | tr , ' ')
 
 # shellcheck source=../selftests/rcm/stacks.sh
 . "$(dirname "$0")/stacks.sh"
@@ -71,18 +75,18 @@ rstream_run() {
 		'{ sub(/s$/, "", $6); print "bench-rstream", s, k, z, c, r, $7, $8, $6 }'
 }
 
-# STACK ROUND: one bench_rchurn run.
+# STACK ACCEPT ROUND: one bench_rchurn run.
 rchurn_run() {
 	out=$( (serve "$1" timeout $((churn_secs + 120)) ./bench_rchurn \
-		"$ip" "$churn_procs" "$churn_secs") 2>&1)
+		"$ip" "$churn_procs" "$churn_secs" 64 "$2") 2>&1)
 	line=$(echo "$out" | grep '^rchurn ')
 	if [ -z "$line" ]; then
-		echo "bench-error rsockets $1 rchurn $2"
+		echo "bench-error rsockets $1 rchurn-$2 $3"
 		echo "$out" | tail -5
 		return
 	fi
-	echo "$line" | awk -v s="$1" -v r="$2" \
-		'{ print "bench-rchurn", s, $2, $3, r, $8, $10, $12, $14, $16, $18, $6, $20, $22 }'
+	echo "$line" | awk -v s="$1" -v a="$2" -v r="$3" \
+		'{ print "bench-rchurn", s, a, $2, $3, r, $8, $10, $12, $14, $16, $18, $6, $20, $22 }'
 	echo "$out" | grep -v '^rchurn ' | tail -3 | sed 's/^/# /'
 }
 
@@ -93,8 +97,10 @@ while [ $r -le "$rounds" ]; do
 			progress "rstream $run $stack round $r/$rounds"
 			rstream_run "$stack" "$run" $r
 		done
-		progress "rchurn $stack round $r/$rounds"
-		rchurn_run "$stack" $r
+		for accept in $churn_accepts; do
+			progress "rchurn $accept $stack round $r/$rounds"
+			rchurn_run "$stack" "$accept" $r
+		done
 	done
 	r=$((r + 1))
 done

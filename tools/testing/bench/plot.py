@@ -368,8 +368,8 @@ def plot_rsockets(path, out):
     faster = {}                     # group -> whether more is better
     with open(path) as f:
         for r in csv.DictReader(f):
-            if r['run'] == 'churn':
-                g, v, up = f'conns/s {r["count"]} procs', r['conns_per_s'], True
+            if r['run'].startswith('churn'):
+                g, v, up = f'conns/s {r["run"][6:]}', r['conns_per_s'], True
             elif r['run'] == 'lat':
                 g, v, up = f'lat {r["size"]} B', r['usec_per_xfer'], False
             else:

@@ -59,8 +59,8 @@ rcm-out: rsockets: bench-rstream rcm bw 65536 400 1 0.15 3300.00 1.40
 rcm-out: rsockets: bench-rstream rcm bw 65536 400 2 0.15 3300.00 1.40
 rcm-out: rsockets: bench-rstream intree lat 64 4000 1 0.00 2000.00 16.00
 rcm-out: rsockets: bench-rstream rcm lat 64 4000 1 0.00 1000.00 8.00
-rcm-out: rsockets: bench-rchurn intree 2 64 1 1.0 0 2500000 5000000 80000 110000 15 2400000 8000
-rcm-out: rsockets: bench-rchurn rcm 2 64 1 20.0 0 90000 200000 60000 130000 300 18000 15000
+rcm-out: rsockets: bench-rchurn intree poll 2 64 1 1.0 0 2500000 5000000 80000 110000 15 2400000 8000
+rcm-out: rsockets: bench-rchurn rcm poll 2 64 1 20.0 0 90000 200000 60000 130000 300 18000 15000
 """
 
 # Each plot and figures its labels must show: the medians of the
@@ -107,6 +107,18 @@ def svg_problem(path, labels):
     return f'labels {missing} missing' if missing else None
 
 
+def to_csv(script, log, csv_path):
+    """Run @script (report.py, rsockets.py) over the guest log @log into
+    @csv_path: its completed process and the CSV's rows."""
+    r = subprocess.run([sys.executable, os.path.join(HERE, script), log,
+                        csv_path], capture_output=True, text=True)
+    rows = []
+    if os.path.exists(csv_path):
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+    return r, rows
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, 'guest.log'), 'w') as f:
@@ -115,30 +127,17 @@ def main():
             f.write(CHURN)
         with open(os.path.join(d, 'rsockets.log'), 'w') as f:
             f.write(RSOCKETS)
-        r = subprocess.run([sys.executable,
-                            os.path.join(HERE, 'rsockets.py'),
-                            os.path.join(d, 'rsockets.log'),
-                            os.path.join(d, 'rsockets.csv')],
-                           capture_output=True, text=True)
-        rows = []
-        if os.path.exists(os.path.join(d, 'rsockets.csv')):
-            with open(os.path.join(d, 'rsockets.csv')) as f:
-                rows = list(csv.DictReader(f))
+        r, rows = to_csv('rsockets.py', os.path.join(d, 'rsockets.log'),
+                         os.path.join(d, 'rsockets.csv'))
         got = {(x['stack'], x['run'], x['round']): x for x in rows}
         check('rsockets-csv', r.returncode == 0 and len(rows) == 8 and
               got.get(('rcm', 'lat', '1'), {}).get('usec_per_xfer') ==
               '1000.0' and
-              got.get(('intree', 'churn', '1'), {}).get('echo_p50_us') ==
+              got.get(('intree', 'churn-poll', '1'), {}).get('echo_p50_us') ==
               '2400000' and 'rcm/in-tree 20.00' in r.stdout,
               f'exit {r.returncode}, {len(rows)} rows: {r.stderr[-300:]}')
-        r = subprocess.run([sys.executable, os.path.join(HERE, 'report.py'),
-                            os.path.join(d, 'guest.log'),
-                            os.path.join(d, 'bench.csv')],
-                           capture_output=True, text=True)
-        rows = []
-        if os.path.exists(os.path.join(d, 'bench.csv')):
-            with open(os.path.join(d, 'bench.csv')) as f:
-                rows = list(csv.DictReader(f))
+        r, rows = to_csv('report.py', os.path.join(d, 'guest.log'),
+                         os.path.join(d, 'bench.csv'))
         got = {(x['kind'], x['stack'], x['count'], x['round'], x['metric']):
                x['value'] for x in rows}
         check('report-csv', r.returncode == 0 and

@@ -11,13 +11,14 @@ connections per second and the p50 and p99 of a connection's life and
 of its rconnect(). CSV, if given, gets one row per stack, run and round
 (the data; the table is made from it).
 """
-import statistics
 import sys
 from collections import defaultdict
 
+from rounds import aa, med, ratio
+
 # (stack, kind, size, count) -> [(round, gbps, usec_per_xfer, seconds)]
 streams = defaultdict(list)
-# (stack, procs, bytes) -> [(round, conns_per_s, errors, life_p50, life_p99,
+# (stack, accept, procs, bytes) -> [(round, conns_per_s, errors, life_p50, life_p99,
 #                            connect_p50, connect_p99, conns, echo_p50,
 #                            close_p50)]
 churns = defaultdict(list)
@@ -30,29 +31,13 @@ for line in open(sys.argv[1], errors='replace'):
     if f[0] == 'bench-rstream' and len(f) == 9:
         streams[(f[1], f[2], int(f[3]), int(f[4]))].append(
             (int(f[5]), float(f[6]), float(f[7]), float(f[8])))
-    elif f[0] == 'bench-rchurn' and len(f) == 14:
-        churns[(f[1], int(f[2]), int(f[3]))].append(
-            (int(f[4]), float(f[5]), int(f[6]), int(f[7]), int(f[8]),
-             int(f[9]), int(f[10]), int(f[11]), int(f[12]), int(f[13])))
+    elif f[0] == 'bench-rchurn' and len(f) == 15:
+        churns[(f[1], f[2], int(f[3]), int(f[4]))].append(
+            (int(f[5]), float(f[6]), int(f[7]), int(f[8]), int(f[9]),
+             int(f[10]), int(f[11]), int(f[12]), int(f[13]), int(f[14])))
     elif f[0] == 'bench-error' and len(f) > 1 and f[1] == 'rsockets':
         errors.append(' '.join(f[2:]))
 
-
-def med(rows, i):
-    vals = [r[i] for r in rows]
-    return statistics.median(vals) if vals else float('nan')
-
-
-def aa(rows, i):
-    odd = [r[i] for r in rows if r[0] % 2]
-    even = [r[i] for r in rows if not r[0] % 2]
-    if not odd or not even or not statistics.median(even):
-        return '-'
-    return f'{statistics.median(odd) / statistics.median(even):.2f}'
-
-
-def ratio(a, b):
-    return f'{a / b:.2f}' if b and a == a and b == b else '-'
 
 
 if len(sys.argv) > 2:
@@ -63,9 +48,9 @@ if len(sys.argv) > 2:
         for (stack, kind, size, count), rows in sorted(streams.items()):
             for r in sorted(rows):
                 out.write(f'{stack},{kind},{size},{count},{r[0]},{r[1]},{r[2]},{r[3]},,,,,,,,,\n')
-        for (stack, procs, size), rows in sorted(churns.items()):
+        for (stack, accept, procs, size), rows in sorted(churns.items()):
             for r in sorted(rows):
-                out.write(f'{stack},churn,{size},{procs},{r[0]},,,,'
+                out.write(f'{stack},churn-{accept},{size},{procs},{r[0]},,,,'
                           f'{r[1]},{r[2]},{r[3]},{r[4]},{r[5]},{r[6]},{r[7]},{r[8]},{r[9]}\n')
 
 if not streams and not churns:
@@ -85,11 +70,14 @@ for kind, size, count in sorted({k[1:] for k in streams}):
     print(f'{name:18} {1000 * med(it, 1):12.1f} {1000 * med(rc, 1):9.1f} {ratio(med(rc, 1), med(it, 1)):>11} {aa(it, 1):>5}'
           f' {med(it, 2):15.2f} {med(rc, 2):11.2f} {ratio(med(rc, 2), med(it, 2)):>11} {aa(it, 2):>5}'
           f' {len(it):>3}/{len(rc)}')
-for procs, size in sorted({k[1:] for k in churns}):
-    it = churns.get(('intree', procs, size), [])
-    rc = churns.get(('rcm', procs, size), [])
+for accept, procs, size in sorted({k[1:] for k in churns}):
+    it = churns.get(('intree', accept, procs, size), [])
+    rc = churns.get(('rcm', accept, procs, size), [])
+    how = ('a thread blocked in raccept()' if accept == 'block' else
+           'rpoll() on the listener, then raccept()')
     print(f'\nShort rsocket connections (bench_rchurn, {procs} client processes, {size} bytes'
-          f' each way): connections per second, rcm / in-tree, A/A; a life\'s and its'
+          f' each way, accepted by {how}): connections per second, rcm / in-tree,'
+          f' A/A; a life\'s and its'
           f' rsocket() + rconnect()\'s p50 / p99, and the p50 of its message exchange'
           f' and of its rclose(), in us (medians over the rounds); failed lives')
     print(f'  conns/s in-tree {med(it, 1):.1f} rcm {med(rc, 1):.1f}'
