@@ -22,19 +22,26 @@ streams = defaultdict(list)
 #                            connect_p50, connect_p99, conns, echo_p50,
 #                            close_p50)]
 churns = defaultdict(list)
+# (stack, class) -> (calls per connection, us per connection)
+rsys = {}
 errors = []
 
 for line in open(sys.argv[1], errors='replace'):
     if 'bench-' not in line:
         continue
     f = line[line.index('bench-'):].split()
-    if f[0] == 'bench-rstream' and len(f) == 9:
+    if f[0] == 'bench-rstream' and len(f) == 9 and float(f[7]) > 0:
+        # rstream prints Gb/s to two places (0.08): from its us per
+        # transfer (also two places, of hundreds) instead.
         streams[(f[1], f[2], int(f[3]), int(f[4]))].append(
-            (int(f[5]), float(f[6]), float(f[7]), float(f[8])))
+            (int(f[5]), int(f[3]) * 8 / float(f[7]) / 1000, float(f[7]),
+             float(f[8])))
     elif f[0] == 'bench-rchurn' and len(f) == 15:
         churns[(f[1], f[2], int(f[3]), int(f[4]))].append(
             (int(f[5]), float(f[6]), int(f[7]), int(f[8]), int(f[9]),
              int(f[10]), int(f[11]), int(f[12]), int(f[13]), int(f[14])))
+    elif f[0] == 'bench-rsys' and len(f) == 5:
+        rsys[(f[1], f[2])] = (float(f[3]), float(f[4]))
     elif f[0] == 'bench-error' and len(f) > 1 and f[1] == 'rsockets':
         errors.append(' '.join(f[2:]))
 
@@ -87,6 +94,15 @@ for accept, procs, size in sorted({k[1:] for k in churns}):
               f'  rconnect {med(rows, 5):8.0f} / {med(rows, 6):8.0f}'
               f'  echo {med(rows, 8):8.0f}  rclose {med(rows, 9):8.0f}'
               f'  failed {sum(r[2] for r in rows)} of {sum(r[7] + r[2] for r in rows)}')
+if rsys:
+    print('\nA connection\'s system calls (bench_rchurn, one client process,'
+          ' raccept(), under strace -f -T: times inflated by strace), per'
+          ' connection, both sides: calls / us')
+    for c in ('verbs', 'cm', 'other'):
+        cells = '  '.join(f'{st:7} {rsys[(st, c)][0]:7.1f} / {rsys[(st, c)][1]:8.0f}'
+                          if (st, c) in rsys else f'{st:7} {"-":>18}'
+                          for st in ('intree', 'rcm'))
+        print(f'  {c:6} {cells}')
 for e in errors:
     print(f'rsockets run failed: {e}')
 sys.exit(1 if errors else 0)
