@@ -96,10 +96,12 @@ for accept, procs, size in sorted({k[1:] for k in churns}):
               f'  failed {sum(r[2] for r in rows)} of {sum(r[7] + r[2] for r in rows)}')
 if rsys:
     print('\nA connection\'s system calls (bench_rchurn, one client process,'
-          ' raccept(), under strace -f -T: times inflated by strace), per'
-          ' connection, both sides: calls / us')
+          ' raccept(), under strace -f -T: times inflated by strace; other'
+          ' files\' include the waits for events), per connection, both sides:'
+          ' calls / us')
     for c in ('verbs', 'cm', 'other'):
-        cells = '  '.join(f'{st:7} {rsys[(st, c)][0]:7.1f} / {rsys[(st, c)][1]:8.0f}'
+        cells = '  '.join(f'{st:7} {rsys[(st, c)][0]:7.1f} / '
+                          + (f'{rsys[(st, c)][1]:8.0f}' if c != 'other' else f'{"-":>8}')
                           if (st, c) in rsys else f'{st:7} {"-":>18}'
                           for st in ('intree', 'rcm'))
         print(f'  {c:6} {cells}')
