@@ -48,7 +48,8 @@
 # rdma-core's on the in-tree CM (guest-rsockets.sh, rsockets.py):
 # Debian's rstream for each run of RCM_BENCH_RSTREAM_RUNS
 # (bw:65536:400,bw:4096:2000,lat:64:4000: bandwidth or latency, size,
-# transfers), and short rsocket connections per second (bench_rchurn,
+# transfers; each with rstream's options RCM_BENCH_RSTREAM_OPTS, -T b:
+# blocking calls), and short rsocket connections per second (bench_rchurn,
 # RCM_BENCH_RCHURN_PROCS (2) client processes for
 # RCM_BENCH_RCHURN_SECONDS (12), against a listener that accepts each
 # way of RCM_BENCH_RCHURN_ACCEPTS (block,poll: a thread blocked in
@@ -102,6 +103,7 @@ rs_runs=${RCM_BENCH_RSTREAM_RUNS:-bw:65536:400,bw:4096:2000,lat:64:4000}
 rs_churn_secs=${RCM_BENCH_RCHURN_SECONDS:-12}
 rs_churn_procs=${RCM_BENCH_RCHURN_PROCS:-2}
 rs_churn_accepts=${RCM_BENCH_RCHURN_ACCEPTS:-block,poll}
+rs_opts=${RCM_BENCH_RSTREAM_OPTS--T b}
 parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
 progress_every=${RCM_BENCH_PROGRESS:-50}
 mkdir -p "$out"
@@ -155,7 +157,7 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 	echo "attrib: RCM_BENCH_WINDOW=$window RCM_ATTR_KMEM_COUNT=$attr_kmem_count ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 	echo "churn: ./guest-churn.sh $churn_rounds $churn_seconds $churn_shapes $churn_variants"
 	echo "churnattr: ./guest-churn-attrib.sh $cattr_rounds $cattr_seconds $cattr_shapes $cattr_variant"
-	echo "rsockets: ./guest-rsockets.sh $rs_rounds $rs_runs $rs_churn_secs $rs_churn_procs $rs_churn_accepts"
+	echo "rsockets: RCM_BENCH_RSTREAM_OPTS='$rs_opts' ./guest-rsockets.sh $rs_rounds $rs_runs $rs_churn_secs $rs_churn_procs $rs_churn_accepts"
 } >"$out/tests/list"
 echo initramfs >"$out/stage"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \

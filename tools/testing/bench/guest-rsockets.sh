@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # guest-rsockets.sh ROUNDS RUNS CHURN_SECONDS CHURN_PROCS CHURN_ACCEPTS:
-# the rsockets
-# part of make bench, in the same boot as the rest (Debian's 6.1 kernel,
-# rxe). Stream rsockets on rcm's userlib against rdma-core's librdmacm
+# the rsockets part of make bench, in the same boot as the rest
+# (Debian's 6.1 kernel, rxe). Stream rsockets on rcm's userlib against rdma-core's librdmacm
 # on the in-tree CM, both ends of a run on the same stack, ROUNDS rounds
 # alternating the stacks (order.sh), so that the in-tree rounds against
 # each other give the A/A:
