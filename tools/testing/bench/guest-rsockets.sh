@@ -86,12 +86,7 @@ rstream_run() {
 rchurn_run() {
 	out=$( (serve "$1" timeout $((churn_secs + 120)) ./bench_rchurn \
 		"$ip" "$churn_procs" "$churn_secs" 64 "$2") 2>&1)
-	line=$(echo "$out" | grep '^rchurn ')
-	if [ -z "$line" ]; then
-		echo "bench-error rsockets $1 rchurn-$2 $3"
-		echo "$out" | tail -5
-		return
-	fi
+	bench_line rchurn "rsockets $1 rchurn-$2 $3" || return
 	echo "$line" | awk -v s="$1" -v a="$2" -v r="$3" \
 		'{ print "bench-rchurn", s, a, $2, $3, r, $8, $10, $12, $14, $16, $18, $6, $20, $22 }'
 	echo "$out" | grep -v '^rchurn ' | tail -3 | sed 's/^/# /'

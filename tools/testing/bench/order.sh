@@ -60,3 +60,15 @@ server_port() {
 	port=$(listen_port "$1")
 	[ -n "$port" ]
 }
+
+# PREFIX WHAT: the line of $out (a bench program's output) that begins
+# with PREFIX, in $line; without one, a "bench-error WHAT" line and the
+# end of $out, and false.
+bench_line() {
+	# shellcheck disable=SC2154 # set by the caller
+	line=$(echo "$out" | grep "^$1 ")
+	[ -n "$line" ] && return 0
+	echo "bench-error $2"
+	echo "$out" | tail -5
+	return 1
+}
