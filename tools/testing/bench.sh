@@ -47,7 +47,7 @@
 # RCM_BENCH_PARTS=rsockets), stream rsockets on rcm's userlib against
 # rdma-core's on the in-tree CM (guest-rsockets.sh, rsockets.py):
 # Debian's rstream for each run of RCM_BENCH_RSTREAM_RUNS
-# (bw:65536:400,bw:4096:2000,lat:64:4000: bandwidth or latency, size,
+# (bw:65536:400,bw:4096:2000,lat:64:2000: bandwidth or latency, size,
 # transfers; each with rstream's options RCM_BENCH_RSTREAM_OPTS, -T b:
 # blocking calls), and short rsocket connections per second (bench_rchurn,
 # RCM_BENCH_RCHURN_PROCS (2) client processes for
@@ -99,7 +99,7 @@ cattr_seconds=${RCM_BENCH_CATTR_SECONDS:-12}
 cattr_shapes=${RCM_BENCH_CATTR_SHAPES:-4x3,8x4}
 cattr_variant=${RCM_BENCH_CATTR_VARIANT:-clean}
 rs_rounds=${RCM_BENCH_RSOCKETS_ROUNDS:-4}
-rs_runs=${RCM_BENCH_RSTREAM_RUNS:-bw:65536:400,bw:4096:2000,lat:64:4000}
+rs_runs=${RCM_BENCH_RSTREAM_RUNS:-bw:65536:400,bw:4096:2000,lat:64:2000}
 rs_churn_secs=${RCM_BENCH_RCHURN_SECONDS:-12}
 rs_churn_procs=${RCM_BENCH_RCHURN_PROCS:-2}
 rs_churn_accepts=${RCM_BENCH_RCHURN_ACCEPTS:-block,poll}
@@ -164,7 +164,7 @@ echo initramfs >"$out/stage"
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
 	--lib-dir "$top/userlib/src" \
 	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf \
-	--bin /usr/bin/rstream
+	--bin /usr/bin/rstream --bin /usr/bin/taskset
 
 # The host's load: other work on it slows the guest's CPUs, and the
 # figures of a run are only comparable among themselves.
