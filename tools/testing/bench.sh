@@ -43,6 +43,19 @@
 # rounds alternating the stacks: contended kernel locks, the bench
 # threads' off-CPU time by where they blocked and per call, and their
 # wakers (table in the report, rows in build/bench/churn-attrib.csv).
+# Then, when RCM_BENCH_PARTS names rsockets (not by default: make bench
+# RCM_BENCH_PARTS=rsockets), stream rsockets on rcm's userlib against
+# rdma-core's on the in-tree CM (guest-rsockets.sh, rsockets.py):
+# Debian's rstream for each run of RCM_BENCH_RSTREAM_RUNS
+# (bw:65536:400,bw:4096:2000,lat:64:2000: bandwidth or latency, size,
+# transfers; each with rstream's options RCM_BENCH_RSTREAM_OPTS, -T b:
+# blocking calls), and short rsocket connections per second (bench_rchurn,
+# RCM_BENCH_RCHURN_PROCS (2) client processes for
+# RCM_BENCH_RCHURN_SECONDS (12), against a listener that accepts each
+# way of RCM_BENCH_RCHURN_ACCEPTS (block,poll: a thread blocked in
+# raccept(), an rpoll() loop)), RCM_BENCH_RSOCKETS_ROUNDS (4) rounds
+# alternating the stacks: rcm over in-tree with the A/A (rows in
+# rsockets.csv).
 # RCM_BENCH_PARTS (bench,attrib,churn) picks the parts to run.
 # While it runs, a progress line at least once a minute
 # (RCM_BENCH_PROGRESS seconds, 50): the elapsed time, the part and the
@@ -85,6 +98,12 @@ cattr_rounds=${RCM_BENCH_CATTR_ROUNDS:-2}
 cattr_seconds=${RCM_BENCH_CATTR_SECONDS:-12}
 cattr_shapes=${RCM_BENCH_CATTR_SHAPES:-4x3,8x4}
 cattr_variant=${RCM_BENCH_CATTR_VARIANT:-clean}
+rs_rounds=${RCM_BENCH_RSOCKETS_ROUNDS:-4}
+rs_runs=${RCM_BENCH_RSTREAM_RUNS:-bw:65536:400,bw:4096:2000,lat:64:2000}
+rs_churn_secs=${RCM_BENCH_RCHURN_SECONDS:-12}
+rs_churn_procs=${RCM_BENCH_RCHURN_PROCS:-2}
+rs_churn_accepts=${RCM_BENCH_RCHURN_ACCEPTS:-block,poll}
+rs_opts=${RCM_BENCH_RSTREAM_OPTS--T b}
 parts=${RCM_BENCH_PARTS:-bench,attrib,churn}
 progress_every=${RCM_BENCH_PROGRESS:-50}
 mkdir -p "$out"
@@ -122,7 +141,7 @@ echo "== building rcm.ko ($rel), the userlib and the bench programs"
 make -C "$top/userlib" >>"$out/build.log" 2>&1
 rm -rf "$out/tests"
 mkdir -p "$out/tests"
-for b in bench_ids bench_accept bench_scale bench_churn; do
+for b in bench_ids bench_accept bench_scale bench_churn bench_rchurn; do
 	gcc -O2 -Wall -Wextra -o "$out/tests/$b" \
 		"$top/tools/testing/bench/$b.c" -lrdmacm -libverbs -lm -lpthread
 done
@@ -130,6 +149,7 @@ install -m 755 "$top/tools/testing/bench/guest-bench.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-churn.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-attrib.sh" "$out/tests/"
 install -m 755 "$top/tools/testing/bench/guest-churn-attrib.sh" "$out/tests/"
+install -m 755 "$top/tools/testing/bench/guest-rsockets.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/selftests/rcm/stacks.sh" "$out/tests/"
 install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 {
@@ -137,17 +157,19 @@ install -m 644 "$top/tools/testing/bench/order.sh" "$out/tests/"
 	echo "attrib: RCM_BENCH_WINDOW=$window RCM_ATTR_KMEM_COUNT=$attr_kmem_count ./guest-attrib.sh $attr_rounds $attr_counts $attr_scale_counts $attr_scale_rounds $attr_scale_wire"
 	echo "churn: ./guest-churn.sh $churn_rounds $churn_seconds $churn_shapes $churn_variants"
 	echo "churnattr: ./guest-churn-attrib.sh $cattr_rounds $cattr_seconds $cattr_shapes $cattr_variant"
+	echo "rsockets: RCM_BENCH_RSTREAM_OPTS='$rs_opts' ./guest-rsockets.sh $rs_rounds $rs_runs $rs_churn_secs $rs_churn_procs $rs_churn_accepts"
 } >"$out/tests/list"
 echo initramfs >"$out/stage"
 "$vm/mkinitramfs.sh" --out "$out/guest.cpio" --release "$rel" --modroot / \
 	--rcm-ko "$out/module/drivers/rcm/rcm.ko" --tests "$out/tests" \
 	--lib-dir "$top/userlib/src" \
-	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf
+	--bin /usr/bin/cmtime --bin /usr/bin/strace --bin /usr/bin/perf \
+	--bin /usr/bin/rstream --bin /usr/bin/taskset
 
 # The host's load: other work on it slows the guest's CPUs, and the
 # figures of a run are only comparable among themselves.
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
+echo "== booting $rel under QEMU (TCG), 2 vCPUs, rxe0; parts $parts; bench: $rounds rounds at $counts connections; scale: $scale_rounds rounds at $scale_counts"
 status=0
 echo guest >"$out/stage"
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
@@ -168,6 +190,11 @@ mkdir -p "$run"
 	*,churn,*)
 		"$top/tools/testing/bench/churn.py" "$out/guest.log" \
 			"$run/churn.csv" || status=1 ;;
+	esac
+	case ,$parts, in
+	*,rsockets,*)
+		"$top/tools/testing/bench/rsockets.py" "$out/guest.log" \
+			"$run/rsockets.csv" || status=1 ;;
 	esac
 	case ,$parts, in
 	*,churnattr,*)

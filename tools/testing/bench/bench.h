@@ -50,7 +50,10 @@ static inline void die(const char *what)
 		.rnr_retry_count = 7,					\
 	}
 
-/* A TCP listener (backlog 1024) on @sin, on a new channel in *@ch. */
+/*
+ * A TCP listener (backlog 1024) on @sin, on a new channel in *@ch; port 0
+ * in @sin draws a free one, which @sin then holds (the id's query).
+ */
 static inline struct rdma_cm_id *bench_listener(struct rdma_event_channel **ch,
 						struct sockaddr_in *sin)
 {
@@ -60,6 +63,7 @@ static inline struct rdma_cm_id *bench_listener(struct rdma_event_channel **ch,
 	if (!*ch || rdma_create_id(*ch, &l, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(l, (struct sockaddr *)sin) || rdma_listen(l, 1024))
 		die("listen");
+	sin->sin_port = rdma_get_src_port(l);
 	return l;
 }
 

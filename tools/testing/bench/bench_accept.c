@@ -7,7 +7,7 @@
  * name a QP number; the client calls rdma_establish(), which sends the
  * RTU).
  *
- * Usage: bench_accept COUNT CLIENTS ADDRESS PORT
+ * Usage: bench_accept COUNT CLIENTS ADDRESS PORT (0: a free one)
  *   The listener (this process) forks CLIENTS processes, each of which
  *   resolves the address and route of COUNT / CLIENTS ids; once all are
  *   routed, they connect at the same moment, and the listener accepts

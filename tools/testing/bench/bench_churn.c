@@ -7,7 +7,9 @@
  *
  * Usage: bench_churn VARIANT PROCS THREADS SECONDS ADDRESS PORT [SILENT]
  *   A server process listens on ADDRESS:PORT (a synchronous listener,
- *   rdma_get_request(), one thread per connection). PROCS client
+ *   rdma_get_request(), one thread per connection); PORT 0: on the port
+ *   that binding port 0 draws, which the server reads back and a server
+ *   started again after a crash takes over. PROCS client
  *   processes of THREADS threads each loop for SECONDS over one
  *   connection's life: an event channel, an id, address and route
  *   resolution, a QP, the connect, one message each way, the
@@ -647,7 +649,10 @@ static struct rdma_cm_id *listen_again(void)
 	return listen;
 }
 
-/* The server process; @ready (or -1) gets a byte once it listens. */
+/*
+ * The server process; @ready (or -1) gets the port it listens on (network
+ * order) once it does: dst's, or the one port 0 drew.
+ */
 static void server(int ready)
 {
 	const char *what;
@@ -660,7 +665,10 @@ static void server(int ready)
 		listen = listen_again();	/* after a crash */
 	else if (listen_on(&listen, &what))
 		die(what);
-	if (ready >= 0 && write(ready, "y", 1) != 1)
+	dst.sin_port = rdma_get_src_port(listen);
+	if (ready >= 0 &&
+	    write(ready, &dst.sin_port, sizeof(dst.sin_port)) !=
+	    sizeof(dst.sin_port))
 		die("ready");
 	pthread_attr_init(&pa);
 	pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
@@ -1036,7 +1044,6 @@ int main(int argc, char *argv[])
 	int status;
 	double next_kill;
 	int pipefd[2];
-	char c;
 
 	if (argc < 7) {
 		fprintf(stderr, "usage: %s clean|faults|kill|remove|cm PROCS THREADS SECONDS ADDRESS PORT [SILENT]\n",
@@ -1074,7 +1081,8 @@ int main(int argc, char *argv[])
 	if (pipe(pipefd))
 		die("pipe");
 	srv = spawn_server(procs, pipefd[1]);
-	if (read(pipefd[0], &c, 1) != 1) {
+	if (read(pipefd[0], &dst.sin_port, sizeof(dst.sin_port)) !=
+	    sizeof(dst.sin_port)) {
 		fprintf(stderr, "%s: the server did not start\n", BENCH_NAME);
 		return 1;
 	}

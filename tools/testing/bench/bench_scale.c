@@ -5,7 +5,7 @@
  * measures whichever library runs it (rcm's through LD_LIBRARY_PATH, or
  * rdma-core's on the in-tree rdma_ucm).
  *
- * Usage: bench_scale COUNT WINDOW REPEAT ADDRESS PORT
+ * Usage: bench_scale COUNT WINDOW REPEAT ADDRESS PORT (0: a free one)
  *   The listener (this process) forks one client process, which, REPEAT
  *   times, connects COUNT ids with at most WINDOW of them being set up
  *   at any time (create, resolve address and route, connect, establish)

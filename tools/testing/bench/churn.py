@@ -14,9 +14,10 @@ gets one row per stack, variant, shape and round (the data; the table
 is made from it), and CSV's name with -removals the remove variant's
 device removals, one row per removal.
 """
-import statistics
 import sys
 from collections import defaultdict
+
+from rounds import aa, med, ratio
 
 runs = defaultdict(list)        # (stack, variant, shape) -> [(round, cps, conns, errors, kills, stale, crashes)]
 calls = defaultdict(list)       # (stack, variant, shape, name) -> [(round, count, p50, p99, max)]
@@ -49,22 +50,6 @@ for line in open(sys.argv[1], errors='replace'):
     elif f[0] == 'bench-error' and len(f) > 1 and f[1] == 'churn':
         errors.append(' '.join(f[2:]))
 
-
-def med(rows, i):
-    vals = [r[i] for r in rows]
-    return statistics.median(vals) if vals else float('nan')
-
-
-def aa(rows, i):
-    odd = [r[i] for r in rows if r[0] % 2]
-    even = [r[i] for r in rows if not r[0] % 2]
-    if not odd or not even or not statistics.median(even):
-        return '-'
-    return f'{statistics.median(odd) / statistics.median(even):.2f}'
-
-
-def ratio(a, b):
-    return f'{a / b:.2f}' if b else '-'
 
 
 if len(sys.argv) > 2:

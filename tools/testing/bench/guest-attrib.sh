@@ -48,7 +48,6 @@ scale_rounds=${4:-2}
 scale_wire=${5:-0}
 window=${RCM_BENCH_WINDOW:-32}
 counts=$(echo "${2:-100,1000}" | tr , ' ')
-port=23000
 hz=1000
 
 # The distro kernel keeps perf to the caller's own tasks and hides
@@ -282,14 +281,14 @@ perf_sample() {
 	rm -f /tmp/perf.data
 }
 
-# STACK COUNT: cmtime's server of COUNT connections on $port in the
-# background, once it listens; server_stop ends it (cmtime's server does
-# not exit by itself).
+# STACK COUNT: cmtime's server of COUNT connections in the background,
+# on port 0, once it listens, its port in $port (the CM's, server_port);
+# server_stop ends it (cmtime's server does not exit by itself).
 server_start() {
-	(serve "$1" /tmp/srv_cmtime -b "$ip" -p $port -c "$2" \
+	(serve "$1" /tmp/srv_cmtime -b "$ip" -p 0 -c "$2" \
 		>/tmp/asrv.log 2>&1) &
 	spid=$!
-	listening $spid $port
+	server_port $spid
 }
 
 server_stop() {
@@ -299,7 +298,6 @@ server_stop() {
 
 # STACK COUNT ROUND: one cmtime run under perf record.
 perf_run() {
-	port=$((port + 1))
 	server_start "$1" "$2"
 	perf_sample attr "$1" "$2" "$3" \
 		"timeout 600 /tmp/cli_cmtime -s $ip -p $port -c $2" ||
@@ -308,14 +306,14 @@ perf_run() {
 }
 
 # COUNT: bench_scale's command line for COUNT connections, repeated up
-# to 1000, on $port, as guest-bench.sh runs it.
+# to 1000, on port 0 (it reads back the port it drew), as guest-bench.sh
+# runs it.
 scale_cmd() {
-	echo "timeout 900 $PWD/bench_scale $1 $window $(((1000 + $1 - 1) / $1)) $ip $port"
+	echo "timeout 900 $PWD/bench_scale $1 $window $(((1000 + $1 - 1) / $1)) $ip 0"
 }
 
 # STACK COUNT ROUND: one bench_scale run under perf record.
 scale_perf_run() {
-	port=$((port + 1))
 	perf_sample sattr "$1" "$2" "$3" "$(scale_cmd "$2")"
 }
 
@@ -324,7 +322,6 @@ scale_perf_run() {
 wire_run() {
 	stack=$1 count=$2 round=$3 tag=wire
 	[ "${4:-}" = scale ] && tag=swire
-	port=$((port + 1))
 	[ $tag = swire ] && cmd=$(scale_cmd "$count")
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
@@ -348,7 +345,7 @@ wire_run() {
 			echo "bench-error $tag $stack $count $round"
 	else
 		server_start "$stack" "$count"
-		(serve "$stack" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port \
+		(serve "$stack" timeout 600 /tmp/cli_cmtime -s "$ip" -p "$port" \
 			-c "$count" >/tmp/acli.log 2>&1) ||
 			echo "bench-error $tag $stack $count $round"
 		server_stop
@@ -401,7 +398,6 @@ wire_run() {
 
 # STACK COUNT: one cmtime run with the slab allocation tracepoints on.
 kmem_run() {
-	port=$((port + 1))
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
 	# Some 80 allocations a connection, guest-wide, 200 bytes of trace
@@ -411,7 +407,7 @@ kmem_run() {
 	echo 1 >$tr/events/kmem/kmem_cache_alloc/enable
 	server_start "$1" "$2"
 	echo 1 >$tr/tracing_on
-	(serve "$1" timeout 600 /tmp/cli_cmtime -s "$ip" -p $port -c "$2" \
+	(serve "$1" timeout 600 /tmp/cli_cmtime -s "$ip" -p "$port" -c "$2" \
 		>/tmp/acli.log 2>&1) || echo "bench-error kmem $1 $2"
 	server_stop
 	echo 0 >$tr/tracing_on

@@ -53,7 +53,8 @@ scale_rounds=${4:-2}
 cmtime_runs=${5:-0}
 accept_rounds=${RCM_BENCH_ACCEPT_ROUNDS:-$rounds}
 window=${RCM_BENCH_WINDOW:-32}
-port=21000
+# Every server binds port 0: bench_accept and bench_scale read their
+# port back themselves; cmtime's is read from the CM (server_port).
 
 # serve(), shared with the selftests that run programs on both stacks
 # shellcheck source=../selftests/rcm/stacks.sh
@@ -91,7 +92,7 @@ running() {
 # client's status. If the server dies meanwhile, the client (which then
 # waits for events that never come) is ended a second later.
 cmtime_client() {
-	(serve "$1" timeout 600 cmtime -s "$ip" -p $port -c "$2" \
+	(serve "$1" timeout 600 cmtime -s "$ip" -p "$port" -c "$2" \
 		>/tmp/cli.log 2>&1) &
 	cpid=$!
 	server=alive
@@ -112,12 +113,11 @@ cmtime_client() {
 cmtime_run() {
 	stack=$1 count=$2 round=$3
 	shift 3
-	port=$((port + 1))
 	w0=$(uptime_ms)
-	(serve "$stack" "$@" cmtime -b "$ip" -p $port -c "$count" \
+	(serve "$stack" "$@" cmtime -b "$ip" -p 0 -c "$count" \
 		>/tmp/srv.log 2>&1) &
 	spid=$!
-	listening $spid $port
+	server_port $spid
 	tries=0
 	w1=$(uptime_ms)
 	cpu0=$(cpu_ticks)
@@ -130,7 +130,7 @@ cmtime_run() {
 		[ $tries -ge 3 ] && break
 		[ "$server" = alive ] &&
 			[ $(($(uptime_ms) - w1)) -lt $((10000 * tries)) ] || break
-		listening $spid $port
+		listening $spid "$port"
 	done
 	st=${st:-0}
 	cpu1=$(cpu_ticks)
@@ -183,9 +183,8 @@ done
 # STACK ROUND [COUNT CLIENTS]: one bench_accept run, by default of 1000
 # connections from 8 clients.
 accept_run() {
-	port=$((port + 1))
 	if out=$( (serve "$1" timeout 600 ./bench_accept "${3:-1000}" \
-		"${4:-8}" "$ip" $port) 2>&1); then
+		"${4:-8}" "$ip" 0) 2>&1); then
 		echo "$out" | sed -n "s/^accept \([0-9]*\) \([0-9]*\) us_per_conn \([0-9.]*\) slab_bytes_per_conn \(-*[0-9]*\)$/bench-accept $1 \1 \2 $2 \3 \4/p"
 	else
 		echo "bench-error $1 accept ${3:-1000} $2"
@@ -199,13 +198,12 @@ phase accept
 # System calls: both programs under strace -f -c, 100 connections.
 progress syscalls
 for stack in intree rcm; do
-	port=$((port + 1))
 	(serve "$stack" strace -f -c -o /tmp/strace.srv cmtime -b "$ip" \
-		-p $port -c 100 >/dev/null 2>&1) &
+		-p 0 -c 100 >/dev/null 2>&1) &
 	spid=$!
-	listening $spid $port
+	server_port $spid
 	(serve "$stack" strace -f -c -o /tmp/strace.cli timeout 600 \
-		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
+		cmtime -s "$ip" -p "$port" -c 100 >/dev/null 2>&1)
 	# strace blocks SIGINT and SIGTERM while it runs a program with -o:
 	# end the traced server, and strace writes its summary and exits.
 	pkill -x cmtime 2>/dev/null || killall cmtime 2>/dev/null
@@ -231,13 +229,12 @@ for stack in intree rcm; do
 	dev=/dev/infiniband/rcm
 	[ "$stack" = intree ] && dev=/dev/infiniband/rdma_cm
 	trace="strace -f -y -e trace=read,write,ioctl,poll,ppoll,epoll_wait,epoll_pwait,select,pselect6"
-	port=$((port + 1))
 	(serve "$stack" $trace -o /tmp/cmdev.srv cmtime -b "$ip" \
-		-p $port -c 100 >/dev/null 2>&1) &
+		-p 0 -c 100 >/dev/null 2>&1) &
 	spid=$!
-	listening $spid $port
+	server_port $spid
 	(serve "$stack" $trace -o /tmp/cmdev.cli timeout 600 \
-		cmtime -s "$ip" -p $port -c 100 >/dev/null 2>&1)
+		cmtime -s "$ip" -p "$port" -c 100 >/dev/null 2>&1)
 	pkill -x cmtime 2>/dev/null || killall cmtime 2>/dev/null
 	wait $spid 2>/dev/null
 	for side in cli srv; do
@@ -265,10 +262,9 @@ phase ids
 # Scale: bench_scale at each count, the stacks alternating which goes
 # first, as in the timed rounds.
 scale_run() {
-	port=$((port + 1))
 	repeat=$(((1000 + $2 - 1) / $2))
 	if out=$( (serve "$1" timeout 900 ./bench_scale "$2" "$window" \
-		$repeat "$ip" $port) 2>&1); then
+		$repeat "$ip" 0) 2>&1); then
 		echo "$out" | sed -n "s/^scale \([0-9]*\) [0-9]* [0-9]* connect_us \([0-9.]*\) connect_cpu_us \([0-9.]*\) teardown_us \([0-9.]*\) teardown_cpu_us \([0-9.]*\) slab_bytes_per_conn \(-*[0-9]*\) failed \([0-9]*\)$/bench-scale $1 \1 $window $3 \2 \3 \4 \5 \6 \7/p"
 		echo "$out" | sed -n "s/^phases [0-9]* [0-9]* addr_us \([0-9.]*\) route_us \([0-9.]*\) connect_us \([0-9.]*\) set_up_us \([0-9.]*\)$/bench-sphase $1 $2 $window $3 \1 \2 \3 \4/p"
 		echo "$out" | grep -v '^scale \|^phases ' | tail -3 | sed 's/^/# /'

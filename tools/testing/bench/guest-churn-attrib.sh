@@ -60,7 +60,6 @@ rounds=${1:-2}
 secs=${2:-12}
 shapes=$(echo "${3:-4x3}" | tr , ' ')
 variant=${4:-clean}
-port=24000
 
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo 0 >/proc/sys/kernel/kptr_restrict
@@ -315,12 +314,11 @@ END {
 
 # STACK PROCS THREADS ROUND: one bench_churn run under perf record.
 cattr_run() {
-	port=$((port + 1))
 	p="$1 $variant $2x$3 $4"
 	if ! perf record -m 16M -a -g -o /tmp/cattr.data \
 		-e lock:contention_begin -e lock:contention_end \
 		-e sched:sched_switch -e sched:sched_wakeup -- \
-		sh -c "$(if [ "$1" = rcm ]; then echo LD_LIBRARY_PATH=/usr/lib/rcm; fi) RCM_CHURN_MARK=1 timeout $((secs + 120)) ./bench_churn $variant $2 $3 $secs $ip $port $silent" \
+		sh -c "$(if [ "$1" = rcm ]; then echo LD_LIBRARY_PATH=/usr/lib/rcm; fi) RCM_CHURN_MARK=1 timeout $((secs + 120)) ./bench_churn $variant $2 $3 $secs $ip 0 $silent" \
 		>/tmp/cattr.out 2>/tmp/cattr.err; then
 		echo "bench-error cattr $p"
 		tail -5 /tmp/cattr.out /tmp/cattr.err

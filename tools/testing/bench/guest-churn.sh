@@ -25,23 +25,17 @@ rounds=${1:-2}
 secs=${2:-20}
 shapes=$(echo "${3:-4x3,8x4}" | tr , ' ')
 variants=$(echo "${4:-clean,faults,kill,remove}" | tr , ' ')
-port=23000
 
 # shellcheck source=../selftests/rcm/stacks.sh
 . "$(dirname "$0")/stacks.sh"
 # shellcheck source=order.sh
 . "$(dirname "$0")/order.sh"
 
+# bench_churn's server binds port 0 and tells its clients the port.
 churn_run() {	# STACK VARIANT PROCS THREADS ROUND
-	port=$((port + 1))
 	out=$( (serve "$1" timeout $((secs + 120)) ./bench_churn "$2" "$3" \
-		"$4" "$secs" "$ip" $port "$silent") 2>&1)
-	line=$(echo "$out" | grep '^churn ')
-	if [ -z "$line" ]; then
-		echo "bench-error churn $1 $2 $3x$4 $5"
-		echo "$out" | tail -5
-		return
-	fi
+		"$4" "$secs" "$ip" 0 "$silent") 2>&1)
+	bench_line churn "churn $1 $2 $3x$4 $5" || return
 	echo "$line" | awk -v s="$1" -v r="$5" \
 		'{ print "bench-churn", s, $2, $3, $4, r, $9, $13, $21, $23, $25, $27 }'
 	echo "$out" | awk -v s="$1" -v v="$2" -v p="$3" -v t="$4" -v r="$5" '

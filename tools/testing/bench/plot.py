@@ -3,8 +3,9 @@
 """plot.py DIR [OUT]: SVG plots of make bench's data files in DIR.
 
 DIR is one run's directory (build/bench/runs/STAMP: bench.csv from
-report.py, churn.csv from churn.py) or tools/testing/bench/records
-(DATE-bench.csv, DATE-churn.csv: the newest of each kind is drawn).
+report.py, churn.csv from churn.py, rsockets.csv from rsockets.py) or
+tools/testing/bench/records (DATE-bench.csv, DATE-churn.csv,
+DATE-rsockets.csv: the newest of each kind is drawn).
 The plots go to OUT (default DIR/plots), one SVG per figure, each drawn
 only when its data is there:
 
@@ -18,6 +19,9 @@ only when its data is there:
   churn-calls.svg          the concurrency bench's calls per second
   churn-ratio.svg          its rcm / in-tree calls per second, with the
                            A/A (in-tree's odd rounds over its even ones)
+  rsockets.svg             rsockets: rcm's speed-up over in-tree per
+                           rstream run and in short connections per
+                           second, with the A/A
 
 Figures are medians over the rounds. The SVG is written directly (no
 plotting library): the same data gives the same file.
@@ -353,6 +357,51 @@ def plot_churn(path, out):
     return drawn
 
 
+def plot_rsockets(path, out):
+    """The rsockets part's plot from rsockets.py's CSV: rcm against
+    in-tree per run, each as a speed-up (bandwidth and connections per
+    second rcm / in-tree, latency in-tree / rcm: above 1, rcm is ahead),
+    with the A/A."""
+    global NOTE
+    NOTE = f'from {os.path.basename(path)}'
+    runs = defaultdict(list)        # (stack, group) -> [(round, value)]
+    faster = {}                     # group -> whether more is better
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r['run'].startswith('churn'):
+                g, v, up = f'conns/s {r["run"][6:]}', r['conns_per_s'], True
+            elif r['run'] == 'lat':
+                g, v, up = f'lat {r["size"]} B', r['usec_per_xfer'], False
+            else:
+                g, v, up = f'bw {r["size"]} B', r['gbps'], True
+            if v:
+                runs[(r['stack'], g)].append((int(r['round']), float(v)))
+                faster[g] = up
+    groups = sorted(faster, key=lambda g: ('bw lat conns'.find(g[:2]), g))
+
+    def speedup(a, b, g):
+        if not a or not b:
+            return None
+        return b / a if faster[g] else a / b
+
+    def ratio(g):
+        return speedup(med([v for _, v in runs.get(('intree', g), [])]),
+                       med([v for _, v in runs.get(('rcm', g), [])]), g)
+
+    def aa(g):
+        rows = runs.get(('intree', g), [])
+        return speedup(med([v for r, v in rows if not r % 2]),
+                       med([v for r, v in rows if r % 2]), g)
+    series = [('rcm / in-tree', STACKS[-1][2], [ratio(g) for g in groups])]
+    marks = {(i, 0): aa(g) for i, g in enumerate(groups)
+             if aa(g) is not None}
+    if bars(os.path.join(out, 'rsockets.svg'),
+            'rsockets: rcm against in-tree (above 1: rcm ahead)',
+            'speed-up (median)', groups, series, ref=1.0, marks=marks):
+        return ['rsockets.svg']
+    return []
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__.split('\n')[0], file=sys.stderr)
@@ -367,6 +416,9 @@ def main():
     churn = newest(d, 'churn.csv')
     if churn:
         drawn += plot_churn(churn, out)
+    rsockets = newest(d, 'rsockets.csv')
+    if rsockets:
+        drawn += plot_rsockets(rsockets, out)
     for name in drawn:
         print(os.path.join(out, name))
     if not drawn:

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """plot_test.py: the bench's data path on the host (make check's host
 step). From a sample of guest-bench.sh's lines, report.py must write
-bench.csv with the figures the lines give; from it and a sample
-churn.csv, plot.py must write each plot as a well-formed SVG with its
+bench.csv with the figures the lines give, and from guest-rsockets.sh's,
+rsockets.py rsockets.csv; from those and a sample churn.csv, plot.py
+must write each plot as a well-formed SVG with its
 title, bars or lines, and the sample's figures as labels. One "PASS
 bench.NAME" or "FAIL bench.NAME: why" line per check; exit 1 if any
 failed.
@@ -51,6 +52,17 @@ intree,kill,4x3,1,900.0,60.0,0,1,0,0
 rcm,kill,4x3,1,990.0,66.0,0,1,0,0
 """
 
+RSOCKETS = """rcm-begin: rsockets
+rcm-out: rsockets: bench-rstream intree bw 65536 400 1 0.10 5000.00 2.10
+rcm-out: rsockets: bench-rstream intree bw 65536 400 2 0.12 4200.00 1.80
+rcm-out: rsockets: bench-rstream rcm bw 65536 400 1 0.15 3300.00 1.40
+rcm-out: rsockets: bench-rstream rcm bw 65536 400 2 0.15 3300.00 1.40
+rcm-out: rsockets: bench-rstream intree lat 64 4000 1 0.00 2000.00 16.00
+rcm-out: rsockets: bench-rstream rcm lat 64 4000 1 0.00 1000.00 8.00
+rcm-out: rsockets: bench-rchurn intree poll 2 64 1 1.0 0 2500000 5000000 80000 110000 15 2400000 8000
+rcm-out: rsockets: bench-rchurn rcm poll 2 64 1 20.0 0 90000 200000 60000 130000 300 18000 15000
+"""
+
 # Each plot and figures its labels must show: the medians of the
 # sample (rcm's failed round at 10 000 left out: 920 + 710 + ... ).
 WANT = {
@@ -61,6 +73,10 @@ WANT = {
     'memory.svg': ['1274', '1058', '2600', '2100', '9200', '7750'],
     'churn-calls.svg': ['1100', '1650', '900', '990'],
     'churn-ratio.svg': ['1.50', '1.10'],
+    # rcm's speed-up: bandwidth from the us per transfer, the median of
+    # 5000 and 4200 over 3300 (1.38), latency 2000 / 1000 us,
+    # connections per second 20 / 1.
+    'rsockets.svg': ['1.38', '2.00', '20.0'],
 }
 
 results = []
@@ -92,20 +108,37 @@ def svg_problem(path, labels):
     return f'labels {missing} missing' if missing else None
 
 
+def to_csv(script, log, csv_path):
+    """Run @script (report.py, rsockets.py) over the guest log @log into
+    @csv_path: its completed process and the CSV's rows."""
+    r = subprocess.run([sys.executable, os.path.join(HERE, script), log,
+                        csv_path], capture_output=True, text=True)
+    rows = []
+    if os.path.exists(csv_path):
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+    return r, rows
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, 'guest.log'), 'w') as f:
             f.write(LOG)
         with open(os.path.join(d, 'churn.csv'), 'w') as f:
             f.write(CHURN)
-        r = subprocess.run([sys.executable, os.path.join(HERE, 'report.py'),
-                            os.path.join(d, 'guest.log'),
-                            os.path.join(d, 'bench.csv')],
-                           capture_output=True, text=True)
-        rows = []
-        if os.path.exists(os.path.join(d, 'bench.csv')):
-            with open(os.path.join(d, 'bench.csv')) as f:
-                rows = list(csv.DictReader(f))
+        with open(os.path.join(d, 'rsockets.log'), 'w') as f:
+            f.write(RSOCKETS)
+        r, rows = to_csv('rsockets.py', os.path.join(d, 'rsockets.log'),
+                         os.path.join(d, 'rsockets.csv'))
+        got = {(x['stack'], x['run'], x['round']): x for x in rows}
+        check('rsockets-csv', r.returncode == 0 and len(rows) == 8 and
+              got.get(('rcm', 'lat', '1'), {}).get('usec_per_xfer') ==
+              '1000.0' and
+              got.get(('intree', 'churn-poll', '1'), {}).get('echo_p50_us') ==
+              '2400000' and 'rcm/in-tree 20.00' in r.stdout,
+              f'exit {r.returncode}, {len(rows)} rows: {r.stderr[-300:]}')
+        r, rows = to_csv('report.py', os.path.join(d, 'guest.log'),
+                         os.path.join(d, 'bench.csv'))
         got = {(x['kind'], x['stack'], x['count'], x['round'], x['metric']):
                x['value'] for x in rows}
         check('report-csv', r.returncode == 0 and

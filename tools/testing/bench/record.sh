@@ -4,8 +4,8 @@
 # record.sh [RUN]: add one make bench run to the records. RUN is the
 # run's directory, build/bench/runs/STAMP (default: the newest). Its
 # data (bench.csv, churn.csv, churn-removals.csv, churn-attrib.csv,
-# whichever it has) and its report go to tools/testing/bench/records/
-# as DAY-NAME (DAY-report.txt for the report), DAY the run's UTC day
+# rsockets.csv, whichever it has) and its report go to
+# tools/testing/bench/records/ as DAY-NAME (DAY-report.txt for the report), DAY the run's UTC day
 # with b, c, ... after it for the day's second and later records, as
 # the records before; then plot.py draws the newest records again into
 # records/plots/, which Documentation/benchmarks.rst and the README
@@ -31,7 +31,7 @@ for s in '' b c d e f g h i j k; do
 	ls "$rec/$day$s-"* >/dev/null 2>&1 || break
 done
 name=$day$s
-for f in bench churn churn-removals churn-attrib; do
+for f in bench churn churn-removals churn-attrib rsockets; do
 	if [ -f "$run/$f.csv" ]; then
 		cp "$run/$f.csv" "$rec/$name-$f.csv"
 	fi

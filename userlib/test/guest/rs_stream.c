@@ -41,7 +41,15 @@
  * 6. wrong_version_reply: an rsocket's rconnect() to a plain CM server
  *    that accepts with version 2 in its reply fails with ENOTSUP.
  *
- * 7. iwarp_stream: over soft-iWARP ($RCM_ADDR_SIW; skipped without it),
+ * 7. credits_exhausted: a peer that never reads: the other end, with
+ *    O_NONBLOCK, writes 16 KiB at a time until rsend() fails with EAGAIN
+ *    and rpoll() does not say POLLOUT within half a second (the room the
+ *    reader granted is used up; within 32 MiB, or there is no flow
+ *    control); the reader reads it all, intact. Then, blocking, a writer thread sends
+ *    four times as much, blocking whenever the room runs out, while the
+ *    reader reads: everything arrives in order and the writer ends.
+ *
+ * 8. iwarp_stream: over soft-iWARP ($RCM_ADDR_SIW; skipped without it),
  *    where no immediate data exists and every message is an inline SEND
  *    after its write, 60 000 bytes go each way intact, with rpoll().
  *
@@ -192,6 +200,62 @@ static void pattern(uint8_t *buf, size_t len, unsigned int seed)
 
 	for (i = 0; i < len; i++)
 		buf[i] = (uint8_t)(i * 7 + seed);
+}
+
+/* Bytes @off to @off + @len of an endless stream's pattern. */
+static void pattern_at(uint8_t *buf, size_t len, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (uint8_t)((off + i) * 31 + (off + i) / 251);
+}
+
+/* Whether the next @len bytes on @s are the stream's from @off on. */
+static bool recv_pattern(int s, size_t len, size_t off)
+{
+	static uint8_t in[16384], want[16384];
+	size_t n;
+
+	while (len) {
+		n = len < sizeof(in) ? len : sizeof(in);
+		if (rrecv(s, in, n, MSG_WAITALL) != (ssize_t)n)
+			return false;
+		pattern_at(want, n, off);
+		if (memcmp(in, want, n))
+			return false;
+		off += n;
+		len -= n;
+	}
+	return true;
+}
+
+struct writer {
+	pthread_t	thread;
+	int		sock;
+	size_t		off, len;
+	bool		ok;
+};
+
+/* Blocking rsend()s of the stream's bytes w->off to w->off + w->len. */
+static void *writer_thread(void *arg)
+{
+	struct writer *w = arg;
+	uint8_t out[16384];
+	size_t n, end = w->off + w->len;
+	ssize_t sent;
+
+	while (w->off < end) {
+		n = end - w->off < sizeof(out) ? end - w->off : sizeof(out);
+		pattern_at(out, n, w->off);
+		sent = rsend(w->sock, out, n, 0);
+		if (sent <= 0)
+			return NULL;
+		/* A short send: the rest goes with the next chunk. */
+		w->off += sent;
+	}
+	w->ok = true;
+	return NULL;
 }
 
 TEST(closed_rsocket_ebadf)
@@ -497,6 +561,55 @@ TEST(wrong_version_reply)
 	guest_destroy_id(r.id);
 	rdma_destroy_id(r.listen);
 	rdma_destroy_event_channel(r.ch);
+}
+
+TEST(credits_exhausted)
+{
+	uint8_t out[16384];
+	struct writer w = { 0 };
+	struct pollfd p;
+	size_t sent = 0;
+	ssize_t n = 0;
+	int c, s, fl;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(pair_up(rxe, &c, &s));
+	fl = rfcntl(c, F_GETFL);
+	ASSERT_LE(0, fl);
+	ASSERT_EQ(0, rfcntl(c, F_SETFL, fl | O_NONBLOCK));
+	/*
+	 * Until EAGAIN lasts: an EAGAIN while the completions of the last
+	 * writes are still coming frees room once rpoll() reaps them.
+	 */
+	while (sent < (32u << 20)) {
+		pattern_at(out, sizeof(out), sent);
+		n = rsend(c, out, sizeof(out), 0);
+		if (n > 0) {
+			sent += n;
+			continue;
+		}
+		ASSERT_EQ(-1, n);
+		ASSERT_EQ(EAGAIN, errno);
+		p = (struct pollfd){ .fd = c, .events = POLLOUT };
+		if (rpoll(&p, 1, 500) == 0)
+			break;
+	}
+	ASSERT_GT(32u << 20, sent);
+	EXPECT_LT(0, sent);
+	TH_LOG("the writer stopped after %zu bytes", sent);
+	ASSERT_TRUE(recv_pattern(s, sent, 0));
+
+	/* Blocking now: the writer waits for the room the reader frees. */
+	ASSERT_EQ(0, rfcntl(c, F_SETFL, fl));
+	w.sock = c;
+	w.off = sent;
+	w.len = 4 * sent;
+	ASSERT_EQ(0, pthread_create(&w.thread, NULL, writer_thread, &w));
+	EXPECT_TRUE(recv_pattern(s, 4 * sent, sent));
+	ASSERT_TRUE(guest_join_within(w.thread, 30000, NULL));
+	EXPECT_TRUE(w.ok);
+	EXPECT_EQ(0, rclose(c));
+	EXPECT_EQ(0, rclose(s));
 }
 
 TEST(iwarp_stream)
