@@ -39,6 +39,12 @@
  * 9. sync_id: a synchronous id's options wait for nothing: TOS before
  *    resolving leaves id->event NULL, TOS after the synchronous
  *    rdma_resolve_addr() leaves its ADDR_RESOLVED in id->event.
+ * 10. ib_path_on_roce: on an id whose address is resolved (to
+ *    RCM_ADDR_RXE, over RoCE), a path record (GMP, primary and
+ *    bidirectional) is taken: 0, then ROUTE_RESOLVED, and route.path_rec
+ *    holds the record's SL, MTU, rate, traffic class, hop limit, flow
+ *    label and P_Key, one path; rdma_resolve_route() after it is EINVAL.
+ *    A record without those flags is EINVAL, and no event comes.
  *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
@@ -50,7 +56,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <endian.h>
 
+#include <infiniband/sa.h>
 #include <rdma/rdma_cma.h>
 
 #include "common/guest.h"
@@ -311,6 +319,62 @@ TEST(sync_id)
 	OPT(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, 1, 0);
 	ASSERT_EQ(held, id->event);
 	ASSERT_EQ(0, rdma_destroy_id(id));
+}
+
+TEST(ib_path_on_roce)
+{
+	struct rdma_event_channel *ch;
+	struct ibv_path_data d = { 0 };
+	struct ibv_sa_path_rec *p;
+	struct sockaddr_in dst;
+	struct rdma_cm_id *id;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ch = guest_channel();
+	ASSERT_NE(NULL, ch);
+	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
+	id = new_id(_metadata, ch, RDMA_PS_TCP);
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       2000))
+		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
+	ASSERT_TRUE(guest_expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id));
+	/* ::ffff:a.b.c.d both ways: the destination is rxe's own address. */
+	d.path.sgid.raw[10] = 0xff;
+	d.path.sgid.raw[11] = 0xff;
+	memcpy(&d.path.sgid.raw[12], &dst.sin_addr, 4);
+	d.path.dgid = d.path.sgid;
+	d.path.flowlabel_hoplimit = htobe32(0x2345 << 8 | 64);
+	d.path.tclass = 0x20;
+	d.path.reversible_numpath = 0x81;
+	d.path.pkey = htobe16(0xffff);
+	d.path.qosclass_sl = htobe16(2);
+	d.path.mtu = 2 << 6 | IBV_MTU_1024;	/* selector: exactly */
+	d.path.rate = 2 << 6 | 6;
+	d.path.packetlifetime = 2 << 6 | 15;
+	/* Not a route's flags: refused, nothing queued. */
+	d.flags = IBV_PATH_FLAG_GMP | IBV_PATH_FLAG_PRIMARY;
+	OPT(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, &d, sizeof(d), EINVAL);
+	ASSERT_TRUE(guest_quiet(ch));
+	d.flags |= IBV_PATH_FLAG_BIDIRECTIONAL;
+	OPT(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, &d, sizeof(d), 0);
+	ASSERT_TRUE(guest_expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id));
+	ASSERT_EQ(1, id->route.num_paths);
+	p = id->route.path_rec;
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(2, p->sl);
+	EXPECT_EQ(IBV_MTU_1024, p->mtu);
+	EXPECT_EQ(6, p->rate);
+	EXPECT_EQ(15, p->packet_life_time);
+	EXPECT_EQ(0x20, p->traffic_class);
+	EXPECT_EQ(64, p->hop_limit);
+	EXPECT_EQ(htobe32(0x2345), p->flow_label);
+	EXPECT_EQ(htobe16(0xffff), p->pkey);
+	EXPECT_EQ(0, memcmp(&p->dgid, &d.path.dgid, 16));
+	errno = 0;
+	EXPECT_EQ(-1, rdma_resolve_route(id, 2000));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, rdma_destroy_id(id));
+	rdma_destroy_event_channel(ch);
 }
 
 RCM_TEST_MAIN
