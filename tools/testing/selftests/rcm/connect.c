@@ -719,6 +719,25 @@ static pid_t client_held(struct __test_metadata *_metadata, const char *ip,
 	return pid;
 }
 
+/*
+ * Kill the client_held() @pid by SIGKILL, close its pipes @up and @hold,
+ * and take the event of type @want its death brings to the server's
+ * file @s, which is closed then.
+ */
+static void kill_held(struct __test_metadata *_metadata, pid_t pid, int up,
+		      int hold, int s, unsigned int want)
+{
+	struct rcm_event ev;
+
+	ASSERT_EQ(0, rcm_kill(pid))
+		TH_LOG("client did not die by SIGKILL");
+	close(hold);
+	close(up);
+	ASSERT_EQ(0, rcm_expect_event(s, want, &ev))
+		TH_LOG("no event %u", want);
+	close(s);
+}
+
 TEST(client_killed_mid_connect)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -743,14 +762,8 @@ TEST(client_killed_mid_connect)
 	 */
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
-	ASSERT_EQ(0, rcm_kill(pid))
-		TH_LOG("client did not die by SIGKILL");
-	close(hold);
-	close(up);
 	/* The dead client's ib_cm id answered for it: the request goes. */
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
-		TH_LOG("no REJECTED");
-	close(s);
+	kill_held(_metadata, pid, up, hold, s, RCM_EVENT_REJECTED);
 }
 
 /*
@@ -781,13 +794,7 @@ TEST_F(transport, killed_client_with_a_connection)
 	/* The kill waits for the client's side too (RoCE: its RTU sent). */
 	ASSERT_EQ(1, read(up, &b, 1))
 		TH_LOG("the client did not connect");
-	ASSERT_EQ(0, rcm_kill(pid))
-		TH_LOG("client did not die by SIGKILL");
-	close(hold);
-	close(up);
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("no DISCONNECTED");
-	close(s);
+	kill_held(_metadata, pid, up, hold, s, RCM_EVENT_DISCONNECTED);
 }
 
 /*

@@ -469,6 +469,20 @@ int rcm_drain(int fd, unsigned int type)
 	return n;
 }
 
+unsigned int rcm_removals(int fd, unsigned int most, int ms)
+{
+	struct rcm_event ev;
+	unsigned int seen = 0;
+
+	while (seen < most && rcm_wait_event(fd, ms, &ev) == 0) {
+		printf("# event %u status %d on id %u\n", ev.event, ev.status,
+		       ev.id);
+		if (ev.event == RCM_EVENT_DEVICE_REMOVAL)
+			seen++;
+	}
+	return seen;
+}
+
 int rcm_expect_record(int fd, unsigned int size, unsigned int type,
 		      struct rcm_event *ev)
 {

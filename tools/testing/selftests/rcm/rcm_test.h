@@ -44,6 +44,11 @@ bool rcm_readable(int fd, int ms);
 /* Read every event queued on @fd now; the number of them of @type. */
 int rcm_drain(int fd, unsigned int type);
 /*
+ * Read and log the events of @fd until @most DEVICE_REMOVAL events or
+ * none for @ms: the number of DEVICE_REMOVAL events read.
+ */
+unsigned int rcm_removals(int fd, unsigned int most, int ms);
+/*
  * One record of a file whose records are @size bytes, into a buffer of
  * a whole struct rcm_event and one byte more, within 30 s: 0 when
  * read() returned @size bytes, of @type, and left the rest alone; @ev
