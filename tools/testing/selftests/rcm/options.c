@@ -124,12 +124,10 @@ TEST(reuseaddr_lets_two_ids_share_a_port)
 TEST(afonly_separates_ipv4_and_ipv6)
 {
 	int fd = rcm_open_dev();
-	unsigned int v6 = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	unsigned int v4 = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	unsigned int v6b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
-	unsigned int v4b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
+	unsigned int v6, v4, v6b, v4b;
 
-	ASSERT_TRUE(v6 && v4 && v6b && v4b)
+	ASSERT_EQ(0, rcm_create_ids(fd, RCM_PS_TCP, RCM_QPT_RC, &v6, &v4, &v6b,
+				    &v4b, NULL))
 		TH_LOG("create: %s", strerror(errno));
 	/* Dual-stack wildcards collide (net.ipv6.bindv6only is 0 here). */
 	ASSERT_EQ(0, rcm_bind(fd, v6, "::", 0))
