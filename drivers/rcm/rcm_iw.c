@@ -84,6 +84,30 @@ static void rcm_iw_qp_put(struct ib_qp *qp)
 	qp->device->ops.iw_rem_ref(qp);
 }
 
+/*
+ * The parameters of an MPA request or reply of QP @qpn on @ibdev, into
+ * @p: the depths of @param, private data @pdata of @len bytes. The QP
+ * must be the caller's (rcm_iw_qp_get_owned()): *@qp then holds it, for
+ * rcm_iw_qp_put() after the iw_cm call. Return: 0 or -EINVAL.
+ */
+static int rcm_iw_conn_param(struct ib_device *ibdev, u32 qpn,
+			     const struct rcm_wire_conn_param *param,
+			     const void *pdata, u32 len,
+			     struct iw_cm_conn_param *p, struct ib_qp **qp)
+{
+	*qp = rcm_iw_qp_get_owned(ibdev, qpn);
+	if (IS_ERR(*qp))
+		return PTR_ERR(*qp);
+	*p = (struct iw_cm_conn_param) {
+		.private_data = pdata,
+		.private_data_len = len,
+		.ord = param->initiator_depth,
+		.ird = param->responder_resources,
+		.qpn = qpn,
+	};
+	return 0;
+}
+
 /* Fill the CONNECT_REQUEST event of a request from the MPA request. */
 static void rcm_iw_req_event(struct rcm_uevent *ev, struct rcm_id *listener,
 			     const struct iw_cm_event *event)
@@ -360,21 +384,16 @@ int rcm_iw_connect(struct rcm_id *id, const struct rcm_connect *cmd,
 {
 	const struct sockaddr *src = (const struct sockaddr *)&id->bind.addr;
 	const struct sockaddr *dst = (const struct sockaddr *)&id->dst_addr;
-	struct iw_cm_conn_param p = {
-		.private_data = pdata,
-		.private_data_len = cmd->private_data_len,
-		.ord = param->initiator_depth,
-		.ird = param->responder_resources,
-		.qpn = cmd->qp_num,
-	};
+	struct iw_cm_conn_param p;
 	struct iw_cm_id *iw;
 	struct ib_qp *qp;
 	int ret;
 
 	lockdep_assert_held(&id->lock);
-	qp = rcm_iw_qp_get_owned(id->rdev->ibdev, cmd->qp_num);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
+	ret = rcm_iw_conn_param(id->rdev->ibdev, cmd->qp_num, param, pdata,
+				cmd->private_data_len, &p, &qp);
+	if (ret)
+		return ret;
 	iw = iw_create_cm_id(id->rdev->ibdev, rcm_iw_conn_handler, id);
 	if (IS_ERR(iw)) {
 		rcm_iw_qp_put(qp);
@@ -455,21 +474,15 @@ void rcm_iw_lock_settled(struct rcm_id *id)
 int rcm_iw_accept(struct rcm_id *id, const struct rcm_accept *cmd,
 		  const struct rcm_wire_conn_param *param, const void *pdata)
 {
-	struct iw_cm_conn_param p = {
-		.private_data = pdata,
-		.private_data_len = cmd->private_data_len,
-		.ord = param->initiator_depth,
-		.ird = param->responder_resources,
-		.qpn = cmd->qp_num,
-	};
-
+	struct iw_cm_conn_param p;
 	struct ib_qp *qp;
 	int ret;
 
 	lockdep_assert_held(&id->lock);
-	qp = rcm_iw_qp_get_owned(id->iw->device, cmd->qp_num);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
+	ret = rcm_iw_conn_param(id->iw->device, cmd->qp_num, param, pdata,
+				cmd->private_data_len, &p, &qp);
+	if (ret)
+		return ret;
 	ret = iw_cm_accept(id->iw, &p);
 	rcm_iw_qp_put(qp);
 	return ret;

@@ -22,21 +22,11 @@ static struct rdma_event_channel *ch;
 
 static void setup(void)
 {
-	memset(script_qp_attr, 0, sizeof(script_qp_attr));
-	script_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	cm_script_rc_qp_attr();
 	script_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	script_qp_attr[1].qp_attr_mask = IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC |
-				       IBV_QP_MIN_RNR_TIMER;
 	script_qp_attr[1].dest_qp_num = cm_request_conn.qp_num;
 	script_qp_attr[1].rq_psn = 0x333;
 	script_qp_attr[1].max_dest_rd_atomic = 99;
-	script_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
-				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 	script_qp_attr[2].sq_psn = 0x444;
 	script_qp_attr[2].timeout = 14;
 	script_qp_attr[2].max_rd_atomic = 98;

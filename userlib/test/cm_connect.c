@@ -42,17 +42,10 @@ static void setup(void)
 	inet_pton(AF_INET, "192.0.2.20", &dst.sin_addr);
 	script_response = response;
 
-	memset(script_qp_attr, 0, sizeof(script_qp_attr));
-	script_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	cm_script_rc_qp_attr();
 	script_qp_attr[0].port_num = 1;
 	script_qp_attr[0].qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 					  IBV_ACCESS_REMOTE_READ;
-	script_qp_attr[1].qp_attr_mask = IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC |
-				       IBV_QP_MIN_RNR_TIMER;
 	script_qp_attr[1].path_mtu = IBV_MTU_1024;
 	script_qp_attr[1].dest_qp_num = 0xabcdef;
 	script_qp_attr[1].rq_psn = 0x111111;
@@ -62,9 +55,6 @@ static void setup(void)
 	script_qp_attr[1].ah_attr.hop_limit = 64;
 	script_qp_attr[1].ah_attr.port_num = 1;
 	script_qp_attr[1].ah_attr.dgid[15] = 0x20;
-	script_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
-				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 	script_qp_attr[2].timeout = 14;
 	script_qp_attr[2].retry_cnt = 6;
 	script_qp_attr[2].rnr_retry = 3;
@@ -141,13 +131,30 @@ static void close_channel(struct rdma_cm_id *id)
 	T_CHECK(fake_live_qps == 0 && fake_live_cqs == 0);
 }
 
+/*
+ * The steps of CONNECT_RESPONSE handling connect_error_case() fails: a
+ * command on the seam (@cmd) or, with @cmd 0, the QP's move to @state;
+ * either with @err.
+ */
+static const struct {
+	unsigned int cmd;
+	enum ibv_qp_state state;
+	int err;
+} connect_steps[] = {
+	{ .cmd = RCM_CMD_INIT_QP_ATTR, .err = ENODEV },
+	{ .state = IBV_QPS_RTR, .err = EINVAL },
+	{ .state = IBV_QPS_RTS, .err = ETIMEDOUT },
+	{ .cmd = RCM_CMD_ESTABLISH, .err = EIO },
+	{ .state = IBV_QPS_INIT, .err = EPERM },
+};
+
 /* CONNECT_RESPONSE handling fails in step: the connection is refused. */
 static void connect_error_case(int step)
 {
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	struct fake_qp *f;
-	int want = 0, establishes, rejects;
+	int want = connect_steps[step].err, establishes, rejects;
 	uint32_t h;
 
 	if (!open_channel())
@@ -156,28 +163,10 @@ static void connect_error_case(int step)
 	if (!id || !id->qp)
 		return;
 	f = fake_qp(id->qp);
-	switch (step) {
-	case 0:
-		seam_fail_next(RCM_CMD_INIT_QP_ATTR, ENODEV);
-		want = ENODEV;
-		break;
-	case 1:
-		fake_fail_modify(IBV_QPS_RTR, EINVAL);
-		want = EINVAL;
-		break;
-	case 4:
-		fake_fail_modify(IBV_QPS_INIT, EPERM);
-		want = EPERM;
-		break;
-	case 2:
-		fake_fail_modify(IBV_QPS_RTS, ETIMEDOUT);
-		want = ETIMEDOUT;
-		break;
-	case 3:
-		seam_fail_next(RCM_CMD_ESTABLISH, EIO);
-		want = EIO;
-		break;
-	}
+	if (connect_steps[step].cmd)
+		seam_fail_next(connect_steps[step].cmd, want);
+	else
+		fake_fail_modify(connect_steps[step].state, want);
 	establishes = SEAM_CALLS(RCM_CMD_ESTABLISH);
 	rejects = SEAM_CALLS(RCM_CMD_REJECT);
 	T_CHECK(rdma_connect(id, NULL) == 0);
@@ -188,7 +177,7 @@ static void connect_error_case(int step)
 	if (ev)
 		rdma_ack_cm_event(ev);
 	T_CHECK(SEAM_CALLS(RCM_CMD_ESTABLISH) ==
-		establishes + (step == 3 ? 1 : 0));
+		establishes + (connect_steps[step].cmd == RCM_CMD_ESTABLISH));
 	T_CHECK(SEAM_CALLS(RCM_CMD_REJECT) == rejects);
 	T_CHECK(id->qp->state == IBV_QPS_ERR);
 	T_CHECK(f->nmods >= 2 &&
@@ -206,7 +195,7 @@ static void connect_errors(void)
 {
 	int step;
 
-	for (step = 0; step < 5; step++) {
+	for (step = 0; step < (int)ARRAY_SIZE(connect_steps); step++) {
 		connect_error_case(step);
 		fake_fail_modify(IBV_QPS_RESET, 0);
 	}

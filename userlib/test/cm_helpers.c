@@ -34,6 +34,21 @@ int cm_main(int argc, const void *symbol, const struct cm_case *cases,
 	return t_exit();
 }
 
+void cm_script_rc_qp_attr(void)
+{
+	memset(script_qp_attr, 0, sizeof(script_qp_attr));
+	script_qp_attr[0].qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	script_qp_attr[1].qp_attr_mask = IBV_QP_STATE | IBV_QP_AV |
+				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				       IBV_QP_RQ_PSN |
+				       IBV_QP_MAX_DEST_RD_ATOMIC |
+				       IBV_QP_MIN_RNR_TIMER;
+	script_qp_attr[2].qp_attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
+				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+}
+
 void cm_set_nonblock(int fd)
 {
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);

@@ -73,6 +73,13 @@ void cm_start_get(struct cm_getter *g, struct rdma_event_channel *c);
  */
 #define CM_LISTEN_PORT	20100
 
+/*
+ * Clear script_qp_attr and give its INIT, RTR and RTS entries the
+ * attribute masks the in-tree CM answers for an RC QP; the values are
+ * the caller's.
+ */
+void cm_script_rc_qp_attr(void);
+
 /* The connection parameters of the requests the scripted module makes. */
 extern const struct rcm_conn_param cm_request_conn;
 

@@ -190,53 +190,45 @@ static atomic_t hostile_rej_reason[HOSTILE_REJ_REASONS];
 #define HOSTILE_SIDR_STATUSES	8
 static atomic_t hostile_sidr_status[HOSTILE_SIDR_STATUSES];
 
+/* The ib_cm event of each enum hostile_ev but HOSTILE_EV_OTHER. */
+static const enum ib_cm_event_type hostile_ev_types[HOSTILE_EV_OTHER] = {
+	[HOSTILE_EV_REP] = IB_CM_REP_RECEIVED,
+	[HOSTILE_EV_REJ] = IB_CM_REJ_RECEIVED,
+	[HOSTILE_EV_MRA] = IB_CM_MRA_RECEIVED,
+	[HOSTILE_EV_REQ_ERROR] = IB_CM_REQ_ERROR,
+	[HOSTILE_EV_DREQ] = IB_CM_DREQ_RECEIVED,
+	[HOSTILE_EV_DREP] = IB_CM_DREP_RECEIVED,
+	[HOSTILE_EV_DREQ_ERROR] = IB_CM_DREQ_ERROR,
+	[HOSTILE_EV_TIMEWAIT] = IB_CM_TIMEWAIT_EXIT,
+	[HOSTILE_EV_SIDR_REP] = IB_CM_SIDR_REP_RECEIVED,
+	[HOSTILE_EV_SIDR_ERROR] = IB_CM_SIDR_REQ_ERROR,
+};
+
+static enum hostile_ev hostile_ev_of(enum ib_cm_event_type type)
+{
+	enum hostile_ev ev;
+
+	for (ev = 0; ev < HOSTILE_EV_OTHER; ev++)
+		if (hostile_ev_types[ev] == type)
+			return ev;
+	return HOSTILE_EV_OTHER;
+}
+
 static int hostile_cm_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
 {
 	struct hostile_conn *c = cm_id->context;
-	enum hostile_ev ev;
+	enum hostile_ev ev = hostile_ev_of(event->event);
 	u32 v;
 
-	switch (event->event) {
-	case IB_CM_REP_RECEIVED:
-		ev = HOSTILE_EV_REP;
-		break;
-	case IB_CM_REJ_RECEIVED:
-		ev = HOSTILE_EV_REJ;
+	if (ev == HOSTILE_EV_REJ) {
 		v = event->param.rej_rcvd.reason;
 		atomic_inc(&hostile_rej_reason[min_t(u32, v,
 						     HOSTILE_REJ_REASONS - 1)]);
-		break;
-	case IB_CM_MRA_RECEIVED:
-		ev = HOSTILE_EV_MRA;
-		break;
-	case IB_CM_REQ_ERROR:
-		ev = HOSTILE_EV_REQ_ERROR;
-		break;
-	case IB_CM_DREQ_RECEIVED:
-		ev = HOSTILE_EV_DREQ;
-		break;
-	case IB_CM_DREP_RECEIVED:
-		ev = HOSTILE_EV_DREP;
-		break;
-	case IB_CM_DREQ_ERROR:
-		ev = HOSTILE_EV_DREQ_ERROR;
-		break;
-	case IB_CM_TIMEWAIT_EXIT:
-		ev = HOSTILE_EV_TIMEWAIT;
-		break;
-	case IB_CM_SIDR_REP_RECEIVED:
-		ev = HOSTILE_EV_SIDR_REP;
+	} else if (ev == HOSTILE_EV_SIDR_REP) {
 		v = event->param.sidr_rep_rcvd.status;
 		atomic_inc(&hostile_sidr_status[min_t(u32, v,
 						      HOSTILE_SIDR_STATUSES - 1)]);
-		break;
-	case IB_CM_SIDR_REQ_ERROR:
-		ev = HOSTILE_EV_SIDR_ERROR;
-		break;
-	default:
-		ev = HOSTILE_EV_OTHER;
-		break;
 	}
 	atomic_inc(&hostile_ev_count[ev]);
 	set_bit(ev, &c->events);
@@ -454,16 +446,12 @@ static struct hostile_conn *hostile_new(u32 slot)
 	return c;
 }
 
-static int hostile_send_req(u32 slot, enum hostile_kind kind, __be64 sid)
+/* A REQ of @c's id for @sid, with @len bytes of private data @pd. */
+static int hostile_send_req(struct hostile_conn *c, enum hostile_kind kind,
+			    __be64 sid, const u8 *pd, u8 len)
 {
-	u8 pd[IB_CM_REQ_PRIVATE_DATA_SIZE];
 	struct ib_cm_req_param req = {};
-	struct hostile_conn *c;
-	int ret;
 
-	c = hostile_new(slot);
-	if (IS_ERR(c))
-		return PTR_ERR(c);
 	/* A distinct QP number each: ib_cm refuses a live duplicate. */
 	hostile_qpn = (hostile_qpn + 1) & 0xffffff;
 	req.primary_path = &hostile_path;
@@ -473,7 +461,7 @@ static int hostile_send_req(u32 slot, enum hostile_kind kind, __be64 sid)
 	req.qp_type = kind == HOSTILE_UC ? IB_QPT_UC : IB_QPT_RC;
 	req.starting_psn = hostile_qpn;
 	req.private_data = pd;
-	req.private_data_len = hostile_fill(pd, kind, slot);
+	req.private_data_len = len;
 	req.responder_resources = 1;
 	req.initiator_depth = 1;
 	req.remote_cm_response_timeout = min(cm_timeout, 31U);
@@ -481,35 +469,48 @@ static int hostile_send_req(u32 slot, enum hostile_kind kind, __be64 sid)
 	req.retry_count = 7;
 	req.rnr_retry_count = 7;
 	req.max_cm_retries = min(cm_retries, 15U);
-	ret = ib_send_cm_req(c->cm_id, &req);
-	if (ret) {
-		atomic_inc(&hostile_send_errors);
-		hostile_destroy(slot);
-		return ret;
-	}
-	atomic_inc(&hostile_sent);
-	return 0;
+	return ib_send_cm_req(c->cm_id, &req);
 }
 
-static int hostile_send_sidr(u32 slot, enum hostile_kind kind, __be64 sid)
+/* A SIDR REQ of @c's id for @sid, with @len bytes of private data @pd. */
+static int hostile_send_sidr(struct hostile_conn *c, __be64 sid,
+			     const u8 *pd, u8 len)
+{
+	struct ib_cm_sidr_req_param req = {
+		.path = &hostile_path,
+		.sgid_attr = hostile_sgid,
+		.service_id = sid,
+		/* Each retry after 4.096 us * 2^cm_timeout, at least 1 ms. */
+		.timeout_ms = max(1UL, (4096UL << min(cm_timeout, 24U)) /
+				       1000000),
+		.max_cm_retries = min(cm_retries, 15U),
+		.private_data = pd,
+		.private_data_len = len,
+	};
+
+	return ib_send_cm_sidr_req(c->cm_id, &req);
+}
+
+/*
+ * A REQ (a SIDR REQ if @sidr) with a header of @kind for @sid, from a
+ * new id in @slot; counted as sent, or as a send error that frees @slot.
+ */
+static int hostile_send(u32 slot, enum hostile_kind kind, __be64 sid,
+			bool sidr)
 {
 	u8 pd[IB_CM_REQ_PRIVATE_DATA_SIZE];
-	struct ib_cm_sidr_req_param req = {};
 	struct hostile_conn *c;
+	u8 len;
 	int ret;
 
 	c = hostile_new(slot);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	req.path = &hostile_path;
-	req.sgid_attr = hostile_sgid;
-	req.service_id = sid;
-	/* Each retry after 4.096 us * 2^cm_timeout, at least 1 ms. */
-	req.timeout_ms = max(1UL, (4096UL << min(cm_timeout, 24U)) / 1000000);
-	req.max_cm_retries = min(cm_retries, 15U);
-	req.private_data = pd;
-	req.private_data_len = hostile_fill(pd, kind, slot);
-	ret = ib_send_cm_sidr_req(c->cm_id, &req);
+	len = hostile_fill(pd, kind, slot);
+	if (sidr)
+		ret = hostile_send_sidr(c, sid, pd, len);
+	else
+		ret = hostile_send_req(c, kind, sid, pd, len);
 	if (ret) {
 		atomic_inc(&hostile_send_errors);
 		hostile_destroy(slot);
@@ -622,11 +623,7 @@ static int hostile_run(char *line)
 		    (n != 6 || (strcmp(mode, "destroy") && strcmp(mode, "rej"))))
 			return -EINVAL;
 		for (i = first; i < first + count && !ret; i++) {
-			if (op[0] == 's') {
-				ret = hostile_send_sidr(i, kind, sid);
-				continue;
-			}
-			ret = hostile_send_req(i, kind, sid);
+			ret = hostile_send(i, kind, sid, op[0] == 's');
 			if (ret || op[0] != 'a')
 				continue;
 			/*

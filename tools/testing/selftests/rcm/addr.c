@@ -55,6 +55,28 @@ static unsigned int new_id(struct __test_metadata *_metadata, int *fd,
 }
 
 /*
+ * A new id of a new file, as new_id(), resolved to the local @ip: its
+ * ADDR_RESOLVED event taken, of status 0, the id's and of context @ctx.
+ */
+static unsigned int resolved_id(struct __test_metadata *_metadata, int *fd,
+				unsigned long long ctx, const char *ip)
+{
+	struct rcm_event ev;
+	unsigned int id = new_id(_metadata, fd, ctx);
+
+	ASSERT_EQ(0, rcm_resolve(*fd, id, NULL, ip, 2000))
+		TH_LOG("resolve: %s", strerror(errno));
+	ASSERT_EQ(0, rcm_wait_event(*fd, 10000, &ev))
+		TH_LOG("no event in 10 s");
+	ASSERT_EQ(RCM_EVENT_ADDR_RESOLVED, ev.event)
+		TH_LOG("event %u status %d", ev.event, ev.status);
+	ASSERT_TRUE(ev.status == 0 && ev.id == id && ev.context == ctx)
+		TH_LOG("status %d id %u context %llx", ev.status, ev.id,
+		       (unsigned long long)ev.context);
+	return id;
+}
+
+/*
  * A new id of a new file (returned) bound to @ip:@port, *@q its query:
  * the set-up of the bind cases.
  */
@@ -318,29 +340,18 @@ TEST(privileged_ports_need_cap_net_bind_service)
 			_exit(5);
 		_exit(0);
 	}
-	ASSERT_EQ(waitpid(pid, &st, 0), pid)
-		TH_LOG("waitpid");
-	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		TH_LOG("unprivileged child failed at step %d", WEXITSTATUS(st));
+	st = rcm_exit_status(pid);
+	ASSERT_EQ(0, st)
+		TH_LOG("unprivileged child failed at step %d", st);
 }
 
 TEST(resolve_local_rxe_address)
 {
 	NEED_ENV(ip, "RCM_ADDR_RXE");
 	struct rcm_query_id q;
-	struct rcm_event ev;
 	int fd;
-	unsigned int id = new_id(_metadata, &fd, 0xfeed);
+	unsigned int id = resolved_id(_metadata, &fd, 0xfeed, ip);
 
-	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 2000))
-		TH_LOG("resolve: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
-		TH_LOG("no event in 10 s");
-	ASSERT_EQ(RCM_EVENT_ADDR_RESOLVED, ev.event)
-		TH_LOG("event %u status %d", ev.event, ev.status);
-	ASSERT_TRUE(ev.status == 0 && ev.id == id && ev.context == 0xfeed)
-		TH_LOG("status %d id %u context %llx", ev.status, ev.id,
-		       (unsigned long long)ev.context);
 	ASSERT_EQ(0, rcm_query(fd, id, &q))
 		TH_LOG("query: %s", strerror(errno));
 	ASSERT_EQ(1, q.out_port_num)
@@ -359,16 +370,9 @@ TEST(resolve_local_rxe_address)
 TEST(resolve_local_rxe_ipv6_address)
 {
 	NEED_ENV(ip, "RCM_ADDR6_RXE");
-	struct rcm_event ev;
 	int fd;
-	unsigned int id = new_id(_metadata, &fd, 6);
 
-	ASSERT_EQ(0, rcm_resolve(fd, id, NULL, ip, 2000))
-		TH_LOG("resolve: %s", strerror(errno));
-	ASSERT_EQ(0, rcm_wait_event(fd, 10000, &ev))
-		TH_LOG("no event in 10 s");
-	ASSERT_TRUE(ev.event == RCM_EVENT_ADDR_RESOLVED && ev.status == 0)
-		TH_LOG("event %u status %d", ev.event, ev.status);
+	ASSERT_TRUE(resolved_id(_metadata, &fd, 6, ip));
 	close(fd);
 }
 

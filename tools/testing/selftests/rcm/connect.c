@@ -719,6 +719,25 @@ static pid_t client_held(struct __test_metadata *_metadata, const char *ip,
 	return pid;
 }
 
+/*
+ * Kill the client_held() @pid by SIGKILL, close its pipes @up and @hold,
+ * and take the event of type @want its death brings to the server's
+ * file @s, which is closed then.
+ */
+static void kill_held(struct __test_metadata *_metadata, pid_t pid, int up,
+		      int hold, int s, unsigned int want)
+{
+	struct rcm_event ev;
+
+	ASSERT_EQ(0, rcm_kill(pid))
+		TH_LOG("client did not die by SIGKILL");
+	close(hold);
+	close(up);
+	ASSERT_EQ(0, rcm_expect_event(s, want, &ev))
+		TH_LOG("no event %u", want);
+	close(s);
+}
+
 TEST(client_killed_mid_connect)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
@@ -743,14 +762,8 @@ TEST(client_killed_mid_connect)
 	 */
 	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_CONNECT_REQUEST, &ev))
 		TH_LOG("no request");
-	ASSERT_EQ(0, rcm_kill(pid))
-		TH_LOG("client did not die by SIGKILL");
-	close(hold);
-	close(up);
 	/* The dead client's ib_cm id answered for it: the request goes. */
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_REJECTED, &ev))
-		TH_LOG("no REJECTED");
-	close(s);
+	kill_held(_metadata, pid, up, hold, s, RCM_EVENT_REJECTED);
 }
 
 /*
@@ -781,13 +794,7 @@ TEST_F(transport, killed_client_with_a_connection)
 	/* The kill waits for the client's side too (RoCE: its RTU sent). */
 	ASSERT_EQ(1, read(up, &b, 1))
 		TH_LOG("the client did not connect");
-	ASSERT_EQ(0, rcm_kill(pid))
-		TH_LOG("client did not die by SIGKILL");
-	close(hold);
-	close(up);
-	ASSERT_EQ(0, rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
-		TH_LOG("no DISCONNECTED");
-	close(s);
+	kill_held(_metadata, pid, up, hold, s, RCM_EVENT_DISCONNECTED);
 }
 
 /*
@@ -879,13 +886,37 @@ TEST_F(transport, ipv6_connection)
 }
 
 /*
+ * An in-tree server (rcm_intree_server()) on the variant's address that
+ * expects @data and answers @reply, and a client id *@cid of a new file
+ * *@c that sent it a request with @data: the server's pid.
+ */
+static pid_t connect_to_intree(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(transport) *self,
+			       const FIXTURE_VARIANT(transport) *variant,
+			       const char *data, const char *reply, int *c,
+			       unsigned int *cid)
+{
+	unsigned short port;
+	pid_t pid;
+
+	pid = rcm_intree_server(self->ip, &port, data, reply,
+				variant->intree_qp);
+	ASSERT_LT(0, pid)
+		TH_LOG("in-tree server did not start");
+	*c = rcm_open_dev();
+	*cid = client_id(_metadata, self, *c, port);
+	ASSERT_EQ(0, rcm_connect(*c, *cid, self->cqpn, data))
+		TH_LOG("connect: %s", strerror(errno));
+	return pid;
+}
+
+/*
  * An rcm client reaches a listener on the in-tree stack (./intree_server,
  * rdma-core's librdmacm over rdma_ucm.ko), which accepts with private
  * data and disconnects once the connection is up.
  */
 TEST_F(transport, rcm_client_to_intree_listener)
 {
-	unsigned short port;
 	struct rcm_event ev;
 	unsigned int cid, len;
 	pid_t pid;
@@ -893,14 +924,8 @@ TEST_F(transport, rcm_client_to_intree_listener)
 
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	pid = rcm_intree_server(self->ip, &port, "from-rcm",
-				"accept:from-intree", variant->intree_qp);
-	ASSERT_LT(0, pid)
-		TH_LOG("in-tree server did not start");
-	c = rcm_open_dev();
-	cid = client_id(_metadata, self, c, port);
-	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "from-rcm"))
-		TH_LOG("connect: %s", strerror(errno));
+	pid = connect_to_intree(_metadata, self, variant, "from-rcm",
+				"accept:from-intree", &c, &cid);
 	ASSERT_EQ(0, rcm_expect_event(c, accepted_event(variant), &ev))
 		TH_LOG("not accepted");
 	/* librdmacm sends its string with the NUL: 12 bytes. */
@@ -928,7 +953,6 @@ TEST_F(transport, rcm_client_to_intree_listener)
 
 TEST_F(transport, intree_listener_rejects_rcm_client)
 {
-	unsigned short port;
 	struct rcm_event ev;
 	unsigned int cid, len;
 	pid_t pid;
@@ -936,14 +960,8 @@ TEST_F(transport, intree_listener_rejects_rcm_client)
 
 	if (!rcm_have_intree_cm())
 		SKIP(return, "in-tree rdma_ucm not loaded");
-	pid = rcm_intree_server(self->ip, &port, "knock", "reject:no-thanks",
-				variant->intree_qp);
-	ASSERT_LT(0, pid)
-		TH_LOG("in-tree server did not start");
-	c = rcm_open_dev();
-	cid = client_id(_metadata, self, c, port);
-	ASSERT_EQ(0, rcm_connect(c, cid, self->cqpn, "knock"))
-		TH_LOG("connect: %s", strerror(errno));
+	pid = connect_to_intree(_metadata, self, variant, "knock",
+				"reject:no-thanks", &c, &cid);
 	ASSERT_EQ(0, rcm_expect_event(c, RCM_EVENT_REJECTED, &ev))
 		TH_LOG("not rejected");
 	len = arrives(variant, 10, RCM_REJECT_PRIVATE_DATA_MAX);

@@ -97,10 +97,9 @@ TEST(unprivileged_user_can_open_and_query)
 			_exit(4);
 		_exit(0);
 	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid)
-		TH_LOG("waitpid");
-	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child as nobody failed at step %d", WEXITSTATUS(status));
+	status = rcm_exit_status(pid);
+	ASSERT_EQ(0, status)
+		TH_LOG("child as nobody failed at step %d", status);
 }
 
 TEST(many_opens_are_independent)

@@ -13,6 +13,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <limits.h>
 #include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -215,7 +216,7 @@ TEST_F(removal, connections_let_the_device_go)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	const char *netdev = getenv("RCM_NETDEV_RXE");
-	unsigned int lid, cid, rid, pending, seen = 0;
+	unsigned int lid, cid, rid, pending, seen;
 	unsigned short port = 0;
 	struct rcm_event ev;
 	int fd;
@@ -259,12 +260,7 @@ TEST_F(removal, connections_let_the_device_go)
 		TH_LOG("no second request");
 
 	remove_rxe0(_metadata);
-	while (rcm_wait_event(fd, 1000, &ev) == 0) {
-		printf("# event %u status %d on id %u\n", ev.event, ev.status,
-		       ev.id);
-		if (ev.event == RCM_EVENT_DEVICE_REMOVAL)
-			seen++;
-	}
+	seen = rcm_removals(fd, UINT_MAX, 1000);
 	/*
 	 * Listener, both ends of the connection, the pending connect and
 	 * the second request.

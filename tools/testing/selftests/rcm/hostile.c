@@ -83,12 +83,8 @@ TEST(reuseaddr_listeners_stay_exclusive)
 	if (!ip)
 		SKIP(return, "no Soft-RoCE device");
 	fd = rcm_open_dev();
-	a = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	c = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
-	d = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
-	e = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 5);
-	ASSERT_TRUE(a && b && c && d && e)
+	ASSERT_EQ(0, rcm_create_ids(fd, RCM_PS_TCP, RCM_QPT_RC, &a, &b, &c, &d,
+				    &e, NULL))
 		TH_LOG("create: %s", strerror(errno));
 	ASSERT_TRUE(!rcm_set_option(fd, a, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) &&
 		    !rcm_set_option(fd, b, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 1) &&

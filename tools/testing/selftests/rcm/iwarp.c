@@ -462,7 +462,7 @@ TEST(iwarp_device_removal_with_a_connection)
 {
 	const char *ip = siw_ip();
 	const char *netdev = getenv("RCM_NETDEV_SIW");
-	unsigned int lid, wid, cid = 0, seen = 0;
+	unsigned int lid, wid, cid = 0, seen;
 	unsigned short port = 0, wport = 0;
 	struct timespec t0;
 	struct rcm_event ev;
@@ -504,12 +504,7 @@ TEST(iwarp_device_removal_with_a_connection)
 	}
 	ASSERT_LT(0, pid)
 		TH_LOG("fork");
-	while (seen < 3 && rcm_wait_event(fd, 10000, &ev) == 0) {
-		printf("# event %u status %d on id %u\n", ev.event, ev.status,
-		       ev.id);
-		if (ev.event == RCM_EVENT_DEVICE_REMOVAL)
-			seen++;
-	}
+	seen = rcm_removals(fd, 3, 10000);
 	/* The listener and both ends of the connection. */
 	ASSERT_EQ(3, seen)
 		TH_LOG("%u DEVICE_REMOVAL events, want 3", seen);

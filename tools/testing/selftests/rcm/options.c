@@ -42,14 +42,27 @@ TEST(unknown_options_are_enoprotoopt)
 	close(fd);
 }
 
-TEST(values_out_of_range_are_einval)
+/*
+ * A new file (returned) and in it a new RCM_PS_TCP RC id (*@rc, context
+ * 1) and a new RCM_PS_UDP UD id (*@ud, context 2).
+ */
+static int rc_and_ud(struct __test_metadata *_metadata, unsigned int *rc,
+		     unsigned int *ud)
 {
 	int fd = rcm_open_dev();
-	unsigned int rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	unsigned int ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
 
-	ASSERT_TRUE(rc && ud)
+	*rc = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	*ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
+	ASSERT_TRUE(*rc && *ud)
 		TH_LOG("create: %s", strerror(errno));
+	return fd;
+}
+
+TEST(values_out_of_range_are_einval)
+{
+	unsigned int rc, ud;
+	int fd = rc_and_ud(_metadata, &rc, &ud);
+
 	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 256), EINVAL);
 	ASSERT_ERRNO(rcm_set_option(fd, rc, RCM_OPTION_ID, RCM_OPTION_ID_REUSEADDR, 2),
 		     EINVAL);
@@ -111,12 +124,10 @@ TEST(reuseaddr_lets_two_ids_share_a_port)
 TEST(afonly_separates_ipv4_and_ipv6)
 {
 	int fd = rcm_open_dev();
-	unsigned int v6 = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	unsigned int v4 = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 2);
-	unsigned int v6b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 3);
-	unsigned int v4b = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 4);
+	unsigned int v6, v4, v6b, v4b;
 
-	ASSERT_TRUE(v6 && v4 && v6b && v4b)
+	ASSERT_EQ(0, rcm_create_ids(fd, RCM_PS_TCP, RCM_QPT_RC, &v6, &v4, &v6b,
+				    &v4b, NULL))
 		TH_LOG("create: %s", strerror(errno));
 	/* Dual-stack wildcards collide (net.ipv6.bindv6only is 0 here). */
 	ASSERT_EQ(0, rcm_bind(fd, v6, "::", 0))
@@ -134,33 +145,49 @@ TEST(afonly_separates_ipv4_and_ipv6)
 	close(fd);
 }
 
-TEST(afonly_is_fixed_once_resolved)
-{
-	const char *ip = getenv("RCM_ADDR_RXE");
-	struct rcm_query_id q;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+/* A new RCM_PS_TCP id of a new file, on a guest with a Soft-RoCE device. */
+FIXTURE(rxe_id) {
+	const char *ip;
+	int fd;
+	unsigned int id;
+};
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	ASSERT_TRUE(id && routed(fd, id, ip, &q) == 0)
+FIXTURE_SETUP(rxe_id)
+{
+	self->ip = getenv("RCM_ADDR_RXE");
+	if (!self->ip)
+		SKIP_SETUP("no Soft-RoCE device");
+	self->fd = rcm_open_dev();
+	self->id = rcm_create(self->fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	ASSERT_TRUE(self->id)
+		TH_LOG("create: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(rxe_id)
+{
+	close(self->fd);
+}
+
+TEST_F(rxe_id, afonly_is_fixed_once_resolved)
+{
+	const char *ip = self->ip;
+	struct rcm_query_id q;
+	int fd = self->fd;
+	unsigned int id = self->id;
+
+	ASSERT_EQ(0, routed(fd, id, ip, &q))
 		TH_LOG("route: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_AFONLY, 1),
 		     EINVAL);
-	close(fd);
 }
 
-TEST(tos_and_ack_timeout_shape_the_path)
+TEST_F(rxe_id, tos_and_ack_timeout_shape_the_path)
 {
-	const char *ip = getenv("RCM_ADDR_RXE");
+	const char *ip = self->ip;
 	struct rcm_query_id q;
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
+	int fd = self->fd;
+	unsigned int id = self->id;
 
-	if (!ip)
-		SKIP(return, "no Soft-RoCE device");
-	ASSERT_TRUE(id)
-		TH_LOG("create: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_TOS, 0x68))
 		TH_LOG("tos: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_set_option(fd, id, RCM_OPTION_ID, RCM_OPTION_ID_ACK_TIMEOUT,
@@ -175,17 +202,13 @@ TEST(tos_and_ack_timeout_shape_the_path)
 	ASSERT_EQ(13, q.out_path.packet_life_time)
 		TH_LOG("packet lifetime %u, want 13",
 		       q.out_path.packet_life_time);
-	close(fd);
 }
 
 TEST(resolve_timeout_range)
 {
-	int fd = rcm_open_dev();
-	unsigned int id = rcm_create(fd, RCM_PS_TCP, RCM_QPT_RC, 1);
-	unsigned int ud = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, 2);
+	unsigned int id, ud;
+	int fd = rc_and_ud(_metadata, &id, &ud);
 
-	ASSERT_TRUE(id && ud)
-		TH_LOG("create: %s", strerror(errno));
 	ASSERT_ERRNO(rcm_set_option(fd, id, RCM_OPTION_ID,
 				    RCM_OPTION_ID_RESOLVE_TIMEOUT,
 		     RCM_MAX_TIMEOUT_MS + 1), EINVAL);

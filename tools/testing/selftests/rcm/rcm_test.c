@@ -42,6 +42,23 @@ unsigned int rcm_create(int fd, unsigned short ps, unsigned char qp_type,
 	return ioctl(fd, RCM_IOCTL_CREATE_ID, &c) ? 0 : c.out_id;
 }
 
+int rcm_create_ids(int fd, unsigned short ps, unsigned char qp_type, ...)
+{
+	unsigned long long context = 1;
+	unsigned int *id;
+	va_list ap;
+	int ret = 0;
+
+	va_start(ap, qp_type);
+	while (!ret && (id = va_arg(ap, unsigned int *))) {
+		*id = rcm_create(fd, ps, qp_type, context++);
+		if (!*id)
+			ret = -1;
+	}
+	va_end(ap);
+	return ret;
+}
+
 int rcm_destroy(int fd, unsigned int id)
 {
 	struct rcm_destroy_id d = { .size = sizeof(d), .id = id };
@@ -467,6 +484,20 @@ int rcm_drain(int fd, unsigned int type)
 		if (ev.event == type)
 			n++;
 	return n;
+}
+
+unsigned int rcm_removals(int fd, unsigned int most, int ms)
+{
+	struct rcm_event ev;
+	unsigned int seen = 0;
+
+	while (seen < most && rcm_wait_event(fd, ms, &ev) == 0) {
+		printf("# event %u status %d on id %u\n", ev.event, ev.status,
+		       ev.id);
+		if (ev.event == RCM_EVENT_DEVICE_REMOVAL)
+			seen++;
+	}
+	return seen;
 }
 
 int rcm_expect_record(int fd, unsigned int size, unsigned int type,

@@ -33,6 +33,12 @@ struct sockaddr;
 /* Create an id; returns its handle, or 0 with errno set. */
 unsigned int rcm_create(int fd, unsigned short ps, unsigned char qp_type,
 			unsigned long long context);
+/*
+ * Create ids of port space @ps and QP type @qp_type, one for each
+ * "unsigned int *" after it up to a NULL, with contexts 1, 2, ... in
+ * turn: 0, or -1 with errno set at the first that fails.
+ */
+int rcm_create_ids(int fd, unsigned short ps, unsigned char qp_type, ...);
 /* Destroy an id; returns the ioctl's result. */
 int rcm_destroy(int fd, unsigned int id);
 /* Fill a sockaddr_storage from "a.b.c.d" or an IPv6 literal and a port. */
@@ -43,6 +49,11 @@ int rcm_wait_event(int fd, int ms, struct rcm_event *ev);
 bool rcm_readable(int fd, int ms);
 /* Read every event queued on @fd now; the number of them of @type. */
 int rcm_drain(int fd, unsigned int type);
+/*
+ * Read and log the events of @fd until @most DEVICE_REMOVAL events or
+ * none for @ms: the number of DEVICE_REMOVAL events read.
+ */
+unsigned int rcm_removals(int fd, unsigned int most, int ms);
 /*
  * One record of a file whose records are @size bytes, into a buffer of
  * a whole struct rcm_event and one byte more, within 30 s: 0 when
