@@ -35,6 +35,15 @@
  *   disconnect S            rdma_disconnect()
  *   destroy S               rdma_destroy_id()
  *   query S                 the id's addresses into the result line
+ *   join S MGID [sendonly]  rdma_join_multicast() of the AF_IB address
+ *                           MGID ("-": zero, the SA assigns one), a full
+ *                           member or a send-only one
+ *   leave S MGID            rdma_leave_multicast() of that address
+ *   path S SLID DLID SL MTU RATE LIFE
+ *                           rdma_set_ib_path() of the id's resolved GIDs
+ *                           and P_Key with these values (flow label 0,
+ *                           hop limit 0); the result line is the route's
+ *                           path, as ROUTE_RESOLVED's
  *   wait S MS               the slot's next event, waited for up to MS
  *                           ms (-ETIMEDOUT), into the result line
  *   reset                   destroy every id, forget every event
@@ -44,7 +53,8 @@
  * event carries: "new S" (the request's id), "qpn N", "plen N pdata HEX"
  * (trailing zero bytes left out), and on ROUTE_RESOLVED and
  * CONNECT_REQUEST the id's primary path "slid N dlid N sl N mtu N rate N
- * life N pkey 0xN". N is enum rdma_cm_event_type, which rcm's events
+ * life N pkey 0xN", on MULTICAST_JOIN the group "qpn N qkey 0xN mlid N
+ * mgid GID" (the AH's DLID). N is enum rdma_cm_event_type, which rcm's events
  * share. A query's line: "src GID sid 0xN dst GID sid 0xN".
  *
  * DEVICE_REMOVAL is reported like any event; the id is then destroyed by
@@ -64,6 +74,7 @@
 #include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_ib.h>
 
 #define IBREF_SLOTS		256
 #define IBREF_FIRST_NEW		128
@@ -148,6 +159,17 @@ static int ibref_put_path(char *buf, size_t size, struct rdma_cm_id *id)
 			 p->rate, p->packet_life_time, be16_to_cpu(p->pkey));
 }
 
+/* A group joined: the remote QP number, Q_Key, MLID and MGID. */
+static int ibref_put_group(char *buf, size_t size,
+			   const struct rdma_ud_param *ud)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(&ud->ah_attr);
+
+	return scnprintf(buf, size, " qpn %u qkey 0x%x mlid %u mgid %pI6",
+			 ud->qp_num, ud->qkey, rdma_ah_get_dlid(&ud->ah_attr),
+			 grh->dgid.raw);
+}
+
 /* The lowest free slot for a request's id, taken; or -1. */
 static int ibref_take_new_slot(void)
 {
@@ -224,6 +246,8 @@ static int ibref_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED ||
 	    ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		ibref_put_path(e->line + n, size - n, id);
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN)
+		ibref_put_group(e->line + n, size - n, &ev->param.ud);
 	pr_info("%s\n", e->line);
 	ibref_queue(e);
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
@@ -399,6 +423,71 @@ static int ibref_cmd_query(unsigned int s, struct rdma_cm_id *id)
 	return 0;
 }
 
+/* "join S MGID [sendonly]" and "leave S MGID". */
+static int ibref_cmd_mcast(struct rdma_cm_id *id, bool join, char **a)
+{
+	u8 state = BIT(FULLMEMBER_JOIN);
+	struct sockaddr_ib mc;
+	int ret;
+
+	ret = ibref_sib(&mc, a[0], NULL, NULL);
+	if (ret)
+		return ret;
+	if (!join) {
+		if (a[1])
+			return -EINVAL;
+		rdma_leave_multicast(id, (struct sockaddr *)&mc);
+		return 0;
+	}
+	if (a[1] && strcmp(a[1], "sendonly"))
+		return -EINVAL;
+	if (a[1])
+		state = BIT(SENDONLY_FULLMEMBER_JOIN);
+	if (a[2])
+		return -EINVAL;
+	return rdma_join_multicast(id, (struct sockaddr *)&mc, state, NULL);
+}
+
+/*
+ * "path S SLID DLID SL MTU RATE LIFE": rdma_set_ib_path() as ucma's
+ * RDMA_OPTION_IB_PATH gives it a record, the GIDs and P_Key the id's.
+ */
+static int ibref_cmd_path(struct rdma_cm_id *id, char **a)
+{
+	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
+	struct sa_path_rec rec = {};
+	u16 slid, dlid;
+	u8 v[4];
+	int ret, i;
+
+	if (!a[0] || kstrtou16(a[0], 0, &slid) || !a[1] ||
+	    kstrtou16(a[1], 0, &dlid))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (!a[2 + i] || kstrtou8(a[2 + i], 0, &v[i]))
+			return -EINVAL;
+	rec.rec_type = SA_PATH_REC_TYPE_IB;
+	rdma_addr_get_sgid(dev_addr, &rec.sgid);
+	rdma_addr_get_dgid(dev_addr, &rec.dgid);
+	sa_path_set_slid(&rec, slid);
+	sa_path_set_dlid(&rec, dlid);
+	rec.pkey = cpu_to_be16(ib_addr_get_pkey(dev_addr));
+	rec.reversible = 1;
+	rec.numb_path = 1;
+	rec.sl = v[0];
+	rec.mtu_selector = IB_SA_EQ;
+	rec.mtu = v[1];
+	rec.rate_selector = IB_SA_EQ;
+	rec.rate = v[2];
+	rec.packet_life_time_selector = IB_SA_EQ;
+	rec.packet_life_time = v[3];
+	ret = rdma_set_ib_path(id, &rec);
+	if (ret)
+		return ret;
+	ibref_put_path(ibref.last, sizeof(ibref.last), id);
+	return 0;
+}
+
 /* A connect's or accept's parameters: QP number and private data. */
 static int ibref_conn_param(struct rdma_conn_param *p, u8 *pdata,
 			    const char *qpn, const char *hex)
@@ -470,7 +559,7 @@ static int ibref_cmd(char *line)
 	u8 pdata[IBREF_PDATA_MAX];
 	struct rdma_conn_param param;
 	char *cmd = strsep(&line, " ");
-	char *a[5] = {};
+	char *a[7] = {};
 	struct sockaddr_ib src, dst;
 	struct rdma_cm_id *id;
 	unsigned int s, i, t;
@@ -541,6 +630,10 @@ static int ibref_cmd(char *line)
 		return rdma_reject(id, ret ? pdata : NULL, ret,
 				   IB_CM_REJ_CONSUMER_DEFINED);
 	}
+	if (!strcmp(cmd, "join") || !strcmp(cmd, "leave"))
+		return ibref_cmd_mcast(id, cmd[0] == 'j', a);
+	if (!strcmp(cmd, "path"))
+		return ibref_cmd_path(id, a);
 	if (!strcmp(cmd, "disconnect"))
 		return rdma_disconnect(id);
 	if (!strcmp(cmd, "destroy")) {

@@ -154,3 +154,68 @@ unsigned int ib_routed_ps(int fd, unsigned short ps, uint64_t sid,
 		return 0;
 	return id;
 }
+
+unsigned int ib_ud_id(int fd, const char *dev, unsigned long long ctx)
+{
+	unsigned int id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, ctx);
+	struct rcm_bind_addr b;
+
+	if (!id || ib_bind(fd, id, dev, 0, 0, &b))
+		return 0;
+	return id;
+}
+
+int ib_mcast(int fd, unsigned int id, const void *mgid, bool join,
+	     unsigned int flags, unsigned long long ctx)
+{
+	struct rcm_join_mcast j = {
+		.size = sizeof(j), .id = id, .join_flags = flags,
+		.context = ctx,
+	};
+	struct rcm_leave_mcast l = { .size = sizeof(l), .id = id };
+	struct ib_sockaddr *sib = join ? (void *)&j.addr : (void *)&l.addr;
+
+	sib->sib_family = AF_IB;
+	sib->sib_pkey = htons(0xffff);
+	if (mgid)
+		memcpy(&sib->sib_addr, mgid, 16);
+	return ioctl(fd, join ? RCM_IOCTL_JOIN_MCAST : RCM_IOCTL_LEAVE_MCAST,
+		     join ? (void *)&j : (void *)&l);
+}
+
+bool ibfab_sa_groups_gone(void)
+{
+	return RCM_WAIT_FOR(fab_counter("sa_groups") == 0, 30000);
+}
+
+int ib_set_path(int fd, unsigned int id, uint16_t slid, uint16_t dlid,
+		uint8_t sl, uint8_t mtu, uint8_t rate, uint8_t life)
+{
+	/* struct ib_path_rec_data: flags, a PathRecord (IBA 15.2.5.16). */
+	struct {
+		uint32_t flags, reserved;
+		uint8_t rec[64];
+	} d = { .flags = 0x2b };	/* GMP | PRIMARY | BIDIRECTIONAL */
+	struct rcm_set_option o = {
+		.size = sizeof(o), .id = id, .level = RCM_OPTION_IB,
+		.optname = RCM_OPTION_IB_PATH, .optlen = sizeof(d),
+		.value = (uintptr_t)&d,
+	};
+
+	if (dev_gid("ibfab1", (struct in6_addr *)(d.rec + 8)) ||
+	    dev_gid("ibfab0", (struct in6_addr *)(d.rec + 24)))
+		return -1;
+	d.rec[40] = dlid >> 8;
+	d.rec[41] = dlid;
+	d.rec[42] = slid >> 8;
+	d.rec[43] = slid;
+	d.rec[49] = 0x80 | 1;		/* reversible, one path */
+	d.rec[50] = 0xff;
+	d.rec[51] = 0xff;
+	d.rec[53] = sl;
+	/* Each with the selector "exactly" (2). */
+	d.rec[54] = 2 << 6 | mtu;
+	d.rec[55] = 2 << 6 | rate;
+	d.rec[56] = 2 << 6 | life;
+	return ioctl(fd, RCM_IOCTL_SET_OPTION, &o);
+}

@@ -9,6 +9,7 @@
 #define IBFAB_COMMON_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,5 +72,22 @@ unsigned int ib_listener(int fd, uint64_t *sid);
  */
 unsigned int ib_routed_ps(int fd, unsigned short ps, uint64_t sid,
 			  unsigned long long ctx);
+
+/* A UD id of @fd in RCM_PS_UDP bound to @dev's GID: its handle, or 0. */
+unsigned int ib_ud_id(int fd, const char *dev, unsigned long long ctx);
+/*
+ * Join (@join, RCM_MC_JOIN_* @flags) or leave the AF_IB group of MGID
+ * @mgid (NULL: zero, the SA assigns one): the ioctl's result.
+ */
+int ib_mcast(int fd, unsigned int id, const void *mgid, bool join,
+	     unsigned int flags, unsigned long long ctx);
+/* Every group of the fabric's SA left (ib_sa leaves asynchronously). */
+bool ibfab_sa_groups_gone(void);
+/*
+ * RCM_OPTION_IB_PATH on @id: one route record from ibfab0 to ibfab1,
+ * P_Key 0xffff, these LIDs and values: the ioctl's result.
+ */
+int ib_set_path(int fd, unsigned int id, uint16_t slid, uint16_t dlid,
+		uint8_t sl, uint8_t mtu, uint8_t rate, uint8_t life);
 
 #endif /* IBFAB_COMMON_H */

@@ -50,6 +50,9 @@ struct cm_ev {
 	unsigned char pdata[256];
 	bool path;
 	unsigned int slid, dlid, sl, mtu, rate, life, pkey;
+	/* MULTICAST_JOIN: the group's (qpn the remote QP number) */
+	unsigned int qkey, mlid;
+	struct in6_addr mgid;
 };
 
 /* --- the in-tree stack: rcm_ibref's control file ------------------------ */
@@ -141,7 +144,12 @@ static int ref_parse(char *line, struct cm_ev *ev)
 			}
 			continue;
 		}
-		x = strtol(v, NULL, 0);
+		if (!strcmp(k, "mgid")) {
+			if (inet_pton(AF_INET6, v, &ev->mgid) != 1)
+				return -1;
+			continue;
+		}
+		x = strtoul(v, NULL, 0);
 		if (!strcmp(k, "event"))
 			ev->event = x;
 		else if (!strcmp(k, "status"))
@@ -166,6 +174,10 @@ static int ref_parse(char *line, struct cm_ev *ev)
 			ev->life = x;
 		else if (!strcmp(k, "pkey"))
 			ev->pkey = x;
+		else if (!strcmp(k, "qkey"))
+			ev->qkey = x;
+		else if (!strcmp(k, "mlid"))
+			ev->mlid = x;
 	}
 	return ev->event < 0 ? -1 : 0;
 }
@@ -235,6 +247,12 @@ static int side_event(struct side *s, unsigned int h, int ms, struct cm_ev *ev)
 		return -1;
 	}
 	ev->qpn = r.conn.qp_num;
+	if (r.event == RCM_EVENT_MULTICAST_JOIN) {
+		ev->qpn = r.ud.qp_num;
+		ev->qkey = r.ud.qkey;
+		ev->mlid = r.ud.ah_attr.dlid;
+		memcpy(&ev->mgid, r.ud.ah_attr.dgid, 16);
+	}
 	ev->plen = r.private_data_len;
 	memcpy(ev->pdata, r.private_data, sizeof(ev->pdata));
 	if ((r.event == RCM_EVENT_ROUTE_RESOLVED ||
@@ -409,6 +427,54 @@ static int side_destroy(struct side *s, unsigned int h)
 	return ref("destroy %u", h);
 }
 
+/* A UD id of port space UDP bound to ibfab0's GID: its handle, or 0. */
+static unsigned int side_ud_bound(struct side *s)
+{
+	unsigned int h = s->next++;
+	char g0[INET6_ADDRSTRLEN];
+
+	if (s->rcm)
+		return ib_ud_id(s->fd, "ibfab0", h);
+	if (ref("create %u udp ud", h) ||
+	    ref("bind %u %s 0 0", h, gid_text("ibfab0", g0)))
+		return 0;
+	return h;
+}
+
+/* Join (@join; @sendonly: send-only) or leave the group @mgid (NULL: 0). */
+static int side_mcast(struct side *s, unsigned int h,
+		      const struct in6_addr *mgid, bool join, bool sendonly)
+{
+	char g[INET6_ADDRSTRLEN] = "-";
+
+	if (s->rcm)
+		return ib_mcast(s->fd, h, mgid, join, sendonly ?
+				RCM_MC_JOIN_SENDONLY_FULLMEMBER :
+				RCM_MC_JOIN_FULLMEMBER, h);
+	if (mgid && !inet_ntop(AF_INET6, mgid, g, sizeof(g)))
+		return -1;
+	return ref("%s %u %s%s", join ? "join" : "leave", h, g,
+		   sendonly ? " sendonly" : "");
+}
+
+/*
+ * RDMA_OPTION_IB_PATH (rdma_set_ib_path()) on @h, resolved from ibfab0
+ * to ibfab1: LIDs 1 and 2, SL 5, MTU 3, rate 6, life 12; the route it
+ * gives into @ev (rcm: its ROUTE_RESOLVED; in-tree: the command's).
+ */
+static int side_set_path(struct side *s, unsigned int h, struct cm_ev *ev)
+{
+	char line[1100];
+
+	if (s->rcm)
+		return ib_set_path(s->fd, h, 1, 2, 5, 3, 6, 12) ?:
+		       side_expect(s, h, RCM_EVENT_ROUTE_RESOLVED, ev);
+	if (ref("path %u 1 2 5 3 6 12", h) || ref_last(line, sizeof(line)))
+		return -1;
+	ref_parse(line, ev);
+	return 0;
+}
+
 /* @ev's private data is @len bytes of @data, then zeros, @plen in all. */
 static bool pdata_is(const struct cm_ev *ev, unsigned int plen,
 		     const void *data, unsigned int len)
@@ -577,6 +643,54 @@ TEST_F(conn, connect_accept_disconnect)
 	EXPECT_EQ(0, side_destroy(s, rid));
 }
 
+/*
+ * RDMA_OPTION_IB_PATH: a path set on an id resolved from ibfab0 to
+ * ibfab1 is its route, with no SA query, and a second one is refused
+ * (EINVAL: no longer ADDR_RESOLVED); the REQ goes on it, so the passive
+ * side reads its SL, MTU and rate.
+ */
+TEST_F(conn, ib_path_goes_into_the_req)
+{
+	struct side *c = &self->c, *s = &self->s;
+	unsigned int lid, cid;
+	uint64_t sid = 0;
+	struct cm_ev ev;
+	long queries;
+
+	lid = side_listen(s, &sid);
+	ASSERT_TRUE(lid);
+	cid = side_resolved(c, sid);
+	ASSERT_TRUE(cid);
+	queries = fab_counter("sa_queries");
+	ASSERT_EQ(0, side_set_path(c, cid, &ev))
+		TH_LOG("%s path: %s", c->name, strerror(errno));
+	ASSERT_TRUE(ev.path);
+	EXPECT_EQ(0, ev.status);
+	EXPECT_EQ(1, ev.slid);
+	EXPECT_EQ(2, ev.dlid);
+	EXPECT_EQ(5, ev.sl);
+	EXPECT_EQ(3, ev.mtu);
+	EXPECT_EQ(6, ev.rate);
+	EXPECT_EQ(12, ev.life);
+	EXPECT_EQ(0xffff, ev.pkey);
+	EXPECT_EQ(queries, fab_counter("sa_queries"));
+	EXPECT_NE(0, side_set_path(c, cid, &ev));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, side_connect(c, cid, 0x1234, req_data, sizeof(req_data)))
+		TH_LOG("%s connect: %s", c->name, strerror(errno));
+	ASSERT_EQ(0, side_expect(s, lid, RCM_EVENT_CONNECT_REQUEST, &ev));
+	ASSERT_TRUE(ev.path);
+	EXPECT_EQ(5, ev.sl);
+	EXPECT_EQ(3, ev.mtu);
+	EXPECT_EQ(6, ev.rate);
+	EXPECT_EQ(1, ev.dlid);
+	EXPECT_EQ(2, ev.slid);
+	ASSERT_EQ(0, side_accept(s, ev.id, 0x5678, NULL, 0));
+	ASSERT_EQ(0, side_expect(c, cid, RCM_EVENT_CONNECT_RESPONSE, &ev));
+	EXPECT_EQ(0x5678, ev.qpn);
+}
+
 /* A reject's reason and private data reach the active side. */
 TEST_F(conn, reject_with_private_data)
 {
@@ -661,6 +775,8 @@ FIXTURE(raw) {
 
 FIXTURE_VARIANT(raw) {
 	bool rcm_server;
+	/* An AF_IB id's multicast join fails at once (EADDRNOTAVAIL). */
+	bool af_ib_join_refused;
 };
 
 FIXTURE_VARIANT_ADD(raw, rcm) {
@@ -668,7 +784,7 @@ FIXTURE_VARIANT_ADD(raw, rcm) {
 };
 
 FIXTURE_VARIANT_ADD(raw, intree) {
-	.rcm_server = false,
+	.rcm_server = false, .af_ib_join_refused = true,
 };
 
 FIXTURE_SETUP(raw)
@@ -712,6 +828,87 @@ TEST_F(raw, request_with_another_cma_version_is_refused)
 	EXPECT_NE(NULL, strstr(line, ": rej 28\n"))
 		TH_LOG("%s listener: %s", self->s.name, line);
 	EXPECT_TRUE(side_quiet(&self->s, lid, 500));
+}
+
+/* --- multicast through the SA, each stack (the raw fixture) ------------ */
+
+#define IBFAB_MLID_BASE 0xc000
+
+/*
+ * The in-tree CM's AF_IB join: cma_join_ib_multicast() takes its
+ * template from the port's group of the id's broadcast MGID (IPoIB's),
+ * which an AF_IB id has zero, so ib_sa knows no such group and the join
+ * fails with EADDRNOTAVAIL before any MAD; rcm joins with a zero
+ * template instead (userspace-api.rst, "multicast"). 0 when it is so.
+ */
+static int join_refused(struct side *s, unsigned int h, bool sendonly)
+{
+	long queries = fab_counter("sa_queries");
+
+	if (!side_mcast(s, h, NULL, true, sendonly) || errno != EADDRNOTAVAIL) {
+		printf("# %s join: not EADDRNOTAVAIL: %s\n", s->name,
+		       strerror(errno));
+		return -1;
+	}
+	if (queries != fab_counter("sa_queries") ||
+	    fab_counter("sa_groups") || !side_quiet(s, h, 500)) {
+		printf("# %s join: an SA query, group or event\n", s->name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A UD id of port space UDP joins the group whose MGID the SA assigns
+ * (ff12:...), as a full member or (@sendonly) a send-only one:
+ * MULTICAST_JOIN with the group's MLID (from 0xc000 up); a full member's
+ * also with remote QP 0xffffff and the Q_Key of the port space
+ * (RDMA_UDP_QKEY, the join's, which the SA takes for the group it
+ * creates). The SA holds one group until the leave - of the address the
+ * join named - and none after. The in-tree CM refuses the AF_IB join
+ * (join_refused()).
+ */
+static void join_and_leave(struct __test_metadata *_metadata,
+			   struct side *s, bool refused, bool sendonly)
+{
+	unsigned int h = side_ud_bound(s);
+	struct cm_ev ev;
+
+	ASSERT_TRUE(h)
+		TH_LOG("%s UD id: %s", s->name, strerror(errno));
+	ASSERT_TRUE(ibfab_sa_groups_gone());
+	if (refused) {
+		ASSERT_EQ(0, join_refused(s, h, sendonly));
+		return;
+	}
+	ASSERT_EQ(0, side_mcast(s, h, NULL, true, sendonly))
+		TH_LOG("%s join: %s", s->name, strerror(errno));
+	ASSERT_EQ(0, side_expect(s, h, RCM_EVENT_MULTICAST_JOIN, &ev));
+	EXPECT_EQ(0, ev.status);
+	EXPECT_LE(IBFAB_MLID_BASE, ev.mlid);
+	if (!sendonly) {
+		EXPECT_EQ(RCM_MCAST_QPN, ev.qpn);
+		EXPECT_EQ(RCM_UDP_QKEY, ev.qkey);
+		EXPECT_EQ(0xff, ev.mgid.s6_addr[0]);
+		EXPECT_EQ(0x12, ev.mgid.s6_addr[1]);
+	}
+	EXPECT_EQ(1, fab_counter("sa_groups"));
+	ASSERT_EQ(0, side_mcast(s, h, NULL, false, false));
+	ASSERT_TRUE(ibfab_sa_groups_gone());
+	EXPECT_TRUE(side_quiet(s, h, 0));
+}
+
+TEST_F(raw, mcast_join_from_the_sa)
+{
+	join_and_leave(_metadata, &self->s, variant->af_ib_join_refused,
+		       false);
+}
+
+/* A send-only full member is a member of the SA's group too. */
+TEST_F(raw, mcast_send_only_join)
+{
+	join_and_leave(_metadata, &self->s, variant->af_ib_join_refused,
+		       true);
 }
 
 /* --- route resolution through the SA, both stacks ----------------------- */
