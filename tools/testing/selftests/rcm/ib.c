@@ -755,46 +755,8 @@ TEST_F(ib, ib_path_on_roce)
 	ASSERT_ERRNO(rcm_route(self->fd, id, 5000), EINVAL);
 }
 
-/*
- * Multicast through the SA: a UD id of RCM_PS_UDP bound to @dev's GID,
- * its handle (0 on error).
- */
-static unsigned int ib_ud_bound(int fd, const char *dev, unsigned long long ctx)
-{
-	unsigned int id = rcm_create(fd, RCM_PS_UDP, RCM_QPT_UD, ctx);
-	struct rcm_bind_addr b;
-
-	if (!id || ib_bind(fd, id, dev, 0, 0, &b))
-		return 0;
-	return id;
-}
-
-/* Join (or leave, @join false) the AF_IB group of MGID @mgid (NULL: zero). */
-static int ib_mc(int fd, unsigned int id, const void *mgid, bool join,
-		 unsigned int flags, unsigned long long ctx)
-{
-	struct rcm_join_mcast j = {
-		.size = sizeof(j), .id = id, .join_flags = flags,
-		.context = ctx,
-	};
-	struct rcm_leave_mcast l = { .size = sizeof(l), .id = id };
-	struct ib_sockaddr *sib = join ? (void *)&j.addr : (void *)&l.addr;
-
-	sib->sib_family = AF_IB;
-	sib->sib_pkey = htons(0xffff);
-	if (mgid)
-		memcpy(&sib->sib_addr, mgid, 16);
-	return ioctl(fd, join ? RCM_IOCTL_JOIN_MCAST : RCM_IOCTL_LEAVE_MCAST,
-		     join ? (void *)&j : (void *)&l);
-}
-
+/* Multicast through the SA (ib_ud_id(), ib_mcast()): the first MLID. */
 #define IBFAB_MLID_BASE 0xc000
-
-/* Every group of the fabric's SA left (ib_sa leaves asynchronously). */
-static bool sa_groups_gone(void)
-{
-	return RCM_WAIT_FOR(fab_counter("sa_groups") == 0, 30000);
-}
 
 /*
  * A join is the SA's answer: the group it assigned (ff12:601b:...), its
@@ -804,8 +766,8 @@ static bool sa_groups_gone(void)
  */
 TEST_F(ib, mcast_join_from_the_sa)
 {
-	unsigned int a = ib_ud_bound(self->fd, "ibfab0", 1);
-	unsigned int b = ib_ud_bound(self->fd, "ibfab1", 2);
+	unsigned int a = ib_ud_id(self->fd, "ibfab0", 1);
+	unsigned int b = ib_ud_id(self->fd, "ibfab1", 2);
 	unsigned char mgid[16];
 	struct in6_addr g0;
 	struct rcm_event ev;
@@ -813,10 +775,10 @@ TEST_F(ib, mcast_join_from_the_sa)
 
 	ASSERT_TRUE(a && b)
 		TH_LOG("UD ids: %s", strerror(errno));
-	ASSERT_TRUE(sa_groups_gone());
+	ASSERT_TRUE(ibfab_sa_groups_gone());
 	ASSERT_EQ(0, dev_gid("ibfab0", &g0));
 	queries = fab_counter("sa_queries");
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
 			   0xa1))
 		TH_LOG("join: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_MULTICAST_JOIN, &ev));
@@ -833,7 +795,7 @@ TEST_F(ib, mcast_join_from_the_sa)
 	ASSERT_EQ(1, ev.ud.ah_attr.port_num);
 	memcpy(mgid, ev.ud.ah_attr.dgid, 16);
 
-	ASSERT_EQ(0, ib_mc(self->fd, b, mgid, true, RCM_MC_JOIN_FULLMEMBER,
+	ASSERT_EQ(0, ib_mcast(self->fd, b, mgid, true, RCM_MC_JOIN_FULLMEMBER,
 			   0xb1))
 		TH_LOG("join: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_MULTICAST_JOIN, &ev));
@@ -843,51 +805,51 @@ TEST_F(ib, mcast_join_from_the_sa)
 	ASSERT_EQ(1, fab_counter("sa_groups"));
 
 	/* The leave takes the address the join gave. */
-	ASSERT_ERRNO(ib_mc(self->fd, a, mgid, false, 0, 0), ENOENT);
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, false, 0, 0));
-	ASSERT_EQ(0, ib_mc(self->fd, b, mgid, false, 0, 0));
-	ASSERT_TRUE(sa_groups_gone());
+	ASSERT_ERRNO(ib_mcast(self->fd, a, mgid, false, 0, 0), ENOENT);
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, false, 0, 0));
+	ASSERT_EQ(0, ib_mcast(self->fd, b, mgid, false, 0, 0));
+	ASSERT_TRUE(ibfab_sa_groups_gone());
 	/* Rejoined: the SA makes the group again. */
-	ASSERT_EQ(0, ib_mc(self->fd, a, mgid, true, RCM_MC_JOIN_FULLMEMBER,
+	ASSERT_EQ(0, ib_mcast(self->fd, a, mgid, true, RCM_MC_JOIN_FULLMEMBER,
 			   0xa2));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_MULTICAST_JOIN, &ev));
 	ASSERT_EQ(0xa2, ev.context);
 	ASSERT_EQ(0, memcmp(ev.ud.ah_attr.dgid, mgid, 16));
 	ASSERT_EQ(1, fab_counter("sa_groups"));
 	ASSERT_EQ(0, rcm_destroy(self->fd, a));
-	ASSERT_TRUE(sa_groups_gone());
+	ASSERT_TRUE(ibfab_sa_groups_gone());
 	ASSERT_FALSE(rcm_readable(self->fd, 0));
 }
 
 /* A send-only full member is a member of the SA's group too. */
 TEST_F(ib, mcast_send_only)
 {
-	unsigned int a = ib_ud_bound(self->fd, "ibfab0", 1);
+	unsigned int a = ib_ud_id(self->fd, "ibfab0", 1);
 	struct rcm_event ev;
 
 	ASSERT_TRUE(a);
-	ASSERT_TRUE(sa_groups_gone());
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, true,
+	ASSERT_TRUE(ibfab_sa_groups_gone());
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, true,
 			   RCM_MC_JOIN_SENDONLY_FULLMEMBER, 0x5))
 		TH_LOG("join: %s", strerror(errno));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_MULTICAST_JOIN, &ev));
 	ASSERT_EQ(0x5, ev.context);
 	ASSERT_LE(IBFAB_MLID_BASE, ev.ud.ah_attr.dlid);
 	ASSERT_EQ(1, fab_counter("sa_groups"));
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, false, 0, 0));
-	ASSERT_TRUE(sa_groups_gone());
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, false, 0, 0));
+	ASSERT_TRUE(ibfab_sa_groups_gone());
 }
 
 /* An error status from the SA: MULTICAST_ERROR with ib_sa's status. */
 TEST_F(ib, mcast_sa_error)
 {
-	unsigned int a = ib_ud_bound(self->fd, "ibfab0", 1);
+	unsigned int a = ib_ud_id(self->fd, "ibfab0", 1);
 	struct rcm_event ev;
 
 	ASSERT_TRUE(a);
-	ASSERT_TRUE(sa_groups_gone());
+	ASSERT_TRUE(ibfab_sa_groups_gone());
 	ASSERT_EQ(0, fab("sa status 0x0300 100"));
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
 			   0x6));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_MULTICAST_ERROR,
 				      &ev));
@@ -895,7 +857,7 @@ TEST_F(ib, mcast_sa_error)
 	ASSERT_GT(0, ev.status)
 		TH_LOG("status %d", ev.status);
 	ASSERT_EQ(0, fab_counter("sa_groups"));
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, false, 0, 0));
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, false, 0, 0));
 }
 
 /*
@@ -904,34 +866,34 @@ TEST_F(ib, mcast_sa_error)
  */
 TEST_F(ib, mcast_leave_during_slow_sa)
 {
-	unsigned int a = ib_ud_bound(self->fd, "ibfab0", 1);
-	unsigned int b = ib_ud_bound(self->fd, "ibfab0", 2);
+	unsigned int a = ib_ud_id(self->fd, "ibfab0", 1);
+	unsigned int b = ib_ud_id(self->fd, "ibfab0", 2);
 	unsigned int x;
 	long answered;
 	int fd;
 
 	ASSERT_TRUE(a && b);
-	ASSERT_TRUE(sa_groups_gone());
+	ASSERT_TRUE(ibfab_sa_groups_gone());
 	/* Well below ib_sa's 3 s join timeout: one Set per join. */
 	ASSERT_EQ(0, fab("sa delay 1000"));
 	answered = fab_counter("sa_answered");
 	/* Each join is at the SA, its answer on the way, when it ends. */
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
 			   0x7));
 	ASSERT_TRUE(RCM_WAIT_FOR(fab_counter("sa_answered") == answered + 1,
 				 30000));
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, false, 0, 0))
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, false, 0, 0))
 		TH_LOG("leave: %s", strerror(errno));
-	ASSERT_EQ(0, ib_mc(self->fd, b, NULL, true, RCM_MC_JOIN_FULLMEMBER,
+	ASSERT_EQ(0, ib_mcast(self->fd, b, NULL, true, RCM_MC_JOIN_FULLMEMBER,
 			   0x8));
 	ASSERT_TRUE(RCM_WAIT_FOR(fab_counter("sa_answered") >= answered + 2,
 				 30000));
 	ASSERT_EQ(0, rcm_destroy(self->fd, b));
 	fd = rcm_open_dev();
 	ASSERT_LE(0, fd);
-	x = ib_ud_bound(fd, "ibfab0", 3);
+	x = ib_ud_id(fd, "ibfab0", 3);
 	ASSERT_TRUE(x);
-	ASSERT_EQ(0, ib_mc(fd, x, NULL, true, RCM_MC_JOIN_FULLMEMBER, 0x9));
+	ASSERT_EQ(0, ib_mcast(fd, x, NULL, true, RCM_MC_JOIN_FULLMEMBER, 0x9));
 	ASSERT_TRUE(RCM_WAIT_FOR(fab_counter("sa_answered") >= answered + 3,
 				 30000));
 	close(fd);
@@ -954,14 +916,14 @@ TEST_F(ib, mcast_leave_during_slow_sa)
  */
 TEST_F(ib, mcast_device_removal_with_join)
 {
-	unsigned int a = ib_ud_bound(self->fd, "ibfab0", 0x31);
+	unsigned int a = ib_ud_id(self->fd, "ibfab0", 0x31);
 	unsigned int reported;
 	struct rcm_leave_mcast l = { .size = sizeof(l), .id = a };
 	struct ib_sockaddr *sib = (void *)&l.addr;
 	struct rcm_event ev;
 
 	ASSERT_TRUE(a);
-	ASSERT_EQ(0, ib_mc(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
+	ASSERT_EQ(0, ib_mcast(self->fd, a, NULL, true, RCM_MC_JOIN_FULLMEMBER,
 			   0x32));
 	ASSERT_EQ(0, rcm_expect_event(self->fd, RCM_EVENT_MULTICAST_JOIN, &ev));
 	ASSERT_EQ(0, rcm_sh("rmmod rcm_ibfab"))
