@@ -421,6 +421,26 @@ int rcm_establish(int s, int c, const char *ip, unsigned short port,
 	return 0;
 }
 
+int rcm_disconnect_pair(int c, unsigned int cid, int s, unsigned int rid)
+{
+	struct rcm_event ev;
+
+	if (rcm_simple(c, RCM_IOCTL_DISCONNECT, cid) ||
+	    rcm_expect_event(s, RCM_EVENT_DISCONNECTED, &ev))
+		return -1;
+	if (ev.id != rid)
+		goto wrong_id;
+	if (rcm_simple(s, RCM_IOCTL_DISCONNECT, rid) ||
+	    rcm_expect_event(c, RCM_EVENT_DISCONNECTED, &ev))
+		return -1;
+	if (ev.id != cid)
+		goto wrong_id;
+	return 0;
+wrong_id:
+	errno = EPROTO;
+	return -1;
+}
+
 int rcm_set_option(int fd, unsigned int id, unsigned int level,
 		   unsigned int name, unsigned long long value)
 {

@@ -191,6 +191,13 @@ int rcm_dropped_at_full_backlog(int s, int c, const char *ip,
  */
 int rcm_establish(int s, int c, const char *ip, unsigned short port,
 		  unsigned int *cid, unsigned int *rid);
+/*
+ * End an established connection: a DISCONNECT of the active id @cid of
+ * file @c (the DREQ), DISCONNECTED of @rid on file @s, a DISCONNECT of
+ * @rid (the DREP), DISCONNECTED of @cid on @c. 0, or -1 with errno
+ * (EPROTO: an event of another id).
+ */
+int rcm_disconnect_pair(int c, unsigned int cid, int s, unsigned int rid);
 /* RCM_IOCTL_SET_OPTION of @name at @level on @id; the ioctl's result. */
 int rcm_set_option(int fd, unsigned int id, unsigned int level,
 		   unsigned int name, unsigned long long value);
