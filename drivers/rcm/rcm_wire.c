@@ -500,32 +500,23 @@ int rcm_wire_accept_param(const struct rcm_wire_conn_param *req,
 			  u32 max_qp_rd_atom, u32 max_qp_init_rd_atom,
 			  struct rcm_wire_conn_param *out)
 {
+	const struct rcm_wire_conn_param *from;
+
 	if (req->retry_count > RCM_WIRE_RETRY_MAX ||
 	    req->rnr_retry_count > RCM_WIRE_RETRY_MAX ||
 	    req->responder_resources > RCM_WIRE_RD_ATOM_MAX ||
 	    req->initiator_depth > RCM_WIRE_RD_ATOM_MAX)
 		return -EINVAL;
 
-	if (user) {
-		out->responder_resources =
-			rcm_wire_rd_clamp(user->responder_resources,
-					  max_qp_rd_atom, RCM_WIRE_RD_ATOM_MAX);
-		out->initiator_depth =
-			rcm_wire_rd_clamp(user->initiator_depth,
-					  max_qp_init_rd_atom,
-					  RCM_WIRE_RD_ATOM_MAX);
-		out->rnr_retry_count =
-			rcm_wire_retry_clamp(user->rnr_retry_count);
-	} else {
-		out->responder_resources =
-			rcm_wire_rd_clamp(req->responder_resources,
-					  max_qp_rd_atom, RCM_WIRE_RD_ATOM_MAX);
-		out->initiator_depth =
-			rcm_wire_rd_clamp(req->initiator_depth,
-					  max_qp_init_rd_atom,
-					  RCM_WIRE_RD_ATOM_MAX);
-		out->rnr_retry_count = req->rnr_retry_count;
-	}
+	/* The request's rnr_retry_count, checked above, is left as it is. */
+	from = user ? user : req;
+	out->responder_resources =
+		rcm_wire_rd_clamp(from->responder_resources, max_qp_rd_atom,
+				  RCM_WIRE_RD_ATOM_MAX);
+	out->initiator_depth =
+		rcm_wire_rd_clamp(from->initiator_depth, max_qp_init_rd_atom,
+				  RCM_WIRE_RD_ATOM_MAX);
+	out->rnr_retry_count = rcm_wire_retry_clamp(from->rnr_retry_count);
 	out->retry_count = req->retry_count;
 	return 0;
 }
