@@ -573,8 +573,9 @@ RCM_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 		return rcm_err(EBADF);
 	if (rs->type == SOCK_DGRAM)
 		return ds_sendv(rs, &iov, 1, flags, dest_addr, addrlen);
-	/* A stream rsocket ignores the address, as send(2) on TCP. */
-	(void)dest_addr;
+	/* librdmacm 44: a stream rsocket takes no address, not even a length. */
+	if (dest_addr || addrlen)
+		return rcm_err(EISCONN);
 	return rsend(socket, buf, len, flags);
 }
 

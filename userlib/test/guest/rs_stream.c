@@ -53,6 +53,10 @@
  *    where no immediate data exists and every message is an inline SEND
  *    after its write, 60 000 bytes go each way intact, with rpoll().
  *
+ * 9. stream_rsendto_is_connected: rsendto() on a connected stream
+ *    rsocket with an address, or with only an address length, fails
+ *    with EISCONN, as librdmacm 44's does; with neither it sends.
+ *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run (RCM_ADDR_RXE
  * not set).
  */
@@ -636,6 +640,28 @@ TEST(iwarp_stream)
 		got += n;
 	}
 	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	EXPECT_EQ(0, rclose(c));
+	EXPECT_EQ(0, rclose(s));
+}
+
+TEST(stream_rsendto_is_connected)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	char b = 7, got = 0;
+	int c, s;
+
+	GUEST_RXE_OR_SKIP(rxe);
+	ASSERT_TRUE(pair_up(rxe, &c, &s));
+	errno = 0;
+	EXPECT_EQ(-1, rsendto(c, &b, 1, 0, (struct sockaddr *)&to,
+			      sizeof(to)));
+	EXPECT_EQ(EISCONN, errno);
+	errno = 0;
+	EXPECT_EQ(-1, rsendto(c, &b, 1, 0, NULL, sizeof(to)));
+	EXPECT_EQ(EISCONN, errno);
+	EXPECT_EQ(1, rsendto(c, &b, 1, 0, NULL, 0));
+	ASSERT_EQ(1, rrecv(s, &got, 1, MSG_WAITALL));
+	EXPECT_EQ(b, got);
 	EXPECT_EQ(0, rclose(c));
 	EXPECT_EQ(0, rclose(s));
 }
