@@ -14,7 +14,7 @@
  * Built with _FORTIFY_SOURCE=2 and -O2: its read(), recv() and poll()
  * of buffers of known size are glibc's fortified entry points.
  *
- * In every case but the last a client sends 256 KiB of a pattern over a connection
+ * In cases 1-6 a client sends 256 KiB of a pattern over a connection
  * to a server process, which checks them, answers with the count (8
  * bytes) and waits for the client's end of the stream; each side checks
  * that its socket is an rsocket (getsockopt(SOL_RDMA) answers), and
@@ -55,6 +55,14 @@
  *    on both stacks: the data arrives, the socket is no rsocket, and
  *    rxe counts fewer packets than the data would take.
  *
+ * 8. preload_config: /etc/rdma/rsocket/preload_config decides which
+ *    programs' sockets become rsockets (a stream socket() of a probe
+ *    process of this program, without RDMAV_FORK_SAFE): none or no
+ *    entry, all; otherwise a line whose program is a prefix of the
+ *    name (any case) and whose domain, type and protocol (each in any
+ *    of its spellings, or '*') match; a line with an unknown word
+ *    is left out. The file is removed after each probe.
+ *
  * Exit: 0 all passed, 1 a test failed, 4 nothing to run.
  */
 #define _FORTIFY_SOURCE 2
@@ -71,6 +79,7 @@
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -306,6 +315,16 @@ static int run_tcp_server(const char *ip, int portfd)
 	return c < 0 ? E_SOCKET : serve_as(c, false);
 }
 
+/* A "probe": whether a stream socket() of this process is an rsocket. */
+static int run_probe(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return E_SOCKET;
+	return is_rsocket(fd) ? OK : E_NOT_RSOCKET;
+}
+
 static int role(int argc, char *argv[])
 {
 	if (argc == 4 && !strcmp(argv[1], "tcp-server"))
@@ -314,6 +333,8 @@ static int role(int argc, char *argv[])
 		return run_fork_server(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "fork-client"))
 		return run_fork_client(argv[2], atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "probe"))
+		return run_probe();
 	fprintf(stderr, "rs_preload: unknown role\n");
 	return 2;
 }
@@ -615,6 +636,72 @@ TEST(connect_fallback)
 	pkts = rxe_sent() - pkts;
 	TH_LOG("rxe: %ld packets sent", pkts);
 	EXPECT_GT(MIN_PKTS, pkts);
+}
+
+#define PRELOAD_CONFIG_DIR	"/etc/rdma/rsocket"
+#define PRELOAD_CONFIG		PRELOAD_CONFIG_DIR "/preload_config"
+
+/*
+ * What a probe of this program reports under a preload_config of
+ * @lines (none: no file): OK for an rsocket, E_NOT_RSOCKET for the
+ * kernel's socket. Without RDMAV_FORK_SAFE, whose sockets start on TCP.
+ */
+static int probe_with_config(const char *lines)
+{
+	FILE *f;
+	pid_t pid;
+	int code;
+
+	unlink(PRELOAD_CONFIG);
+	if (lines) {
+		mkdir("/etc/rdma", 0755);
+		mkdir(PRELOAD_CONFIG_DIR, 0755);
+		f = fopen(PRELOAD_CONFIG, "we");
+		if (!f)
+			return -1;
+		fputs(lines, f);
+		if (fclose(f))
+			return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		unsetenv("RDMAV_FORK_SAFE");
+		execl("/proc/self/exe", "rs_preload", "probe", "-", "0",
+		      (char *)NULL);
+		_exit(127);
+	}
+	code = exit_code(pid);
+	unlink(PRELOAD_CONFIG);
+	return code;
+}
+
+/* The last case: a preload_config left behind would steer the others. */
+TEST(preload_config)
+{
+	GUEST_RXE_OR_SKIP(rxe);
+	EXPECT_EQ(OK, probe_with_config(NULL));
+	/* Only comments and malformed lines: no entry, every socket. */
+	EXPECT_EQ(OK,
+		  probe_with_config("# rs_preload * * *\nrs_preload inet\n"));
+	/* Another program's line. */
+	EXPECT_EQ(E_NOT_RSOCKET, probe_with_config("nosuchprogram * * *\n"));
+	/* A prefix of the name, case-insensitive, in each word's spellings. */
+	EXPECT_EQ(OK,
+		  probe_with_config("RS_PRE AF_INET SOCK_STREAM IPPROTO_TCP\n"));
+	EXPECT_EQ(OK, probe_with_config("rs_preload pf_inet stream tcp\n"));
+	/* The domain, the type or the protocol is another. */
+	EXPECT_EQ(E_NOT_RSOCKET, probe_with_config("* inet6 * *\n"));
+	EXPECT_EQ(E_NOT_RSOCKET, probe_with_config("* * dgram *\n"));
+	EXPECT_EQ(E_NOT_RSOCKET, probe_with_config("* * * udp\n"));
+	/* An unknown word voids its line only: alone, no entry is left. */
+	EXPECT_EQ(OK, probe_with_config("* inet stream sctp\n"));
+	EXPECT_EQ(E_NOT_RSOCKET,
+		  probe_with_config("* inet stream sctp\nnosuchprogram * * *\n"));
+	/* Any line that matches. */
+	EXPECT_EQ(OK,
+		  probe_with_config("nosuchprogram * * *\n* inet * *\n"));
 }
 
 int main(int argc, char *argv[])
