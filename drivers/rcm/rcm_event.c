@@ -220,6 +220,18 @@ static void rcm_event_free_list(struct list_head *dead)
 		rcm_event_free(uevent);
 }
 
+/* rcm_event_take() under the read mutex, and free what it took. */
+static void rcm_event_purge_key(struct rcm_file *file, size_t offset,
+				const void *key)
+{
+	LIST_HEAD(dead);
+
+	mutex_lock(&file->read_mutex);
+	rcm_event_take(file, offset, key, &dead);
+	mutex_unlock(&file->read_mutex);
+	rcm_event_free_list(&dead);
+}
+
 /**
  * rcm_event_purge() - discard the queued events of one id
  * @file: the id's file
@@ -230,12 +242,7 @@ static void rcm_event_free_list(struct list_head *dead)
  */
 void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
 {
-	LIST_HEAD(dead);
-
-	mutex_lock(&file->read_mutex);
-	rcm_event_take(file, offsetof(struct rcm_uevent, id), id, &dead);
-	mutex_unlock(&file->read_mutex);
-	rcm_event_free_list(&dead);
+	rcm_event_purge_key(file, offsetof(struct rcm_uevent, id), id);
 }
 
 /**
@@ -250,12 +257,7 @@ void rcm_event_purge(struct rcm_file *file, struct rcm_id *id)
  */
 void rcm_event_purge_mcast(struct rcm_file *file, struct rcm_mcast *mc)
 {
-	LIST_HEAD(dead);
-
-	mutex_lock(&file->read_mutex);
-	rcm_event_take(file, offsetof(struct rcm_uevent, mc), mc, &dead);
-	mutex_unlock(&file->read_mutex);
-	rcm_event_free_list(&dead);
+	rcm_event_purge_key(file, offsetof(struct rcm_uevent, mc), mc);
 }
 
 /**
