@@ -362,8 +362,9 @@ static bool other_stack(bool apply)
 }
 
 /*
- * This program as @what with @ip and @arg, RDMAV_FORK_SAFE=1, on this
- * stack or (@other) the other one; a tcp-server with no preload.
+ * This program as @what with @ip and @arg, RDMAV_FORK_SAFE=1 (but for a
+ * probe), on this stack or (@other) the other one; a tcp-server with no
+ * preload.
  */
 static pid_t spawn_role(const char *what, const char *ip, int arg, bool other)
 {
@@ -379,7 +380,9 @@ static pid_t spawn_role(const char *what, const char *ip, int arg, bool other)
 			unsetenv("LD_PRELOAD");
 		else if (other)
 			other_stack(true);
-		setenv("RDMAV_FORK_SAFE", "1", 1);
+		/* A probe looks at socket() itself, not at fork's TCP start. */
+		if (strcmp(what, "probe"))
+			setenv("RDMAV_FORK_SAFE", "1", 1);
 		execl("/proc/self/exe", "rs_preload", what, ip, a, (char *)NULL);
 		_exit(127);
 	}
@@ -644,12 +647,11 @@ TEST(connect_fallback)
 /*
  * What a probe of this program reports under a preload_config of
  * @lines (none: no file): OK for an rsocket, E_NOT_RSOCKET for the
- * kernel's socket. Without RDMAV_FORK_SAFE, whose sockets start on TCP.
+ * kernel's socket.
  */
 static int probe_with_config(const char *lines)
 {
 	FILE *f;
-	pid_t pid;
 	int code;
 
 	unlink(PRELOAD_CONFIG);
@@ -663,16 +665,7 @@ static int probe_with_config(const char *lines)
 		if (fclose(f))
 			return -1;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		unsetenv("RDMAV_FORK_SAFE");
-		execl("/proc/self/exe", "rs_preload", "probe", "-", "0",
-		      (char *)NULL);
-		_exit(127);
-	}
-	code = exit_code(pid);
+	code = exit_code(spawn_role("probe", "-", 0, false));
 	unlink(PRELOAD_CONFIG);
 	return code;
 }
