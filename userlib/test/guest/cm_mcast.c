@@ -57,13 +57,9 @@ static struct rdma_cm_id *ud_id(struct __test_metadata *_metadata,
 				struct rdma_event_channel *ch, const char *ip,
 				enum rdma_port_space ps, bool qp)
 {
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_in sin;
+	struct rdma_cm_id *id = guest_bound(ch, ip, ps, NULL);
 
-	ASSERT_TRUE(guest_parse_ipv4(ip, 0, &sin));
-	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, ps));
-	ASSERT_EQ(0, rdma_bind_addr(id, (struct sockaddr *)&sin))
-		TH_LOG("rdma_bind_addr: %s", strerror(errno));
+	ASSERT_NE(NULL, id);
 	if (qp)
 		ASSERT_TRUE(guest_create_qp(id, IBV_QPT_UD, 4));
 	return id;

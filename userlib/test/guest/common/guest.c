@@ -145,10 +145,8 @@ unsigned short guest_port(struct rdma_cm_id *id)
 	return ntohs(rdma_get_src_port(id));
 }
 
-/* An id of @ps with context @ctx on @ch bound to @ip:0, or NULL. */
-static struct rdma_cm_id *guest_bound(struct rdma_event_channel *ch,
-				      const char *ip, enum rdma_port_space ps,
-				      void *ctx)
+struct rdma_cm_id *guest_bound(struct rdma_event_channel *ch, const char *ip,
+			       enum rdma_port_space ps, void *ctx)
 {
 	struct rdma_cm_id *id = NULL;
 	struct sockaddr_in sin;

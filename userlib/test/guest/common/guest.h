@@ -124,6 +124,14 @@ struct rdma_event_channel *guest_channel(void);
 unsigned short guest_port(struct rdma_cm_id *id);
 
 /*
+ * An id of @ps with context @ctx on @ch (NULL: synchronous) bound to
+ * @ip, port 0 (guest_port() reads the port the bind chose); or NULL
+ * after a diagnostic.
+ */
+struct rdma_cm_id *guest_bound(struct rdma_event_channel *ch, const char *ip,
+			       enum rdma_port_space ps, void *ctx);
+
+/*
  * @n different ports of @ip no id of @ps holds, in @ports: the ones binds
  * to port 0 chose for ids that are gone again (a destination nobody
  * listens on, or a port a case binds itself), as the selftests'
