@@ -43,18 +43,6 @@
 #include "rcm_ksft.h"
 #include "common/guest_ksft.h"
 
-static bool readable(struct rdma_event_channel *ch, int ms)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1;
-}
-
-static void *destroy_thread(void *arg)
-{
-	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
 TEST(empty_channel)
 {
 	struct rdma_event_channel *ch;
@@ -83,15 +71,15 @@ TEST(destroy_discards_unread)
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
 	a = guest_resolving(_metadata, ch, rxe);
-	ASSERT_TRUE(readable(ch, 10000))
+	ASSERT_TRUE(guest_readable(ch->fd, 10000))
 		TH_LOG("no event for a within 10 s");
 	b = guest_resolving(_metadata, ch, rxe);
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_destroy_thread, a));
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("rdma_destroy_id() with an unread event waits");
 	ASSERT_EQ(NULL, ret);
 
-	ASSERT_TRUE(readable(ch, 10000))
+	ASSERT_TRUE(guest_readable(ch->fd, 10000))
 		TH_LOG("no event for b within 10 s");
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	EXPECT_EQ(b, ev->id);
@@ -116,10 +104,10 @@ TEST(destroy_waits_for_ack)
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
 	a = guest_resolving(_metadata, ch, rxe);
-	ASSERT_TRUE(readable(ch, 10000));
+	ASSERT_TRUE(guest_readable(ch->fd, 10000));
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	ASSERT_EQ(a, ev->id);
-	guest_waits_for_ack(_metadata, destroy_thread, a, ev, "rdma_destroy_id()",
+	guest_waits_for_ack(_metadata, guest_destroy_thread, a, ev, "rdma_destroy_id()",
 			    &ret);
 	ASSERT_EQ(NULL, ret);
 	rdma_destroy_event_channel(ch);
@@ -153,7 +141,7 @@ TEST(destroy_during_blocking_get)
 	ASSERT_EQ(0, pthread_create(&t, NULL, get_thread, &g));
 	/* The getter blocks: nothing is pending. */
 	EXPECT_FALSE(guest_join_within(t, 300, &ret));
-	ASSERT_EQ(0, pthread_create(&d, NULL, destroy_thread, idle));
+	ASSERT_EQ(0, pthread_create(&d, NULL, guest_destroy_thread, idle));
 	ASSERT_TRUE(guest_join_within(d, 10000, &ret))
 		TH_LOG("rdma_destroy_id() waits for the blocked reader");
 	ASSERT_EQ(NULL, ret);

@@ -71,13 +71,6 @@ static int lowest_free_fd(void)
 	return fd;
 }
 
-static bool readable(struct rdma_event_channel *ch)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-
-	return poll(&p, 1, 10000) == 1;
-}
-
 struct migration {
 	struct rdma_cm_id *id;
 	struct rdma_event_channel *to;
@@ -92,11 +85,6 @@ static void *migrate_thread(void *arg)
 	return NULL;
 }
 
-static void *destroy_thread(void *arg)
-{
-	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
 TEST(moves_unread)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
@@ -109,7 +97,7 @@ TEST(moves_unread)
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
 	a = guest_resolving(_metadata, a_ch, rxe);
-	ASSERT_TRUE(readable(a_ch));
+	ASSERT_TRUE(guest_readable(a_ch->fd, 10000));
 	b = guest_resolving(_metadata, a_ch, rxe);
 	ASSERT_EQ(0, rdma_migrate_id(a, b_ch))
 		TH_LOG("rdma_migrate_id: %s", strerror(errno));
@@ -129,9 +117,9 @@ TEST(moves_unread)
 
 	/* Moved with an unread event, destroyed at once. */
 	c = guest_resolving(_metadata, a_ch, rxe);
-	ASSERT_TRUE(readable(a_ch));
+	ASSERT_TRUE(guest_readable(a_ch->fd, 10000));
 	ASSERT_EQ(0, rdma_migrate_id(c, b_ch));
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, c));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_destroy_thread, c));
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("destroy after the move waits");
 	ASSERT_EQ(NULL, ret);
@@ -274,7 +262,7 @@ TEST(listener_takes_requests)
 	ASSERT_NE(NULL, l);
 	c = guest_connecting(cch, rxe, guest_port(l), RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(readable(a_ch));
+	ASSERT_TRUE(guest_readable(a_ch->fd, 10000));
 	ASSERT_EQ(0, rdma_migrate_id(l, b_ch))
 		TH_LOG("rdma_migrate_id of a listener: %s", strerror(errno));
 	EXPECT_TRUE(guest_quiet(a_ch));
@@ -285,7 +273,7 @@ TEST(listener_takes_requests)
 		 * library's query of the new id on the new channel fails,
 		 * and it drops the event; the peer hears nothing.
 		 */
-		ASSERT_TRUE(readable(b_ch));
+		ASSERT_TRUE(guest_readable(b_ch->fd, 10000));
 		ASSERT_ERRNO(rdma_get_cm_event(b_ch, &ev), EAGAIN);
 		EXPECT_TRUE(guest_quiet(cch));
 		goto out;

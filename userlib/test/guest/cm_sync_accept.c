@@ -68,13 +68,6 @@ static struct rdma_cm_id *client(struct rdma_event_channel *ch,
 	return c;
 }
 
-static void gone(struct rdma_cm_id *id)
-{
-	if (id->qp)
-		rdma_destroy_qp(id);
-	rdma_destroy_id(id);
-}
-
 struct refuser {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *c;
@@ -92,15 +85,6 @@ static void *refuse_thread(void *arg)
 		return NULL;
 	rdma_ack_cm_event(ev);
 	r->ok = CHECK(rdma_reject(r->c, NULL, 0) == 0);
-	return NULL;
-}
-
-/* The client's side of a connection: its ESTABLISHED (the RTU goes). */
-static void *establish_thread(void *arg)
-{
-	struct refuser *r = arg;
-
-	r->ok = guest_expect_event(r->ch, RDMA_CM_EVENT_ESTABLISHED, r->c);
 	return NULL;
 }
 
@@ -129,9 +113,9 @@ TEST(refused_before_rtu)
 	EXPECT_EQ(RDMA_CM_EVENT_REJECTED, r->event->event);
 	EXPECT_EQ(28, r->event->status);
 	EXPECT_EQ(IBV_QPS_ERR, guest_qp_state(r->qp));
-	gone(r);
-	gone(rf.c);
-	gone(l);
+	guest_destroy_id(r);
+	guest_destroy_id(rf.c);
+	guest_destroy_id(l);
 	rdma_destroy_event_channel(rf.ch);
 }
 
@@ -158,9 +142,9 @@ TEST(nonblocking_request_channel)
 	ASSERT_TRUE(guest_expect_event(cch, RDMA_CM_EVENT_ESTABLISHED, c));
 	ASSERT_TRUE(guest_expect_event(r->channel, RDMA_CM_EVENT_ESTABLISHED,
 				       r));
-	gone(r);
-	gone(c);
-	gone(l);
+	guest_destroy_id(r);
+	guest_destroy_id(c);
+	guest_destroy_id(l);
 	rdma_destroy_event_channel(cch);
 }
 
@@ -182,8 +166,8 @@ TEST(get_request_in_another_thread)
 	struct getter g = { .ret = -2 };
 	struct rdma_event_channel *cch;
 	struct rdma_cm_id *c1, *c2, *r1 = NULL;
-	struct refuser cr = { 0 };
-	pthread_t t, ct;
+	struct guest_establisher est;
+	pthread_t t;
 	void *ret;
 
 	GUEST_RXE_OR_SKIP(rxe);
@@ -202,13 +186,10 @@ TEST(get_request_in_another_thread)
 	 * The accept reads r1's own channel for its ESTABLISHED, which the
 	 * client's RTU brings once the client reads its reply (a thread).
 	 */
-	cr.ch = cch;
-	cr.c = c1;
-	ASSERT_EQ(0, pthread_create(&ct, NULL, establish_thread, &cr));
+	ASSERT_TRUE(guest_establish_start(&est, cch, c1));
 	ASSERT_EQ(0, rdma_accept(r1, NULL))
 		TH_LOG("synchronous accept: %s", strerror(errno));
-	ASSERT_TRUE(guest_join_within(ct, 10000, &ret));
-	EXPECT_TRUE(cr.ok);
+	ASSERT_TRUE(guest_establish_end(&est));
 	ASSERT_NE(NULL, r1->event);
 	EXPECT_EQ(RDMA_CM_EVENT_ESTABLISHED, r1->event->event);
 	EXPECT_FALSE(guest_join_within(t, 300, &ret))
@@ -222,11 +203,11 @@ TEST(get_request_in_another_thread)
 	ASSERT_NE(NULL, g.r->event);
 	EXPECT_STREQ("two", (const char *)g.r->event->param.conn.private_data);
 	ASSERT_EQ(0, rdma_reject(g.r, NULL, 0));
-	gone(g.r);
-	gone(c2);
-	gone(r1);
-	gone(c1);
-	gone(g.l);
+	guest_destroy_id(g.r);
+	guest_destroy_id(c2);
+	guest_destroy_id(r1);
+	guest_destroy_id(c1);
+	guest_destroy_id(g.l);
 	rdma_destroy_event_channel(cch);
 }
 

@@ -262,6 +262,43 @@ bool guest_accept_after_refusal(struct rdma_cm_id *id,
 	return ok;
 }
 
+void *guest_destroy_thread(void *id)
+{
+	return (void *)(intptr_t)rdma_destroy_id(id);
+}
+
+bool guest_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+static void *guest_establish_thread(void *arg)
+{
+	struct guest_establisher *e = arg;
+
+	e->ok = guest_expect_event(e->ch, RDMA_CM_EVENT_ESTABLISHED, e->id);
+	return NULL;
+}
+
+bool guest_establish_start(struct guest_establisher *e,
+			   struct rdma_event_channel *ch,
+			   struct rdma_cm_id *id)
+{
+	e->ch = ch;
+	e->id = id;
+	e->ok = false;
+	return CHECK(pthread_create(&e->thread, NULL, guest_establish_thread,
+				    e) == 0);
+}
+
+bool guest_establish_end(struct guest_establisher *e)
+{
+	return CHECK(guest_join_within(e->thread, 10000, NULL)) &&
+	       CHECK(e->ok);
+}
+
 bool guest_join_within(pthread_t t, int ms, void **ret)
 {
 	struct timespec ts;

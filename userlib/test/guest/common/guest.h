@@ -227,6 +227,35 @@ bool guest_accept_after_refusal(struct rdma_cm_id *id,
 				struct rdma_cm_id *client,
 				enum rdma_cm_event_type refusal, int status);
 
+/*
+ * rdma_destroy_id(@id) as a thread's function: its return value (0 or
+ * -1) as the thread's.
+ */
+void *guest_destroy_thread(void *id);
+
+/* @fd polls readable (POLLIN) within @ms. */
+bool guest_readable(int fd, int ms);
+
+/*
+ * The client's side of a synchronous accept, in a thread of its own:
+ * client @id's ESTABLISHED on its channel @ch (guest_expect_event()),
+ * which sends the RTU the accept waits for.
+ */
+struct guest_establisher {
+	pthread_t			thread;
+	struct rdma_event_channel	*ch;
+	struct rdma_cm_id		*id;
+	bool				ok;
+};
+
+/* Starts @e's thread for @id on @ch: false after a diagnostic. */
+bool guest_establish_start(struct guest_establisher *e,
+			   struct rdma_event_channel *ch,
+			   struct rdma_cm_id *id);
+
+/* @e's thread ended within 10 s, having had the ESTABLISHED. */
+bool guest_establish_end(struct guest_establisher *e);
+
 /* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
 bool guest_join_within(pthread_t t, int ms, void **ret);
 
