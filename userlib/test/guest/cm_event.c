@@ -113,23 +113,9 @@ TEST(destroy_waits_for_ack)
 	rdma_destroy_event_channel(ch);
 }
 
-struct getter {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_event *ev;
-	int ret;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	g->ret = rdma_get_cm_event(g->ch, &g->ev);
-	return NULL;
-}
-
 TEST(destroy_during_blocking_get)
 {
-	struct getter g = { .ret = -2 };
+	struct guest_call g = { .op = GUEST_GET_CM_EVENT, .ret = -2 };
 	struct rdma_cm_id *idle = NULL, *b;
 	void *ret = (void *)-2;
 	pthread_t t, d;
@@ -138,7 +124,7 @@ TEST(destroy_during_blocking_get)
 	g.ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, g.ch);
 	ASSERT_EQ(0, rdma_create_id(g.ch, &idle, NULL, RDMA_PS_TCP));
-	ASSERT_EQ(0, pthread_create(&t, NULL, get_thread, &g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_call_thread, &g));
 	/* The getter blocks: nothing is pending. */
 	EXPECT_FALSE(guest_join_within(t, 300, &ret));
 	ASSERT_EQ(0, pthread_create(&d, NULL, guest_destroy_thread, idle));

@@ -71,20 +71,6 @@ static int lowest_free_fd(void)
 	return fd;
 }
 
-struct migration {
-	struct rdma_cm_id *id;
-	struct rdma_event_channel *to;
-	int ret;
-};
-
-static void *migrate_thread(void *arg)
-{
-	struct migration *m = arg;
-
-	m->ret = rdma_migrate_id(m->id, m->to);
-	return NULL;
-}
-
 TEST(moves_unread)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
@@ -131,7 +117,7 @@ TEST(moves_unread)
 TEST(waits_for_ack)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
-	struct migration m = { .ret = -2 };
+	struct guest_call m = { .op = GUEST_MIGRATE_ID, .ret = -2 };
 	struct rdma_cm_event *ev;
 	void *ret;
 
@@ -140,10 +126,10 @@ TEST(waits_for_ack)
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
 	m.id = guest_resolving(_metadata, a_ch, rxe);
-	m.to = b_ch;
+	m.ch = b_ch;
 	ev = guest_next_event(a_ch, RDMA_CM_EVENT_ADDR_RESOLVED, m.id);
 	ASSERT_NE(NULL, ev);
-	guest_waits_for_ack(_metadata, migrate_thread, &m, ev,
+	guest_waits_for_ack(_metadata, guest_call_thread, &m, ev,
 			    "rdma_migrate_id()", &ret);
 	ASSERT_EQ(0, m.ret);
 	ASSERT_EQ(b_ch, m.id->channel);

@@ -148,22 +148,9 @@ TEST(nonblocking_request_channel)
 	rdma_destroy_event_channel(cch);
 }
 
-struct getter {
-	struct rdma_cm_id *l, *r;
-	int ret;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	g->ret = rdma_get_request(g->l, &g->r);
-	return NULL;
-}
-
 TEST(get_request_in_another_thread)
 {
-	struct getter g = { .ret = -2 };
+	struct guest_call g = { .op = GUEST_GET_REQUEST, .ret = -2 };
 	struct rdma_event_channel *cch;
 	struct rdma_cm_id *c1, *c2, *r1 = NULL;
 	struct guest_establisher est;
@@ -173,14 +160,14 @@ TEST(get_request_in_another_thread)
 	GUEST_RXE_OR_SKIP(rxe);
 	cch = guest_channel();
 	ASSERT_NE(NULL, cch);
-	g.l = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
-	ASSERT_NE(NULL, g.l);
-	c1 = client(cch, rxe, g.l, true, "one");
+	g.id = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
+	ASSERT_NE(NULL, g.id);
+	c1 = client(cch, rxe, g.id, true, "one");
 	ASSERT_NE(NULL, c1);
-	ASSERT_EQ(0, rdma_get_request(g.l, &r1));
+	ASSERT_EQ(0, rdma_get_request(g.id, &r1));
 	ASSERT_TRUE(guest_create_qp(r1, IBV_QPT_RC, 4));
 
-	ASSERT_EQ(0, pthread_create(&t, NULL, get_thread, &g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_call_thread, &g));
 	EXPECT_FALSE(guest_join_within(t, 300, &ret));
 	/*
 	 * The accept reads r1's own channel for its ESTABLISHED, which the
@@ -195,19 +182,20 @@ TEST(get_request_in_another_thread)
 	EXPECT_FALSE(guest_join_within(t, 300, &ret))
 		TH_LOG("the listener's reader returned without a request");
 
-	c2 = client(cch, rxe, g.l, true, "two");
+	c2 = client(cch, rxe, g.id, true, "two");
 	ASSERT_NE(NULL, c2);
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the second request did not reach the blocked reader");
 	ASSERT_EQ(0, g.ret);
-	ASSERT_NE(NULL, g.r->event);
-	EXPECT_STREQ("two", (const char *)g.r->event->param.conn.private_data);
-	ASSERT_EQ(0, rdma_reject(g.r, NULL, 0));
-	guest_destroy_id(g.r);
+	ASSERT_NE(NULL, g.req->event);
+	EXPECT_STREQ("two",
+		     (const char *)g.req->event->param.conn.private_data);
+	ASSERT_EQ(0, rdma_reject(g.req, NULL, 0));
+	guest_destroy_id(g.req);
 	guest_destroy_id(c2);
 	guest_destroy_id(r1);
 	guest_destroy_id(c1);
-	guest_destroy_id(g.l);
+	guest_destroy_id(g.id);
 	rdma_destroy_event_channel(cch);
 }
 

@@ -267,6 +267,27 @@ void *guest_destroy_thread(void *id)
 	return (void *)(intptr_t)rdma_destroy_id(id);
 }
 
+void *guest_call_thread(void *call)
+{
+	struct guest_call *c = call;
+
+	switch (c->op) {
+	case GUEST_GET_CM_EVENT:
+		c->ret = rdma_get_cm_event(c->ch, &c->ev);
+		break;
+	case GUEST_GET_REQUEST:
+		c->ret = rdma_get_request(c->id, &c->req);
+		break;
+	case GUEST_MIGRATE_ID:
+		c->ret = rdma_migrate_id(c->id, c->ch);
+		break;
+	case GUEST_LEAVE_MULTICAST:
+		c->ret = rdma_leave_multicast(c->id, c->addr);
+		break;
+	}
+	return NULL;
+}
+
 bool guest_readable(int fd, int ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };

@@ -233,6 +233,33 @@ bool guest_accept_after_refusal(struct rdma_cm_id *id,
  */
 void *guest_destroy_thread(void *id);
 
+/*
+ * A librdmacm call that may block, for a thread of its own to make
+ * (guest_call_thread() is the thread's function), with the fields it
+ * uses: GUEST_GET_CM_EVENT rdma_get_cm_event(ch, &ev), GUEST_GET_REQUEST
+ * rdma_get_request(id, &req), GUEST_MIGRATE_ID rdma_migrate_id(id, ch),
+ * GUEST_LEAVE_MULTICAST rdma_leave_multicast(id, addr). @ret is the
+ * call's return value once it returned (the caller sets another first,
+ * -2).
+ */
+struct guest_call {
+	enum {
+		GUEST_GET_CM_EVENT,
+		GUEST_GET_REQUEST,
+		GUEST_MIGRATE_ID,
+		GUEST_LEAVE_MULTICAST,
+	}				op;
+	struct rdma_event_channel	*ch;
+	struct rdma_cm_id		*id;
+	struct sockaddr			*addr;
+	struct rdma_cm_event		*ev;
+	struct rdma_cm_id		*req;
+	int				ret;
+};
+
+/* Makes the struct guest_call @call's call: a thread's function. */
+void *guest_call_thread(void *call);
+
 /* @fd polls readable (POLLIN) within @ms. */
 bool guest_readable(int fd, int ms);
 
