@@ -425,21 +425,9 @@ static int ds_create_cq(struct rsock *rs, struct ds_qp *qp)
 {
 	struct rdma_cm_id *id = qp->cm_id;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = qp };
-	int fl;
 
-	id->recv_cq_channel = ibv_create_comp_channel(id->verbs);
-	if (!id->recv_cq_channel)
+	if (rs_make_cq(rs, id))
 		return -1;
-	id->send_cq_channel = id->recv_cq_channel;
-	fl = fcntl(id->recv_cq_channel->fd, F_GETFL);
-	if (fl < 0 ||
-	    fcntl(id->recv_cq_channel->fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -1;
-	id->recv_cq = ibv_create_cq(id->verbs, rs->sq_size + rs->rq_size,
-				    id, id->recv_cq_channel, 0);
-	if (!id->recv_cq)
-		return -1;
-	id->send_cq = id->recv_cq;
 	if (epoll_ctl(rs->dg->epfd, EPOLL_CTL_ADD, id->recv_cq_channel->fd,
 		      &ev))
 		return -1;
@@ -452,7 +440,6 @@ static int ds_create_cq(struct rsock *rs, struct ds_qp *qp)
 /* A UD QP for local address @src, its buffers and its receives. */
 static struct ds_qp *ds_create_qp(struct rsock *rs, const union ds_addr *src)
 {
-	struct ibv_qp_init_attr attr = { 0 };
 	struct ds_qp *qp = calloc(1, sizeof(*qp));
 	size_t rlen = rs->rbuf_size + sizeof(struct ibv_grh);
 	int i, err;
@@ -479,19 +466,8 @@ static struct ds_qp *ds_create_qp(struct rsock *rs, const union ds_addr *src)
 	if (!qp->rmr || ds_create_cq(rs, qp))
 		goto err;
 
-	attr.qp_context = qp;
-	attr.send_cq = qp->cm_id->send_cq;
-	attr.recv_cq = qp->cm_id->recv_cq;
-	attr.qp_type = IBV_QPT_UD;
-	attr.sq_sig_all = 1;
-	attr.cap.max_send_wr = rs->sq_size;
-	attr.cap.max_recv_wr = rs->rq_size;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 2;
-	attr.cap.max_inline_data = rs->sq_inline;
-	if (rdma_create_qp(qp->cm_id, NULL, &attr))
+	if (rs_make_qp(rs, qp->cm_id, qp, IBV_QPT_UD))
 		goto err;
-	rs->sq_inline = attr.cap.max_inline_data;
 	if (ds_self_ah(qp, src))
 		goto err;
 	for (i = 0; i < rs->rq_size; i++)

@@ -246,6 +246,9 @@ extern int rs_wake_up_interval;
 void rs_configure(void);
 int rs_value_to_scale(int value, int bits);
 int rs_scale_to_value(int value, int bits);
+int rs_make_cq(struct rsock *rs, struct rdma_cm_id *id);
+int rs_make_qp(struct rsock *rs, struct rdma_cm_id *id, void *context,
+	       enum ibv_qp_type type);
 int rs_create_ep(struct rsock *rs);
 void rs_format_conn_data(struct rsock *rs, struct rs_conn_data *conn);
 int rs_check_conn_data(const void *pdata, size_t len);

@@ -218,9 +218,17 @@ static int rs_post_recv(struct rsock *rs)
 	return errno ? -1 : 0;
 }
 
-static int rs_create_cq(struct rsock *rs)
+/**
+ * rs_make_cq() - an rsocket's CQ on @id, for sends and receives alike
+ * @rs: the rsocket; its queue sizes give the CQ's
+ * @id: the id whose fields get the CQ and its completion channel
+ *
+ * The completion channel is O_NONBLOCK; on failure it is gone again.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int rs_make_cq(struct rsock *rs, struct rdma_cm_id *id)
 {
-	struct rdma_cm_id *id = rs->cm_id;
 	int fl;
 
 	id->recv_cq_channel = ibv_create_comp_channel(id->verbs);
@@ -244,6 +252,42 @@ err:
 }
 
 /**
+ * rs_make_qp() - an rsocket's QP on @id, on the CQ of rs_make_cq()
+ * @rs: the rsocket; its queue sizes and inline size give the QP's, and
+ *	rs->sq_inline becomes the inline size the QP got
+ * @id: the id, with its CQ
+ * @context: the QP's context
+ * @type: IBV_QPT_RC (a stream: a send's data may wrap around the ring
+ *	  buffer, two SGEs) or IBV_QPT_UD (a datagram: a receive takes the
+ *	  GRH and the data, two SGEs)
+ *
+ * Every send is signalled.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int rs_make_qp(struct rsock *rs, struct rdma_cm_id *id, void *context,
+	       enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr attr = {
+		.qp_context = context,
+		.send_cq = id->send_cq,
+		.recv_cq = id->recv_cq,
+		.qp_type = type,
+		.sq_sig_all = 1,
+		.cap.max_send_wr = rs->sq_size,
+		.cap.max_recv_wr = rs->rq_size,
+		.cap.max_send_sge = type == IBV_QPT_UD ? 1 : 2,
+		.cap.max_recv_sge = type == IBV_QPT_UD ? 2 : 1,
+		.cap.max_inline_data = rs->sq_inline,
+	};
+
+	if (rdma_create_qp(id, NULL, &attr))
+		return -1;
+	rs->sq_inline = attr.cap.max_inline_data;
+	return 0;
+}
+
+/**
  * rs_create_ep() - the connection's CQ, QP, buffers and receives
  * @rs: an rsocket whose id has a device (route resolved, or a request)
  *
@@ -251,28 +295,14 @@ err:
  */
 int rs_create_ep(struct rsock *rs)
 {
-	struct ibv_qp_init_attr attr = { 0 };
 	int i;
 
 	rs_set_qp_size(rs);
 	if (rs->cm_id->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
 		rs->opts |= RS_OPT_MSG_SEND;
-	if (rs_create_cq(rs))
+	if (rs_make_cq(rs, rs->cm_id) ||
+	    rs_make_qp(rs, rs->cm_id, rs, IBV_QPT_RC))
 		return -1;
-
-	attr.qp_context = rs;
-	attr.send_cq = rs->cm_id->send_cq;
-	attr.recv_cq = rs->cm_id->recv_cq;
-	attr.qp_type = IBV_QPT_RC;
-	attr.sq_sig_all = 1;
-	attr.cap.max_send_wr = rs->sq_size;
-	attr.cap.max_recv_wr = rs->rq_size;
-	attr.cap.max_send_sge = 2;
-	attr.cap.max_recv_sge = 1;
-	attr.cap.max_inline_data = rs->sq_inline;
-	if (rdma_create_qp(rs->cm_id, NULL, &attr))
-		return -1;
-	rs->sq_inline = attr.cap.max_inline_data;
 	if ((rs->opts & RS_OPT_MSG_SEND) && rs->sq_inline < RS_MSG_SIZE)
 		return rcm_err(ENOTSUP);
 

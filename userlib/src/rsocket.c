@@ -311,6 +311,13 @@ RCM_EXPORT int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
 	return rs->index;
 }
 
+static int rs_resolve_addr(struct rsock *rs)
+{
+	return rdma_resolve_addr(rs->cm_id, NULL,
+				 &rs->cm_id->route.addr.dst_addr,
+				 1000 << rs->retries++);
+}
+
 static int rs_resolve_route(struct rsock *rs)
 {
 	int to = 1000 << rs->retries++;
@@ -325,6 +332,34 @@ static int rs_resolve_route(struct rsock *rs)
 	if (!to)
 		return rcm_sync_complete(rcm_id(rs->cm_id));
 	return -1;
+}
+
+/*
+ * One resolution step of a connect, @start (which doubles the timeout
+ * with each retry): begun afresh, or, with the rsocket in @waiting (the
+ * step under way on an O_NONBLOCK rsocket), its completion taken, and
+ * begun again after an ETIMEDOUT while retries remain. A @start that
+ * does not complete at once leaves the rsocket in @waiting.
+ *
+ * Return: 0 once the step is done, or -1 with errno.
+ */
+static int rs_resolve_step(struct rsock *rs, int (*start)(struct rsock *),
+			   int waiting)
+{
+	int ret;
+
+	if (rs->state == waiting) {
+		ret = rcm_sync_complete(rcm_id(rs->cm_id));
+		if (!ret || errno != ETIMEDOUT ||
+		    rs->retries > RS_CONN_RETRIES)
+			return ret;
+	} else {
+		rs->retries = 0;
+	}
+	ret = start(rs);
+	if (ret)
+		rs->state = waiting;
+	return ret;
 }
 
 static int rs_start_connect(struct rsock *rs)
@@ -374,47 +409,21 @@ static int rs_connected(struct rsock *rs)
  */
 int rs_do_connect(struct rsock *rs)
 {
-	struct rcm_id_private *rid = rcm_id(rs->cm_id);
 	int ret;
 
 	pthread_mutex_lock(&rs->slock);
 	switch (rs->state) {
 	case RS_INIT:
 	case RS_BOUND:
-		rs->retries = 0;
-resolve_addr:
-		ret = rdma_resolve_addr(rs->cm_id, NULL,
-					&rs->cm_id->route.addr.dst_addr,
-					1000 << rs->retries++);
-		if (ret) {
-			rs->state = RS_RESOLVING_ADDR;
-			break;
-		}
-		goto route;
 	case RS_RESOLVING_ADDR:
-		ret = rcm_sync_complete(rid);
-		if (ret) {
-			if (errno == ETIMEDOUT && rs->retries <= RS_CONN_RETRIES)
-				goto resolve_addr;
+		ret = rs_resolve_step(rs, rs_resolve_addr, RS_RESOLVING_ADDR);
+		if (ret)
 			break;
-		}
-route:
-		rs->retries = 0;
-resolve_route:
-		ret = rs_resolve_route(rs);
-		if (ret) {
-			rs->state = RS_RESOLVING_ROUTE;
-			break;
-		}
-		goto connect;
+		/* fall through */
 	case RS_RESOLVING_ROUTE:
-		ret = rcm_sync_complete(rid);
-		if (ret) {
-			if (errno == ETIMEDOUT && rs->retries <= RS_CONN_RETRIES)
-				goto resolve_route;
+		ret = rs_resolve_step(rs, rs_resolve_route, RS_RESOLVING_ROUTE);
+		if (ret)
 			break;
-		}
-connect:
 		ret = rs_start_connect(rs);
 		if (ret) {
 			if (rs->cm_id->qp)
@@ -424,7 +433,7 @@ connect:
 		ret = rs_connected(rs);
 		break;
 	case RS_CONNECTING:
-		ret = rcm_sync_complete(rid);
+		ret = rcm_sync_complete(rcm_id(rs->cm_id));
 		if (!ret)
 			ret = rs_connected(rs);
 		break;
@@ -685,7 +694,9 @@ static void rs_copy_addr(struct sockaddr *dst, const struct sockaddr *src,
 	*len = size;
 }
 
-RCM_EXPORT int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrlen)
+/* The local or, with @peer, the remote address of rsocket @socket. */
+static int rs_name(int socket, struct sockaddr *addr, socklen_t *addrlen,
+		   bool peer)
 {
 	struct rsock *rs = rs_lookup(socket);
 
@@ -694,23 +705,20 @@ RCM_EXPORT int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrle
 	if (!addr || !addrlen)
 		return rcm_err(EFAULT);
 	if (rs->type == SOCK_DGRAM)
-		return ds_name(rs, addr, addrlen, true);
-	rs_copy_addr(addr, rdma_get_peer_addr(rs->cm_id), addrlen);
+		return ds_name(rs, addr, addrlen, peer);
+	rs_copy_addr(addr, peer ? rdma_get_peer_addr(rs->cm_id) :
+				  rdma_get_local_addr(rs->cm_id), addrlen);
 	return 0;
+}
+
+RCM_EXPORT int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrlen)
+{
+	return rs_name(socket, addr, addrlen, true);
 }
 
 RCM_EXPORT int rgetsockname(int socket, struct sockaddr *addr, socklen_t *addrlen)
 {
-	struct rsock *rs = rs_lookup(socket);
-
-	if (!rs)
-		return rcm_err(EBADF);
-	if (!addr || !addrlen)
-		return rcm_err(EFAULT);
-	if (rs->type == SOCK_DGRAM)
-		return ds_name(rs, addr, addrlen, false);
-	rs_copy_addr(addr, rdma_get_local_addr(rs->cm_id), addrlen);
-	return 0;
+	return rs_name(socket, addr, addrlen, false);
 }
 
 static int rs_opt_int(const void *optval, socklen_t optlen)

@@ -47,6 +47,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 static bool all_zero(const void *buf, size_t len)
 {
@@ -189,16 +190,12 @@ TEST(establish_and_ece_checks)
 TEST(sync_connect_refused)
 {
 	struct rdma_conn_param cp = GUEST_CONN_PARAM;
-	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_id *id;
 	struct sockaddr_in dst;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_TCP, &dst));
-	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP));
-	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				       2000));
-	ASSERT_EQ(0, rdma_resolve_route(id, 2000));
-	ASSERT_TRUE(guest_create_qp(id, IBV_QPT_RC, 4));
+	id = guest_sync_routed(_metadata, &dst, RDMA_PS_TCP);
 	ASSERT_ERRNO(rdma_connect(id, &cp), ECONNREFUSED);
 	ASSERT_NE(NULL, id->event);
 	EXPECT_EQ(RDMA_CM_EVENT_REJECTED, id->event->event);

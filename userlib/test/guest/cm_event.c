@@ -43,18 +43,6 @@
 #include "rcm_ksft.h"
 #include "common/guest_ksft.h"
 
-static bool readable(struct rdma_event_channel *ch, int ms)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1;
-}
-
-static void *destroy_thread(void *arg)
-{
-	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
 TEST(empty_channel)
 {
 	struct rdma_event_channel *ch;
@@ -83,15 +71,15 @@ TEST(destroy_discards_unread)
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
 	a = guest_resolving(_metadata, ch, rxe);
-	ASSERT_TRUE(readable(ch, 10000))
+	ASSERT_TRUE(guest_readable(ch->fd, 10000))
 		TH_LOG("no event for a within 10 s");
 	b = guest_resolving(_metadata, ch, rxe);
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, a));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_destroy_thread, a));
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("rdma_destroy_id() with an unread event waits");
 	ASSERT_EQ(NULL, ret);
 
-	ASSERT_TRUE(readable(ch, 10000))
+	ASSERT_TRUE(guest_readable(ch->fd, 10000))
 		TH_LOG("no event for b within 10 s");
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	EXPECT_EQ(b, ev->id);
@@ -116,32 +104,18 @@ TEST(destroy_waits_for_ack)
 	ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, ch);
 	a = guest_resolving(_metadata, ch, rxe);
-	ASSERT_TRUE(readable(ch, 10000));
+	ASSERT_TRUE(guest_readable(ch->fd, 10000));
 	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
 	ASSERT_EQ(a, ev->id);
-	guest_waits_for_ack(_metadata, destroy_thread, a, ev, "rdma_destroy_id()",
+	guest_waits_for_ack(_metadata, guest_destroy_thread, a, ev, "rdma_destroy_id()",
 			    &ret);
 	ASSERT_EQ(NULL, ret);
 	rdma_destroy_event_channel(ch);
 }
 
-struct getter {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_event *ev;
-	int ret;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	g->ret = rdma_get_cm_event(g->ch, &g->ev);
-	return NULL;
-}
-
 TEST(destroy_during_blocking_get)
 {
-	struct getter g = { .ret = -2 };
+	struct guest_call g = { .op = GUEST_GET_CM_EVENT, .ret = -2 };
 	struct rdma_cm_id *idle = NULL, *b;
 	void *ret = (void *)-2;
 	pthread_t t, d;
@@ -150,10 +124,10 @@ TEST(destroy_during_blocking_get)
 	g.ch = rdma_create_event_channel();
 	ASSERT_NE(NULL, g.ch);
 	ASSERT_EQ(0, rdma_create_id(g.ch, &idle, NULL, RDMA_PS_TCP));
-	ASSERT_EQ(0, pthread_create(&t, NULL, get_thread, &g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_call_thread, &g));
 	/* The getter blocks: nothing is pending. */
 	EXPECT_FALSE(guest_join_within(t, 300, &ret));
-	ASSERT_EQ(0, pthread_create(&d, NULL, destroy_thread, idle));
+	ASSERT_EQ(0, pthread_create(&d, NULL, guest_destroy_thread, idle));
 	ASSERT_TRUE(guest_join_within(d, 10000, &ret))
 		TH_LOG("rdma_destroy_id() waits for the blocked reader");
 	ASSERT_EQ(NULL, ret);

@@ -57,13 +57,9 @@ static struct rdma_cm_id *ud_id(struct __test_metadata *_metadata,
 				struct rdma_event_channel *ch, const char *ip,
 				enum rdma_port_space ps, bool qp)
 {
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_in sin;
+	struct rdma_cm_id *id = guest_bound(ch, ip, ps, NULL);
 
-	ASSERT_TRUE(guest_parse_ipv4(ip, 0, &sin));
-	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, ps));
-	ASSERT_EQ(0, rdma_bind_addr(id, (struct sockaddr *)&sin))
-		TH_LOG("rdma_bind_addr: %s", strerror(errno));
+	ASSERT_NE(NULL, id);
 	if (qp)
 		ASSERT_TRUE(guest_create_qp(id, IBV_QPT_UD, 4));
 	return id;
@@ -177,23 +173,13 @@ TEST(rc_id_refused)
 	rdma_destroy_event_channel(ch);
 }
 
-struct leaver {
-	struct rdma_cm_id *id;
-	struct sockaddr_in g;
-	int ret;
-};
-
-static void *leave_thread(void *arg)
-{
-	struct leaver *l = arg;
-
-	l->ret = rdma_leave_multicast(l->id, (struct sockaddr *)&l->g);
-	return NULL;
-}
-
 TEST(leave_waits_for_ack)
 {
-	struct leaver l = { .g = group(3), .ret = -2 };
+	struct sockaddr_in g = group(3);
+	struct guest_call l = {
+		.op = GUEST_LEAVE_MULTICAST, .addr = (struct sockaddr *)&g,
+		.ret = -2,
+	};
 	struct rdma_event_channel *ch;
 	struct rdma_cm_event *ev;
 	void *ret;
@@ -201,12 +187,13 @@ TEST(leave_waits_for_ack)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	l.id = ud_id_on(_metadata, &ch, rxe, RDMA_PS_UDP, true);
-	ASSERT_EQ(0, rdma_join_multicast(l.id, (struct sockaddr *)&l.g, &ctx))
+	ASSERT_EQ(0, rdma_join_multicast(l.id, l.addr, &ctx))
 		TH_LOG("join: %s", strerror(errno));
 	ev = guest_next_event(ch, RDMA_CM_EVENT_MULTICAST_JOIN, l.id);
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(&ctx, ev->param.ud.private_data);
-	guest_waits_for_ack(_metadata, leave_thread, &l, ev, "the leave", &ret);
+	guest_waits_for_ack(_metadata, guest_call_thread, &l, ev, "the leave",
+			    &ret);
 	ASSERT_EQ(0, l.ret);
 	guest_destroy_id(l.id);
 	rdma_destroy_event_channel(ch);
@@ -214,14 +201,17 @@ TEST(leave_waits_for_ack)
 
 TEST(sync_join)
 {
-	struct leaver l = { .g = group(4), .ret = -2 };
+	struct sockaddr_in g = group(4);
+	struct guest_call l = {
+		.op = GUEST_LEAVE_MULTICAST, .addr = (struct sockaddr *)&g,
+		.ret = -2,
+	};
 	void *ret;
 	pthread_t t;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	l.id = ud_id(_metadata, NULL, rxe, RDMA_PS_UDP, true);
-	ASSERT_EQ(0, rdma_join_multicast(l.id, (struct sockaddr *)&l.g,
-					 &l))
+	ASSERT_EQ(0, rdma_join_multicast(l.id, l.addr, &l))
 		TH_LOG("synchronous join: %s", strerror(errno));
 	ASSERT_NE(NULL, l.id->event);
 	EXPECT_EQ(RDMA_CM_EVENT_MULTICAST_JOIN, l.id->event->event);
@@ -235,7 +225,7 @@ TEST(sync_join)
 		ASSERT_EQ(0, rdma_ack_cm_event(l.id->event));
 		l.id->event = NULL;
 	}
-	ASSERT_EQ(0, pthread_create(&t, NULL, leave_thread, &l));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_call_thread, &l));
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the synchronous leave waits for its own held event");
 	ASSERT_EQ(0, l.ret);

@@ -71,32 +71,6 @@ static int lowest_free_fd(void)
 	return fd;
 }
 
-static bool readable(struct rdma_event_channel *ch)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-
-	return poll(&p, 1, 10000) == 1;
-}
-
-struct migration {
-	struct rdma_cm_id *id;
-	struct rdma_event_channel *to;
-	int ret;
-};
-
-static void *migrate_thread(void *arg)
-{
-	struct migration *m = arg;
-
-	m->ret = rdma_migrate_id(m->id, m->to);
-	return NULL;
-}
-
-static void *destroy_thread(void *arg)
-{
-	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
 TEST(moves_unread)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
@@ -109,7 +83,7 @@ TEST(moves_unread)
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
 	a = guest_resolving(_metadata, a_ch, rxe);
-	ASSERT_TRUE(readable(a_ch));
+	ASSERT_TRUE(guest_readable(a_ch->fd, 10000));
 	b = guest_resolving(_metadata, a_ch, rxe);
 	ASSERT_EQ(0, rdma_migrate_id(a, b_ch))
 		TH_LOG("rdma_migrate_id: %s", strerror(errno));
@@ -129,9 +103,9 @@ TEST(moves_unread)
 
 	/* Moved with an unread event, destroyed at once. */
 	c = guest_resolving(_metadata, a_ch, rxe);
-	ASSERT_TRUE(readable(a_ch));
+	ASSERT_TRUE(guest_readable(a_ch->fd, 10000));
 	ASSERT_EQ(0, rdma_migrate_id(c, b_ch));
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, c));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_destroy_thread, c));
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("destroy after the move waits");
 	ASSERT_EQ(NULL, ret);
@@ -143,7 +117,7 @@ TEST(moves_unread)
 TEST(waits_for_ack)
 {
 	struct rdma_event_channel *a_ch, *b_ch;
-	struct migration m = { .ret = -2 };
+	struct guest_call m = { .op = GUEST_MIGRATE_ID, .ret = -2 };
 	struct rdma_cm_event *ev;
 	void *ret;
 
@@ -152,10 +126,10 @@ TEST(waits_for_ack)
 	b_ch = guest_channel();
 	ASSERT_TRUE(a_ch && b_ch);
 	m.id = guest_resolving(_metadata, a_ch, rxe);
-	m.to = b_ch;
+	m.ch = b_ch;
 	ev = guest_next_event(a_ch, RDMA_CM_EVENT_ADDR_RESOLVED, m.id);
 	ASSERT_NE(NULL, ev);
-	guest_waits_for_ack(_metadata, migrate_thread, &m, ev,
+	guest_waits_for_ack(_metadata, guest_call_thread, &m, ev,
 			    "rdma_migrate_id()", &ret);
 	ASSERT_EQ(0, m.ret);
 	ASSERT_EQ(b_ch, m.id->channel);
@@ -274,7 +248,7 @@ TEST(listener_takes_requests)
 	ASSERT_NE(NULL, l);
 	c = guest_connecting(cch, rxe, guest_port(l), RDMA_PS_TCP, &cp);
 	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(readable(a_ch));
+	ASSERT_TRUE(guest_readable(a_ch->fd, 10000));
 	ASSERT_EQ(0, rdma_migrate_id(l, b_ch))
 		TH_LOG("rdma_migrate_id of a listener: %s", strerror(errno));
 	EXPECT_TRUE(guest_quiet(a_ch));
@@ -285,7 +259,7 @@ TEST(listener_takes_requests)
 		 * library's query of the new id on the new channel fails,
 		 * and it drops the event; the peer hears nothing.
 		 */
-		ASSERT_TRUE(readable(b_ch));
+		ASSERT_TRUE(guest_readable(b_ch->fd, 10000));
 		ASSERT_ERRNO(rdma_get_cm_event(b_ch, &ev), EAGAIN);
 		EXPECT_TRUE(guest_quiet(cch));
 		goto out;

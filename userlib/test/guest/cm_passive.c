@@ -85,11 +85,6 @@ static struct rdma_cm_id *client_of(struct rdma_event_channel *ch,
 	return guest_connecting(ch, ip, guest_port(l), RDMA_PS_TCP, &p);
 }
 
-static void *destroy_thread(void *arg)
-{
-	return (void *)(intptr_t)rdma_destroy_id(arg);
-}
-
 TEST(listen_calls)
 {
 	struct rdma_cm_id *id = NULL, *ud = NULL, *a = NULL, *b = NULL;
@@ -252,12 +247,12 @@ TEST(listener_waits_for_request_ack)
 	ev = guest_next_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL);
 	ASSERT_NE(NULL, ev);
 	/* The request id: destroyed with its event unacked, at once. */
-	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, ev->id));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_destroy_thread, ev->id));
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the request id's destroy waits for the ack");
 	ASSERT_EQ(NULL, ret);
 	/* The listener: waits for the ack. */
-	guest_waits_for_ack(_metadata, destroy_thread, l, ev,
+	guest_waits_for_ack(_metadata, guest_destroy_thread, l, ev,
 			    "the listener's destroy", &ret);
 	ASSERT_EQ(NULL, ret);
 	ASSERT_EQ(0, rdma_destroy_id(c));

@@ -57,13 +57,9 @@
 static struct rdma_cm_id *bound(struct __test_metadata *_metadata,
 				const char *ip)
 {
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_in sin;
+	struct rdma_cm_id *id = guest_bound(NULL, ip, RDMA_PS_TCP, NULL);
 
-	ASSERT_TRUE(guest_parse_ipv4(ip, 0, &sin));
-	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP));
-	ASSERT_EQ(0, rdma_bind_addr(id, (struct sockaddr *)&sin))
-		TH_LOG("rdma_bind_addr: %s", strerror(errno));
+	ASSERT_NE(NULL, id);
 	ASSERT_NE(NULL, id->verbs);
 	ASSERT_NE(NULL, id->pd);
 	return id;

@@ -68,13 +68,6 @@ static struct rdma_cm_id *client(struct rdma_event_channel *ch,
 	return c;
 }
 
-static void gone(struct rdma_cm_id *id)
-{
-	if (id->qp)
-		rdma_destroy_qp(id);
-	rdma_destroy_id(id);
-}
-
 struct refuser {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *c;
@@ -92,15 +85,6 @@ static void *refuse_thread(void *arg)
 		return NULL;
 	rdma_ack_cm_event(ev);
 	r->ok = CHECK(rdma_reject(r->c, NULL, 0) == 0);
-	return NULL;
-}
-
-/* The client's side of a connection: its ESTABLISHED (the RTU goes). */
-static void *establish_thread(void *arg)
-{
-	struct refuser *r = arg;
-
-	r->ok = guest_expect_event(r->ch, RDMA_CM_EVENT_ESTABLISHED, r->c);
 	return NULL;
 }
 
@@ -129,9 +113,9 @@ TEST(refused_before_rtu)
 	EXPECT_EQ(RDMA_CM_EVENT_REJECTED, r->event->event);
 	EXPECT_EQ(28, r->event->status);
 	EXPECT_EQ(IBV_QPS_ERR, guest_qp_state(r->qp));
-	gone(r);
-	gone(rf.c);
-	gone(l);
+	guest_destroy_id(r);
+	guest_destroy_id(rf.c);
+	guest_destroy_id(l);
 	rdma_destroy_event_channel(rf.ch);
 }
 
@@ -158,75 +142,60 @@ TEST(nonblocking_request_channel)
 	ASSERT_TRUE(guest_expect_event(cch, RDMA_CM_EVENT_ESTABLISHED, c));
 	ASSERT_TRUE(guest_expect_event(r->channel, RDMA_CM_EVENT_ESTABLISHED,
 				       r));
-	gone(r);
-	gone(c);
-	gone(l);
+	guest_destroy_id(r);
+	guest_destroy_id(c);
+	guest_destroy_id(l);
 	rdma_destroy_event_channel(cch);
-}
-
-struct getter {
-	struct rdma_cm_id *l, *r;
-	int ret;
-};
-
-static void *get_thread(void *arg)
-{
-	struct getter *g = arg;
-
-	g->ret = rdma_get_request(g->l, &g->r);
-	return NULL;
 }
 
 TEST(get_request_in_another_thread)
 {
-	struct getter g = { .ret = -2 };
+	struct guest_call g = { .op = GUEST_GET_REQUEST, .ret = -2 };
 	struct rdma_event_channel *cch;
 	struct rdma_cm_id *c1, *c2, *r1 = NULL;
-	struct refuser cr = { 0 };
-	pthread_t t, ct;
+	struct guest_establisher est;
+	pthread_t t;
 	void *ret;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	cch = guest_channel();
 	ASSERT_NE(NULL, cch);
-	g.l = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
-	ASSERT_NE(NULL, g.l);
-	c1 = client(cch, rxe, g.l, true, "one");
+	g.id = guest_listener(NULL, rxe, RDMA_PS_TCP, NULL);
+	ASSERT_NE(NULL, g.id);
+	c1 = client(cch, rxe, g.id, true, "one");
 	ASSERT_NE(NULL, c1);
-	ASSERT_EQ(0, rdma_get_request(g.l, &r1));
+	ASSERT_EQ(0, rdma_get_request(g.id, &r1));
 	ASSERT_TRUE(guest_create_qp(r1, IBV_QPT_RC, 4));
 
-	ASSERT_EQ(0, pthread_create(&t, NULL, get_thread, &g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, guest_call_thread, &g));
 	EXPECT_FALSE(guest_join_within(t, 300, &ret));
 	/*
 	 * The accept reads r1's own channel for its ESTABLISHED, which the
 	 * client's RTU brings once the client reads its reply (a thread).
 	 */
-	cr.ch = cch;
-	cr.c = c1;
-	ASSERT_EQ(0, pthread_create(&ct, NULL, establish_thread, &cr));
+	ASSERT_TRUE(guest_establish_start(&est, cch, c1));
 	ASSERT_EQ(0, rdma_accept(r1, NULL))
 		TH_LOG("synchronous accept: %s", strerror(errno));
-	ASSERT_TRUE(guest_join_within(ct, 10000, &ret));
-	EXPECT_TRUE(cr.ok);
+	ASSERT_TRUE(guest_establish_end(&est));
 	ASSERT_NE(NULL, r1->event);
 	EXPECT_EQ(RDMA_CM_EVENT_ESTABLISHED, r1->event->event);
 	EXPECT_FALSE(guest_join_within(t, 300, &ret))
 		TH_LOG("the listener's reader returned without a request");
 
-	c2 = client(cch, rxe, g.l, true, "two");
+	c2 = client(cch, rxe, g.id, true, "two");
 	ASSERT_NE(NULL, c2);
 	ASSERT_TRUE(guest_join_within(t, 10000, &ret))
 		TH_LOG("the second request did not reach the blocked reader");
 	ASSERT_EQ(0, g.ret);
-	ASSERT_NE(NULL, g.r->event);
-	EXPECT_STREQ("two", (const char *)g.r->event->param.conn.private_data);
-	ASSERT_EQ(0, rdma_reject(g.r, NULL, 0));
-	gone(g.r);
-	gone(c2);
-	gone(r1);
-	gone(c1);
-	gone(g.l);
+	ASSERT_NE(NULL, g.req->event);
+	EXPECT_STREQ("two",
+		     (const char *)g.req->event->param.conn.private_data);
+	ASSERT_EQ(0, rdma_reject(g.req, NULL, 0));
+	guest_destroy_id(g.req);
+	guest_destroy_id(c2);
+	guest_destroy_id(r1);
+	guest_destroy_id(c1);
+	guest_destroy_id(g.id);
 	rdma_destroy_event_channel(cch);
 }
 

@@ -44,21 +44,7 @@
 struct client {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id;
-	bool established;
 };
-
-/*
- * The client's side of the accept: its ESTABLISHED (sends the RTU) on
- * its blocking channel.
- */
-static void *client_wait(void *arg)
-{
-	struct client *c = arg;
-
-	c->established = guest_expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED,
-					    c->id);
-	return NULL;
-}
 
 static bool client_connect(struct client *c, const char *ip,
 			   unsigned short port)
@@ -72,20 +58,13 @@ static bool client_connect(struct client *c, const char *ip,
 	return CHECK(rdma_connect(c->id, NULL) == 0);
 }
 
-static bool readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
-}
-
 int main(void)
 {
 	const char *rxe = getenv("RCM_ADDR_RXE");
 	struct rdma_cm_id *listener = NULL, *req = NULL, *none = NULL;
 	struct client c = { 0 };
+	struct guest_establisher est;
 	bool ok1 = false, ok2 = false, ok3 = false;
-	pthread_t t;
 	int lfd, fl;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -110,21 +89,20 @@ int main(void)
 	ok2 = CHECK(fl != -1 && fcntl(lfd, F_SETFL, fl | O_NONBLOCK) == 0);
 	ok2 &= CHECK(!(fcntl(req->channel->fd, F_GETFL) & O_NONBLOCK));
 	if (!guest_create_qp(req, IBV_QPT_RC, 1) ||
-	    !CHECK(pthread_create(&t, NULL, client_wait, &c) == 0)) {
+	    !guest_establish_start(&est, c.ch, c.id)) {
 		ok2 = false;
 		goto out;
 	}
 	ok2 &= CHECK(rdma_accept(req, NULL) == 0);
 	ok2 &= CHECK(req->event &&
 		     req->event->event == RDMA_CM_EVENT_ESTABLISHED);
-	pthread_join(t, NULL);
-	ok2 &= CHECK(c.established);
+	ok2 &= guest_establish_end(&est);
 	if (!ok2)
 		goto out;
 
 	ok3 = CHECK(rdma_disconnect(c.id) == 0);
-	ok3 &= CHECK(readable(req->channel->fd, 10000));
-	ok3 &= CHECK(!readable(lfd, 0));
+	ok3 &= CHECK(guest_readable(req->channel->fd, 10000));
+	ok3 &= CHECK(!guest_readable(lfd, 0));
 	errno = 0;
 	ok3 &= CHECK(rdma_get_request(listener, &none) == -1 &&
 		     errno == EAGAIN);

@@ -50,6 +50,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_ksft.h"
 
 /*
  * A UD pair @p on @ip whose client connects with @cp: the
@@ -185,7 +186,7 @@ static void *sidr_server(void *arg)
 TEST(sync_sidr_connect)
 {
 	struct rdma_conn_param cp = { 0 };
-	struct rdma_cm_id *c = NULL, *r;
+	struct rdma_cm_id *c, *r;
 	struct sockaddr_in dst;
 	struct guest_pair p;
 	void *ret = NULL;
@@ -193,11 +194,7 @@ TEST(sync_sidr_connect)
 
 	GUEST_RXE_OR_SKIP(rxe);
 	ASSERT_TRUE(guest_free_addr(rxe, RDMA_PS_UDP, &dst));
-	ASSERT_EQ(0, rdma_create_id(NULL, &c, NULL, RDMA_PS_UDP));
-	ASSERT_EQ(0, rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
-				       2000));
-	ASSERT_EQ(0, rdma_resolve_route(c, 2000));
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_UD, 4));
+	c = guest_sync_routed(_metadata, &dst, RDMA_PS_UDP);
 	ASSERT_ERRNO(rdma_connect(c, &cp), 1);
 	ASSERT_NE(NULL, c->event);
 	EXPECT_EQ(RDMA_CM_EVENT_UNREACHABLE, c->event->event);
@@ -211,12 +208,7 @@ TEST(sync_sidr_connect)
 	p.listener = guest_listener(p.chs, rxe, RDMA_PS_UDP, NULL);
 	ASSERT_NE(NULL, p.listener);
 	ASSERT_TRUE(guest_parse_ipv4(rxe, guest_port(p.listener), &dst));
-	c = NULL;
-	ASSERT_EQ(0, rdma_create_id(NULL, &c, NULL, RDMA_PS_UDP));
-	ASSERT_EQ(0, rdma_resolve_addr(c, NULL, (struct sockaddr *)&dst,
-				       2000));
-	ASSERT_EQ(0, rdma_resolve_route(c, 2000));
-	ASSERT_TRUE(guest_create_qp(c, IBV_QPT_UD, 4));
+	c = guest_sync_routed(_metadata, &dst, RDMA_PS_UDP);
 	ASSERT_EQ(0, pthread_create(&t, NULL, sidr_server, &p));
 	ASSERT_EQ(0, rdma_connect(c, &cp))
 		TH_LOG("synchronous SIDR connect: %s", strerror(errno));

@@ -80,6 +80,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_rs.h"
 
 #define WAIT_MS		10000	/* for a datagram on a local device */
 #define SHIM		"intree_roce_ah.so"
@@ -112,23 +113,29 @@ static void preload_roce_ah(int argc, char **argv)
 	execv("/proc/self/exe", argv);
 }
 
-/* A datagram rsocket bound to @ip, port 0; its address in @sin. */
-static int bound(const char *ip, struct sockaddr_in *sin)
+/*
+ * A datagram rsocket of family @af bound to @addr (@len bytes, port 0),
+ * the bound address read back into @addr; or -1.
+ */
+static int bound_to(int af, struct sockaddr *addr, socklen_t len)
 {
-	socklen_t len = sizeof(*sin);
-	int s;
+	int s = rsocket(af, SOCK_DGRAM, 0);
 
-	if (!guest_parse_ipv4(ip, 0, sin))
-		return -1;
-	s = rsocket(AF_INET, SOCK_DGRAM, 0);
 	if (s < 0)
 		return -1;
-	if (rbind(s, (struct sockaddr *)sin, sizeof(*sin)) ||
-	    rgetsockname(s, (struct sockaddr *)sin, &len)) {
+	if (rbind(s, addr, len) || rgetsockname(s, addr, &len)) {
 		rclose(s);
 		return -1;
 	}
 	return s;
+}
+
+/* A datagram rsocket bound to @ip, port 0; its address in @sin. */
+static int bound(const char *ip, struct sockaddr_in *sin)
+{
+	if (!guest_parse_ipv4(ip, 0, sin))
+		return -1;
+	return bound_to(AF_INET, (struct sockaddr *)sin, sizeof(*sin));
 }
 
 static bool same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
@@ -184,7 +191,7 @@ TEST(closed_rsocket_ebadf)
 {
 	struct sockaddr_in to;
 	char b = 0;
-	int s, one = 1;
+	int s;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	s = rsocket(AF_INET, SOCK_DGRAM, 0);
@@ -199,16 +206,7 @@ TEST(closed_rsocket_ebadf)
 	errno = 0;
 	EXPECT_EQ(-1, rrecvfrom(s, &b, 1, 0, NULL, NULL));
 	EXPECT_EQ(EBADF, errno);
-	errno = 0;
-	EXPECT_EQ(-1, rsetsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one,
-				  sizeof(one)));
-	EXPECT_EQ(EBADF, errno);
-	errno = 0;
-	EXPECT_EQ(-1, rfcntl(s, F_GETFL));
-	EXPECT_EQ(EBADF, errno);
-	errno = 0;
-	EXPECT_EQ(EBADF, rclose(s));
-	EXPECT_EQ(0, errno);
+	guest_rs_assert_closed(_metadata, s);
 }
 
 struct receiver {
@@ -273,55 +271,29 @@ TEST(nonblocking_recv)
 TEST(rpoll_readiness)
 {
 	struct sockaddr_in sa, sb;
-	struct timeval tv = { .tv_sec = 10 };
-	struct pollfd p[2];
+	struct pollfd p;
 	char buf[32];
-	fd_set rd;
-	int a, b, fresh, pfd[2];
+	int a, b, fresh;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	fresh = rsocket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, fresh);
-	p[0] = (struct pollfd){ .fd = fresh, .events = POLLIN | POLLOUT };
-	EXPECT_EQ(0, rpoll(p, 1, 0));
+	p = (struct pollfd){ .fd = fresh, .events = POLLIN | POLLOUT };
+	EXPECT_EQ(0, rpoll(&p, 1, 0));
 	EXPECT_EQ(0, close_fresh(fresh));
 
 	a = bound(rxe, &sa);
 	b = bound(rxe, &sb);
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
-	ASSERT_EQ(0, pipe(pfd));
-	p[0] = (struct pollfd){ .fd = b, .events = POLLIN | POLLOUT };
-	ASSERT_EQ(1, rpoll(p, 1, WAIT_MS));
-	EXPECT_EQ(POLLOUT, p[0].revents);
-	p[0].events = POLLIN;
-	EXPECT_EQ(0, rpoll(p, 1, 0));
+	guest_rs_assert_writable(_metadata, b);
 
 	ASSERT_EQ(5, send_to(a, "ready", 5, &sb));
-	p[0] = (struct pollfd){ .fd = b, .events = POLLIN };
-	ASSERT_EQ(1, rpoll(p, 1, WAIT_MS));
-	EXPECT_EQ(POLLIN, p[0].revents);
-	ASSERT_EQ(1, write(pfd[1], "x", 1));
-	p[0] = (struct pollfd){ .fd = b, .events = POLLIN };
-	p[1] = (struct pollfd){ .fd = pfd[0], .events = POLLIN };
-	ASSERT_EQ(2, rpoll(p, 2, WAIT_MS));
-	EXPECT_EQ(POLLIN, p[0].revents);
-	EXPECT_EQ(POLLIN, p[1].revents);
-
-	FD_ZERO(&rd);
-	FD_SET(b, &rd);
-	FD_SET(pfd[0], &rd);
-	EXPECT_EQ(2, rselect((b > pfd[0] ? b : pfd[0]) + 1, &rd, NULL, NULL,
-			     &tv));
-	EXPECT_TRUE(FD_ISSET(b, &rd));
-
+	guest_rs_assert_readable(_metadata, b);
 	ASSERT_EQ(5, rrecv(b, buf, sizeof(buf), 0));
 	EXPECT_EQ(0, memcmp(buf, "ready", 5));
-	p[0] = (struct pollfd){ .fd = b, .events = POLLIN };
-	EXPECT_EQ(0, rpoll(p, 1, 0));
+	guest_rs_assert_unreadable(_metadata, b);
 
-	close(pfd[0]);
-	close(pfd[1]);
 	EXPECT_EQ(0, rclose(a));
 	EXPECT_EQ(0, rclose(b));
 }
@@ -538,22 +510,11 @@ TEST(options)
 /* An AF_INET6 datagram rsocket bound to @ip, port 0; its address in @sin6. */
 static int bound6(const char *ip, struct sockaddr_in6 *sin6)
 {
-	socklen_t len = sizeof(*sin6);
-	int s;
-
 	memset(sin6, 0, sizeof(*sin6));
 	sin6->sin6_family = AF_INET6;
 	if (inet_pton(AF_INET6, ip, &sin6->sin6_addr) != 1)
 		return -1;
-	s = rsocket(AF_INET6, SOCK_DGRAM, 0);
-	if (s < 0)
-		return -1;
-	if (rbind(s, (struct sockaddr *)sin6, sizeof(*sin6)) ||
-	    rgetsockname(s, (struct sockaddr *)sin6, &len)) {
-		rclose(s);
-		return -1;
-	}
-	return s;
+	return bound_to(AF_INET6, (struct sockaddr *)sin6, sizeof(*sin6));
 }
 
 TEST(ipv6_exchange)

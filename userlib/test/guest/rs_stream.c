@@ -78,6 +78,7 @@
 
 #include "common/guest.h"
 #include "rcm_ksft.h"
+#include "common/guest_rs.h"
 
 /* librdmacm 44's private data of an rsocket's connect (rs_conn_data). */
 struct rs_wire_conn {
@@ -265,7 +266,7 @@ static void *writer_thread(void *arg)
 TEST(closed_rsocket_ebadf)
 {
 	char b = 0;
-	int s, one = 1;
+	int s;
 
 	s = rsocket(AF_INET, SOCK_STREAM, 0);
 	ASSERT_LE(0, s);
@@ -276,63 +277,26 @@ TEST(closed_rsocket_ebadf)
 	errno = 0;
 	EXPECT_EQ(-1, rrecv(s, &b, 1, 0));
 	EXPECT_EQ(EBADF, errno);
-	errno = 0;
-	EXPECT_EQ(-1, rsetsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one,
-				  sizeof(one)));
-	EXPECT_EQ(EBADF, errno);
-	errno = 0;
-	EXPECT_EQ(-1, rfcntl(s, F_GETFL));
-	EXPECT_EQ(EBADF, errno);
-	errno = 0;
-	EXPECT_EQ(EBADF, rclose(s));
-	EXPECT_EQ(0, errno);
+	guest_rs_assert_closed(_metadata, s);
 }
 
 TEST(rpoll_readiness)
 {
 	static uint8_t out[60000], in[60000];
-	struct pollfd p[2];
-	struct timeval tv = { .tv_sec = 10 };
-	fd_set rd;
-	int c, s, pfd[2];
+	int c, s;
 
 	GUEST_RXE_OR_SKIP(rxe);
 	ASSERT_TRUE(pair_up(rxe, &c, &s));
-	ASSERT_EQ(0, pipe(pfd));
-
-	p[0] = (struct pollfd){ .fd = c, .events = POLLIN | POLLOUT };
-	ASSERT_EQ(1, rpoll(p, 1, 5000));
-	EXPECT_EQ(POLLOUT, p[0].revents);
-	p[0].events = POLLIN;
-	EXPECT_EQ(0, rpoll(p, 1, 0));
+	guest_rs_assert_writable(_metadata, c);
 
 	pattern(out, sizeof(out), 3);
 	ASSERT_TRUE(send_all(s, out, sizeof(out)));
 	/* The data arrives in its own time; then both are ready at once. */
-	p[0] = (struct pollfd){ .fd = c, .events = POLLIN };
-	ASSERT_EQ(1, rpoll(p, 1, 10000));
-	EXPECT_EQ(POLLIN, p[0].revents);
-	ASSERT_EQ(1, write(pfd[1], "x", 1));
-	p[0] = (struct pollfd){ .fd = c, .events = POLLIN };
-	p[1] = (struct pollfd){ .fd = pfd[0], .events = POLLIN };
-	ASSERT_EQ(2, rpoll(p, 2, 10000));
-	EXPECT_EQ(POLLIN, p[0].revents);
-	EXPECT_EQ(POLLIN, p[1].revents);
-
-	FD_ZERO(&rd);
-	FD_SET(c, &rd);
-	FD_SET(pfd[0], &rd);
-	EXPECT_EQ(2, rselect((c > pfd[0] ? c : pfd[0]) + 1, &rd, NULL, NULL,
-			     &tv));
-	EXPECT_TRUE(FD_ISSET(c, &rd));
-
+	guest_rs_assert_readable(_metadata, c);
 	ASSERT_EQ((ssize_t)sizeof(in), rrecv(c, in, sizeof(in), MSG_WAITALL));
 	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
-	p[0] = (struct pollfd){ .fd = c, .events = POLLIN };
-	EXPECT_EQ(0, rpoll(p, 1, 0));
+	guest_rs_assert_unreadable(_metadata, c);
 
-	close(pfd[0]);
-	close(pfd[1]);
 	EXPECT_EQ(0, rclose(c));
 	EXPECT_EQ(0, rclose(s));
 }

@@ -145,10 +145,8 @@ unsigned short guest_port(struct rdma_cm_id *id)
 	return ntohs(rdma_get_src_port(id));
 }
 
-/* An id of @ps with context @ctx on @ch bound to @ip:0, or NULL. */
-static struct rdma_cm_id *guest_bound(struct rdma_event_channel *ch,
-				      const char *ip, enum rdma_port_space ps,
-				      void *ctx)
+struct rdma_cm_id *guest_bound(struct rdma_event_channel *ch, const char *ip,
+			       enum rdma_port_space ps, void *ctx)
 {
 	struct rdma_cm_id *id = NULL;
 	struct sockaddr_in sin;
@@ -262,6 +260,64 @@ bool guest_accept_after_refusal(struct rdma_cm_id *id,
 	ok = CHECK(ev->status == status);
 	rdma_ack_cm_event(ev);
 	return ok;
+}
+
+void *guest_destroy_thread(void *id)
+{
+	return (void *)(intptr_t)rdma_destroy_id(id);
+}
+
+void *guest_call_thread(void *call)
+{
+	struct guest_call *c = call;
+
+	switch (c->op) {
+	case GUEST_GET_CM_EVENT:
+		c->ret = rdma_get_cm_event(c->ch, &c->ev);
+		break;
+	case GUEST_GET_REQUEST:
+		c->ret = rdma_get_request(c->id, &c->req);
+		break;
+	case GUEST_MIGRATE_ID:
+		c->ret = rdma_migrate_id(c->id, c->ch);
+		break;
+	case GUEST_LEAVE_MULTICAST:
+		c->ret = rdma_leave_multicast(c->id, c->addr);
+		break;
+	}
+	return NULL;
+}
+
+bool guest_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+static void *guest_establish_thread(void *arg)
+{
+	struct guest_establisher *e = arg;
+
+	e->ok = guest_expect_event(e->ch, RDMA_CM_EVENT_ESTABLISHED, e->id);
+	return NULL;
+}
+
+bool guest_establish_start(struct guest_establisher *e,
+			   struct rdma_event_channel *ch,
+			   struct rdma_cm_id *id)
+{
+	e->ch = ch;
+	e->id = id;
+	e->ok = false;
+	return CHECK(pthread_create(&e->thread, NULL, guest_establish_thread,
+				    e) == 0);
+}
+
+bool guest_establish_end(struct guest_establisher *e)
+{
+	return CHECK(guest_join_within(e->thread, 10000, NULL)) &&
+	       CHECK(e->ok);
 }
 
 bool guest_join_within(pthread_t t, int ms, void **ret)

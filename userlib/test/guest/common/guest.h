@@ -124,6 +124,14 @@ struct rdma_event_channel *guest_channel(void);
 unsigned short guest_port(struct rdma_cm_id *id);
 
 /*
+ * An id of @ps with context @ctx on @ch (NULL: synchronous) bound to
+ * @ip, port 0 (guest_port() reads the port the bind chose); or NULL
+ * after a diagnostic.
+ */
+struct rdma_cm_id *guest_bound(struct rdma_event_channel *ch, const char *ip,
+			       enum rdma_port_space ps, void *ctx);
+
+/*
  * @n different ports of @ip no id of @ps holds, in @ports: the ones binds
  * to port 0 chose for ids that are gone again (a destination nobody
  * listens on, or a port a case binds itself), as the selftests'
@@ -218,6 +226,62 @@ bool guest_accept_after_refusal(struct rdma_cm_id *id,
 				struct rdma_event_channel *chc,
 				struct rdma_cm_id *client,
 				enum rdma_cm_event_type refusal, int status);
+
+/*
+ * rdma_destroy_id(@id) as a thread's function: its return value (0 or
+ * -1) as the thread's.
+ */
+void *guest_destroy_thread(void *id);
+
+/*
+ * A librdmacm call that may block, for a thread of its own to make
+ * (guest_call_thread() is the thread's function), with the fields it
+ * uses: GUEST_GET_CM_EVENT rdma_get_cm_event(ch, &ev), GUEST_GET_REQUEST
+ * rdma_get_request(id, &req), GUEST_MIGRATE_ID rdma_migrate_id(id, ch),
+ * GUEST_LEAVE_MULTICAST rdma_leave_multicast(id, addr). @ret is the
+ * call's return value once it returned (the caller sets another first,
+ * -2).
+ */
+struct guest_call {
+	enum {
+		GUEST_GET_CM_EVENT,
+		GUEST_GET_REQUEST,
+		GUEST_MIGRATE_ID,
+		GUEST_LEAVE_MULTICAST,
+	}				op;
+	struct rdma_event_channel	*ch;
+	struct rdma_cm_id		*id;
+	struct sockaddr			*addr;
+	struct rdma_cm_event		*ev;
+	struct rdma_cm_id		*req;
+	int				ret;
+};
+
+/* Makes the struct guest_call @call's call: a thread's function. */
+void *guest_call_thread(void *call);
+
+/* @fd polls readable (POLLIN) within @ms. */
+bool guest_readable(int fd, int ms);
+
+/*
+ * The client's side of a synchronous accept, in a thread of its own:
+ * client @id's ESTABLISHED on its channel @ch (guest_expect_event()),
+ * which sends the RTU the accept waits for.
+ */
+struct guest_establisher {
+	pthread_t			thread;
+	struct rdma_event_channel	*ch;
+	struct rdma_cm_id		*id;
+	bool				ok;
+};
+
+/* Starts @e's thread for @id on @ch: false after a diagnostic. */
+bool guest_establish_start(struct guest_establisher *e,
+			   struct rdma_event_channel *ch,
+			   struct rdma_cm_id *id);
+
+/* @e's thread ended within 10 s, having had the ESTABLISHED. */
+bool guest_establish_end(struct guest_establisher *e);
 
 /* pthread_timedjoin_np() of @t within @ms into *@ret: true if it ended. */
 bool guest_join_within(pthread_t t, int ms, void **ret);

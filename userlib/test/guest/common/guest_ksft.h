@@ -36,6 +36,27 @@ guest_resolving(struct __test_metadata *_metadata,
 }
 
 /*
+ * A synchronous id of @ps whose address and route to @dst are resolved,
+ * with a QP of 4 work requests (UD for RDMA_PS_UDP, else RC).
+ */
+static inline struct rdma_cm_id *
+guest_sync_routed(struct __test_metadata *_metadata,
+		  const struct sockaddr_in *dst, enum rdma_port_space ps)
+{
+	struct rdma_cm_id *id = NULL;
+
+	ASSERT_EQ(0, rdma_create_id(NULL, &id, NULL, ps));
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)dst,
+				       2000))
+		TH_LOG("rdma_resolve_addr: %s", strerror(errno));
+	ASSERT_EQ(0, rdma_resolve_route(id, 2000))
+		TH_LOG("rdma_resolve_route: %s", strerror(errno));
+	ASSERT_TRUE(guest_create_qp(id, ps == RDMA_PS_UDP ? IBV_QPT_UD :
+							     IBV_QPT_RC, 4));
+	return id;
+}
+
+/*
  * The next event of @ch within 10 s, which must be @type with status 0
  * and, if @id is not NULL, on @id; acked.
  */
