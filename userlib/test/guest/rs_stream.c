@@ -346,6 +346,25 @@ TEST(nonblocking_connect)
 	EXPECT_EQ(0, rclose(s));
 }
 
+/*
+ * In peer_dies_mid_transfer: wait up to 30 s for @ev on rsocket @s.
+ * librdmacm 44 at times never reports the dead peer (its rrecv() then
+ * blocks for good: a hang seen about once in five runs of the in-tree
+ * control), so there the case skips, saying where; rcm must report it.
+ */
+#define PEER_GONE_WAIT(s, ev, what)					\
+	do {								\
+		struct pollfd p_ = { .fd = (s), .events = (ev) };	\
+									\
+		if (rpoll(&p_, 1, 30000) == 1)				\
+			break;						\
+		if (!guest_on_rcm())					\
+			SKIP(return, "librdmacm 44 did not report %s "	\
+			     "within 30 s (its known hang)", what);	\
+		ASSERT_TRUE(false)					\
+			TH_LOG("no %s within 30 s", what);		\
+	} while (0)
+
 TEST(peer_dies_mid_transfer)
 {
 	static uint8_t out[65536], in[65536];
@@ -384,6 +403,7 @@ TEST(peer_dies_mid_transfer)
 	rclose(l);
 
 	while (got < sizeof(in)) {
+		PEER_GONE_WAIT(s, POLLIN, "the data or the end of the stream");
 		n = rrecv(s, in + got, sizeof(in) - got, 0);
 		if (n <= 0)
 			break;
@@ -398,8 +418,10 @@ TEST(peer_dies_mid_transfer)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	/* The end of the stream; sends fail once the last grant is used. */
+	PEER_GONE_WAIT(s, POLLIN, "the end of the stream");
 	EXPECT_EQ(0, rrecv(s, in, sizeof(in), 0));
 	for (i = 0; i < 64; i++) {
+		PEER_GONE_WAIT(s, POLLOUT, "room to send or the reset");
 		n = rsend(s, out, sizeof(out), 0);
 		if (n < 0)
 			break;
