@@ -41,7 +41,7 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard drivers/rcm/*.c drivers/rcm/*.
 		  include/uapi/rdma/rcm_user.h
 # The test-only modules, never installed, held to the same style.
 TEST_MODULE_SOURCES := $(wildcard tools/testing/hostile/*.c \
-			 tools/testing/ibfabric/*.c \
+			 tools/testing/ibfabric/*.c tools/testing/include/*.h \
 			 tools/testing/vm/harness-selftest/*.c)
 
 all: modules userlib selftests

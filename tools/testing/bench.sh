@@ -175,32 +175,30 @@ echo guest >"$out/stage"
 "$vm/run-guest.py" --label bench --kernel "$vmlinux" --initrd "$out/guest.cpio" \
 	--tests "$parts" --test-timeout 5400 --guest-timeout 6000 \
 	--log "$out/guest.log" >"$out/results.txt" || status=1
+# "PART..." SCRIPT CSV: when the guest ran any of the parts, SCRIPT
+# (bench/) reads their lines of its log into the run's CSV and reports;
+# its failure is the bench's.
+part_report() {
+	local part
+	for part in $1; do
+		case ,$parts, in
+		*,"$part",*)
+			"$top/tools/testing/bench/$2" "$out/guest.log" \
+				"$run/$3" || status=1
+			return ;;
+		esac
+	done
+}
 echo "report and plots" >"$out/stage"
 stamp=$(date -u +%Y-%m-%dT%H%MZ)
 run=$out/runs/$stamp
 mkdir -p "$run"
 {
 	echo "rcm bench, $(date -u +%Y-%m-%dT%H:%MZ), guest kernel $rel, rxe, QEMU TCG, host $(nproc) CPUs, load average (1/5/15 min) $load0 at the boot, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-	case ,$parts, in
-	*,bench,*|*,attrib,*)
-		"$top/tools/testing/bench/report.py" "$out/guest.log" \
-			"$run/bench.csv" || status=1 ;;
-	esac
-	case ,$parts, in
-	*,churn,*)
-		"$top/tools/testing/bench/churn.py" "$out/guest.log" \
-			"$run/churn.csv" || status=1 ;;
-	esac
-	case ,$parts, in
-	*,rsockets,*)
-		"$top/tools/testing/bench/rsockets.py" "$out/guest.log" \
-			"$run/rsockets.csv" || status=1 ;;
-	esac
-	case ,$parts, in
-	*,churnattr,*)
-		"$top/tools/testing/bench/churn_attrib.py" "$out/guest.log" \
-			"$run/churn-attrib.csv" || status=1 ;;
-	esac
+	part_report "bench attrib" report.py bench.csv
+	part_report churn churn.py churn.csv
+	part_report rsockets rsockets.py rsockets.csv
+	part_report churnattr churn_attrib.py churn-attrib.csv
 } >"$run/report.txt"
 # Not through a pipe: a report step that fails must reach $status.
 cat "$run/report.txt"

@@ -424,35 +424,39 @@ kmem_run() {
 
 progress "kmem_run"
 kmem_run intree "${RCM_ATTR_KMEM_COUNT:-20}"
-kmem_run rcm "${RCM_ATTR_KMEM_COUNT:-20}"
-
-for count in $counts; do
-	r=1
-	while [ $r -le "$rounds" ]; do
-		# Alternate which stack goes first, as the timed rounds do.
-		# shellcheck disable=SC2046 # two words, split on purpose
-		set -- $(order $r)
-		progress "perf_run $count round $r/$rounds"
-		perf_run "$1" "$count" $r
-		perf_run "$2" "$count" $r
-		wire_run "$1" "$count" $r
-		wire_run "$2" "$count" $r
-		r=$((r + 1))
+# ROUNDS COUNTS FUNCTION: FUNCTION FIRST SECOND COUNT ROUND for each
+# count of COUNTS and each round 1 to ROUNDS, the stack that goes first
+# alternating (order.sh), as the timed rounds do.
+alternate_rounds() {
+	for alt_count in $2; do
+		alt_round=1
+		while [ $alt_round -le "$1" ]; do
+			progress "$3 $alt_count round $alt_round/$1"
+			# shellcheck disable=SC2046 # two words, split on purpose
+			"$3" $(order $alt_round) "$alt_count" $alt_round
+			alt_round=$((alt_round + 1))
+		done
 	done
-done
+}
 
-for count in $scale_counts; do
-	r=1
-	while [ $r -le "$scale_rounds" ]; do
-		# shellcheck disable=SC2046 # two words, split on purpose
-		set -- $(order $r)
-		progress "scale_perf_run $count round $r/$scale_rounds"
-		scale_perf_run "$1" "$count" $r
-		scale_perf_run "$2" "$count" $r
-		if [ "$scale_wire" = 1 ]; then
-			wire_run "$1" "$count" $r scale
-			wire_run "$2" "$count" $r scale
-		fi
-		r=$((r + 1))
-	done
-done
+# FIRST SECOND COUNT ROUND: perf's round of both stacks, then the trace's.
+perf_round() {
+	perf_run "$1" "$3" "$4"
+	perf_run "$2" "$3" "$4"
+	wire_run "$1" "$3" "$4"
+	wire_run "$2" "$3" "$4"
+}
+
+# FIRST SECOND COUNT ROUND: bench_scale's round of both stacks, then,
+# with SCALE_WIRE 1, the trace's.
+scale_round() {
+	scale_perf_run "$1" "$3" "$4"
+	scale_perf_run "$2" "$3" "$4"
+	if [ "$scale_wire" = 1 ]; then
+		wire_run "$1" "$3" "$4" scale
+		wire_run "$2" "$3" "$4" scale
+	fi
+}
+
+alternate_rounds "$rounds" "$counts" perf_round
+alternate_rounds "$scale_rounds" "$scale_counts" scale_round

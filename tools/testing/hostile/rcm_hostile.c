@@ -60,6 +60,8 @@
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 
+#include "rcm_testctl.h"
+
 #define HOSTILE_SLOTS		1024
 #define HOSTILE_HDR_SIZE	36
 #define HOSTILE_CMD_MAX		128
@@ -643,34 +645,23 @@ static int hostile_run(char *line)
 	return ret;
 }
 
-static ssize_t hostile_ctl_write(struct file *file, const char __user *ubuf,
-				 size_t len, loff_t *ppos)
+/* A control file's command line, under hostile_lock. */
+static int hostile_ctl_run(char *line)
 {
-	char line[HOSTILE_CMD_MAX];
 	int ret;
 
-	if (len >= sizeof(line))
-		return -EINVAL;
-	if (copy_from_user(line, ubuf, len))
-		return -EFAULT;
-	line[len] = '\0';
 	mutex_lock(&hostile_lock);
 	ret = hostile_run(line);
 	mutex_unlock(&hostile_lock);
-	return ret ? ret : len;
+	return ret;
 }
 
-static ssize_t hostile_ctl_read(struct file *file, char __user *ubuf,
-				size_t len, loff_t *ppos)
+/* The control file's report: the counts, and the reasons seen. */
+static int hostile_ctl_show(char *buf, size_t size)
 {
-	size_t size = 2048, n = 0;
-	ssize_t ret;
-	char *buf;
+	size_t n = 0;
 	int i, v;
 
-	buf = kmalloc(size, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
 	n += scnprintf(buf + n, size - n, "sent %d\nsend_errors %d\n",
 		       atomic_read(&hostile_sent),
 		       atomic_read(&hostile_send_errors));
@@ -690,17 +681,11 @@ static ssize_t hostile_ctl_read(struct file *file, char __user *ubuf,
 			n += scnprintf(buf + n, size - n, "sidr_status_%d %d\n",
 				       i, v);
 	}
-	ret = simple_read_from_buffer(ubuf, len, ppos, buf, n);
-	kfree(buf);
-	return ret;
+	return n;
 }
 
-static const struct file_operations hostile_ctl_fops = {
-	.owner = THIS_MODULE,
-	.read = hostile_ctl_read,
-	.write = hostile_ctl_write,
-	.llseek = default_llseek,
-};
+DEFINE_RCM_TESTCTL(hostile, HOSTILE_CMD_MAX, hostile_ctl_run, 2048,
+		   hostile_ctl_show);
 
 /* ib_core: a device arrived; hostile_dev is the one named ibdev. */
 static int hostile_add_one(struct ib_device *device)

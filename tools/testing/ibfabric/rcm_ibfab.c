@@ -94,6 +94,8 @@
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 
+#include "rcm_testctl.h"
+
 #define IBFAB_MAX_DEVS		16
 #define IBFAB_SM_LID		0x00fe
 #define IBFAB_SUBNET_PREFIX	0xfe80000000000000ULL
@@ -1695,12 +1697,18 @@ static void ct_note(struct ibfab_cmtest *ct, int ev, int why)
 	wake_up(&ct->wq);
 }
 
+/* The result @ret of the reply ct_handler() sent: a failure ends the test. */
+static void ct_sent(struct ibfab_cmtest *ct, int ret)
+{
+	if (ret)
+		ct_note(ct, CT_FAILED, ret);
+}
+
 static int ct_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 {
 	struct ibfab_cmtest *ct = id->context;
 	struct ib_cm_rep_param rep = {};
 	unsigned long flags;
-	int ret;
 
 	switch (ev->event) {
 	case IB_CM_REQ_RECEIVED:
@@ -1714,24 +1722,18 @@ static int ct_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		rep.initiator_depth = 1;
 		rep.rnr_retry_count = 7;
 		rep.flow_control = 1;
-		ret = ib_send_cm_rep(id, &rep);
-		if (ret)
-			ct_note(ct, CT_FAILED, ret);
+		ct_sent(ct, ib_send_cm_rep(id, &rep));
 		break;
 	case IB_CM_REP_RECEIVED:
 		ct_note(ct, CT_REP_RECEIVED, 0);
-		ret = ib_send_cm_rtu(id, NULL, 0);
-		if (ret)
-			ct_note(ct, CT_FAILED, ret);
-		break;
-	case IB_CM_RTU_RECEIVED:
-		ct_note(ct, CT_RTU_RECEIVED, 0);
+		ct_sent(ct, ib_send_cm_rtu(id, NULL, 0));
 		break;
 	case IB_CM_DREQ_RECEIVED:
 		ct_note(ct, CT_DREQ_RECEIVED, 0);
-		ret = ib_send_cm_drep(id, NULL, 0);
-		if (ret)
-			ct_note(ct, CT_FAILED, ret);
+		ct_sent(ct, ib_send_cm_drep(id, NULL, 0));
+		break;
+	case IB_CM_RTU_RECEIVED:
+		ct_note(ct, CT_RTU_RECEIVED, 0);
 		break;
 	case IB_CM_DREP_RECEIVED:
 		ct_note(ct, CT_DREP_RECEIVED, 0);
@@ -1771,6 +1773,18 @@ static void ct_req_param(struct ib_cm_req_param *req, struct sa_path_rec *path,
 	req->max_cm_retries = 3;
 }
 
+/* A CM id on @dev whose events ct_handler() takes, into *@id: 0 or errno. */
+static int ct_cm_id(struct ibfab_dev *dev, struct ibfab_cmtest *ct,
+		    struct ib_cm_id **id)
+{
+	struct ib_cm_id *cm_id = ib_create_cm_id(&dev->ibdev, ct_handler, ct);
+
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	*id = cm_id;
+	return 0;
+}
+
 /* Until ev (or a failure) happened: 0, or the failure's errno. */
 static int ct_wait(struct ibfab_cmtest *ct, int ev)
 {
@@ -1800,22 +1814,16 @@ static int ibfab_cmd_cmtest(unsigned int si, unsigned int di)
 	if (ret)
 		goto out;
 	step = "listen";
-	listen = ib_create_cm_id(&dst->ibdev, ct_handler, &ct);
-	if (IS_ERR(listen)) {
-		ret = PTR_ERR(listen);
-		listen = NULL;
+	ret = ct_cm_id(dst, &ct, &listen);
+	if (ret)
 		goto out;
-	}
 	ret = ib_cm_listen(listen, cpu_to_be64(IBFAB_CM_SERVICE_ID));
 	if (ret)
 		goto out;
 	step = "REQ";
-	active = ib_create_cm_id(&src->ibdev, ct_handler, &ct);
-	if (IS_ERR(active)) {
-		ret = PTR_ERR(active);
-		active = NULL;
+	ret = ct_cm_id(src, &ct, &active);
+	if (ret)
 		goto out;
-	}
 	ct_req_param(&req, &path, IBFAB_CM_SERVICE_ID, 0x1234);
 	ret = ib_send_cm_req(active, &req);
 	if (ret)
@@ -1898,9 +1906,9 @@ static int ibfab_cmd_cmreq(char *args)
 	ret = ibfab_path_query(src, dst, 2000, &path);
 	if (ret)
 		return ret;
-	active = ib_create_cm_id(&src->ibdev, ct_handler, &ct);
-	if (IS_ERR(active))
-		return PTR_ERR(active);
+	ret = ct_cm_id(src, &ct, &active);
+	if (ret)
+		return ret;
 	ct_req_param(&req, &path, sid, 0x4321);
 	req.private_data = len ? pdata : NULL;
 	req.private_data_len = len;
@@ -2202,36 +2210,24 @@ static int ibfab_cmd(char *line)
 	return -EINVAL;
 }
 
-static ssize_t ibfab_ctl_write(struct file *file, const char __user *ubuf,
-			       size_t count, loff_t *ppos)
+/* A control file's command line, under fab.cmd_lock. */
+static int ibfab_ctl_run(char *line)
 {
-	char buf[IBFAB_CMD_MAX];
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	strim(buf);
 	mutex_lock(&fab.cmd_lock);
-	ret = ibfab_cmd(strim(buf));
+	ret = ibfab_cmd(line);
 	mutex_unlock(&fab.cmd_lock);
-	return ret ? ret : count;
+	return ret;
 }
 
-static ssize_t ibfab_ctl_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
+/* The control file's report: the counters, the SA's state, the last. */
+static int ibfab_ctl_show(char *buf, size_t size)
 {
 	unsigned int delay, drop, stn, groups = 0, i;
 	struct ibfab_counters c;
-	char *buf;
-	ssize_t ret;
 	int len;
 
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
 	mutex_lock(&fab.lock);
 	c = fab.cnt;
 	delay = fab.sa_delay_ms;
@@ -2240,7 +2236,7 @@ static ssize_t ibfab_ctl_read(struct file *file, char __user *ubuf,
 	for (i = 0; i < IBFAB_MC_GROUPS; i++)
 		groups += fab.groups[i].used;
 	mutex_unlock(&fab.lock);
-	len = scnprintf(buf, PAGE_SIZE,
+	len = scnprintf(buf, size,
 			"sent %llu\ndelivered %llu\ndrop_no_lid %llu\n"
 			"drop_no_qp %llu\ndrop_qkey %llu\ndrop_no_recv %llu\n"
 			"drop_smp %llu\ncq_overflow %llu\nsa_queries %llu\n"
@@ -2253,19 +2249,13 @@ static ssize_t ibfab_ctl_read(struct file *file, char __user *ubuf,
 			c.sa_dropped, c.sa_status, c.sa_unsupported, delay,
 			drop, stn, groups);
 	mutex_lock(&fab.cmd_lock);
-	len += scnprintf(buf + len, PAGE_SIZE - len, "last: %s\n", fab.last);
+	len += scnprintf(buf + len, size - len, "last: %s\n", fab.last);
 	mutex_unlock(&fab.cmd_lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
-	kfree(buf);
-	return ret;
+	return len;
 }
 
-static const struct file_operations ibfab_ctl_fops = {
-	.owner = THIS_MODULE,
-	.write = ibfab_ctl_write,
-	.read = ibfab_ctl_read,
-	.llseek = default_llseek,
-};
+DEFINE_RCM_TESTCTL(ibfab, IBFAB_CMD_MAX, ibfab_ctl_run, PAGE_SIZE,
+		   ibfab_ctl_show);
 
 /* --- module ----------------------------------------------------------- */
 

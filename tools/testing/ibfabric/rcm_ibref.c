@@ -76,6 +76,8 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
+#include "rcm_testctl.h"
+
 #define IBREF_SLOTS		256
 #define IBREF_FIRST_NEW		128
 #define IBREF_CMD_MAX		512
@@ -645,54 +647,33 @@ static int ibref_cmd(char *line)
 	return -EINVAL;
 }
 
-static ssize_t ibref_ctl_write(struct file *file, const char __user *ubuf,
-			       size_t count, loff_t *ppos)
+/* A control file's command line: "wait ..." outside ibref.cmd_lock. */
+static int ibref_ctl_run(char *line)
 {
-	char *buf, *line;
 	int ret;
 
-	if (count >= IBREF_CMD_MAX)
-		return -EINVAL;
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	line = strim(buf);
-	if (!strncmp(line, "wait ", 5)) {
-		ret = ibref_wait(line + 5);
-	} else {
-		mutex_lock(&ibref.cmd_lock);
-		ibref.last[0] = '\0';
-		ret = ibref_cmd(line);
-		mutex_unlock(&ibref.cmd_lock);
-	}
-	kfree(buf);
-	return ret ? ret : count;
-}
-
-static ssize_t ibref_ctl_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	const size_t size = IBREF_LAST_MAX + 8;
-	char *buf = kmalloc(size, GFP_KERNEL);
-	ssize_t ret;
-	int len;
-
-	if (!buf)
-		return -ENOMEM;
+	if (!strncmp(line, "wait ", 5))
+		return ibref_wait(line + 5);
 	mutex_lock(&ibref.cmd_lock);
-	len = scnprintf(buf, size, "last: %s\n", ibref.last);
+	ibref.last[0] = '\0';
+	ret = ibref_cmd(line);
 	mutex_unlock(&ibref.cmd_lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
-	kfree(buf);
 	return ret;
 }
 
-static const struct file_operations ibref_ctl_fops = {
-	.owner = THIS_MODULE,
-	.write = ibref_ctl_write,
-	.read = ibref_ctl_read,
-	.llseek = default_llseek,
-};
+/* The control file's report: the last command's result. */
+static int ibref_ctl_show(char *buf, size_t size)
+{
+	int len;
+
+	mutex_lock(&ibref.cmd_lock);
+	len = scnprintf(buf, size, "last: %s\n", ibref.last);
+	mutex_unlock(&ibref.cmd_lock);
+	return len;
+}
+
+DEFINE_RCM_TESTCTL(ibref, IBREF_CMD_MAX, ibref_ctl_run, IBREF_LAST_MAX + 8,
+		   ibref_ctl_show);
 
 static int __init ibref_init(void)
 {

@@ -648,10 +648,8 @@ TEST_F(transport, close_with_live_connections)
 	int s, c, i;
 
 	for (i = 0; i < 2; i++) {
-		ASSERT_TRUE(rcm_end_open(&ce[i], variant->verbs,
-					 IBV_QPT_RC) == 0 &&
-			    rcm_end_open(&se[i], variant->verbs,
-					 IBV_QPT_RC) == 0)
+		ASSERT_EQ(0, rcm_end_pair_open(&ce[i], &se[i],
+					       variant->verbs))
 			TH_LOG("verbs: %s", strerror(errno));
 	}
 	s = rcm_open_dev();

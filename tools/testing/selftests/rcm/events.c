@@ -197,16 +197,10 @@ FIXTURE_SETUP(rxe)
 	self->ip = getenv("RCM_ADDR_RXE");
 	if (!self->ip)
 		SKIP(return, "RCM_ADDR_RXE not set (no rxe device here)");
-	self->fd = rcm_open_dev();
-	ASSERT_LE(0, self->fd)
-		TH_LOG("open: %s", strerror(errno));
+	ASSERT_RCM_OPEN(self->fd);
 }
 
-FIXTURE_TEARDOWN(rxe)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+RCM_FD_FIXTURE_TEARDOWN(rxe);
 
 /*
  * A reader whose record is smaller than the module's (one built against

@@ -65,25 +65,7 @@ static int load(void)
 }
 
 /* One command to the peer: 0, or -1 with errno. */
-static int hp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int hp(const char *fmt, ...)
-{
-	char cmd[128];
-	va_list ap;
-	int fd, n, ret;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fd = open(CTL, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, cmd, n) == n ? 0 : -1;
-	n = errno;
-	close(fd);
-	errno = n;
-	return ret;
-}
+#define hp(...) rcm_ctl(CTL, __VA_ARGS__)
 
 /* A count the peer reports ("sent", "rej_reason_28", ...); -1 on error. */
 static long hp_count(const char *name)

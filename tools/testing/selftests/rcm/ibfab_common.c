@@ -92,6 +92,42 @@ int dev_gid(const char *dev, struct in6_addr *gid)
 	return inet_pton(AF_INET6, buf, gid) == 1 ? 0 : -1;
 }
 
+int ib_route_by_sa(int fd, unsigned int id, struct rcm_event *ev)
+{
+	long queries;
+
+	if (fab("sa path sl 3 mtu 4 rate 7 life 16"))
+		return -1;
+	queries = fab_counter("sa_queries");
+	if (rcm_route(fd, id, 5000) ||
+	    rcm_expect_event(fd, RCM_EVENT_ROUTE_RESOLVED, ev))
+		return -1;
+	if (ev->status || fab_counter("sa_queries") != queries + 1) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+const char *ib_sa_path_differs(const struct rcm_path *p,
+			       const struct in6_addr *sgid,
+			       const struct in6_addr *dgid)
+{
+	if (memcmp(p->sgid, sgid, 16))
+		return "sgid";
+	if (memcmp(p->dgid, dgid, 16))
+		return "dgid";
+	if (p->pkey != 0xffff)
+		return "pkey";
+	/* The LIDs, as ucma reports them (ib_copy_path_rec_to_user()). */
+	if (p->slid != 1 || p->dlid != 2)
+		return "LIDs";
+	if (p->sl != 3 || p->mtu != 4 || p->rate != 7 ||
+	    p->packet_life_time != 16)
+		return "SL, MTU, rate or packet life time";
+	return p->rec_type ? "rec_type" : NULL;
+}
+
 int ib_addr(void *kss, const char *dev, uint64_t sid, uint64_t mask)
 {
 	struct ib_sockaddr *sib = kss;

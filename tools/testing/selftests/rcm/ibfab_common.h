@@ -73,6 +73,24 @@ unsigned int ib_listener(int fd, uint64_t *sid);
 unsigned int ib_routed_ps(int fd, unsigned short ps, uint64_t sid,
 			  unsigned long long ctx);
 
+struct rcm_event;
+struct rcm_path;
+/*
+ * Route @id of @fd through the fabric's SA, its path records set to
+ * values of their own (SL 3, MTU 4, rate 7, packet life time 16: none a
+ * default): 0 when ROUTE_RESOLVED (into @ev) came, status 0, after one
+ * SA query; -1 with errno (EPROTO: other status or number of queries).
+ */
+int ib_route_by_sa(int fd, unsigned int id, struct rcm_event *ev);
+/*
+ * Is @p the path ib_route_by_sa() has the SA answer, from @sgid (LID 1)
+ * to @dgid (LID 2) with P_Key 0xffff? NULL, or the first field that is
+ * not as it should be.
+ */
+const char *ib_sa_path_differs(const struct rcm_path *p,
+			       const struct in6_addr *sgid,
+			       const struct in6_addr *dgid);
+
 /* A UD id of @fd in RCM_PS_UDP bound to @dev's GID: its handle, or 0. */
 unsigned int ib_ud_id(int fd, const char *dev, unsigned long long ctx);
 /*

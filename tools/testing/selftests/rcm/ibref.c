@@ -18,8 +18,6 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,23 +69,7 @@ static int ref_up(void)
 }
 
 /* One command: 0, or -1 with errno the command's. */
-static int __attribute__((format(printf, 1, 2))) ref(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	ssize_t n;
-	int fd, len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fd = open(IBREF_CTL, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	n = write(fd, cmd, len);
-	close(fd);
-	return n == len ? 0 : -1;
-}
+#define ref(...) rcm_ctl(IBREF_CTL, __VA_ARGS__)
 
 /* The last command's result line, without "last: ". */
 static int ref_last(char *buf, size_t size)

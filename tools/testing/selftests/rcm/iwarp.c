@@ -158,8 +158,7 @@ TEST(iwarp_private_data_limits)
 	NEED_SIW(ip);
 	for (i = 0; i < sizeof(big); i++)
 		big[i] = i * 7 + 1;
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
-		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
+	ASSERT_EQ(0, rcm_end_pair_open(&ce, &se, IBV_TRANSPORT_IWARP))
 		TH_LOG("verbs: %s", strerror(errno));
 	s = rcm_open_dev();
 	c = rcm_open_dev();
@@ -473,8 +472,7 @@ TEST(iwarp_device_removal_with_a_connection)
 	NEED_SIW(ip);
 	if (!netdev)
 		SKIP(return, "no soft-iWARP netdev");
-	ASSERT_TRUE(rcm_end_open(&ce, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0 &&
-		    rcm_end_open(&se, IBV_TRANSPORT_IWARP, IBV_QPT_RC) == 0)
+	ASSERT_EQ(0, rcm_end_pair_open(&ce, &se, IBV_TRANSPORT_IWARP))
 		TH_LOG("verbs: %s", strerror(errno));
 	fd = rcm_open_dev();
 	w = rcm_open_dev();

@@ -79,11 +79,7 @@ FIXTURE_SETUP(intree_peer)
 		TH_LOG("listen: %s", strerror(errno));
 }
 
-FIXTURE_TEARDOWN(intree_peer)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+RCM_FD_FIXTURE_TEARDOWN(intree_peer);
 
 TEST_F(intree_peer, intree_client_is_rejected_with_private_data)
 {

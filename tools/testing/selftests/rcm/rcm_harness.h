@@ -17,4 +17,24 @@
 #include "rcm_ksft.h"
 #include "rcm_test.h"
 
+/* Open the rcm file into @fd, or fail the case (or set-up) saying why. */
+#define ASSERT_RCM_OPEN(fd)						\
+	do {								\
+		(fd) = rcm_open_dev();					\
+		ASSERT_LE(0, (fd))					\
+			TH_LOG("open: %s", strerror(errno));		\
+	} while (0)
+
+/*
+ * FIXTURE_TEARDOWN() of fixture @name whose one resource is the rcm file
+ * self->fd, -1 until its FIXTURE_SETUP() opened it (the 6.1 harness
+ * tears down after a SKIP() in the set-up too).
+ */
+#define RCM_FD_FIXTURE_TEARDOWN(name)					\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		if (self->fd >= 0)					\
+			close(self->fd);				\
+	}
+
 #endif /* RCM_HARNESS_H */

@@ -673,6 +673,29 @@ int rcm_sh(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+int rcm_ctl(const char *path, const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int fd, n, ret;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(cmd)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, cmd, n) == n ? 0 : -1;
+	n = errno;
+	close(fd);
+	errno = n;
+	return ret;
+}
+
 unsigned long rcm_env_ul(const char *name, unsigned long def)
 {
 	const char *v = getenv(name);

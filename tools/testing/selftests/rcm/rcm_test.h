@@ -280,6 +280,13 @@ bool rcm_have_intree_cm(void);
  * returns its exit status.
  */
 int rcm_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * One printf'd command, fewer than 512 bytes, written to the control
+ * file @path of a test module (its debugfs "ctl") in one write(): 0, or
+ * -1 with errno the open's or the write's (EINVAL for a longer command).
+ */
+int rcm_ctl(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* The number in environment variable @name (any base strtoul takes), or @def. */
 unsigned long rcm_env_ul(const char *name, unsigned long def);

@@ -107,8 +107,7 @@ FIXTURE_SETUP(transport)
 	if (!self->ip)
 		SKIP_SETUP("no %s device", variant->iwarp ? "soft-iWARP" :
 			   "Soft-RoCE");
-	ASSERT_TRUE(rcm_end_open(&self->ce, variant->verbs, IBV_QPT_RC) == 0 &&
-		    rcm_end_open(&self->se, variant->verbs, IBV_QPT_RC) == 0)
+	ASSERT_EQ(0, rcm_end_pair_open(&self->ce, &self->se, variant->verbs))
 		TH_LOG("verbs: %s", strerror(errno));
 	self->cqpn = self->ce.qp->qp_num;
 }

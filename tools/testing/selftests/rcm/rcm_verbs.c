@@ -55,6 +55,14 @@ int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport,
 	return e->qp ? 0 : -1;
 }
 
+int rcm_end_pair_open(struct rcm_end *ce, struct rcm_end *se,
+		      enum ibv_transport_type transport)
+{
+	if (rcm_end_open(ce, transport, IBV_QPT_RC))
+		return -1;
+	return rcm_end_open(se, transport, IBV_QPT_RC);
+}
+
 void rcm_end_close(struct rcm_end *e)
 {
 	if (e->ah)

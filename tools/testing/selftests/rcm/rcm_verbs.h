@@ -38,6 +38,12 @@ struct rcm_end {
  */
 int rcm_end_open(struct rcm_end *e, enum ibv_transport_type transport,
 		 enum ibv_qp_type qp_type);
+/*
+ * The client's @ce and the server's @se of an RC connection on
+ * @transport: rcm_end_open() of each, 0 or -1 with errno set.
+ */
+int rcm_end_pair_open(struct rcm_end *ce, struct rcm_end *se,
+		      enum ibv_transport_type transport);
 void rcm_end_close(struct rcm_end *e);
 /*
  * Move the QP of @e to INIT, or to RTR and then RTS, with the attributes
