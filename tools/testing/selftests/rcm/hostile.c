@@ -24,6 +24,9 @@
  *   two idle-priority destroys, one in each eighth of them at a random
  *   offset (the old module: ib_core's "GID entry ref leak" WARNING,
  *   then an oops in free_gid_work, in the first run);
+ * - REJ(TIMEOUT)s of destroyed clients race the destroys of their
+ *   pending requests (300 rounds of 4, 90 s at most): a KASAN report
+ *   here is ib_cm's own race, which Documentation/testing.rst describes;
  * - a wildcard listener in a new namespace leaves the devices of
  *   exclusive-mode RDMA namespaces alone (the in-tree CM can still
  *   listen on the port);
@@ -677,15 +680,17 @@ TEST(destroy_outlasting_device_removal)
  * request while the request that is the root is destroyed and its node
  * freed reads the freed node (KASAN: use-after-free in cm_work_handler,
  * seen once in a CI run of destroy_races_device_removal). The window is
- * a few instructions of ib_cm's worker, so the case runs many rounds:
- * REJ_ROUNDS of REJ_CLIENTS connecting clients, whose requests are all
- * pending (each a node of that tree, a small one, so most frees are of
- * its root); then one thread destroys the clients (a REJ each, looked
- * up in ib_cm's worker) while another destroys the requests.
+ * a few instructions of ib_cm's worker, so the case runs many rounds
+ * (REJ_BUDGET_MS at most): REJ_ROUNDS of REJ_CLIENTS connecting
+ * clients, whose requests are all pending (each a node of that tree, a
+ * small one, so most frees are of its root); then one thread destroys
+ * the clients (a REJ each, looked up in ib_cm's worker) while another
+ * destroys the requests. rcm cannot avoid the race: both destroys put
+ * on the wire what the in-tree CM's do (intree_rejrace, the control).
  */
 #define REJ_ROUNDS 300
 #define REJ_CLIENTS 4
-#define REJ_BUDGET_MS 150000
+#define REJ_BUDGET_MS 90000
 
 struct rej_destroyer {
 	int fd, go, n;

@@ -14,6 +14,7 @@
  *   be set up.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,13 +64,37 @@ static int expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
 	return ret;
 }
 
-/* A client of @ch connecting to @dst (no QP); 0 or -1. */
+/*
+ * Whether @s has an event within 30 s; an event of @c (a client's,
+ * none due) meanwhile is printed and ends the wait.
+ */
+static int ready(struct rdma_event_channel *s, struct rdma_event_channel *c)
+{
+	struct pollfd p[2] = { { .fd = s->fd, .events = POLLIN },
+			       { .fd = c->fd, .events = POLLIN } };
+	struct rdma_cm_event *ev;
+
+	if (poll(p, 2, 30000) <= 0)
+		return 0;
+	if (p[1].revents && !rdma_get_cm_event(c, &ev)) {
+		printf("client: %s status %d\n", rdma_event_str(ev->event),
+		       ev->status);
+		rdma_ack_cm_event(ev);
+		return 0;
+	}
+	return p[0].revents != 0;
+}
+
+/*
+ * A client of @ch connecting to @dst with no QP, QP number @qpn (ib_cm
+ * refuses a second pending REQ of one QP as stale); 0 or -1.
+ */
 static int client(struct rdma_event_channel *ch, struct sockaddr *dst,
-		  struct rdma_cm_id **id)
+		  unsigned int qpn, struct rdma_cm_id **id)
 {
 	struct rdma_conn_param param = {
 		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7, .qp_num = 0x1234,
+		.retry_count = 7, .rnr_retry_count = 7, .qp_num = qpn,
 	};
 
 	if (rdma_create_id(ch, id, NULL, RDMA_PS_TCP) ||
@@ -106,19 +131,28 @@ int main(int argc, char **argv)
 	c = rdma_create_event_channel();
 	if (!s || !c || intree_listen(s, argv[1], "0", RDMA_PS_TCP, &lid, &res))
 		return 1;
-	fflush(stdout);
+	/* What a round that hangs got to is never lost. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (round = 0; round < rounds; round++) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec >= secs)
 			break;
 		for (i = 0; i < n; i++)
-			if (client(c, rdma_get_local_addr(lid), &cids[i])) {
+			if (client(c, rdma_get_local_addr(lid),
+				   0x100 + (round * n + i) % 0xffff00, &cids[i])) {
 				printf("round %d client %d: %s\n", round, i,
 				       strerror(errno));
 				return 1;
 			}
+		if (!round)
+			printf("round 0: %d clients connecting\n", n);
 		for (i = 0; i < n; i++) {
+			if (!ready(s, c)) {
+				printf("round %d: request %d never came\n",
+				       round, i);
+				return 1;
+			}
 			if (rdma_get_cm_event(s, &ev))
 				return 1;
 			if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
@@ -129,6 +163,8 @@ int main(int argc, char **argv)
 			rids[i] = ev->id;
 			rdma_ack_cm_event(ev);
 		}
+		if (!round)
+			printf("round 0: %d requests\n", n);
 		if (pipe(go))
 			return 1;
 		d = (struct destroyer){ .ids = rids, .n = n, .go = go[0] };
@@ -139,6 +175,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			rdma_destroy_id(cids[i]);
 		pthread_join(th, NULL);
+		if (!round)
+			printf("round 0: destroyed\n");
 		close(go[0]);
 		close(go[1]);
 	}
