@@ -24,6 +24,9 @@
  *   two idle-priority destroys, one in each eighth of them at a random
  *   offset (the old module: ib_core's "GID entry ref leak" WARNING,
  *   then an oops in free_gid_work, in the first run);
+ * - REJ(TIMEOUT)s of destroyed clients race the destroys of their
+ *   pending requests (300 rounds of 4, 90 s at most): a KASAN report
+ *   here is ib_cm's own race, which Documentation/testing.rst describes;
  * - a wildcard listener in a new namespace leaves the devices of
  *   exclusive-mode RDMA namespaces alone (the in-tree CM can still
  *   listen on the port);
@@ -668,6 +671,97 @@ TEST(destroy_outlasting_device_removal)
 	rcm_restore_rxe();
 	ASSERT_TRUE(!access("/sys/class/infiniband/rxe0", F_OK))
 		TH_LOG("rxe0 not back");
+}
+
+/*
+ * ib_cm's cm_find_remote_id() reads the root of its remote ID tree
+ * before it takes the lock of the tree: a REJ(TIMEOUT) - what ib_cm
+ * sends for a connecting id that is destroyed - that looks up its
+ * request while the request that is the root is destroyed and its node
+ * freed reads the freed node (KASAN: use-after-free in cm_work_handler,
+ * seen once in a CI run of destroy_races_device_removal). The window is
+ * a few instructions of ib_cm's worker, so the case runs many rounds
+ * (REJ_BUDGET_MS at most): REJ_ROUNDS of REJ_CLIENTS connecting
+ * clients, whose requests are all pending (each a node of that tree, a
+ * small one, so most frees are of its root); then one thread destroys
+ * the clients (a REJ each, looked up in ib_cm's worker) while another
+ * destroys the requests. rcm cannot avoid the race: both destroys put
+ * on the wire what the in-tree CM's do (intree_rejrace, the control).
+ */
+#define REJ_ROUNDS 300
+#define REJ_CLIENTS 4
+#define REJ_BUDGET_MS 90000
+
+struct rej_destroyer {
+	int fd, go, n;
+	unsigned int *ids;
+};
+
+static void *destroy_at_go(void *arg)
+{
+	struct rej_destroyer *d = arg;
+	char c;
+	int i;
+
+	if (read(d->go, &c, 1) != 1)
+		return NULL;
+	for (i = 0; i < d->n; i++)
+		rcm_destroy(d->fd, d->ids[i]);
+	return NULL;
+}
+
+TEST(rej_timeouts_race_request_teardown)
+{
+	const char *ip = getenv("RCM_ADDR_RXE");
+	unsigned int cids[REJ_CLIENTS], rids[REJ_CLIENTS], lid;
+	struct rej_destroyer d;
+	unsigned short port = 0;
+	struct timespec t0;
+	struct rcm_event ev;
+	int round, i, n, s, c, go[2];
+	pthread_t t;
+
+	if (!ip)
+		SKIP(return, "no Soft-RoCE device");
+	rcm_restore_rxe();
+	s = rcm_open_dev();
+	c = rcm_open_dev();
+	ASSERT_TRUE(s >= 0 && c >= 0);
+	lid = rcm_listener(s, ip, &port, 0x1, 64);
+	ASSERT_NE(0, lid)
+		TH_LOG("listen: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (round = 0; round < REJ_ROUNDS &&
+	     rcm_ms_since(&t0) < REJ_BUDGET_MS; round++) {
+		for (i = 0; i < REJ_CLIENTS; i++) {
+			cids[i] = rcm_routed_id(c, ip, port, 0x100 + i);
+			ASSERT_TRUE(cids[i] &&
+				    !rcm_connect(c, cids[i], 0x10 + i, NULL))
+				TH_LOG("round %d, client %d: %s", round, i,
+				       strerror(errno));
+		}
+		for (n = 0; n < REJ_CLIENTS &&
+		     !rcm_wait_event(s, 30000, &ev);)
+			if (ev.event == RCM_EVENT_CONNECT_REQUEST)
+				rids[n++] = ev.id;
+		ASSERT_EQ(REJ_CLIENTS, n)
+			TH_LOG("round %d: %d requests", round, n);
+		ASSERT_EQ(0, pipe(go));
+		d = (struct rej_destroyer){ .fd = s, .go = go[0],
+			.n = REJ_CLIENTS, .ids = rids };
+		ASSERT_EQ(0, pthread_create(&t, NULL, destroy_at_go, &d));
+		ASSERT_EQ(1, write(go[1], "x", 1));
+		for (i = 0; i < REJ_CLIENTS; i++)
+			rcm_destroy(c, cids[i]);
+		pthread_join(t, NULL);
+		close(go[0]);
+		close(go[1]);
+		/* What the requests reported meanwhile. */
+		rcm_drain(s, RCM_EVENT_REJECTED);
+	}
+	printf("# %d rounds of %d clients\n", round, REJ_CLIENTS);
+	close(c);
+	close(s);
 }
 
 /*
