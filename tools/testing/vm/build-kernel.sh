@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build (or reuse) the rcm test kernel: Debian's linux-source-6.1 with the
-# fragment in kernel.config on top of tinyconfig.  The result is cached
-# outside the checkout, keyed by the fragment, this script and the source
-# package version, so a warm run costs nothing.
+# patches in kernel-patches/ (fixes of in-tree bugs that rcm's tests
+# reach and rcm cannot avoid; each says why) and the fragment in
+# kernel.config on top of tinyconfig.  The result is cached outside the
+# checkout, keyed by the fragment, the patches, this script and the
+# source package version, so a warm run costs nothing.
 #
 # Usage: build-kernel.sh            build if needed, print the kernel dir;
 #                                   a second run waits for a running one
@@ -15,6 +17,8 @@
 #                    the PVH entry of the bare vmlinux cannot be used, its
 #                    early code runs with KASAN instrumentation and faults)
 #   build/           the O= object tree; KDIR for out-of-tree modules
+#   src/             the patched source: hard links into the shared
+#                    unpacked tree, but for the files a patch changed
 #   mods/            modules_install root (lib/modules/<release>/...)
 #   release          the kernel release string
 #   build-seconds    wall time of the cold build
@@ -24,13 +28,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${RCM_CACHE:-/var/cache/rcm}
 frag=$here/kernel.config
+patches=("$here"/kernel-patches/*.patch)
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 tarball=/usr/src/linux-source-6.1.tar.xz
 # Bump when a change to this script changes what it builds.
-recipe=2
-key=$( (cat "$frag"; echo "recipe $recipe $srcver"; gcc --version | head -1) |
-	sha256sum | cut -c1-16)
+recipe=3
+key=$( (cat "$frag" "${patches[@]}"; echo "recipe $recipe $srcver"
+	gcc --version | head -1) | sha256sum | cut -c1-16)
 out=$cache/kernel-$key
 
 if [ -f "$out/.done" ]; then
@@ -63,10 +68,17 @@ if [ ! -f "$src/.done" ]; then
 	tar -C "$src" -xf "$tarball"
 	touch "$src/.done"
 fi
-tree=$src/linux-source-6.1
 
 rm -rf "$out"
 mkdir -p "$out/build"
+# The shared tree stays as Debian ships it (distro-kernel.sh and other
+# caches read it): patch(1) writes each file it changes anew, which
+# breaks that file's link and leaves the shared one alone.
+tree=$out/src
+cp -al "$src/linux-source-6.1" "$tree"
+for p in "${patches[@]}"; do
+	patch -d "$tree" -p1 --no-backup-if-mismatch -s <"$p"
+done
 {
 	make -C "$tree" O="$out/build" tinyconfig
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out/build" \
