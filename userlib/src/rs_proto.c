@@ -322,6 +322,15 @@ void rs_free_ep(struct rsock *rs)
 {
 	struct rs_iomap_mr *m;
 
+	/*
+	 * The QP first, then the MRs it may still be using (librdmacm 44
+	 * deregisters first): rxe's deregistration waits up to 50 s for an
+	 * MR's last reference and then WARNs, as a CI run of rsocket.sh's
+	 * rstream_bw_rcm_server_intree_client did on Debian's 6.1. Once the
+	 * QP is destroyed, nothing of it holds one.
+	 */
+	if (rs->cm_id && rs->cm_id->qp)
+		rdma_destroy_qp(rs->cm_id);
 	while ((m = rs->iomaps)) {
 		rs->iomaps = m->next;
 		ibv_dereg_mr(m->mr);
@@ -337,11 +346,8 @@ void rs_free_ep(struct rsock *rs)
 	free(rs->rbuf);
 	free(rs->target_mem);
 	free(rs->rmsg);
-	if (rs->cm_id) {
-		if (rs->cm_id->qp)
-			rdma_destroy_qp(rs->cm_id);
+	if (rs->cm_id)
 		rdma_destroy_id(rs->cm_id);
-	}
 	rs->cm_id = NULL;
 }
 
