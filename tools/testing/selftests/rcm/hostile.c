@@ -459,16 +459,20 @@ static pid_t removal_start(int *go, bool fifo, unsigned int delay_us)
 	_exit(rcm_sh("rdma link delete rxe0") ? 1 : 0);
 }
 
+/* @n ids of @fd, oldest first; once a byte arrives on @go, unless -1. */
 struct destroyer {
-	int fd, n;
+	int fd, n, go;
 	unsigned int *ids;
 };
 
 static void *destroy_forward(void *arg)
 {
 	struct destroyer *d = arg;
+	char c;
 	int i;
 
+	if (d->go >= 0 && read(d->go, &c, 1) != 1)
+		return NULL;
 	for (i = 0; i < d->n; i++)
 		rcm_destroy(d->fd, d->ids[i]);
 	return NULL;
@@ -508,6 +512,7 @@ TEST(destroy_races_device_removal)
 		 * middle to close().
 		 */
 		fwd.fd = fd;
+		fwd.go = -1;
 		fwd.ids = ids;
 		fwd.n = (round & 1) ? n / 4 : n;
 		ASSERT_TRUE(!pthread_create(&t, NULL, destroy_forward, &fwd))
@@ -692,29 +697,11 @@ TEST(destroy_outlasting_device_removal)
 #define REJ_CLIENTS 4
 #define REJ_BUDGET_MS 90000
 
-struct rej_destroyer {
-	int fd, go, n;
-	unsigned int *ids;
-};
-
-static void *destroy_at_go(void *arg)
-{
-	struct rej_destroyer *d = arg;
-	char c;
-	int i;
-
-	if (read(d->go, &c, 1) != 1)
-		return NULL;
-	for (i = 0; i < d->n; i++)
-		rcm_destroy(d->fd, d->ids[i]);
-	return NULL;
-}
-
 TEST(rej_timeouts_race_request_teardown)
 {
 	const char *ip = getenv("RCM_ADDR_RXE");
 	unsigned int cids[REJ_CLIENTS], rids[REJ_CLIENTS], lid;
-	struct rej_destroyer d;
+	struct destroyer d;
 	unsigned short port = 0;
 	struct timespec t0;
 	struct rcm_event ev;
@@ -747,9 +734,9 @@ TEST(rej_timeouts_race_request_teardown)
 		ASSERT_EQ(REJ_CLIENTS, n)
 			TH_LOG("round %d: %d requests", round, n);
 		ASSERT_EQ(0, pipe(go));
-		d = (struct rej_destroyer){ .fd = s, .go = go[0],
+		d = (struct destroyer){ .fd = s, .go = go[0],
 			.n = REJ_CLIENTS, .ids = rids };
-		ASSERT_EQ(0, pthread_create(&t, NULL, destroy_at_go, &d));
+		ASSERT_EQ(0, pthread_create(&t, NULL, destroy_forward, &d));
 		ASSERT_EQ(1, write(go[1], "x", 1));
 		for (i = 0; i < REJ_CLIENTS; i++)
 			rcm_destroy(c, cids[i]);
